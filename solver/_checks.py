@@ -1,0 +1,93 @@
+"""Validation helpers shared by the solver's constructors."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from .exceptions import SolverInputError
+
+FloatArray = NDArray[np.float64]
+
+AXIS_NAMES = {"x": 0, "y": 1, "z": 2}
+
+
+def finite_array(value: ArrayLike, what: str, shape: Sequence[int] | None = None) -> FloatArray:
+    """Return ``value`` as a float array, checking its shape and that every entry is finite.
+
+    Args:
+        value: Anything numpy can turn into a float array.
+        what: Name of the item, used in error messages.
+        shape: Expected shape, or ``None`` for any shape.
+
+    Returns:
+        A new float64 array.
+
+    Raises:
+        SolverInputError: If ``value`` is not numeric, has the wrong shape, or holds
+            NaN or infinite numbers.
+    """
+    try:
+        array = np.array(value, dtype=np.float64)
+    except (TypeError, ValueError) as error:
+        raise SolverInputError(f"{what} must be numeric, got {value!r}", item=what) from error
+    if shape is not None and array.shape != tuple(shape):
+        raise SolverInputError(
+            f"{what} must have shape {tuple(shape)}, got {array.shape}", item=what
+        )
+    if not np.all(np.isfinite(array)):
+        raise SolverInputError(f"{what} holds NaN or infinite numbers: {array.tolist()}", item=what)
+    return array
+
+
+def finite_scalar(value: float, what: str) -> float:
+    """Return ``value`` as a float, checking it is finite.
+
+    Raises:
+        SolverInputError: If ``value`` is not a finite number.
+    """
+    try:
+        number = float(value)
+    except (TypeError, ValueError) as error:
+        raise SolverInputError(f"{what} must be a number, got {value!r}", item=what) from error
+    if not np.isfinite(number):
+        raise SolverInputError(f"{what} must be finite, got {number}", item=what)
+    return number
+
+
+def unit_vector(value: ArrayLike | str, what: str) -> FloatArray:
+    """Return a unit 3-vector from an axis name (``"x"``, ``"y"``, ``"z"``) or a 3-vector.
+
+    Raises:
+        SolverInputError: For an unknown axis name, a zero vector, or NaN.
+    """
+    if isinstance(value, str):
+        key = value.strip().lower().lstrip("+")
+        sign = -1.0 if key.startswith("-") else 1.0
+        key = key.lstrip("-")
+        if key not in AXIS_NAMES:
+            raise SolverInputError(
+                f"{what}: unknown axis {value!r}; choose 'x', 'y', 'z' or a 3-vector", item=what
+            )
+        axis = np.zeros(3)
+        axis[AXIS_NAMES[key]] = sign
+        return axis
+    vector = finite_array(value, what, (3,))
+    norm = float(np.linalg.norm(vector))
+    if norm < 1e-12:
+        raise SolverInputError(f"{what} is a zero vector; an axis needs a direction", item=what)
+    return vector / norm
+
+
+def nonnegative(value: float, what: str) -> float:
+    """Return ``value`` as a finite float ≥ 0.
+
+    Raises:
+        SolverInputError: If ``value`` is negative, NaN or infinite.
+    """
+    number = finite_scalar(value, what)
+    if number < 0.0:
+        raise SolverInputError(f"{what} must be ≥ 0, got {number}", item=what)
+    return number

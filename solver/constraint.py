@@ -1,0 +1,130 @@
+"""Effectors, constraints and disjunctive sets of constraints (seed 000 §4–5)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from numpy.typing import ArrayLike
+
+from ._checks import FloatArray, finite_array, nonnegative
+from .exceptions import SolverInputError
+from .goals.base import Goal, orthonormal_pair
+
+__all__ = ["AnyOf", "Constraint", "Effector"]
+
+
+class Effector:
+    """A point and two orthonormal unit vectors fixed in a segment.
+
+    Args:
+        segment: Name of the segment the effector is fixed in.
+        point: The point r in the segment's frame, shape (3,).
+        x_axis: Unit x axis in the segment's frame, shape (3,).
+        y_axis: Unit y axis, orthogonal to x, in the segment's frame, shape (3,).
+
+    Raises:
+        SolverInputError: For an empty segment name, NaN, or axes that are not orthonormal.
+    """
+
+    __slots__ = ("point", "segment", "x_axis", "y_axis")
+
+    def __init__(
+        self,
+        segment: str,
+        point: ArrayLike = (0.0, 0.0, 0.0),
+        x_axis: ArrayLike = (1.0, 0.0, 0.0),
+        y_axis: ArrayLike = (0.0, 1.0, 0.0),
+    ) -> None:
+        if not isinstance(segment, str) or not segment:
+            raise SolverInputError(f"Effector: segment must be a segment name, got {segment!r}")
+        self.segment = segment
+        self.point: FloatArray = finite_array(point, f"Effector on {segment!r}: point", (3,))
+        self.x_axis, self.y_axis = orthonormal_pair(x_axis, y_axis, f"Effector on {segment!r}")
+
+    def __repr__(self) -> str:
+        return f"Effector({self.segment!r}, point={self.point.tolist()})"
+
+
+class Constraint:
+    """An effector, a goal, a weight and a joint chain (SPEC §3).
+
+    Args:
+        effector: The effector the goal acts on.
+        goal: The goal's potential.
+        weight: w ≥ 0; the constraint contributes ``w · P(e(θ))``.
+        chain_start: The segment whose joint starts the chain that moves the effector;
+            the chain runs from it down to the effector's segment. ``None``: to the root.
+        name: Optional label used in messages.
+
+    Raises:
+        SolverInputError: For a non-effector, a non-goal, or a negative or NaN weight.
+    """
+
+    __slots__ = ("chain_start", "effector", "goal", "name", "weight")
+
+    def __init__(
+        self,
+        effector: Effector,
+        goal: Goal,
+        weight: float = 1.0,
+        chain_start: str | None = None,
+        *,
+        name: str = "",
+    ) -> None:
+        label = name or "Constraint"
+        if not isinstance(effector, Effector):
+            raise SolverInputError(
+                f"{label}: effector must be a solver.Effector, got {type(effector).__name__}"
+            )
+        if not isinstance(goal, Goal):
+            raise SolverInputError(
+                f"{label}: goal must be one of solver.goals (Position, Orientation, "
+                f"PositionOrientation, Aim, Line, Plane, HalfSpace), got {type(goal).__name__}"
+            )
+        self.effector = effector
+        self.goal = goal
+        self.weight = nonnegative(weight, f"{label} on {effector.segment!r}: weight")
+        if chain_start is not None and (not isinstance(chain_start, str) or not chain_start):
+            raise SolverInputError(
+                f"{label}: chain_start must be a segment name or None, got {chain_start!r}"
+            )
+        self.chain_start = chain_start
+        self.name = name or f"{type(goal).__name__} on {effector.segment}"
+
+    def __repr__(self) -> str:
+        return f"Constraint({self.name!r}, weight={self.weight})"
+
+
+class AnyOf:
+    """A disjunctive set: contributes ``weight · min_j (w_j · G_j)`` (SPEC §3).
+
+    Its gradient is that of the member with the smallest weighted potential: e.g. keep
+    a point outside a convex polyhedron with one half-space per face.
+
+    Args:
+        constraints: The members, at least one; each keeps its own weight.
+        weight: w ≥ 0 of the whole set.
+        name: Optional label used in messages.
+
+    Raises:
+        SolverInputError: For an empty set, a member that is not a Constraint, or a
+            negative or NaN weight.
+    """
+
+    __slots__ = ("constraints", "name", "weight")
+
+    def __init__(self, constraints: Sequence[Constraint], weight: float = 1.0, *, name: str = ""):
+        members = tuple(constraints)
+        if not members:
+            raise SolverInputError("AnyOf needs at least one constraint")
+        for k, member in enumerate(members):
+            if not isinstance(member, Constraint):
+                raise SolverInputError(
+                    f"AnyOf member {k} must be a solver.Constraint, got {type(member).__name__}"
+                )
+        self.constraints = members
+        self.weight = nonnegative(weight, "AnyOf weight")
+        self.name = name or f"AnyOf({len(members)})"
+
+    def __repr__(self) -> str:
+        return f"AnyOf({list(self.constraints)!r}, weight={self.weight})"

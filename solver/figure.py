@@ -1,0 +1,491 @@
+"""Figures: trees of segments joined by joints of rotational and translational DOFs.
+
+A figure is built with :meth:`Figure.add_segment`; joint limits are linear constraints
+on the joint-angle vector θ (seed 000, eq. 23): bounds ``l_i ≤ θ_i ≤ u_i`` given with
+each :class:`Dof`, convex limit polygons over two DOFs of one joint
+(:meth:`Figure.add_polygon_limit`) and linear equalities between DOFs
+(:meth:`Figure.add_linear_equality`, joint groups).
+
+World transform of segment k::
+
+    W_k(θ) = W_parent(k)(θ) · R_k · D_k(θ_k)
+
+with ``R_k`` the constant rest transform of k's joint frame in its parent's frame and
+``D_k`` the product, in order, of the transforms of k's DOFs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from ._checks import FloatArray, finite_array, finite_scalar, unit_vector
+from .exceptions import SolverInputError
+from .kinematics import Kinematics
+from .limits import LinearLimits, polygon_rows
+
+__all__ = ["Dof", "Figure", "Segment"]
+
+DofKind = Literal["rotation", "translation"]
+
+
+@dataclass(frozen=True)
+class Dof:
+    """One degree of freedom of a joint: a rotation about, or a translation along, a unit axis.
+
+    Attributes:
+        kind: ``"rotation"`` (θ in [rad]) or ``"translation"`` (θ in length units).
+        axis: Unit axis in the joint frame, shape (3,).
+        lower: Lower bound of θ, or ``None`` for unbounded.
+        upper: Upper bound of θ, or ``None`` for unbounded.
+        rigidity: r ∈ [0, 1]. The solver moves this DOF through the scaled variable
+            φ = θ / s with s = 1 − r, so its gradient is scaled by s and it moves less;
+            r = 1 locks the DOF (it is removed from the variables).
+        name: Optional label used in messages.
+    """
+
+    kind: DofKind
+    axis: tuple[float, float, float]
+    lower: float | None = None
+    upper: float | None = None
+    rigidity: float = 0.0
+    name: str = ""
+
+    def __post_init__(self) -> None:
+        if self.kind not in ("rotation", "translation"):
+            raise SolverInputError(
+                f"DOF kind must be 'rotation' or 'translation', got {self.kind!r}", item="Dof"
+            )
+        what = f"DOF {self.name!r}" if self.name else "DOF"
+        object.__setattr__(self, "axis", tuple(unit_vector(self.axis, f"{what} axis").tolist()))
+        lower = None if self.lower is None else finite_scalar(self.lower, f"{what} lower bound")
+        upper = None if self.upper is None else finite_scalar(self.upper, f"{what} upper bound")
+        if lower is not None and upper is not None and lower > upper:
+            raise SolverInputError(
+                f"{what}: lower bound {lower} is above upper bound {upper}", item=what
+            )
+        rigidity = finite_scalar(self.rigidity, f"{what} rigidity")
+        if not 0.0 <= rigidity <= 1.0:
+            raise SolverInputError(f"{what}: rigidity must be in [0, 1], got {rigidity}", item=what)
+        object.__setattr__(self, "lower", lower)
+        object.__setattr__(self, "upper", upper)
+        object.__setattr__(self, "rigidity", rigidity)
+
+    @classmethod
+    def rotation(
+        cls,
+        axis: str | ArrayLike,
+        *,
+        lower: float | None = None,
+        upper: float | None = None,
+        rigidity: float = 0.0,
+        name: str = "",
+    ) -> Dof:
+        """A rotation about ``axis`` ("x", "y", "z", "-x", … or a 3-vector); bounds in [rad]."""
+        return cls("rotation", _axis_tuple(axis), lower, upper, rigidity, name)
+
+    @classmethod
+    def translation(
+        cls,
+        axis: str | ArrayLike,
+        *,
+        lower: float | None = None,
+        upper: float | None = None,
+        rigidity: float = 0.0,
+        name: str = "",
+    ) -> Dof:
+        """A translation along ``axis``; bounds in the figure's length unit."""
+        return cls("translation", _axis_tuple(axis), lower, upper, rigidity, name)
+
+    @property
+    def locked(self) -> bool:
+        """Whether rigidity 1 removes this DOF from the variables."""
+        return self.rigidity >= 1.0
+
+    @property
+    def scale(self) -> float:
+        """The variable scale s = 1 − rigidity (θ = s·φ)."""
+        return 1.0 - self.rigidity
+
+
+def _axis_tuple(axis: str | ArrayLike) -> tuple[float, float, float]:
+    vector = unit_vector(axis, "DOF axis")
+    return (float(vector[0]), float(vector[1]), float(vector[2]))
+
+
+@dataclass(frozen=True)
+class Segment:
+    """A rigid segment of a figure (a Blender bone).
+
+    Attributes:
+        name: Unique name.
+        parent: Parent segment's name, or ``None`` for a root.
+        rest: Joint frame in the parent's frame (the root's: in world), shape (4, 4).
+        dofs: The joint's DOFs, applied in order.
+        first_dof: Index in θ of the first DOF.
+        index: Position in the figure's segment order.
+    """
+
+    name: str
+    parent: str | None
+    rest: FloatArray = field(compare=False, repr=False)
+    dofs: tuple[Dof, ...]
+    first_dof: int
+    index: int
+
+    @property
+    def dof_indices(self) -> range:
+        """Indices in θ of this segment's DOFs."""
+        return range(self.first_dof, self.first_dof + len(self.dofs))
+
+
+@dataclass(frozen=True)
+class _Polygon:
+    segment: str
+    dofs: tuple[int, int]
+    vertices: FloatArray
+
+
+@dataclass(frozen=True)
+class _Equality:
+    coefficients: tuple[tuple[int, float], ...]
+    rhs: float
+    label: str
+
+
+class Figure:
+    """A tree of segments with joint DOFs and linear joint limits.
+
+    Example:
+        >>> fig = Figure()
+        >>> _ = fig.add_segment("upper_arm", dofs=[Dof.rotation("x", lower=-1.0, upper=1.0)])
+        >>> fig.n_dofs
+        1
+    """
+
+    def __init__(self) -> None:
+        self._segments: list[Segment] = []
+        self._by_name: dict[str, Segment] = {}
+        self._polygons: list[_Polygon] = []
+        self._equalities: list[_Equality] = []
+        self._n_dofs = 0
+        self._kinematics: Kinematics | None = None
+        self._limits: LinearLimits | None = None
+        self.version = 0
+
+    # -- building ---------------------------------------------------------------------
+
+    def add_segment(
+        self,
+        name: str,
+        parent: str | None = None,
+        rest: ArrayLike | None = None,
+        dofs: Sequence[Dof] = (),
+    ) -> Segment:
+        """Add a segment below ``parent``.
+
+        Args:
+            name: Unique segment name.
+            parent: Name of an existing segment, or ``None`` for a root.
+            rest: Joint frame in the parent's frame, shape (4, 4): a rotation times a
+                uniform positive scale, plus a translation. Default: identity.
+            dofs: The joint's DOFs, applied in this order.
+
+        Returns:
+            The new segment.
+
+        Raises:
+            SolverInputError: For an empty or duplicate name, an unknown parent, a rest
+                matrix that is not finite or not a similarity, or a non-DOF item.
+        """
+        if not isinstance(name, str) or not name:
+            raise SolverInputError(f"segment name must be a non-empty string, got {name!r}")
+        if name in self._by_name:
+            raise SolverInputError(f"duplicate segment name {name!r}", item=f"segment {name!r}")
+        if parent is not None and parent not in self._by_name:
+            raise SolverInputError(
+                f"segment {name!r}: parent {parent!r} does not exist; add it first",
+                item=f"segment {name!r}",
+            )
+        matrix = _rest_matrix(rest, name)
+        dof_list = tuple(dofs)
+        for k, dof in enumerate(dof_list):
+            if not isinstance(dof, Dof):
+                raise SolverInputError(
+                    f"segment {name!r}: DOF {k} must be a solver.Dof, got {type(dof).__name__}",
+                    item=f"segment {name!r}",
+                )
+        segment = Segment(name, parent, matrix, dof_list, self._n_dofs, len(self._segments))
+        self._segments.append(segment)
+        self._by_name[name] = segment
+        self._n_dofs += len(dof_list)
+        self._changed()
+        return segment
+
+    def add_polygon_limit(
+        self, segment: str, dofs: tuple[int, int], vertices: Sequence[Sequence[float]]
+    ) -> None:
+        """Limit two DOFs of one joint to a convex polygon (e.g. a shoulder's cone).
+
+        Each edge becomes one inequality ``aᵀθ ≥ b`` with unit ``a``.
+
+        Args:
+            segment: The joint's segment.
+            dofs: Positions of the two DOFs within the segment's DOF list.
+            vertices: Polygon vertices (value of ``dofs[0]``, value of ``dofs[1]``),
+                at least 3, convex, in either winding, in the DOFs' units ([rad]).
+
+        Raises:
+            SolverInputError: For an unknown segment or DOF, NaN vertices, fewer than 3
+                vertices, a degenerate (zero-area, repeated or collinear) or a
+                non-convex polygon.
+        """
+        seg = self.segment(segment)
+        pair = tuple(dofs)
+        if len(pair) != 2 or pair[0] == pair[1]:
+            raise SolverInputError(
+                f"polygon limit on {segment!r}: dofs must be two different DOF positions, "
+                f"got {dofs!r}",
+                item=f"segment {segment!r}",
+            )
+        for k in pair:
+            self.dof_index(segment, k)
+        points = finite_array(vertices, f"polygon limit on {segment!r}: vertices")
+        rows, offsets = polygon_rows(points, f"polygon limit on {segment!r}")
+        del rows, offsets  # validated here; rows are built with the figure's limits
+        self._polygons.append(_Polygon(seg.name, (int(pair[0]), int(pair[1])), points))
+        self._changed()
+
+    def add_linear_equality(
+        self, coefficients: Mapping[tuple[str, int], float], rhs: float = 0.0
+    ) -> None:
+        """Add ``Σ c·θ(segment, dof) = rhs``: a joint group or coupling (seed 000 §11).
+
+        Args:
+            coefficients: Map from (segment name, DOF position in that segment) to the
+                coefficient.
+            rhs: Right-hand side.
+
+        Raises:
+            SolverInputError: For an unknown segment or DOF, NaN, or all-zero coefficients.
+        """
+        terms: dict[int, float] = {}
+        for key, value in coefficients.items():
+            if not (isinstance(key, tuple) and len(key) == 2):
+                raise SolverInputError(
+                    f"linear equality: keys must be (segment, dof) pairs, got {key!r}"
+                )
+            index = self.dof_index(key[0], key[1])
+            terms[index] = terms.get(index, 0.0) + finite_scalar(
+                value, f"linear equality: coefficient of {key!r}"
+            )
+        if not any(abs(v) > 0.0 for v in terms.values()):
+            raise SolverInputError("linear equality: every coefficient is zero")
+        right = finite_scalar(rhs, "linear equality: rhs")
+        names = ", ".join(f"{k[0]}[{k[1]}]" for k in coefficients)
+        label = f"equality #{len(self._equalities)} ({names})"
+        self._equalities.append(_Equality(tuple(sorted(terms.items())), right, label))
+        self._changed()
+
+    def _changed(self) -> None:
+        self._kinematics = None
+        self._limits = None
+        self.version += 1
+
+    # -- queries ----------------------------------------------------------------------
+
+    @property
+    def n_dofs(self) -> int:
+        """Number of DOFs: the length of θ."""
+        return self._n_dofs
+
+    @property
+    def segments(self) -> tuple[Segment, ...]:
+        """The segments in ``add_segment`` order."""
+        return tuple(self._segments)
+
+    @property
+    def dofs(self) -> tuple[Dof, ...]:
+        """All DOFs in θ order."""
+        return tuple(dof for seg in self._segments for dof in seg.dofs)
+
+    def segment(self, name: str) -> Segment:
+        """The segment called ``name``.
+
+        Raises:
+            SolverInputError: If there is no such segment.
+        """
+        try:
+            return self._by_name[name]
+        except (KeyError, TypeError):
+            known = ", ".join(repr(s) for s in list(self._by_name)[:12])
+            more = ", …" if len(self._by_name) > 12 else ""
+            raise SolverInputError(
+                f"unknown segment {name!r}; the figure has {known}{more}",
+                item=f"segment {name!r}",
+            ) from None
+
+    def dof_index(self, segment: str, dof: int) -> int:
+        """Position in θ of DOF number ``dof`` of ``segment``.
+
+        Raises:
+            SolverInputError: For an unknown segment or a DOF position out of range.
+        """
+        seg = self.segment(segment)
+        if not isinstance(dof, (int, np.integer)) or not 0 <= int(dof) < len(seg.dofs):
+            raise SolverInputError(
+                f"segment {segment!r} has no DOF {dof!r}; it has {len(seg.dofs)} "
+                f"(positions 0..{len(seg.dofs) - 1})",
+                item=f"segment {segment!r}",
+            )
+        return seg.first_dof + int(dof)
+
+    def dof_label(self, index: int) -> str:
+        """A readable name for θ[index], e.g. ``"forearm[0]"``."""
+        for seg in self._segments:
+            if index in seg.dof_indices:
+                k = index - seg.first_dof
+                name = seg.dofs[k].name
+                return f"{seg.name}[{k}]" + (f" ({name})" if name else "")
+        return f"θ[{index}]"
+
+    @property
+    def lower(self) -> FloatArray:
+        """Lower bounds, shape (n_dofs,), −inf where unbounded."""
+        return np.array(
+            [-np.inf if d.lower is None else d.lower for d in self.dofs], dtype=np.float64
+        )
+
+    @property
+    def upper(self) -> FloatArray:
+        """Upper bounds, shape (n_dofs,), +inf where unbounded."""
+        return np.array([np.inf if d.upper is None else d.upper for d in self.dofs], np.float64)
+
+    @property
+    def rigidity(self) -> FloatArray:
+        """Per-DOF rigidity, shape (n_dofs,)."""
+        return np.array([d.rigidity for d in self.dofs], dtype=np.float64)
+
+    @property
+    def kinematics(self) -> Kinematics:
+        """The compiled, vectorised kinematics of the current tree."""
+        if self._kinematics is None:
+            if not self._segments:
+                raise SolverInputError("the figure has no segments; add one with add_segment")
+            self._kinematics = Kinematics.compile(self._segments, self._n_dofs)
+        return self._kinematics
+
+    @property
+    def limits(self) -> LinearLimits:
+        """All joint limits as unit-row linear constraints over θ."""
+        if self._limits is None:
+            self._limits = self._build_limits()
+        return self._limits
+
+    def forward(self, theta: ArrayLike) -> FloatArray:
+        """World matrices of all segments.
+
+        Args:
+            theta: Joint values, shape (n_dofs,).
+
+        Returns:
+            Shape (n_segments, 4, 4), in ``add_segment`` order.
+
+        Raises:
+            SolverInputError: If ``theta`` has the wrong length or is not finite.
+        """
+        values = self.check_theta(theta)
+        return self.kinematics.segment_frames(self.kinematics.frames(values))
+
+    def check_theta(self, theta: ArrayLike, what: str = "theta") -> FloatArray:
+        """Return ``theta`` as a finite array of length ``n_dofs``.
+
+        Raises:
+            SolverInputError: On a wrong length or NaN/inf.
+        """
+        return finite_array(theta, what, (self._n_dofs,))
+
+    def zero_pose(self) -> FloatArray:
+        """θ = 0 moved into the bounds (each DOF at the bound nearest 0)."""
+        return np.clip(np.zeros(self._n_dofs), self.lower, self.upper)
+
+    # -- limits -----------------------------------------------------------------------
+
+    def _build_limits(self) -> LinearLimits:
+        n = self._n_dofs
+        rows: list[FloatArray] = []
+        offsets: list[float] = []
+        labels: list[str] = []
+        for index, dof in enumerate(self.dofs):
+            if dof.lower is not None:
+                row = np.zeros(n)
+                row[index] = 1.0
+                rows.append(row)
+                offsets.append(dof.lower)
+                labels.append(f"{self.dof_label(index)} ≥ {dof.lower:.6g}")
+            if dof.upper is not None:
+                row = np.zeros(n)
+                row[index] = -1.0
+                rows.append(row)
+                offsets.append(-dof.upper)
+                labels.append(f"{self.dof_label(index)} ≤ {dof.upper:.6g}")
+        for polygon in self._polygons:
+            seg = self._by_name[polygon.segment]
+            a = seg.first_dof + polygon.dofs[0]
+            b = seg.first_dof + polygon.dofs[1]
+            edge_rows, edge_offsets = polygon_rows(polygon.vertices, polygon.segment)
+            for k, (edge, offset) in enumerate(zip(edge_rows, edge_offsets, strict=True)):
+                row = np.zeros(n)
+                row[a] = edge[0]
+                row[b] = edge[1]
+                rows.append(row)
+                offsets.append(float(offset))
+                labels.append(
+                    f"polygon of {polygon.segment}[{polygon.dofs[0]}, {polygon.dofs[1]}] edge {k}"
+                )
+        eq_rows: list[FloatArray] = []
+        eq_offsets: list[float] = []
+        for equality in self._equalities:
+            row = np.zeros(n)
+            for index, value in equality.coefficients:
+                row[index] = value
+            norm = float(np.linalg.norm(row))
+            eq_rows.append(row / norm)
+            eq_offsets.append(equality.rhs / norm)
+        return LinearLimits(
+            a_eq=np.array(eq_rows, dtype=np.float64).reshape(len(eq_rows), n),
+            b_eq=np.array(eq_offsets, dtype=np.float64),
+            eq_labels=tuple(e.label for e in self._equalities),
+            a_in=np.array(rows, dtype=np.float64).reshape(len(rows), n),
+            b_in=np.array(offsets, dtype=np.float64),
+            in_labels=tuple(labels),
+        )
+
+
+def _rest_matrix(rest: ArrayLike | None, name: str) -> FloatArray:
+    if rest is None:
+        return np.eye(4)
+    matrix = finite_array(rest, f"segment {name!r}: rest matrix", (4, 4))
+    if not np.allclose(matrix[3], (0.0, 0.0, 0.0, 1.0), atol=1e-9):
+        raise SolverInputError(
+            f"segment {name!r}: rest matrix's last row must be (0, 0, 0, 1), got {matrix[3]}",
+            item=f"segment {name!r}",
+        )
+    linear = matrix[:3, :3]
+    gram = linear.T @ linear
+    scale2 = float(np.trace(gram)) / 3.0
+    if (
+        scale2 <= 1e-18
+        or np.linalg.det(linear) <= 0.0
+        or not np.allclose(gram, scale2 * np.eye(3), atol=1e-6 * scale2)
+    ):
+        raise SolverInputError(
+            f"segment {name!r}: rest matrix must be a rotation times a uniform positive "
+            "scale (non-uniform scale, shear and mirroring are not supported)",
+            item=f"segment {name!r}",
+        )
+    return matrix

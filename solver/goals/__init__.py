@@ -1,0 +1,21 @@
+"""Goals: potentials P(e) ≥ 0 of an effector state with analytic gradients (SPEC §3)."""
+
+from .aim import Aim
+from .base import C5, Goal, GoalValue, commensurate
+from .geometric import HalfSpace, Line, Plane
+from .orientation import Orientation, PositionOrientation
+from .position import Position
+
+__all__ = [
+    "C5",
+    "Aim",
+    "Goal",
+    "GoalValue",
+    "HalfSpace",
+    "Line",
+    "Orientation",
+    "Plane",
+    "Position",
+    "PositionOrientation",
+    "commensurate",
+]

@@ -1,0 +1,155 @@
+"""The base class of goals: a potential P(e) ≥ 0 of an effector state and its gradient."""
+
+from __future__ import annotations
+
+import math
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Sequence
+from typing import NamedTuple
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from .._checks import FloatArray, finite_array, finite_scalar, unit_vector
+from ..exceptions import SolverInputError
+
+__all__ = ["C5", "Batch", "Goal", "GoalValue", "column", "commensurate", "orthonormal_pair", "rows"]
+
+
+def commensurate(degrees: float, length: float) -> float:
+    """The weight c such that an angle of ``degrees`` weighs as ``length``.
+
+    For unit vectors at angle d, ``‖v − w‖ = 2 sin(d/2)``; so ``c = length / (2 sin(d/2))``
+    makes ``c²‖v − w‖²`` equal ``length²`` (seed 000 §5.1).
+
+    Args:
+        degrees: The angle [deg], in (0, 360).
+        length: The length it weighs as, > 0, in the figure's length unit.
+
+    Returns:
+        The weight c ≥ 0 used by orientation and aiming goals.
+
+    Raises:
+        SolverInputError: If the angle or length is out of range or not finite.
+    """
+    angle = finite_scalar(degrees, "commensurate: degrees")
+    size = finite_scalar(length, "commensurate: length")
+    if not 0.0 < angle < 360.0:
+        raise SolverInputError(f"commensurate: degrees must be in (0, 360), got {angle}")
+    if size <= 0.0:
+        raise SolverInputError(f"commensurate: length must be > 0, got {size}")
+    return size / (2.0 * math.sin(math.radians(angle) / 2.0))
+
+
+C5 = commensurate(5.0, 0.01)
+"""Default c_d: 5 degrees weigh as 1 cm when the figure is in metres (1990 default)."""
+
+
+class GoalValue(NamedTuple):
+    """A potential's value and its gradient with respect to the effector state.
+
+    Attributes:
+        value: P ≥ 0.
+        d_point: ∂P/∂r, shape (3,).
+        d_x: ∂P/∂x_e, shape (3,).
+        d_y: ∂P/∂y_e, shape (3,).
+    """
+
+    value: float
+    d_point: FloatArray
+    d_x: FloatArray
+    d_y: FloatArray
+
+
+Batch = Callable[
+    [FloatArray, FloatArray, FloatArray],
+    tuple[FloatArray, FloatArray, FloatArray | None, FloatArray | None],
+]
+"""Stacked goals of one type: (points, x axes, y axes), each (k, 3) ↦ (P (k,),
+∂P/∂r (k, 3), ∂P/∂x_e (k, 3) or None, ∂P/∂y_e (k, 3) or None); None means zero."""
+
+
+class Goal(ABC):
+    """A potential P(e) ≥ 0 over an effector's point r and unit axes x_e, y_e (SPEC §3).
+
+    Each goal type writes its potential once, vectorised over many goals of that type
+    (:meth:`stack`); :meth:`evaluate` is the one-goal case. Subclasses are immutable
+    and validate their parameters in the constructor.
+    """
+
+    __slots__ = ()
+
+    @classmethod
+    @abstractmethod
+    def stack(cls, goals: Sequence[Goal]) -> Batch:
+        """Vectorised potential of ``goals`` (all of this type), for the solver's hot path.
+
+        Args:
+            goals: Goals of type ``cls``.
+
+        Returns:
+            A function of the stacked effector states; see :data:`Batch`.
+        """
+
+    def evaluate(self, point: FloatArray, x_axis: FloatArray, y_axis: FloatArray) -> GoalValue:
+        """P and its gradient at one effector state.
+
+        Args:
+            point: Effector point r in world, shape (3,).
+            x_axis: Effector unit x axis in world, shape (3,).
+            y_axis: Effector unit y axis in world, shape (3,).
+
+        Returns:
+            The potential and its partial derivatives.
+        """
+        batch = type(self).stack([self])
+        value, d_point, d_x, d_y = batch(point[None], x_axis[None], y_axis[None])
+        zero = np.zeros(3)
+        return GoalValue(
+            float(value[0]),
+            d_point[0],
+            zero if d_x is None else d_x[0],
+            zero if d_y is None else d_y[0],
+        )
+
+    def potential(self, point: ArrayLike, x_axis: ArrayLike, y_axis: ArrayLike) -> float:
+        """P alone, for inspection (checked input)."""
+        return self.evaluate(
+            finite_array(point, "point", (3,)),
+            finite_array(x_axis, "x_axis", (3,)),
+            finite_array(y_axis, "y_axis", (3,)),
+        ).value
+
+
+def rows(vectors: Sequence[FloatArray]) -> FloatArray:
+    """Stack 3-vectors into shape (k, 3)."""
+    return np.array(vectors, dtype=np.float64).reshape(-1, 3)
+
+
+def column(values: Sequence[float]) -> FloatArray:
+    """Stack numbers into shape (k, 1) for broadcasting over rows."""
+    return np.array(values, dtype=np.float64).reshape(-1, 1)
+
+
+def orthonormal_pair(x: ArrayLike, y: ArrayLike, what: str) -> tuple[FloatArray, FloatArray]:
+    """Check that ``x`` and ``y`` are orthonormal 3-vectors (to 1e-6) and return them.
+
+    Raises:
+        SolverInputError: If either is NaN, zero, not unit or they are not orthogonal.
+    """
+    a = finite_array(x, f"{what} x axis", (3,))
+    b = finite_array(y, f"{what} y axis", (3,))
+    for name, vector in (("x", a), ("y", b)):
+        if abs(float(np.linalg.norm(vector)) - 1.0) > 1e-6:
+            raise SolverInputError(
+                f"{what}: {name} axis must be a unit vector, got length "
+                f"{float(np.linalg.norm(vector)):.6g}",
+                item=what,
+            )
+    if abs(float(a @ b)) > 1e-6:
+        raise SolverInputError(
+            f"{what}: x and y axes must be orthogonal, got x·y = {float(a @ b):.6g}", item=what
+        )
+    a = unit_vector(a, f"{what} x axis")
+    b = unit_vector(b - (b @ a) * a, f"{what} y axis")
+    return a, b

@@ -1,0 +1,112 @@
+"""Line, plane and half-space goals on the effector point."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from .._checks import FloatArray, finite_array, unit_vector
+from .base import Batch, Goal, rows
+
+__all__ = ["HalfSpace", "Line", "Plane"]
+
+
+class Line(Goal):
+    """Keep the effector point on a line: ``P = ‖(I − ννᵀ)(r − p)‖²``.
+
+    Args:
+        point: A point p of the line, shape (3,).
+        direction: The line's direction ν (normalised here), shape (3,).
+    """
+
+    __slots__ = ("direction", "point")
+
+    def __init__(self, point: ArrayLike, direction: ArrayLike) -> None:
+        self.point: FloatArray = finite_array(point, "Line goal point", (3,))
+        self.direction = unit_vector(direction, "Line goal direction")
+
+    @classmethod
+    def stack(cls, goals: Sequence[Goal]) -> Batch:
+        """See :meth:`Goal.stack`."""
+        own = [g for g in goals if isinstance(g, Line)]
+        origin = rows([g.point for g in own])
+        direction = rows([g.direction for g in own])
+
+        def batch(
+            points: FloatArray, x: FloatArray, y: FloatArray
+        ) -> tuple[FloatArray, FloatArray, None, None]:
+            delta = points - origin
+            off = delta - (delta * direction).sum(axis=1, keepdims=True) * direction
+            return (off * off).sum(axis=1), 2.0 * off, None, None
+
+        return batch
+
+    def __repr__(self) -> str:
+        return f"Line({self.point.tolist()}, {self.direction.tolist()})"
+
+
+class Plane(Goal):
+    """Keep the effector point on a plane: ``P = ((r − p)·ν)²``.
+
+    Args:
+        point: A point p of the plane, shape (3,).
+        normal: The plane's normal ν (normalised here), shape (3,).
+    """
+
+    __slots__ = ("normal", "point")
+
+    def __init__(self, point: ArrayLike, normal: ArrayLike) -> None:
+        self.point: FloatArray = finite_array(point, "Plane goal point", (3,))
+        self.normal = unit_vector(normal, "Plane goal normal")
+
+    @classmethod
+    def stack(cls, goals: Sequence[Goal]) -> Batch:
+        """See :meth:`Goal.stack`."""
+        own = [g for g in goals if isinstance(g, Plane)]
+        return _height_batch(own, one_sided=False)
+
+    def __repr__(self) -> str:
+        return f"Plane({self.point.tolist()}, {self.normal.tolist()})"
+
+
+class HalfSpace(Goal):
+    """Keep the effector point on the side of a plane its normal points to.
+
+    ``P = min(0, (r − p)·ν)²``, ``∂P/∂r = 2 min(0, (r − p)·ν) ν``.
+
+    Args:
+        point: A point p of the bounding plane, shape (3,).
+        normal: Normal ν pointing inside (normalised here), shape (3,).
+    """
+
+    __slots__ = ("normal", "point")
+
+    def __init__(self, point: ArrayLike, normal: ArrayLike) -> None:
+        self.point: FloatArray = finite_array(point, "HalfSpace goal point", (3,))
+        self.normal = unit_vector(normal, "HalfSpace goal normal")
+
+    @classmethod
+    def stack(cls, goals: Sequence[Goal]) -> Batch:
+        """See :meth:`Goal.stack`."""
+        own = [g for g in goals if isinstance(g, HalfSpace)]
+        return _height_batch(own, one_sided=True)
+
+    def __repr__(self) -> str:
+        return f"HalfSpace({self.point.tolist()}, {self.normal.tolist()})"
+
+
+def _height_batch(goals: Sequence[Plane | HalfSpace], *, one_sided: bool) -> Batch:
+    origin = rows([g.point for g in goals])
+    normal = rows([g.normal for g in goals])
+
+    def batch(
+        points: FloatArray, x: FloatArray, y: FloatArray
+    ) -> tuple[FloatArray, FloatArray, None, None]:
+        height = ((points - origin) * normal).sum(axis=1, keepdims=True)
+        if one_sided:
+            height = np.minimum(height, 0.0)
+        return (height * height)[:, 0], (2.0 * height) * normal, None, None
+
+    return batch

@@ -1,0 +1,41 @@
+"""Position goal: P = ‖r − p‖²."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from numpy.typing import ArrayLike
+
+from .._checks import FloatArray, finite_array
+from .base import Batch, Goal, rows
+
+__all__ = ["Position"]
+
+
+class Position(Goal):
+    """Bring the effector point to ``point``: ``P = ‖r − p‖²``, ``∂P/∂r = 2(r − p)``.
+
+    Args:
+        point: Goal point p in world, shape (3,).
+    """
+
+    __slots__ = ("point",)
+
+    def __init__(self, point: ArrayLike) -> None:
+        self.point: FloatArray = finite_array(point, "Position goal point", (3,))
+
+    @classmethod
+    def stack(cls, goals: Sequence[Goal]) -> Batch:
+        """See :meth:`Goal.stack`."""
+        target = rows([g.point for g in goals if isinstance(g, Position)])
+
+        def batch(
+            points: FloatArray, x: FloatArray, y: FloatArray
+        ) -> tuple[FloatArray, FloatArray, None, None]:
+            delta = points - target
+            return (delta * delta).sum(axis=1), 2.0 * delta, None, None
+
+        return batch
+
+    def __repr__(self) -> str:
+        return f"Position({self.point.tolist()})"

@@ -1,0 +1,121 @@
+"""Linear joint limits: ``A_eq θ = b_eq`` and ``A_in θ ≥ b_in``, every row a unit vector."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ._checks import FloatArray
+from .exceptions import SolverInputError
+
+__all__ = ["LinearLimits", "polygon_rows"]
+
+
+@dataclass(frozen=True)
+class LinearLimits:
+    """Joint limits as linear constraints over θ (seed 000, eq. 23).
+
+    Attributes:
+        a_eq: Equality rows, shape (k, n), unit.
+        b_eq: Equality right-hand sides, shape (k,).
+        eq_labels: One label per equality row.
+        a_in: Inequality rows (``a_in @ θ ≥ b_in``), shape (m, n), unit.
+        b_in: Inequality right-hand sides, shape (m,).
+        in_labels: One label per inequality row, e.g. ``"forearm[0] ≥ 0"``.
+    """
+
+    a_eq: FloatArray = field(repr=False)
+    b_eq: FloatArray = field(repr=False)
+    eq_labels: tuple[str, ...]
+    a_in: FloatArray = field(repr=False)
+    b_in: FloatArray = field(repr=False)
+    in_labels: tuple[str, ...]
+
+    def violations(self, theta: FloatArray) -> tuple[FloatArray, FloatArray]:
+        """Per-row violations (≥ 0) of the equalities and inequalities at ``theta``."""
+        eq = np.abs(self.a_eq @ theta - self.b_eq)
+        ineq = np.maximum(self.b_in - self.a_in @ theta, 0.0)
+        return eq, ineq
+
+    def max_violation(self, theta: FloatArray) -> float:
+        """The largest violation of any limit at ``theta`` (0 when feasible)."""
+        eq, ineq = self.violations(theta)
+        return float(max(eq.max(initial=0.0), ineq.max(initial=0.0)))
+
+    def worst(self, theta: FloatArray) -> tuple[str, float]:
+        """Label and amount of the most violated limit at ``theta``."""
+        eq, ineq = self.violations(theta)
+        best = ("", 0.0)
+        if eq.size and eq.max() > best[1]:
+            best = (self.eq_labels[int(eq.argmax())], float(eq.max()))
+        if ineq.size and ineq.max() > best[1]:
+            best = (self.in_labels[int(ineq.argmax())], float(ineq.max()))
+        return best
+
+
+def polygon_rows(vertices: FloatArray, what: str) -> tuple[FloatArray, FloatArray]:
+    """Inequalities ``row · p ≥ offset`` (unit rows) of a convex polygon's inside.
+
+    Args:
+        vertices: Shape (m, 2), m ≥ 3, convex, either winding.
+        what: Name of the polygon, used in messages.
+
+    Returns:
+        ``(rows, offsets)`` with shapes (m, 2) and (m,); row k belongs to the edge from
+        vertex k to vertex k + 1.
+
+    Raises:
+        SolverInputError: For a wrong shape, fewer than 3 vertices, a repeated vertex,
+            collinear consecutive vertices, zero area, or a non-convex polygon.
+    """
+    if vertices.ndim != 2 or vertices.shape[1] != 2:
+        raise SolverInputError(
+            f"{what}: vertices must be (value, value) pairs, got shape {vertices.shape}",
+            item=what,
+        )
+    m = len(vertices)
+    if m < 3:
+        raise SolverInputError(f"{what}: a polygon needs at least 3 vertices, got {m}", item=what)
+    edges = np.roll(vertices, -1, axis=0) - vertices
+    lengths = np.linalg.norm(edges, axis=1)
+    scale = float(np.max(np.abs(vertices))) + 1e-300
+    if np.any(lengths <= 1e-12 * max(scale, 1.0)):
+        k = int(np.argmin(lengths))
+        raise SolverInputError(
+            f"{what}: degenerate polygon, vertices {k} and {(k + 1) % m} coincide", item=what
+        )
+    area2 = float(
+        np.sum(vertices[:, 0] * np.roll(vertices[:, 1], -1))
+        - np.sum(vertices[:, 1] * np.roll(vertices[:, 0], -1))
+    )
+    if abs(area2) <= 1e-12 * float(np.max(lengths)) ** 2:
+        raise SolverInputError(f"{what}: degenerate polygon with zero area", item=what)
+    sign = 1.0 if area2 > 0.0 else -1.0
+    turns = sign * (edges[:, 0] * np.roll(edges[:, 1], -1) - edges[:, 1] * np.roll(edges[:, 0], -1))
+    tolerance = 1e-12 * lengths * np.roll(lengths, -1)
+    if np.any(np.abs(turns) <= tolerance):
+        k = int(np.argmin(np.abs(turns)))
+        raise SolverInputError(
+            f"{what}: degenerate polygon, vertices {k}, {(k + 1) % m} and {(k + 2) % m} "
+            "are collinear",
+            item=what,
+        )
+    if np.any(turns < 0.0):
+        k = int(np.argmin(turns))
+        raise SolverInputError(
+            f"{what}: the polygon is not convex at vertex {(k + 1) % m}; limit polygons must "
+            "be convex",
+            item=what,
+        )
+    angles = np.arctan2(edges[:, 1], edges[:, 0])
+    total = np.sum(np.mod(np.roll(angles, -1) - angles + np.pi, 2 * np.pi) - np.pi)
+    if abs(abs(total) - 2 * np.pi) > 1e-6:
+        raise SolverInputError(
+            f"{what}: the polygon winds around more than once (self-intersecting); limit "
+            "polygons must be convex",
+            item=what,
+        )
+    normals = sign * np.stack([-edges[:, 1], edges[:, 0]], axis=1) / lengths[:, None]
+    offsets = np.einsum("ij,ij->i", normals, vertices)
+    return normals, offsets

@@ -1,0 +1,393 @@
+"""Goldfarb's method with the BFGS update on Rosen's gradient projection (seed 000, App. A).
+
+Minimise G(φ) subject to ``E φ = e`` and ``A φ ≥ b`` (unit rows), from a feasible φ.
+
+State: feasible φ; the active set (equalities always in); ``H`` (n×n, positive
+semi-definite, ``H·N = 0`` for the matrix N of active rows as columns).
+
+1. g = ∇G(φ); multipliers λ = (NᵀN)⁻¹Nᵀg; projected gradient ``Pg = g − Nλ``. If
+   ‖Pg‖ ≤ ε and every inequality multiplier is ≥ −ε: a Kuhn–Tucker point.
+2. Scaled multipliers ``β_j = λ_j (NᵀN)⁻¹_jj^(−1/2)``. If some β_j < 0 and either
+   ‖Pg‖ ≤ ε or ``‖Hg‖ ≤ −β_j`` (Goldfarb's test), drop the most negative:
+   ``H ← H + P a aᵀ P / (aᵀ P a)``, P the projector onto the null space of the
+   remaining active rows; back to 1.
+3. s = −Hg; ``λ_max`` from the ratio test over inactive rows; line search on
+   ``(0, min(1, λ_max)]`` (see :mod:`.linesearch`).
+4. If the step reached λ_max, add that row: ``H ← H − H a aᵀ H / (aᵀ H a)``.
+5. Otherwise, with σ = αs and y = g⁺ − g, if σᵀy > 0 update H by BFGS when
+   ``σᵀy ≥ yᵀHy`` and by DFP otherwise (Fletcher's switch).
+
+Every trial point is projected back onto the active rows (a correction of rounding
+size), so iterates stay feasible; G is evaluated at exactly the accepted point and never
+increases.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._checks import FloatArray
+from .linesearch import line_search
+
+__all__ = ["Descent", "descend"]
+
+Objective = Callable[[FloatArray], tuple[float, FloatArray]]
+
+_ACTIVE = 1e-10
+"""A row is active at the start when its slack is at most this."""
+_ROUNDING = 1e-7
+"""Relative size of ‖Pg‖ against ‖g‖ below which rounding hides any further decrease."""
+
+
+@dataclass(frozen=True)
+class Descent:
+    """Outcome of one local descent.
+
+    Attributes:
+        phi: Final iterate, shape (n,).
+        value: G at phi.
+        gradient: ∇G at phi, shape (n,).
+        status: ``"converged"``, ``"time_limit"``, ``"max_iterations"`` or ``"stalled"``.
+        message: Human-readable reason.
+        iterations: Accepted steps plus active-set changes.
+        evaluations: Objective evaluations.
+        active: Active inequality rows at the end.
+        projected_gradient: ‖Pg‖ at the end.
+        multipliers: Inequality multipliers of ``active``.
+    """
+
+    phi: FloatArray
+    value: float
+    gradient: FloatArray
+    status: str
+    message: str
+    iterations: int
+    evaluations: int
+    active: tuple[int, ...]
+    projected_gradient: float
+    multipliers: FloatArray
+
+
+class _ActiveSet:
+    """Active rows N (as columns), (NᵀN)⁻¹ and their right-hand sides, kept together.
+
+    Equalities are always the first ``k`` columns; ``rows`` lists the active inequality
+    rows after them.
+    """
+
+    def __init__(
+        self, a_eq: FloatArray, b_eq: FloatArray, a_in: FloatArray, b_in: FloatArray
+    ) -> None:
+        self.a_eq, self.b_eq, self.a_in, self.b_in = a_eq, b_eq, a_in, b_in
+        self.n = a_in.shape[1] if a_in.ndim == 2 else a_eq.shape[1]
+        self.k = a_eq.shape[0]
+        self.rows: list[int] = []
+        self._refresh()
+
+    def with_row(self, row: int) -> _ActiveSet:
+        other = _ActiveSet.__new__(_ActiveSet)
+        other.__dict__.update(self.__dict__)
+        other.rows = [*self.rows, row]
+        other._refresh()
+        return other
+
+    def add(self, row: int) -> None:
+        self.rows.append(row)
+        self._refresh()
+
+    def remove(self, position: int) -> int:
+        row = self.rows.pop(position)
+        self._refresh()
+        return row
+
+    def _refresh(self) -> None:
+        self.matrix = np.vstack([self.a_eq, self.a_in[self.rows]]).T  # (n, q)
+        self.rhs = np.concatenate([self.b_eq, self.b_in[self.rows]])
+        if self.matrix.shape[1]:
+            self.gram_inverse = np.linalg.inv(self.matrix.T @ self.matrix)
+        else:
+            self.gram_inverse = np.empty((0, 0))
+
+    def projector(self, exclude: int | None = None) -> FloatArray:
+        """Projector onto the null space of the active rows (less column ``exclude``)."""
+        matrix = self.matrix
+        if exclude is not None:
+            matrix = np.delete(matrix, exclude, axis=1)
+        if not matrix.shape[1]:
+            return np.eye(self.n)
+        inverse = np.linalg.solve(matrix.T @ matrix, matrix.T)
+        result: FloatArray = np.eye(self.n) - matrix @ inverse
+        return result
+
+    def multipliers(self, gradient: FloatArray) -> FloatArray:
+        if not self.matrix.shape[1]:
+            return np.empty(0)
+        result: FloatArray = self.gram_inverse @ (self.matrix.T @ gradient)
+        return result
+
+    def correct(self, phi: FloatArray) -> FloatArray:
+        """Project ``phi`` onto the active rows (a correction of rounding size)."""
+        if not self.matrix.shape[1]:
+            return phi
+        residual = self.matrix.T @ phi - self.rhs
+        if float(np.max(np.abs(residual))) <= 1e-13:
+            return phi
+        corrected: FloatArray = phi - self.matrix @ (self.gram_inverse @ residual)
+        return corrected
+
+
+class _Trial:
+    """The line search's view of the objective along ``φ + α s``."""
+
+    def __init__(
+        self,
+        objective: Objective,
+        phi: FloatArray,
+        step: FloatArray,
+        active: _ActiveSet,
+        cap: float,
+        at_cap: _ActiveSet | None,
+    ) -> None:
+        self.objective, self.phi, self.step = objective, phi, step
+        self.active, self.cap, self.at_cap = active, cap, at_cap
+        self.points: dict[float, FloatArray] = {}
+
+    def __call__(self, alpha: float) -> tuple[float, FloatArray, float]:
+        point = self.phi + alpha * self.step
+        rows = self.at_cap if self.at_cap is not None and alpha >= self.cap else self.active
+        point = rows.correct(point)
+        self.points[alpha] = point
+        value, gradient = self.objective(point)
+        return value, gradient, float(gradient @ self.step)
+
+
+def descend(
+    objective: Objective,
+    phi0: FloatArray,
+    a_eq: FloatArray,
+    b_eq: FloatArray,
+    a_in: FloatArray,
+    b_in: FloatArray,
+    *,
+    tolerance: float,
+    max_iterations: int,
+    deadline: float | None,
+    callback: Callable[[FloatArray, float], None] | None = None,
+) -> Descent:
+    """Run Goldfarb's projected BFGS from a feasible ``phi0``.
+
+    Args:
+        objective: φ ↦ (G, ∇G).
+        phi0: Feasible start, shape (n,).
+        a_eq: Orthonormal equality rows, shape (k, n).
+        b_eq: Shape (k,).
+        a_in: Unit inequality rows (``a_in φ ≥ b_in``), shape (m, n).
+        b_in: Shape (m,).
+        tolerance: ε of the Kuhn–Tucker test on ‖Pg‖ and the multipliers.
+        max_iterations: Most iterations.
+        deadline: ``time.perf_counter()`` value to stop at, or None.
+        callback: Called with (φ, G) at the start and after every accepted step.
+
+    Returns:
+        The final iterate and how the descent ended.
+    """
+    run = _Run(objective, phi0, a_eq, b_eq, a_in, b_in, tolerance, callback)
+    return run.loop(max_iterations, deadline)
+
+
+class _Run:
+    """State of one descent; :meth:`loop` runs steps 1–5 until a stop."""
+
+    def __init__(
+        self,
+        objective: Objective,
+        phi0: FloatArray,
+        a_eq: FloatArray,
+        b_eq: FloatArray,
+        a_in: FloatArray,
+        b_in: FloatArray,
+        tolerance: float,
+        callback: Callable[[FloatArray, float], None] | None,
+    ) -> None:
+        self.objective = objective
+        self.a_in, self.b_in = a_in, b_in
+        self.tolerance = tolerance
+        self.callback = callback
+        self.phi = phi0.copy()
+        self.value, self.gradient = objective(self.phi)
+        self.evaluations = 1
+        self.iterations = 0
+        if callback is not None:
+            callback(self.phi, self.value)
+        self.active = _ActiveSet(a_eq, b_eq, a_in, b_in)
+        slack = a_in @ self.phi - b_in
+        for j in np.argsort(slack):
+            if slack[j] > _ACTIVE:
+                break
+            if float(a_in[j] @ self.active.projector() @ a_in[j]) > 1e-10:
+                self.active.add(int(j))
+        self.inactive = np.ones(len(b_in), dtype=bool)
+        self.inactive[self.active.rows] = False
+        self.h = self.active.projector()
+        self.fresh = True
+        self.projected = np.inf
+        self.multipliers = np.empty(0)
+
+    def finish(self, status: str, message: str) -> Descent:
+        return Descent(
+            phi=self.phi,
+            value=self.value,
+            gradient=self.gradient,
+            status=status,
+            message=message,
+            iterations=self.iterations,
+            evaluations=self.evaluations,
+            active=tuple(self.active.rows),
+            projected_gradient=float(self.projected),
+            multipliers=self.multipliers[self.active.k :].copy(),
+        )
+
+    def reset(self) -> bool:
+        """Restart H from the projector; False when it was fresh already."""
+        if self.fresh:
+            return False
+        self.h = self.active.projector()
+        self.fresh = True
+        return True
+
+    def stuck(self) -> Descent:
+        floor = max(self.tolerance, _ROUNDING * float(np.linalg.norm(self.gradient)))
+        ineq = self.multipliers[self.active.k :]
+        if self.projected <= floor and (not ineq.size or float(ineq.min()) >= -floor):
+            return self.finish(
+                "converged", "Kuhn–Tucker point to rounding: no representable decrease is left"
+            )
+        return self.finish("stalled", "line search found no decrease; not a Kuhn–Tucker point")
+
+    def loop(self, max_iterations: int, deadline: float | None) -> Descent:
+        tolerance = self.tolerance
+        while True:
+            # Step 1: multipliers, projected gradient, Kuhn–Tucker test.
+            active = self.active
+            lam = active.multipliers(self.gradient)
+            self.multipliers = lam
+            pg = self.gradient - active.matrix @ lam if lam.size else self.gradient
+            self.projected = float(np.sqrt(pg @ pg))
+            hg = self.h @ self.gradient
+            drop = self.choose_drop(lam[active.k :], float(np.sqrt(hg @ hg)))
+            if drop is None and self.projected <= tolerance:
+                return self.finish(
+                    "converged", "Kuhn–Tucker point: projected gradient below tolerance"
+                )
+            if self.iterations >= max_iterations:
+                return self.finish("max_iterations", f"stopped after {max_iterations} iterations")
+            if deadline is not None and time.perf_counter() >= deadline:
+                return self.finish("time_limit", "time limit reached; returning the best iterate")
+            self.iterations += 1
+            if drop is not None:  # Step 2
+                self.drop(drop)
+                continue
+            step = -hg
+            slope = float(self.gradient @ step)
+            if slope >= 0.0:
+                if self.reset():
+                    continue
+                return self.stuck()
+            outcome = self.step(step, slope)  # Steps 3–5
+            if outcome is not None:
+                return outcome
+
+    def choose_drop(self, ineq: FloatArray, hg_norm: float) -> int | None:
+        """Step 2's test: the inequality to drop, or None."""
+        if not ineq.size:
+            return None
+        diagonal = np.diag(self.active.gram_inverse)[self.active.k :]
+        beta = ineq / np.sqrt(diagonal)
+        worst = int(np.argmin(beta))
+        if beta[worst] >= 0.0:
+            return None
+        if self.projected <= self.tolerance:
+            return worst if ineq[worst] < -self.tolerance else None
+        return worst if hg_norm <= -beta[worst] else None
+
+    def drop(self, position: int) -> None:
+        column = self.active.k + position
+        a = self.active.matrix[:, column]
+        pa = self.active.projector(exclude=column) @ a
+        self.h = self.h + np.outer(pa, pa) / float(a @ pa)
+        row = self.active.remove(position)
+        self.inactive[row] = True
+
+    def add(self, row: int) -> None:
+        a = self.a_in[row]
+        ha = self.h @ a
+        curvature = float(a @ ha)
+        self.inactive[row] = False
+        if curvature > 1e-14:
+            self.h = self.h - np.outer(ha, ha) / curvature
+        else:
+            self.h = self.active.projector()
+            self.fresh = True
+
+    def step(self, step: FloatArray, slope: float) -> Descent | None:
+        """Steps 3–5: ratio test, line search, then add a row or update H."""
+        rates = self.a_in @ step
+        blocking = self.inactive & (rates < -1e-14 * float(np.sqrt(step @ step)))
+        limit = np.inf
+        hit = -1
+        if np.any(blocking):
+            candidates = np.flatnonzero(blocking)
+            slack = self.a_in[candidates] @ self.phi - self.b_in[candidates]
+            ratios = np.maximum(slack, 0.0) / -rates[candidates]
+            best = int(np.argmin(ratios))
+            limit = float(ratios[best])
+            hit = int(candidates[best])
+        if hit >= 0 and limit <= 1e-15:  # blocked at once: add the row without moving
+            self.active.add(hit)
+            self.add(hit)
+            return None
+        cap = min(1.0, limit)
+        at_cap = self.active.with_row(hit) if hit >= 0 and limit <= 1.0 else None
+        trial = _Trial(self.objective, self.phi, step, self.active, cap, at_cap)
+        search = line_search(trial, self.value, slope, cap)
+        self.evaluations += search.evaluations
+        if search.alpha <= 0.0 or search.gradient is None:
+            return None if self.reset() else self.stuck()
+        new_phi = trial.points[search.alpha]
+        sigma = new_phi - self.phi
+        y = search.gradient - self.gradient
+        self.phi, self.value, self.gradient = new_phi, search.value, search.gradient
+        if self.callback is not None:
+            self.callback(self.phi, self.value)
+        self.fresh = False
+        if at_cap is not None and search.alpha >= cap:  # Step 4
+            self.add(hit)
+            self.active = at_cap
+            if self.fresh:
+                self.h = self.active.projector()
+            return None
+        self.update(sigma, y)  # Step 5
+        return None
+
+    def update(self, sigma: FloatArray, y: FloatArray) -> None:
+        """Fletcher's switch: BFGS when σᵀy ≥ yᵀHy, else DFP; skipped unless σᵀy > 0."""
+        sy = float(sigma @ y)
+        if sy <= 1e-300:
+            return
+        hy = self.h @ y
+        yhy = float(y @ hy)
+        if sy >= yhy:
+            rho = 1.0 / sy
+            cross = np.outer(sigma, hy)
+            self.h = (
+                self.h
+                - rho * (cross + cross.T)
+                + (rho * (1.0 + rho * yhy)) * np.outer(sigma, sigma)
+            )
+        else:
+            self.h = self.h - np.outer(hy, hy) / yhy + np.outer(sigma, sigma) / sy
+        self.h = 0.5 * (self.h + self.h.T)

@@ -1,0 +1,120 @@
+"""Inexact line search with Powell's conditions and cubic Hermite interpolation.
+
+Trial steps lie in ``(0, cap]`` with ``cap = min(1, λ_max)``. A step α is accepted when
+it gives sufficient decrease, ``G(α) ≤ G(0) + c₁ α G'(0)``, and either the curvature
+condition ``G'(α) ≥ c₂ G'(0)`` holds or α is the cap. Between a point that satisfies
+sufficient decrease and one that does not, the next trial minimises the cubic Hermite
+interpolant of G and G' at both ends (the gradient costs about as much as G, so every
+trial computes both). G never increases: every accepted α has ``G(α) ≤ G(0)``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import NamedTuple
+
+from .._checks import FloatArray
+
+__all__ = ["LineSearchResult", "cubic_minimiser", "line_search"]
+
+Trial = Callable[[float], tuple[float, FloatArray, float]]
+"""α ↦ (G, gradient, directional derivative G'(α)) at the trial point."""
+
+
+class LineSearchResult(NamedTuple):
+    """An accepted step, or ``alpha == 0`` when none was found.
+
+    Attributes:
+        alpha: Accepted step length; 0 when the search failed.
+        value: G at the accepted point.
+        gradient: Gradient at the accepted point (None when failed).
+        evaluations: Objective evaluations used.
+    """
+
+    alpha: float
+    value: float
+    gradient: FloatArray | None
+    evaluations: int
+
+
+def cubic_minimiser(a: float, fa: float, da: float, b: float, fb: float, db: float) -> float:
+    """Minimiser of the cubic Hermite interpolant of (f, f') at a and b, or the midpoint.
+
+    Args:
+        a: Left end.
+        fa: f(a).
+        da: f'(a).
+        b: Right end.
+        fb: f(b).
+        db: f'(b).
+
+    Returns:
+        A point in (a, b), kept at least 10% of the interval from either end.
+    """
+    width = b - a
+    lo = a + 0.1 * width
+    hi = b - 0.1 * width
+    d1 = da + db - 3.0 * (fa - fb) / (a - b)
+    radicand = d1 * d1 - da * db
+    if radicand >= 0.0 and math.isfinite(radicand):
+        d2 = math.copysign(math.sqrt(radicand), b - a)
+        denominator = db - da + 2.0 * d2
+        if denominator != 0.0:
+            x = b - (b - a) * (db + d2 - d1) / denominator
+            if math.isfinite(x):
+                return min(max(x, lo), hi)
+    return 0.5 * (a + b)
+
+
+def line_search(
+    trial: Trial,
+    value0: float,
+    slope0: float,
+    cap: float,
+    *,
+    c1: float = 1e-4,
+    c2: float = 0.9,
+    max_evaluations: int = 30,
+) -> LineSearchResult:
+    """Find a step in ``(0, cap]`` along a descent direction.
+
+    Args:
+        trial: Evaluates the objective at step α.
+        value0: G at α = 0.
+        slope0: G'(0) < 0.
+        cap: Largest step, ``min(1, λ_max)`` > 0.
+        c1: Sufficient-decrease constant.
+        c2: Curvature constant, c1 < c2 < 1.
+        max_evaluations: Most trials.
+
+    Returns:
+        The accepted step (α > 0), or α = 0 when no step decreased G.
+    """
+    noise = 1e-13 * abs(value0)
+    lo_alpha, lo_value, lo_slope = 0.0, value0, slope0
+    lo_gradient: FloatArray | None = None
+    hi: tuple[float, float, float] | None = None
+    alpha = cap
+    evaluations = 0
+    while evaluations < max_evaluations:
+        value, gradient, slope = trial(alpha)
+        evaluations += 1
+        decrease = value <= value0 + c1 * alpha * slope0 or (
+            value <= value0 and c1 * alpha * -slope0 <= noise
+        )
+        if decrease and value <= lo_value:
+            if slope >= c2 * slope0 or alpha >= cap:
+                return LineSearchResult(alpha, value, gradient, evaluations)
+            lo_alpha, lo_value, lo_slope, lo_gradient = alpha, value, slope, gradient
+        else:
+            hi = (alpha, value, slope)
+        if hi is None:  # pragma: no cover - the first trial is at the cap
+            alpha = min(cap, 2.0 * alpha)
+            continue
+        if hi[0] - lo_alpha <= 1e-15 * max(cap, 1e-300):
+            break
+        alpha = cubic_minimiser(lo_alpha, lo_value, lo_slope, hi[0], hi[1], hi[2])
+    if lo_alpha > 0.0 and lo_gradient is not None:
+        return LineSearchResult(lo_alpha, lo_value, lo_gradient, evaluations)
+    return LineSearchResult(0.0, value0, None, evaluations)

@@ -1,0 +1,94 @@
+"""The solver's variables: scaled free DOFs φ and the joint limits over them.
+
+The variables are the problem's free DOFs V (in some chain, not locked). With the scale
+``s = 1 − rigidity``, ``θ_V = s ∘ φ`` and every other DOF keeps its start value. A limit
+row ``aᵀθ ≥ b`` becomes ``(a_V ∘ s)ᵀφ ≥ b − a_Fᵀθ_F``, normalised to a unit row; rows
+with no free DOF are constants (checked at the start pose) and dropped. Equalities are
+replaced by an orthonormal basis of their row space, so that redundant joint-group
+equations do no harm.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .._checks import FloatArray
+from ..problem import Problem
+
+__all__ = ["ReducedSpace"]
+
+IntArray = np.ndarray[tuple[int], np.dtype[np.intp]]
+
+
+@dataclass(frozen=True, eq=False)
+class ReducedSpace:
+    """The map θ ↔ φ and the unit-row limits ``E φ = e``, ``A φ ≥ b``.
+
+    Attributes:
+        variables: θ indices of the free DOFs, shape (n_v,).
+        scale: s per free DOF, shape (n_v,).
+        base: θ with the fixed DOFs at their start values, shape (n_dofs,).
+        a_eq: Orthonormal equality rows, shape (k, n_v).
+        b_eq: Shape (k,).
+        a_in: Unit inequality rows, shape (m, n_v).
+        b_in: Shape (m,).
+        in_rows: For each inequality row, its row in ``figure.limits``, shape (m,).
+    """
+
+    variables: IntArray
+    scale: FloatArray
+    base: FloatArray = field(repr=False)
+    a_eq: FloatArray = field(repr=False)
+    b_eq: FloatArray = field(repr=False)
+    a_in: FloatArray = field(repr=False)
+    b_in: FloatArray = field(repr=False)
+    in_rows: IntArray = field(repr=False)
+
+    @classmethod
+    def build(cls, problem: Problem, theta0: FloatArray) -> ReducedSpace:
+        """Reduce ``problem``'s limits to its free DOFs at the start pose ``theta0``."""
+        variables = problem.variables
+        rigidity = problem.figure.rigidity[variables]
+        scale = 1.0 - rigidity
+        fixed = np.ones(problem.n_dofs, dtype=bool)
+        fixed[variables] = False
+        limits = problem.limits
+        phi0 = theta0[variables] / scale
+
+        a_in = limits.a_in[:, variables] * scale
+        b_in = limits.b_in - limits.a_in[:, fixed] @ theta0[fixed]
+        norms = np.linalg.norm(a_in, axis=1)
+        keep = norms > 1e-12
+        in_rows = np.flatnonzero(keep)
+        a_in = a_in[keep] / norms[keep, None]
+        b_in = b_in[keep] / norms[keep]
+
+        a_eq = limits.a_eq[:, variables] * scale
+        if a_eq.shape[0]:
+            _, singular, vt = np.linalg.svd(a_eq, full_matrices=False)
+            rank = int(np.sum(singular > 1e-10 * max(float(singular.max(initial=0.0)), 1e-300)))
+            a_eq = vt[:rank]
+        b_eq: FloatArray = np.asarray(a_eq @ phi0, dtype=np.float64)
+        base = theta0.copy()
+        return cls(variables, scale, base, a_eq, b_eq, a_in, b_in, in_rows)
+
+    @property
+    def n(self) -> int:
+        """Number of variables."""
+        return len(self.variables)
+
+    def phi(self, theta: FloatArray) -> FloatArray:
+        """φ of a full θ, shape (n_v,)."""
+        return theta[self.variables] / self.scale
+
+    def theta(self, phi: FloatArray) -> FloatArray:
+        """Full θ of φ, shape (n_dofs,)."""
+        theta = self.base.copy()
+        theta[self.variables] = self.scale * phi
+        return theta
+
+    def gradient(self, gradient: FloatArray) -> FloatArray:
+        """∂G/∂φ from ∂G/∂θ, shape (n_v,)."""
+        return gradient[self.variables] * self.scale

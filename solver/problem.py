@@ -1,0 +1,269 @@
+"""A figure with constraints: the objective G_all(θ) and its gradient (SPEC §3)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from ._checks import FloatArray
+from .constraint import AnyOf, Constraint
+from .exceptions import SolverInputError
+from .figure import Figure
+from .goals.base import Goal
+
+__all__ = ["Problem", "Term"]
+
+
+@dataclass(frozen=True)
+class Term:
+    """One summand of G_all: a constraint, or a disjunctive set of them.
+
+    Attributes:
+        weight: Weight of the term (a constraint's own weight, or the AnyOf's).
+        members: Indices of the leaf constraints in :attr:`Problem.leaves`.
+        disjunctive: True for an AnyOf (the term is ``weight · min_j w_j G_j``).
+    """
+
+    weight: float
+    members: tuple[int, ...]
+    disjunctive: bool
+
+
+class Problem:
+    """Minimise ``G_all(θ) = Σ w_i G_i(θ)`` over a figure's DOFs within its limits.
+
+    The variables are the union of all constraints' chains (chain reconciliation, seed
+    000 §10), less DOFs locked by rigidity 1; every variable DOF that moves an
+    effector enters that constraint's gradient. Other DOFs stay fixed.
+
+    Args:
+        figure: The figure.
+        constraints: Constraints and :class:`AnyOf` sets, at least one.
+
+    Raises:
+        SolverInputError: For an empty list, an item of the wrong type, an effector on an
+            unknown segment, or a chain start that is not the effector's segment or one
+            of its ancestors.
+    """
+
+    def __init__(self, figure: Figure, constraints: Sequence[Constraint | AnyOf]) -> None:
+        if not isinstance(figure, Figure):
+            raise SolverInputError(f"Problem needs a solver.Figure, got {type(figure).__name__}")
+        items = list(constraints)
+        if not items:
+            raise SolverInputError("Problem needs at least one constraint; the list is empty")
+        self.figure = figure
+        self.kinematics = figure.kinematics
+        self.limits = figure.limits
+        self._version = figure.version
+        leaves: list[Constraint] = []
+        terms: list[Term] = []
+        for k, item in enumerate(items):
+            if isinstance(item, Constraint):
+                terms.append(Term(1.0, (len(leaves),), False))
+                leaves.append(item)
+            elif isinstance(item, AnyOf):
+                first = len(leaves)
+                leaves.extend(item.constraints)
+                terms.append(Term(item.weight, tuple(range(first, len(leaves))), True))
+            else:
+                raise SolverInputError(
+                    f"constraint {k} must be a solver.Constraint or solver.AnyOf, "
+                    f"got {type(item).__name__}"
+                )
+        self.constraints = tuple(items)
+        self.leaves = tuple(leaves)
+        self.terms = tuple(terms)
+        n = figure.n_dofs
+        chains = np.zeros((len(leaves), n), dtype=bool)
+        segments: list[int] = []
+        for i, leaf in enumerate(leaves):
+            segment = figure.segment(leaf.effector.segment)
+            segments.append(segment.index)
+            chains[i] = self._chain(segment.index, leaf)
+        locked = figure.rigidity >= 1.0
+        self.variable_mask = chains.any(axis=0) & ~locked
+        self.variables = np.flatnonzero(self.variable_mask)
+        self.chains = chains
+        self.effector_segments = np.array(segments, np.intp)
+        self._segment_nodes = self.kinematics.segment_node[self.effector_segments]
+        local = np.zeros((len(leaves), 4, 3))
+        for i, leaf in enumerate(leaves):
+            local[i, :3, 0] = leaf.effector.point
+            local[i, 3, 0] = 1.0
+            local[i, :3, 1] = leaf.effector.x_axis
+            local[i, :3, 2] = leaf.effector.y_axis
+        self._local = local
+        self._weights = np.array([c.weight for c in leaves])
+        moves = self.kinematics.moves[self.effector_segments] & self.variable_mask
+        self._moves_t = np.ascontiguousarray(moves.T, dtype=np.float64)
+        self._plain = all(not t.disjunctive for t in terms)
+        self._goals = tuple(c.goal for c in leaves)
+        kinds: dict[type[Goal], list[int]] = {}
+        for i, goal in enumerate(self._goals):
+            kinds.setdefault(type(goal), []).append(i)
+        self._batches = tuple(
+            (np.array(members, np.intp), kind.stack([self._goals[k] for k in members]))
+            for kind, members in kinds.items()
+        )
+        self._single = len(self._batches) == 1
+        rotation = self.kinematics.dof_rotation[:, None]
+        self._angular = rotation.astype(np.float64)
+        self._rotation = rotation
+
+    def _chain(self, segment: int, leaf: Constraint) -> NDArray[np.bool_]:
+        kin = self.kinematics
+        fig = self.figure
+        start = None if leaf.chain_start is None else fig.segment(leaf.chain_start).index
+        mask = np.zeros(fig.n_dofs, dtype=bool)
+        current = segment
+        path: list[int] = []
+        while current >= 0:
+            path.append(current)
+            if current == start:
+                break
+            current = int(kin.segment_parent[current])
+        if start is not None and path[-1] != start:
+            raise SolverInputError(
+                f"{leaf.name}: chain_start {leaf.chain_start!r} is not segment "
+                f"{leaf.effector.segment!r} or one of its ancestors",
+                item=leaf.name,
+            )
+        for index in path:
+            mask[fig.segments[index].dof_indices] = True
+        return mask
+
+    @property
+    def n_dofs(self) -> int:
+        """Length of θ."""
+        return self.figure.n_dofs
+
+    def check_current(self) -> None:
+        """Raise if the figure changed after this problem was built.
+
+        Raises:
+            SolverInputError: If segments or limits were added since.
+        """
+        if self.figure.version != self._version:
+            raise SolverInputError(
+                "the figure changed after this Problem was built; build a new Problem"
+            )
+
+    def objective(self, theta: ArrayLike) -> tuple[float, FloatArray]:
+        """G_all and its gradient.
+
+        Args:
+            theta: Joint values, shape (n_dofs,).
+
+        Returns:
+            ``(value, gradient)``; the gradient has shape (n_dofs,), with the true
+            partial derivative for every variable DOF and 0 for fixed DOFs.
+
+        Raises:
+            SolverInputError: If ``theta`` has the wrong length or holds NaN.
+        """
+        self.check_current()
+        return self.evaluate(self.figure.check_theta(theta))
+
+    def effector_states(self, theta: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
+        """World points and unit axes of all leaf effectors, each shape (m, 3)."""
+        return self._states(self.kinematics.frames(theta))
+
+    def _states(self, frames: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
+        columns = frames[self._segment_nodes] @ self._local
+        points = columns[:, :3, 0]
+        x = columns[:, :3, 1]
+        y = columns[:, :3, 2]
+        if self.kinematics.scaled:
+            x = x / np.linalg.norm(x, axis=1)[:, None]
+            y = y / np.linalg.norm(y, axis=1)[:, None]
+        return points, x, y
+
+    def potentials(self, theta: FloatArray) -> FloatArray:
+        """Unweighted potentials G_i of the leaf constraints, shape (m,)."""
+        return self._goal_values(*self.effector_states(theta))[0]
+
+    def _goal_values(
+        self, points: FloatArray, x: FloatArray, y: FloatArray
+    ) -> tuple[FloatArray, FloatArray, FloatArray | None]:
+        """Potentials (m,), ∂P/∂r (m, 3) and the axes' torque x×∂P/∂x + y×∂P/∂y (m, 3)."""
+        if self._single:
+            values, d_point, d_x, d_y = self._batches[0][1](points, x, y)
+            return values, d_point, _axis_torque(x, y, d_x, d_y)
+        m = len(self._goals)
+        values = np.empty(m)
+        d_point = np.empty((m, 3))
+        torque: FloatArray | None = None
+        for members, batch in self._batches:
+            value, dp, dx, dy = batch(points[members], x[members], y[members])
+            values[members] = value
+            d_point[members] = dp
+            part = _axis_torque(x[members], y[members], dx, dy)
+            if part is not None:
+                if torque is None:
+                    torque = np.zeros((m, 3))
+                torque[members] = part
+        return values, d_point, torque
+
+    def evaluate(self, theta: FloatArray) -> tuple[float, FloatArray]:
+        """G_all and its gradient without input checks (the solver's hot path)."""
+        frames = self.kinematics.frames(theta)
+        points, x, y = self._states(frames)
+        values, d_point, torque = self._goal_values(points, x, y)
+        weighted = self._weights * values
+        if self._plain:
+            total = float(weighted.sum())
+            coefficient = self._weights
+        else:
+            total, coefficient = self._combine(weighted)
+        wrench = np.empty((len(values), 6))
+        moment = cross(points, d_point)
+        if torque is not None:
+            moment += torque
+        wrench[:, :3] = moment
+        wrench[:, 3:] = d_point
+        wrench *= coefficient[:, None]
+        dof_wrench = self._moves_t @ wrench
+        axes, pivots = self.kinematics.dof_axes(frames)
+        twist = np.empty_like(dof_wrench)
+        twist[:, :3] = axes * self._angular
+        twist[:, 3:] = np.where(self._rotation, cross(pivots, axes), axes)
+        return total, (twist * dof_wrench).sum(axis=1)
+
+    def _combine(self, weighted: FloatArray) -> tuple[float, FloatArray]:
+        total = 0.0
+        coefficient = np.zeros(len(weighted))
+        for term in self.terms:
+            members = term.members
+            if term.disjunctive:
+                best = members[int(np.argmin(weighted[list(members)]))]
+                total += term.weight * float(weighted[best])
+                coefficient[best] = term.weight * self._weights[best]
+            else:
+                total += float(weighted[members[0]])
+                coefficient[members[0]] = self._weights[members[0]]
+        return total, coefficient
+
+
+def cross(a: FloatArray, b: FloatArray) -> FloatArray:
+    """Row-wise cross product of (k, 3) arrays (faster than ``np.cross`` for small k)."""
+    a2 = np.concatenate((a, a[:, :2]), axis=1)
+    b2 = np.concatenate((b, b[:, :2]), axis=1)
+    result: FloatArray = a2[:, 1:4] * b2[:, 2:5] - a2[:, 2:5] * b2[:, 1:4]
+    return result
+
+
+def _axis_torque(
+    x: FloatArray, y: FloatArray, d_x: FloatArray | None, d_y: FloatArray | None
+) -> FloatArray | None:
+    if d_x is None and d_y is None:
+        return None
+    torque = np.zeros_like(x)
+    if d_x is not None:
+        torque += cross(x, d_x)
+    if d_y is not None:
+        torque += cross(y, d_y)
+    return torque

@@ -1,0 +1,227 @@
+"""``solve``: minimise G_all within the joint limits, anytime, with seeded restarts."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from ._checks import FloatArray, finite_scalar
+from .exceptions import SolverInputError
+from .optimizer.feasible import perturb
+from .optimizer.goldfarb import Descent, descend
+from .optimizer.result import SolveResult
+from .optimizer.space import ReducedSpace
+from .problem import Problem
+
+__all__ = ["METHODS", "solve"]
+
+METHODS = ("goldfarb",)
+"""Names accepted by ``solve(method=...)``."""
+
+_FEASIBLE = 1e-9
+"""Largest limit violation a start pose may have."""
+
+
+def solve(
+    problem: Problem,
+    theta0: ArrayLike,
+    time_limit: float | None = None,
+    tolerance: float = 1e-10,
+    max_iterations: int = 1000,
+    restarts: int = 8,
+    seed: int = 0,
+    *,
+    method: str = "goldfarb",
+    callback: Callable[[FloatArray, float], None] | None = None,
+) -> SolveResult:
+    """Minimise ``problem``'s G_all from ``theta0`` without ever leaving the limits.
+
+    A descent is Goldfarb's BFGS on Rosen's gradient projection (SPEC §4). When it ends
+    with G_all above ``tolerance`` (a goal not met: a local minimum, often on a limit
+    boundary, or an unreachable goal), up to ``restarts`` further descents start from
+    seeded feasible perturbations (alternately of the start and of the best pose so
+    far) and the best result is kept. Drags pass ``restarts=0`` so that the pose moves
+    continuously from ``theta0``.
+
+    Args:
+        problem: The figure and its constraints.
+        theta0: Start pose, shape (n_dofs,), within the limits (to 1e-9).
+        time_limit: Wall-clock budget [s] checked at the start of every iteration;
+            when it runs out the best iterate so far is returned with status
+            ``"time_limit"``. None: no limit.
+        tolerance: ε of the Kuhn–Tucker test (‖projected gradient‖ and multipliers, in
+            the scaled variables) and the G_all above which restarts run.
+        max_iterations: Most iterations over all descents.
+        restarts: Most restarts; 0 = one local descent.
+        seed: Seed of the restarts' random perturbations (results are deterministic).
+        method: The backend; see :data:`METHODS`.
+        callback: Called with (θ, G_all) at every iterate of every descent.
+
+    Returns:
+        The best pose found; see :class:`solver.SolveResult`.
+
+    Raises:
+        SolverInputError: For a bad option, a ``theta0`` of the wrong length or with
+            NaN, a start pose outside the limits, or a figure changed after the
+            problem was built.
+    """
+    started = time.perf_counter()
+    if not isinstance(problem, Problem):
+        raise SolverInputError(f"solve needs a solver.Problem, got {type(problem).__name__}")
+    problem.check_current()
+    if method not in METHODS:
+        raise SolverInputError(f"unknown method {method!r}; choose one of {METHODS}")
+    theta_start = problem.figure.check_theta(theta0, "theta0")
+    _check_options(time_limit, tolerance, max_iterations, restarts, seed)
+    limits = problem.limits
+    label, amount = limits.worst(theta_start)
+    if amount > _FEASIBLE:
+        raise SolverInputError(
+            f"start pose is outside the limits: {label} is violated by {amount:.6g}; "
+            "clamp the pose into its limits first",
+            item=label,
+        )
+    deadline = None if time_limit is None else started + float(time_limit)
+    space = ReducedSpace.build(problem, theta_start)
+
+    def objective(phi: FloatArray) -> tuple[float, FloatArray]:
+        value, gradient = problem.evaluate(space.theta(phi))
+        return value, space.gradient(gradient)
+
+    reporter = None
+    if callback is not None:
+        report = callback
+
+        def reporter(phi: FloatArray, value: float) -> None:
+            report(space.theta(phi), value)
+
+    phi0 = space.phi(theta_start)
+    if space.n == 0:
+        value, gradient = problem.evaluate(theta_start)
+        return _result(
+            problem,
+            space,
+            theta_start,
+            value,
+            gradient,
+            0,
+            1,
+            "converged",
+            "no free DOFs: every DOF in the chains is locked",
+            (),
+            0.0,
+            started,
+            0,
+        )
+
+    rng = np.random.default_rng(seed)
+    total_iterations = 0
+    total_evaluations = 0
+    best: Descent | None = None
+    runs = 0
+    for attempt in range(restarts + 1):
+        if attempt == 0:
+            start = phi0
+        else:
+            assert best is not None
+            origin = phi0 if attempt % 2 == 1 else best.phi
+            radius = min(np.pi, 0.5 * (1 + attempt // 2))
+            start = perturb(origin, space.a_eq, space.a_in, space.b_in, radius, rng)
+        run = descend(
+            objective,
+            start,
+            space.a_eq,
+            space.b_eq,
+            space.a_in,
+            space.b_in,
+            tolerance=tolerance,
+            max_iterations=max(max_iterations - total_iterations, 0),
+            deadline=deadline,
+            callback=reporter,
+        )
+        runs = attempt
+        total_iterations += run.iterations
+        total_evaluations += run.evaluations
+        if best is None or run.value < best.value:
+            best = run
+        out_of_time = deadline is not None and time.perf_counter() >= deadline
+        if (
+            best.value <= tolerance
+            or run.status in ("time_limit", "max_iterations")
+            or out_of_time
+            or total_iterations >= max_iterations
+        ):
+            break
+    assert best is not None
+    status, message = best.status, best.message
+    if status != "converged" and best is not run and run.status in ("time_limit", "max_iterations"):
+        status, message = run.status, run.message
+    theta = space.theta(best.phi)
+    value, gradient = problem.evaluate(theta)
+    active_rows = tuple(int(space.in_rows[j]) for j in best.active)
+    return _result(
+        problem,
+        space,
+        theta,
+        value,
+        gradient,
+        total_iterations,
+        total_evaluations,
+        status,
+        message,
+        active_rows,
+        best.projected_gradient,
+        started,
+        runs,
+    )
+
+
+def _result(
+    problem: Problem,
+    space: ReducedSpace,
+    theta: FloatArray,
+    value: float,
+    gradient: FloatArray,
+    iterations: int,
+    evaluations: int,
+    status: str,
+    message: str,
+    active: tuple[int, ...],
+    projected: float,
+    started: float,
+    restarts: int,
+) -> SolveResult:
+    labels = problem.limits.in_labels
+    del space
+    return SolveResult(
+        x=theta,
+        fun=value,
+        jac=gradient,
+        nit=iterations,
+        nfev=evaluations,
+        status=status,
+        message=message,
+        active_set=tuple(labels[j] for j in active),
+        active=active,
+        max_violation=problem.limits.max_violation(theta),
+        projected_gradient=projected,
+        elapsed=time.perf_counter() - started,
+        restarts=restarts,
+    )
+
+
+def _check_options(
+    time_limit: float | None, tolerance: float, max_iterations: int, restarts: int, seed: int
+) -> None:
+    if time_limit is not None and finite_scalar(time_limit, "time_limit") <= 0.0:
+        raise SolverInputError(f"time_limit must be > 0 seconds or None, got {time_limit}")
+    if finite_scalar(tolerance, "tolerance") <= 0.0:
+        raise SolverInputError(f"tolerance must be > 0, got {tolerance}")
+    for name, number, least in (("max_iterations", max_iterations, 1), ("restarts", restarts, 0)):
+        if isinstance(number, bool) or not isinstance(number, (int, np.integer)) or number < least:
+            raise SolverInputError(f"{name} must be an integer ≥ {least}, got {number!r}")
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+        raise SolverInputError(f"seed must be an integer, got {seed!r}")

@@ -1,0 +1,403 @@
+"""Behaviour of ``solver.solve``: feasibility, descent, Kuhn–Tucker points, known answers."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from solver import (
+    AnyOf,
+    Constraint,
+    Dof,
+    Effector,
+    Figure,
+    Problem,
+    SolverInputError,
+    goals,
+    solve,
+)
+from solver.optimizer.space import ReducedSpace
+
+
+def translation(x: float, y: float, z: float) -> np.ndarray:
+    matrix = np.eye(4)
+    matrix[:3, 3] = (x, y, z)
+    return matrix
+
+
+def random_rotation(rng: np.random.Generator) -> np.ndarray:
+    q, _ = np.linalg.qr(rng.normal(size=(3, 3)))
+    if np.linalg.det(q) < 0:
+        q[:, 0] *= -1
+    return q
+
+
+def planar_arm(lengths: list[float], lower: float = -math.pi, upper: float = math.pi) -> Figure:
+    """Links along +Y rotating about Z; segment k's joint sits at the end of link k − 1."""
+    fig = Figure()
+    parent = None
+    for k, _ in enumerate(lengths):
+        rest = translation(0.0, lengths[k - 1] if k else 0.0, 0.0)
+        name = f"link{k}"
+        fig.add_segment(name, parent, rest, [Dof.rotation("z", lower=lower, upper=upper)])
+        parent = name
+    return fig
+
+
+def tip(fig: Figure, lengths: list[float]) -> Effector:
+    return Effector(f"link{len(lengths) - 1}", (0.0, lengths[-1], 0.0))
+
+
+def random_problem(seed: int, n_segments: int, n_goals: int) -> tuple[Problem, np.ndarray]:
+    """A random tree with bounds, a limit polygon, a joint-group equality and random goals.
+
+    The zero pose is feasible: bounds contain 0, polygons contain the origin and the
+    equalities are homogeneous.
+    """
+    rng = np.random.default_rng(seed)
+    fig = Figure()
+    names: list[str] = []
+    for k in range(n_segments):
+        rest = np.eye(4)
+        rest[:3, :3] = random_rotation(rng)
+        rest[:3, 3] = rng.normal(size=3) * 0.3 + (0.0, 0.3, 0.0)
+        dofs = []
+        for _ in range(int(rng.integers(1, 4))):
+            lower = -float(rng.uniform(0.1, 2.0))
+            upper = float(rng.uniform(0.1, 2.0))
+            if rng.random() < 0.15:
+                dofs.append(Dof.translation(rng.normal(size=3), lower=lower / 4, upper=upper / 4))
+            else:
+                rigidity = float(rng.choice([0.0, 0.0, 0.3, 0.7]))
+                dofs.append(
+                    Dof.rotation(rng.normal(size=3), lower=lower, upper=upper, rigidity=rigidity)
+                )
+        parent = names[int(rng.integers(len(names)))] if names else None
+        name = f"s{k}"
+        fig.add_segment(name, parent, rest, dofs)
+        names.append(name)
+    two = [s for s in fig.segments if len(s.dofs) >= 2]
+    if two:
+        seg = two[int(rng.integers(len(two)))]
+        sides = int(rng.integers(3, 8))
+        radius = float(rng.uniform(0.2, 1.0))
+        turn = float(rng.uniform(0, 2 * math.pi))
+        angles = turn + 2 * math.pi * np.arange(sides) / sides
+        if rng.random() < 0.5:
+            angles = angles[::-1]
+        fig.add_polygon_limit(
+            seg.name, (0, 1), np.c_[radius * np.cos(angles), radius * np.sin(angles)]
+        )
+    if fig.n_dofs >= 4 and rng.random() < 0.7:
+        a, b = rng.choice(len(fig.segments), size=2, replace=False)
+        first, second = fig.segments[int(a)], fig.segments[int(b)]
+        fig.add_linear_equality(
+            {(first.name, 0): 1.0, (second.name, 0): -float(rng.uniform(0.3, 1.5))}
+        )
+    kinds = [
+        lambda p, f: goals.Position(p),
+        lambda p, f: goals.Orientation(f[:, 0], f[:, 1]),
+        lambda p, f: goals.PositionOrientation(p, f[:, 0], f[:, 1], w_position=0.7, c_dy=0.0),
+        lambda p, f: goals.Aim(p + rng.normal(size=3)),
+        lambda p, f: goals.Line(p, rng.normal(size=3)),
+        lambda p, f: goals.Plane(p, rng.normal(size=3)),
+        lambda p, f: goals.HalfSpace(p, rng.normal(size=3)),
+    ]
+    theta_goal = rng.uniform(fig.lower, fig.upper) * 0.5
+    theta_goal = np.where(np.isfinite(theta_goal), theta_goal, 0.0)
+    frames = fig.forward(np.zeros(fig.n_dofs) if fig.limits.a_eq.size else theta_goal)
+    constraints: list[Constraint | AnyOf] = []
+    for _ in range(n_goals):
+        seg = fig.segments[int(rng.integers(len(fig.segments)))]
+        point = rng.normal(size=3) * 0.2
+        frame = frames[seg.index]
+        target = frame[:3, :3] @ point + frame[:3, 3] + rng.normal(size=3) * 0.3
+        orientation = random_rotation(rng)
+        goal = kinds[int(rng.integers(len(kinds)))](target, orientation)
+        constraints.append(Constraint(Effector(seg.name, point), goal, float(rng.uniform(0.5, 2))))
+    if len(constraints) >= 3 and rng.random() < 0.3:
+        constraints = [AnyOf(constraints[:2]), *constraints[2:]]
+    return Problem(fig, constraints), np.zeros(fig.n_dofs)
+
+
+def kkt_residuals(problem: Problem, theta0: np.ndarray, theta: np.ndarray, active: tuple[int, ...]):
+    """‖Pg‖, the smallest inequality multiplier and ‖g‖, in the solver's scaled variables."""
+    space = ReducedSpace.build(problem, theta0)
+    _, gradient = problem.objective(theta)
+    g = space.gradient(gradient)
+    rows = [space.a_eq]
+    position = {int(row): k for k, row in enumerate(space.in_rows)}
+    rows.append(space.a_in[[position[j] for j in active]])
+    matrix = np.vstack(rows).T
+    if matrix.shape[1] == 0:
+        return float(np.linalg.norm(g)), math.inf, float(np.linalg.norm(g))
+    lam, *_ = np.linalg.lstsq(matrix, g, rcond=None)
+    projected = float(np.linalg.norm(g - matrix @ lam))
+    inequality = lam[space.a_eq.shape[0] :]
+    smallest = float(inequality.min()) if inequality.size else math.inf
+    return projected, smallest, float(np.linalg.norm(g))
+
+
+# -- invariants --------------------------------------------------------------------------
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    seed=st.integers(0, 2**31 - 1),
+    n_segments=st.integers(1, 6),
+    n_goals=st.integers(1, 4),
+)
+def test_solve_iterates_are_feasible_and_monotonic_and_end_at_kuhn_tucker_points(
+    seed: int, n_segments: int, n_goals: int
+) -> None:
+    problem, theta0 = random_problem(seed, n_segments, n_goals)
+    values: list[float] = []
+    violations: list[float] = []
+
+    def record(theta: np.ndarray, value: float) -> None:
+        values.append(value)
+        violations.append(problem.limits.max_violation(theta))
+        assert value == pytest.approx(problem.objective(theta)[0], rel=1e-12, abs=1e-300)
+
+    result = solve(problem, theta0, restarts=0, max_iterations=400, callback=record)
+    assert max(violations) <= 1e-9
+    assert result.max_violation <= 1e-9
+    assert all(b <= a for a, b in itertools.pairwise(values)), "G increased"
+    assert result.fun <= problem.objective(theta0)[0]
+    if result.status == "converged":
+        projected, smallest, norm = kkt_residuals(problem, theta0, result.x, result.active)
+        floor = max(1e-10, 1e-7 * norm)
+        assert projected <= floor
+        assert smallest >= -floor
+    else:
+        assert result.status in ("max_iterations", "stalled")
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_solve_with_restarts_is_feasible_deterministic_and_never_worse(seed: int) -> None:
+    problem, theta0 = random_problem(1000 + seed, 5, 3)
+    single = solve(problem, theta0, restarts=0)
+    first = solve(problem, theta0, restarts=4, seed=7)
+    again = solve(problem, theta0, restarts=4, seed=7)
+    assert first.max_violation <= 1e-9
+    assert first.fun <= single.fun
+    np.testing.assert_array_equal(first.x, again.x)
+    assert first.nfev == again.nfev
+
+
+# -- known answers -----------------------------------------------------------------------
+
+
+def test_two_link_arm_reaches_the_law_of_cosines_solution() -> None:
+    lengths = [1.0, 0.8]
+    fig = Figure()
+    fig.add_segment("link0", None, np.eye(4), [Dof.rotation("z", lower=-math.pi, upper=math.pi)])
+    fig.add_segment(
+        "link1", "link0", translation(0, 1.0, 0), [Dof.rotation("z", lower=0.0, upper=math.pi)]
+    )
+    target = np.array([-0.9, 1.1, 0.0])
+    problem = Problem(fig, [Constraint(tip(fig, lengths), goals.Position(target))])
+    result = solve(problem, np.zeros(2), restarts=0)
+    assert result.status == "converged"
+    distance = float(np.linalg.norm(target))
+    elbow = math.pi - math.acos((1.0 + 0.64 - distance**2) / (2 * 1.0 * 0.8))
+    assert result.x[1] == pytest.approx(elbow, abs=1e-8)
+    reached = fig.forward(result.x)[1] @ np.array([0, 0.8, 0, 1])
+    np.testing.assert_allclose(reached[:3], target, atol=1e-8)
+
+
+def test_three_link_arm_with_orientation_has_the_unique_solution() -> None:
+    lengths = [0.5, 0.4, 0.3]
+    fig = planar_arm(lengths, lower=-2.5, upper=2.5)
+    truth = np.array([0.3, -0.8, 1.1])
+    frame = fig.forward(truth)[2]
+    point = frame[:3, :3] @ np.array([0, 0.3, 0]) + frame[:3, 3]
+    goal = goals.PositionOrientation(point, frame[:3, 0], frame[:3, 1], w_position=0.5)
+    problem = Problem(fig, [Constraint(tip(fig, lengths), goal)])
+    result = solve(problem, np.zeros(3))
+    assert result.status == "converged"
+    assert result.fun < 1e-16
+    # planar 3R with position and heading: two branches; the limits and the seeded
+    # search find one of them, and the heading is exact on both
+    heading = float(result.x.sum())
+    assert heading == pytest.approx(truth.sum(), abs=1e-7)
+
+
+def test_unreachable_target_stretches_the_arm_toward_it() -> None:
+    lengths = [1.0, 1.0]
+    fig = planar_arm(lengths)
+    target = np.array([3.0, 3.0, 0.0])
+    problem = Problem(fig, [Constraint(tip(fig, lengths), goals.Position(target))])
+    result = solve(problem, np.array([0.2, 0.3]))
+    assert result.status == "converged"
+    reach = float(np.linalg.norm(target)) - 2.0
+    assert result.fun == pytest.approx(reach**2, rel=1e-9)
+    assert abs(result.x[1]) < 1e-4  # straight elbow
+    end = fig.forward(result.x)[1] @ np.array([0, 1, 0, 1])
+    direction = end[:3] / np.linalg.norm(end[:3])
+    np.testing.assert_allclose(direction, target / np.linalg.norm(target), atol=1e-6)
+
+
+def test_goal_already_met_means_no_motion_and_one_iteration_at_most() -> None:
+    lengths = [1.0, 0.7, 0.4]
+    fig = planar_arm(lengths)
+    theta0 = np.array([0.2, -0.4, 0.9])
+    frame = fig.forward(theta0)[2]
+    target = frame[:3, :3] @ np.array([0, 0.4, 0]) + frame[:3, 3]
+    problem = Problem(fig, [Constraint(tip(fig, lengths), goals.Position(target))])
+    value0, _ = problem.objective(theta0)
+    result = solve(problem, theta0)
+    assert result.status == "converged"
+    assert result.nit <= 1
+    assert result.fun <= value0
+    np.testing.assert_allclose(result.x, theta0, atol=1e-12)
+
+
+def test_target_reachable_only_on_a_polygon_edge() -> None:
+    """A 2-DOF joint (θ0 about z, θ1 about x) inside a polygon that cuts a corner with
+    the edge θ0 + θ1 = 0.6; the target's only in-limit solution lies on that edge (its
+    other branch is far outside). The descent from the far side of the polygon runs
+    into the edge, holds it active and slides along it to the target."""
+    vertices = [(-0.5, 0.0), (0.6, 0.0), (0.0, 0.6), (-0.5, 0.6)]
+    fig = Figure()
+    fig.add_segment("link0", None, np.eye(4), [Dof.rotation("z"), Dof.rotation("x")])
+    fig.add_segment("link1", "link0", translation(0, 1.0, 0), [])
+    fig.add_polygon_limit("link0", (0, 1), vertices)
+    on_edge = np.array([0.25, 0.35])
+    frame = fig.forward(on_edge)[1]
+    target = frame[:3, :3] @ np.array([0, 0.5, 0]) + frame[:3, 3]
+    effector = Effector("link1", (0.0, 0.5, 0.0))
+    problem = Problem(fig, [Constraint(effector, goals.Position(target))])
+    result = solve(problem, np.array([-0.4, 0.05]), restarts=0)
+    assert result.status == "converged"
+    assert result.fun < 1e-18
+    np.testing.assert_allclose(result.x, on_edge, atol=1e-8)
+    assert "polygon of link0[0, 1] edge 1" in result.active_set
+    assert result.max_violation <= 1e-9
+
+
+def test_rigid_dof_moves_less_than_a_free_one() -> None:
+    lengths = [0.6, 0.6, 0.6]
+
+    def first_joint_motion(rigidity: float) -> float:
+        fig = Figure()
+        parent = None
+        for k in range(3):
+            rest = translation(0, lengths[k - 1] if k else 0, 0)
+            r = rigidity if k == 0 else 0.0
+            fig.add_segment(f"link{k}", parent, rest, [Dof.rotation("z", rigidity=r)])
+            parent = f"link{k}"
+        target = np.array([0.9, 0.9, 0.0])
+        problem = Problem(fig, [Constraint(tip(fig, lengths), goals.Position(target))])
+        result = solve(problem, np.array([0.0, 0.3, 0.3]), restarts=0)
+        assert result.fun < 1e-16
+        return abs(float(result.x[0]))
+
+    assert first_joint_motion(0.9) < 0.5 * first_joint_motion(0.0)
+
+
+def test_locked_dof_never_moves() -> None:
+    fig = Figure()
+    fig.add_segment("a", None, np.eye(4), [Dof.rotation("z", rigidity=1.0), Dof.rotation("x")])
+    fig.add_segment("b", "a", translation(0, 1, 0), [Dof.rotation("z")])
+    problem = Problem(fig, [Constraint(Effector("b", (0, 1, 0)), goals.Position((1.0, 0.5, 0.3)))])
+    theta0 = np.array([0.4, 0.0, 0.0])
+    result = solve(problem, theta0)
+    assert result.x[0] == 0.4
+    assert 0 not in problem.variables
+
+
+def test_joint_group_equalities_hold_at_every_iterate() -> None:
+    fig = Figure()
+    parent = None
+    for k in range(6):
+        name = f"v{k}"
+        fig.add_segment(
+            name,
+            parent,
+            translation(0, 0.1 if k else 0, 0),
+            [Dof.rotation("x", lower=-0.3, upper=0.3)],
+        )
+        parent = name
+    ratios = [1.0, 0.8, 0.6, 0.5, 0.4, 0.2]
+    for k in range(1, 6):
+        fig.add_linear_equality({("v0", 0): ratios[k], (f"v{k}", 0): -ratios[0]})
+    effector = Effector("v5", (0, 0.1, 0))
+    problem = Problem(fig, [Constraint(effector, goals.Position((0, 0.3, 0.45)))])
+    seen: list[np.ndarray] = []
+    result = solve(problem, np.zeros(6), callback=lambda theta, value: seen.append(theta))
+    for theta in seen:
+        np.testing.assert_allclose(theta, theta[0] * np.array(ratios), atol=1e-9)
+    np.testing.assert_allclose(result.x, result.x[0] * np.array(ratios), atol=1e-9)
+    assert result.max_violation <= 1e-9
+
+
+# -- anytime and limits on work ----------------------------------------------------------
+
+
+def test_time_limit_returns_a_feasible_better_or_equal_pose() -> None:
+    problem, theta0 = random_problem(77, 6, 4)
+    result = solve(problem, theta0, time_limit=1e-6)
+    assert result.status == "time_limit"
+    assert result.max_violation <= 1e-9
+    assert result.fun <= problem.objective(theta0)[0]
+
+
+def test_max_iterations_is_reported() -> None:
+    lengths = [1.0, 0.7, 0.4]
+    fig = planar_arm(lengths)
+    problem = Problem(fig, [Constraint(tip(fig, lengths), goals.Position((0.3, 1.2, 0.0)))])
+    result = solve(problem, np.zeros(3), max_iterations=2, restarts=0)
+    assert result.status == "max_iterations"
+    assert result.nit == 2
+    assert not result.success
+
+
+def test_result_carries_scipy_vocabulary() -> None:
+    lengths = [1.0, 0.7]
+    fig = planar_arm(lengths)
+    problem = Problem(fig, [Constraint(tip(fig, lengths), goals.Position((0.3, 1.2, 0.0)))])
+    result = solve(problem, np.zeros(2))
+    assert result.theta is result.x
+    assert result.objective == result.fun
+    assert result.iterations == result.nit
+    assert result.success
+    assert result.nfev >= result.nit
+    value, gradient = problem.objective(result.x)
+    assert result.fun == value
+    np.testing.assert_array_equal(result.jac, gradient)
+    assert result.elapsed > 0.0
+    assert isinstance(result.message, str) and result.message
+
+
+def test_solve_raises_if_start_pose_is_outside_the_limits() -> None:
+    fig = planar_arm([1.0, 1.0], lower=-1.0, upper=1.0)
+    problem = Problem(fig, [Constraint(tip(fig, [1.0, 1.0]), goals.Position((1, 1, 0)))])
+    with pytest.raises(SolverInputError, match=r"link1\[0\] ≤ 1.*violated by 0\.5"):
+        solve(problem, np.array([0.0, 1.5]))
+
+
+# -- pinned evaluation counts ------------------------------------------------------------
+
+
+def test_pinned_counts_planar_arm() -> None:
+    lengths = [1.0, 0.7, 0.4]
+    fig = planar_arm(lengths, lower=-2.0, upper=2.0)
+    problem = Problem(fig, [Constraint(tip(fig, lengths), goals.Position((-0.6, 1.1, 0.0)))])
+    result = solve(problem, np.zeros(3), restarts=0)
+    assert result.status == "converged"
+    assert (result.nit, result.nfev) == PINNED["planar_arm"]
+
+
+def test_pinned_counts_random_tree() -> None:
+    problem, theta0 = random_problem(4242, 6, 3)
+    result = solve(problem, theta0, restarts=0)
+    assert (result.nit, result.nfev) == PINNED["random_tree"]
+
+
+PINNED = {"planar_arm": (22, 24), "random_tree": (31, 32)}
