@@ -114,6 +114,10 @@ class AnyOf:
     __slots__ = ("constraints", "name", "weight")
 
     def __init__(self, constraints: Sequence[Constraint], weight: float = 1.0, *, name: str = ""):
+        if isinstance(constraints, Constraint) or not isinstance(constraints, Sequence):
+            raise SolverInputError(
+                f"AnyOf needs a list of constraints, got {type(constraints).__name__}"
+            )
         members = tuple(constraints)
         if not members:
             raise SolverInputError("AnyOf needs at least one constraint")

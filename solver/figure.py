@@ -212,6 +212,12 @@ class Figure:
                 item=f"segment {name!r}",
             )
         matrix = _rest_matrix(rest, name)
+        if isinstance(dofs, Dof) or not isinstance(dofs, Sequence):
+            raise SolverInputError(
+                f"segment {name!r}: dofs must be a list of solver.Dof, got "
+                f"{type(dofs).__name__}; wrap a single DOF in a list",
+                item=f"segment {name!r}",
+            )
         dof_list = tuple(dofs)
         for k, dof in enumerate(dof_list):
             if not isinstance(dof, Dof):
@@ -245,7 +251,7 @@ class Figure:
                 non-convex polygon.
         """
         seg = self.segment(segment)
-        pair = tuple(dofs)
+        pair = tuple(dofs) if isinstance(dofs, Sequence) else ()
         if len(pair) != 2 or pair[0] == pair[1]:
             raise SolverInputError(
                 f"polygon limit on {segment!r}: dofs must be two different DOF positions, "

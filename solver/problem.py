@@ -52,6 +52,11 @@ class Problem:
     def __init__(self, figure: Figure, constraints: Sequence[Constraint | AnyOf]) -> None:
         if not isinstance(figure, Figure):
             raise SolverInputError(f"Problem needs a solver.Figure, got {type(figure).__name__}")
+        if isinstance(constraints, (Constraint, AnyOf)) or not isinstance(constraints, Sequence):
+            raise SolverInputError(
+                "Problem needs a list of constraints (solver.Constraint or solver.AnyOf), got "
+                f"{type(constraints).__name__}; wrap a single constraint in a list"
+            )
         items = list(constraints)
         if not items:
             raise SolverInputError("Problem needs at least one constraint; the list is empty")

@@ -129,7 +129,9 @@ def solve(
             assert best is not None
             origin = phi0 if attempt % 2 == 1 else best.phi
             radius = min(np.pi, 0.5 * (1 + attempt // 2))
-            start = perturb(origin, space.a_eq, space.a_in, space.b_in, radius, rng)
+            start = perturb(
+                origin, space.lower, space.upper, space.a_eq, space.a_in, space.b_in, radius, rng
+            )
         run = descend(
             objective,
             start,

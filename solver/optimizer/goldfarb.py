@@ -6,7 +6,9 @@ State: feasible φ; the active set (equalities always in); ``H`` (n×n, positive
 semi-definite, ``H·N = 0`` for the matrix N of active rows as columns).
 
 1. g = ∇G(φ); multipliers λ = (NᵀN)⁻¹Nᵀg; projected gradient ``Pg = g − Nλ``. If
-   ‖Pg‖ ≤ ε and every inequality multiplier is ≥ −ε: a Kuhn–Tucker point.
+   ‖Pg‖ ≤ ε and every inequality multiplier is ≥ −ε: a Kuhn–Tucker point. Here
+   ``ε = max(tolerance, 1e-7·‖g‖, 1e-6·√G)`` (:func:`kkt_floor`): when G stays large
+   (an unreachable goal) rounding hides any further decrease.
 2. Scaled multipliers ``β_j = λ_j (NᵀN)⁻¹_jj^(−1/2)``. If some β_j < 0 and either
    ‖Pg‖ ≤ ε or ``‖Hg‖ ≤ −β_j`` (Goldfarb's test), drop the most negative:
    ``H ← H + P a aᵀ P / (aᵀ P a)``, P the projector onto the null space of the
@@ -33,7 +35,7 @@ import numpy as np
 from .._checks import FloatArray
 from .linesearch import line_search
 
-__all__ = ["Descent", "descend"]
+__all__ = ["Descent", "descend", "kkt_floor"]
 
 Objective = Callable[[FloatArray], tuple[float, FloatArray]]
 
@@ -41,6 +43,10 @@ _ACTIVE = 1e-10
 """A row is active at the start when its slack is at most this."""
 _ROUNDING = 1e-7
 """Relative size of ‖Pg‖ against ‖g‖ below which rounding hides any further decrease."""
+_ROUNDING_ROOT = 1e-6
+"""Size of ‖Pg‖ against √G below which a step's decrease (about ‖Pg‖²) is lost to rounding."""
+_FLAT_STEPS = 2
+"""Steps in a row without a decrease of G after which the descent stops."""
 
 
 @dataclass(frozen=True)
@@ -70,6 +76,17 @@ class Descent:
     active: tuple[int, ...]
     projected_gradient: float
     multipliers: FloatArray
+
+
+def kkt_floor(tolerance: float, gradient: FloatArray, value: float) -> float:
+    """ε of the Kuhn–Tucker test: ``max(tolerance, 1e-7·‖g‖, 1e-6·√G)``.
+
+    The relative terms matter only while G stays large (an unreachable goal): a step
+    along a projected gradient of size 1e-6·√G lowers G by about 1e-12·G, which
+    rounding hides.
+    """
+    norm = float(np.sqrt(gradient @ gradient))
+    return max(tolerance, _ROUNDING * norm, _ROUNDING_ROOT * float(np.sqrt(abs(value))))
 
 
 class _ActiveSet:
@@ -234,6 +251,7 @@ class _Run:
         self.inactive[self.active.rows] = False
         self.h = self.active.projector()
         self.fresh = True
+        self.flat = 0
         self.projected = np.inf
         self.multipliers = np.empty(0)
 
@@ -259,8 +277,16 @@ class _Run:
         self.fresh = True
         return True
 
+    def floor(self) -> float:
+        """ε of the Kuhn–Tucker test (see the module's step 1)."""
+        return kkt_floor(self.tolerance, self.gradient, self.value)
+
     def stuck(self) -> Descent:
-        floor = max(self.tolerance, _ROUNDING * float(np.linalg.norm(self.gradient)))
+        """End a descent whose line search finds no decrease.
+
+        Converged at a Kuhn–Tucker point (to the floor of :func:`kkt_floor`), else stalled.
+        """
+        floor = self.floor()
         ineq = self.multipliers[self.active.k :]
         if self.projected <= floor and (not ineq.size or float(ineq.min()) >= -floor):
             return self.finish(
@@ -269,7 +295,6 @@ class _Run:
         return self.finish("stalled", "line search found no decrease; not a Kuhn–Tucker point")
 
     def loop(self, max_iterations: int, deadline: float | None) -> Descent:
-        tolerance = self.tolerance
         while True:
             # Step 1: multipliers, projected gradient, Kuhn–Tucker test.
             active = self.active
@@ -279,7 +304,7 @@ class _Run:
             self.projected = float(np.sqrt(pg @ pg))
             hg = self.h @ self.gradient
             drop = self.choose_drop(lam[active.k :], float(np.sqrt(hg @ hg)))
-            if drop is None and self.projected <= tolerance:
+            if drop is None and self.projected <= self.floor():
                 return self.finish(
                     "converged", "Kuhn–Tucker point: projected gradient below tolerance"
                 )
@@ -310,8 +335,9 @@ class _Run:
         worst = int(np.argmin(beta))
         if beta[worst] >= 0.0:
             return None
-        if self.projected <= self.tolerance:
-            return worst if ineq[worst] < -self.tolerance else None
+        floor = self.floor()
+        if self.projected <= floor:
+            return worst if ineq[worst] < -floor else None
         return worst if hg_norm <= -beta[worst] else None
 
     def drop(self, position: int) -> None:
@@ -357,6 +383,9 @@ class _Run:
         self.evaluations += search.evaluations
         if search.alpha <= 0.0 or search.gradient is None:
             return None if self.reset() else self.stuck()
+        self.flat = self.flat + 1 if search.value >= self.value else 0
+        if self.flat > _FLAT_STEPS:
+            return self.stuck()
         new_phi = trial.points[search.alpha]
         sigma = new_phi - self.phi
         y = search.gradient - self.gradient

@@ -35,6 +35,8 @@ class ReducedSpace:
         a_in: Unit inequality rows, shape (m, n_v).
         b_in: Shape (m,).
         in_rows: For each inequality row, its row in ``figure.limits``, shape (m,).
+        lower: Lower bounds of φ (−inf where none), shape (n_v,).
+        upper: Upper bounds of φ (+inf where none), shape (n_v,).
     """
 
     variables: IntArray
@@ -45,6 +47,8 @@ class ReducedSpace:
     a_in: FloatArray = field(repr=False)
     b_in: FloatArray = field(repr=False)
     in_rows: IntArray = field(repr=False)
+    lower: FloatArray = field(repr=False)
+    upper: FloatArray = field(repr=False)
 
     @classmethod
     def build(cls, problem: Problem, theta0: FloatArray) -> ReducedSpace:
@@ -72,7 +76,9 @@ class ReducedSpace:
             a_eq = vt[:rank]
         b_eq: FloatArray = np.asarray(a_eq @ phi0, dtype=np.float64)
         base = theta0.copy()
-        return cls(variables, scale, base, a_eq, b_eq, a_in, b_in, in_rows)
+        lower = problem.figure.lower[variables] / scale
+        upper = problem.figure.upper[variables] / scale
+        return cls(variables, scale, base, a_eq, b_eq, a_in, b_in, in_rows, lower, upper)
 
     @property
     def n(self) -> int:

@@ -1,0 +1,50 @@
+"""Shared fixtures: seeded generators and random figures (see ``helpers.py``)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+import pytest
+from helpers import FigureSpec, random_figure_spec
+
+from solver import Dof, Figure
+
+
+@pytest.fixture
+def rng() -> np.random.Generator:
+    """A generator with a fixed seed: every run draws the same numbers."""
+    return np.random.default_rng(20240521)
+
+
+@pytest.fixture
+def random_figure() -> Callable[..., Figure]:
+    """``random_figure(rng, n_segments, chain=False, scale=True, max_dofs=3)`` → Figure."""
+
+    def build(rng: np.random.Generator, n_segments: int, **options: bool | int) -> Figure:
+        return random_figure_spec(rng, n_segments, **options)[1]  # type: ignore[arg-type]
+
+    return build
+
+
+@pytest.fixture
+def random_figure_with_spec() -> Callable[..., tuple[FigureSpec, Figure]]:
+    """Like ``random_figure``, also returning the raw spec for the reference FK."""
+    return random_figure_spec
+
+
+@pytest.fixture
+def arm() -> Figure:
+    """A three-segment arm along +y: shoulder (x, z rotations), elbow (x), hand (no DOFs).
+
+    Shoulder x in [−1, 1], shoulder z unbounded, elbow x in [0, 2.5]; 0.3 between joints.
+    """
+    offset = np.eye(4)
+    offset[1, 3] = 0.3
+    fig = Figure()
+    fig.add_segment("shoulder", dofs=[Dof.rotation("x", lower=-1.0, upper=1.0), Dof.rotation("z")])
+    fig.add_segment(
+        "elbow", parent="shoulder", rest=offset, dofs=[Dof.rotation("x", lower=0.0, upper=2.5)]
+    )
+    fig.add_segment("hand", parent="elbow", rest=offset)
+    return fig

@@ -1,0 +1,175 @@
+"""Joint limits as unit-row linear constraints: bounds, polygons, equalities (SPEC §1)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from solver import Dof, Figure, LinearLimits
+from solver.limits import polygon_rows
+
+
+def _random_convex_polygon(rng: np.random.Generator, m: int) -> np.ndarray:
+    """A random convex polygon, counter-clockwise, on a rotated ellipse."""
+    # Spread the angles so that no edge is nearly degenerate.
+    angles = np.linspace(0.0, 2 * np.pi, m, endpoint=False) + rng.uniform(0, 0.5 / m, size=m)
+    radii = rng.uniform(0.3, 1.5, size=2)
+    turn = rng.uniform(0, np.pi)
+    rotation = np.array([[np.cos(turn), -np.sin(turn)], [np.sin(turn), np.cos(turn)]])
+    points = np.stack([radii[0] * np.cos(angles), radii[1] * np.sin(angles)], axis=1)
+    return points @ rotation.T + rng.normal(scale=0.5, size=2)
+
+
+def _inside_ccw(polygon: np.ndarray, point: np.ndarray) -> tuple[bool, float]:
+    """Reference test for a CCW convex polygon: (inside, distance-like margin)."""
+    edges = np.roll(polygon, -1, axis=0) - polygon
+    rel = point - polygon
+    cross = (edges[:, 0] * rel[:, 1] - edges[:, 1] * rel[:, 0]) / np.linalg.norm(edges, axis=1)
+    return bool(np.all(cross >= 0.0)), float(np.min(np.abs(cross)))
+
+
+def _inside_rows(rows: np.ndarray, offsets: np.ndarray, point: np.ndarray) -> bool:
+    return bool(np.all(rows @ point - offsets >= 0.0))
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_polygon_rows_cw_and_ccw_give_the_same_region(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    ccw = _random_convex_polygon(rng, int(rng.integers(3, 9)))
+    shift = int(rng.integers(len(ccw)))
+    cw = np.roll(ccw[::-1], shift, axis=0)
+    rows_ccw, off_ccw = polygon_rows(ccw, "ccw")
+    rows_cw, off_cw = polygon_rows(cw, "cw")
+    low, high = ccw.min(axis=0) - 0.5, ccw.max(axis=0) + 0.5
+    inside_count = 0
+    for point in rng.uniform(low, high, size=(400, 2)):
+        expected, margin = _inside_ccw(ccw, point)
+        if margin < 1e-9:
+            continue
+        assert _inside_rows(rows_ccw, off_ccw, point) is expected
+        assert _inside_rows(rows_cw, off_cw, point) is expected
+        inside_count += expected
+    assert 0 < inside_count < 400  # the samples saw both sides
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_polygon_rows_are_unit_and_pass_through_their_edge(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    for polygon in (p := _random_convex_polygon(rng, 6), p[::-1].copy()):
+        rows, offsets = polygon_rows(polygon, "p")
+        assert rows.shape == (6, 2) and offsets.shape == (6,)
+        np.testing.assert_allclose(np.linalg.norm(rows, axis=1), 1.0, atol=1e-15)
+        following = np.roll(polygon, -1, axis=0)
+        # Row k belongs to the edge from vertex k to vertex k + 1.
+        np.testing.assert_allclose(np.einsum("ij,ij->i", rows, polygon), offsets, atol=1e-12)
+        np.testing.assert_allclose(np.einsum("ij,ij->i", rows, following), offsets, atol=1e-12)
+        # Every vertex is inside every edge's half-plane; the centroid strictly.
+        assert np.all(rows @ polygon.T - offsets[:, None] >= -1e-12)
+        assert np.all(rows @ polygon.mean(axis=0) - offsets > 0.0)
+
+
+def test_polygon_rows_of_a_unit_square() -> None:
+    square = np.array([(0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0)])
+    rows, offsets = polygon_rows(square, "square")
+    np.testing.assert_allclose(rows, [(0, 1), (-1, 0), (0, -1), (1, 0)], atol=1e-15)
+    np.testing.assert_allclose(offsets, [0, -1, -1, 0], atol=1e-15)
+
+
+def test_polygon_limit_rows_sit_on_the_polygon_dofs() -> None:
+    fig = Figure()
+    fig.add_segment("root", dofs=[Dof.translation("x")])
+    fig.add_segment(
+        "shoulder", parent="root", dofs=[Dof.rotation("x"), Dof.rotation("y"), Dof.rotation("z")]
+    )
+    # A triangle over (shoulder[2], shoulder[0]): θ3 horizontal, θ1 vertical.
+    triangle = [(-0.5, -0.5), (0.5, -0.5), (0.0, 0.5)]
+    fig.add_polygon_limit("shoulder", dofs=(2, 0), vertices=triangle)
+    limits = fig.limits
+    assert limits.a_in.shape == (3, 4)
+    assert np.all(limits.a_in[:, [0, 2]] == 0.0)
+    np.testing.assert_allclose(np.linalg.norm(limits.a_in, axis=1), 1.0, atol=1e-15)
+    assert all("polygon of shoulder[2, 0]" in label for label in limits.in_labels)
+    inside = np.array([9.0, 0.1, 5.0, 0.0])  # θ3 = 0, θ1 = 0.1
+    outside = np.array([0.0, 0.4, 0.0, 0.4])  # θ3 = 0.4, θ1 = 0.4: right of the apex
+    assert limits.max_violation(inside) == 0.0
+    assert limits.max_violation(outside) > 0.0
+
+
+def test_bound_rows_are_unit_with_labels() -> None:
+    fig = Figure()
+    fig.add_segment(
+        "a",
+        dofs=[
+            Dof.rotation("x", lower=-1.0, upper=2.0),
+            Dof.rotation("y"),
+            Dof.translation("z", upper=0.5),
+        ],
+    )
+    limits = fig.limits
+    np.testing.assert_array_equal(limits.a_in, [[1, 0, 0], [-1, 0, 0], [0, 0, -1]])
+    np.testing.assert_array_equal(limits.b_in, [-1.0, -2.0, -0.5])
+    assert limits.in_labels == ("a[0] ≥ -1", "a[0] ≤ 2", "a[2] ≤ 0.5")
+    assert limits.a_eq.shape == (0, 3)
+    assert limits.b_eq.shape == (0,)
+
+
+def test_figure_without_limits_has_empty_rows() -> None:
+    fig = Figure()
+    fig.add_segment("a", dofs=[Dof.rotation("x")])
+    limits = fig.limits
+    assert isinstance(limits, LinearLimits)
+    assert limits.a_in.shape == (0, 1)
+    assert limits.max_violation(np.array([1e6])) == 0.0
+    assert limits.worst(np.array([1e6])) == ("", 0.0)
+
+
+def test_equality_rows_are_unit() -> None:
+    fig = Figure()
+    fig.add_segment("spine1", dofs=[Dof.rotation("x")])
+    fig.add_segment("spine2", parent="spine1", dofs=[Dof.rotation("x"), Dof.rotation("y")])
+    fig.add_linear_equality({("spine1", 0): 3.0, ("spine2", 1): 4.0}, rhs=10.0)
+    limits = fig.limits
+    np.testing.assert_allclose(limits.a_eq, [[0.6, 0.0, 0.8]], atol=1e-15)
+    np.testing.assert_allclose(limits.b_eq, [2.0], atol=1e-15)
+    assert "spine1[0]" in limits.eq_labels[0] and "spine2[1]" in limits.eq_labels[0]
+    # The constraint means the same after normalising: 3·θ0 + 4·θ2 = 10.
+    assert limits.max_violation(np.array([2.0, 7.0, 1.0])) == pytest.approx(0.0, abs=1e-15)
+    assert limits.max_violation(np.array([0.0, 0.0, 0.0])) == pytest.approx(2.0)
+
+
+def test_max_violation_and_worst_pick_the_largest() -> None:
+    fig = Figure()
+    fig.add_segment(
+        "a",
+        dofs=[Dof.rotation("x", lower=-1.0, upper=1.0), Dof.rotation("y", lower=0.0)],
+    )
+    fig.add_linear_equality({("a", 0): 1.0, ("a", 1): -1.0}, rhs=0.0)
+    limits = fig.limits
+    feasible = np.array([0.5, 0.5])
+    assert limits.max_violation(feasible) == 0.0
+    assert limits.worst(feasible) == ("", 0.0)
+
+    # a[0] is 0.3 above its upper bound; the equality is off by 0.2 / √2.
+    theta = np.array([1.3, 1.5])
+    assert limits.max_violation(theta) == pytest.approx(0.3)
+    label, amount = limits.worst(theta)
+    assert label == "a[0] ≤ 1"
+    assert amount == pytest.approx(0.3)
+
+    # Now the equality is the worst: off by 2 / √2 = √2, while a[1] is 1 below 0.
+    theta = np.array([1.0, -1.0])
+    eq, ineq = limits.violations(theta)
+    np.testing.assert_allclose(eq, [2.0 / np.sqrt(2.0)])
+    np.testing.assert_allclose(ineq, [0.0, 0.0, 1.0])
+    label, amount = limits.worst(theta)
+    assert label.startswith("equality #0")
+    assert amount == pytest.approx(np.sqrt(2.0))
+    assert limits.max_violation(theta) == pytest.approx(np.sqrt(2.0))
+
+
+def test_violations_are_zero_on_the_boundary() -> None:
+    fig = Figure()
+    fig.add_segment("a", dofs=[Dof.rotation("x", lower=-1.0, upper=1.0)])
+    eq, ineq = fig.limits.violations(np.array([1.0]))
+    assert eq.shape == (0,)
+    np.testing.assert_array_equal(ineq, [0.0, 0.0])
