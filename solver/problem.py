@@ -253,11 +253,21 @@ class Problem:
         return total, coefficient
 
 
+def _levi_civita() -> FloatArray:
+    tensor = np.zeros((3, 3, 3))
+    for i, j, k in ((0, 1, 2), (1, 2, 0), (2, 0, 1)):
+        tensor[j, k, i] = 1.0
+        tensor[k, j, i] = -1.0
+    return tensor.reshape(9, 3)
+
+
+_EPSILON = _levi_civita()
+"""ε_jki as a (9, 3) matrix: (a ⊗ b) flattened times it is a × b."""
+
+
 def cross(a: FloatArray, b: FloatArray) -> FloatArray:
-    """Row-wise cross product of (k, 3) arrays (faster than ``np.cross`` for small k)."""
-    a2 = np.concatenate((a, a[:, :2]), axis=1)
-    b2 = np.concatenate((b, b[:, :2]), axis=1)
-    result: FloatArray = a2[:, 1:4] * b2[:, 2:5] - a2[:, 2:5] * b2[:, 1:4]
+    """Row-wise cross product of (k, 3) arrays: two calls, faster than ``np.cross``."""
+    result: FloatArray = (a[:, :, None] * b[:, None, :]).reshape(-1, 9) @ _EPSILON
     return result
 
 

@@ -300,3 +300,24 @@ def test_pinned_counts_random_tree() -> None:
 
 
 PINNED = {"planar_arm": (22, 24), "random_tree": (30, 31)}
+
+
+def test_degenerate_vertex_where_three_limits_meet() -> None:
+    """A polygon vertex on a bound: three rows through one point, one of them dependent."""
+    fig = Figure()
+    arm = [Dof.rotation("x", lower=-1.0, upper=1.0), Dof.rotation("z", lower=-1.0, upper=1.0)]
+    fig.add_segment("arm", dofs=arm)
+    forearm = [Dof.rotation("x", lower=-2.0, upper=2.0), Dof.rotation("z", lower=-2.0, upper=2.0)]
+    fig.add_segment("forearm", "arm", translation(0, 1, 0), forearm)
+    fig.add_polygon_limit("arm", (0, 1), [(1.0, 0.0), (0.0, 1.0), (-1.0, 0.0), (0.0, -1.0)])
+    target = (1.081573425008814, -1.0626978548969899, -0.43560012010943305)
+    problem = Problem(fig, [Constraint(Effector("forearm", (0, 1, 0)), goals.Position(target))])
+    theta0 = np.array([0.0, 0.0, -0.9725242827670428, -0.13221755130013713])
+    result = solve(problem, theta0, restarts=0)
+    assert result.status == "converged"
+    assert result.max_violation <= 1e-9
+    vertex_rows = {"arm[0] ≥ -1", "polygon of arm[0, 1] edge 1", "polygon of arm[0, 1] edge 2"}
+    assert len(vertex_rows & set(result.active_set)) <= 2  # never three dependent rows
+    projected, smallest, norm = kkt_residuals(problem, theta0, result.x, result.active)
+    assert projected <= max(1e-10, 1e-7 * norm, 1e-6 * math.sqrt(result.fun))
+    assert smallest >= -max(1e-10, 1e-7 * norm, 1e-6 * math.sqrt(result.fun))

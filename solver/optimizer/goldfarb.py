@@ -140,6 +140,18 @@ class _ActiveSet:
         result: FloatArray = np.eye(self.n) - matrix @ inverse
         return result
 
+    def project(self, vector: FloatArray) -> FloatArray:
+        """``vector`` less its component in the span of the active rows."""
+        if not self.matrix.shape[1]:
+            return vector
+        result: FloatArray = vector - self.matrix @ (self.gram_inverse @ (self.matrix.T @ vector))
+        return result
+
+    def independent(self, row: FloatArray) -> bool:
+        """Whether ``row`` (unit) is linearly independent of the active rows."""
+        rest = self.project(row)
+        return float(rest @ rest) > 1e-10
+
     def multipliers(self, gradient: FloatArray) -> FloatArray:
         if not self.matrix.shape[1]:
             return np.empty(0)
@@ -245,7 +257,7 @@ class _Run:
         for j in np.argsort(slack):
             if slack[j] > _ACTIVE:
                 break
-            if float(a_in[j] @ self.active.projector() @ a_in[j]) > 1e-10:
+            if self.active.independent(a_in[j]):
                 self.active.add(int(j))
         self.inactive = np.ones(len(b_in), dtype=bool)
         self.inactive[self.active.rows] = False
@@ -304,9 +316,12 @@ class _Run:
             self.projected = float(np.sqrt(pg @ pg))
             hg = self.h @ self.gradient
             drop = self.choose_drop(lam[active.k :], float(np.sqrt(hg @ hg)))
-            if drop is None and self.projected <= self.floor():
+            floor = self.floor()
+            if drop is None and self.projected <= floor:
                 return self.finish(
-                    "converged", "Kuhn–Tucker point: projected gradient below tolerance"
+                    "converged",
+                    f"Kuhn–Tucker point: projected gradient {self.projected:.3g} ≤ {floor:.3g}"
+                    + ("" if floor == self.tolerance else " (the rounding floor of a large G)"),
                 )
             if self.iterations >= max_iterations:
                 return self.finish("max_iterations", f"stopped after {max_iterations} iterations")
@@ -361,17 +376,24 @@ class _Run:
 
     def step(self, step: FloatArray, slope: float) -> Descent | None:
         """Steps 3–5: ratio test, line search, then add a row or update H."""
+        step = self.active.project(step)
         rates = self.a_in @ step
         blocking = self.inactive & (rates < -1e-14 * float(np.sqrt(step @ step)))
-        limit = np.inf
-        hit = -1
-        if np.any(blocking):
-            candidates = np.flatnonzero(blocking)
-            slack = self.a_in[candidates] @ self.phi - self.b_in[candidates]
-            ratios = np.maximum(slack, 0.0) / -rates[candidates]
-            best = int(np.argmin(ratios))
-            limit = float(ratios[best])
-            hit = int(candidates[best])
+        while True:
+            limit = np.inf
+            hit = -1
+            if np.any(blocking):
+                candidates = np.flatnonzero(blocking)
+                slack = self.a_in[candidates] @ self.phi - self.b_in[candidates]
+                ratios = np.maximum(slack, 0.0) / -rates[candidates]
+                best = int(np.argmin(ratios))
+                limit = float(ratios[best])
+                hit = int(candidates[best])
+            if hit < 0 or limit > 1.0 or self.active.independent(self.a_in[hit]):
+                break
+            # A row in the span of the active rows (a degenerate vertex: three limits
+            # through one point) cannot be added; the step keeps it to rounding.
+            blocking[hit] = False
         if hit >= 0 and limit <= 1e-15:  # blocked at once: add the row without moving
             self.active.add(hit)
             self.add(hit)
