@@ -115,6 +115,7 @@ class Problem:
             for kind, members in kinds.items()
         )
         self._single = len(self._batches) == 1
+        self._kappa = np.array([goal.curvature() for goal in self._goals]).reshape(-1, 3)
         rotation = self.kinematics.dof_rotation[:, None]
         self._angular = rotation.astype(np.float64)
         self._rotation = rotation
@@ -237,6 +238,40 @@ class Problem:
         twist[:, :3] = axes * self._angular
         twist[:, 3:] = np.where(self._rotation, cross(pivots, axes), axes)
         return total, (twist * dof_wrench).sum(axis=1)
+
+    def gauss_newton(self, theta: FloatArray) -> FloatArray:
+        """Gauss–Newton curvature ``Σ_e c_e J_eᵀ diag(κ_e) J_e`` of G_all at ``theta``.
+
+        ``J_e`` stacks the Jacobians of effector e's point and axes over all DOFs, ``κ_e``
+        its goal's :meth:`~solver.goals.Goal.curvature` weights and ``c_e`` its weight
+        in G_all (for an :class:`AnyOf`, the member that is smallest at ``theta``).
+
+        Returns:
+            Shape (n_dofs, n_dofs), positive semi-definite, zero outside the variables.
+        """
+        frames = self.kinematics.frames(theta)
+        points, x, y = self._states(frames)
+        values = self._goal_values(points, x, y)[0]
+        weighted = self._weights * values
+        coefficient = self._weights if self._plain else self._combine(weighted)[1]
+        axes, pivots = self.kinematics.dof_axes(frames)
+        m, n = points.shape[0], axes.shape[0]
+        spin = np.broadcast_to(axes, (m, n, 3)).reshape(-1, 3)
+        lever = (points[:, None, :] - pivots[None, :, :]).reshape(-1, 3)
+        rotation = self._rotation[None, :, :]
+        point_rows = np.where(rotation, cross(spin, lever).reshape(m, n, 3), axes[None])
+        x_rows = np.where(rotation, cross(spin, np.repeat(x, n, axis=0)).reshape(m, n, 3), 0.0)
+        y_rows = np.where(rotation, cross(spin, np.repeat(y, n, axis=0)).reshape(m, n, 3), 0.0)
+        scale = (
+            np.sqrt(coefficient[:, None] * self._kappa)[:, None, :] * self._moves_t.T[:, :, None]
+        )
+        jacobian = np.concatenate(
+            [point_rows * scale[:, :, :1], x_rows * scale[:, :, 1:2], y_rows * scale[:, :, 2:]],
+            axis=2,
+        )
+        stacked = jacobian.transpose(1, 0, 2).reshape(n, 9 * m)
+        result: FloatArray = stacked @ stacked.T
+        return result
 
     def _combine(self, weighted: FloatArray) -> tuple[float, FloatArray]:
         total = 0.0

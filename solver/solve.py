@@ -16,10 +16,16 @@ from .optimizer.result import SolveResult
 from .optimizer.space import ReducedSpace
 from .problem import Problem
 
-__all__ = ["METHODS", "solve"]
+__all__ = ["METHODS", "START_METRICS", "solve"]
 
 METHODS = ("goldfarb",)
 """Names accepted by ``solve(method=...)``."""
+
+START_METRICS = ("gauss_newton", "identity")
+"""Names accepted by ``solve(start_metric=...)``."""
+
+_DESCENT_ITERATIONS = 200
+"""Least iterations of one descent when restarts may follow (else 4 per variable)."""
 
 _FEASIBLE = 1e-9
 """Largest limit violation a start pose may have."""
@@ -35,6 +41,7 @@ def solve(
     seed: int = 0,
     *,
     method: str = "goldfarb",
+    start_metric: str = "gauss_newton",
     callback: Callable[[FloatArray, float], None] | None = None,
 ) -> SolveResult:
     """Minimise ``problem``'s G_all from ``theta0`` without ever leaving the limits.
@@ -54,10 +61,17 @@ def solve(
             ``"time_limit"``. None: no limit.
         tolerance: ε of the Kuhn–Tucker test (‖projected gradient‖ and multipliers, in
             the scaled variables) and the G_all above which restarts run.
-        max_iterations: Most iterations over all descents.
+        max_iterations: Most iterations over all descents; with restarts, one descent
+            takes at most max(200, 4 × variables) of them.
         restarts: Most restarts; 0 = one local descent.
         seed: Seed of the restarts' random perturbations (results are deterministic).
         method: The backend; see :data:`METHODS`.
+        start_metric: How the inverse-Hessian estimate H starts and restarts (see
+            :data:`START_METRICS`): ``"gauss_newton"`` (default) inverts the damped
+            Gauss–Newton curvature of the goals on the null space of the active limits,
+            so the first steps are damped least-squares steps; ``"identity"`` is the
+            1994 paper's projector ``I − A(AᵀA)⁻¹Aᵀ``. Either way every later step is
+            Goldfarb's projected BFGS.
         callback: Called with (θ, G_all) at every iterate of every descent.
 
     Returns:
@@ -74,6 +88,10 @@ def solve(
     problem.check_current()
     if method not in METHODS:
         raise SolverInputError(f"unknown method {method!r}; choose one of {METHODS}")
+    if start_metric not in START_METRICS:
+        raise SolverInputError(
+            f"unknown start_metric {start_metric!r}; choose one of {START_METRICS}"
+        )
     theta_start = problem.figure.check_theta(theta0, "theta0")
     _check_options(time_limit, tolerance, max_iterations, restarts, seed)
     limits = problem.limits
@@ -90,6 +108,11 @@ def solve(
     def objective(phi: FloatArray) -> tuple[float, FloatArray]:
         value, gradient = problem.evaluate(space.theta(phi))
         return value, space.gradient(gradient)
+
+    def curvature(phi: FloatArray) -> FloatArray:
+        hessian = problem.gauss_newton(space.theta(phi))[np.ix_(space.variables, space.variables)]
+        result: FloatArray = hessian * np.outer(space.scale, space.scale)
+        return result
 
     reporter = None
     if callback is not None:
@@ -118,6 +141,8 @@ def solve(
         )
 
     rng = np.random.default_rng(seed)
+    # A descent that crawls must not use up the restarts' budget.
+    per_descent = max_iterations if restarts == 0 else max(_DESCENT_ITERATIONS, 4 * space.n)
     total_iterations = 0
     total_evaluations = 0
     best: Descent | None = None
@@ -140,9 +165,10 @@ def solve(
             space.a_in,
             space.b_in,
             tolerance=tolerance,
-            max_iterations=max(max_iterations - total_iterations, 0),
+            max_iterations=min(max_iterations - total_iterations, per_descent),
             deadline=deadline,
             callback=reporter,
+            curvature=curvature if start_metric == "gauss_newton" else None,
         )
         runs = attempt
         total_iterations += run.iterations
@@ -152,7 +178,7 @@ def solve(
         out_of_time = deadline is not None and time.perf_counter() >= deadline
         if (
             best.value <= tolerance
-            or run.status in ("time_limit", "max_iterations")
+            or run.status == "time_limit"
             or out_of_time
             or total_iterations >= max_iterations
         ):

@@ -33,6 +33,10 @@ class Aim(Goal):
         self.point: FloatArray = finite_array(point, "Aim goal point", (3,))
         self.c_d = nonnegative(c_d, "Aim goal c_d")
 
+    def curvature(self) -> tuple[float, float, float]:
+        """See :meth:`Goal.curvature`: the aimed axis only."""
+        return (0.0, 0.0, 2.0 * self.c_d**2)
+
     @classmethod
     def stack(cls, goals: Sequence[Goal]) -> Batch:
         """See :meth:`Goal.stack`."""

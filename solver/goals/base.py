@@ -91,6 +91,15 @@ class Goal(ABC):
             A function of the stacked effector states; see :data:`Batch`.
         """
 
+    def curvature(self) -> tuple[float, float, float]:
+        """Gauss–Newton weights of the effector's point, x axis and y axis.
+
+        P is (close to) ``κ_r‖δr‖² + κ_x‖δx‖² + κ_y‖δy‖²`` near its minimum, up to the
+        directions it ignores; the solver builds its starting inverse-Hessian estimate
+        from ``Σ J_eᵀ diag(κ) J_e``. Returns ``(κ_r, κ_x, κ_y)``, each ≥ 0.
+        """
+        return (2.0, 0.0, 0.0)
+
     def evaluate(self, point: FloatArray, x_axis: FloatArray, y_axis: FloatArray) -> GoalValue:
         """P and its gradient at one effector state.
 

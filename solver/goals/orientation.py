@@ -34,6 +34,10 @@ class Orientation(Goal):
         self.c_dx = nonnegative(c_dx, "Orientation goal c_dx")
         self.c_dy = nonnegative(c_dy, "Orientation goal c_dy")
 
+    def curvature(self) -> tuple[float, float, float]:
+        """See :meth:`Goal.curvature`."""
+        return (0.0, 2.0 * self.c_dx**2, 2.0 * self.c_dy**2)
+
     @classmethod
     def stack(cls, goals: Sequence[Goal]) -> Batch:
         """See :meth:`Goal.stack`."""
@@ -77,6 +81,11 @@ class PositionOrientation(Goal):
             )
         self.w_position = weight
         self.w_orientation = 1.0 - weight
+
+    def curvature(self) -> tuple[float, float, float]:
+        """See :meth:`Goal.curvature`."""
+        _, x, y = self.orientation.curvature()
+        return (2.0 * self.w_position, self.w_orientation * x, self.w_orientation * y)
 
     @classmethod
     def stack(cls, goals: Sequence[Goal]) -> Batch:
