@@ -96,9 +96,16 @@ def time_evaluate(problem: Problem, theta: np.ndarray, calls: int) -> list[float
     return times
 
 
-def run_reach(problem: Problem, start: np.ndarray, targets: np.ndarray) -> dict[str, Any]:
+def run_reach(
+    problem: Problem,
+    start: np.ndarray,
+    targets: np.ndarray,
+    *,
+    restarts: int = 8,
+    start_metric: str = "gauss_newton",
+) -> dict[str, Any]:
     began = time.perf_counter()
-    result = solve(problem, start)
+    result = solve(problem, start, restarts=restarts, start_metric=start_metric)
     elapsed = time.perf_counter() - began
     error = normalised_error(problem, result.x, targets)
     return {
@@ -110,48 +117,83 @@ def run_reach(problem: Problem, start: np.ndarray, targets: np.ndarray) -> dict[
         "error": error,
         "success": error <= SUCCESS,
         "violation": result.max_violation,
+        "theta": result.x,
     }
 
 
 def run_slsqp(problem: Problem, start: np.ndarray, targets: np.ndarray) -> dict[str, Any]:
+    """SLSQP over the same variables as Reach (DOFs in no chain stay at ``start``)."""
     limits = problem.limits
-    constraints: list[dict[str, Any]] = [
-        {
-            "type": "ineq",
-            "fun": lambda x: limits.a_in @ x - limits.b_in,
-            "jac": lambda x: limits.a_in,
-        }
-    ]
-    if limits.a_eq.shape[0]:
-        constraints.append(
-            {
-                "type": "eq",
-                "fun": lambda x: limits.a_eq @ x - limits.b_eq,
-                "jac": lambda x: limits.a_eq,
-            }
-        )
+    free = problem.variables
+
+    def full(x: np.ndarray) -> np.ndarray:
+        theta = start.copy()
+        theta[free] = x
+        return theta
+
+    def objective(x: np.ndarray) -> tuple[float, np.ndarray]:
+        value, gradient = problem.evaluate(full(x))
+        return value, gradient[free]
+
+    constraints: list[dict[str, Any]] = []
+    for kind, rows, rhs in (("ineq", limits.a_in, limits.b_in), ("eq", limits.a_eq, limits.b_eq)):
+        if rows.shape[0]:
+            constraints.append(
+                {
+                    "type": kind,
+                    "fun": lambda x, rows=rows, rhs=rhs: rows @ full(x) - rhs,
+                    "jac": lambda x, rows=rows: rows[:, free],
+                }
+            )
     began = time.perf_counter()
     result = minimize(
-        problem.evaluate,
-        start,
+        objective,
+        start[free],
         jac=True,
         method="SLSQP",
         constraints=constraints,
         options={"ftol": 1e-14, "maxiter": 1000},
     )
     elapsed = time.perf_counter() - began
-    theta = np.asarray(result.x, dtype=np.float64)
+    theta = full(np.asarray(result.x, dtype=np.float64))
     error = normalised_error(problem, theta, targets)
     return {
         "time": elapsed,
         "iterations": int(result.nit),
         "evaluations": int(result.nfev),
         "status": f"{result.status}: {result.message}",
-        "objective": float(result.fun),
+        "objective": float(problem.evaluate(theta)[0]),
         "error": error,
         "success": error <= SUCCESS,
         "violation": limits.max_violation(theta),
+        "theta": theta,
     }
+
+
+def drag(figure: Figure, rest: np.ndarray, events: int) -> dict[str, list[dict[str, Any]]]:
+    """Both hands dragged along a path while the feet hold; every event warm-starts."""
+    probe = make_problem(figure, {name: np.zeros(3) for name in EFFECTORS})
+    start = dict(zip(EFFECTORS, effector_points(probe, rest), strict=True))
+    runs: dict[str, list[dict[str, Any]]] = {"reach": [], "slsqp": []}
+    poses = {"reach": rest.copy(), "slsqp": rest.copy()}
+    for k in range(events):
+        t = (k + 1) / events
+        targets = dict(start)
+        for side, sign in (("hand.L", 1.0), ("hand.R", -1.0)):
+            offset = np.array([0.15 * sign * np.sin(2 * np.pi * t), -0.35 * t, 0.55 * t])
+            targets[side] = start[side] + offset
+        problem = make_problem(figure, targets)
+        points = np.array([targets[name] for name in EFFECTORS])
+        reach = run_reach(problem, poses["reach"], points, restarts=0)
+        slsqp = run_slsqp(problem, poses["slsqp"], points)
+        for name, run in (("reach", reach), ("slsqp", slsqp)):
+            runs[name].append(run)
+            poses[name] = run["theta"]
+    return runs
+
+
+def strip(run: dict[str, Any]) -> dict[str, Any]:
+    return {key: value for key, value in run.items() if key != "theta"}
 
 
 def summary(runs: list[dict[str, Any]]) -> dict[str, Any]:
@@ -188,12 +230,14 @@ def main() -> None:
     evaluate_median = statistics.median(evaluate_times)
 
     reach_runs: list[dict[str, Any]] = []
+    paper_runs: list[dict[str, Any]] = []
     slsqp_runs: list[dict[str, Any]] = []
     for k in range(n):
         pose = random_feasible_pose(figure, rng)
         points = effector_points(probe, pose)
         problem = make_problem(figure, dict(zip(EFFECTORS, points, strict=True)))
         reach_runs.append(run_reach(problem, rest, points))
+        paper_runs.append(run_reach(problem, rest, points, start_metric="identity"))
         slsqp_runs.append(run_slsqp(problem, rest, points))
         print(
             f"  target {k + 1:3d}/{n}: reach {reach_runs[-1]['time'] * 1e3:8.1f} ms "
@@ -203,7 +247,12 @@ def main() -> None:
         )
     reach = summary(reach_runs)
     slsqp = summary(slsqp_runs)
+    paper = summary(paper_runs)
     ratio = reach["median_time_s"] / slsqp["median_time_s"]
+    drags = drag(figure, rest, 20 if args.quick else 100)
+    drag_reach = summary(drags["reach"])
+    drag_slsqp = summary(drags["slsqp"])
+    drag_ratio = drag_reach["median_time_s"] / drag_slsqp["median_time_s"]
 
     variables = int(probe.variables.size)
     print()
@@ -212,14 +261,24 @@ def main() -> None:
     print(f"  over {calls} calls")
     header = f"{'':8s} {'median':>10s} {'p90':>10s} {'success':>8s} {'iters':>7s} {'evals':>7s}"
     print(header + f" {'med. err':>9s} {'max viol':>9s}")
-    for name, row in (("reach", reach), ("SLSQP", slsqp)):
+    rows = (
+        ("reach", reach),
+        ("paper H0", paper),
+        ("SLSQP", slsqp),
+        ("drag R", drag_reach),
+        ("drag S", drag_slsqp),
+    )
+    for name, row in rows:
         print(
             f"{name:8s} {row['median_time_s'] * 1e3:8.1f}ms {row['p90_time_s'] * 1e3:8.1f}ms "
             f"{row['success_rate']:8.0%} {row['median_iterations']:7.0f} "
             f"{row['median_evaluations']:7.0f} {row['median_error']:9.1e} "
             f"{row['max_violation']:9.1e}"
         )
-    print(f"Reach/SLSQP median time ratio: {ratio:.2f}")
+    print(f"Reach/SLSQP median time ratio: {ratio:.2f} (random targets from rest)")
+    print(f"Reach/SLSQP median time ratio: {drag_ratio:.2f} (drag events, warm starts)")
+    print("rows: reach = solve() defaults; paper H0 = start_metric='identity' (the 1994 start);")
+    print("      drag R / drag S = Reach (restarts=0) / SLSQP per event of a hand drag")
     print(f"reach statuses: {reach['statuses']}")
     print(f"SLSQP statuses: {slsqp['statuses']}")
 
@@ -243,9 +302,17 @@ def main() -> None:
         "evaluate": {"median_s": evaluate_median, "calls": calls},
         "reach": reach,
         "slsqp": {**slsqp, "options": {"ftol": 1e-14, "maxiter": 1000}},
+        "reach_identity_start": paper,
         "reach_over_slsqp_median_time": ratio,
+        "drag": {
+            "events": len(drags["reach"]),
+            "path": "both hands: 15 cm sideways sine, 35 cm forward, 55 cm up; feet held",
+            "reach": drag_reach,
+            "slsqp": drag_slsqp,
+            "reach_over_slsqp_median_time": drag_ratio,
+        },
         "runs": [
-            {"target": k, "reach": reach_run, "slsqp": slsqp_run}
+            {"target": k, "reach": strip(reach_run), "slsqp": strip(slsqp_run)}
             for k, (reach_run, slsqp_run) in enumerate(zip(reach_runs, slsqp_runs, strict=True))
         ],
     }
