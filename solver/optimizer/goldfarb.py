@@ -54,6 +54,8 @@ _ROUNDING_ROOT = 1e-6
 """Size of ‖Pg‖ against √G below which a step's decrease (about ‖Pg‖²) is lost to rounding."""
 _FLAT_STEPS = 2
 _DAMPING = 1e-3
+_STALE = 0.1
+"""Largest move [rad] of any variable before the Gauss–Newton curvature is recomputed."""
 _DAMPING_G = 1.0
 """Damping μ of the Gauss–Newton start, relative to the largest diagonal entry."""
 """Steps in a row without a decrease of G after which the descent stops."""
@@ -259,6 +261,8 @@ class _Run:
     ) -> None:
         self.objective = objective
         self.curvature = curvature
+        self.hessian: FloatArray | None = None
+        self.hessian_at = phi0
         self.a_in, self.b_in = a_in, b_in
         self.tolerance = tolerance
         self.callback = callback
@@ -301,7 +305,10 @@ class _Run:
         """H at a (re)start: the projector, or the damped Gauss–Newton inverse on its range."""
         if self.curvature is None:
             return self.active.projector()
-        hessian = self.curvature(self.phi)
+        if self.hessian is None or float(np.max(np.abs(self.phi - self.hessian_at))) > _STALE:
+            self.hessian = self.curvature(self.phi)
+            self.hessian_at = self.phi
+        hessian = self.hessian
         n = hessian.shape[0]
         columns = self.active.matrix.shape[1]
         basis: FloatArray
