@@ -36,7 +36,6 @@ for variable in THREAD_VARIABLES:
 
 import numpy as np  # noqa: E402
 import scipy  # noqa: E402
-from scipy.optimize import minimize  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
@@ -49,6 +48,7 @@ from solver.models import (  # noqa: E402
     limb_length,
     random_feasible_pose,
 )
+from solver.peers import slsqp  # noqa: E402
 
 EFFECTORS = ("hand.L", "hand.R", "foot.L", "foot.R")
 SUCCESS = 1e-6
@@ -123,50 +123,20 @@ def run_reach(
 
 def run_slsqp(problem: Problem, start: np.ndarray, targets: np.ndarray) -> dict[str, Any]:
     """SLSQP over the same variables as Reach (DOFs in no chain stay at ``start``)."""
-    limits = problem.limits
-    free = problem.variables
-
-    def full(x: np.ndarray) -> np.ndarray:
-        theta = start.copy()
-        theta[free] = x
-        return theta
-
-    def objective(x: np.ndarray) -> tuple[float, np.ndarray]:
-        value, gradient = problem.evaluate(full(x))
-        return value, gradient[free]
-
-    constraints: list[dict[str, Any]] = []
-    for kind, rows, rhs in (("ineq", limits.a_in, limits.b_in), ("eq", limits.a_eq, limits.b_eq)):
-        if rows.shape[0]:
-            constraints.append(
-                {
-                    "type": kind,
-                    "fun": lambda x, rows=rows, rhs=rhs: rows @ full(x) - rhs,
-                    "jac": lambda x, rows=rows: rows[:, free],
-                }
-            )
     began = time.perf_counter()
-    result = minimize(
-        objective,
-        start[free],
-        jac=True,
-        method="SLSQP",
-        constraints=constraints,
-        options={"ftol": 1e-14, "maxiter": 1000},
-    )
+    result = slsqp(problem, start)
     elapsed = time.perf_counter() - began
-    theta = full(np.asarray(result.x, dtype=np.float64))
-    error = normalised_error(problem, theta, targets)
+    error = normalised_error(problem, result.x, targets)
     return {
         "time": elapsed,
-        "iterations": int(result.nit),
-        "evaluations": int(result.nfev),
-        "status": f"{result.status}: {result.message}",
-        "objective": float(problem.evaluate(theta)[0]),
+        "iterations": result.nit,
+        "evaluations": result.nfev,
+        "status": result.message,
+        "objective": result.fun,
         "error": error,
         "success": error <= SUCCESS,
-        "violation": limits.max_violation(theta),
-        "theta": theta,
+        "violation": problem.limits.max_violation(result.x),
+        "theta": result.x,
     }
 
 

@@ -5,44 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from problems import random_problem
-from scipy.optimize import minimize
 
-from solver import Problem, solve
-
-
-def slsqp(problem: Problem, theta0: np.ndarray) -> np.ndarray:
-    """SLSQP over the same variables as Reach (DOFs in no chain stay at theta0)."""
-    limits = problem.limits
-    free = problem.variables
-
-    def full(x: np.ndarray) -> np.ndarray:
-        theta = theta0.copy()
-        theta[free] = x
-        return theta
-
-    def objective(x: np.ndarray) -> tuple[float, np.ndarray]:
-        value, gradient = problem.objective(full(x))
-        return value, gradient[free]
-
-    constraints = []
-    for kind, rows, rhs in (("eq", limits.a_eq, limits.b_eq), ("ineq", limits.a_in, limits.b_in)):
-        if rows.shape[0]:
-            constraints.append(
-                {
-                    "type": kind,
-                    "fun": lambda x, rows=rows, rhs=rhs: rows @ full(x) - rhs,
-                    "jac": lambda x, rows=rows: rows[:, free],
-                }
-            )
-    result = minimize(
-        objective,
-        theta0[free],
-        jac=True,
-        method="SLSQP",
-        constraints=constraints,
-        options={"ftol": 1e-14, "maxiter": 1000},
-    )
-    return full(result.x)
+from solver import solve
+from solver.peers import slsqp
 
 
 @pytest.mark.slow
@@ -56,7 +21,7 @@ def test_reach_ends_at_or_below_slsqp_on_random_problems() -> None:
             5000 + seed, int(rng.integers(2, 7)), int(rng.integers(1, 5))
         )
         ours = solve(problem, theta0)
-        theirs = slsqp(problem, theta0)
+        theirs = slsqp(problem, theta0).x
         assert ours.max_violation <= 1e-9
         their_violation = problem.limits.max_violation(theirs)
         their_value = problem.objective(theirs)[0]
