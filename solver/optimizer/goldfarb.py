@@ -182,7 +182,11 @@ class _ActiveSet:
 
 
 class _Trial:
-    """The line search's view of the objective along ``φ + α s``."""
+    """The line search's view of the objective along ``φ + α s``.
+
+    A trial at the cap, where the step meets row ``hit``, is projected onto the active
+    rows plus that row; their set is built on first use (most searches stop short).
+    """
 
     def __init__(
         self,
@@ -191,16 +195,24 @@ class _Trial:
         step: FloatArray,
         active: _ActiveSet,
         cap: float,
-        at_cap: _ActiveSet | None,
+        hit: int | None,
     ) -> None:
         self.objective, self.phi, self.step = objective, phi, step
-        self.active, self.cap, self.at_cap = active, cap, at_cap
+        self.active, self.cap, self.hit = active, cap, hit
+        self.with_hit: _ActiveSet | None = None
         self.points: dict[float, FloatArray] = {}
+
+    def rows_at_cap(self) -> _ActiveSet:
+        """The active rows plus the row hit at the cap."""
+        assert self.hit is not None
+        if self.with_hit is None:
+            self.with_hit = self.active.with_row(self.hit)
+        return self.with_hit
 
     def __call__(self, alpha: float) -> tuple[float, FloatArray, float]:
         point = self.phi + alpha * self.step
-        rows = self.at_cap if self.at_cap is not None and alpha >= self.cap else self.active
-        point = rows.correct(point)
+        at_cap = self.hit is not None and alpha >= self.cap
+        point = (self.rows_at_cap() if at_cap else self.active).correct(point)
         self.points[alpha] = point
         value, gradient = self.objective(point)
         return value, gradient, float(gradient @ self.step)
@@ -451,8 +463,14 @@ class _Run:
             self.add(hit)
             return None
         cap = min(1.0, limit)
-        at_cap = self.active.with_row(hit) if hit >= 0 and limit <= 1.0 else None
-        trial = _Trial(self.objective, self.phi, step, self.active, cap, at_cap)
+        trial = _Trial(
+            self.objective,
+            self.phi,
+            step,
+            self.active,
+            cap,
+            hit if hit >= 0 and limit <= 1.0 else None,
+        )
         search = line_search(trial, self.value, slope, cap)
         self.evaluations += search.evaluations
         if search.alpha <= 0.0 or search.gradient is None:
@@ -467,8 +485,8 @@ class _Run:
         if self.callback is not None:
             self.callback(self.phi, self.value)
         self.fresh = False
-        if at_cap is not None and search.alpha >= cap:  # Step 4
-            self.active = at_cap
+        if trial.hit is not None and search.alpha >= cap:  # Step 4
+            self.active = trial.rows_at_cap()
             self.add(hit)
             return None
         self.update(sigma, y)  # Step 5
