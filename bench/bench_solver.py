@@ -96,6 +96,30 @@ def time_evaluate(problem: Problem, theta: np.ndarray, calls: int) -> list[float
     return times
 
 
+def record(
+    problem: Problem,
+    targets: np.ndarray,
+    elapsed: float,
+    theta: np.ndarray,
+    iterations: int,
+    evaluations: int,
+    status: str,
+) -> dict[str, Any]:
+    """One solve's row: time, counts, residual against the targets, violation, pose."""
+    error = normalised_error(problem, theta, targets)
+    return {
+        "time": elapsed,
+        "iterations": iterations,
+        "evaluations": evaluations,
+        "status": status,
+        "objective": problem.evaluate(theta)[0],
+        "error": error,
+        "success": error <= SUCCESS,
+        "violation": problem.limits.max_violation(theta),
+        "theta": theta,
+    }
+
+
 def run_reach(
     problem: Problem,
     start: np.ndarray,
@@ -107,18 +131,7 @@ def run_reach(
     began = time.perf_counter()
     result = solve(problem, start, restarts=restarts, start_metric=start_metric)
     elapsed = time.perf_counter() - began
-    error = normalised_error(problem, result.x, targets)
-    return {
-        "time": elapsed,
-        "iterations": result.nit,
-        "evaluations": result.nfev,
-        "status": result.status,
-        "objective": result.fun,
-        "error": error,
-        "success": error <= SUCCESS,
-        "violation": result.max_violation,
-        "theta": result.x,
-    }
+    return record(problem, targets, elapsed, result.x, result.nit, result.nfev, result.status)
 
 
 def run_slsqp(problem: Problem, start: np.ndarray, targets: np.ndarray) -> dict[str, Any]:
@@ -126,18 +139,7 @@ def run_slsqp(problem: Problem, start: np.ndarray, targets: np.ndarray) -> dict[
     began = time.perf_counter()
     result = slsqp(problem, start)
     elapsed = time.perf_counter() - began
-    error = normalised_error(problem, result.x, targets)
-    return {
-        "time": elapsed,
-        "iterations": result.nit,
-        "evaluations": result.nfev,
-        "status": result.message,
-        "objective": result.fun,
-        "error": error,
-        "success": error <= SUCCESS,
-        "violation": problem.limits.max_violation(result.x),
-        "theta": result.x,
-    }
+    return record(problem, targets, elapsed, result.x, result.nit, result.nfev, result.message)
 
 
 def drag(figure: Figure, rest: np.ndarray, events: int) -> dict[str, list[dict[str, Any]]]:

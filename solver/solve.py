@@ -126,7 +126,6 @@ def solve(
         value, gradient = problem.evaluate(theta_start)
         return _result(
             problem,
-            space,
             theta_start,
             value,
             gradient,
@@ -192,7 +191,6 @@ def solve(
     active_rows = tuple(int(space.in_rows[j]) for j in best.active)
     return _result(
         problem,
-        space,
         theta,
         value,
         gradient,
@@ -209,7 +207,6 @@ def solve(
 
 def _result(
     problem: Problem,
-    space: ReducedSpace,
     theta: FloatArray,
     value: float,
     gradient: FloatArray,
@@ -223,7 +220,6 @@ def _result(
     restarts: int,
 ) -> SolveResult:
     labels = problem.limits.in_labels
-    del space
     return SolveResult(
         x=theta,
         fun=value,

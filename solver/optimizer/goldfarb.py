@@ -372,8 +372,8 @@ class _Run:
             pg = self.gradient - active.matrix @ lam if lam.size else self.gradient
             self.projected = float(np.sqrt(pg @ pg))
             hg = self.h @ self.gradient
-            drop = self.choose_drop(lam[active.k :], float(np.sqrt(hg @ hg)))
             floor = self.floor()
+            drop = self.choose_drop(lam[active.k :], float(np.sqrt(hg @ hg)), floor)
             if drop is None and self.projected <= floor:
                 return self.finish(
                     "converged",
@@ -398,8 +398,8 @@ class _Run:
             if outcome is not None:
                 return outcome
 
-    def choose_drop(self, ineq: FloatArray, hg_norm: float) -> int | None:
-        """Step 2's test: the inequality to drop, or None."""
+    def choose_drop(self, ineq: FloatArray, hg_norm: float, floor: float) -> int | None:
+        """Step 2's test: the inequality to drop, or None (``floor``: step 1's ε)."""
         if not ineq.size:
             return None
         diagonal = np.diag(self.active.gram_inverse)[self.active.k :]
@@ -407,36 +407,35 @@ class _Run:
         worst = int(np.argmin(beta))
         if beta[worst] >= 0.0:
             return None
-        floor = self.floor()
         if self.projected <= floor:
             return worst if ineq[worst] < -floor else None
         return worst if hg_norm <= -beta[worst] else None
 
     def drop(self, position: int) -> None:
+        """Step 2: drop an inequality; H grows by the dropped row's projected direction."""
         column = self.active.k + position
         a = self.active.matrix[:, column]
-        if self.curvature is None:
-            pa = self.active.projector(exclude=column) @ a
-            self.h = self.h + np.outer(pa, pa) / float(a @ pa)
+        pa = self.active.projector(exclude=column) @ a if self.curvature is None else a
         row = self.active.remove(position)
         self.inactive[row] = True
-        if self.curvature is not None:
+        if self.curvature is None:
+            self.h = self.h + np.outer(pa, pa) / float(a @ pa)
+        else:
             self.h = self.initial_h()
             self.fresh = True
 
     def add(self, row: int) -> None:
-        a = self.a_in[row]
-        ha = self.h @ a
-        curvature = float(a @ ha)
+        """Step 4: ``row`` (already in the active set) now holds; H loses its direction."""
         self.inactive[row] = False
-        if self.curvature is not None:
-            self.h = self.initial_h()
-            self.fresh = True
-        elif curvature > 1e-14:
-            self.h = self.h - np.outer(ha, ha) / curvature
-        else:
-            self.h = self.initial_h()
-            self.fresh = True
+        if self.curvature is None:
+            a = self.a_in[row]
+            ha = self.h @ a
+            curvature = float(a @ ha)
+            if curvature > 1e-14:
+                self.h = self.h - np.outer(ha, ha) / curvature
+                return
+        self.h = self.initial_h()
+        self.fresh = True
 
     def step(self, step: FloatArray, slope: float) -> Descent | None:
         """Steps 3–5: ratio test, line search, then add a row or update H."""

@@ -92,29 +92,29 @@ def line_search(
         The accepted step (α > 0), or α = 0 when no step decreased G.
     """
     noise = 1e-13 * abs(value0)
-    lo_alpha, lo_value, lo_slope = 0.0, value0, slope0
-    lo_gradient: FloatArray | None = None
-    hi: tuple[float, float, float] | None = None
-    alpha = cap
-    evaluations = 0
-    while evaluations < max_evaluations:
-        value, gradient, slope = trial(alpha)
-        evaluations += 1
-        decrease = value <= value0 + c1 * alpha * slope0 or (
+
+    def decreases(alpha: float, value: float) -> bool:
+        return value <= value0 + c1 * alpha * slope0 or (
             value <= value0 and c1 * alpha * -slope0 <= noise
         )
-        if decrease and value <= lo_value:
-            if slope >= c2 * slope0 or alpha >= cap:
+
+    value, gradient, slope = trial(cap)
+    evaluations = 1
+    if decreases(cap, value):  # at the cap the curvature condition is not needed
+        return LineSearchResult(cap, value, gradient, evaluations)
+    lo_alpha, lo_value, lo_slope = 0.0, value0, slope0
+    lo_gradient: FloatArray | None = None
+    hi = (cap, value, slope)
+    while evaluations < max_evaluations and hi[0] - lo_alpha > 1e-15 * max(cap, 1e-300):
+        alpha = cubic_minimiser(lo_alpha, lo_value, lo_slope, hi[0], hi[1], hi[2])
+        value, gradient, slope = trial(alpha)
+        evaluations += 1
+        if decreases(alpha, value) and value <= lo_value:
+            if slope >= c2 * slope0:
                 return LineSearchResult(alpha, value, gradient, evaluations)
             lo_alpha, lo_value, lo_slope, lo_gradient = alpha, value, slope, gradient
         else:
             hi = (alpha, value, slope)
-        if hi is None:  # pragma: no cover - the first trial is at the cap
-            alpha = min(cap, 2.0 * alpha)
-            continue
-        if hi[0] - lo_alpha <= 1e-15 * max(cap, 1e-300):
-            break
-        alpha = cubic_minimiser(lo_alpha, lo_value, lo_slope, hi[0], hi[1], hi[2])
     if lo_alpha > 0.0 and lo_gradient is not None:
         return LineSearchResult(lo_alpha, lo_value, lo_gradient, evaluations)
     return LineSearchResult(0.0, value0, None, evaluations)
