@@ -12,6 +12,10 @@ from hypothesis import settings
 
 from solver import Dof, Figure
 
+# The add-on's tests run inside Blender (bpy), in environments of their own: tools/test
+# runs them with --confcutdir=tests/addon, so this file is not loaded there.
+collect_ignore = ["addon"]
+
 # CI draws the same examples on every run (a failure there is reproducible); local runs
 # explore new ones and keep failures in .hypothesis/.
 settings.register_profile("ci", derandomize=True, print_blob=True)

@@ -1,0 +1,286 @@
+"""Property groups: everything the user sets, stored in the .blend file.
+
+One root pointer, ``Object.reach`` (:class:`ReachSettings`), holds an armature's
+constraints, joint settings, joint groups, solver settings and last statistics.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import bpy
+from bpy.props import (
+    BoolProperty,
+    CollectionProperty,
+    EnumProperty,
+    FloatProperty,
+    FloatVectorProperty,
+    IntProperty,
+    PointerProperty,
+    StringProperty,
+)
+from bpy.types import PropertyGroup
+
+from .adapter import EULER_ORDERS
+
+GOAL_TYPE_ITEMS = [
+    (
+        "POSITION",
+        "Position",
+        "Bring the effector point to the goal's location",
+        "EMPTY_SINGLE_ARROW",
+        0,
+    ),
+    (
+        "ORIENTATION",
+        "Orientation",
+        "Turn the effector's X and Y axes to the goal's",
+        "ORIENTATION_LOCAL",
+        1,
+    ),
+    (
+        "POSITION_ORIENTATION",
+        "Position and orientation",
+        "Both, weighted by the position weight",
+        "EMPTY_AXIS",
+        2,
+    ),
+    ("AIM", "Aim", "Aim the bone's axis (Y) at the goal's location", "LIGHT_SPOT", 3),
+    (
+        "LINE",
+        "Line",
+        "Keep the effector on the line through the goal along its Z axis",
+        "EMPTY_SINGLE_ARROW",
+        4,
+    ),
+    (
+        "PLANE",
+        "Plane",
+        "Keep the effector on the plane through the goal, normal to its Z axis",
+        "MESH_PLANE",
+        5,
+    ),
+    (
+        "HALF_SPACE",
+        "Half-space",
+        "Keep the effector on the side of the plane its Z axis points to",
+        "MOD_SOLIDIFY",
+        6,
+    ),
+]
+
+EFFECTOR_ITEMS = [
+    ("HEAD", "Head", "The bone's head (its joint)"),
+    ("TAIL", "Tail", "The bone's tail (its tip)"),
+    ("OFFSET", "Offset", "A point given in the bone's own frame"),
+]
+
+ORDER_ITEMS = [
+    (o, o, f"Euler {o}: rotate about {o[0]}, then {o[1]}, then {o[2]}") for o in EULER_ORDERS
+]
+
+PAIR_ITEMS = [
+    ("XY", "X, Y", "Rotations about X and Y"),
+    ("XZ", "X, Z", "Rotations about X and Z"),
+    ("YZ", "Y, Z", "Rotations about Y and Z"),
+]
+
+AXIS_ITEMS = [
+    ("X", "X", "Rotation about X"),
+    ("Y", "Y", "Rotation about Y"),
+    ("Z", "Z", "Rotation about Z"),
+]
+
+
+def _is_empty(_self: Any, obj: Any) -> bool:
+    return bool(obj.type == "EMPTY")
+
+
+class ReachVertex(PropertyGroup):
+    """One vertex of a joint's limit polygon: the two rotations, in radians."""
+
+    value: FloatVectorProperty(name="Vertex", size=2, subtype="EULER", unit="ROTATION")  # type: ignore[valid-type]
+
+
+class ReachJoint(PropertyGroup):
+    """Reach's settings of one joint (the pose bone of the same name)."""
+
+    euler_order: EnumProperty(  # type: ignore[valid-type]
+        name="Euler order",
+        description="Euler angles Reach uses for a quaternion or axis-angle bone",
+        items=ORDER_ITEMS,
+        default="YXZ",
+    )
+    polygon_axes: EnumProperty(  # type: ignore[valid-type]
+        name="Polygon axes",
+        description="The two rotations the limit polygon bounds",
+        items=PAIR_ITEMS,
+        default="XZ",
+    )
+    polygon: CollectionProperty(type=ReachVertex, name="Limit polygon")  # type: ignore[valid-type]
+    active_vertex: IntProperty(name="Active vertex")  # type: ignore[valid-type]
+
+
+class ReachGroupMember(PropertyGroup):
+    """One rotation in a joint group."""
+
+    bone: StringProperty(name="Bone")  # type: ignore[valid-type]
+    axis: EnumProperty(name="Axis", items=AXIS_ITEMS, default="X")  # type: ignore[valid-type]
+    ratio: FloatProperty(  # type: ignore[valid-type]
+        name="Ratio",
+        description="This rotation's share; all members turn in these ratios",
+        default=1.0,
+    )
+
+
+class ReachJointGroup(PropertyGroup):
+    """Rotations that turn together in fixed ratios (e.g. the spine's joints)."""
+
+    enabled: BoolProperty(name="Enabled", default=True)  # type: ignore[valid-type]
+    members: CollectionProperty(type=ReachGroupMember)  # type: ignore[valid-type]
+    active_member: IntProperty(name="Active member")  # type: ignore[valid-type]
+
+
+class ReachConstraint(PropertyGroup):
+    """One spatial constraint: an effector on a bone, a goal empty, a goal type."""
+
+    enabled: BoolProperty(name="Enabled", default=True)  # type: ignore[valid-type]
+    goal_type: EnumProperty(name="Type", items=GOAL_TYPE_ITEMS, default="POSITION")  # type: ignore[valid-type]
+    weight: FloatProperty(name="Weight", min=0.0, soft_max=10.0, default=1.0)  # type: ignore[valid-type]
+    bone: StringProperty(name="Bone", description="The effector's bone")  # type: ignore[valid-type]
+    effector: EnumProperty(name="Effector", items=EFFECTOR_ITEMS, default="TAIL")  # type: ignore[valid-type]
+    offset: FloatVectorProperty(  # type: ignore[valid-type]
+        name="Offset",
+        description="Effector point in the bone's frame",
+        size=3,
+        subtype="TRANSLATION",
+    )
+    chain_start: StringProperty(  # type: ignore[valid-type]
+        name="Chain start", description="First bone the constraint may move; empty: up to the root"
+    )
+    goal: PointerProperty(type=bpy.types.Object, name="Goal", poll=_is_empty)  # type: ignore[valid-type]
+    w_position: FloatProperty(  # type: ignore[valid-type]
+        name="Position weight",
+        description="Share of position in a position-and-orientation goal",
+        min=0.0,
+        max=1.0,
+        default=0.5,
+    )
+    use_x: BoolProperty(  # type: ignore[valid-type]
+        name="Match X", description="Turn the effector's X axis to the goal's", default=True
+    )
+    use_y: BoolProperty(  # type: ignore[valid-type]
+        name="Match Y", description="Turn the effector's Y axis to the goal's", default=True
+    )
+    angle_degrees: FloatProperty(  # type: ignore[valid-type]
+        name="Angle",
+        description="This angle weighs as the length below",
+        min=0.01,
+        max=90.0,
+        default=5.0,
+    )
+    angle_length: FloatProperty(  # type: ignore[valid-type]
+        name="Length",
+        description="The length the angle weighs as",
+        min=1e-6,
+        default=0.01,
+        unit="LENGTH",
+    )
+    any_of: StringProperty(  # type: ignore[valid-type]
+        name="Any of",
+        description="Constraints with the same name here form a set of which the best one is met",
+    )
+
+
+class ReachStats(PropertyGroup):
+    """The last solve's statistics."""
+
+    status: StringProperty(name="Status")  # type: ignore[valid-type]
+    message: StringProperty(name="Message")  # type: ignore[valid-type]
+    objective: FloatProperty(name="Objective")  # type: ignore[valid-type]
+    residual: FloatProperty(name="Residual", unit="LENGTH")  # type: ignore[valid-type]
+    iterations: IntProperty(name="Iterations")  # type: ignore[valid-type]
+    milliseconds: FloatProperty(name="Time (ms)")  # type: ignore[valid-type]
+    unmet: StringProperty(name="Not met")  # type: ignore[valid-type]
+
+
+class ReachDragEvent(PropertyGroup):
+    """Statistics of one drag event."""
+
+    location: FloatVectorProperty(name="Location", size=3, subtype="TRANSLATION")  # type: ignore[valid-type]
+    milliseconds: FloatProperty(name="Event (ms)")  # type: ignore[valid-type]
+    solve_milliseconds: FloatProperty(name="Solve (ms)")  # type: ignore[valid-type]
+    budget: FloatProperty(name="Budget (s)")  # type: ignore[valid-type]
+    residual: FloatProperty(name="Residual")  # type: ignore[valid-type]
+    objective: FloatProperty(name="Objective")  # type: ignore[valid-type]
+    iterations: IntProperty(name="Iterations")  # type: ignore[valid-type]
+    status: StringProperty(name="Status")  # type: ignore[valid-type]
+
+
+class ReachPathPoint(PropertyGroup):
+    """One goal location of a replayed drag."""
+
+    location: FloatVectorProperty(name="Location", size=3, subtype="TRANSLATION")  # type: ignore[valid-type]
+
+
+class ReachSettings(PropertyGroup):
+    """Everything Reach keeps on an armature object (``Object.reach``)."""
+
+    is_figure: BoolProperty(name="Reach figure", default=False)  # type: ignore[valid-type]
+    translate_root: BoolProperty(  # type: ignore[valid-type]
+        name="Move root",
+        description="Root bones may also translate (so the hips can move)",
+        default=False,
+    )
+    constraints: CollectionProperty(type=ReachConstraint)  # type: ignore[valid-type]
+    active_constraint: IntProperty(name="Active constraint")  # type: ignore[valid-type]
+    joints: CollectionProperty(type=ReachJoint)  # type: ignore[valid-type]
+    groups: CollectionProperty(type=ReachJointGroup)  # type: ignore[valid-type]
+    active_group: IntProperty(name="Active group")  # type: ignore[valid-type]
+    time_budget: FloatProperty(  # type: ignore[valid-type]
+        name="Time budget",
+        description="Seconds a drag event may spend solving",
+        min=0.001,
+        max=10.0,
+        default=0.1,
+        unit="TIME_ABSOLUTE",
+    )
+    adaptive: BoolProperty(  # type: ignore[valid-type]
+        name="Adaptive", description="Shrink the budget by the measured redraw time", default=True
+    )
+    tolerance: FloatProperty(  # type: ignore[valid-type]
+        name="Tolerance",
+        description="Objective value at which a solve stops",
+        min=0.0,
+        default=1e-10,
+        precision=12,
+    )
+    restarts: IntProperty(  # type: ignore[valid-type]
+        name="Restarts",
+        description="Restarts from other poses when a solve stalls (Solve only)",
+        min=0,
+        default=8,
+    )
+    reach_distance: FloatProperty(  # type: ignore[valid-type]
+        name="Met within",
+        description="A constraint counts as met when it is this close to its goal",
+        min=0.0,
+        default=1e-4,
+        unit="LENGTH",
+        precision=6,
+    )
+    stats: PointerProperty(type=ReachStats)  # type: ignore[valid-type]
+    drag_events: CollectionProperty(type=ReachDragEvent)  # type: ignore[valid-type]
+
+
+classes = (
+    ReachVertex,
+    ReachJoint,
+    ReachGroupMember,
+    ReachJointGroup,
+    ReachConstraint,
+    ReachStats,
+    ReachDragEvent,
+    ReachPathPoint,
+    ReachSettings,
+)

@@ -1,0 +1,25 @@
+"""One ordered list of classes, registered with Blender's class factory."""
+
+from __future__ import annotations
+
+import bpy
+from bpy.props import PointerProperty
+
+from . import live, operators, panel, properties
+
+classes = (*properties.classes, *operators.classes, *panel.classes)
+
+
+def register() -> None:
+    """Register classes, in order, and the root pointer ``Object.reach``."""
+    for cls in classes:
+        bpy.utils.register_class(cls)
+    bpy.types.Object.reach = PointerProperty(type=properties.ReachSettings)  # type: ignore[attr-defined, func-returns-value]
+
+
+def unregister() -> None:
+    """Undo :func:`register`, ending live mode first."""
+    live.stop()
+    del bpy.types.Object.reach  # type: ignore[attr-defined]
+    for cls in reversed(classes):
+        bpy.utils.unregister_class(cls)

@@ -1,0 +1,78 @@
+"""Scenes for the add-on's tests: the Rigify human metarig with goals on hands and feet."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import bpy
+import numpy as np
+
+ARM = ("upper_arm", "forearm", "hand")
+LEG = ("thigh", "shin", "foot")
+
+
+def metarig(kind: str = "basic") -> Any:
+    """A Rigify human metarig ('basic': 29 bones; 'full': with fingers and face)."""
+    if kind == "basic":
+        bpy.ops.object.armature_basic_human_metarig_add()
+    else:
+        bpy.ops.object.armature_human_metarig_add()
+    obj = bpy.context.active_object
+    bpy.ops.object.mode_set(mode="OBJECT")
+    return obj
+
+
+def chain_length(obj: Any, bones: tuple[str, ...]) -> float:
+    """Sum of the bones' lengths (armature units)."""
+    return float(sum(obj.data.bones[b].length for b in bones))
+
+
+def world_tail(obj: Any, bone: str) -> np.ndarray:
+    """A bone's tail in world space, from Blender's evaluated pose."""
+    return np.array(obj.matrix_world @ obj.pose.bones[bone].tail)
+
+
+def limbs(
+    obj: Any, *, feet: bool = True, hands: bool = True, arm_chain: str = "shoulder"
+) -> dict[str, str]:
+    """Constraints on the feet (to the thighs) and hands (to the shoulders): name → goal empty."""
+    made: dict[str, str] = {}
+    for side in ("L", "R"):
+        if feet:
+            name = f"foot.{side}"
+            result = bpy.ops.reach.add_constraint(
+                armature=obj.name,
+                bone=f"shin.{side}",
+                effector="TAIL",
+                chain_start=f"thigh.{side}",
+                name=name,
+            )
+            assert result == {"FINISHED"}
+            made[name] = obj.reach.constraints[name].goal.name
+        if hands:
+            name = f"hand.{side}"
+            result = bpy.ops.reach.add_constraint(
+                armature=obj.name,
+                bone=f"forearm.{side}",
+                effector="TAIL",
+                chain_start=f"{arm_chain}.{side}",
+                name=name,
+            )
+            assert result == {"FINISHED"}
+            made[name] = obj.reach.constraints[name].goal.name
+    return made
+
+
+def pose_channels(obj: Any) -> dict[str, tuple[float, ...]]:
+    """Every pose bone's raw channels."""
+    return {
+        b.name: (
+            b.rotation_mode,
+            *b.location,
+            *b.rotation_euler,
+            *b.rotation_quaternion,
+            *b.rotation_axis_angle,
+            *b.scale,
+        )
+        for b in obj.pose.bones
+    }
