@@ -77,7 +77,7 @@ def check_start(setup: adapter.Setup, theta: adapter.Array) -> None:
     below = np.flatnonzero(theta < lower - 1e-9)
     above = np.flatnonzero(theta > upper + 1e-9)
     for index in (*below, *above):
-        label = setup.rig.figure.dof_label(int(index))
+        label = setup.rig.figure.dofs[index].name or setup.rig.figure.dof_label(int(index))
         value = math.degrees(theta[index])
         bound = math.degrees(lower[index] if theta[index] < lower[index] else upper[index])
         raise ReachError(
@@ -114,6 +114,7 @@ class DragSession:
         self.setup = adapter.build_problem(obj, self.scene)
         self.theta = adapter.read_pose(obj, self.setup.rig)
         check_start(self.setup, self.theta)
+        self.start = self.theta.copy()
         self.events: list[EventStats] = []
         self.overhead = 0.0
         self.redraw = 0.0
@@ -207,8 +208,23 @@ class DragSession:
         if self.last is not None:
             store_stats(self.obj, self.last, self.events[-1].milliseconds)
         if self.scene.tool_settings.use_keyframe_insert_auto:
-            insert_keys(self.obj, self.setup.rig, self.setup.moved, self.scene.frame_current)
+            changed = changed_bones(self.setup.rig, self.start, self.theta)
+            insert_keys(self.obj, self.setup.rig, changed, self.scene.frame_current)
             self.goal.keyframe_insert("location", frame=self.scene.frame_current)
+
+
+KEY_THRESHOLD = 1e-6
+"""A bone is keyed when one of its joint values moved by more than this ([rad] or length)."""
+
+
+def changed_bones(rig: adapter.Rig, before: adapter.Array, after: adapter.Array) -> list[str]:
+    """Bones whose joint values moved by more than :data:`KEY_THRESHOLD` between two poses."""
+    differs = np.abs(after - before) > KEY_THRESHOLD
+    return [
+        entry.name
+        for entry, segment in zip(rig.layout, rig.figure.segments, strict=True)
+        if differs[segment.dof_indices.start : segment.dof_indices.stop].any()
+    ]
 
 
 def insert_keys(obj: Any, rig: adapter.Rig, bones: list[str], frame: int) -> None:

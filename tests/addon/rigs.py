@@ -63,16 +63,26 @@ def limbs(
     return made
 
 
-def pose_channels(obj: Any) -> dict[str, tuple[float, ...]]:
-    """Every pose bone's raw channels."""
+def pose_channels(obj: Any) -> dict[str, tuple[str, ...]]:
+    """Every pose bone's rotation mode and raw channels, bit for bit (floats as hex)."""
     return {
         b.name: (
             b.rotation_mode,
-            *b.location,
-            *b.rotation_euler,
-            *b.rotation_quaternion,
-            *b.rotation_axis_angle,
-            *b.scale,
+            *(
+                float(v).hex()
+                for v in (
+                    *b.location,
+                    *b.rotation_euler,
+                    *b.rotation_quaternion,
+                    *b.rotation_axis_angle,
+                    *b.scale,
+                )
+            ),
         )
         for b in obj.pose.bones
     }
+
+
+def channel_values(channels: tuple[str, ...]) -> list[float]:
+    """The floats of a :func:`pose_channels` entry."""
+    return [float.fromhex(v) for v in channels[1:]]
