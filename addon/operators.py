@@ -34,12 +34,29 @@ EMPTY_DISPLAY: dict[str, Any] = {
 
 
 def armature_poll(operator: type[Operator], context: Any) -> bool:
-    """Poll for operators that act on the active armature; explain when disabled."""
+    """Poll for operators on the active armature; explain when disabled."""
     obj = context.active_object
     if obj is None or obj.type != "ARMATURE":
         operator.poll_message_set("Select an armature (or pass its name as 'armature')")
         return False
     return True
+
+
+class ArmatureOperator:
+    """Mixin: an operator on one armature, named or the active object."""
+
+    armature: StringProperty(  # type: ignore[valid-type]
+        name="Armature", description="Armature object; empty: the active object"
+    )
+
+    @classmethod
+    def poll(cls, context: Any) -> bool:
+        """Available when the scene has an armature; says so when it has none."""
+        scene = context.scene
+        if scene is None or not any(o.type == "ARMATURE" for o in scene.objects):
+            cls.poll_message_set("Add an armature first: Reach poses armatures")  # type: ignore[attr-defined]
+            return False
+        return True
 
 
 def report_warnings(operator: Operator, warnings: list[str]) -> None:
@@ -48,25 +65,18 @@ def report_warnings(operator: Operator, warnings: list[str]) -> None:
         operator.report({"WARNING"}, warning)
 
 
-class REACH_OT_figure_from_armature(Operator):
+class REACH_OT_figure_from_armature(ArmatureOperator, Operator):
     """Make the armature a Reach figure: its bones become segments, their IK settings limits."""
 
     bl_idname = "reach.figure_from_armature"
     bl_label = "Make Reach Figure"
     bl_options = {"REGISTER", "UNDO"}
 
-    armature: StringProperty(  # type: ignore[valid-type]
-        name="Armature", description="Armature object; empty: the active object"
-    )
     translate_root: BoolProperty(  # type: ignore[valid-type]
         name="Move root",
         description="Root bones may also translate (so the hips can move)",
         default=False,
     )
-
-    @classmethod
-    def poll(cls, context: Any) -> bool:  # noqa: D102
-        return armature_poll(cls, context)
 
     def execute(self, context: Any) -> Result:  # noqa: D102
         try:
@@ -94,16 +104,13 @@ class REACH_OT_figure_from_armature(Operator):
         return {"FINISHED"}
 
 
-class REACH_OT_add_constraint(Operator):
+class REACH_OT_add_constraint(ArmatureOperator, Operator):
     """Add a constraint on a bone, with a goal empty at its effector or an existing one."""
 
     bl_idname = "reach.add_constraint"
     bl_label = "Add Reach Constraint"
     bl_options = {"REGISTER", "UNDO"}
 
-    armature: StringProperty(  # type: ignore[valid-type]
-        name="Armature", description="Armature object; empty: the active object"
-    )
     bone: StringProperty(name="Bone", description="Effector bone; empty: the active bone")  # type: ignore[valid-type]
     effector: EnumProperty(name="Effector", items=EFFECTOR_ITEMS, default="TAIL")  # type: ignore[valid-type]
     offset: bpy.props.FloatVectorProperty(name="Offset", size=3, subtype="TRANSLATION")  # type: ignore[valid-type]
@@ -120,10 +127,6 @@ class REACH_OT_add_constraint(Operator):
     use_y: BoolProperty(name="Match Y", default=True)  # type: ignore[valid-type]
     any_of: StringProperty(name="Any of", description="Name of an any-of set to join")  # type: ignore[valid-type]
     name: StringProperty(name="Name", description="Constraint name; empty: made from the bone")  # type: ignore[valid-type]
-
-    @classmethod
-    def poll(cls, context: Any) -> bool:  # noqa: D102
-        return armature_poll(cls, context)
 
     def execute(self, context: Any) -> Result:  # noqa: D102
         try:
@@ -230,25 +233,18 @@ def _make_goal(
     return goal
 
 
-class REACH_OT_solve(Operator):
+class REACH_OT_solve(ArmatureOperator, Operator):
     """Solve all enabled constraints of the armature once and write the pose."""
 
     bl_idname = "reach.solve"
     bl_label = "Solve"
     bl_options = {"REGISTER", "UNDO"}
 
-    armature: StringProperty(  # type: ignore[valid-type]
-        name="Armature", description="Armature object; empty: the active object"
-    )
     clamp: BoolProperty(  # type: ignore[valid-type]
         name="Clamp to limits",
         description="First move a pose that is outside the limits into them",
         default=False,
     )
-
-    @classmethod
-    def poll(cls, context: Any) -> bool:  # noqa: D102
-        return armature_poll(cls, context)
 
     def execute(self, context: Any) -> Result:  # noqa: D102
         start = time.perf_counter()
@@ -283,20 +279,12 @@ class REACH_OT_solve(Operator):
         return {"FINISHED"}
 
 
-class REACH_OT_clamp_pose(Operator):
+class REACH_OT_clamp_pose(ArmatureOperator, Operator):
     """Move the pose into the joint limits (nearest pose inside them)."""
 
     bl_idname = "reach.clamp_pose"
     bl_label = "Clamp to Limits"
     bl_options = {"REGISTER", "UNDO"}
-
-    armature: StringProperty(  # type: ignore[valid-type]
-        name="Armature", description="Armature object; empty: the active object"
-    )
-
-    @classmethod
-    def poll(cls, context: Any) -> bool:  # noqa: D102
-        return armature_poll(cls, context)
 
     def execute(self, context: Any) -> Result:  # noqa: D102
         try:
@@ -321,16 +309,13 @@ class REACH_OT_clamp_pose(Operator):
         return {"FINISHED"}
 
 
-class REACH_OT_drag_goal(Operator):
+class REACH_OT_drag_goal(ArmatureOperator, Operator):
     """Drag a goal: the figure follows under its limits (X/Y/Z: constrain to an axis)."""
 
     bl_idname = "reach.drag_goal"
     bl_label = "Drag Goal"
     bl_options = {"REGISTER", "UNDO", "GRAB_CURSOR", "BLOCKING"}
 
-    armature: StringProperty(  # type: ignore[valid-type]
-        name="Armature", description="Armature object; empty: the active object's figure"
-    )
     goal: StringProperty(  # type: ignore[valid-type]
         name="Goal", description="The goal empty to drag; empty: the active object"
     )
@@ -394,16 +379,13 @@ def find_armature(name: str, goal: Any, context: Any) -> Any:
     return users[0]
 
 
-class REACH_OT_live(Operator):
+class REACH_OT_live(ArmatureOperator, Operator):
     """Live mode: re-solve whenever a goal, the armature or a free bone moves."""
 
     bl_idname = "reach.live"
     bl_label = "Live"
     bl_options = {"REGISTER"}
 
-    armature: StringProperty(  # type: ignore[valid-type]
-        name="Armature", description="Armature object; empty: the active object"
-    )
     stop: BoolProperty(name="Stop", description="End live mode on the armature", default=False)  # type: ignore[valid-type]
 
     def execute(self, context: Any) -> Result:  # noqa: D102

@@ -215,6 +215,7 @@ class ReachDragEvent(PropertyGroup):
     objective: FloatProperty(name="Objective")  # type: ignore[valid-type]
     iterations: IntProperty(name="Iterations")  # type: ignore[valid-type]
     status: StringProperty(name="Status")  # type: ignore[valid-type]
+    max_violation: FloatProperty(name="Largest limit violation")  # type: ignore[valid-type]
 
 
 class ReachPathPoint(PropertyGroup):

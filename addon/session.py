@@ -38,6 +38,7 @@ class EventStats:
         objective: G_all.
         iterations: Solver iterations.
         status: Solver status.
+        max_violation: Largest joint-limit violation of the written pose.
         unmet: Constraints not met within the armature's "met within" distance.
     """
 
@@ -49,6 +50,7 @@ class EventStats:
     objective: float
     iterations: int
     status: str
+    max_violation: float
     unmet: tuple[str, ...]
 
 
@@ -181,6 +183,7 @@ class DragSession:
             objective=outcome.result.objective,
             iterations=outcome.result.iterations,
             status=outcome.result.status,
+            max_violation=outcome.result.max_violation,
             unmet=tuple(outcome.unmet),
         )
         self.events.append(stats)
@@ -205,6 +208,7 @@ class DragSession:
             item.objective = stats.objective
             item.iterations = stats.iterations
             item.status = stats.status
+            item.max_violation = stats.max_violation
         if self.last is not None:
             store_stats(self.obj, self.last, self.events[-1].milliseconds)
         if self.scene.tool_settings.use_keyframe_insert_auto:

@@ -181,3 +181,22 @@ def test_add_constraint_reports_unknown_bones_and_goals(reach):
     with pytest.raises(RuntimeError, match="no object named 'Nowhere' for the goal"):
         bpy.ops.reach.add_constraint(armature=obj.name, bone="forearm.L", goal="Nowhere")
     assert len(obj.reach.constraints) == 0
+
+
+def test_operators_are_unavailable_without_an_armature_and_say_why(reach):
+    bpy.ops.object.empty_add()
+    assert not bpy.ops.reach.solve.poll()
+    with pytest.raises(RuntimeError, match="Add an armature first: Reach poses armatures"):
+        bpy.ops.reach.solve(armature="Empty")
+
+
+def test_operators_act_on_the_named_armature_whatever_is_active(reach):
+    obj = four_limbs()
+    goal = obj.reach.constraints["hand.L"].goal
+    goal.location = Vector(goal.location) + Vector((-0.05, -0.05, -0.05))
+    bpy.context.view_layer.objects.active = goal
+    assert bpy.ops.reach.solve(armature=obj.name) == {"FINISHED"}
+    bpy.context.view_layer.update()
+    assert np.linalg.norm(rigs.world_tail(obj, "forearm.L") - np.array(goal.location)) <= 1e-5
+    with pytest.raises(RuntimeError, match=r"object 'Goal hand\.L' is a empty, not an armature"):
+        bpy.ops.reach.solve()
