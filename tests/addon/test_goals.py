@@ -1,0 +1,173 @@
+"""Every goal type, set up through the add-on and checked on Blender's evaluated pose."""
+
+from __future__ import annotations
+
+import math
+
+import bpy
+import numpy as np
+import pytest
+import rigs
+from mathutils import Matrix, Vector
+
+ARM = ("shoulder.L", "upper_arm.L", "forearm.L")
+
+
+def arm_target(obj):
+    """World matrix of forearm.L with its tail as translation, in a reachable pose; the
+    pose is then put back to rest."""
+    angles = {
+        "shoulder.L": (0.1, 0.0, -0.1),
+        "upper_arm.L": (0.4, -0.3, 0.5),
+        "forearm.L": (0.6, 0.2, 0.0),
+    }
+    for name, values in angles.items():
+        bone = obj.pose.bones[name]
+        bone.rotation_mode = "XYZ"
+        bone.rotation_euler = values
+    bpy.context.view_layer.update()
+    bone = obj.pose.bones["forearm.L"]
+    matrix = obj.matrix_world @ bone.matrix
+    target = (
+        Matrix.Translation(obj.matrix_world @ bone.tail) @ matrix.to_3x3().normalized().to_4x4()
+    )
+    for name in angles:
+        obj.pose.bones[name].rotation_euler = (0.0, 0.0, 0.0)
+    bpy.context.view_layer.update()
+    return target
+
+
+def constrained(goal_type, **options):
+    obj = rigs.metarig()
+    target = arm_target(obj)
+    bpy.ops.reach.figure_from_armature(armature=obj.name)
+    goal = bpy.data.objects.new("Target", None)
+    bpy.context.scene.collection.objects.link(goal)
+    goal.matrix_world = target
+    result = bpy.ops.reach.add_constraint(
+        armature=obj.name,
+        bone="forearm.L",
+        effector="TAIL",
+        goal=goal.name,
+        goal_type=goal_type,
+        chain_start="shoulder.L",
+        name="arm",
+        **options,
+    )
+    assert result == {"FINISHED"}
+    assert bpy.ops.reach.solve(armature=obj.name) == {"FINISHED"}
+    bpy.context.view_layer.update()
+    bone = obj.pose.bones["forearm.L"]
+    frame = np.array(obj.matrix_world @ bone.matrix)
+    tail = np.array(obj.matrix_world @ bone.tail)
+    return obj, np.array(goal.matrix_world), frame, tail
+
+
+def test_position_goal_brings_the_tail_to_the_goal(reach):
+    _, goal, _, tail = constrained("POSITION")
+    assert np.linalg.norm(tail - goal[:3, 3]) <= 1e-5
+
+
+def test_orientation_goal_turns_the_bone_axes_to_the_goal_axes(reach):
+    _, goal, frame, _ = constrained("ORIENTATION")
+    assert np.allclose(frame[:3, 0], goal[:3, 0], atol=1e-4)
+    assert np.allclose(frame[:3, 1], goal[:3, 1], atol=1e-4)
+
+
+def test_orientation_goal_with_x_freed_matches_only_y(reach):
+    obj, goal, frame, _ = constrained("ORIENTATION", use_x=False)
+    assert np.allclose(frame[:3, 1], goal[:3, 1], atol=1e-4)
+    assert obj.reach.constraints["arm"].use_x is False
+
+
+def test_position_orientation_goal_meets_both(reach):
+    _, goal, frame, tail = constrained("POSITION_ORIENTATION", w_position=0.5)
+    assert np.linalg.norm(tail - goal[:3, 3]) <= 1e-4
+    assert np.allclose(frame[:3, :3], goal[:3, :3], atol=1e-3)
+
+
+def test_aim_goal_aims_from_the_effector(reach):
+    obj = rigs.metarig()
+    bpy.ops.reach.figure_from_armature(armature=obj.name)
+    goal = bpy.data.objects.new("Target", None)
+    bpy.context.scene.collection.objects.link(goal)
+    goal.location = (1.2, -0.8, 1.0)
+    bpy.ops.reach.add_constraint(
+        armature=obj.name,
+        bone="forearm.L",
+        effector="TAIL",
+        goal=goal.name,
+        goal_type="AIM",
+        name="aim",
+    )
+    obj.reach.constraints["aim"].chain_start = "upper_arm.L"
+    assert bpy.ops.reach.solve(armature=obj.name) == {"FINISHED"}
+    bpy.context.view_layer.update()
+    bone = obj.pose.bones["forearm.L"]
+    axis = np.array((obj.matrix_world @ bone.matrix).to_3x3() @ Vector((0, 1, 0)))
+    tail = np.array(obj.matrix_world @ bone.tail)
+    toward = np.array(goal.location) - tail
+    assert np.dot(axis, toward / np.linalg.norm(toward)) >= math.cos(math.radians(0.1))
+
+
+@pytest.mark.parametrize("kind", ["LINE", "PLANE", "HALF_SPACE"])
+def test_geometric_goals_take_their_direction_from_the_empty_z_axis(reach, kind):
+    obj = rigs.metarig()
+    bpy.ops.reach.figure_from_armature(armature=obj.name)
+    tail = np.array(obj.matrix_world @ obj.pose.bones["forearm.L"].tail)
+    goal = bpy.data.objects.new("Target", None)
+    bpy.context.scene.collection.objects.link(goal)
+    # a plane/line through a point 15 cm below and 10 cm in front of the wrist; Z tilted
+    # (the half-space's normal points down, so the wrist starts outside it)
+    tilt = 0.3 + (math.pi if kind == "HALF_SPACE" else 0.0)
+    goal.matrix_world = Matrix.Translation(
+        tuple(tail + np.array((0.0, -0.1, -0.15)))
+    ) @ Matrix.Rotation(tilt, 4, "X")
+    bpy.ops.reach.add_constraint(
+        armature=obj.name,
+        bone="forearm.L",
+        effector="TAIL",
+        goal=goal.name,
+        goal_type=kind,
+        chain_start="shoulder.L",
+        name="geo",
+    )
+    assert bpy.ops.reach.solve(armature=obj.name) == {"FINISHED"}
+    bpy.context.view_layer.update()
+    point = np.array(goal.matrix_world.translation)
+    z = np.array(goal.matrix_world.to_3x3() @ Vector((0, 0, 1)))
+    moved = np.array(obj.matrix_world @ obj.pose.bones["forearm.L"].tail)
+    offset = moved - point
+    if kind == "LINE":
+        assert np.linalg.norm(offset - np.dot(offset, z) * z) <= 1e-5
+    elif kind == "PLANE":
+        assert abs(np.dot(offset, z)) <= 1e-5
+    else:
+        assert np.dot(offset, z) >= -1e-5
+        assert np.dot(tail - point, z) < 0.0  # it started outside: the goal did move it
+
+
+def test_any_of_set_meets_the_nearer_goal(reach):
+    obj = rigs.metarig()
+    bpy.ops.reach.figure_from_armature(armature=obj.name)
+    tail = np.array(obj.matrix_world @ obj.pose.bones["forearm.L"].tail)
+    near = bpy.data.objects.new("Near", None)
+    far = bpy.data.objects.new("Far", None)
+    for goal, where in (
+        (near, tail + np.array((0.0, -0.05, -0.05))),
+        (far, tail + np.array((-2.0, 0.0, 3.0))),
+    ):
+        bpy.context.scene.collection.objects.link(goal)
+        goal.location = tuple(where)
+        bpy.ops.reach.add_constraint(
+            armature=obj.name,
+            bone="forearm.L",
+            goal=goal.name,
+            chain_start="shoulder.L",
+            any_of="either",
+            name=goal.name,
+        )
+    assert bpy.ops.reach.solve(armature=obj.name) == {"FINISHED"}
+    bpy.context.view_layer.update()
+    moved = np.array(obj.matrix_world @ obj.pose.bones["forearm.L"].tail)
+    assert np.linalg.norm(moved - np.array(near.location)) <= 1e-5
