@@ -257,14 +257,21 @@ def build_rig(obj: Any, hold: Iterable[str] = ()) -> Rig:
             warnings.append(
                 f"bone '{name}' has bone constraints; Blender applies them after Reach's pose"
             )
-    _add_joint_limits(obj, figure, {e.name: e for e in layout})
+    _add_joint_limits(obj, figure, {e.name: e for e in layout}, warnings)
     _warn_drivers(obj, warnings)
     return Rig(obj.name, figure, tuple(layout), warnings)
 
 
-def _add_joint_limits(obj: Any, figure: Figure, layout: dict[str, BoneLayout]) -> None:
+def _add_joint_limits(
+    obj: Any, figure: Figure, layout: dict[str, BoneLayout], warnings: list[str]
+) -> None:
     for joint in obj.reach.joints:
-        if len(joint.polygon) == 0:
+        if len(joint.polygon) < 3:
+            if len(joint.polygon) > 0:
+                warnings.append(
+                    f"limit polygon of bone '{joint.name}' has {len(joint.polygon)} vertices; "
+                    "it limits nothing until it has 3"
+                )
             continue
         entry = layout.get(joint.name)
         if entry is None:

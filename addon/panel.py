@@ -1,5 +1,449 @@
-"""The \"Reach\" tab of the 3D viewport's sidebar."""
+"""The "Reach" tab of the 3D viewport's sidebar.
+
+Panels draw ``Object.reach`` of the active armature and call the operators of
+:mod:`.operators` and :mod:`.ui_operators` with the armature (and bone) named explicitly.
+Drawing reads data only; nothing here changes the scene.
+"""
 
 from __future__ import annotations
 
-classes: tuple[type, ...] = ()
+from typing import TYPE_CHECKING, Any
+
+from bpy.types import Panel, UIList
+
+from . import live
+
+if TYPE_CHECKING:
+    from bpy.stub_internal.rna_enums import RegionTypeItems, SpaceTypeItems
+
+POLYGON_MODES = ("QUATERNION", "AXIS_ANGLE")
+"""Rotation modes whose bones Reach reads as Euler angles in the joint's own order."""
+
+
+def active_armature(context: Any) -> Any | None:
+    """The active object if it is an armature, else None."""
+    obj = context.active_object
+    return obj if obj is not None and obj.type == "ARMATURE" else None
+
+
+def active_constraint(obj: Any) -> Any | None:
+    """The armature's active Reach constraint, if the index points at one."""
+    constraints = obj.reach.constraints
+    index = obj.reach.active_constraint
+    return constraints[index] if 0 <= index < len(constraints) else None
+
+
+class REACH_UL_constraints(UIList):
+    """Reach constraints: enabled, name, goal type, effector bone ← chain start, goal, weight."""
+
+    def draw_item(  # noqa: D102
+        self,
+        context: Any,
+        layout: Any,
+        data: Any,
+        item: Any,
+        icon: Any,
+        active_data: Any,
+        active_property: Any,
+        index: Any = 0,
+        flt_flag: Any = 0,
+    ) -> None:
+        if self.layout_type not in {"DEFAULT", "COMPACT"}:
+            layout.label(text=item.name)
+            return
+        row = layout.row(align=True)
+        row.prop(item, "enabled", text="")
+        row.prop(item, "goal_type", text="", icon_only=True, emboss=False)
+        row.prop(item, "name", text="", emboss=False)
+        chain = f"{item.bone} ← {item.chain_start}" if item.chain_start else item.bone
+        row.label(text=chain, icon="BONE_DATA")
+        row.prop(item, "goal", text="")
+        row.prop(item, "weight", text="")
+
+
+class REACH_UL_polygon(UIList):
+    """A joint's limit polygon: one row per vertex, its two angles (shown in degrees)."""
+
+    def draw_item(  # noqa: D102
+        self,
+        context: Any,
+        layout: Any,
+        data: Any,
+        item: Any,
+        icon: Any,
+        active_data: Any,
+        active_property: Any,
+        index: Any = 0,
+        flt_flag: Any = 0,
+    ) -> None:
+        row = layout.row(align=True)
+        row.label(text=f"{index + 1}")
+        row.prop(item, "value", index=0, text=data.polygon_axes[0])
+        row.prop(item, "value", index=1, text=data.polygon_axes[1])
+
+
+class REACH_UL_groups(UIList):
+    """Joint groups: name and enabled."""
+
+    def draw_item(  # noqa: D102
+        self,
+        context: Any,
+        layout: Any,
+        data: Any,
+        item: Any,
+        icon: Any,
+        active_data: Any,
+        active_property: Any,
+        index: Any = 0,
+        flt_flag: Any = 0,
+    ) -> None:
+        row = layout.row(align=True)
+        row.prop(item, "enabled", text="")
+        row.prop(item, "name", text="", emboss=False)
+        count = len(item.members)
+        row.label(text=f"{count} bone" if count == 1 else f"{count} bones")
+
+
+class REACH_UL_group_members(UIList):
+    """Members of a joint group: bone, axis and ratio."""
+
+    def draw_item(  # noqa: D102
+        self,
+        context: Any,
+        layout: Any,
+        data: Any,
+        item: Any,
+        icon: Any,
+        active_data: Any,
+        active_property: Any,
+        index: Any = 0,
+        flt_flag: Any = 0,
+    ) -> None:
+        obj = active_armature(context)
+        row = layout.row(align=True)
+        if obj is not None:
+            row.prop_search(item, "bone", obj.data, "bones", text="")
+        else:
+            row.prop(item, "bone", text="")
+        row.prop(item, "axis", text="")
+        row.prop(item, "ratio", text="")
+
+
+class ReachPanel:
+    """Mixin: a panel in the "Reach" tab of the 3D viewport's sidebar."""
+
+    bl_space_type: SpaceTypeItems = "VIEW_3D"
+    bl_region_type: RegionTypeItems = "UI"
+    bl_category = "Reach"
+
+
+class ArmaturePanel(ReachPanel):
+    """Mixin: a Reach panel shown only when the active object is an armature."""
+
+    @classmethod
+    def poll(cls, context: Any) -> bool:
+        """Whether the active object is an armature."""
+        return active_armature(context) is not None
+
+
+class REACH_PT_figure(ReachPanel, Panel):
+    """Make the active armature a Reach figure; explains what to select otherwise."""
+
+    bl_label = "Figure"
+
+    def draw(self, context: Any) -> None:  # noqa: D102
+        layout: Any = self.layout
+        obj = active_armature(context)
+        if obj is None:
+            other = context.active_object
+            if other is not None:
+                kind = other.type.lower()
+                layout.label(text=f"'{other.name}' ({kind}) is not an armature", icon="INFO")
+            layout.label(text="Select an armature to pose it with Reach")
+            return
+        settings = obj.reach
+        if settings.is_figure:
+            layout.label(text=f"'{obj.name}' is a Reach figure", icon="CHECKMARK")
+        else:
+            layout.label(text=f"'{obj.name}' is not a Reach figure yet", icon="ARMATURE_DATA")
+        layout.prop(settings, "translate_root")
+        op = layout.operator(
+            "reach.figure_from_armature",
+            text="Update Reach Figure" if settings.is_figure else "Make Reach Figure",
+            icon="OUTLINER_OB_ARMATURE",
+        )
+        op.armature = obj.name
+        op.translate_root = settings.translate_root
+
+
+class REACH_PT_constraints(ArmaturePanel, Panel):
+    """The armature's constraints, and Solve / Live / Drag."""
+
+    bl_label = "Constraints"
+
+    def draw(self, context: Any) -> None:  # noqa: D102
+        layout: Any = self.layout
+        obj = context.active_object
+        settings = obj.reach
+        row = layout.row()
+        row.template_list(
+            "REACH_UL_constraints",
+            "",
+            settings,
+            "constraints",
+            settings,
+            "active_constraint",
+            rows=4,
+        )
+        buttons = row.column(align=True)
+        bone = obj.data.bones.active
+        add = buttons.column(align=True)
+        add.enabled = bone is not None
+        op = add.operator("reach.add_constraint", text="", icon="ADD")
+        op.armature = obj.name
+        op.bone = bone.name if bone is not None else ""
+        op = buttons.operator("reach.remove_constraint", text="", icon="REMOVE")
+        op.armature = obj.name
+        if bone is None:
+            layout.label(text="Select a bone to add a constraint on it", icon="INFO")
+
+        row = layout.row(align=True)
+        op = row.operator("reach.solve", icon="PLAY")
+        op.armature = obj.name
+        if live.is_live(obj.name):
+            op = row.operator("reach.live", text="Live", icon="PAUSE", depress=True)
+            op.stop = True
+        else:
+            op = row.operator("reach.live", text="Live", icon="REC")
+            op.stop = False
+        op.armature = obj.name
+        entry = active_constraint(obj)
+        drag = row.row(align=True)
+        drag.enabled = entry is not None and entry.goal is not None
+        # the drag maps the mouse in the viewport's main region, not in the sidebar
+        drag.operator_context = "INVOKE_REGION_WIN"
+        op = drag.operator("reach.drag_goal", text="Drag", icon="VIEW_PAN")
+        op.armature = obj.name
+        op.goal = entry.goal.name if entry is not None and entry.goal is not None else ""
+        op = layout.operator("reach.clamp_pose", icon="CON_ROTLIMIT")
+        op.armature = obj.name
+
+
+class REACH_PT_constraint_settings(ArmaturePanel, Panel):
+    """Every setting of the active constraint."""
+
+    bl_label = "Active Constraint"
+    bl_parent_id = "REACH_PT_constraints"
+
+    @classmethod
+    def poll(cls, context: Any) -> bool:  # noqa: D102
+        obj = active_armature(context)
+        return obj is not None and active_constraint(obj) is not None
+
+    def draw(self, context: Any) -> None:  # noqa: D102
+        layout: Any = self.layout
+        layout.use_property_split = True
+        layout.use_property_decorate = False
+        obj = context.active_object
+        entry = active_constraint(obj)
+        if entry is None:
+            return
+        layout.prop(entry, "name")
+        layout.prop(entry, "enabled")
+        layout.prop(entry, "goal_type")
+        layout.prop(entry, "goal")
+        layout.prop(entry, "weight")
+        layout.prop_search(entry, "bone", obj.data, "bones", text="Effector Bone")
+        layout.prop(entry, "effector")
+        if entry.effector == "OFFSET":
+            layout.prop(entry, "offset")
+        layout.prop_search(entry, "chain_start", obj.data, "bones")
+        kind = entry.goal_type
+        if kind == "POSITION_ORIENTATION":
+            layout.prop(entry, "w_position")
+        if kind in {"ORIENTATION", "POSITION_ORIENTATION"}:
+            col = layout.column(heading="Match", align=True)
+            col.prop(entry, "use_x", text="X Axis")
+            col.prop(entry, "use_y", text="Y Axis")
+        if kind in {"ORIENTATION", "POSITION_ORIENTATION", "AIM"}:
+            col = layout.column(align=True)
+            col.prop(entry, "angle_degrees", text="Angle (°)")
+            col.prop(entry, "angle_length", text="Weighs as")
+        layout.prop(entry, "any_of")
+
+
+class REACH_PT_joint(ArmaturePanel, Panel):
+    """The active bone's joint: Blender's IK locks, limits and stiffness, and Reach's."""
+
+    bl_label = "Joint"
+
+    def draw(self, context: Any) -> None:  # noqa: D102
+        layout: Any = self.layout
+        obj = context.active_object
+        bone = obj.data.bones.active
+        if bone is None:
+            layout.label(text="Select a bone to edit its joint", icon="INFO")
+            return
+        pose_bone = obj.pose.bones.get(bone.name)
+        if pose_bone is None:
+            layout.label(text=f"'{bone.name}' has no pose bone", icon="ERROR")
+            return
+        layout.label(text=bone.name, icon="BONE_DATA")
+        layout.prop(pose_bone, "rotation_mode")
+        if pose_bone.rotation_mode in POLYGON_MODES:
+            joint = obj.reach.joints.get(bone.name)
+            if joint is not None:
+                layout.prop(joint, "euler_order", text="Reach Euler Order")
+            else:
+                layout.label(text="Make the figure to choose its Euler order", icon="INFO")
+        col = layout.column(align=True)
+        for axis in "xyz":
+            row = col.row(align=True)
+            row.prop(pose_bone, f"lock_ik_{axis}", text=f"Lock IK {axis.upper()}", toggle=True)
+            row.prop(pose_bone, f"ik_stiffness_{axis}", text="Stiffness", slider=True)
+            row = col.row(align=True)
+            row.active = not getattr(pose_bone, f"lock_ik_{axis}")
+            row.prop(pose_bone, f"use_ik_limit_{axis}", text="Limit")
+            limits = row.row(align=True)
+            limits.active = getattr(pose_bone, f"use_ik_limit_{axis}")
+            limits.prop(pose_bone, f"ik_min_{axis}", text="Min")
+            limits.prop(pose_bone, f"ik_max_{axis}", text="Max")
+            col.separator()
+
+
+class REACH_PT_joint_polygon(ArmaturePanel, Panel):
+    """The active bone's limit polygon, drawn vertex by vertex from poses."""
+
+    bl_label = "Limit Polygon"
+    bl_parent_id = "REACH_PT_joint"
+
+    @classmethod
+    def poll(cls, context: Any) -> bool:  # noqa: D102
+        obj = active_armature(context)
+        return obj is not None and obj.data.bones.active is not None
+
+    def draw(self, context: Any) -> None:  # noqa: D102
+        layout: Any = self.layout
+        obj = context.active_object
+        bone = obj.data.bones.active.name
+        joint = obj.reach.joints.get(bone)
+        if joint is None:
+            layout.label(text="No polygon yet: pose the bone, then add a vertex", icon="INFO")
+            op = layout.operator("reach.polygon_add_vertex", icon="ADD")
+            op.armature, op.bone = obj.name, bone
+            return
+        layout.prop(joint, "polygon_axes")
+        row = layout.row()
+        row.template_list("REACH_UL_polygon", "", joint, "polygon", joint, "active_vertex", rows=4)
+        buttons = row.column(align=True)
+        op = buttons.operator("reach.polygon_add_vertex", text="", icon="ADD")
+        op.armature, op.bone = obj.name, bone
+        op = buttons.operator("reach.polygon_remove_vertex", text="", icon="REMOVE")
+        op.armature, op.bone = obj.name, bone
+        buttons.separator()
+        op = buttons.operator("reach.polygon_clear", text="", icon="X")
+        op.armature, op.bone = obj.name, bone
+        count = len(joint.polygon)
+        if 0 < count < 3:
+            layout.label(text=f"{count} of at least 3 vertices: add more", icon="ERROR")
+        elif count:
+            layout.label(text="Vertices are poses: keep the polygon convex", icon="INFO")
+
+
+class REACH_PT_groups(ArmaturePanel, Panel):
+    """Joint groups: rotations of several bones that turn together in fixed ratios."""
+
+    bl_label = "Joint Groups"
+    bl_options = {"DEFAULT_CLOSED"}
+
+    def draw(self, context: Any) -> None:  # noqa: D102
+        layout: Any = self.layout
+        obj = context.active_object
+        settings = obj.reach
+        row = layout.row()
+        row.template_list(
+            "REACH_UL_groups", "", settings, "groups", settings, "active_group", rows=3
+        )
+        buttons = row.column(align=True)
+        op = buttons.operator("reach.group_add", text="", icon="ADD")
+        op.armature = obj.name
+        op = buttons.operator("reach.group_remove", text="", icon="REMOVE")
+        op.armature = obj.name
+        index = settings.active_group
+        if not 0 <= index < len(settings.groups):
+            return
+        group = settings.groups[index]
+        layout.label(text=f"Members of '{group.name}'")
+        row = layout.row()
+        row.template_list(
+            "REACH_UL_group_members", "", group, "members", group, "active_member", rows=3
+        )
+        buttons = row.column(align=True)
+        bone = obj.data.bones.active
+        add = buttons.column(align=True)
+        add.enabled = bone is not None
+        op = add.operator("reach.group_member_add", text="", icon="ADD")
+        op.armature, op.group = obj.name, group.name
+        op.bone = bone.name if bone is not None else ""
+        op = buttons.operator("reach.group_member_remove", text="", icon="REMOVE")
+        op.armature, op.group = obj.name, group.name
+
+
+class REACH_PT_solver(ArmaturePanel, Panel):
+    """Solver settings: time budget, tolerance, restarts, and when a goal counts as met."""
+
+    bl_label = "Solver"
+    bl_options = {"DEFAULT_CLOSED"}
+
+    def draw(self, context: Any) -> None:  # noqa: D102
+        layout: Any = self.layout
+        layout.use_property_split = True
+        layout.use_property_decorate = False
+        settings = context.active_object.reach
+        layout.prop(settings, "time_budget")
+        layout.prop(settings, "adaptive")
+        layout.prop(settings, "tolerance")
+        layout.prop(settings, "restarts")
+        layout.prop(settings, "reach_distance")
+
+
+class REACH_PT_stats(ArmaturePanel, Panel):
+    """The last solve's statistics, and which constraints it could not meet."""
+
+    bl_label = "Last Solve"
+
+    def draw(self, context: Any) -> None:  # noqa: D102
+        layout: Any = self.layout
+        stats = context.active_object.reach.stats
+        if not stats.status:
+            layout.label(text="No solve yet")
+            return
+        if stats.unmet:
+            layout.label(text=stats.message, icon="ERROR")
+            col = layout.column(align=True)
+            for name in stats.unmet.split(", "):
+                col.label(text=f"Not met: {name}", icon="DOT")
+        else:
+            layout.label(text=stats.message or "all constraints met", icon="INFO")
+        col = layout.column(align=True)
+        col.label(text=f"Status: {stats.status}")
+        col.label(text=f"Objective: {stats.objective:.4g}")
+        col.label(text=f"Residual: {stats.residual:.4g}")
+        col.label(text=f"Iterations: {stats.iterations}")
+        col.label(text=f"Time: {stats.milliseconds:.1f} ms")
+
+
+classes = (
+    REACH_UL_constraints,
+    REACH_UL_polygon,
+    REACH_UL_groups,
+    REACH_UL_group_members,
+    REACH_PT_figure,
+    REACH_PT_constraints,
+    REACH_PT_constraint_settings,
+    REACH_PT_joint,
+    REACH_PT_joint_polygon,
+    REACH_PT_groups,
+    REACH_PT_solver,
+    REACH_PT_stats,
+)

@@ -5,9 +5,9 @@ from __future__ import annotations
 import bpy
 from bpy.props import PointerProperty
 
-from . import live, operators, panel, properties
+from . import live, operators, panel, properties, ui_operators
 
-classes = (*properties.classes, *operators.classes, *panel.classes)
+classes = (*properties.classes, *operators.classes, *ui_operators.classes, *panel.classes)
 
 
 def register() -> None:

@@ -200,3 +200,19 @@ def test_operators_act_on_the_named_armature_whatever_is_active(reach):
     assert np.linalg.norm(rigs.world_tail(obj, "forearm.L") - np.array(goal.location)) <= 1e-5
     with pytest.raises(RuntimeError, match=r"object 'Goal hand\.L' is a empty, not an armature"):
         bpy.ops.reach.solve()
+
+
+def test_a_polygon_of_fewer_than_three_vertices_is_a_warning_not_a_limit(reach):
+    obj = four_limbs()
+    joint = obj.reach.joints["upper_arm.L"]
+    for a, b in ((-1.0, -1.0), (1.0, -1.0)):
+        joint.polygon.add().value = (a, b)
+    rig = reach.addon.adapter.build_rig(obj)
+    assert rig.figure.limits.a_in.shape[0] == 0 or not any(
+        "upper_arm.L" in label for label in rig.figure.limits.in_labels
+    )
+    assert (
+        "limit polygon of bone 'upper_arm.L' has 2 vertices; it limits nothing until it has 3"
+        in (rig.warnings)
+    )
+    assert bpy.ops.reach.solve(armature=obj.name) == {"FINISHED"}
