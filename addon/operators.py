@@ -58,11 +58,70 @@ class ArmatureOperator:
             return False
         return True
 
+    def execute(self, context: Any) -> Result:
+        """Run :meth:`run`; a :class:`~.adapter.ReachError` becomes an error report."""
+        try:
+            return self.run(context)
+        except ReachError as error:
+            self.report({"ERROR"}, str(error))  # type: ignore[attr-defined]
+            return {"CANCELLED"}
+
+    def run(self, context: Any) -> Result:
+        """The operator's work, on valid input.
+
+        Raises:
+            ReachError: For bad input; :meth:`execute` reports it and cancels.
+        """
+        raise NotImplementedError
+
 
 def report_warnings(operator: Operator, warnings: list[str]) -> None:
     """Report each adapter warning once, as a warning."""
     for warning in dict.fromkeys(warnings):
         operator.report({"WARNING"}, warning)
+
+
+def bone_name(obj: Any, name: str) -> str:
+    """The bone ``name`` of the armature (its active bone when empty), checked to exist.
+
+    Raises:
+        ReachError: If there is no such bone, or no active bone.
+    """
+    if not name:
+        active = obj.data.bones.active
+        if active is None:
+            raise ReachError(f"armature '{obj.name}' has no active bone; pass 'bone'")
+        return str(active.name)
+    if obj.data.bones.get(name) is None:
+        raise ReachError(f"armature '{obj.name}' has no bone '{name}'")
+    return name
+
+
+def unique_name(collection: Any, base: str) -> str:
+    """``base``, or ``base 2``, ``base 3``, … whichever is not yet in ``collection``."""
+    name, k = base, 1
+    while name in collection:
+        k += 1
+        name = f"{base} {k}"
+    return name
+
+
+def goal_users(objects: Any, goal: Any) -> list[Any]:
+    """The armatures among ``objects`` with a Reach constraint whose goal is ``goal``."""
+    return [
+        o
+        for o in objects
+        if o.type == "ARMATURE" and any(c.goal == goal for c in o.reach.constraints)
+    ]
+
+
+def mark_figure(obj: Any, rig: adapter.Rig) -> None:
+    """Mark the armature a Reach figure, with joint settings for each bone of ``rig``."""
+    settings = obj.reach
+    settings.is_figure = True
+    for entry in rig.layout:
+        if entry.name not in settings.joints:
+            settings.joints.add().name = entry.name
 
 
 class REACH_OT_figure_from_armature(ArmatureOperator, Operator):
@@ -78,24 +137,17 @@ class REACH_OT_figure_from_armature(ArmatureOperator, Operator):
         default=False,
     )
 
-    def execute(self, context: Any) -> Result:  # noqa: D102
+    def run(self, context: Any) -> Result:  # noqa: D102
+        obj = adapter.armature_object(self.armature, context)
+        settings = obj.reach
+        previous = (settings.is_figure, settings.translate_root)
+        settings.translate_root = self.translate_root
         try:
-            obj = adapter.armature_object(self.armature, context)
-            settings = obj.reach
-            previous = (settings.is_figure, settings.translate_root)
-            settings.translate_root = self.translate_root
-            try:
-                rig = adapter.build_rig(obj)
-            except ReachError:
-                settings.is_figure, settings.translate_root = previous
-                raise
-        except ReachError as error:
-            self.report({"ERROR"}, str(error))
-            return {"CANCELLED"}
-        settings.is_figure = True
-        for entry in rig.layout:
-            if entry.name not in settings.joints:
-                settings.joints.add().name = entry.name
+            rig = adapter.build_rig(obj)
+        except ReachError:
+            settings.is_figure, settings.translate_root = previous
+            raise
+        mark_figure(obj, rig)
         report_warnings(self, rig.warnings)
         self.report(
             {"INFO"},
@@ -128,56 +180,37 @@ class REACH_OT_add_constraint(ArmatureOperator, Operator):
     any_of: StringProperty(name="Any of", description="Name of an any-of set to join")  # type: ignore[valid-type]
     name: StringProperty(name="Name", description="Constraint name; empty: made from the bone")  # type: ignore[valid-type]
 
-    def execute(self, context: Any) -> Result:  # noqa: D102
-        try:
-            obj = adapter.armature_object(self.armature, context)
-            bone_name = self.bone
-            if not bone_name:
-                active = obj.data.bones.active
-                if active is None:
-                    raise ReachError(f"armature '{obj.name}' has no active bone; pass 'bone'")
-                bone_name = active.name
-            bone = obj.data.bones.get(bone_name)
-            if bone is None:
-                raise ReachError(f"armature '{obj.name}' has no bone '{bone_name}'")
-            if self.chain_start and obj.data.bones.get(self.chain_start) is None:
-                raise ReachError(
-                    f"armature '{obj.name}' has no bone '{self.chain_start}' (chain start)"
-                )
-            if self.chain_start and not _is_ancestor(obj.data.bones[self.chain_start], bone):
-                raise ReachError(
-                    f"chain start '{self.chain_start}' is not '{bone_name}' or one of its parents"
-                )
-            if self.goal:
-                goal = bpy.data.objects.get(self.goal)
-                if goal is None:
-                    raise ReachError(f"no object named '{self.goal}' for the goal")
-                if goal.type != "EMPTY":
-                    raise ReachError(f"goal '{self.goal}' is a {goal.type.lower()}, not an empty")
-            else:
-                goal = None
-            if not obj.reach.is_figure:
-                rig = adapter.build_rig(obj)
-                obj.reach.is_figure = True
-                for entry in rig.layout:
-                    if entry.name not in obj.reach.joints:
-                        obj.reach.joints.add().name = entry.name
-        except ReachError as error:
-            self.report({"ERROR"}, str(error))
-            return {"CANCELLED"}
-        name = self.name or _unique(obj.reach.constraints, f"{bone_name} {self.goal_type.lower()}")
+    def run(self, context: Any) -> Result:  # noqa: D102
+        obj = adapter.armature_object(self.armature, context)
+        bone = bone_name(obj, self.bone)
+        chain_start = self.chain_start
+        if chain_start and obj.data.bones.get(chain_start) is None:
+            raise ReachError(f"armature '{obj.name}' has no bone '{chain_start}' (chain start)")
+        if chain_start and not _is_ancestor(obj.data.bones[chain_start], obj.data.bones[bone]):
+            raise ReachError(f"chain start '{chain_start}' is not '{bone}' or one of its parents")
+        if self.goal:
+            goal = bpy.data.objects.get(self.goal)
+            if goal is None:
+                raise ReachError(f"no object named '{self.goal}' for the goal")
+            if goal.type != "EMPTY":
+                raise ReachError(f"goal '{self.goal}' is a {goal.type.lower()}, not an empty")
+        else:
+            goal = None
+        if not obj.reach.is_figure:
+            mark_figure(obj, adapter.build_rig(obj))
+        name = self.name or unique_name(obj.reach.constraints, f"{bone} {self.goal_type.lower()}")
         if goal is None:
             goal = _make_goal(
-                context, obj, bone_name, self.effector, tuple(self.offset), self.goal_type, name
+                context, obj, bone, self.effector, tuple(self.offset), self.goal_type, name
             )
         entry = obj.reach.constraints.add()
         entry.name = name
-        entry.bone = bone_name
+        entry.bone = bone
         entry.effector = self.effector
         entry.offset = self.offset
         entry.goal = goal
         entry.goal_type = self.goal_type
-        entry.chain_start = self.chain_start
+        entry.chain_start = chain_start
         entry.weight = self.weight
         entry.w_position = self.w_position
         entry.use_x = self.use_x
@@ -193,14 +226,6 @@ def _is_ancestor(candidate: Any, bone: Any) -> bool:
             return True
         bone = bone.parent
     return False
-
-
-def _unique(collection: Any, base: str) -> str:
-    name, k = base, 1
-    while name in collection:
-        k += 1
-        name = f"{base} {k}"
-    return name
 
 
 def _make_goal(
@@ -246,27 +271,23 @@ class REACH_OT_solve(ArmatureOperator, Operator):
         default=False,
     )
 
-    def execute(self, context: Any) -> Result:  # noqa: D102
+    def run(self, context: Any) -> Result:  # noqa: D102
         start = time.perf_counter()
-        try:
-            obj = adapter.armature_object(self.armature, context)
-            setup = adapter.build_problem(obj, context.scene)
-            theta = adapter.read_pose(obj, setup.rig)
-            if self.clamp:
-                theta = adapter.clamp_to_limits(setup.rig, theta)
-            session.check_start(setup, theta)
-            settings = obj.reach
-            outcome = adapter.run_solve(
-                setup,
-                theta,
-                time_limit=None,
-                tolerance=settings.tolerance,
-                restarts=settings.restarts,
-                reach_distance=settings.reach_distance,
-            )
-        except ReachError as error:
-            self.report({"ERROR"}, str(error))
-            return {"CANCELLED"}
+        obj = adapter.armature_object(self.armature, context)
+        setup = adapter.build_problem(obj, context.scene)
+        theta = adapter.read_pose(obj, setup.rig)
+        if self.clamp:
+            theta = adapter.clamp_to_limits(setup.rig, theta)
+        session.check_start(setup, theta)
+        settings = obj.reach
+        outcome = adapter.run_solve(
+            setup,
+            theta,
+            time_limit=None,
+            tolerance=settings.tolerance,
+            restarts=settings.restarts,
+            reach_distance=settings.reach_distance,
+        )
         moved = setup.moved
         if self.clamp:
             moved = [e.name for e in setup.rig.layout]
@@ -286,14 +307,10 @@ class REACH_OT_clamp_pose(ArmatureOperator, Operator):
     bl_label = "Clamp to Limits"
     bl_options = {"REGISTER", "UNDO"}
 
-    def execute(self, context: Any) -> Result:  # noqa: D102
-        try:
-            obj = adapter.armature_object(self.armature, context)
-            rig = adapter.build_rig(obj)
-            theta = adapter.read_pose(obj, rig)
-        except ReachError as error:
-            self.report({"ERROR"}, str(error))
-            return {"CANCELLED"}
+    def run(self, context: Any) -> Result:  # noqa: D102
+        obj = adapter.armature_object(self.armature, context)
+        rig = adapter.build_rig(obj)
+        theta = adapter.read_pose(obj, rig)
         clamped = adapter.clamp_to_limits(rig, theta)
         changed = [
             e.name
@@ -336,19 +353,15 @@ class REACH_OT_drag_goal(ArmatureOperator, Operator):
         obj = find_armature(self.armature, goal, context)
         return session.DragSession(context, obj, goal)
 
-    def execute(self, context: Any) -> Result:  # noqa: D102
-        try:
-            drag = self._start(context)
-        except ReachError as error:
-            self.report({"ERROR"}, str(error))
-            return {"CANCELLED"}
+    def run(self, context: Any) -> Result:
+        """Replay ``path`` as drag events; on a bad event, restore the pose and cancel."""
+        drag = self._start(context)
         try:
             for point in self.path:
                 drag.step(point.location)
         except ReachError as error:
             drag.cancel()
-            self.report({"ERROR"}, f"drag cancelled at event {len(drag.events) + 1}: {error}")
-            return {"CANCELLED"}
+            raise ReachError(f"drag cancelled at event {len(drag.events) + 1}: {error}") from error
         drag.finish()
         if drag.last is not None and drag.last.unmet:
             self.report({"WARNING"}, drag.obj.reach.stats.message)
@@ -369,11 +382,7 @@ def find_armature(name: str, goal: Any, context: Any) -> Any:
     """The armature named ``name``, or the one figure with a constraint on ``goal``."""
     if name:
         return adapter.armature_object(name, context)
-    users = [
-        o
-        for o in context.scene.objects
-        if o.type == "ARMATURE" and any(c.goal == goal for c in o.reach.constraints)
-    ]
+    users = goal_users(context.scene.objects, goal)
     if not users:
         raise ReachError(f"'{goal.name}' is the goal of no Reach constraint; pass 'armature'")
     return users[0]
@@ -388,22 +397,17 @@ class REACH_OT_live(ArmatureOperator, Operator):
 
     stop: BoolProperty(name="Stop", description="End live mode on the armature", default=False)  # type: ignore[valid-type]
 
-    def execute(self, context: Any) -> Result:  # noqa: D102
+    def run(self, context: Any) -> Result:  # noqa: D102
         from . import live
 
-        try:
-            obj = adapter.armature_object(self.armature, context)
-            if self.stop:
-                live.stop(obj.name)
-                return {"FINISHED"}
+        obj = adapter.armature_object(self.armature, context)
+        if self.stop:
+            live.stop(obj.name)
+        else:
             live.start(obj, context)
-        except ReachError as error:
-            self.report({"ERROR"}, str(error))
-            return {"CANCELLED"}
         return {"FINISHED"}
 
     def invoke(self, context: Any, event: Any) -> Result:  # noqa: D102
-
         result = self.execute(context)
         if self.stop or "CANCELLED" in result:
             return result

@@ -1,17 +1,18 @@
 """The "Reach" tab of the 3D viewport's sidebar.
 
-Panels draw ``Object.reach`` of the active armature and call the operators of
-:mod:`.operators` and :mod:`.ui_operators` with the armature (and bone) named explicitly.
-Drawing reads data only; nothing here changes the scene.
+Panels draw ``Object.reach`` of the active armature, with the lists of :mod:`.lists`, and
+call the operators of :mod:`.operators` and :mod:`.ui_operators` with the armature (and
+bone) named explicitly. Drawing reads data only; nothing here changes the scene.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from bpy.types import Panel, UIList
+from bpy.types import Panel
 
-from . import live
+from . import lists, live
+from .lists import add_bone_button, draw_list
 
 if TYPE_CHECKING:
     from bpy.stub_internal.rna_enums import RegionTypeItems, SpaceTypeItems
@@ -33,102 +34,6 @@ def active_constraint(obj: Any) -> Any | None:
     return constraints[index] if 0 <= index < len(constraints) else None
 
 
-class REACH_UL_constraints(UIList):
-    """Reach constraints: enabled, name, goal type, effector bone ← chain start, goal, weight."""
-
-    def draw_item(  # noqa: D102
-        self,
-        context: Any,
-        layout: Any,
-        data: Any,
-        item: Any,
-        icon: Any,
-        active_data: Any,
-        active_property: Any,
-        index: Any = 0,
-        flt_flag: Any = 0,
-    ) -> None:
-        if self.layout_type not in {"DEFAULT", "COMPACT"}:
-            layout.label(text=item.name)
-            return
-        row = layout.row(align=True)
-        row.prop(item, "enabled", text="")
-        row.prop(item, "goal_type", text="", icon_only=True, emboss=False)
-        row.prop(item, "name", text="", emboss=False)
-        chain = f"{item.bone} ← {item.chain_start}" if item.chain_start else item.bone
-        row.label(text=chain, icon="BONE_DATA")
-        row.prop(item, "goal", text="")
-        row.prop(item, "weight", text="")
-
-
-class REACH_UL_polygon(UIList):
-    """A joint's limit polygon: one row per vertex, its two angles (shown in degrees)."""
-
-    def draw_item(  # noqa: D102
-        self,
-        context: Any,
-        layout: Any,
-        data: Any,
-        item: Any,
-        icon: Any,
-        active_data: Any,
-        active_property: Any,
-        index: Any = 0,
-        flt_flag: Any = 0,
-    ) -> None:
-        row = layout.row(align=True)
-        row.label(text=f"{index + 1}")
-        row.prop(item, "value", index=0, text=data.polygon_axes[0])
-        row.prop(item, "value", index=1, text=data.polygon_axes[1])
-
-
-class REACH_UL_groups(UIList):
-    """Joint groups: name and enabled."""
-
-    def draw_item(  # noqa: D102
-        self,
-        context: Any,
-        layout: Any,
-        data: Any,
-        item: Any,
-        icon: Any,
-        active_data: Any,
-        active_property: Any,
-        index: Any = 0,
-        flt_flag: Any = 0,
-    ) -> None:
-        row = layout.row(align=True)
-        row.prop(item, "enabled", text="")
-        row.prop(item, "name", text="", emboss=False)
-        count = len(item.members)
-        row.label(text=f"{count} bone" if count == 1 else f"{count} bones")
-
-
-class REACH_UL_group_members(UIList):
-    """Members of a joint group: bone, axis and ratio."""
-
-    def draw_item(  # noqa: D102
-        self,
-        context: Any,
-        layout: Any,
-        data: Any,
-        item: Any,
-        icon: Any,
-        active_data: Any,
-        active_property: Any,
-        index: Any = 0,
-        flt_flag: Any = 0,
-    ) -> None:
-        obj = active_armature(context)
-        row = layout.row(align=True)
-        if obj is not None:
-            row.prop_search(item, "bone", obj.data, "bones", text="")
-        else:
-            row.prop(item, "bone", text="")
-        row.prop(item, "axis", text="")
-        row.prop(item, "ratio", text="")
-
-
 class ReachPanel:
     """Mixin: a panel in the "Reach" tab of the 3D viewport's sidebar."""
 
@@ -142,8 +47,14 @@ class ArmaturePanel(ReachPanel):
 
     @classmethod
     def poll(cls, context: Any) -> bool:
-        """Whether the active object is an armature."""
-        return active_armature(context) is not None
+        """Whether the active object is an armature that :meth:`shows` the panel."""
+        obj = active_armature(context)
+        return obj is not None and cls.shows(obj)
+
+    @classmethod
+    def shows(cls, obj: Any) -> bool:
+        """Whether the panel has something to show for the armature ``obj``: here, always."""
+        return True
 
 
 class REACH_PT_figure(ReachPanel, Panel):
@@ -185,26 +96,13 @@ class REACH_PT_constraints(ArmaturePanel, Panel):
         layout: Any = self.layout
         obj = context.active_object
         settings = obj.reach
-        row = layout.row()
-        row.template_list(
-            "REACH_UL_constraints",
-            "",
-            settings,
-            "constraints",
-            settings,
-            "active_constraint",
-            rows=4,
+        buttons = draw_list(
+            layout, "REACH_UL_constraints", settings, "constraints", "active_constraint", rows=4
         )
-        buttons = row.column(align=True)
-        bone = obj.data.bones.active
-        add = buttons.column(align=True)
-        add.enabled = bone is not None
-        op = add.operator("reach.add_constraint", text="", icon="ADD")
-        op.armature = obj.name
-        op.bone = bone.name if bone is not None else ""
+        add_bone_button(buttons, obj, "reach.add_constraint")
         op = buttons.operator("reach.remove_constraint", text="", icon="REMOVE")
         op.armature = obj.name
-        if bone is None:
+        if obj.data.bones.active is None:
             layout.label(text="Select a bone to add a constraint on it", icon="INFO")
 
         row = layout.row(align=True)
@@ -236,9 +134,8 @@ class REACH_PT_constraint_settings(ArmaturePanel, Panel):
     bl_parent_id = "REACH_PT_constraints"
 
     @classmethod
-    def poll(cls, context: Any) -> bool:  # noqa: D102
-        obj = active_armature(context)
-        return obj is not None and active_constraint(obj) is not None
+    def shows(cls, obj: Any) -> bool:  # noqa: D102
+        return active_constraint(obj) is not None
 
     def draw(self, context: Any) -> None:  # noqa: D102
         layout: Any = self.layout
@@ -318,9 +215,8 @@ class REACH_PT_joint_polygon(ArmaturePanel, Panel):
     bl_parent_id = "REACH_PT_joint"
 
     @classmethod
-    def poll(cls, context: Any) -> bool:  # noqa: D102
-        obj = active_armature(context)
-        return obj is not None and obj.data.bones.active is not None
+    def shows(cls, obj: Any) -> bool:  # noqa: D102
+        return obj.data.bones.active is not None
 
     def draw(self, context: Any) -> None:  # noqa: D102
         layout: Any = self.layout
@@ -333,9 +229,7 @@ class REACH_PT_joint_polygon(ArmaturePanel, Panel):
             op.armature, op.bone = obj.name, bone
             return
         layout.prop(joint, "polygon_axes")
-        row = layout.row()
-        row.template_list("REACH_UL_polygon", "", joint, "polygon", joint, "active_vertex", rows=4)
-        buttons = row.column(align=True)
+        buttons = draw_list(layout, "REACH_UL_polygon", joint, "polygon", "active_vertex", rows=4)
         op = buttons.operator("reach.polygon_add_vertex", text="", icon="ADD")
         op.armature, op.bone = obj.name, bone
         op = buttons.operator("reach.polygon_remove_vertex", text="", icon="REMOVE")
@@ -360,11 +254,7 @@ class REACH_PT_groups(ArmaturePanel, Panel):
         layout: Any = self.layout
         obj = context.active_object
         settings = obj.reach
-        row = layout.row()
-        row.template_list(
-            "REACH_UL_groups", "", settings, "groups", settings, "active_group", rows=3
-        )
-        buttons = row.column(align=True)
+        buttons = draw_list(layout, "REACH_UL_groups", settings, "groups", "active_group", rows=3)
         op = buttons.operator("reach.group_add", text="", icon="ADD")
         op.armature = obj.name
         op = buttons.operator("reach.group_remove", text="", icon="REMOVE")
@@ -374,17 +264,10 @@ class REACH_PT_groups(ArmaturePanel, Panel):
             return
         group = settings.groups[index]
         layout.label(text=f"Members of '{group.name}'")
-        row = layout.row()
-        row.template_list(
-            "REACH_UL_group_members", "", group, "members", group, "active_member", rows=3
+        buttons = draw_list(
+            layout, "REACH_UL_group_members", group, "members", "active_member", rows=3
         )
-        buttons = row.column(align=True)
-        bone = obj.data.bones.active
-        add = buttons.column(align=True)
-        add.enabled = bone is not None
-        op = add.operator("reach.group_member_add", text="", icon="ADD")
-        op.armature, op.group = obj.name, group.name
-        op.bone = bone.name if bone is not None else ""
+        add_bone_button(buttons, obj, "reach.group_member_add").group = group.name
         op = buttons.operator("reach.group_member_remove", text="", icon="REMOVE")
         op.armature, op.group = obj.name, group.name
 
@@ -434,10 +317,7 @@ class REACH_PT_stats(ArmaturePanel, Panel):
 
 
 classes = (
-    REACH_UL_constraints,
-    REACH_UL_polygon,
-    REACH_UL_groups,
-    REACH_UL_group_members,
+    *lists.classes,
     REACH_PT_figure,
     REACH_PT_constraints,
     REACH_PT_constraint_settings,

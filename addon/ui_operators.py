@@ -17,27 +17,11 @@ from ..solver import Dof, Figure
 from . import adapter
 from ._types import Result
 from .adapter import ReachError, armature_object
-from .operators import ArmatureOperator
+from .operators import ArmatureOperator, bone_name, goal_users, unique_name
 from .properties import AXIS_ITEMS
 
 VERTEX_TOLERANCE = 1e-6
 """Two polygon vertices closer than this (in both angles, [rad]) are the same vertex."""
-
-
-def bone_name(obj: Any, name: str) -> str:
-    """The bone ``name`` of the armature (its active bone when empty), checked to exist.
-
-    Raises:
-        ReachError: If there is no such bone, or no active bone.
-    """
-    if not name:
-        active = obj.data.bones.active
-        if active is None:
-            raise ReachError(f"armature '{obj.name}' has no active bone; pass 'bone'")
-        return str(active.name)
-    if obj.data.bones.get(name) is None:
-        raise ReachError(f"armature '{obj.name}' has no bone '{name}'")
-    return name
 
 
 def joint_entry(obj: Any, bone: str, *, create: bool) -> Any:
@@ -94,6 +78,12 @@ def active_index(requested: int, active: int, count: int, what: str) -> int:
     return index
 
 
+def remove_at(entries: Any, index: int) -> int:
+    """Remove entry ``index`` of the collection; returns the index to make active next."""
+    entries.remove(index)
+    return max(0, min(index, len(entries) - 1))
+
+
 def find_group(obj: Any, name: str) -> int:
     """Index of the joint group ``name`` (the active group when empty).
 
@@ -109,13 +99,16 @@ def find_group(obj: Any, name: str) -> int:
     return int(index)
 
 
-def unique_name(collection: Any, base: str) -> str:
-    """``base``, or ``base 2``, ``base 3``, … whichever is not yet in ``collection``."""
-    name, k = base, 1
-    while name in collection:
-        k += 1
-        name = f"{base} {k}"
-    return name
+class JointOperator(ArmatureOperator):
+    """Mixin: an operator on the joint of one bone of the armature."""
+
+    bone: StringProperty(name="Bone", description="The joint's bone; empty: the active bone")  # type: ignore[valid-type]
+
+
+class GroupOperator(ArmatureOperator):
+    """Mixin: an operator on one joint group of the armature."""
+
+    group: StringProperty(name="Group", description="Group name; empty: the active group")  # type: ignore[valid-type]
 
 
 class REACH_OT_remove_constraint(ArmatureOperator, Operator):
@@ -134,30 +127,19 @@ class REACH_OT_remove_constraint(ArmatureOperator, Operator):
         default=False,
     )
 
-    def execute(self, context: Any) -> Result:  # noqa: D102
-        try:
-            obj = armature_object(self.armature, context)
-            constraints = obj.reach.constraints
-            if self.constraint:
-                index = constraints.find(self.constraint)
-                if index < 0:
-                    raise ReachError(f"armature '{obj.name}' has no constraint '{self.constraint}'")
-            else:
-                index = active_index(
-                    -1, obj.reach.active_constraint, len(constraints), "constraint"
-                )
-        except ReachError as error:
-            self.report({"ERROR"}, str(error))
-            return {"CANCELLED"}
+    def run(self, context: Any) -> Result:  # noqa: D102
+        obj = armature_object(self.armature, context)
+        constraints = obj.reach.constraints
+        if self.constraint:
+            index = constraints.find(self.constraint)
+            if index < 0:
+                raise ReachError(f"armature '{obj.name}' has no constraint '{self.constraint}'")
+        else:
+            index = active_index(-1, obj.reach.active_constraint, len(constraints), "constraint")
         goal = constraints[index].goal
-        constraints.remove(index)
-        obj.reach.active_constraint = max(0, min(index, len(constraints) - 1))
+        obj.reach.active_constraint = remove_at(constraints, index)
         if self.delete_goal and goal is not None:
-            users = [
-                o.name
-                for o in context.blend_data.objects
-                if o.type == "ARMATURE" and any(c.goal == goal for c in o.reach.constraints)
-            ]
+            users = [o.name for o in goal_users(context.blend_data.objects, goal)]
             if users:
                 self.report(
                     {"INFO"}, f"kept goal '{goal.name}': constraints of {', '.join(users)} use it"
@@ -167,32 +149,26 @@ class REACH_OT_remove_constraint(ArmatureOperator, Operator):
         return {"FINISHED"}
 
 
-class REACH_OT_polygon_add_vertex(ArmatureOperator, Operator):
+class REACH_OT_polygon_add_vertex(JointOperator, Operator):
     """Add the bone's current pose (its two polygon-axis angles) to its limit polygon."""
 
     bl_idname = "reach.polygon_add_vertex"
     bl_label = "Add Vertex from Pose"
     bl_options = {"REGISTER", "UNDO"}
 
-    bone: StringProperty(name="Bone", description="The joint's bone; empty: the active bone")  # type: ignore[valid-type]
-
-    def execute(self, context: Any) -> Result:  # noqa: D102
-        try:
-            obj = armature_object(self.armature, context)
-            bone = bone_name(obj, self.bone)
-            joint = joint_entry(obj, bone, create=True)
-            vertex = pose_angles(obj, bone, joint.polygon_axes)
-            for k, other in enumerate(joint.polygon):
-                if max(abs(a - b) for a, b in zip(vertex, other.value, strict=True)) <= (
-                    VERTEX_TOLERANCE
-                ):
-                    raise ReachError(
-                        f"bone '{bone}': the pose ({_degrees(vertex)}) is already vertex {k + 1} "
-                        "of its limit polygon; pose the bone elsewhere first"
-                    )
-        except ReachError as error:
-            self.report({"ERROR"}, str(error))
-            return {"CANCELLED"}
+    def run(self, context: Any) -> Result:  # noqa: D102
+        obj = armature_object(self.armature, context)
+        bone = bone_name(obj, self.bone)
+        joint = joint_entry(obj, bone, create=True)
+        vertex = pose_angles(obj, bone, joint.polygon_axes)
+        for k, other in enumerate(joint.polygon):
+            if max(abs(a - b) for a, b in zip(vertex, other.value, strict=True)) <= (
+                VERTEX_TOLERANCE
+            ):
+                raise ReachError(
+                    f"bone '{bone}': the pose ({_degrees(vertex)}) is already vertex {k + 1} "
+                    "of its limit polygon; pose the bone elsewhere first"
+                )
         joint.polygon.add().value = vertex
         joint.active_vertex = len(joint.polygon) - 1
         return {"FINISHED"}
@@ -202,50 +178,38 @@ def _degrees(angles: tuple[float, float]) -> str:
     return ", ".join(f"{math.degrees(a):.1f}°" for a in angles)
 
 
-class REACH_OT_polygon_remove_vertex(ArmatureOperator, Operator):
+class REACH_OT_polygon_remove_vertex(JointOperator, Operator):
     """Remove a vertex (the active one) from the bone's limit polygon."""
 
     bl_idname = "reach.polygon_remove_vertex"
     bl_label = "Remove Vertex"
     bl_options = {"REGISTER", "UNDO"}
 
-    bone: StringProperty(name="Bone", description="The joint's bone; empty: the active bone")  # type: ignore[valid-type]
     index: IntProperty(  # type: ignore[valid-type]
         name="Index", description="Vertex to remove; negative: the active vertex", default=-1
     )
 
-    def execute(self, context: Any) -> Result:  # noqa: D102
-        try:
-            obj = armature_object(self.armature, context)
-            bone = bone_name(obj, self.bone)
-            joint = joint_entry(obj, bone, create=False)
-            index = active_index(
-                self.index, joint.active_vertex, len(joint.polygon), f"vertex of '{bone}'"
-            )
-        except ReachError as error:
-            self.report({"ERROR"}, str(error))
-            return {"CANCELLED"}
-        joint.polygon.remove(index)
-        joint.active_vertex = max(0, min(index, len(joint.polygon) - 1))
+    def run(self, context: Any) -> Result:  # noqa: D102
+        obj = armature_object(self.armature, context)
+        bone = bone_name(obj, self.bone)
+        joint = joint_entry(obj, bone, create=False)
+        index = active_index(
+            self.index, joint.active_vertex, len(joint.polygon), f"vertex of '{bone}'"
+        )
+        joint.active_vertex = remove_at(joint.polygon, index)
         return {"FINISHED"}
 
 
-class REACH_OT_polygon_clear(ArmatureOperator, Operator):
+class REACH_OT_polygon_clear(JointOperator, Operator):
     """Remove the bone's limit polygon (all its vertices)."""
 
     bl_idname = "reach.polygon_clear"
     bl_label = "Clear Polygon"
     bl_options = {"REGISTER", "UNDO"}
 
-    bone: StringProperty(name="Bone", description="The joint's bone; empty: the active bone")  # type: ignore[valid-type]
-
-    def execute(self, context: Any) -> Result:  # noqa: D102
-        try:
-            obj = armature_object(self.armature, context)
-            bone = bone_name(obj, self.bone)
-        except ReachError as error:
-            self.report({"ERROR"}, str(error))
-            return {"CANCELLED"}
+    def run(self, context: Any) -> Result:  # noqa: D102
+        obj = armature_object(self.armature, context)
+        bone = bone_name(obj, self.bone)
         joint = adapter.joint_settings(obj, bone)
         if joint is not None:
             joint.polygon.clear()
@@ -262,12 +226,8 @@ class REACH_OT_group_add(ArmatureOperator, Operator):
 
     name: StringProperty(name="Name", description="Group name; empty: 'Group'")  # type: ignore[valid-type]
 
-    def execute(self, context: Any) -> Result:  # noqa: D102
-        try:
-            obj = armature_object(self.armature, context)
-        except ReachError as error:
-            self.report({"ERROR"}, str(error))
-            return {"CANCELLED"}
+    def run(self, context: Any) -> Result:  # noqa: D102
+        obj = armature_object(self.armature, context)
         groups = obj.reach.groups
         group = groups.add()
         group.name = unique_name(groups, self.name or "Group")
@@ -275,57 +235,44 @@ class REACH_OT_group_add(ArmatureOperator, Operator):
         return {"FINISHED"}
 
 
-class REACH_OT_group_remove(ArmatureOperator, Operator):
+class REACH_OT_group_remove(GroupOperator, Operator):
     """Remove a joint group (the active one)."""
 
     bl_idname = "reach.group_remove"
     bl_label = "Remove Joint Group"
     bl_options = {"REGISTER", "UNDO"}
 
-    group: StringProperty(name="Group", description="Group name; empty: the active group")  # type: ignore[valid-type]
-
-    def execute(self, context: Any) -> Result:  # noqa: D102
-        try:
-            obj = armature_object(self.armature, context)
-            index = find_group(obj, self.group)
-        except ReachError as error:
-            self.report({"ERROR"}, str(error))
-            return {"CANCELLED"}
-        groups = obj.reach.groups
-        groups.remove(index)
-        obj.reach.active_group = max(0, min(index, len(groups) - 1))
+    def run(self, context: Any) -> Result:  # noqa: D102
+        obj = armature_object(self.armature, context)
+        index = find_group(obj, self.group)
+        obj.reach.active_group = remove_at(obj.reach.groups, index)
         return {"FINISHED"}
 
 
-class REACH_OT_group_member_add(ArmatureOperator, Operator):
+class REACH_OT_group_member_add(GroupOperator, Operator):
     """Add a bone's rotation (the active bone's, about X) to a joint group."""
 
     bl_idname = "reach.group_member_add"
     bl_label = "Add Bone to Group"
     bl_options = {"REGISTER", "UNDO"}
 
-    group: StringProperty(name="Group", description="Group name; empty: the active group")  # type: ignore[valid-type]
     bone: StringProperty(name="Bone", description="The bone; empty: the active bone")  # type: ignore[valid-type]
     axis: EnumProperty(name="Axis", items=AXIS_ITEMS, default="X")  # type: ignore[valid-type]
     ratio: FloatProperty(  # type: ignore[valid-type]
         name="Ratio", description="This rotation's share (not 0)", default=1.0
     )
 
-    def execute(self, context: Any) -> Result:  # noqa: D102
-        try:
-            obj = armature_object(self.armature, context)
-            group = obj.reach.groups[find_group(obj, self.group)]
-            bone = bone_name(obj, self.bone)
-            if self.ratio == 0.0:
-                raise ReachError(f"joint group '{group.name}': a member's ratio cannot be 0")
-            for member in group.members:
-                if member.bone == bone and member.axis == self.axis:
-                    raise ReachError(
-                        f"joint group '{group.name}' already holds '{bone}' about {self.axis}"
-                    )
-        except ReachError as error:
-            self.report({"ERROR"}, str(error))
-            return {"CANCELLED"}
+    def run(self, context: Any) -> Result:  # noqa: D102
+        obj = armature_object(self.armature, context)
+        group = obj.reach.groups[find_group(obj, self.group)]
+        bone = bone_name(obj, self.bone)
+        if self.ratio == 0.0:
+            raise ReachError(f"joint group '{group.name}': a member's ratio cannot be 0")
+        for member in group.members:
+            if member.bone == bone and member.axis == self.axis:
+                raise ReachError(
+                    f"joint group '{group.name}' already holds '{bone}' about {self.axis}"
+                )
         member = group.members.add()
         member.name = bone
         member.bone = bone
@@ -335,30 +282,24 @@ class REACH_OT_group_member_add(ArmatureOperator, Operator):
         return {"FINISHED"}
 
 
-class REACH_OT_group_member_remove(ArmatureOperator, Operator):
+class REACH_OT_group_member_remove(GroupOperator, Operator):
     """Remove a member (the active one) from a joint group."""
 
     bl_idname = "reach.group_member_remove"
     bl_label = "Remove Bone from Group"
     bl_options = {"REGISTER", "UNDO"}
 
-    group: StringProperty(name="Group", description="Group name; empty: the active group")  # type: ignore[valid-type]
     index: IntProperty(  # type: ignore[valid-type]
         name="Index", description="Member to remove; negative: the active member", default=-1
     )
 
-    def execute(self, context: Any) -> Result:  # noqa: D102
-        try:
-            obj = armature_object(self.armature, context)
-            group = obj.reach.groups[find_group(obj, self.group)]
-            index = active_index(
-                self.index, group.active_member, len(group.members), f"member of '{group.name}'"
-            )
-        except ReachError as error:
-            self.report({"ERROR"}, str(error))
-            return {"CANCELLED"}
-        group.members.remove(index)
-        group.active_member = max(0, min(index, len(group.members) - 1))
+    def run(self, context: Any) -> Result:  # noqa: D102
+        obj = armature_object(self.armature, context)
+        group = obj.reach.groups[find_group(obj, self.group)]
+        index = active_index(
+            self.index, group.active_member, len(group.members), f"member of '{group.name}'"
+        )
+        group.active_member = remove_at(group.members, index)
         return {"FINISHED"}
 
 
