@@ -410,7 +410,33 @@ def read_pose(obj: Any, rig: Rig, previous: Array | None = None) -> Array:
             raise ReachError(
                 f"bone '{entry.name}' has a non-finite (NaN or infinite) rotation or location"
             )
-    return theta
+    return settle(rig, theta)
+
+
+ROUNDING_SLACK = 1e-5
+"""Blender stores channels and limits in single precision: a joint the solver left
+exactly on a limit reads back up to ~1e-7 past it. Values past a limit by no more than
+this ([rad] or length) are put back onto it."""
+
+
+def limit_excess(rig: Rig, theta: Array) -> float:
+    """How far θ is outside the figure's bounds, polygons and equalities (0 inside)."""
+    figure = rig.figure
+    below = float(np.max(figure.lower - theta, initial=0.0))
+    above = float(np.max(theta - figure.upper, initial=0.0))
+    return max(below, above, figure.limits.max_violation(theta))
+
+
+def settle(rig: Rig, theta: Array) -> Array:
+    """θ with any limit excess of single-precision rounding removed.
+
+    An excess above :data:`ROUNDING_SLACK` is a real violation; it is left for the
+    caller to report.
+    """
+    excess = limit_excess(rig, theta)
+    if excess == 0.0 or excess > ROUNDING_SLACK:
+        return theta
+    return clamp_to_limits(rig, theta)
 
 
 def _axis_angles(theta: Array, entry: BoneLayout) -> Array:

@@ -216,3 +216,24 @@ def test_a_polygon_of_fewer_than_three_vertices_is_a_warning_not_a_limit(reach):
         in (rig.warnings)
     )
     assert bpy.ops.reach.solve(armature=obj.name) == {"FINISHED"}
+
+
+def test_a_pose_past_a_limit_by_single_precision_rounding_alone_is_accepted(reach):
+    obj = four_limbs()
+    forearm = obj.pose.bones["forearm.L"]
+    forearm.rotation_mode = "XYZ"
+    forearm.rotation_euler = (3e-8, 0.0, 0.0)  # limit X ≤ 0°: past it by rounding only
+    joint = obj.reach.joints["upper_arm.L"]
+    for a, b in ((-1.0, -1.0), (1.0, -1.0), (1.0, 1.0), (-1.0, 1.0)):
+        joint.polygon.add().value = (a, b)
+    upper = obj.pose.bones["upper_arm.L"]
+    upper.rotation_mode = "YXZ"
+    upper.rotation_euler = (1.0 + 4e-8, 0.0, 0.2)  # on the polygon's edge X = 1, just past
+    bpy.context.view_layer.update()
+    rig = reach.addon.adapter.build_rig(obj)
+    theta = reach.addon.adapter.read_pose(obj, rig)
+    assert reach.addon.adapter.limit_excess(rig, theta) == 0.0
+    goal = obj.reach.constraints["hand.L"].goal
+    goal.location = Vector(goal.location) + Vector((-0.05, -0.05, -0.05))
+    assert bpy.ops.reach.solve(armature=obj.name) == {"FINISHED"}
+    assert forearm.rotation_euler.x <= 1e-6
