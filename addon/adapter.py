@@ -373,13 +373,15 @@ def _multiply(p: Array, q: Array) -> Array:
     )
 
 
-def read_pose(obj: Any, rig: Rig, previous: Array | None = None) -> Array:
+def read_pose(obj: Any, rig: Rig, previous: Array | None = None, *, rounding: bool = True) -> Array:
     """θ of the armature's current pose.
 
     Args:
         obj: The armature object.
         rig: Its rig.
         previous: A nearby θ; quaternion bones are read as the Euler angles closest to it.
+        rounding: Put values past a limit by single-precision rounding alone back onto
+            it (:func:`settle`); False reads the channels as stored.
 
     Returns:
         θ, shape (n_dofs,).
@@ -410,7 +412,7 @@ def read_pose(obj: Any, rig: Rig, previous: Array | None = None) -> Array:
             raise ReachError(
                 f"bone '{entry.name}' has a non-finite (NaN or infinite) rotation or location"
             )
-    return settle(rig, theta)
+    return settle(rig, theta) if rounding else theta
 
 
 ROUNDING_SLACK = 1e-5
