@@ -36,6 +36,7 @@ for variable in THREAD_VARIABLES:
 
 import numpy as np  # noqa: E402
 import scipy  # noqa: E402
+from machine import cpu_model  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
@@ -53,16 +54,6 @@ from solver.peers import slsqp  # noqa: E402
 EFFECTORS = ("hand.L", "hand.R", "foot.L", "foot.R")
 SUCCESS = 1e-6
 """A run succeeds when every effector is within SUCCESS × its limb length of its target."""
-
-
-def cpu_model() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
 
 
 def make_problem(figure: Figure, targets: dict[str, np.ndarray]) -> Problem:

@@ -1,0 +1,278 @@
+"""What would make Reach's drag event faster? Measurements behind the suggestions.
+
+Run with Blender 5.0 as a Python module, from the repository root::
+
+    .venv-b50/bin/python bench/blender_drag_whatif.py [--events N] [--scenario limbs]
+
+On the drag of ``bench_blender.py`` (same scenario definitions; its own random path)
+it measures, per event:
+
+* ``DragSession.step`` as it is (the baseline);
+* the solve alone, warm started, on the add-on's problem (the whole 29-bone figure)
+  and on the same problem over a *pruned* figure: only the bones of the constraints'
+  chains, bones above a chain start folded into a constant root frame;
+* the cost of one ``problem.evaluate`` on both;
+* how many of each solve's iterations were needed for every residual to be within
+  1e-6 × limb length (the rest only polish the Kuhn–Tucker test at tolerance 1e-10);
+* ``adapter.write_pose`` against ``pose.bones.foreach_set`` of all quaternions and
+  Euler angles (two calls).
+
+Prints a table; nothing is written.
+"""
+
+from __future__ import annotations
+
+import os
+
+for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_variable, "1")
+
+import argparse  # noqa: E402
+import statistics  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+from pathlib import Path  # noqa: E402
+from types import ModuleType  # noqa: E402
+from typing import Any  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import bench_blender as bb  # noqa: E402  (imports blender_rigs, which must precede bpy)
+import blender_rigs as rigs  # noqa: E402
+import bpy  # noqa: E402
+import numpy as np  # noqa: E402
+
+
+def pruned(reach: ModuleType, setup: Any, theta: np.ndarray) -> tuple[Any, np.ndarray]:
+    """The setup's problem over a figure of the chains' bones only; bones above a chain
+    start are folded, at their pose ``theta``, into the new root's rest frame.
+
+    Returns the problem and the indices in the full θ of the pruned figure's DOFs."""
+    solver = reach.solver
+    figure = setup.rig.figure
+    kept = [
+        figure.segments[k]
+        for k in range(len(figure.segments))
+        if setup.rig.layout[k].name in setup.moved
+    ]
+    names = {segment.name for segment in kept}
+    frames = figure.forward(theta)
+    small = solver.Figure()
+    index = []
+    for segment in kept:
+        if segment.parent in names:
+            parent, rest = segment.parent, segment.rest
+        else:
+            parent = None
+            above = frames[figure.segment(segment.parent).index] if segment.parent else np.eye(4)
+            rest = above @ segment.rest
+        small.add_segment(segment.name, parent=parent, rest=rest, dofs=list(segment.dofs))
+        index.extend(segment.dof_indices)
+    # the same constraint objects: they name segments, which keep their names
+    constraints = list(setup.problem.leaves)
+    return solver.Problem(small, constraints), np.array(index)
+
+
+def time_evaluate(problem: Any, theta: np.ndarray, calls: int = 300) -> float:
+    for _ in range(20):
+        problem.evaluate(theta)
+    times = []
+    for _ in range(calls):
+        begin = time.perf_counter()
+        problem.evaluate(theta)
+        times.append(time.perf_counter() - begin)
+    return statistics.median(times)
+
+
+def quaternion_writer(obj: Any, rig: Any, euler_orders: tuple[str, ...]) -> Any:
+    """A vectorised write-back: all bones' quaternions (and Euler angles, for Euler-mode
+    bones) from θ by numpy over all bones at once, then two ``foreach_set`` calls."""
+    names = [b.name for b in obj.pose.bones]
+    n = len(names)
+    row = {entry.name: names.index(entry.name) for entry in rig.layout}
+    # per bone and step (the Euler order's axes, first applied first): θ index and axis
+    steps = []
+    for step in range(3):
+        index = np.zeros(n, np.intp)
+        axis = np.zeros(n, np.intp)
+        for entry in rig.layout:
+            letter = entry.order[step]
+            index[row[entry.name]] = entry.rotation + entry.order[::-1].index(letter)
+            axis[row[entry.name]] = 1 + "XYZ".index(letter)
+        steps.append((index, axis))
+    euler_rows = np.array(
+        [row[e.name] for e in rig.layout if e.mode in euler_orders],
+        np.intp,
+    )
+    euler_index = np.array(
+        [
+            [e.rotation + e.order[::-1].index(letter) for letter in "XYZ"]
+            for e in rig.layout
+            if e.mode in euler_orders
+        ],
+        np.intp,
+    ).reshape(-1, 3)
+    everyone = np.arange(n)
+
+    def write(theta: np.ndarray) -> None:
+        q = np.zeros((n, 4))
+        q[:, 0] = 1.0
+        for index, axis in steps:
+            half = 0.5 * theta[index]
+            p = np.zeros((n, 4))
+            p[:, 0] = np.cos(half)
+            p[everyone, axis] = np.sin(half)
+            w1, x1, y1, z1 = p.T
+            w2, x2, y2, z2 = q.T
+            q = np.stack(
+                (
+                    w1 * w2 - x1 * x2 - y1 * y2 - z1 * z2,
+                    w1 * x2 + x1 * w2 + y1 * z2 - z1 * y2,
+                    w1 * y2 - x1 * z2 + y1 * w2 + z1 * x2,
+                    w1 * z2 + x1 * y2 - y1 * x2 + z1 * w2,
+                ),
+                axis=1,
+            )
+        euler = np.zeros((n, 3))
+        euler[euler_rows] = theta[euler_index]
+        obj.pose.bones.foreach_set("rotation_quaternion", q.ravel())
+        obj.pose.bones.foreach_set("rotation_euler", euler.ravel())
+
+    return write
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--events", type=int, default=300)
+    parser.add_argument("--scenario", default="limbs", choices=list(rigs.SCENARIOS))
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+    reach = rigs.load_reach()
+    try:
+        run(reach, rigs.SCENARIOS[args.scenario], args)
+    finally:
+        rigs.unload_reach()
+
+
+def run(reach: ModuleType, scenario: rigs.Scenario, args: argparse.Namespace) -> None:
+    adapter, solver = reach.addon.adapter, reach.solver
+    rng = np.random.default_rng([args.seed, 99])
+    obj = rigs.new_metarig()
+    rigs.set_elbow_limits(obj, scenario.elbow_limits)
+    view_layer = bpy.context.view_layer
+    bpy.ops.reach.figure_from_armature(armature=obj.name)
+    for limb in scenario.limbs:
+        bpy.ops.reach.add_constraint(
+            armature=obj.name,
+            bone=limb.bone,
+            effector="TAIL",
+            chain_start=limb.chain[-1],
+            name=limb.name,
+        )
+    view_layer.update()
+    goals = [obj.reach.constraints[limb.name].goal for limb in scenario.limbs]
+    rest = rigs.effector_points(obj, scenario.limbs)
+    lengths = np.array([rigs.limb_length(obj, limb) for limb in scenario.limbs])
+    rig = adapter.build_rig(obj)
+    poser = bb.Poser(obj, rig, scenario)
+    dragged = [limb.name for limb in scenario.limbs].index(scenario.dragged)
+    path = poser.drag_path(rng, args.events, bb.STEP * lengths[dragged])
+
+    # baseline: DragSession.step
+    drag = bb.start_drag(reach, obj, goals, rest, dragged)
+    steps = []
+    for point in path:
+        begin = time.perf_counter()
+        drag.step(point)
+        steps.append(time.perf_counter() - begin)
+
+    # the solves alone: full figure vs pruned, warm started, iterations to 1e-6 x limb
+    bb.start_drag(reach, obj, goals, rest, dragged)
+    theta_full = adapter.read_pose(obj, rig)
+    theta_small = None
+    full_times, small_times, iterations, needed = [], [], [], []
+    evaluate_full = evaluate_small = 0.0
+    for k, point in enumerate(path):
+        goals[dragged].location = tuple(point)
+        view_layer.update()
+        setup = adapter.build_problem(obj, bpy.context.scene, rig)
+        problem = setup.problem
+        limb_of = np.array(
+            [lengths[[lb.name for lb in scenario.limbs].index(n)] for n in setup.names]
+        )
+        first_ok: list[int] = []
+
+        def watch(
+            theta: np.ndarray,
+            value: float,
+            problem: Any = problem,
+            seen: list[int] = first_ok,
+            limb_of: np.ndarray = limb_of,
+        ) -> None:
+            seen.append(
+                int(np.all(np.sqrt(np.maximum(problem.potentials(theta), 0.0)) <= 1e-6 * limb_of))
+            )
+
+        result = solver.solve(problem, theta_full, tolerance=1e-10, restarts=0, callback=watch)
+        calls = first_ok.index(1) if 1 in first_ok else len(first_ok)
+        needed.append(calls)
+        begin = time.perf_counter()
+        result = solver.solve(problem, theta_full, tolerance=1e-10, restarts=0)
+        full_times.append(time.perf_counter() - begin)
+        iterations.append(result.nit)
+        small, index = pruned(reach, setup, theta_full)
+        if theta_small is None:
+            theta_small = theta_full[index]
+        begin = time.perf_counter()
+        small_result = solver.solve(small, theta_small, tolerance=1e-10, restarts=0)
+        small_times.append(time.perf_counter() - begin)
+        if k == 0:
+            evaluate_full = time_evaluate(problem, theta_full)
+            evaluate_small = time_evaluate(small, theta_small)
+        gap = float(np.max(np.abs(small_result.x - result.x[index])))
+        if gap > 1e-5:
+            print(f"  event {k}: pruned and full solutions differ by {gap:.1e} rad")
+        theta_full = result.x
+        theta_small = small_result.x
+
+    # write-back: adapter.write_pose vs one foreach_set
+    theta = theta_full
+    writes, bulk = [], []
+    for _ in range(100):
+        begin = time.perf_counter()
+        adapter.write_pose(obj, rig, theta, drag.setup.moved)
+        writes.append(time.perf_counter() - begin)
+    quaternion_bones = [e for e in rig.layout if e.mode == "QUATERNION"]
+    write = quaternion_writer(obj, rig, adapter.EULER_ORDERS)
+    for _ in range(100):
+        begin = time.perf_counter()
+        write(theta)
+        bulk.append(time.perf_counter() - begin)
+    check = adapter.read_pose(obj, rig, previous=theta)
+    if float(np.max(np.abs(check - theta))) > 1e-5:
+        print(f"  the vectorised write-back is off by {np.max(np.abs(check - theta)):.1e} rad")
+
+    def ms(values: list[float]) -> str:
+        return f"{1e3 * statistics.median(values):7.2f} ms"
+
+    rows = (
+        ("DragSession.step, median", ms(steps)),
+        ("solve on the add-on's problem (29 bones), median", ms(full_times)),
+        ("solve on the pruned figure, median", ms(small_times)),
+        (
+            "problem.evaluate, full / pruned",
+            f"{1e6 * evaluate_full:7.0f} / {1e6 * evaluate_small:.0f} µs",
+        ),
+        ("iterations per event, mean", f"{statistics.fmean(iterations):7.2f}"),
+        ("iterations until every residual <= 1e-6 x limb", f"{statistics.fmean(needed):7.2f}"),
+        ("adapter.write_pose (moved bones), median", ms(writes)),
+        ("numpy quaternions + 2 foreach_set (all bones)", ms(bulk)),
+    )
+    print(f"\n{scenario.title}: {len(path)}-event drag of {scenario.dragged}")
+    for label, value in rows:
+        print(f"  {label:50s} {value}")
+    print(f"  ({len(quaternion_bones)} of the figure's bones are quaternion bones)")
+
+
+if __name__ == "__main__":
+    main()
