@@ -725,22 +725,28 @@ class Outcome:
 
 
 def run_solve(
-    setup: Setup,
-    theta0: Array,
-    *,
-    time_limit: float | None,
-    tolerance: float,
-    restarts: int,
-    reach_distance: float,
+    setup: Setup, theta0: Array, settings: Any, *, time_limit: float | None, restarts: int
 ) -> Outcome:
     """Solve, and name the constraints that are not met.
+
+    Args:
+        setup: The problem.
+        theta0: Start pose, shape (n_dofs,).
+        settings: The armature's Reach settings (``Object.reach``): its tolerance and
+            "met within" distance.
+        time_limit: Seconds the solve may take, or None.
+        restarts: Seeded restarts when a descent stalls (0 for drags).
 
     Raises:
         ReachError: A start pose outside the limits or other bad input.
     """
     try:
         result = solve(
-            setup.problem, theta0, time_limit=time_limit, tolerance=tolerance, restarts=restarts
+            setup.problem,
+            theta0,
+            time_limit=time_limit,
+            tolerance=settings.tolerance,
+            restarts=restarts,
         )
     except SolverInputError as error:
         raise ReachError(str(error)) from error
@@ -748,7 +754,7 @@ def run_solve(
     residuals = {
         name: math.sqrt(max(float(v), 0.0)) for name, v in zip(setup.names, values, strict=True)
     }
-    unmet = [name for name, r in residuals.items() if r > reach_distance]
+    unmet = [name for name, r in residuals.items() if r > settings.reach_distance]
     return Outcome(result, residuals, unmet, 1000.0 * result.elapsed)
 
 

@@ -275,18 +275,8 @@ class REACH_OT_solve(ArmatureOperator, Operator):
         start = time.perf_counter()
         obj = adapter.armature_object(self.armature, context)
         setup = adapter.build_problem(obj, context.scene)
-        theta = adapter.read_pose(obj, setup.rig)
-        if self.clamp:
-            theta = adapter.clamp_to_limits(setup.rig, theta)
-        session.check_start(setup, theta)
-        settings = obj.reach
-        outcome = adapter.run_solve(
-            setup,
-            theta,
-            time_limit=None,
-            tolerance=settings.tolerance,
-            restarts=settings.restarts,
-            reach_distance=settings.reach_distance,
+        outcome = session.solve_from_pose(
+            obj, setup, time_limit=None, restarts=obj.reach.restarts, clamp=self.clamp
         )
         moved = setup.moved
         if self.clamp:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
 import bpy
@@ -94,6 +94,28 @@ def check_start(setup: adapter.Setup, theta: adapter.Array) -> None:
         )
 
 
+def solve_from_pose(
+    obj: Any, setup: adapter.Setup, *, time_limit: float | None, restarts: int, clamp: bool = False
+) -> adapter.Outcome:
+    """Solve from the armature's current pose with its settings.
+
+    Args:
+        obj: The armature object.
+        setup: Its problem.
+        time_limit: Seconds the solve may take, or None.
+        restarts: Seeded restarts when a descent stalls.
+        clamp: First move a pose outside the limits into them.
+
+    Raises:
+        ReachError: A start pose outside the limits (unless ``clamp``) or bad input.
+    """
+    theta = adapter.read_pose(obj, setup.rig)
+    if clamp:
+        theta = adapter.clamp_to_limits(setup.rig, theta)
+    check_start(setup, theta)
+    return adapter.run_solve(setup, theta, obj.reach, time_limit=time_limit, restarts=restarts)
+
+
 class DragSession:
     """A goal dragged through a sequence of locations, re-solving at each.
 
@@ -149,17 +171,11 @@ class DragSession:
         previous = tuple(self.goal.location)
         self.goal.location = point
         self.view_layer.update()
-        settings = self.obj.reach
         budget = self.budget
         try:
             setup = adapter.build_problem(self.obj, self.scene, self.setup.rig)
             outcome = adapter.run_solve(
-                setup,
-                self.theta,
-                time_limit=budget,
-                tolerance=settings.tolerance,
-                restarts=0,
-                reach_distance=settings.reach_distance,
+                setup, self.theta, self.obj.reach, time_limit=budget, restarts=0
             )
         except ReachError:
             self.goal.location = previous
@@ -200,15 +216,9 @@ class DragSession:
         events.clear()
         for stats in self.events:
             item = events.add()
-            item.location = stats.location
-            item.milliseconds = stats.milliseconds
-            item.solve_milliseconds = stats.solve_milliseconds
-            item.budget = stats.budget
-            item.residual = stats.residual
-            item.objective = stats.objective
-            item.iterations = stats.iterations
-            item.status = stats.status
-            item.max_violation = stats.max_violation
+            for key, value in asdict(stats).items():
+                if key != "unmet":  # shown in the panel for the last solve only
+                    setattr(item, key, value)
         if self.last is not None:
             store_stats(self.obj, self.last, self.events[-1].milliseconds)
         if self.scene.tool_settings.use_keyframe_insert_auto:
@@ -288,17 +298,7 @@ class LiveSession:
         try:
             rig = adapter.build_rig(obj, hold=moved_by_hand)
             setup = adapter.build_problem(obj, scene, rig)
-            theta = adapter.read_pose(obj, rig)
-            settings = obj.reach
-            check_start(setup, theta)
-            outcome = adapter.run_solve(
-                setup,
-                theta,
-                time_limit=settings.time_budget,
-                tolerance=settings.tolerance,
-                restarts=0,
-                reach_distance=settings.reach_distance,
-            )
+            outcome = solve_from_pose(obj, setup, time_limit=obj.reach.time_budget, restarts=0)
             adapter.write_pose(obj, rig, outcome.result.theta, setup.moved)
             store_stats(obj, outcome, outcome.milliseconds)
             self.last_error = ""

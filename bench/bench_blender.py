@@ -19,7 +19,7 @@ IK constraints on the same effectors, chains and targets:
 Per scenario two kinds of events: ``random`` — targets made by forward kinematics of
 random poses (within the limits, under both readings of them below), each solved from
 the rest pose (Reach: pose reset, then Solve's process: goals moved, depsgraph update,
-build_problem, run_solve with the armature's restarts, write_pose, depsgraph update);
+build_problem, solve_from_pose with the armature's restarts, write_pose, depsgraph update);
 and ``drag`` — one goal (wrist.L / hand.L) dragged along a reachable path with steps of
 2% of its limb length while the other goals hold (Reach: ``DragSession.step``, warm
 started, the armature's time budget). Blender's IK (Standard = 'LEGACY' and iTaSC, 500
@@ -260,16 +260,7 @@ def reach_random(
         move(goals, points)
         view_layer.update()
         setup = adapter.build_problem(obj, scene)
-        theta = adapter.read_pose(obj, setup.rig)
-        session.check_start(setup, theta)
-        outcome = adapter.run_solve(
-            setup,
-            theta,
-            time_limit=None,
-            tolerance=settings.tolerance,
-            restarts=settings.restarts,
-            reach_distance=settings.reach_distance,
-        )
+        outcome = session.solve_from_pose(obj, setup, time_limit=None, restarts=settings.restarts)
         adapter.write_pose(obj, setup.rig, outcome.result.theta, setup.moved)
         view_layer.update()
         elapsed = time.perf_counter() - begin

@@ -36,30 +36,20 @@ def limbs(
     obj: Any, *, feet: bool = True, hands: bool = True, arm_chain: str = "shoulder"
 ) -> dict[str, str]:
     """Constraints on the feet (to the thighs) and hands (to the shoulders): name → goal empty."""
+    limbs = [("foot", "shin", "thigh")] * feet + [("hand", "forearm", arm_chain)] * hands
     made: dict[str, str] = {}
     for side in ("L", "R"):
-        if feet:
-            name = f"foot.{side}"
+        for name, bone, start in limbs:
+            label = f"{name}.{side}"
             result = bpy.ops.reach.add_constraint(
                 armature=obj.name,
-                bone=f"shin.{side}",
+                bone=f"{bone}.{side}",
                 effector="TAIL",
-                chain_start=f"thigh.{side}",
-                name=name,
+                chain_start=f"{start}.{side}",
+                name=label,
             )
             assert result == {"FINISHED"}
-            made[name] = obj.reach.constraints[name].goal.name
-        if hands:
-            name = f"hand.{side}"
-            result = bpy.ops.reach.add_constraint(
-                armature=obj.name,
-                bone=f"forearm.{side}",
-                effector="TAIL",
-                chain_start=f"{arm_chain}.{side}",
-                name=name,
-            )
-            assert result == {"FINISHED"}
-            made[name] = obj.reach.constraints[name].goal.name
+            made[label] = obj.reach.constraints[label].goal.name
     return made
 
 
