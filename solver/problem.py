@@ -6,9 +6,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import ArrayLike
 
-from ._checks import FloatArray
+from ._checks import FloatArray, finite_scalar
 from .constraint import AnyOf, Constraint
 from .exceptions import SolverInputError
 from .figure import Figure
@@ -85,16 +85,21 @@ class Problem:
         n = figure.n_dofs
         chains = np.zeros((len(leaves), n), dtype=bool)
         segments: list[int] = []
+        paths: list[list[int]] = []
         for i, leaf in enumerate(leaves):
             segment = figure.segment(leaf.effector.segment)
             segments.append(segment.index)
-            chains[i] = self._chain(segment.index, leaf)
+            path = self._path(segment.index, leaf)
+            paths.append(path)
+            for index in path:
+                chains[i, figure.segments[index].dof_indices] = True
+        self._paths = tuple(paths)
+        self._chain_lengths: FloatArray | None = None
         locked = figure.rigidity >= 1.0
         self.variable_mask = chains.any(axis=0) & ~locked
         self.variables = np.flatnonzero(self.variable_mask)
         self.chains = chains
         self.effector_segments = np.array(segments, np.intp)
-        self._segment_nodes = self.kinematics.segment_node[self.effector_segments]
         local = np.zeros((len(leaves), 4, 3))
         for i, leaf in enumerate(leaves):
             local[i, :3, 0] = leaf.effector.point
@@ -103,8 +108,8 @@ class Problem:
             local[i, :3, 2] = leaf.effector.y_axis
         self._local = local
         self._weights = np.array([c.weight for c in leaves])
-        moves = self.kinematics.moves[self.effector_segments] & self.variable_mask
-        self._moves_t = np.ascontiguousarray(moves.T, dtype=np.float64)
+        moves = self.kinematics.moves[np.ix_(self.effector_segments, self.variables)]
+        self._moves_variables = np.ascontiguousarray(moves.T, dtype=np.float64)
         self._plain = all(not t.disjunctive for t in terms)
         self._goals = tuple(c.goal for c in leaves)
         kinds: dict[type[Goal], list[int]] = {}
@@ -116,15 +121,15 @@ class Problem:
         )
         self._single = len(self._batches) == 1
         self._kappa = np.array([goal.curvature() for goal in self._goals]).reshape(-1, 3)
-        rotation = self.kinematics.dof_rotation[:, None]
-        self._angular = rotation.astype(np.float64)
-        self._rotation = rotation
+        self._axes_weighted = bool(np.any(self._kappa[:, 1:] > 0.0))
+        self._variable_rotation = self.kinematics.dof_rotation[self.variables][:, None]
+        self._all_rotations = bool(np.all(self._variable_rotation))
 
-    def _chain(self, segment: int, leaf: Constraint) -> NDArray[np.bool_]:
+    def _path(self, segment: int, leaf: Constraint) -> list[int]:
+        """Segments from the effector's up to the chain start (or the root), in order."""
         kin = self.kinematics
         fig = self.figure
         start = None if leaf.chain_start is None else fig.segment(leaf.chain_start).index
-        mask = np.zeros(fig.n_dofs, dtype=bool)
         current = segment
         path: list[int] = []
         while current >= 0:
@@ -138,9 +143,53 @@ class Problem:
                 f"{leaf.effector.segment!r} or one of its ancestors",
                 item=leaf.name,
             )
-        for index in path:
-            mask[fig.segments[index].dof_indices] = True
-        return mask
+        return path
+
+    @property
+    def chain_lengths(self) -> FloatArray:
+        """Length of each leaf constraint's chain at the zero pose, shape (m,).
+
+        The sum of the distances from the chain's first joint through the joints of
+        its segments to the effector point: the limb length that goal errors are
+        measured against.
+        """
+        if self._chain_lengths is None:
+            world = self.kinematics.frames(np.zeros(self.figure.n_dofs)).world
+            points = self._states(world)[0]
+            lengths = np.empty(len(self.leaves))
+            for i, path in enumerate(self._paths):
+                joints = np.array([world[k][:3, 3] for k in reversed(path)] + [points[i]])
+                lengths[i] = float(np.sqrt(((joints[1:] - joints[:-1]) ** 2).sum(axis=1)).sum())
+            self._chain_lengths = lengths
+        return self._chain_lengths
+
+    def goal_tolerance(self, relative: float) -> float:
+        """The G_all below which every goal is met to ``relative`` × its chain length.
+
+        ``G_all ≤ τ`` with ``τ = min_i c_i (relative · L_i)²`` (c_i the leaf's weight
+        in G_all, L_i its :attr:`chain_lengths`) bounds every weighted potential by τ,
+        so a position goal's distance is at most ``relative · L_i``; orientation
+        potentials are bounded alike in their commensurate length units.
+
+        Args:
+            relative: The fraction of the chain length, ≥ 0.
+
+        Returns:
+            τ ≥ 0, for ``solve(goal_tolerance=...)``.
+        """
+        fraction = finite_scalar(relative, "goal_tolerance: relative")
+        if fraction < 0.0:
+            raise SolverInputError(f"goal_tolerance: relative must be ≥ 0, got {fraction}")
+        weights = np.empty(len(self.leaves))
+        for term in self.terms:
+            for member in term.members:
+                scale = term.weight if term.disjunctive else 1.0
+                weights[member] = scale * self._weights[member]
+        positive = weights > 0.0
+        if not np.any(positive):
+            return 0.0
+        sizes = weights[positive] * (fraction * self.chain_lengths[positive]) ** 2
+        return float(sizes.min())
 
     @property
     def n_dofs(self) -> int:
@@ -176,16 +225,16 @@ class Problem:
 
     def effector_states(self, theta: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
         """World points and unit axes of all leaf effectors, each shape (m, 3)."""
-        return self._states(self.kinematics.frames(theta))
+        return self._states(self.kinematics.frames(theta).world)
 
-    def _states(self, frames: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
-        columns = frames[self._segment_nodes] @ self._local
+    def _states(self, world: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
+        columns = world[self.effector_segments] @ self._local
         points = columns[:, :3, 0]
         x = columns[:, :3, 1]
         y = columns[:, :3, 2]
         if self.kinematics.scaled:
-            x = x / np.linalg.norm(x, axis=1)[:, None]
-            y = y / np.linalg.norm(y, axis=1)[:, None]
+            x = x / np.sqrt((x * x).sum(axis=1))[:, None]
+            y = y / np.sqrt((y * y).sum(axis=1))[:, None]
         return points, x, y
 
     def potentials(self, theta: FloatArray) -> FloatArray:
@@ -215,9 +264,25 @@ class Problem:
         return values, d_point, torque
 
     def evaluate(self, theta: FloatArray) -> tuple[float, FloatArray]:
-        """G_all and its gradient without input checks (the solver's hot path)."""
+        """G_all and its gradient without input checks; the gradient has length n_dofs."""
+        total, partial = self.evaluate_variables(theta)
+        gradient = np.zeros(self.figure.n_dofs)
+        gradient[self.variables] = partial
+        return total, gradient
+
+    def evaluate_variables(self, theta: FloatArray) -> tuple[float, FloatArray]:
+        """G_all and its partial derivatives by the variables only (the solver's hot path).
+
+        Effector e's wrench (moment about the origin ``r_e × ∂P/∂r + torque``, force
+        ``∂P/∂r``), summed over the effectors a DOF moves, gives that DOF's derivative:
+        ``u · (M − q × F)`` for a rotation about axis u through pivot q, ``u · F`` for a
+        translation.
+
+        Returns:
+            ``(value, gradient)``, the gradient of shape (len(variables),).
+        """
         frames = self.kinematics.frames(theta)
-        points, x, y = self._states(frames)
+        points, x, y = self._states(frames.world)
         values, d_point, torque = self._goal_values(points, x, y)
         weighted = self._weights * values
         if self._plain:
@@ -232,12 +297,16 @@ class Problem:
         wrench[:, :3] = moment
         wrench[:, 3:] = d_point
         wrench *= coefficient[:, None]
-        dof_wrench = self._moves_t @ wrench
-        axes, pivots = self.kinematics.dof_axes(frames)
-        twist = np.empty_like(dof_wrench)
-        twist[:, :3] = axes * self._angular
-        twist[:, 3:] = np.where(self._rotation, cross(pivots, axes), axes)
-        return total, (twist * dof_wrench).sum(axis=1)
+        dof_wrench = self._moves_variables @ wrench
+        axes, pivots = self.kinematics.dof_axes(frames, self.variables)
+        force = dof_wrench[:, 3:]
+        if self._all_rotations:
+            load = dof_wrench[:, :3] - cross(pivots, force)
+        else:
+            load = np.where(
+                self._variable_rotation, dof_wrench[:, :3] - cross(pivots, force), force
+            )
+        return total, (axes * load).sum(axis=1)
 
     def gauss_newton(self, theta: FloatArray) -> FloatArray:
         """Gauss–Newton curvature ``Σ_e c_e J_eᵀ diag(κ_e) J_e`` of G_all at ``theta``.
@@ -249,27 +318,38 @@ class Problem:
         Returns:
             Shape (n_dofs, n_dofs), positive semi-definite, zero outside the variables.
         """
+        n = self.figure.n_dofs
+        result = np.zeros((n, n))
+        result[np.ix_(self.variables, self.variables)] = self.gauss_newton_variables(theta)
+        return result
+
+    def gauss_newton_variables(self, theta: FloatArray) -> FloatArray:
+        """:meth:`gauss_newton` restricted to the variables, shape (n_v, n_v)."""
         frames = self.kinematics.frames(theta)
-        points, x, y = self._states(frames)
-        values = self._goal_values(points, x, y)[0]
-        weighted = self._weights * values
-        coefficient = self._weights if self._plain else self._combine(weighted)[1]
-        axes, pivots = self.kinematics.dof_axes(frames)
+        points, x, y = self._states(frames.world)
+        if self._plain:
+            coefficient = self._weights
+        else:
+            values = self._goal_values(points, x, y)[0]
+            coefficient = self._combine(self._weights * values)[1]
+        axes, pivots = self.kinematics.dof_axes(frames, self.variables)
         m, n = points.shape[0], axes.shape[0]
-        spin = np.broadcast_to(axes, (m, n, 3)).reshape(-1, 3)
-        lever = (points[:, None, :] - pivots[None, :, :]).reshape(-1, 3)
-        rotation = self._rotation[None, :, :]
-        point_rows = np.where(rotation, cross(spin, lever).reshape(m, n, 3), axes[None])
-        x_rows = np.where(rotation, cross(spin, np.repeat(x, n, axis=0)).reshape(m, n, 3), 0.0)
-        y_rows = np.where(rotation, cross(spin, np.repeat(y, n, axis=0)).reshape(m, n, 3), 0.0)
+        rotation = self._variable_rotation[None, :, :]
+        # rows of J: effector e (m), DOF (n), then point, x axis, y axis (3 each)
+        spin = np.broadcast_to(axes, (m, n, 3))
+        lever = points[:, None, :] - pivots[None, :, :]
+        point_rows = np.where(rotation, _cross3(spin, lever), axes[None])
         scale = (
-            np.sqrt(coefficient[:, None] * self._kappa)[:, None, :] * self._moves_t.T[:, :, None]
+            np.sqrt(coefficient[:, None] * self._kappa)[:, None, :]
+            * self._moves_variables.T[:, :, None]
         )
-        jacobian = np.concatenate(
-            [point_rows * scale[:, :, :1], x_rows * scale[:, :, 1:2], y_rows * scale[:, :, 2:]],
-            axis=2,
-        )
-        stacked = jacobian.transpose(1, 0, 2).reshape(n, 9 * m)
+        parts = [point_rows * scale[:, :, :1]]
+        if self._axes_weighted:
+            x_rows = np.where(rotation, _cross3(spin, x[:, None, :]), 0.0)
+            y_rows = np.where(rotation, _cross3(spin, y[:, None, :]), 0.0)
+            parts += [x_rows * scale[:, :, 1:2], y_rows * scale[:, :, 2:]]
+        jacobian = np.concatenate(parts, axis=2)
+        stacked = jacobian.transpose(1, 0, 2).reshape(n, -1)
         result: FloatArray = stacked @ stacked.T
         return result
 
@@ -304,6 +384,13 @@ def cross(a: FloatArray, b: FloatArray) -> FloatArray:
     """Row-wise cross product of (k, 3) arrays: two calls, faster than ``np.cross``."""
     result: FloatArray = (a[:, :, None] * b[:, None, :]).reshape(-1, 9) @ _EPSILON
     return result
+
+
+def _cross3(a: FloatArray, b: FloatArray) -> FloatArray:
+    """Cross products over the last axis of broadcastable (..., 3) arrays."""
+    a0, a1, a2 = a[..., 0], a[..., 1], a[..., 2]
+    b0, b1, b2 = b[..., 0], b[..., 1], b[..., 2]
+    return np.stack((a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0), axis=-1)
 
 
 def _axis_torque(

@@ -43,6 +43,7 @@ def solve(
     method: str = "goldfarb",
     start_metric: str = "gauss_newton",
     callback: Callable[[FloatArray, float], None] | None = None,
+    goal_tolerance: float | None = None,
 ) -> SolveResult:
     """Minimise ``problem``'s G_all from ``theta0`` without ever leaving the limits.
 
@@ -73,6 +74,10 @@ def solve(
             1994 paper's projector ``I − A(AᵀA)⁻¹Aᵀ``. Either way every later step is
             Goldfarb's projected BFGS.
         callback: Called with (θ, G_all) at every iterate of every descent.
+        goal_tolerance: Stop as soon as G_all ≤ this value, with status ``"converged"``:
+            every goal is then met to within it (G_all ≥ 0 is a sum of weighted
+            potentials; see :meth:`Problem.goal_tolerance` for one from lengths). None:
+            only the Kuhn–Tucker test at ``tolerance`` ends a descent.
 
     Returns:
         The best pose found; see :class:`solver.SolveResult`.
@@ -94,6 +99,8 @@ def solve(
         )
     theta_start = problem.figure.check_theta(theta0, "theta0")
     _check_options(time_limit, tolerance, max_iterations, restarts, seed)
+    if goal_tolerance is not None and finite_scalar(goal_tolerance, "goal_tolerance") < 0.0:
+        raise SolverInputError(f"goal_tolerance must be ≥ 0 or None, got {goal_tolerance}")
     limits = problem.limits
     label, amount = limits.worst(theta_start)
     if amount > _FEASIBLE:
@@ -105,14 +112,16 @@ def solve(
     deadline = None if time_limit is None else started + float(time_limit)
     space = ReducedSpace.build(problem, theta_start)
 
+    scale = space.scale
+    unscaled = bool(np.all(scale == 1.0))
+
     def objective(phi: FloatArray) -> tuple[float, FloatArray]:
-        value, gradient = problem.evaluate(space.theta(phi))
-        return value, space.gradient(gradient)
+        value, gradient = problem.evaluate_variables(space.theta(phi))
+        return value, gradient if unscaled else gradient * scale
 
     def curvature(phi: FloatArray) -> FloatArray:
-        hessian = problem.gauss_newton(space.theta(phi))[np.ix_(space.variables, space.variables)]
-        result: FloatArray = hessian * np.outer(space.scale, space.scale)
-        return result
+        hessian = problem.gauss_newton_variables(space.theta(phi))
+        return hessian if unscaled else hessian * np.outer(scale, scale)
 
     reporter = None
     if callback is not None:
@@ -168,6 +177,7 @@ def solve(
             deadline=deadline,
             callback=reporter,
             curvature=curvature if start_metric == "gauss_newton" else None,
+            goal_value=goal_tolerance,
         )
         runs = attempt
         total_iterations += run.iterations
@@ -177,6 +187,7 @@ def solve(
         out_of_time = deadline is not None and time.perf_counter() >= deadline
         if (
             best.value <= tolerance
+            or (goal_tolerance is not None and best.value <= goal_tolerance)
             or run.status == "time_limit"
             or out_of_time
             or total_iterations >= max_iterations

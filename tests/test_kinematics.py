@@ -198,8 +198,8 @@ def test_point_and_axis_derivatives_follow_spec_section_2(seed: int) -> None:
 def test_frames_ends_with_identity_sentinel(rng: np.random.Generator) -> None:
     spec, fig = random_figure_spec(rng, 4)
     frames = fig.kinematics.frames(random_theta(rng, spec))
-    assert frames.shape == (fig.kinematics.n_nodes + 1, 4, 4)
-    np.testing.assert_array_equal(frames[-1], np.eye(4))
+    assert frames.world.shape == (fig.kinematics.n_segments + 1, 4, 4)
+    np.testing.assert_array_equal(frames.world[-1], np.eye(4))
 
 
 def test_forward_does_not_modify_theta(rng: np.random.Generator) -> None:

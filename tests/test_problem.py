@@ -20,7 +20,7 @@ from helpers import (
     relative_error,
 )
 
-from solver import AnyOf, Constraint, Dof, Effector, Figure, Problem, goals
+from solver import AnyOf, Constraint, Dof, Effector, Figure, Problem, SolverInputError, goals
 
 SEEDS = range(10)
 FD_TOLERANCE = 1e-6
@@ -392,3 +392,57 @@ def test_objective_is_deterministic(rng: np.random.Generator) -> None:
     second = problem.objective(theta)
     assert first[0] == second[0]
     np.testing.assert_array_equal(first[1], second[1])
+
+
+# -- variables-only hot path, chain lengths and goal tolerances ---------------------------
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_variable_gradient_and_curvature_are_the_full_ones_restricted(seed: int) -> None:
+    from problems import random_problem
+
+    problem, theta = random_problem(500 + seed, 6, 3)
+    rng = np.random.default_rng(seed)
+    theta = theta + 0.1 * rng.normal(size=theta.shape)
+    value, gradient = problem.evaluate(theta)
+    partial_value, partial = problem.evaluate_variables(theta)
+    assert partial_value == value
+    np.testing.assert_array_equal(partial, gradient[problem.variables])
+    fixed = np.ones(problem.n_dofs, bool)
+    fixed[problem.variables] = False
+    assert not np.any(gradient[fixed])
+    full = problem.gauss_newton(theta)
+    np.testing.assert_array_equal(
+        full[np.ix_(problem.variables, problem.variables)], problem.gauss_newton_variables(theta)
+    )
+    assert not np.any(full[fixed]) and not np.any(full[:, fixed])
+
+
+def test_chain_lengths_run_from_the_chain_start_to_the_effector() -> None:
+    from problems import planar_arm, tip
+
+    lengths = [1.0, 0.7, 0.4]
+    fig = planar_arm(lengths)
+    whole = Constraint(tip(fig, lengths), goals.Position((0, 1, 0)))
+    part = Constraint(tip(fig, lengths), goals.Position((0, 1, 0)), chain_start="link1")
+    problem = Problem(fig, [whole, part])
+    # bent or straight, the chain length is measured at the zero pose
+    np.testing.assert_allclose(problem.chain_lengths, [2.1, 1.1], rtol=1e-12)
+
+
+def test_goal_tolerance_bounds_every_goal_distance() -> None:
+    from problems import planar_arm, tip
+
+    lengths = [1.0, 0.7, 0.4]
+    fig = planar_arm(lengths)
+    heavy = Constraint(tip(fig, lengths), goals.Position((0, 1, 0)), weight=4.0)
+    light = Constraint(
+        Effector("link1", (0, 0.7, 0)), goals.Position((0, 1, 0)), weight=0.5, chain_start="link1"
+    )
+    problem = Problem(fig, [heavy, AnyOf([light], weight=2.0)])
+    tau = problem.goal_tolerance(1e-6)
+    # the smallest of 4·(1e-6·2.1)² and 2·0.5·(1e-6·0.7)²
+    assert tau == pytest.approx(min(4.0 * 2.1**2, 1.0 * 0.7**2) * 1e-12, rel=1e-12)
+    assert problem.goal_tolerance(0.0) == 0.0
+    with pytest.raises(SolverInputError, match="relative must be ≥ 0"):
+        problem.goal_tolerance(-1.0)

@@ -6,10 +6,14 @@ State: feasible φ; the active set (equalities always in); ``H`` (n×n, positive
 semi-definite, ``H·N = 0`` for the matrix N of active rows as columns). H starts as the
 projector ``I − N(NᵀN)⁻¹Nᵀ`` (the 1994 paper), or, given the goals' Gauss–Newton
 curvature B, as ``Z(Zᵀ(B + μI)Z)⁻¹Zᵀ`` with Z a basis of N's null space and μ a damping
-(the larger of 1e-3 × the largest diagonal entry and G): the first step is then a
+(the larger of 1e-7 × the largest diagonal entry and G): the first step is then a
 damped least-squares step, and a warm-started drag event converges in a few
-iterations. With the Gauss–Newton start, H also starts afresh whenever the active set
-changes, instead of the rank-one updates of steps 2 and 4.
+iterations. With the Gauss–Newton start, H also starts afresh, from the curvature at
+the current iterate, whenever the active set changes (instead of the rank-one updates of
+steps 2 and 4) and after every step that lowers G by 20% or more (instead of step 5's
+update: Fletcher and Xu's hybrid of Gauss–Newton and BFGS). Goals that can be met make
+G a zero-residual least-squares problem, where these Gauss–Newton steps converge
+quadratically; where G stays large (an unreachable goal), BFGS takes over.
 
 1. g = ∇G(φ); multipliers λ = (NᵀN)⁻¹Nᵀg; projected gradient ``Pg = g − Nλ``. If
    ‖Pg‖ ≤ ε and every inequality multiplier is ≥ −ε: a Kuhn–Tucker point. Here
@@ -53,12 +57,16 @@ _ROUNDING = 1e-7
 _ROUNDING_ROOT = 1e-6
 """Size of ‖Pg‖ against √G below which a step's decrease (about ‖Pg‖²) is lost to rounding."""
 _FLAT_STEPS = 2
-_DAMPING = 1e-3
-_STALE = 0.1
-"""Largest move [rad] of any variable before the Gauss–Newton curvature is recomputed."""
-_DAMPING_G = 1.0
-"""Damping μ of the Gauss–Newton start, relative to the largest diagonal entry."""
 """Steps in a row without a decrease of G after which the descent stops."""
+_DAMPING = 1e-7
+"""Damping μ of the Gauss–Newton metric, relative to the largest diagonal entry of the
+reduced curvature (μ is at least G, so that far from the goals steps stay short)."""
+_DAMPING_G = 1.0
+"""Damping μ relative to G."""
+_GAUSS_NEWTON_DROP = 0.8
+"""With the Gauss–Newton metric, a step that leaves G at most this fraction of its
+value restarts H from the curvature at the new point (Fletcher and Xu's hybrid switch:
+G fell by 20% or more) instead of the BFGS update."""
 
 
 @dataclass(frozen=True)
@@ -231,6 +239,7 @@ def descend(
     deadline: float | None,
     callback: Callable[[FloatArray, float], None] | None = None,
     curvature: Curvature | None = None,
+    goal_value: float | None = None,
 ) -> Descent:
     """Run Goldfarb's projected BFGS from a feasible ``phi0``.
 
@@ -248,12 +257,14 @@ def descend(
         curvature: φ ↦ a positive semi-definite estimate B of the Hessian (Gauss–Newton).
             With it, H starts (and restarts) as ``Z (Zᵀ(B + μI)Z)⁻¹ Zᵀ`` (Z a basis of
             the active rows' null space, μ a small damping) instead of the projector.
+        goal_value: Stop as soon as G ≤ this value (G ≥ 0 is then within it of its
+            least possible value); None: only the Kuhn–Tucker test stops the descent.
 
     Returns:
         The final iterate and how the descent ended.
     """
     run = _Run(objective, phi0, a_eq, b_eq, a_in, b_in, tolerance, callback, curvature)
-    return run.loop(max_iterations, deadline)
+    return run.loop(max_iterations, deadline, goal_value)
 
 
 class _Run:
@@ -314,10 +325,14 @@ class _Run:
         )
 
     def initial_h(self) -> FloatArray:
-        """H at a (re)start: the projector, or the damped Gauss–Newton inverse on its range."""
+        """H at a (re)start: the projector, or the damped Gauss–Newton inverse on its range.
+
+        The Gauss–Newton curvature is taken at the current iterate (reused only when the
+        active set changed without a step).
+        """
         if self.curvature is None:
             return self.active.projector()
-        if self.hessian is None or float(np.max(np.abs(self.phi - self.hessian_at))) > _STALE:
+        if self.hessian is None or not np.array_equal(self.phi, self.hessian_at):
             self.hessian = self.curvature(self.phi)
             self.hessian_at = self.phi
         hessian = self.hessian
@@ -363,8 +378,11 @@ class _Run:
             )
         return self.finish("stalled", "line search found no decrease; not a Kuhn–Tucker point")
 
-    def loop(self, max_iterations: int, deadline: float | None) -> Descent:
+    def loop(self, max_iterations: int, deadline: float | None, goal: float | None) -> Descent:
         while True:
+            if goal is not None and self.value <= goal:
+                self.multipliers = self.active.multipliers(self.gradient)
+                return self.finish("converged", f"goals met: G {self.value:.3g} ≤ {goal:.3g}")
             # Step 1: multipliers, projected gradient, Kuhn–Tucker test.
             active = self.active
             lam = active.multipliers(self.gradient)
@@ -477,6 +495,7 @@ class _Run:
         self.flat = self.flat + 1 if search.value >= self.value else 0
         if self.flat > _FLAT_STEPS:
             return self.stuck()
+        value0 = self.value
         new_phi = trial.points[search.alpha]
         sigma = new_phi - self.phi
         y = search.gradient - self.gradient
@@ -487,6 +506,12 @@ class _Run:
         if trial.hit is not None and search.alpha >= cap:  # Step 4
             self.active = trial.rows_at_cap()
             self.add(hit)
+            return None
+        if self.curvature is not None and search.value <= _GAUSS_NEWTON_DROP * value0:
+            # Fletcher–Xu: G fell fast, so the goals' residuals dominate the Hessian and
+            # the Gauss–Newton curvature at the new point is the better metric.
+            self.h = self.initial_h()
+            self.fresh = True
             return None
         self.update(sigma, y)  # Step 5
         return None
