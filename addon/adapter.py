@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import bpy
@@ -45,6 +45,7 @@ from ..solver import (
 )
 
 Array = NDArray[np.float64]
+IndexArray = NDArray[np.intp]
 """A float64 array."""
 
 AXES = "XYZ"
@@ -348,31 +349,6 @@ def _rotation_angles(pose_bone: Any, entry: BoneLayout, compat: Array | None) ->
     return rotations.matrix_euler(matrix, entry.order, compat)
 
 
-def _quaternion(angles: Array, order: str) -> Array:
-    """The unit quaternion (w, x, y, z) of Euler angles about X, Y, Z in ``order``."""
-    result = np.array((1.0, 0.0, 0.0, 0.0))
-    for axis in order:
-        half = 0.5 * float(angles[AXES.index(axis)])
-        step = np.zeros(4)
-        step[0] = math.cos(half)
-        step[1 + AXES.index(axis)] = math.sin(half)
-        result = _multiply(step, result)
-    return result
-
-
-def _multiply(p: Array, q: Array) -> Array:
-    w1, x1, y1, z1 = p
-    w2, x2, y2, z2 = q
-    return np.array(
-        (
-            w1 * w2 - x1 * x2 - y1 * y2 - z1 * z2,
-            w1 * x2 + x1 * w2 + y1 * z2 - z1 * y2,
-            w1 * y2 - x1 * z2 + y1 * w2 + z1 * x2,
-            w1 * z2 + x1 * y2 - y1 * x2 + z1 * w2,
-        )
-    )
-
-
 def read_pose(obj: Any, rig: Rig, previous: Array | None = None, *, rounding: bool = True) -> Array:
     """θ of the armature's current pose.
 
@@ -458,32 +434,122 @@ def write_pose(obj: Any, rig: Rig, theta: Array, bones: Sequence[str] | None = N
         theta: Joint values, shape (n_dofs,).
         bones: Only these bones (default: all).
     """
-    pose_bones = obj.pose.bones
-    wanted = None if bones is None else set(bones)
-    for entry in rig.layout:
-        if wanted is not None and entry.name not in wanted:
-            continue
-        pose_bone = pose_bones[entry.name]
-        angles = _axis_angles(theta, entry)
-        if entry.mode in EULER_ORDERS:
-            pose_bone.rotation_euler = angles.tolist()
-        else:
-            quaternion = _quaternion(angles, entry.order)
-            if entry.mode == "QUATERNION":
-                if float(np.dot(quaternion, tuple(pose_bone.rotation_quaternion))) < 0.0:
-                    quaternion = -quaternion
-                pose_bone.rotation_quaternion = quaternion.tolist()
-            else:
-                if quaternion[0] < 0.0:
-                    quaternion = -quaternion
-                sine = float(np.linalg.norm(quaternion[1:]))
-                angle = 2.0 * math.atan2(sine, quaternion[0])
-                axis = quaternion[1:] / sine if sine > 0.0 else np.array((0.0, 1.0, 0.0))
-                pose_bone.rotation_axis_angle = (angle, *axis.tolist())
-        if entry.translation >= 0:
-            pose_bone.location = [
-                float(v) for v in theta[entry.translation : entry.translation + 3]
-            ]
+    PoseWriter(obj, rig, bones).write(obj, theta)
+
+
+class PoseWriter:
+    """Writes θ into chosen pose bones with one read and one write per channel kind.
+
+    The rotation of every chosen bone is computed by numpy for all of them at once; the
+    channels are read with ``foreach_get`` and written back with ``foreach_set``, so the
+    bones that are not chosen keep exactly the floats they had.
+
+    Args:
+        obj: The armature object.
+        rig: Its rig.
+        bones: The bones to write (default: all of the rig's).
+    """
+
+    def __init__(self, obj: Any, rig: Rig, bones: Sequence[str] | None = None) -> None:
+        rows = {bone.name: k for k, bone in enumerate(obj.pose.bones)}
+        self.n_bones = len(rows)
+        wanted = None if bones is None else set(bones)
+        chosen = [e for e in rig.layout if wanted is None or e.name in wanted]
+        self.empty = not chosen
+
+        def plan(entries: list[BoneLayout]) -> tuple[IndexArray, IndexArray, IndexArray]:
+            """Rows, and per Euler step (first applied first) θ index and axis (0–2)."""
+            steps = np.array([[e.rotation + 2 - s for s in range(3)] for e in entries], np.intp)
+            axes = np.array([[AXES.index(letter) for letter in e.order] for e in entries], np.intp)
+            return (
+                np.array([rows[e.name] for e in entries], np.intp),
+                steps.reshape(-1, 3),
+                axes.reshape(-1, 3),
+            )
+
+        self.euler = plan([e for e in chosen if e.mode in EULER_ORDERS])
+        self.quaternion = plan([e for e in chosen if e.mode == "QUATERNION"])
+        self.axis_angle = plan([e for e in chosen if e.mode == "AXIS_ANGLE"])
+        moving = [e for e in chosen if e.translation >= 0]
+        self.location = (
+            np.array([rows[e.name] for e in moving], np.intp),
+            np.array([[e.translation + i for i in range(3)] for e in moving], np.intp).reshape(
+                -1, 3
+            ),
+        )
+
+    def write(self, obj: Any, theta: Array) -> None:
+        """Write θ into the chosen bones' channels."""
+        bones = obj.pose.bones
+        rows, steps, axes = self.euler
+        if rows.size:
+            angles = np.zeros((rows.size, 3))
+            np.put_along_axis(angles, axes, theta[steps], axis=1)
+            self._set(bones, "rotation_euler", 3, rows, angles)
+        rows, steps, axes = self.quaternion
+        if rows.size:
+            quaternions = _quaternions(theta[steps], axes)
+            current = self._get(bones, "rotation_quaternion", 4)
+            # keep each quaternion in the hemisphere of the current one (no flips for keys)
+            flip = np.einsum("ij,ij->i", quaternions, current[rows]) < 0.0
+            quaternions[flip] *= -1.0
+            current[rows] = quaternions
+            bones.foreach_set("rotation_quaternion", current.ravel())
+        rows, steps, axes = self.axis_angle
+        if rows.size:
+            quaternions = _quaternions(theta[steps], axes)
+            quaternions[quaternions[:, 0] < 0.0] *= -1.0
+            sine = np.sqrt((quaternions[:, 1:] ** 2).sum(axis=1))
+            values = np.empty((rows.size, 4))
+            values[:, 0] = 2.0 * np.arctan2(sine, quaternions[:, 0])
+            values[:, 1:] = (0.0, 1.0, 0.0)
+            turning = sine > 0.0
+            values[turning, 1:] = quaternions[turning, 1:] / sine[turning, None]
+            self._set(bones, "rotation_axis_angle", 4, rows, values)
+        rows, index = self.location
+        if rows.size:
+            self._set(bones, "location", 3, rows, theta[index])
+        if not self.empty:
+            obj.update_tag()
+
+    def _get(self, bones: Any, channel: str, width: int) -> NDArray[np.float32]:
+        buffer = np.empty(self.n_bones * width, np.float32)
+        bones.foreach_get(channel, buffer)
+        return buffer.reshape(self.n_bones, width)
+
+    def _set(self, bones: Any, channel: str, width: int, rows: IndexArray, values: Array) -> None:
+        current = self._get(bones, channel, width)
+        current[rows] = values
+        bones.foreach_set(channel, current.ravel())
+
+
+def _quaternions(angles: Array, axes: IndexArray) -> Array:
+    """Unit quaternions (w, x, y, z), shape (k, 4), of three rotations in turn.
+
+    Rotation s (s = 0, 1, 2, first applied first) turns by ``angles[:, s]`` about axis
+    ``axes[:, s]`` (0–2 for X–Z).
+    """
+    count = angles.shape[0]
+    result = np.zeros((count, 4))
+    result[:, 0] = 1.0
+    every = np.arange(count)
+    for s in range(3):
+        half = 0.5 * angles[:, s]
+        step = np.zeros((count, 4))
+        step[:, 0] = np.cos(half)
+        step[every, 1 + axes[:, s]] = np.sin(half)
+        w1, x1, y1, z1 = step.T
+        w2, x2, y2, z2 = result.T
+        result = np.stack(
+            (
+                w1 * w2 - x1 * x2 - y1 * y2 - z1 * z2,
+                w1 * x2 + x1 * w2 + y1 * z2 - z1 * y2,
+                w1 * y2 - x1 * z2 + y1 * w2 + z1 * x2,
+                w1 * z2 + x1 * y2 - y1 * x2 + z1 * w2,
+            ),
+            axis=1,
+        )
+    return result
 
 
 @dataclass(frozen=True)
@@ -633,6 +699,7 @@ class Setup:
         names: Names of the enabled constraints, in the order of ``problem``'s leaves.
         goals: Goal objects of the enabled constraints.
         moved: Bones in some constraint's chain (the ones a solve can move).
+        frames: The goal objects' world matrices the goals were built from.
     """
 
     rig: Rig
@@ -640,6 +707,7 @@ class Setup:
     names: list[str]
     goals: list[Any]
     moved: list[str]
+    frames: list[Any] = field(default_factory=list)
 
 
 def build_problem(obj: Any, scene: Any, rig: Rig | None = None) -> Setup:
@@ -700,7 +768,42 @@ def build_problem(obj: Any, scene: Any, rig: Rig | None = None) -> Setup:
     ]
     names = [c.name for c in problem.leaves]
     by_name = dict(zip([e.name for e in entries], goal_objects, strict=True))
-    return Setup(rig, problem, names, [by_name[n] for n in names], moved)
+    targets = [by_name[n] for n in names]
+    frames = [goal.matrix_world.copy() for goal in targets]
+    return Setup(rig, problem, names, targets, moved, frames)
+
+
+def refresh_goals(obj: Any, scene: Any, setup: Setup) -> Setup:
+    """``setup`` with the goals of the goal objects that moved since it was built.
+
+    Only goals whose object's world matrix changed are rebuilt, and the problem keeps
+    its chains (:meth:`solver.Problem.with_goals`); any other change to the constraints
+    builds the problem afresh.
+
+    Raises:
+        ReachError: As :func:`build_problem`: a deleted goal, NaN, ….
+    """
+    entries = [c for c in obj.reach.constraints if c.enabled]
+    if sorted(e.name for e in entries) != sorted(setup.names):
+        return build_problem(obj, scene, setup.rig)
+    changed: dict[int, Any] = {}
+    frames = list(setup.frames)
+    for index, name in enumerate(setup.names):
+        entry = obj.reach.constraints[name]
+        goal = goal_object(entry, obj, scene)
+        if goal != setup.goals[index]:
+            return build_problem(obj, scene, setup.rig)
+        matrix = goal.matrix_world
+        if matrix == frames[index]:
+            continue
+        try:
+            changed[index] = build_goal(entry, goal)
+        except SolverInputError as error:
+            raise ReachError(f"constraint '{name}': {error}") from error
+        frames[index] = matrix.copy()
+    if not changed:
+        return setup
+    return replace(setup, problem=setup.problem.with_goals(changed), frames=frames)
 
 
 # --- solving ---------------------------------------------------------------------------

@@ -136,6 +136,7 @@ class DragSession:
         self.goal = goal
         self.snapshot = adapter.PoseSnapshot(obj, [goal])
         self.setup = adapter.build_problem(obj, self.scene)
+        self.writer = adapter.PoseWriter(obj, self.setup.rig, self.setup.moved)
         self.theta = adapter.read_pose(obj, self.setup.rig)
         check_start(self.setup, self.theta)
         self.start = self.theta.copy()
@@ -173,7 +174,7 @@ class DragSession:
         self.view_layer.update()
         budget = self.budget
         try:
-            setup = adapter.build_problem(self.obj, self.scene, self.setup.rig)
+            setup = adapter.refresh_goals(self.obj, self.scene, self.setup)
             outcome = adapter.run_solve(
                 setup, self.theta, self.obj.reach, time_limit=budget, restarts=0
             )
@@ -182,9 +183,12 @@ class DragSession:
             self.view_layer.update()
             raise
         solved = time.perf_counter()
-        adapter.write_pose(self.obj, setup.rig, outcome.result.theta, setup.moved)
+        if setup.moved != self.setup.moved:
+            self.writer = adapter.PoseWriter(self.obj, setup.rig, setup.moved)
+        self.writer.write(self.obj, outcome.result.theta)
         self.view_layer.update()
         end = time.perf_counter()
+        self.setup = setup
         self.theta = outcome.result.theta
         self.last = outcome
         self.overhead = (1.0 - SMOOTHING) * self.overhead + SMOOTHING * (

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import copy
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -111,17 +112,11 @@ class Problem:
         moves = self.kinematics.moves[np.ix_(self.effector_segments, self.variables)]
         self._moves_variables = np.ascontiguousarray(moves.T, dtype=np.float64)
         self._plain = all(not t.disjunctive for t in terms)
-        self._goals = tuple(c.goal for c in leaves)
-        kinds: dict[type[Goal], list[int]] = {}
-        for i, goal in enumerate(self._goals):
-            kinds.setdefault(type(goal), []).append(i)
-        self._batches = tuple(
-            (np.array(members, np.intp), kind.stack([self._goals[k] for k in members]))
-            for kind, members in kinds.items()
-        )
-        self._single = len(self._batches) == 1
-        self._kappa = np.array([goal.curvature() for goal in self._goals]).reshape(-1, 3)
-        self._axes_weighted = bool(np.any(self._kappa[:, 1:] > 0.0))
+        self._set_goals()
+        self._last_pose: (
+            tuple[FloatArray, tuple[FloatArray, FloatArray, FloatArray, FloatArray, FloatArray]]
+            | None
+        ) = None
         self._variable_rotation = self.kinematics.dof_rotation[self.variables][:, None]
         self._all_rotations = bool(np.all(self._variable_rotation))
 
@@ -190,6 +185,55 @@ class Problem:
             return 0.0
         sizes = weights[positive] * (fraction * self.chain_lengths[positive]) ** 2
         return float(sizes.min())
+
+    def with_goals(self, replacements: Mapping[int, Goal]) -> Problem:
+        """The same problem with some leaves' goals replaced (say, goals being dragged).
+
+        Everything that depends only on the figure, effectors and chains (variables,
+        chains, chain lengths) is shared; only the goals are restacked, so this costs a
+        fraction of building a new :class:`Problem`.
+
+        Args:
+            replacements: New goal by leaf index (position in :attr:`leaves`).
+
+        Raises:
+            SolverInputError: For an unknown leaf index or a value that is not a goal.
+        """
+        leaves = list(self.leaves)
+        for index, goal in replacements.items():
+            if not isinstance(index, (int, np.integer)) or not 0 <= index < len(leaves):
+                raise SolverInputError(
+                    f"with_goals: leaf index {index!r} is not in 0..{len(leaves) - 1}"
+                )
+            old = leaves[index]
+            leaves[index] = Constraint(
+                old.effector, goal, old.weight, old.chain_start, name=old.name
+            )
+        constraints: list[Constraint | AnyOf] = []
+        for term, item in zip(self.terms, self.constraints, strict=True):
+            if isinstance(item, AnyOf):
+                members = [leaves[k] for k in term.members]
+                constraints.append(AnyOf(members, item.weight, name=item.name))
+            else:
+                constraints.append(leaves[term.members[0]])
+        other = copy.copy(self)
+        other.constraints = tuple(constraints)
+        other.leaves = tuple(leaves)
+        other._set_goals()
+        return other
+
+    def _set_goals(self) -> None:
+        self._goals = tuple(c.goal for c in self.leaves)
+        kinds: dict[type[Goal], list[int]] = {}
+        for i, goal in enumerate(self._goals):
+            kinds.setdefault(type(goal), []).append(i)
+        self._batches = tuple(
+            (np.array(members, np.intp), kind.stack([self._goals[k] for k in members]))
+            for kind, members in kinds.items()
+        )
+        self._single = len(self._batches) == 1
+        self._kappa = np.array([goal.curvature() for goal in self._goals]).reshape(-1, 3)
+        self._axes_weighted = bool(np.any(self._kappa[:, 1:] > 0.0))
 
     @property
     def n_dofs(self) -> int:
@@ -281,8 +325,7 @@ class Problem:
         Returns:
             ``(value, gradient)``, the gradient of shape (len(variables),).
         """
-        frames = self.kinematics.frames(theta)
-        points, x, y = self._states(frames.world)
+        points, x, y, axes, pivots = self._pose(theta)
         values, d_point, torque = self._goal_values(points, x, y)
         weighted = self._weights * values
         if self._plain:
@@ -298,7 +341,6 @@ class Problem:
         wrench[:, 3:] = d_point
         wrench *= coefficient[:, None]
         dof_wrench = self._moves_variables @ wrench
-        axes, pivots = self.kinematics.dof_axes(frames, self.variables)
         force = dof_wrench[:, 3:]
         if self._all_rotations:
             load = dof_wrench[:, :3] - cross(pivots, force)
@@ -324,34 +366,52 @@ class Problem:
         return result
 
     def gauss_newton_variables(self, theta: FloatArray) -> FloatArray:
-        """:meth:`gauss_newton` restricted to the variables, shape (n_v, n_v)."""
-        frames = self.kinematics.frames(theta)
-        points, x, y = self._states(frames.world)
+        """:meth:`gauss_newton` restricted to the variables, shape (n_v, n_v).
+
+        Row e of J for DOF j is ``u_j × (r_e − q_j) = u_j × r_e + q_j × u_j`` for a
+        rotation and ``u_j`` for a translation (an axis row: ``u_j × x_e``); as row
+        vectors ``u × r = u [r]×``, so all of J is one product with the stacked skew
+        matrices of the effectors' points (and axes).
+        """
+        points, x, y, axes, pivots = self._pose(theta)
         if self._plain:
             coefficient = self._weights
         else:
             values = self._goal_values(points, x, y)[0]
             coefficient = self._combine(self._weights * values)[1]
-        axes, pivots = self.kinematics.dof_axes(frames, self.variables)
-        m, n = points.shape[0], axes.shape[0]
-        rotation = self._variable_rotation[None, :, :]
-        # rows of J: effector e (m), DOF (n), then point, x axis, y axis (3 each)
-        spin = np.broadcast_to(axes, (m, n, 3))
-        lever = points[:, None, :] - pivots[None, :, :]
-        point_rows = np.where(rotation, _cross3(spin, lever), axes[None])
-        scale = (
-            np.sqrt(coefficient[:, None] * self._kappa)[:, None, :]
-            * self._moves_variables.T[:, :, None]
-        )
-        parts = [point_rows * scale[:, :, :1]]
-        if self._axes_weighted:
-            x_rows = np.where(rotation, _cross3(spin, x[:, None, :]), 0.0)
-            y_rows = np.where(rotation, _cross3(spin, y[:, None, :]), 0.0)
-            parts += [x_rows * scale[:, :, 1:2], y_rows * scale[:, :, 2:]]
-        jacobian = np.concatenate(parts, axis=2)
-        stacked = jacobian.transpose(1, 0, 2).reshape(n, -1)
-        result: FloatArray = stacked @ stacked.T
+        m = points.shape[0]
+        if self._all_rotations:
+            spin, shift = axes, cross(pivots, axes)
+        else:
+            spin = axes * self._variable_rotation
+            shift = np.where(self._variable_rotation, cross(pivots, axes), axes)
+        weights = np.sqrt(coefficient[:, None] * self._kappa)  # (m, 3): point, x, y
+        vectors = np.concatenate([points, x, y]) if self._axes_weighted else points
+        rows = spin @ _skews(vectors)  # (n, 3·m) or (n, 9·m)
+        rows[:, : 3 * m] += np.tile(shift, m)
+        columns = weights.T[: rows.shape[1] // (3 * m)].reshape(-1)  # per effector block
+        scale = np.repeat(np.tile(self._moves_variables, columns.size // m) * columns, 3, axis=1)
+        jacobian = rows * scale
+        result: FloatArray = jacobian @ jacobian.T
         return result
+
+    def _pose(
+        self, theta: FloatArray
+    ) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray, FloatArray]:
+        """Effector points and axes (m, 3 each), variable DOF axes and pivots (n_v, 3 each).
+
+        The last pose is kept: the solver asks for the gradient and the curvature at the
+        same point.
+        """
+        cached = self._last_pose
+        if cached is not None and np.array_equal(cached[0], theta):
+            return cached[1]
+        frames = self.kinematics.frames(theta)
+        points, x, y = self._states(frames.world)
+        axes, pivots = self.kinematics.dof_axes(frames, self.variables)
+        pose = (points, x, y, axes, pivots)
+        self._last_pose = (theta.copy(), pose)
+        return pose
 
     def _combine(self, weighted: FloatArray) -> tuple[float, FloatArray]:
         total = 0.0
@@ -386,11 +446,15 @@ def cross(a: FloatArray, b: FloatArray) -> FloatArray:
     return result
 
 
-def _cross3(a: FloatArray, b: FloatArray) -> FloatArray:
-    """Cross products over the last axis of broadcastable (..., 3) arrays."""
-    a0, a1, a2 = a[..., 0], a[..., 1], a[..., 2]
-    b0, b1, b2 = b[..., 0], b[..., 1], b[..., 2]
-    return np.stack((a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0), axis=-1)
+_SKEW = _EPSILON.reshape(3, 3, 3).transpose(2, 1, 0).reshape(9, 3)
+"""[v]× flattened (row-major) is ``_SKEW @ v``: ``([v]× w)_i = Σ_jk v_j w_k ε_jki``."""
+
+
+def _skews(vectors: FloatArray) -> FloatArray:
+    """The skew matrices [v]× of (k, 3) vectors side by side, shape (3, 3k)."""
+    stacked = (_SKEW @ vectors.T).reshape(3, 3, -1)  # [i, j, e]
+    result: FloatArray = stacked.transpose(0, 2, 1).reshape(3, -1)
+    return result
 
 
 def _axis_torque(

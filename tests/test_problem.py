@@ -446,3 +446,61 @@ def test_goal_tolerance_bounds_every_goal_distance() -> None:
     assert problem.goal_tolerance(0.0) == 0.0
     with pytest.raises(SolverInputError, match="relative must be ≥ 0"):
         problem.goal_tolerance(-1.0)
+
+
+def test_with_goals_matches_a_problem_built_afresh() -> None:
+    from problems import random_problem
+
+    problem, theta = random_problem(909, 6, 3)
+    rng = np.random.default_rng(9)
+    boxed = AnyOf([problem.leaves[1], problem.leaves[2]], weight=0.7, name="either")
+    problem = Problem(problem.figure, [problem.leaves[0], boxed])
+    target = rng.normal(size=3)
+    moved = problem.with_goals({0: goals.Position(target), 2: goals.Plane(target, (0, 0, 1))})
+    leaves = list(problem.leaves)
+    leaves[0] = Constraint(
+        leaves[0].effector, goals.Position(target), leaves[0].weight, leaves[0].chain_start
+    )
+    leaves[2] = Constraint(
+        leaves[2].effector, goals.Plane(target, (0, 0, 1)), leaves[2].weight, leaves[2].chain_start
+    )
+    fresh = Problem(problem.figure, [leaves[0], AnyOf(leaves[1:], weight=0.7)])
+    value, gradient = moved.objective(theta)
+    expected_value, expected_gradient = fresh.objective(theta)
+    assert value == pytest.approx(expected_value, rel=1e-14)
+    np.testing.assert_allclose(gradient, expected_gradient, rtol=1e-13, atol=1e-15)
+    assert moved.constraints[1].name == "either" and moved.leaves[1] is problem.leaves[1]
+    # the original is untouched
+    assert problem.objective(theta)[0] != pytest.approx(value)
+    with pytest.raises(SolverInputError, match="leaf index 3"):
+        problem.with_goals({3: goals.Position(target)})
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_gauss_newton_curvature_matches_finite_difference_jacobians(seed: int) -> None:
+    from problems import random_problem
+
+    problem, theta = random_problem(700 + seed, 7, 4)
+    problem = Problem(problem.figure, list(problem.leaves))  # every leaf a term of its own
+    rng = np.random.default_rng(seed)
+    theta = theta + 0.2 * rng.normal(size=theta.shape)
+    variables = problem.variables
+    h = 1e-6
+    jacobians = []  # per variable: (3, m, 3) derivatives of points, x axes, y axes
+    for j in variables:
+        step = np.zeros_like(theta)
+        step[j] = h
+        plus = np.array(problem.effector_states(theta + step))
+        minus = np.array(problem.effector_states(theta - step))
+        jacobians.append((plus - minus) / (2 * h))
+    jac = np.array(jacobians)  # (n_v, 3, m, 3)
+    kappa = np.array([leaf.goal.curvature() for leaf in problem.leaves])  # (m, 3)
+    weights = np.array([leaf.weight for leaf in problem.leaves])
+    expected = np.zeros((len(variables), len(variables)))
+    for e in range(len(problem.leaves)):
+        for part in range(3):
+            block = jac[:, part, e, :]  # (n_v, 3)
+            expected += weights[e] * kappa[e, part] * block @ block.T
+    np.testing.assert_allclose(
+        problem.gauss_newton_variables(theta), expected, rtol=1e-6, atol=1e-7
+    )

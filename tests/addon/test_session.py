@@ -167,3 +167,36 @@ def test_save_reload_solve_gives_the_same_pose(reach, tmp_path):
     for name, channels in solved.items():
         values, other = rigs.channel_values(channels), rigs.channel_values(again[name])
         assert np.allclose(values, other, atol=1e-6), name
+
+
+def test_a_drag_event_writes_only_the_chain_bones_and_rebuilds_only_the_moved_goal(reach):
+    adapter = reach.addon.adapter
+    obj = four_limbs()
+    obj.pose.bones["upper_arm.L"].rotation_mode = "QUATERNION"
+    obj.pose.bones["forearm.L"].rotation_mode = "AXIS_ANGLE"
+    obj.pose.bones["spine.003"].rotation_euler = (0.1, 0.2, 0.3)  # not in a chain
+    bpy.context.view_layer.update()
+    before = rigs.pose_channels(obj)
+    drag, _ = drag_session(reach, obj, "hand.L")
+    first = drag.setup
+    path = reachable_path(
+        first.rig, obj, "forearm.L", ("shoulder.L", "upper_arm.L", "forearm.L"), 3, seed=8
+    )
+    for point in path:
+        drag.step(point["location"])
+    after = rigs.pose_channels(obj)
+    moved = set(first.moved)
+    assert "spine.003" not in moved and "upper_arm.L" in moved
+    for name, channels in before.items():
+        if name not in moved:
+            assert after[name] == channels, name  # bit for bit
+    assert any(after[name] != before[name] for name in ("upper_arm.L", "forearm.L"))
+    # the other goals' solver goals are the very same objects; the dragged one is new
+    index = drag.setup.names.index("hand.L")
+    for k, (old, new) in enumerate(
+        zip(first.problem.leaves, drag.setup.problem.leaves, strict=True)
+    ):
+        assert (old.goal is new.goal) == (k != index)
+    fresh = adapter.build_problem(obj, bpy.context.scene, first.rig)
+    theta = adapter.read_pose(obj, first.rig)
+    assert drag.setup.problem.objective(theta)[0] == fresh.problem.objective(theta)[0]
