@@ -3,7 +3,8 @@
 Run with Blender 5.0 as a Python module, from the repository root::
 
     .venv-b50/bin/python bench/bench_blender.py [--quick] [--targets N] [--events N]
-        [--scenarios arm,limbs,arm_limits,limbs_limits] [--seed S] [--no-profile]
+        [--scenarios arm,limbs,arm_limits,limbs_limits,arm_polygon,limbs_polygon]
+        [--seed S] [--no-profile]
 
 The Rigify basic human metarig (29 bones) gets, per scenario, Reach constraints (the
 add-on built, validated, installed and enabled as a user's Blender does it) and Blender
@@ -14,7 +15,19 @@ IK constraints on the same effectors, chains and targets:
   (tails of foot.L/R, chains foot → thigh → spine), 54 DOF;
 * ``arm_limits`` / ``limbs_limits``: the same with the forearms' IK limits
   X ∈ [0°, 140°], Y ∈ [-90°, 90°], Z ∈ [-10°, 10°] (Blender's ik_min/ik_max, which
-  Reach reads as bounds on its Euler YXZ angles).
+  Reach reads as bounds on its Euler YXZ angles);
+* ``arm_polygon`` / ``limbs_polygon``: a convex limit polygon on the upper arms' two
+  swing rotations, X and Z of Reach's Euler YXZ reading (``SHOULDER_POLYGON_DEG`` in
+  ``blender_rigs``, stored in ``obj.reach.joints`` as the joint panel stores it), on the
+  wrist with the chain upper_arm.L → forearm.L (6 DOF) and on four limbs each from its
+  own root joint (hands from the upper arms, feet from the thighs; 36 DOF): with the
+  clavicles and the spine in the chains they aim the arms around the polygon, which
+  then cuts nothing. Blender cannot express a polygon: only its Standard IK runs,
+  without any limit, for reference. Random poses and drag paths stay inside the
+  polygons, so every target is reachable with them. A pose's polygon violation is
+  read from each upper arm's evaluated local rotation as Euler YXZ angles (as Reach
+  reads the bone): the largest signed distance of (X, Z) past an edge's line, in
+  degrees (0 inside); for Reach also from ``adapter.read_pose``.
 
 Per scenario two kinds of events: ``random`` — targets made by forward kinematics of
 random poses (within the limits, under both readings of them below), each solved from
@@ -40,8 +53,8 @@ figure's limits.
 Writes ``bench/results/blender.json``, ``bench/results/blender.md`` and, unless
 ``--no-profile``, ``bench/results/blender_profile.txt``: where Reach's per-event time
 goes in the one-arm and four-limb drags (phases timed by wrapping the add-on's and the
-solver's functions, then a cProfile listing of a second pass). Takes about two minutes
-on two cores; ``--quick`` about ten seconds. ``blender_drag_whatif.py`` measures the
+solver's functions, then a cProfile listing of a second pass). Takes about three minutes
+on two cores; ``--quick`` about twenty seconds. ``blender_drag_whatif.py`` measures the
 speed-ups that the profile suggests.
 """
 
@@ -92,6 +105,12 @@ BLENDER_METHODS = (
 """(key, title, pose.ik_solver, iterations, iTaSC precision [m] or None for its default
 0.005; Blender clamps it to at least 1e-4)."""
 METHOD_TITLES = {"reach": "Reach", **{key: title for key, title, *_ in BLENDER_METHODS}}
+VIOLATING_DEG = 1e-3
+"""An event violates a limit when its violation exceeds this [deg]."""
+POLYGON_NOTE = (
+    "Blender's IK cannot express a limit polygon: Standard IK runs without limits on the "
+    "upper arms, for reference; its polygon violations show what the polygon prevents."
+)
 
 
 # --- poses and targets ------------------------------------------------------------------
@@ -107,6 +126,7 @@ class Poser:
         self.figure = rig.figure
         self.index = {entry.name: k for k, entry in enumerate(rig.layout)}
         self.limits = {bone: rigs.ik_limits(obj, bone) for bone in scenario.elbow_limits}
+        self.polygons = polygon_dofs(obj, rig, scenario.polygons)
 
     def euler(self, theta: np.ndarray, bone: str) -> np.ndarray:
         entry = self.rig.bone(bone)
@@ -117,10 +137,14 @@ class Poser:
         return rigs.euler_matrix(angles, entry.order)
 
     def allowed(self, theta: np.ndarray) -> bool:
-        """Inside the limited bones' limits under Blender's swing-twist reading too."""
+        """Inside the limited bones' limits under Blender's swing-twist reading too, and
+        inside the limit polygons."""
         return all(
             rigs.swing_twist_violation(self.euler(theta, bone), limits) <= 1e-7
             for bone, limits in self.limits.items()
+        ) and all(
+            rigs.polygon_excess(theta[[i, j]], vertices) <= 0.0
+            for i, j, vertices in self.polygons.values()
         )
 
     def random(self, bones: Sequence[str], rng: np.random.Generator) -> np.ndarray:
@@ -179,6 +203,19 @@ class Poser:
         return np.column_stack([np.interp(wanted, marks, dense_points[:, k]) for k in range(3)])
 
 
+def polygon_dofs(
+    obj: Any, rig: Any, bones: Sequence[str]
+) -> dict[str, tuple[int, int, list[tuple[float, float]]]]:
+    """Per bone with a limit polygon: the θ indices of its two DOFs and its vertices."""
+    result = {}
+    for bone in bones:
+        _, axes, vertices = rigs.joint_polygon(obj, bone)
+        entry = rig.bone(bone)
+        i, j = (rig.figure.dof_index(bone, entry.axis_position(axis)) for axis in axes)
+        result[bone] = (i, j, vertices)
+    return result
+
+
 # --- one event ------------------------------------------------------------------------
 
 
@@ -192,13 +229,18 @@ def measure(
     points = rigs.effector_points(obj, scenario.limbs)
     error = float(np.max(np.linalg.norm(points - targets, axis=1) / lengths))
     box, euler, swing = rigs.limit_violations(obj, scenario.elbow_limits)
-    return {
+    run = {
         "ms": 1e3 * elapsed,
         "error": error,
         "violation_box": box,
         "violation_euler": euler,
         "violation_swing": swing,
     }
+    if scenario.polygons:
+        signed = rigs.polygon_signed_pose(obj, scenario.polygons)
+        run["polygon_signed"] = signed
+        run["violation_polygon"] = max(0.0, signed)
+    return run
 
 
 def move(empties: Sequence[Any], points: np.ndarray) -> None:
@@ -227,9 +269,12 @@ def blender_events(
     return runs
 
 
-def reach_extras(reach: ModuleType, obj: Any, rig: Any, theta: np.ndarray) -> float:
+def reach_extras(
+    reach: ModuleType, obj: Any, scenario: rigs.Scenario, rig: Any, theta: np.ndarray
+) -> dict[str, float]:
     """Largest violation [deg] of the figure's limits by the pose read back from the
-    bones' channels (``adapter.read_pose``), near the solver's θ."""
+    bones' channels (``adapter.read_pose``), near the solver's θ; with limit polygons
+    also the largest of the polygons alone, measured as for Blender's poses."""
     figure = rig.figure
     read = reach.addon.adapter.read_pose(obj, rig, previous=theta)
     excess = max(
@@ -237,7 +282,15 @@ def reach_extras(reach: ModuleType, obj: Any, rig: Any, theta: np.ndarray) -> fl
         float(np.max(read - figure.upper, initial=0.0)),
         float(figure.limits.max_violation(read)),
     )
-    return math.degrees(excess)
+    extras = {"violation_read": math.degrees(excess)}
+    if scenario.polygons:
+        extras["violation_polygon_read"] = math.degrees(
+            max(
+                rigs.polygon_excess(read[[i, j]], vertices)
+                for i, j, vertices in polygon_dofs(obj, rig, scenario.polygons).values()
+            )
+        )
+    return extras
 
 
 def reach_random(
@@ -270,7 +323,7 @@ def reach_random(
             solve_ms=outcome.milliseconds,
             iterations=result.iterations,
             status=result.status,
-            violation_read=reach_extras(reach, obj, setup.rig, result.theta),
+            **reach_extras(reach, obj, scenario, setup.rig, result.theta),
         )
         runs.append(run)
     return runs
@@ -308,7 +361,7 @@ def reach_drag(
             budget_ms=1e3 * stats.budget,
             iterations=stats.iterations,
             status=stats.status,
-            violation_read=reach_extras(reach, obj, drag.setup.rig, drag.theta),
+            **reach_extras(reach, obj, scenario, drag.setup.rig, drag.theta),
         )
         runs.append(run)
     return runs
@@ -377,29 +430,26 @@ def profile_drag(
     clock = PhaseClock()
     labels = {
         "goal": "  depsgraph update after goal move",
-        "build": "  build_problem",
-        "build_goal": "    build_goal (goal empties → solver goals)",
-        "effector": "    Effector() + Constraint() (checks)",
-        "problem": "    Problem() (chains, reconciliation)",
+        "build": "  refresh_goals (goal objects → solver goals)",
+        "build_goal": "    build_goal (the goal empties that moved)",
+        "problem": "    Problem.with_goals (goals restacked, chains kept)",
         "run": "  run_solve",
         "solve": "    solve (the solver)",
-        "evaluate": "      problem.evaluate (G and ∇G)",
-        "gauss": "      problem.gauss_newton (start metric)",
+        "evaluate": "      problem.evaluate_variables (G and ∇G)",
+        "gauss": "      problem.gauss_newton_variables (metric)",
         "frames": "      kinematics.frames (FK of all 29 bones; in the two above)",
-        "write": "  write_pose",
-        "pose": "  depsgraph update after write_pose",
+        "write": "  PoseWriter.write (foreach_get / foreach_set)",
+        "pose": "  depsgraph update after the pose is written",
     }
-    clock.wrap(adapter, "build_problem", labels["build"])
+    clock.wrap(adapter, "refresh_goals", labels["build"])
     clock.wrap(adapter, "build_goal", labels["build_goal"])
-    clock.wrap(adapter, "Effector", labels["effector"])
-    clock.wrap(adapter, "Constraint", labels["effector"])
-    clock.wrap(adapter, "Problem", labels["problem"])
+    clock.wrap(solver.problem.Problem, "with_goals", labels["problem"])
     clock.wrap(adapter, "run_solve", labels["run"])
     clock.wrap(adapter, "solve", labels["solve"])
-    clock.wrap(solver.problem.Problem, "evaluate", labels["evaluate"])
-    clock.wrap(solver.problem.Problem, "gauss_newton", labels["gauss"])
+    clock.wrap(solver.problem.Problem, "evaluate_variables", labels["evaluate"])
+    clock.wrap(solver.problem.Problem, "gauss_newton_variables", labels["gauss"])
     clock.wrap(solver.kinematics.Kinematics, "frames", labels["frames"])
-    clock.wrap(adapter, "write_pose", labels["write"])
+    clock.wrap(adapter.PoseWriter, "write", labels["write"])
     iterations, evaluations = [], []
     try:
         drag = start_drag(reach, obj, goals, rest, dragged)
@@ -419,7 +469,7 @@ def profile_drag(
     for key, label in labels.items():
         phases[label] = spent[key]
         if key == "frames":
-            phases["      rest of the solver (BFGS, projections, line search, set-up)"] = (
+            phases["      rest of the solver (metric, projections, line search, set-up)"] = (
                 spent["solve"] - spent["evaluate"] - spent["gauss"]
             )
             phases["    run_solve outside solve (potentials, residuals)"] = (
@@ -461,14 +511,23 @@ def summary(runs: list[dict[str, Any]]) -> dict[str, Any]:
         "max_violation_box_deg": max(run["violation_box"] for run in runs),
         "max_violation_euler_deg": max(run["violation_euler"] for run in runs),
         "max_violation_swing_deg": max(run["violation_swing"] for run in runs),
-        "violating_events_box": sum(run["violation_box"] > 1e-3 for run in runs),
-        "violating_events_swing": sum(run["violation_swing"] > 1e-3 for run in runs),
+        "violating_events_box": sum(run["violation_box"] > VIOLATING_DEG for run in runs),
+        "violating_events_swing": sum(run["violation_swing"] > VIOLATING_DEG for run in runs),
     }
     if "solve_ms" in runs[0]:
         row["median_solve_ms"] = statistics.median(run["solve_ms"] for run in runs)
         row["median_iterations"] = statistics.median(run["iterations"] for run in runs)
         row["statuses"] = dict(Counter(run["status"] for run in runs))
         row["max_violation_read_deg"] = max(run["violation_read"] for run in runs)
+    if "violation_polygon" in runs[0]:
+        polygon = np.array([run["violation_polygon"] for run in runs])
+        row["median_violation_polygon_deg"] = float(np.median(polygon))
+        row["max_violation_polygon_deg"] = float(np.max(polygon))
+        row["violating_events_polygon"] = int(np.sum(polygon > VIOLATING_DEG))
+        signed = np.array([run["polygon_signed"] for run in runs])
+        row["boundary_events_polygon"] = int(np.sum(signed >= -VIOLATING_DEG))
+    if "violation_polygon_read" in runs[0]:
+        row["max_violation_polygon_read_deg"] = max(run["violation_polygon_read"] for run in runs)
     return row
 
 
@@ -489,6 +548,7 @@ def run_scenario(
     rigs.set_elbow_limits(obj, scenario.elbow_limits)
     view_layer = bpy.context.view_layer
     assert bpy.ops.reach.figure_from_armature(armature=obj.name) == {"FINISHED"}
+    rigs.set_polygons(obj, scenario.polygons)
     for limb in scenario.limbs:
         result = bpy.ops.reach.add_constraint(
             armature=obj.name,
@@ -565,6 +625,8 @@ def run_scenario(
         obj, scenario.limbs, dict(zip([lb.name for lb in scenario.limbs], empties, strict=True))
     )
     for key, title, solver, iterations, precision in BLENDER_METHODS:
+        if scenario.blender_methods is not None and key not in scenario.blender_methods:
+            continue
         settings[key] = rigs.configure_blender_ik(obj, solver, iterations, precision)
         began = time.perf_counter()
         random_runs = blender_events(
@@ -598,6 +660,7 @@ def run_scenario(
         "drag": reach_drag(reach, obj, scenario, goals, lengths, drag_targets, dragged, rest),
     }
     print(f"  {'Reach':22s} done in {time.perf_counter() - began:6.1f} s", flush=True)
+    methods = [method for method in METHOD_TITLES if method in runs]
 
     record: dict[str, Any] = {
         "title": scenario.title,
@@ -612,18 +675,30 @@ def run_scenario(
         ],
         "variables": variables,
         "elbow_limits": list(scenario.elbow_limits),
+        "limit_polygons": {
+            bone: {
+                "euler_order": order,
+                "axes": axes,
+                "vertices_deg": [
+                    [round(math.degrees(v), 4) for v in vertex] for vertex in vertices
+                ],
+            }
+            for bone in scenario.polygons
+            for order, axes, vertices in [rigs.joint_polygon(obj, bone)]
+        },
+        **({"note": POLYGON_NOTE} if scenario.polygons else {}),
         "dragged": scenario.dragged,
         "drag_step_m": float(step),
         "fk_gap_m": fk_gap,
         "depsgraph_update_without_ik_ms": 1e3 * statistics.median(floor),
         "settings": settings,
         "summary": {
-            kind: {method: summary(runs[method][kind]) for method in METHOD_TITLES}
+            kind: {method: summary(runs[method][kind]) for method in methods}
             for kind in ("random", "drag")
         },
         "events": {
-            method: {kind: columns(method_runs[kind]) for kind in ("random", "drag")}
-            for method, method_runs in runs.items()
+            method: {kind: columns(runs[method][kind]) for kind in ("random", "drag")}
+            for method in methods
         },
     }
     if args.profile and scenario.key in args.profile_scenarios.split(","):
@@ -637,54 +712,53 @@ def run_scenario(
 # --- output --------------------------------------------------------------------------------
 
 COLUMNS = (
-    ("method", "{}"),
-    ("median ms", "{:.2f}"),
-    ("p90 ms", "{:.2f}"),
-    ("max ms", "{:.2f}"),
-    ("med. err", "{:.1e}"),
-    ("max err", "{:.1e}"),
-    ("ok 1e-6", "{:.0%}"),
-    ("ok 1e-3", "{:.0%}"),
-    ("viol. box°", "{:.2f}"),
-    ("viol. swing°", "{:.2f}"),
+    ("method", "{}", "", 22),
+    ("median ms", "{:.2f}", "median_ms", 10),
+    ("p90 ms", "{:.2f}", "p90_ms", 9),
+    ("max ms", "{:.2f}", "max_ms", 9),
+    ("med. err", "{:.1e}", "median_error", 9),
+    ("max err", "{:.1e}", "max_error", 9),
+    ("ok 1e-6", "{:.0%}", "success_1e-06", 8),
+    ("ok 1e-3", "{:.0%}", "success_0.001", 8),
+    ("viol. box°", "{:.2f}", "max_violation_box_deg", 11),
+    ("viol. swing°", "{:.2f}", "max_violation_swing_deg", 13),
 )
+"""(header, format, summary field or "" for the method's title, printed width)."""
+POLYGON_COLUMNS = (
+    ("viol. poly°", "{:.2f}", "max_violation_polygon_deg", 12),
+    ("poly. viol.", "{:d}", "violating_events_polygon", 12),
+    ("poly. binds", "{:d}", "boundary_events_polygon", 12),
+)
+"""Columns added for scenarios with limit polygons."""
+
+
+def record_columns(record: dict[str, Any]) -> tuple[tuple[str, str, str, int], ...]:
+    return COLUMNS + (POLYGON_COLUMNS if record.get("limit_polygons") else ())
 
 
 def table_rows(record: dict[str, Any]) -> list[tuple[str, list[str]]]:
     rows = []
     for kind in ("random", "drag"):
-        for method, title in METHOD_TITLES.items():
-            row = record["summary"][kind][method]
-            values = (
-                title,
-                row["median_ms"],
-                row["p90_ms"],
-                row["max_ms"],
-                row["median_error"],
-                row["max_error"],
-                row["success_1e-06"],
-                row["success_0.001"],
-                row["max_violation_box_deg"],
-                row["max_violation_swing_deg"],
-            )
-            rows.append(
-                (kind, [fmt.format(v) for (_, fmt), v in zip(COLUMNS, values, strict=True)])
-            )
+        for method, row in record["summary"][kind].items():
+            cells = [
+                fmt.format(row[field] if field else METHOD_TITLES[method])
+                for _, fmt, field, _ in record_columns(record)
+            ]
+            rows.append((kind, cells))
     return rows
 
 
 def print_table(record: dict[str, Any]) -> None:
-    widths = [22, 10, 9, 9, 9, 9, 8, 8, 11, 13]
+    shown = record_columns(record)
     header = " ".join(
-        f"{name:{'<' if k == 0 else '>'}{w}s}"
-        for k, ((name, _), w) in enumerate(zip(COLUMNS, widths, strict=True))
+        f"{name:{'<' if k == 0 else '>'}{w}s}" for k, (name, _, _, w) in enumerate(shown)
     )
     print(f"\n{record['title']} — {record['variables']} variables")
     print(f"{'kind':7s}{header}")
     for kind, cells in table_rows(record):
         line = " ".join(
             f"{cell:{'<' if k == 0 else '>'}{w}s}"
-            for k, (cell, w) in enumerate(zip(cells, widths, strict=True))
+            for k, (cell, (_, _, _, w)) in enumerate(zip(cells, shown, strict=True))
         )
         print(f"{kind:7s}{line}")
 
@@ -706,15 +780,21 @@ def markdown(meta: dict[str, Any], records: dict[str, dict[str, Any]]) -> str:
         "ellipse per quadrant). random: from the rest pose to FK targets of random "
         "poses (inside the limits in both readings); drag: one goal dragged, steps of "
         "2% of its limb length, the other goals held (Reach warm starts; Blender's IK "
-        "always solves from the pose channels, i.e. the rest pose).",
+        "always solves from the pose channels, i.e. the rest pose). With limit polygons: "
+        "viol. poly° = largest signed distance of an upper arm's (X, Z) angles past an "
+        "edge of its polygon, the evaluated local rotation read as Reach reads the bone "
+        "(Euler YXZ), 0 inside; poly. viol. = events with viol. poly° > 0.001°; "
+        "poly. binds = events on (within 0.001°) or past a polygon's boundary.",
         "",
         "| method | settings |",
         "|---|---|",
     ]
-    first = next(iter(records.values()))
     for method, title in METHOD_TITLES.items():
-        shown = ", ".join(f"{k}={v}" for k, v in first["settings"][method].items())
-        lines.append(f"| {title} | {shown} |")
+        used = [record["settings"].get(method) for record in records.values()]
+        used = [settings for settings in used if settings is not None]
+        if used:
+            shown = ", ".join(f"{k}={v}" for k, v in used[0].items())
+            lines.append(f"| {title} | {shown} |")
     lines.append("")
     for record in records.values():
         lines.append(
@@ -727,8 +807,20 @@ def markdown(meta: dict[str, Any], records: dict[str, dict[str, Any]]) -> str:
             f"Depsgraph update without IK: {record['depsgraph_update_without_ik_ms']:.2f} ms."
         )
         lines.append("")
-        lines.append("| kind | " + " | ".join(name for name, _ in COLUMNS) + " |")
-        lines.append("|---|" + "---|" * len(COLUMNS))
+        if "note" in record:
+            lines.append(record["note"])
+            lines.append("")
+        for bone, polygon in record.get("limit_polygons", {}).items():
+            corners = ", ".join(f"({x:g}, {z:g})" for x, z in polygon["vertices_deg"])
+            lines.append(
+                f"Limit polygon of {bone} over rotations {', '.join(polygon['axes'])} "
+                f"(Euler {polygon['euler_order']}) [deg]: {corners}."
+            )
+        if record.get("limit_polygons"):
+            lines.append("")
+        shown = record_columns(record)
+        lines.append("| kind | " + " | ".join(name for name, *_ in shown) + " |")
+        lines.append("|---|" + "---|" * len(shown))
         for kind, cells in table_rows(record):
             lines.append(f"| {kind} | " + " | ".join(cells) + " |")
         lines.append("")
@@ -737,8 +829,8 @@ def markdown(meta: dict[str, Any], records: dict[str, dict[str, Any]]) -> str:
                 counts = ", ".join(
                     f"{title} {row['violating_events_box']}/{row['violating_events_swing']}"
                     f" (Euler-angle excess up to {row['max_violation_euler_deg']:.1f}°)"
-                    for method, title in METHOD_TITLES.items()
-                    for row in [record["summary"][kind][method]]
+                    for method, row in record["summary"][kind].items()
+                    for title in [METHOD_TITLES[method]]
                 )
                 lines.append(f"Events violating (box/swing, > 0.001°), {kind}: {counts}.")
             lines.append("")
@@ -747,7 +839,12 @@ def markdown(meta: dict[str, Any], records: dict[str, dict[str, Any]]) -> str:
             lines.append(
                 f"Reach {kind}: median solve {row['median_solve_ms']:.2f} ms, median "
                 f"{row['median_iterations']:g} iterations, statuses {row['statuses']}, "
-                f"largest violation read back by read_pose {row['max_violation_read_deg']:.2g}°."
+                f"largest violation read back by read_pose {row['max_violation_read_deg']:.2g}°"
+                + (
+                    f", of the polygons alone {row['max_violation_polygon_read_deg']:.2g}°."
+                    if "max_violation_polygon_read_deg" in row
+                    else "."
+                )
             )
         lines.append("")
         if "drag_profile_ms_per_event" in record:
@@ -821,6 +918,13 @@ def main() -> None:
             "drag_step": f"{STEP:g} x limb length",
             "success": [f"every effector within {t:g} x limb length" for t in SUCCESS],
             "elbow_limits_deg": rigs.ELBOW_LIMITS_DEG,
+            "shoulder_polygon_deg": {
+                "bone": "upper_arm.L (upper_arm.R: the mirror image, Z negated)",
+                "axes": "XZ",
+                "euler_order": "YXZ",
+                "vertices": rigs.SHOULDER_POLYGON_DEG,
+            },
+            "violating_deg": VIOLATING_DEG,
             "random_spread_deg": rigs.SPREAD_DEG,
         }
         records = {key: run_scenario(reach, rigs.SCENARIOS[key], args) for key in keys}

@@ -69,6 +69,22 @@ on both sides; Y twists the forearm about itself; Z swings it in the arm's plane
 SPREAD_DEG = {"spine": 15.0, "default": 45.0}
 """Half-width of the random joint angles of DOFs without IK limits [deg]."""
 
+SHOULDER_POLYGON_DEG = (
+    (-20.0, -35.0),
+    (25.0, -40.0),
+    (40.0, -5.0),
+    (30.0, 35.0),
+    (-5.0, 40.0),
+    (-30.0, 10.0),
+)
+"""The limit polygon of the polygon scenarios on upper_arm.L, over its rotations X
+(flexion: +X swings the arm forward) and Z (abduction: +Z raises it) of Reach's
+Euler YXZ reading of the quaternion bone [deg], counter-clockwise. A convex hexagon
+around the rest pose that cuts every corner of the ±45° square the random poses are
+drawn from (about half of the square's area): little extension (arm back), no raising
+while the arm is back or lowering while it is forward. upper_arm.R gets the mirror
+image (X, −Z): its local X axis is the mirror image of the left one's, negated."""
+
 
 @dataclass(frozen=True)
 class Limb:
@@ -95,6 +111,10 @@ class Scenario:
     limbs: tuple[Limb, ...]
     dragged: str
     elbow_limits: tuple[str, ...] = ()
+    polygons: tuple[str, ...] = ()
+    """Bones (upper arms) that get :data:`SHOULDER_POLYGON_DEG` as a limit polygon."""
+    blender_methods: tuple[str, ...] | None = None
+    """Keys of the Blender IK methods to run (None: all)."""
 
     def limb(self, name: str) -> Limb:
         return next(limb for limb in self.limbs if limb.name == name)
@@ -110,9 +130,24 @@ def _arm_wrist(side: str) -> Limb:
     return Limb(f"wrist.{side}", f"forearm.{side}", own, own)
 
 
+def _upper_arm_wrist(side: str) -> Limb:
+    own = (f"forearm.{side}", f"upper_arm.{side}")
+    return Limb(f"wrist.{side}", f"forearm.{side}", own, own)
+
+
 def _hand(side: str) -> Limb:
     own = (f"hand.{side}", f"forearm.{side}", f"upper_arm.{side}", f"shoulder.{side}")
     return Limb(f"hand.{side}", f"hand.{side}", own + SPINE, own)
+
+
+def _hand_from_shoulder(side: str) -> Limb:
+    own = (f"hand.{side}", f"forearm.{side}", f"upper_arm.{side}")
+    return Limb(f"hand.{side}", f"hand.{side}", own, own)
+
+
+def _foot_from_hip(side: str) -> Limb:
+    own = (f"foot.{side}", f"shin.{side}", f"thigh.{side}")
+    return Limb(f"foot.{side}", f"foot.{side}", own, own)
 
 
 def _foot(side: str) -> Limb:
@@ -120,8 +155,31 @@ def _foot(side: str) -> Limb:
     return Limb(f"foot.{side}", f"foot.{side}", (*own, "spine"), own)
 
 
+POLYGON_BLENDER_METHODS = ("standard_500", "standard_50")
+"""Blender cannot express a limit polygon: its Standard IK runs, unlimited, for
+reference (its polygon violations are the point), iTaSC is left out."""
+
 ARM = (_arm_wrist("L"),)
+ARM_FROM_SHOULDER = (_upper_arm_wrist("L"),)
+"""The wrist with the chain upper_arm.L → forearm.L: without the clavicle (shoulder.L),
+whose rotations would otherwise aim the arm around the polygon, the polygon cuts the
+wrist's reachable set (measured: of the targets of random poses inside the ±45° square
+but outside the polygon, none is out of reach with the clavicle in the chain, 28%
+without it)."""
 LIMBS = (_hand("L"), _hand("R"), _foot("L"), _foot("R"))
+LIMBS_FROM_ROOTS = (
+    _hand_from_shoulder("L"),
+    _hand_from_shoulder("R"),
+    _foot_from_hip("L"),
+    _foot_from_hip("R"),
+)
+"""The four limbs, each from its own root joint (upper arm, thigh), sharing no bone.
+With the spine and the clavicles in the hands' chains (``LIMBS``) the shoulder polygons
+rarely bind (measured on 100 random targets: Reach's pose touched a polygon in 2 and
+Standard IK's never left one; with the clavicles locked, Standard IK left one in 1),
+and with chains from the upper arms but the spine in the feet's (shared, as in
+``LIMBS``) Blender's IK, which solves the hands' separate IK trees without the spine's
+motion, misses most random targets for reasons unrelated to the polygons."""
 
 SCENARIOS = {
     "arm": Scenario("arm", "one arm (9 DOF)", ARM, "wrist.L"),
@@ -135,6 +193,22 @@ SCENARIOS = {
         LIMBS,
         "hand.L",
         ("forearm.L", "forearm.R"),
+    ),
+    "arm_polygon": Scenario(
+        "arm_polygon",
+        "one arm from the shoulder joint, limit polygon (6 DOF)",
+        ARM_FROM_SHOULDER,
+        "wrist.L",
+        polygons=("upper_arm.L",),
+        blender_methods=POLYGON_BLENDER_METHODS,
+    ),
+    "limbs_polygon": Scenario(
+        "limbs_polygon",
+        "four limbs from their root joints, shoulder limit polygons (36 DOF)",
+        LIMBS_FROM_ROOTS,
+        "hand.L",
+        polygons=("upper_arm.L", "upper_arm.R"),
+        blender_methods=POLYGON_BLENDER_METHODS,
     ),
 }
 
@@ -158,6 +232,29 @@ def set_elbow_limits(obj: Any, bones: Iterable[str]) -> None:
             setattr(pose_bone, f"use_ik_limit_{axis}", True)
             setattr(pose_bone, f"ik_min_{axis}", math.radians(low))
             setattr(pose_bone, f"ik_max_{axis}", math.radians(high))
+
+
+def polygon_vertices(bone: str) -> list[tuple[float, float]]:
+    """The limit polygon of ``bone`` (an upper arm) [rad], counter-clockwise."""
+    vertices = [(math.radians(x), math.radians(z)) for x, z in SHOULDER_POLYGON_DEG]
+    if bone.endswith(".R"):
+        vertices = [(x, -z) for x, z in reversed(vertices)]
+    return vertices
+
+
+def set_polygons(obj: Any, bones: Iterable[str]) -> None:
+    """Give each bone its limit polygon over rotations X and Z in Reach's joint settings
+    (what the joint panel's *Add Vertex from Pose* stores), read in Euler YXZ."""
+    for name in bones:
+        joint = obj.reach.joints.get(name)
+        if joint is None:
+            joint = obj.reach.joints.add()
+            joint.name = name
+        joint.euler_order = "YXZ"
+        joint.polygon_axes = "XZ"
+        joint.polygon.clear()
+        for vertex in polygon_vertices(name):
+            joint.polygon.add().value = vertex
 
 
 def reset_pose(obj: Any) -> None:
@@ -446,6 +543,69 @@ def limit_violations(
         euler = max(euler, euler_box_violation(rotations[name], limits, order))
         swing = max(swing, swing_twist_violation(rotations[name], limits))
     return math.degrees(box), math.degrees(euler), math.degrees(swing)
+
+
+def polygon_excess(point: Sequence[float], vertices: Sequence[Sequence[float]]) -> float:
+    """How far ``point`` lies outside the convex polygon: the largest signed distance
+    past an edge's line (0 inside), in the units of the vertices."""
+    return max(0.0, polygon_signed(point, vertices))
+
+
+def polygon_signed(point: Sequence[float], vertices: Sequence[Sequence[float]]) -> float:
+    """The largest signed distance of ``point`` past the lines of the convex polygon's
+    edges: positive outside (how far past the most violated edge), negative inside
+    (minus the distance to the nearest edge's line), in the units of the vertices."""
+    corners = np.asarray(vertices, dtype=float)
+    edges = np.roll(corners, -1, axis=0) - corners
+    area = float(np.sum(corners[:, 0] * edges[:, 1] - corners[:, 1] * edges[:, 0]))
+    inward = np.column_stack((-edges[:, 1], edges[:, 0])) * math.copysign(1.0, area)
+    inward /= np.linalg.norm(inward, axis=1)[:, None]
+    outside = -np.sum(inward * (np.asarray(point, dtype=float) - corners), axis=1)
+    return float(np.max(outside))
+
+
+def joint_polygon(obj: Any, bone: str) -> tuple[str, str, list[tuple[float, float]]]:
+    """(Euler order, polygon axes, vertices [rad]) of the bone's Reach limit polygon,
+    as the add-on's ``build_rig`` reads them."""
+    joint = obj.reach.joints[bone]
+    mode = obj.pose.bones[bone].rotation_mode
+    order = mode if mode in ("XYZ", "XZY", "YXZ", "YZX", "ZXY", "ZYX") else joint.euler_order
+    return order, joint.polygon_axes, [tuple(v.value) for v in joint.polygon]
+
+
+def rotation_polygon_signed(
+    rotation: np.ndarray, order: str, axes: str, vertices: Sequence[Sequence[float]]
+) -> float:
+    """:func:`polygon_signed` of a bone's local rotation against its limit polygon
+    [rad]: the rotation as Euler angles in ``order`` (as Reach reads the bone), the two
+    angles of ``axes`` against the polygon; the better of the two Euler solutions
+    counts."""
+    euler = Matrix(rotation.tolist()).to_euler(order)
+    first = {"x": euler.x, "y": euler.y, "z": euler.z}
+    middle = order[1].lower()
+    second = {
+        axis: (math.pi - value if axis == middle else value + math.pi)
+        for axis, value in first.items()
+    }
+    best = math.inf
+    for angles in (first, second):
+        wrapped = [math.remainder(angles[a.lower()], 2.0 * math.pi) for a in axes]
+        best = min(best, polygon_signed(wrapped, vertices))
+    return best
+
+
+def polygon_signed_pose(obj: Any, bones: Iterable[str]) -> float:
+    """The largest :func:`polygon_signed` [deg] over ``bones`` of their limit polygons in
+    the evaluated pose (each evaluated local rotation read as Reach reads the bone's
+    channels): positive is the largest violation, negative means every bone is inside
+    by at least that much."""
+    bones = list(bones)
+    if not bones:
+        return -math.inf
+    rotations = local_rotations(obj, bones)
+    return math.degrees(
+        max(rotation_polygon_signed(rotations[b], *joint_polygon(obj, b)) for b in bones)
+    )
 
 
 def euler_matrix(angles: dict[str, float], order: str) -> np.ndarray:

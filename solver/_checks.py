@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -37,7 +38,7 @@ def finite_array(value: ArrayLike, what: str, shape: Sequence[int] | None = None
         raise SolverInputError(
             f"{what} must have shape {tuple(shape)}, got {array.shape}", item=what
         )
-    if not np.all(np.isfinite(array)):
+    if not np.isfinite(array).all():
         raise SolverInputError(f"{what} holds NaN or infinite numbers: {array.tolist()}", item=what)
     return array
 
@@ -75,7 +76,7 @@ def unit_vector(value: ArrayLike | str, what: str) -> FloatArray:
         axis[AXIS_NAMES[key]] = sign
         return axis
     vector = finite_array(value, what, (3,))
-    norm = float(np.linalg.norm(vector))
+    norm = math.sqrt(float(vector @ vector))
     if norm < 1e-12:
         raise SolverInputError(f"{what} is a zero vector; an axis needs a direction", item=what)
     return vector / norm

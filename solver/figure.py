@@ -174,6 +174,7 @@ class Figure:
         self._equalities: list[_Equality] = []
         self._n_dofs = 0
         self._kinematics: Kinematics | None = None
+        self._bounds: tuple[FloatArray, FloatArray, FloatArray] | None = None
         self._limits: LinearLimits | None = None
         self.version = 0
 
@@ -300,7 +301,19 @@ class Figure:
     def _changed(self) -> None:
         self._kinematics = None
         self._limits = None
+        self._bounds = None
         self.version += 1
+
+    def _dof_arrays(self) -> tuple[FloatArray, FloatArray, FloatArray]:
+        """Lower bounds, upper bounds and rigidity per DOF, built once per change."""
+        if self._bounds is None:
+            dofs = self.dofs
+            self._bounds = (
+                np.array([-np.inf if d.lower is None else d.lower for d in dofs], np.float64),
+                np.array([np.inf if d.upper is None else d.upper for d in dofs], np.float64),
+                np.array([d.rigidity for d in dofs], dtype=np.float64),
+            )
+        return self._bounds
 
     # -- queries ----------------------------------------------------------------------
 
@@ -362,19 +375,17 @@ class Figure:
     @property
     def lower(self) -> FloatArray:
         """Lower bounds, shape (n_dofs,), −inf where unbounded."""
-        return np.array(
-            [-np.inf if d.lower is None else d.lower for d in self.dofs], dtype=np.float64
-        )
+        return self._dof_arrays()[0].copy()
 
     @property
     def upper(self) -> FloatArray:
         """Upper bounds, shape (n_dofs,), +inf where unbounded."""
-        return np.array([np.inf if d.upper is None else d.upper for d in self.dofs], np.float64)
+        return self._dof_arrays()[1].copy()
 
     @property
     def rigidity(self) -> FloatArray:
         """Per-DOF rigidity, shape (n_dofs,)."""
-        return np.array([d.rigidity for d in self.dofs], dtype=np.float64)
+        return self._dof_arrays()[2].copy()
 
     @property
     def kinematics(self) -> Kinematics:
@@ -472,11 +483,15 @@ class Figure:
         )
 
 
+_LAST_ROW = np.array((0.0, 0.0, 0.0, 1.0))
+_EYE3 = np.eye(3)
+
+
 def _rest_matrix(rest: ArrayLike | None, name: str) -> FloatArray:
     if rest is None:
         return np.eye(4)
     matrix = finite_array(rest, f"segment {name!r}: rest matrix", (4, 4))
-    if not np.allclose(matrix[3], (0.0, 0.0, 0.0, 1.0), atol=1e-9):
+    if float(np.abs(matrix[3] - _LAST_ROW).max()) > 1e-9:
         raise SolverInputError(
             f"segment {name!r}: rest matrix's last row must be (0, 0, 0, 1), got {matrix[3]}",
             item=f"segment {name!r}",
@@ -487,7 +502,9 @@ def _rest_matrix(rest: ArrayLike | None, name: str) -> FloatArray:
     if (
         scale2 <= 1e-18
         or np.linalg.det(linear) <= 0.0
-        or not np.allclose(gram, scale2 * np.eye(3), atol=1e-6 * scale2)
+        # within 1e-6 (off the diagonal) and 1.1e-5 (on it) of scale² · I: room for
+        # matrices stored in single precision
+        or bool((np.abs(gram - scale2 * _EYE3) > scale2 * (1e-6 + 1e-5 * _EYE3)).any())
     ):
         raise SolverInputError(
             f"segment {name!r}: rest matrix must be a rotation times a uniform positive "

@@ -283,7 +283,8 @@ class Problem:
 
     def potentials(self, theta: FloatArray) -> FloatArray:
         """Unweighted potentials G_i of the leaf constraints, shape (m,)."""
-        return self._goal_values(*self.effector_states(theta))[0]
+        points, x, y = self._pose(np.asarray(theta, dtype=np.float64))[:3]
+        return self._goal_values(points, x, y)[0]
 
     def _goal_values(
         self, points: FloatArray, x: FloatArray, y: FloatArray

@@ -148,7 +148,7 @@ def solve(
             0,
         )
 
-    rng = np.random.default_rng(seed)
+    rng: np.random.Generator | None = None
     # A descent that crawls must not use up the restarts' budget.
     per_descent = max_iterations if restarts == 0 else max(_DESCENT_ITERATIONS, 4 * space.n)
     total_iterations = 0
@@ -160,6 +160,8 @@ def solve(
             start = phi0
         else:
             assert best is not None
+            if rng is None:
+                rng = np.random.default_rng(seed)
             origin = phi0 if attempt % 2 == 1 else best.phi
             radius = min(np.pi, 0.5 * (1 + attempt // 2))
             start = perturb(

@@ -304,7 +304,7 @@ class _Run:
                 self.active.add(int(j))
         self.inactive = np.ones(len(b_in), dtype=bool)
         self.inactive[self.active.rows] = False
-        self.h = self.initial_h()
+        self._h: FloatArray | None = None
         self.fresh = True
         self.flat = 0
         self.projected = np.inf
@@ -324,6 +324,17 @@ class _Run:
             multipliers=self.multipliers[self.active.k :].copy(),
         )
 
+    @property
+    def h(self) -> FloatArray:
+        """H, (re)started lazily: a restart needs no curvature if the descent stops."""
+        if self._h is None:
+            self._h = self.initial_h()
+        return self._h
+
+    @h.setter
+    def h(self, value: FloatArray | None) -> None:
+        self._h = value
+
     def initial_h(self) -> FloatArray:
         """H at a (re)start: the projector, or the damped Gauss–Newton inverse on its range.
 
@@ -338,26 +349,27 @@ class _Run:
         hessian = self.hessian
         n = hessian.shape[0]
         columns = self.active.matrix.shape[1]
-        basis: FloatArray
+        basis: FloatArray | None = None
+        reduced: FloatArray = hessian
         if columns:
             basis = np.linalg.qr(self.active.matrix, mode="complete")[0][:, columns:]
-        else:
-            basis = np.eye(n)
-        if not basis.shape[1]:
-            return np.zeros((n, n))
-        reduced: FloatArray = basis.T @ hessian @ basis
+            if not basis.shape[1]:
+                return np.zeros((n, n))
+            reduced = basis.T @ hessian @ basis
         damping = max(
             _DAMPING * float(np.max(np.diag(reduced))), _DAMPING_G * abs(self.value), 1e-12
         )
         reduced = reduced + damping * np.eye(reduced.shape[0])
-        inverse: FloatArray = basis @ np.linalg.solve(reduced, basis.T)
+        inverse: FloatArray = np.linalg.inv(reduced)
+        if basis is not None:
+            inverse = basis @ inverse @ basis.T
         return 0.5 * (inverse + inverse.T)
 
     def reset(self) -> bool:
         """Restart H as at the start; False when it was fresh already."""
         if self.fresh:
             return False
-        self.h = self.initial_h()
+        self.h = None
         self.fresh = True
         return True
 
@@ -389,15 +401,14 @@ class _Run:
             self.multipliers = lam
             pg = self.gradient - active.matrix @ lam if lam.size else self.gradient
             self.projected = float(np.sqrt(pg @ pg))
-            hg = self.h @ self.gradient
             floor = self.floor()
-            drop = self.choose_drop(lam[active.k :], float(np.sqrt(hg @ hg)), floor)
+            ineq = lam[active.k :]
+            if self.projected <= floor and (not ineq.size or float(ineq.min()) >= 0.0):
+                return self.converged(floor)
+            hg = self.h @ self.gradient
+            drop = self.choose_drop(ineq, float(np.sqrt(hg @ hg)), floor)
             if drop is None and self.projected <= floor:
-                return self.finish(
-                    "converged",
-                    f"Kuhn–Tucker point: projected gradient {self.projected:.3g} ≤ {floor:.3g}"
-                    + ("" if floor == self.tolerance else " (the rounding floor of a large G)"),
-                )
+                return self.converged(floor)
             if self.iterations >= max_iterations:
                 return self.finish("max_iterations", f"stopped after {max_iterations} iterations")
             if deadline is not None and time.perf_counter() >= deadline:
@@ -415,6 +426,14 @@ class _Run:
             outcome = self.step(step, slope)  # Steps 3–5
             if outcome is not None:
                 return outcome
+
+    def converged(self, floor: float) -> Descent:
+        """Step 1's stop at a Kuhn–Tucker point (``floor``: step 1's ε)."""
+        return self.finish(
+            "converged",
+            f"Kuhn–Tucker point: projected gradient {self.projected:.3g} ≤ {floor:.3g}"
+            + ("" if floor == self.tolerance else " (the rounding floor of a large G)"),
+        )
 
     def choose_drop(self, ineq: FloatArray, hg_norm: float, floor: float) -> int | None:
         """Step 2's test: the inequality to drop, or None (``floor``: step 1's ε)."""
@@ -439,7 +458,7 @@ class _Run:
         if self.curvature is None:
             self.h = self.h + np.outer(pa, pa) / float(a @ pa)
         else:
-            self.h = self.initial_h()
+            self.h = None
             self.fresh = True
 
     def add(self, row: int) -> None:
@@ -452,7 +471,7 @@ class _Run:
             if curvature > 1e-14:
                 self.h = self.h - np.outer(ha, ha) / curvature
                 return
-        self.h = self.initial_h()
+        self.h = None
         self.fresh = True
 
     def step(self, step: FloatArray, slope: float) -> Descent | None:
@@ -510,7 +529,7 @@ class _Run:
         if self.curvature is not None and search.value <= _GAUSS_NEWTON_DROP * value0:
             # Fletcher–Xu: G fell fast, so the goals' residuals dominate the Hessian and
             # the Gauss–Newton curvature at the new point is the better metric.
-            self.h = self.initial_h()
+            self.h = None
             self.fresh = True
             return None
         self.update(sigma, y)  # Step 5
