@@ -1,0 +1,493 @@
+"""Benchmark how Reach's solver scales: a chain and a branching tree, 10 to 600 DOFs.
+
+Run from the repository root::
+
+    python bench/bench_scale.py [--quick] [--targets N] [--seed S]
+
+Two synthetic figures, each segment a bone of equal length along its local +Y with
+3 rotational DOFs (about X and Z within ±0.6 rad, about Y within ±0.4 rad; the last
+segment takes the remainder when the DOF count is not a multiple of 3):
+
+* ``chain``: one chain of segments, 1 m long; the effectors sit at the tails of
+  segments spread evenly along it, the last at the tip;
+* ``tree``: a balanced binary tree of limbs (every limb a short chain; each split
+  turns its two children ±0.5 rad apart and a quarter turn about the bone so the tree
+  spreads in 3D) with up to 20 leaves; the longest root-to-leaf path is 1 m; the
+  effectors sit at the tips of leaves spread evenly over them.
+
+For every DOF count (10 … 600) and number of position constraints (1, 5, 20; a count
+is skipped where 3 × constraints > DOFs on the chain, or where there are fewer leaves
+than constraints on the tree), targets are made by forward kinematics of random poses
+inside the limits and ``solve`` runs from the rest pose with ``restarts=0`` (one
+descent, so the time per solve is that of one descent) and the default
+``max_iterations=1000`` and ``tolerance=1e-10``. Per solve: time, iterations, time per
+iteration (elapsed / iterations), success (every effector within 1e-6 × its reach, the
+bone length from the root to it). Per size: the cost of one ``problem.evaluate`` (median
+over calls cycling through 4 random poses, since the problem keeps the last pose's
+kinematics).
+The growth exponent of each median against the DOF count is the slope of a
+least-squares line through (log DOFs, log time), per figure and constraint count.
+
+Prints a table and writes ``bench/results/scale.json`` and ``scale.md``. About 2–3
+minutes on two cores; ``--quick`` (fewer sizes and targets) well under a minute.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import math
+import os
+import platform
+import statistics
+import sys
+import time
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+for variable in THREAD_VARIABLES:
+    os.environ.setdefault(variable, "1")
+
+import numpy as np  # noqa: E402
+from machine import cpu_model  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from solver import Constraint, Dof, Effector, Figure, Problem, goals, solve  # noqa: E402
+from solver.models import random_feasible_pose  # noqa: E402
+
+DOF_COUNTS = (10, 20, 50, 100, 200, 400, 600)
+QUICK_DOF_COUNTS = (10, 50, 200)
+CONSTRAINT_COUNTS = (1, 5, 20)
+QUICK_CONSTRAINT_COUNTS = (1, 5)
+KINDS = ("chain", "tree")
+SUCCESS = 1e-6
+"""A solve succeeds when every effector is within SUCCESS × its reach of its target."""
+MAX_LEAVES = 20
+BRANCH_ANGLE = 0.5
+"""Angle [rad] between a split's child limb and its parent's direction, about local Z."""
+DOF_AXES = (("x", 0.6), ("z", 0.6), ("y", 0.4))
+"""Each segment's rotations in order, with their symmetric bounds [rad]."""
+RESTARTS = 0
+EVALUATE_POSES = 4
+"""Poses that the timing of ``problem.evaluate`` cycles through."""
+
+
+@dataclass(frozen=True)
+class Scaled:
+    """A synthetic figure and where its effectors may go.
+
+    Attributes:
+        kind: ``"chain"`` or ``"tree"``.
+        figure: The figure.
+        bone: Length of every segment [m].
+        sites: Candidate effector segments (chain: every segment, root first; tree: the
+            leaves, in build order), each with its reach (bone length from the root to
+            the segment's tail) [m].
+        leaves: Number of leaves (1 for the chain).
+    """
+
+    kind: str
+    figure: Figure
+    bone: float
+    sites: tuple[tuple[str, float], ...]
+    leaves: int
+
+
+def segment_dofs(count: int) -> list[Dof]:
+    return [Dof.rotation(axis, lower=-bound, upper=bound) for axis, bound in DOF_AXES[:count]]
+
+
+def rest_matrix(offset: float, turn_z: float = 0.0, turn_y: float = 0.0) -> np.ndarray:
+    """Joint frame ``offset`` along the parent's +Y, turned about Y and then about Z."""
+    cz, sz = math.cos(turn_z), math.sin(turn_z)
+    cy, sy = math.cos(turn_y), math.sin(turn_y)
+    about_z = np.array([[cz, -sz, 0.0], [sz, cz, 0.0], [0.0, 0.0, 1.0]])
+    about_y = np.array([[cy, 0.0, sy], [0.0, 1.0, 0.0], [-sy, 0.0, cy]])
+    matrix = np.eye(4)
+    matrix[:3, :3] = about_y @ about_z
+    matrix[1, 3] = offset
+    return matrix
+
+
+def dof_split(n_dofs: int) -> list[int]:
+    """DOFs per segment: 3 each, the last one the remainder."""
+    segments = -(-n_dofs // 3)
+    return [3] * (segments - 1) + [n_dofs - 3 * (segments - 1)]
+
+
+def chain_figure(n_dofs: int) -> Scaled:
+    counts = dof_split(n_dofs)
+    bone = 1.0 / len(counts)
+    figure = Figure()
+    parent = None
+    sites = []
+    for k, count in enumerate(counts):
+        name = f"seg{k}"
+        figure.add_segment(name, parent, rest_matrix(0.0 if k == 0 else bone), segment_dofs(count))
+        sites.append((name, (k + 1) * bone))
+        parent = name
+    return Scaled("chain", figure, bone, tuple(sites), 1)
+
+
+def tree_layout(leaves: int) -> list[tuple[int, int]]:
+    """Limbs of a balanced binary tree over ``leaves`` leaves, as (parent limb, leaves).
+
+    Limb 0 is the root (parent −1); a limb over more than one leaf splits into two
+    children over ceil(half) and floor(half) of its leaves. Breadth-first order.
+    """
+    limbs = [(-1, leaves)]
+    k = 0
+    while k < len(limbs):
+        count = limbs[k][1]
+        if count > 1:
+            limbs.append((k, (count + 1) // 2))
+            limbs.append((k, count // 2))
+        k += 1
+    return limbs
+
+
+def tree_figure(n_dofs: int) -> Scaled:
+    counts = dof_split(n_dofs)
+    segments = len(counts)
+    leaves = max(1, min(MAX_LEAVES, (segments + 1) // 2))
+    limbs = tree_layout(leaves)
+    per_limb = [
+        segments // len(limbs) + (1 if k < segments % len(limbs) else 0) for k in range(len(limbs))
+    ]
+    depth = [0] * len(limbs)  # segments from the root to each limb's tail
+    for k, (parent, _) in enumerate(limbs):
+        above = depth[parent] if parent >= 0 else 0
+        depth[k] = above + per_limb[k]
+    bone = 1.0 / max(depth)
+    figure = Figure()
+    tails: list[str] = []
+    sites = []
+    first_child: dict[int, bool] = {}
+    dof_iter = iter(counts)
+    for k, (parent, count) in enumerate(limbs):
+        above = tails[parent] if parent >= 0 else None
+        for j in range(per_limb[k]):
+            name = f"limb{k}.{j}"
+            if above is None:
+                rest = rest_matrix(0.0)
+            elif j == 0:
+                sign = 1.0 if first_child.setdefault(parent, True) else -1.0
+                first_child[parent] = False
+                rest = rest_matrix(bone, sign * BRANCH_ANGLE, 0.5 * math.pi)
+            else:
+                rest = rest_matrix(bone)
+            figure.add_segment(name, above, rest, segment_dofs(next(dof_iter)))
+            above = name
+        tails.append(str(above))
+        if count == 1:
+            sites.append((str(above), depth[k] * bone))
+    return Scaled("tree", figure, bone, tuple(sites), leaves)
+
+
+def build(kind: str, n_dofs: int) -> Scaled:
+    return chain_figure(n_dofs) if kind == "chain" else tree_figure(n_dofs)
+
+
+def skip_reason(scaled: Scaled, n_dofs: int, constraints: int) -> str | None:
+    if scaled.kind == "chain" and 3 * constraints > n_dofs:
+        return f"3 x {constraints} position constraints > {n_dofs} DOFs"
+    if scaled.kind == "tree" and constraints > scaled.leaves:
+        return f"{constraints} constraints > {scaled.leaves} leaves"
+    return None
+
+
+def choose_sites(scaled: Scaled, constraints: int) -> list[tuple[str, float]]:
+    """``constraints`` sites spread evenly; on the chain the last is the tip."""
+    count = len(scaled.sites)
+    if scaled.kind == "chain":
+        picks = [round((k + 1) * count / constraints) - 1 for k in range(constraints)]
+    else:
+        picks = [round(x) for x in np.linspace(0, count - 1, constraints)]
+    return [scaled.sites[k] for k in picks]
+
+
+def make_problem(
+    scaled: Scaled, sites: list[tuple[str, float]], targets: np.ndarray | None = None
+) -> Problem:
+    points = np.zeros((len(sites), 3)) if targets is None else targets
+    constraints = [
+        Constraint(Effector(name, point=(0.0, scaled.bone, 0.0)), goals.Position(point), name=name)
+        for (name, _), point in zip(sites, points, strict=True)
+    ]
+    return Problem(scaled.figure, constraints)
+
+
+def time_evaluate(problem: Problem, poses: list[np.ndarray], calls: int) -> float:
+    """Median time of ``problem.evaluate``, cycling through ``poses``: the problem keeps
+    the last pose's kinematics, so timing one pose over and over would time that cache."""
+    for k in range(10):
+        problem.evaluate(poses[k % len(poses)])
+    times = []
+    for k in range(calls):
+        theta = poses[k % len(poses)]
+        start = time.perf_counter()
+        problem.evaluate(theta)
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def run_case(
+    scaled: Scaled, constraints: int, targets: int, rng: np.random.Generator, calls: int
+) -> dict[str, Any]:
+    figure = scaled.figure
+    sites = choose_sites(scaled, constraints)
+    reach = np.array([length for _, length in sites])
+    probe = make_problem(scaled, sites)
+    poses = [random_feasible_pose(figure, rng) for _ in range(EVALUATE_POSES)]
+    evaluate_s = time_evaluate(probe, poses, calls)
+    rest = figure.zero_pose()
+    runs = []
+    for _ in range(targets):
+        pose = random_feasible_pose(figure, rng)
+        points = probe.effector_states(pose)[0]
+        problem = make_problem(scaled, sites, points)
+        began = time.perf_counter()
+        result = solve(problem, rest, restarts=RESTARTS)
+        elapsed = time.perf_counter() - began
+        reached = problem.effector_states(result.x)[0]
+        error = float(np.max(np.linalg.norm(reached - points, axis=1) / reach))
+        runs.append(
+            {
+                "time_s": elapsed,
+                "iterations": result.nit,
+                "evaluations": result.nfev,
+                "time_per_iteration_s": elapsed / max(result.nit, 1),
+                "status": result.status,
+                "error": error,
+                "success": error <= SUCCESS,
+                "violation": result.max_violation,
+                "active_limits": len(result.active),
+            }
+        )
+    return {
+        "figure": scaled.kind,
+        "n_dofs": figure.n_dofs,
+        "segments": len(figure.segments),
+        "leaves": scaled.leaves,
+        "constraints": constraints,
+        "variables": int(probe.variables.size),
+        "inequality_rows": int(figure.limits.a_in.shape[0]),
+        "effectors": [name for name, _ in sites],
+        "evaluate_s": evaluate_s,
+        "targets": targets,
+        "median_time_s": statistics.median(run["time_s"] for run in runs),
+        "p90_time_s": float(np.percentile([run["time_s"] for run in runs], 90)),
+        "median_time_per_iteration_s": statistics.median(
+            run["time_per_iteration_s"] for run in runs
+        ),
+        "median_iterations": statistics.median(run["iterations"] for run in runs),
+        "success_rate": sum(run["success"] for run in runs) / len(runs),
+        "median_error": statistics.median(run["error"] for run in runs),
+        "max_violation": max(run["violation"] for run in runs),
+        "statuses": dict(Counter(run["status"] for run in runs)),
+        "runs": runs,
+    }
+
+
+def fit_exponent(xs: list[float], ys: list[float]) -> dict[str, float] | None:
+    """Slope, prefactor and R² of the least-squares line through (log x, log y)."""
+    if len(xs) < 2:
+        return None
+    lx, ly = np.log(np.array(xs)), np.log(np.array(ys))
+    slope, intercept = np.polyfit(lx, ly, 1)
+    predicted = slope * lx + intercept
+    spread = float(np.sum((ly - ly.mean()) ** 2))
+    r2 = 1.0 - float(np.sum((ly - predicted) ** 2)) / spread if spread > 0 else 1.0
+    return {"exponent": float(slope), "prefactor_s": float(np.exp(intercept)), "r2": r2}
+
+
+FITTED = (
+    ("time_per_iteration", "median_time_per_iteration_s"),
+    ("time_per_solve", "median_time_s"),
+    ("evaluate", "evaluate_s"),
+)
+
+
+def fits(cases: list[dict[str, Any]], kinds: tuple[str, ...], counts: tuple[int, ...]) -> list:
+    rows = []
+    for kind in kinds:
+        for constraints in counts:
+            chosen = [
+                case
+                for case in cases
+                if case["figure"] == kind and case["constraints"] == constraints
+            ]
+            if len(chosen) < 2:
+                continue
+            row: dict[str, Any] = {
+                "figure": kind,
+                "constraints": constraints,
+                "n_dofs": [case["n_dofs"] for case in chosen],
+            }
+            for name, key in FITTED:
+                row[name] = fit_exponent(
+                    [case["n_dofs"] for case in chosen], [case[key] for case in chosen]
+                )
+            row["time_per_iteration_vs_variables"] = fit_exponent(
+                [case["variables"] for case in chosen],
+                [case["median_time_per_iteration_s"] for case in chosen],
+            )
+            rows.append(row)
+    return rows
+
+
+def case_line(case: dict[str, Any]) -> str:
+    return (
+        f"{case['figure']:5s} {case['n_dofs']:4d} {case['constraints']:3d} {case['variables']:5d} "
+        f"{case['evaluate_s'] * 1e6:9.1f} {case['median_time_s'] * 1e3:10.1f} "
+        f"{case['p90_time_s'] * 1e3:10.1f} {case['median_time_per_iteration_s'] * 1e3:9.3f} "
+        f"{case['median_iterations']:6.0f} {case['success_rate']:7.0%} "
+        f"{case['median_error']:9.1e}"
+    )
+
+
+HEADER = (
+    f"{'fig':5s} {'DOFs':>4s} {'con':>3s} {'vars':>5s} {'eval µs':>9s} {'median ms':>10s} "
+    f"{'p90 ms':>10s} {'ms/iter':>9s} {'iters':>6s} {'success':>7s} {'med. err':>9s}"
+)
+
+
+def markdown(record: dict[str, Any]) -> str:
+    meta = record
+    lines = [
+        "# Reach's solver at scale: chain and tree, 10 to 600 DOFs",
+        "",
+        f"{meta['date']} · {meta['cpu_model']}, {meta['cpu_count']} cores · "
+        f"Python {meta['python']} · numpy {meta['numpy']} · BLAS threads 1",
+        "",
+        record["task"]["description"],
+        "",
+        "| figure | DOFs | constraints | variables | evaluate µs | median ms/solve | "
+        "p90 ms | ms/iteration | iterations | success | median error | statuses |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for case in record["cases"]:
+        statuses = ", ".join(f"{k} {v}" for k, v in case["statuses"].items())
+        lines.append(
+            f"| {case['figure']} | {case['n_dofs']} | {case['constraints']} | "
+            f"{case['variables']} | {case['evaluate_s'] * 1e6:.1f} | "
+            f"{case['median_time_s'] * 1e3:.1f} | {case['p90_time_s'] * 1e3:.1f} | "
+            f"{case['median_time_per_iteration_s'] * 1e3:.3f} | "
+            f"{case['median_iterations']:.0f} | {case['success_rate']:.0%} | "
+            f"{case['median_error']:.1e} | {statuses} |"
+        )
+    if record["skipped"]:
+        lines += ["", "Skipped: " + "; ".join(record["skipped"]) + "."]
+    lines += [
+        "",
+        "## Growth exponents (time ∝ DOFs^k, least squares on log–log)",
+        "",
+        "| figure | constraints | DOF counts | k per iteration (R²) | k per solve (R²) | "
+        "k evaluate (R²) | k per iteration vs variables (R²) |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for row in record["fits"]:
+        cells = []
+        for name in [*(name for name, _ in FITTED), "time_per_iteration_vs_variables"]:
+            fit = row[name]
+            cells.append(f"{fit['exponent']:.2f} ({fit['r2']:.2f})" if fit else "–")
+        counts = ", ".join(str(n) for n in row["n_dofs"])
+        lines.append(
+            f"| {row['figure']} | {row['constraints']} | {counts} | " + " | ".join(cells) + " |"
+        )
+    lines.append("")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="3 sizes, 1 and 5 constraints")
+    parser.add_argument("--targets", type=int, default=None, help="targets per case (default 8)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the random targets")
+    parser.add_argument("--output", type=Path, default=ROOT / "bench" / "results" / "scale.json")
+    args = parser.parse_args()
+    targets = args.targets or (3 if args.quick else 8)
+    dof_counts = QUICK_DOF_COUNTS if args.quick else DOF_COUNTS
+    constraint_counts = QUICK_CONSTRAINT_COUNTS if args.quick else CONSTRAINT_COUNTS
+    calls = 50 if args.quick else 300
+
+    started = time.perf_counter()
+    rng = np.random.default_rng(args.seed)
+    cases: list[dict[str, Any]] = []
+    skipped: list[str] = []
+    print(HEADER, flush=True)
+    for kind in KINDS:
+        for n_dofs in dof_counts:
+            scaled = build(kind, n_dofs)
+            for constraints in constraint_counts:
+                reason = skip_reason(scaled, n_dofs, constraints)
+                if reason is not None:
+                    skipped.append(f"{kind} {n_dofs} DOFs × {constraints} ({reason})")
+                    continue
+                case = run_case(scaled, constraints, targets, rng, calls)
+                cases.append(case)
+                print(case_line(case), flush=True)
+    fitted = fits(cases, KINDS, constraint_counts)
+    wall = time.perf_counter() - started
+
+    print()
+    print("growth exponent k (time ∝ DOFs^k): per iteration | per solve | evaluate")
+    for row in fitted:
+        cells = [f"{row[name]['exponent']:5.2f}" for name, _ in FITTED]
+        print(f"  {row['figure']:5s} {row['constraints']:3d} constraints: " + " | ".join(cells))
+    if skipped:
+        print("skipped: " + "; ".join(skipped))
+    print(f"wall time {wall:.0f} s")
+
+    description = (
+        f"Per case: {targets} targets by forward kinematics of random poses inside the "
+        f"limits, solve() from the rest pose with restarts={RESTARTS}, max_iterations=1000, "
+        f"tolerance=1e-10. Every segment has 3 rotations (±0.6, ±0.6, ±0.4 rad). "
+        f"Success: every effector within {SUCCESS:g} × its reach (bone length from the "
+        "root). Chain: 1 m, effectors spread along it, the last at the tip. Tree: balanced "
+        f"binary tree of limbs with up to {MAX_LEAVES} leaves, longest path 1 m, effectors "
+        "on leaves spread over them. ms/iteration = solve time / iterations (median over "
+        "targets; it includes the solve's set-up); evaluate = one problem.evaluate (G and "
+        "∇G), median."
+    )
+    record: dict[str, Any] = {
+        "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+        "cpu_count": os.cpu_count(),
+        "cpu_model": cpu_model(),
+        "python": platform.python_version(),
+        "numpy": np.__version__,
+        "blas_threads": {variable: os.environ[variable] for variable in THREAD_VARIABLES},
+        "quick": args.quick,
+        "wall_s": round(wall, 1),
+        "task": {
+            "description": description,
+            "kinds": list(KINDS),
+            "dof_counts": list(dof_counts),
+            "constraint_counts": list(constraint_counts),
+            "targets_per_case": targets,
+            "seed": args.seed,
+            "restarts": RESTARTS,
+            "dof_bounds_rad": {axis: bound for axis, bound in DOF_AXES},
+            "success": f"every effector within {SUCCESS:g} x its reach",
+        },
+        "cases": cases,
+        "skipped": skipped,
+        "fits": fitted,
+    }
+    args.output.parent.mkdir(parents=True, exist_ok=True)
+    args.output.write_text(json.dumps(record, indent=2) + "\n")
+    args.output.with_suffix(".md").write_text(markdown(record))
+    for path in (args.output, args.output.with_suffix(".md")):
+        shown = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
+        print(f"wrote {shown}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,281 @@
+"""The benchmarks' verdict on the issue's targets: bench/results/summary.md.
+
+Run from the repository root after the benchmarks::
+
+    python bench/summary.py [--results DIR]
+
+Reads ``blender.json`` (Reach against Blender's Standard IK on the Rigify metarig) and
+``solver.json`` (Reach against scipy), and, for the headline numbers below the table,
+``scale.json`` and ``papers.json``; a missing file leaves its rows "not measured". The
+targets:
+
+* four-limb drag: Reach's median per-event time ≤ 1.0 × Blender Standard IK (500
+  iterations), with every event's residual ≤ 1e-6 × limb length;
+* four-limb random targets: 100% of Reach's solves within 1e-6 × limb length and
+  median time ≤ 2.0 × Standard IK (500);
+* one-arm drag: Reach's median per-event time ≤ 3.0 × Standard IK (500);
+* elbow limits (one arm and four limbs, random and drag): Reach ≥ 99.5% within 1e-6 ×
+  limb length and no event violating a limit;
+* SLSQP: Reach ≥ 5 × faster to the same objective (scipy's median time to Reach's
+  final G over Reach's median solve time, 53-DOF human, full limits).
+
+Times per event are medians; the ratios are of medians.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "bench" / "results"
+PEER = "standard_500"
+PEER_NAME = "Standard IK 500 it."
+
+
+@dataclass(frozen=True)
+class Row:
+    target: str
+    reach: str
+    peer: str
+    ratio: str
+    met: bool | None  # None: not measured
+
+
+def load(results: Path, name: str) -> dict[str, Any] | None:
+    path = results / name
+    if not path.exists():
+        print(f"{name}: not found, its targets are not measured")
+        return None
+    data: dict[str, Any] = json.loads(path.read_text())
+    return data
+
+
+def missing(target: str, why: str) -> Row:
+    return Row(target, why, "", "", None)
+
+
+def blender_summary(
+    blender: dict[str, Any] | None, scenario: str, kind: str
+) -> tuple[dict[str, Any], dict[str, Any]] | str:
+    """(Reach's summary, the peer's summary) of one scenario and kind, or why not."""
+    if blender is None:
+        return "blender.json missing (run bench/bench_blender.py)"
+    try:
+        part = blender["scenarios"][scenario]["summary"][kind]
+        return part["reach"], part[PEER]
+    except KeyError as error:
+        return f"not in blender.json ({error})"
+
+
+def time_target(
+    blender: dict[str, Any] | None,
+    target: str,
+    scenario: str,
+    kind: str,
+    limit: float,
+    need_all: bool,
+) -> Row:
+    found = blender_summary(blender, scenario, kind)
+    if isinstance(found, str):
+        return missing(target, found)
+    reach, peer = found
+    ratio = reach["median_ms"] / peer["median_ms"]
+    success = reach["success_1e-06"]
+    met = ratio <= limit and (success >= 1.0 or not need_all)
+    return Row(
+        target,
+        f"{reach['median_ms']:.2f} ms, {success:.1%} ≤1e-6",
+        f"{peer['median_ms']:.2f} ms, {peer['success_1e-06']:.1%} ≤1e-6",
+        f"{ratio:.2f}× (≤ {limit:g}×)",
+        met,
+    )
+
+
+def limits_target(blender: dict[str, Any] | None, scenario: str, kind: str) -> Row:
+    title = {"arm_limits": "one arm", "limbs_limits": "four limbs"}.get(scenario, scenario)
+    target = f"elbow limits, {title}, {kind}: ≥99.5% ≤1e-6 and 0 violating events"
+    found = blender_summary(blender, scenario, kind)
+    if isinstance(found, str):
+        return missing(target, found)
+    reach, peer = found
+
+    def violating(row: dict[str, Any]) -> int:  # Reach's reading: Euler bounds or polygons
+        keys = ("violating_events_box", "violating_events_polygon")
+        return max(int(row.get(key, 0)) for key in keys)
+
+    read_back = float(reach.get("max_violation_read_deg", 0.0))
+    met = reach["success_1e-06"] >= 0.995 and violating(reach) == 0 and read_back == 0.0
+    return Row(
+        target,
+        f"{reach['success_1e-06']:.1%} ≤1e-6, {violating(reach)}/{reach['events']} violating",
+        f"{peer['success_1e-06']:.1%} ≤1e-6, {violating(peer)}/{peer['events']} violating",
+        "",
+        met,
+    )
+
+
+def slsqp_target(solver: dict[str, Any] | None) -> Row:
+    target = "SLSQP: Reach ≥5× faster to the same objective (53-DOF human, 4 goals)"
+    if solver is None:
+        return missing(target, "solver.json missing (run bench/bench_solver.py)")
+    race = solver.get("time_to_objective", {}).get("human")
+    if not isinstance(race, dict) or not isinstance(race.get("slsqp"), dict):
+        return missing(target, "solver.json has no time_to_objective (re-run bench_solver.py)")
+    reach_s = race["reach"]["median_time_s"]
+    slsqp = race["slsqp"]
+    to = slsqp["median_time_to_reach_objective_s"]
+    reached = f", reaches it in {slsqp['reached_rate']:.0%}"
+    if to is None:
+        return Row(target, f"{reach_s * 1e3:.1f} ms", "never (median)" + reached, "∞", True)
+    ratio = to / reach_s
+    return Row(
+        target,
+        f"{reach_s * 1e3:.1f} ms (solve)",
+        f"{to * 1e3:.1f} ms to Reach's G{reached}",
+        f"{ratio:.2f}× SLSQP/Reach (≥ 5×)",
+        ratio >= 5.0,
+    )
+
+
+def rows(blender: dict[str, Any] | None, solver: dict[str, Any] | None) -> list[Row]:
+    table = [
+        time_target(
+            blender,
+            "four-limb drag: per-event time ≤1.0× Standard IK 500 it., every event ≤1e-6",
+            "limbs",
+            "drag",
+            1.0,
+            True,
+        ),
+        time_target(
+            blender,
+            "four-limb random: 100% ≤1e-6 and time ≤2.0× Standard IK 500 it.",
+            "limbs",
+            "random",
+            2.0,
+            True,
+        ),
+        time_target(
+            blender,
+            "one-arm drag: per-event time ≤3.0× Standard IK 500 it.",
+            "arm",
+            "drag",
+            3.0,
+            False,
+        ),
+    ]
+    for scenario in ("arm_limits", "limbs_limits"):
+        for kind in ("random", "drag"):
+            table.append(limits_target(blender, scenario, kind))
+    table.append(slsqp_target(solver))
+    return table
+
+
+def headlines(
+    scale: dict[str, Any] | None, papers: dict[str, Any] | None, solver: dict[str, Any] | None
+) -> list[str]:
+    lines: list[str] = []
+    if papers is not None:
+        for tube in papers.get("tube", []):
+            run = tube["reach"]
+            lines.append(
+                f"- 1994 tube task, {'grouped' if tube['grouped'] else 'independent'} spine "
+                f"({tube['effective_dofs']} effective DOFs): Reach {run['median_ms']:.0f} ms "
+                f"(G {run['objective']:.0e}), paper ≈ {tube['paper_s']:g} s on a 1990 SGI."
+            )
+        for entry in papers.get("figure_1990", []):
+            low, high = entry["paper_hz"]
+            paper = f"{low:g}" if low == high else f"{low:g}–{high:g}"
+            drag, rest = entry["drag"], entry["from_rest"]
+            lines.append(
+                f"- 1990 figure, {entry['label']}: drag {drag['median_hz']:.0f} Hz median "
+                f"({drag['p90_hz']:.0f} Hz at p90, {drag['success_1e-06']:.0%} ≤1e-6), from "
+                f"rest {rest['median_hz']:.0f} Hz ({rest['success_1e-06']:.0%} ≤1e-6); "
+                f"paper ≈ {paper} Hz."
+            )
+    if scale is not None:
+        for fit in scale.get("fits", []):
+            per_iteration, per_solve = fit.get("time_per_iteration"), fit.get("time_per_solve")
+            if per_iteration and per_solve:
+                lines.append(
+                    f"- scale, {fit['figure']} with {fit['constraints']} constraint(s), "
+                    f"DOFs {fit['n_dofs'][0]}–{fit['n_dofs'][-1]}: time per iteration ∝ "
+                    f"DOFs^{per_iteration['exponent']:.2f}, per solve ∝ "
+                    f"DOFs^{per_solve['exponent']:.2f}."
+                )
+    if solver is not None:
+        bare = solver.get("time_to_objective", {}).get("human_bounds_only")
+        if isinstance(bare, dict):
+            for key, name in (("slsqp", "SLSQP"), ("lbfgsb", "L-BFGS-B")):
+                row = bare.get(key)
+                if isinstance(row, dict):
+                    ratio = row.get("over_reach_median_time")
+                    shown = "never" if ratio is None else f"{ratio:.2f}×"
+                    lines.append(
+                        f"- bounds-only human (shoulder polygons removed): {name} time to "
+                        f"Reach's objective / Reach's solve time = {shown}."
+                    )
+    return lines
+
+
+def markdown(table: list[Row], notes: list[str], sources: dict[str, str]) -> str:
+    lines = [
+        "# Benchmarks: the issue's targets",
+        "",
+        "Reach against Blender's Standard IK (500 iterations) on the Rigify human metarig "
+        "(bench/bench_blender.py) and against scipy's SLSQP on the 53-DOF human "
+        "(bench/bench_solver.py). Times are medians per event; ratios are of medians; "
+        "≤1e-6 = share of events with every effector within 1e-6 × its limb length.",
+        "",
+        "Sources: " + ", ".join(f"{name} ({date})" for name, date in sources.items()) + ".",
+        "",
+        "| target | Reach | peer | ratio | met? |",
+        "|---|---|---|---|---|",
+    ]
+    for row in table:
+        met = "not measured" if row.met is None else ("yes" if row.met else "**no**")
+        lines.append(f"| {row.target} | {row.reach} | {row.peer} | {row.ratio} | {met} |")
+    measured = [row for row in table if row.met is not None]
+    lines += [
+        "",
+        f"{sum(bool(row.met) for row in measured)} of {len(measured)} measured targets met.",
+    ]
+    if notes:
+        lines += ["", "## Other headline numbers", "", *notes]
+    lines.append("")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--results", type=Path, default=RESULTS)
+    args = parser.parse_args()
+    results: Path = args.results
+    data = {
+        name: load(results, f"{name}.json") for name in ("blender", "solver", "scale", "papers")
+    }
+    table = rows(data["blender"], data["solver"])
+    notes = headlines(data["scale"], data["papers"], data["solver"])
+    sources = {
+        f"{name}.json": str(record.get("date", "undated"))
+        + (" quick" if record.get("quick") else "")
+        for name, record in data.items()
+        if record is not None
+    }
+    text = markdown(table, notes, sources)
+    output = results / "summary.md"
+    output.write_text(text)
+    width = max(len(row.target) for row in table)
+    for row in table:
+        met = "n/a" if row.met is None else ("yes" if row.met else "NO")
+        print(f"{row.target:{width}s}  {met:3s}  {row.reach} | {row.peer} | {row.ratio}")
+    shown = output.relative_to(ROOT) if output.is_relative_to(ROOT) else output
+    print(f"wrote {shown}")
+
+
+if __name__ == "__main__":
+    main()
