@@ -130,7 +130,7 @@ def blender_times(data: dict[str, Any], results: Path) -> None:
         "Reach vs Blender's IK: time from goal move to evaluated pose "
         "(box 25–75%, whiskers 10–90%, ▼ p90)"
     )
-    figure.tight_layout()
+    figure.tight_layout(rect=(0.0, 0.0, 1.0, 0.98))
     save(figure, results / "blender_times.png")
 
 
@@ -220,7 +220,7 @@ def blender_drag(data: dict[str, Any], results: Path) -> None:
         ax.set_visible(False)
     axes.flat[0].legend(fontsize=7, ncol=2)
     figure.suptitle("Per-event time along the drag")
-    figure.tight_layout()
+    figure.tight_layout(rect=(0.0, 0.0, 1.0, 0.97))
     save(figure, results / "blender_drag.png")
 
 
