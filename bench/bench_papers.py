@@ -47,7 +47,7 @@ for variable in THREAD_VARIABLES:
     os.environ.setdefault(variable, "1")
 
 import numpy as np  # noqa: E402
-from machine import cpu_model  # noqa: E402
+from machine import cpu_model, write_results  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
@@ -466,12 +466,7 @@ def main() -> None:
         "tube": tubes,
         "figure_1990": figures,
     }
-    args.output.parent.mkdir(parents=True, exist_ok=True)
-    args.output.write_text(json.dumps(record, indent=2) + "\n")
-    args.output.with_suffix(".md").write_text(markdown(record))
-    for path in (args.output, args.output.with_suffix(".md")):
-        shown = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
-        print(f"wrote {shown}")
+    write_results(args.output, json.dumps(record, indent=2) + "\n", markdown(record))
 
 
 if __name__ == "__main__":

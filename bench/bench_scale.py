@@ -53,7 +53,7 @@ for variable in THREAD_VARIABLES:
     os.environ.setdefault(variable, "1")
 
 import numpy as np  # noqa: E402
-from machine import cpu_model  # noqa: E402
+from machine import cpu_model, write_results  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
@@ -481,12 +481,7 @@ def main() -> None:
         "skipped": skipped,
         "fits": fitted,
     }
-    args.output.parent.mkdir(parents=True, exist_ok=True)
-    args.output.write_text(json.dumps(record, indent=2) + "\n")
-    args.output.with_suffix(".md").write_text(markdown(record))
-    for path in (args.output, args.output.with_suffix(".md")):
-        shown = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
-        print(f"wrote {shown}")
+    write_results(args.output, json.dumps(record, indent=2) + "\n", markdown(record))
 
 
 if __name__ == "__main__":
