@@ -45,8 +45,9 @@ from ..solver import (
 )
 
 Array = NDArray[np.float64]
-IndexArray = NDArray[np.intp]
 """A float64 array."""
+IndexArray = NDArray[np.intp]
+"""An array of indices."""
 
 AXES = "XYZ"
 EULER_ORDERS = ("XYZ", "XZY", "YXZ", "YZX", "ZXY", "ZYX")

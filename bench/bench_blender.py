@@ -60,34 +60,31 @@ speed-ups that the profile suggests.
 
 from __future__ import annotations
 
+import argparse
+import cProfile
+import datetime
+import io
+import json
+import math
 import os
+import platform
+import pstats
+import statistics
+import sys
+import time
+from collections import Counter, defaultdict
+from collections.abc import Sequence
+from pathlib import Path
+from types import ModuleType
+from typing import Any
 
-for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ.setdefault(_variable, "1")
-
-import argparse  # noqa: E402
-import cProfile  # noqa: E402
-import datetime  # noqa: E402
-import io  # noqa: E402
-import json  # noqa: E402
-import math  # noqa: E402
-import platform  # noqa: E402
-import pstats  # noqa: E402
-import statistics  # noqa: E402
-import sys  # noqa: E402
-import time  # noqa: E402
-from collections import Counter, defaultdict  # noqa: E402
-from collections.abc import Sequence  # noqa: E402
-from pathlib import Path  # noqa: E402
-from types import ModuleType  # noqa: E402
-from typing import Any  # noqa: E402
+import machine  # first: one BLAS thread for numpy and bpy
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import blender_rigs as rigs  # noqa: E402  (before bpy: it sets Blender's user folders)
-import bpy  # noqa: E402
-import numpy as np  # noqa: E402
-from machine import cpu_model  # noqa: E402
+import blender_rigs as rigs
+import bpy
+import numpy as np
 
 ROOT = rigs.ROOT
 RESULTS = ROOT / "bench" / "results"
@@ -903,15 +900,12 @@ def main() -> None:
     try:
         meta = {
             "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
-            "cpu_model": cpu_model(),
+            "cpu_model": machine.cpu_model(),
             "cpu_count": os.cpu_count(),
             "blender": bpy.app.version_string,
             "python": platform.python_version(),
             "numpy": np.__version__,
-            "blas_threads": {
-                v: os.environ[v]
-                for v in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
-            },
+            "blas_threads": machine.blas_threads(),
             "targets": args.targets,
             "events": args.events,
             "seed": args.seed,

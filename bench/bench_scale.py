@@ -48,12 +48,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
-for variable in THREAD_VARIABLES:
-    os.environ.setdefault(variable, "1")
+from machine import blas_threads, cpu_model, write_results  # first: one BLAS thread for numpy
 
-import numpy as np  # noqa: E402
-from machine import cpu_model, write_results  # noqa: E402
+# isort: split
+import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
@@ -463,7 +461,7 @@ def main() -> None:
         "cpu_model": cpu_model(),
         "python": platform.python_version(),
         "numpy": np.__version__,
-        "blas_threads": {variable: os.environ[variable] for variable in THREAD_VARIABLES},
+        "blas_threads": blas_threads(),
         "quick": args.quick,
         "wall_s": round(wall, 1),
         "task": {

@@ -44,13 +44,11 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
-for variable in THREAD_VARIABLES:
-    os.environ.setdefault(variable, "1")
+from machine import blas_threads, cpu_model  # first: one BLAS thread for numpy
 
-import numpy as np  # noqa: E402
-import scipy  # noqa: E402
-from machine import cpu_model  # noqa: E402
+# isort: split
+import numpy as np
+import scipy
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
@@ -602,7 +600,7 @@ def main() -> None:
         "python": platform.python_version(),
         "numpy": np.__version__,
         "scipy": scipy.__version__,
-        "blas_threads": {variable: os.environ[variable] for variable in THREAD_VARIABLES},
+        "blas_threads": blas_threads(),
         "task": {
             "figure": "human_figure(root_translation=True)",
             "n_dofs": figure.n_dofs,

@@ -14,33 +14,29 @@ it measures, per event:
 * the cost of one ``problem.evaluate`` on both;
 * how many of each solve's iterations were needed for every residual to be within
   1e-6 × limb length (the rest only polish the Kuhn–Tucker test at tolerance 1e-10);
-* ``adapter.write_pose`` against ``pose.bones.foreach_set`` of all quaternions and
-  Euler angles (two calls).
+* ``adapter.write_pose`` of the chain bones.
 
 Prints a table; nothing is written.
 """
 
 from __future__ import annotations
 
-import os
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+from types import ModuleType
+from typing import Any
 
-for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ.setdefault(_variable, "1")
-
-import argparse  # noqa: E402
-import statistics  # noqa: E402
-import sys  # noqa: E402
-import time  # noqa: E402
-from pathlib import Path  # noqa: E402
-from types import ModuleType  # noqa: E402
-from typing import Any  # noqa: E402
+import machine  # noqa: F401  (first: one BLAS thread for numpy and bpy)
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import bench_blender as bb  # noqa: E402  (imports blender_rigs, which must precede bpy)
-import blender_rigs as rigs  # noqa: E402
-import bpy  # noqa: E402
-import numpy as np  # noqa: E402
+import bench_blender as bb
+import blender_rigs as rigs
+import bpy
+import numpy as np
 
 
 def pruned(reach: ModuleType, setup: Any, theta: np.ndarray) -> tuple[Any, np.ndarray]:
@@ -85,63 +81,6 @@ def time_evaluate(problem: Any, theta: np.ndarray, calls: int = 300) -> float:
         problem.evaluate(poses[k % 2])
         times.append(time.perf_counter() - begin)
     return statistics.median(times)
-
-
-def quaternion_writer(obj: Any, rig: Any, euler_orders: tuple[str, ...]) -> Any:
-    """A vectorised write-back: all bones' quaternions (and Euler angles, for Euler-mode
-    bones) from θ by numpy over all bones at once, then two ``foreach_set`` calls."""
-    names = [b.name for b in obj.pose.bones]
-    n = len(names)
-    row = {entry.name: names.index(entry.name) for entry in rig.layout}
-    # per bone and step (the Euler order's axes, first applied first): θ index and axis
-    steps = []
-    for step in range(3):
-        index = np.zeros(n, np.intp)
-        axis = np.zeros(n, np.intp)
-        for entry in rig.layout:
-            letter = entry.order[step]
-            index[row[entry.name]] = entry.rotation + entry.order[::-1].index(letter)
-            axis[row[entry.name]] = 1 + "XYZ".index(letter)
-        steps.append((index, axis))
-    euler_rows = np.array(
-        [row[e.name] for e in rig.layout if e.mode in euler_orders],
-        np.intp,
-    )
-    euler_index = np.array(
-        [
-            [e.rotation + e.order[::-1].index(letter) for letter in "XYZ"]
-            for e in rig.layout
-            if e.mode in euler_orders
-        ],
-        np.intp,
-    ).reshape(-1, 3)
-    everyone = np.arange(n)
-
-    def write(theta: np.ndarray) -> None:
-        q = np.zeros((n, 4))
-        q[:, 0] = 1.0
-        for index, axis in steps:
-            half = 0.5 * theta[index]
-            p = np.zeros((n, 4))
-            p[:, 0] = np.cos(half)
-            p[everyone, axis] = np.sin(half)
-            w1, x1, y1, z1 = p.T
-            w2, x2, y2, z2 = q.T
-            q = np.stack(
-                (
-                    w1 * w2 - x1 * x2 - y1 * y2 - z1 * z2,
-                    w1 * x2 + x1 * w2 + y1 * z2 - z1 * y2,
-                    w1 * y2 - x1 * z2 + y1 * w2 + z1 * x2,
-                    w1 * z2 + x1 * y2 - y1 * x2 + z1 * w2,
-                ),
-                axis=1,
-            )
-        euler = np.zeros((n, 3))
-        euler[euler_rows] = theta[euler_index]
-        obj.pose.bones.foreach_set("rotation_quaternion", q.ravel())
-        obj.pose.bones.foreach_set("rotation_euler", euler.ravel())
-
-    return write
 
 
 def main() -> None:
@@ -238,22 +177,15 @@ def run(reach: ModuleType, scenario: rigs.Scenario, args: argparse.Namespace) ->
         theta_full = result.x
         theta_small = small_result.x
 
-    # write-back: adapter.write_pose vs one foreach_set
+    # write-back of the chain bones (adapter.write_pose: one foreach_get/foreach_set per
+    # channel kind)
     theta = theta_full
-    writes, bulk = [], []
+    writes = []
     for _ in range(100):
         begin = time.perf_counter()
         adapter.write_pose(obj, rig, theta, drag.setup.moved)
         writes.append(time.perf_counter() - begin)
     quaternion_bones = [e for e in rig.layout if e.mode == "QUATERNION"]
-    write = quaternion_writer(obj, rig, adapter.EULER_ORDERS)
-    for _ in range(100):
-        begin = time.perf_counter()
-        write(theta)
-        bulk.append(time.perf_counter() - begin)
-    check = adapter.read_pose(obj, rig, previous=theta)
-    if float(np.max(np.abs(check - theta))) > 1e-5:
-        print(f"  the vectorised write-back is off by {np.max(np.abs(check - theta)):.1e} rad")
 
     def ms(values: list[float]) -> str:
         return f"{1e3 * statistics.median(values):7.2f} ms"
@@ -269,7 +201,6 @@ def run(reach: ModuleType, scenario: rigs.Scenario, args: argparse.Namespace) ->
         ("iterations per event, mean", f"{statistics.fmean(iterations):7.2f}"),
         ("iterations until every residual <= 1e-6 x limb", f"{statistics.fmean(needed):7.2f}"),
         ("adapter.write_pose (moved bones), median", ms(writes)),
-        ("numpy quaternions + 2 foreach_set (all bones)", ms(bulk)),
     )
     print(f"\n{scenario.title}: {len(path)}-event drag of {scenario.dragged}")
     for label, value in rows:

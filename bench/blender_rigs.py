@@ -13,7 +13,6 @@ enabled as ``bl_ext.reach_bench.reach`` (the logic of ``tests/addon/conftest.py`
 from __future__ import annotations
 
 import math
-import os
 import shutil
 import sys
 from collections.abc import Iterable, Sequence
@@ -22,9 +21,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
-for _variable in THREAD_VARIABLES:
-    os.environ.setdefault(_variable, "1")
+import machine  # noqa: F401  (first: one BLAS thread for numpy and bpy)
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))

@@ -1,9 +1,24 @@
-"""The machine a benchmark ran on, and where its results go."""
+"""The machine a benchmark ran on, and where its results go.
+
+Importing this module pins BLAS to one thread (unless ``OPENBLAS_NUM_THREADS`` /
+``OMP_NUM_THREADS`` / ``MKL_NUM_THREADS`` are set), so benchmarks import it before numpy:
+the matrices are tiny, and on a busy machine threaded BLAS makes times vary tenfold.
+"""
 
 from __future__ import annotations
 
+import os
 import platform
 from pathlib import Path
+
+THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+for _variable in THREAD_VARIABLES:
+    os.environ.setdefault(_variable, "1")
+
+
+def blas_threads() -> dict[str, str]:
+    """The BLAS thread settings the benchmark ran with."""
+    return {variable: os.environ[variable] for variable in THREAD_VARIABLES}
 
 
 def cpu_model() -> str:
