@@ -9,10 +9,11 @@ goal potentials without ever leaving the limits. Pure numpy; never imports Blend
 from . import goals
 from .constraint import AnyOf, Constraint, Effector
 from .exceptions import ReachError, SolverInputError
-from .figure import Dof, Figure, Segment
+from .figure import Figure
 from .limits import LinearLimits
 from .optimizer.result import SolveResult
 from .problem import Problem
+from .segment import Dof, Segment
 from .solve import METHODS, solve
 
 __all__ = [

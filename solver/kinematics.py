@@ -19,14 +19,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
 
 from ._checks import FloatArray
-
-if TYPE_CHECKING:
-    from .figure import Segment
+from .segment import Segment
 
 __all__ = ["Frames", "Kinematics"]
 
