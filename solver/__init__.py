@@ -11,7 +11,7 @@ from .constraint import AnyOf, Constraint, Effector
 from .exceptions import ReachError, SolverInputError
 from .figure import Figure
 from .limits import LinearLimits
-from .optimizer.result import SolveResult
+from .optimizer.result import SolveResult, Status
 from .problem import Problem
 from .segment import Dof, Segment
 from .solve import METHODS, solve
@@ -29,6 +29,7 @@ __all__ = [
     "Segment",
     "SolveResult",
     "SolverInputError",
+    "Status",
     "goals",
     "solve",
 ]

@@ -44,6 +44,7 @@ import numpy as np
 
 from .._checks import FloatArray
 from .linesearch import line_search
+from .result import Status
 
 __all__ = ["Descent", "descend", "kkt_floor"]
 
@@ -77,8 +78,8 @@ class Descent:
         phi: Final iterate, shape (n,).
         value: G at phi.
         gradient: ∇G at phi, shape (n,).
-        status: ``"converged"``, ``"time_limit"``, ``"max_iterations"`` or ``"stalled"``.
-        message: Human-readable reason.
+        status: How the descent ended.
+        message: Human-readable reason (:meth:`Status.message`).
         iterations: Accepted steps plus active-set changes.
         evaluations: Objective evaluations.
         active: Active inequality rows at the end.
@@ -89,7 +90,7 @@ class Descent:
     phi: FloatArray
     value: float
     gradient: FloatArray
-    status: str
+    status: Status
     message: str
     iterations: int
     evaluations: int
@@ -310,13 +311,13 @@ class _Run:
         self.projected = np.inf
         self.multipliers = np.empty(0)
 
-    def finish(self, status: str, message: str) -> Descent:
+    def finish(self, status: Status, detail: str = "") -> Descent:
         return Descent(
             phi=self.phi,
             value=self.value,
             gradient=self.gradient,
             status=status,
-            message=message,
+            message=status.message(detail),
             iterations=self.iterations,
             evaluations=self.evaluations,
             active=tuple(self.active.rows),
@@ -386,15 +387,16 @@ class _Run:
         ineq = self.multipliers[self.active.k :]
         if self.projected <= floor and (not ineq.size or float(ineq.min()) >= -floor):
             return self.finish(
-                "converged", "Kuhn–Tucker point to rounding: no representable decrease is left"
+                Status.CONVERGED,
+                "Kuhn–Tucker point to rounding: no representable decrease is left",
             )
-        return self.finish("stalled", "line search found no decrease; not a Kuhn–Tucker point")
+        return self.finish(Status.STALLED)
 
     def loop(self, max_iterations: int, deadline: float | None, goal: float | None) -> Descent:
         while True:
             if goal is not None and self.value <= goal:
                 self.multipliers = self.active.multipliers(self.gradient)
-                return self.finish("converged", f"goals met: G {self.value:.3g} ≤ {goal:.3g}")
+                return self.finish(Status.CONVERGED, f"goals met: G {self.value:.3g} ≤ {goal:.3g}")
             # Step 1: multipliers, projected gradient, Kuhn–Tucker test.
             active = self.active
             lam = active.multipliers(self.gradient)
@@ -410,9 +412,9 @@ class _Run:
             if drop is None and self.projected <= floor:
                 return self.converged(floor)
             if self.iterations >= max_iterations:
-                return self.finish("max_iterations", f"stopped after {max_iterations} iterations")
+                return self.finish(Status.MAX_ITERATIONS, f"{max_iterations} iterations")
             if deadline is not None and time.perf_counter() >= deadline:
-                return self.finish("time_limit", "time limit reached; returning the best iterate")
+                return self.finish(Status.TIME_LIMIT)
             self.iterations += 1
             if drop is not None:  # Step 2
                 self.drop(drop)
@@ -430,7 +432,7 @@ class _Run:
     def converged(self, floor: float) -> Descent:
         """Step 1's stop at a Kuhn–Tucker point (``floor``: step 1's ε)."""
         return self.finish(
-            "converged",
+            Status.CONVERGED,
             f"Kuhn–Tucker point: projected gradient {self.projected:.3g} ≤ {floor:.3g}"
             + ("" if floor == self.tolerance else " (the rounding floor of a large G)"),
         )
