@@ -1,7 +1,7 @@
 """Figures: trees of segments joined by joints of rotational and translational DOFs.
 
 A figure is built with :meth:`Figure.add_segment`; joint limits are linear constraints
-on the joint-angle vector θ (seed 000, eq. 23): bounds ``l_i ≤ θ_i ≤ u_i`` given with
+on the joint-angle vector θ (Zhao & Badler 1994, eq. 23): bounds ``l_i ≤ θ_i ≤ u_i`` given with
 each :class:`Dof`, convex limit polygons over two DOFs of one joint
 (:meth:`Figure.add_polygon_limit`) and linear equalities between DOFs
 (:meth:`Figure.add_linear_equality`, joint groups).
@@ -158,7 +158,7 @@ class Figure:
     def add_linear_equality(
         self, coefficients: Mapping[tuple[str, int], float], rhs: float = 0.0
     ) -> None:
-        """Add ``Σ c·θ(segment, dof) = rhs``: a joint group or coupling (seed 000 §11).
+        """Add ``Σ c·θ(segment, dof) = rhs``: a joint group or coupling (Zhao & Badler 1994, §11).
 
         Args:
             coefficients: Map from (segment name, DOF position in that segment) to the

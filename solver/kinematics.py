@@ -9,7 +9,7 @@ jumping: ⌈log₂ depth⌉ batched matrix products instead of one product per s
 
 DOF ``i`` of segment ``k`` has the frame ``F = W_parent(k) · Q_ki``; its world axis is
 ``u = F[:3, :3] a`` (normalised for rotations) and, for a rotation, its pivot
-``q = F[:3, 3]``. Then (seed 000 §4)::
+``q = F[:3, 3]``. Then (Zhao & Badler 1994, §4)::
 
     ∂r/∂θ = u × (r − q),   ∂v/∂θ = u × v      (rotation)
     ∂r/∂θ = u,             ∂v/∂θ = 0          (translation)

@@ -14,7 +14,7 @@ __all__ = ["LinearLimits", "polygon_rows"]
 
 @dataclass(frozen=True)
 class LinearLimits:
-    """Joint limits as linear constraints over θ (seed 000, eq. 23).
+    """Joint limits as linear constraints over θ (Zhao & Badler 1994, eq. 23).
 
     Attributes:
         a_eq: Equality rows, shape (k, n), unit.

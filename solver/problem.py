@@ -1,4 +1,7 @@
-"""A figure with constraints: the objective G_all(θ) and its gradient (SPEC §3)."""
+"""A figure with constraints: the objective G_all(θ) and its gradient.
+
+G_all is the weighted sum of the constraints' potentials (Zhao & Badler 1994).
+"""
 
 from __future__ import annotations
 
@@ -36,8 +39,8 @@ class Term:
 class Problem:
     """Minimise ``G_all(θ) = Σ w_i G_i(θ)`` over a figure's DOFs within its limits.
 
-    The variables are the union of all constraints' chains (chain reconciliation, seed
-    000 §10), less DOFs locked by rigidity 1; every variable DOF that moves an
+    The variables are the union of all constraints' chains (chain reconciliation,
+    Zhao & Badler 1994, §10), less DOFs locked by rigidity 1; every variable DOF that moves an
     effector enters that constraint's gradient. Other DOFs stay fixed.
 
     Args:

@@ -51,7 +51,8 @@ def solve(
 ) -> SolveResult:
     """Minimise ``problem``'s G_all from ``theta0`` without ever leaving the limits.
 
-    A descent is Goldfarb's BFGS on Rosen's gradient projection (SPEC §4). When it ends
+    A descent is Goldfarb's BFGS on Rosen's gradient projection (Goldfarb 1969;
+    Rosen 1960), as in Zhao & Badler 1994. When it ends
     with G_all above ``tolerance`` (a goal not met: a local minimum, often on a limit
     boundary, or an unreachable goal), up to ``restarts`` further descents start from
     seeded feasible perturbations (alternately of the start and of the best pose so
@@ -75,7 +76,7 @@ def solve(
             :data:`START_METRICS`): ``"gauss_newton"`` (default) inverts the damped
             Gauss–Newton curvature of the goals on the null space of the active limits,
             so the first steps are damped least-squares steps; ``"identity"`` is the
-            1994 paper's projector ``I − A(AᵀA)⁻¹Aᵀ``. Either way every later step is
+            projector of Zhao & Badler 1994, ``I − A(AᵀA)⁻¹Aᵀ``. Either way every later step is
             Goldfarb's projected BFGS.
         callback: Called with (θ, G_all) at every iterate of every descent.
         goal_tolerance: Stop as soon as G_all ≤ this value, with status ``"converged"``:

@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 import numpy as np
 import pytest
-from helpers import FigureSpec, random_figure_spec
+from helpers import FigurePlan, random_figure_plan
 from hypothesis import settings
 
 from solver import Dof, Figure
@@ -34,15 +34,15 @@ def random_figure() -> Callable[..., Figure]:
     """``random_figure(rng, n_segments, chain=False, scale=True, max_dofs=3)`` → Figure."""
 
     def build(rng: np.random.Generator, n_segments: int, **options: bool | int) -> Figure:
-        return random_figure_spec(rng, n_segments, **options)[1]  # type: ignore[arg-type]
+        return random_figure_plan(rng, n_segments, **options)[1]  # type: ignore[arg-type]
 
     return build
 
 
 @pytest.fixture
-def random_figure_with_spec() -> Callable[..., tuple[FigureSpec, Figure]]:
-    """Like ``random_figure``, also returning the raw spec for the reference FK."""
-    return random_figure_spec
+def random_figure_with_plan() -> Callable[..., tuple[FigurePlan, Figure]]:
+    """Like ``random_figure``, also returning the raw plan for the reference FK."""
+    return random_figure_plan
 
 
 @pytest.fixture

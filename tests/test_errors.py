@@ -1,4 +1,4 @@
-"""Bad input raises solver.SolverInputError (a ValueError) naming the item (SPEC §7).
+"""Bad input raises solver.SolverInputError (a ValueError) naming the item.
 
 Non-convergence and unreachable goals are results, never errors.
 """

@@ -176,7 +176,7 @@ def test_every_name_in_all_resolves(module: object) -> None:
         assert getattr(module, name, None) is not None, f"{module.__name__}.{name}"  # type: ignore[attr-defined]
 
 
-def test_all_lists_the_public_surface_of_spec_section_7() -> None:
+def test_all_lists_the_public_surface() -> None:
     expected = {"Figure", "Dof", "Effector", "Constraint", "AnyOf", "Problem", "solve", "goals"}
     assert expected <= set(solver.__all__)
     assert "SolverInputError" in solver.__all__

@@ -1,4 +1,4 @@
-"""Problem: G_all, its gradient, the variables and chain reconciliation (SPEC §3)."""
+"""Problem: G_all, its gradient, the variables and chain reconciliation."""
 
 from __future__ import annotations
 
@@ -6,13 +6,13 @@ import numpy as np
 import pytest
 from helpers import (
     GOAL_TYPES,
-    FigureSpec,
+    FigurePlan,
     central_difference,
     deepest_segment,
     effector_state,
     objective_value,
     random_effector,
-    random_figure_spec,
+    random_figure_plan,
     random_goal,
     random_theta,
     reference_forward,
@@ -26,33 +26,33 @@ SEEDS = range(10)
 FD_TOLERANCE = 1e-6
 
 
-def _world_effector(spec: FigureSpec, theta: np.ndarray, effector: Effector) -> np.ndarray:
-    names = [s.name for s in spec.segments]
-    world = reference_forward(spec, theta)[names.index(effector.segment)]
+def _world_effector(plan: FigurePlan, theta: np.ndarray, effector: Effector) -> np.ndarray:
+    names = [s.name for s in plan.segments]
+    world = reference_forward(plan, theta)[names.index(effector.segment)]
     return effector_state(world, effector)[0]
 
 
-def _check_gradient(problem: Problem, spec: FigureSpec, theta: np.ndarray) -> None:
+def _check_gradient(problem: Problem, plan: FigurePlan, theta: np.ndarray) -> None:
     """The generic finite-difference check of ``Problem.objective``.
 
     On variables: the true partial derivatives (central differences, relative error ≤
     1e-6). Elsewhere: exactly 0. The value equals the reference G_all.
     """
     value, gradient = problem.objective(theta)
-    assert gradient.shape == (spec.n_dofs,)
+    assert gradient.shape == (plan.n_dofs,)
     assert value == pytest.approx(
-        reference_objective(spec, problem.constraints, theta), rel=1e-10, abs=1e-14
+        reference_objective(plan, problem.constraints, theta), rel=1e-10, abs=1e-14
     )
     expected = central_difference(objective_value(problem), theta)
     variables = problem.variables
     assert relative_error(expected[variables], gradient[variables]) <= FD_TOLERANCE
-    fixed = np.ones(spec.n_dofs, dtype=bool)
+    fixed = np.ones(plan.n_dofs, dtype=bool)
     fixed[variables] = False
     np.testing.assert_array_equal(gradient[fixed], 0.0)
 
 
-def _kinds_in(problem: Problem, spec: FigureSpec) -> set[str]:
-    dofs = [d for s in spec.segments for d in s.dofs]
+def _kinds_in(problem: Problem, plan: FigurePlan) -> set[str]:
+    dofs = [d for s in plan.segments for d in s.dofs]
     kinds = set()
     for i in problem.variables:
         kinds.add(dofs[i].kind)
@@ -68,30 +68,30 @@ def _kinds_in(problem: Problem, spec: FigureSpec) -> set[str]:
 @pytest.mark.parametrize("seed", SEEDS)
 def test_objective_gradient_matches_finite_differences(kind: str, seed: int) -> None:
     rng = np.random.default_rng(seed)
-    spec, fig = random_figure_spec(rng, int(rng.integers(3, 9)))
-    theta = random_theta(rng, spec)
-    effector = random_effector(rng, deepest_segment(spec))
-    goal = random_goal(kind, rng, _world_effector(spec, theta, effector))
+    plan, fig = random_figure_plan(rng, int(rng.integers(3, 9)))
+    theta = random_theta(rng, plan)
+    effector = random_effector(rng, deepest_segment(plan))
+    goal = random_goal(kind, rng, _world_effector(plan, theta, effector))
     constraint = Constraint(effector, goal, weight=rng.uniform(0.2, 3.0))
     problem = Problem(fig, [constraint])
     # Every check covers rotations, translations and partly rigid DOFs.
-    assert _kinds_in(problem, spec) >= {"rotation", "translation", "rigid"}
+    assert _kinds_in(problem, plan) >= {"rotation", "translation", "rigid"}
     if kind == "HalfSpace":
         assert problem.objective(theta)[0] > 0.0  # outside: a non-trivial gradient
-    _check_gradient(problem, spec, theta)
+    _check_gradient(problem, plan, theta)
 
 
 @pytest.mark.parametrize("seed", SEEDS)
 def test_any_of_value_and_gradient_with_members_of_different_types(seed: int) -> None:
     rng = np.random.default_rng(500 + seed)
-    spec, fig = random_figure_spec(rng, int(rng.integers(3, 9)))
-    theta = random_theta(rng, spec)
-    names = [s.name for s in spec.segments]
+    plan, fig = random_figure_plan(rng, int(rng.integers(3, 9)))
+    theta = random_theta(rng, plan)
+    names = [s.name for s in plan.segments]
     kinds = rng.choice(GOAL_TYPES, size=3, replace=False)
     members = []
     for kind in kinds:
         effector = random_effector(rng, str(rng.choice(names)))
-        goal = random_goal(str(kind), rng, _world_effector(spec, theta, effector))
+        goal = random_goal(str(kind), rng, _world_effector(plan, theta, effector))
         members.append(Constraint(effector, goal, weight=rng.uniform(0.2, 3.0)))
     weight = rng.uniform(0.2, 3.0)
     group = AnyOf(members, weight=weight)
@@ -104,7 +104,7 @@ def test_any_of_value_and_gradient_with_members_of_different_types(seed: int) ->
     # A clear minimum, so that the finite differences do not cross a switch.
     ordered = np.sort(weighted)
     assert ordered[1] - ordered[0] > 1e-4 * max(ordered[1], 1e-12)
-    _check_gradient(problem, spec, theta)
+    _check_gradient(problem, plan, theta)
 
 
 @pytest.mark.parametrize("seed", SEEDS)
@@ -112,17 +112,17 @@ def test_sum_of_constraints_with_chain_starts_matches_finite_differences(seed: i
     # Several constraints on random segments, each with a random chain start among the
     # ancestors of its effector, one AnyOf among them: chain reconciliation in action.
     rng = np.random.default_rng(700 + seed)
-    spec, fig = random_figure_spec(rng, int(rng.integers(4, 10)))
-    theta = random_theta(rng, spec)
-    names = [s.name for s in spec.segments]
+    plan, fig = random_figure_plan(rng, int(rng.integers(4, 10)))
+    theta = random_theta(rng, plan)
+    names = [s.name for s in plan.segments]
     items: list[Constraint | AnyOf] = []
     for _ in range(3):
         segment = str(rng.choice(names))
-        ancestors = spec.ancestors(segment)
+        ancestors = plan.ancestors(segment)
         start = None if rng.random() < 0.3 else str(rng.choice(ancestors))
         effector = random_effector(rng, segment)
         kind = str(rng.choice(GOAL_TYPES))
-        goal = random_goal(kind, rng, _world_effector(spec, theta, effector))
+        goal = random_goal(kind, rng, _world_effector(plan, theta, effector))
         items.append(Constraint(effector, goal, rng.uniform(0.2, 2.0), chain_start=start))
     pair = [
         Constraint(e, goals.Position(rng.normal(size=3)), rng.uniform(0.2, 2.0))
@@ -130,13 +130,13 @@ def test_sum_of_constraints_with_chain_starts_matches_finite_differences(seed: i
     ]
     items.append(AnyOf(pair, weight=rng.uniform(0.2, 2.0)))
     problem = Problem(fig, items)
-    _check_gradient(problem, spec, theta)
+    _check_gradient(problem, plan, theta)
 
 
 def test_zero_weight_constraint_contributes_nothing(rng: np.random.Generator) -> None:
-    spec, fig = random_figure_spec(rng, 4)
-    theta = random_theta(rng, spec)
-    effector = random_effector(rng, deepest_segment(spec))
+    plan, fig = random_figure_plan(rng, 4)
+    theta = random_theta(rng, plan)
+    effector = random_effector(rng, deepest_segment(plan))
     problem = Problem(fig, [Constraint(effector, goals.Position((9.0, 9.0, 9.0)), weight=0.0)])
     value, gradient = problem.objective(theta)
     assert value == 0.0
@@ -144,9 +144,9 @@ def test_zero_weight_constraint_contributes_nothing(rng: np.random.Generator) ->
 
 
 def test_weights_scale_value_and_gradient(rng: np.random.Generator) -> None:
-    spec, fig = random_figure_spec(rng, 5)
-    theta = random_theta(rng, spec)
-    effector = random_effector(rng, deepest_segment(spec))
+    plan, fig = random_figure_plan(rng, 5)
+    theta = random_theta(rng, plan)
+    effector = random_effector(rng, deepest_segment(plan))
     goal = goals.Position(rng.normal(size=3))
     one = Problem(fig, [Constraint(effector, goal, weight=1.0)]).objective(theta)
     three = Problem(fig, [Constraint(effector, goal, weight=3.0)]).objective(theta)
@@ -255,7 +255,7 @@ def test_chain_start_at_the_effector_segment_uses_only_its_joint() -> None:
 def test_dof_in_one_chain_enters_the_gradient_of_another_constraint() -> None:
     # A: the hand, chain to the root (root's DOFs are variables).
     # B: "other", chain only its own joint; root's DOFs move B's effector too, so root's
-    # gradient must include B's part (seed 000 §10).
+    # gradient must include B's part (Zhao & Badler 1994, §10).
     fig = _chain_figure()
     theta = np.array([0.3, 0.2, 0.4, 0.5, 0.6, 0.7])
     a = Constraint(Effector("hand"), goals.Position((0.3, 1.0, 1.0)))
@@ -280,10 +280,10 @@ def test_dof_in_one_chain_enters_the_gradient_of_another_constraint() -> None:
 def test_dofs_in_no_chain_get_exactly_zero_gradient() -> None:
     for seed in range(10):
         local = np.random.default_rng(seed)
-        spec, fig = random_figure_spec(local, 8)
-        theta = random_theta(local, spec)
-        leaf = deepest_segment(spec)
-        start = spec.ancestors(leaf)[1] if spec.depth(leaf) > 1 else leaf
+        plan, fig = random_figure_plan(local, 8)
+        theta = random_theta(local, plan)
+        leaf = deepest_segment(plan)
+        start = plan.ancestors(leaf)[1] if plan.depth(leaf) > 1 else leaf
         effector = random_effector(local, leaf)
         problem = Problem(
             fig, [Constraint(effector, goals.Position(local.normal(size=3)), chain_start=start)]
@@ -341,17 +341,17 @@ def test_constraint_on_a_dofless_root_has_no_variables() -> None:
 @pytest.mark.parametrize("seed", range(5))
 def test_effector_states_and_potentials_match_reference(seed: int) -> None:
     rng = np.random.default_rng(900 + seed)
-    spec, fig = random_figure_spec(rng, 6)
-    theta = random_theta(rng, spec)
-    names = [s.name for s in spec.segments]
+    plan, fig = random_figure_plan(rng, 6)
+    theta = random_theta(rng, plan)
+    names = [s.name for s in plan.segments]
     constraints = []
     for kind in ("Position", "Orientation", "Aim"):
         effector = random_effector(rng, str(rng.choice(names)))
-        goal = random_goal(kind, rng, _world_effector(spec, theta, effector))
+        goal = random_goal(kind, rng, _world_effector(plan, theta, effector))
         constraints.append(Constraint(effector, goal))
     problem = Problem(fig, constraints)
     points, xs, ys = problem.effector_states(theta)
-    world = reference_forward(spec, theta)
+    world = reference_forward(plan, theta)
     for k, c in enumerate(constraints):
         r, x, y = effector_state(world[names.index(c.effector.segment)], c.effector)
         np.testing.assert_allclose(points[k], r, atol=1e-12)
@@ -376,8 +376,8 @@ def test_problem_keeps_its_constraints_and_leaves() -> None:
 
 
 def test_objective_does_not_modify_theta(rng: np.random.Generator) -> None:
-    spec, fig = random_figure_spec(rng, 5)
-    theta = random_theta(rng, spec)
+    plan, fig = random_figure_plan(rng, 5)
+    theta = random_theta(rng, plan)
     before = theta.copy()
     problem = Problem(fig, [Constraint(random_effector(rng, "seg4"), goals.Position((1, 1, 1)))])
     problem.objective(theta)
@@ -385,8 +385,8 @@ def test_objective_does_not_modify_theta(rng: np.random.Generator) -> None:
 
 
 def test_objective_is_deterministic(rng: np.random.Generator) -> None:
-    spec, fig = random_figure_spec(rng, 5)
-    theta = random_theta(rng, spec)
+    plan, fig = random_figure_plan(rng, 5)
+    theta = random_theta(rng, plan)
     problem = Problem(fig, [Constraint(random_effector(rng, "seg4"), goals.Aim((1, 1, 1)))])
     first = problem.objective(theta)
     second = problem.objective(theta)

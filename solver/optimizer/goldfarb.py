@@ -1,17 +1,19 @@
-"""Goldfarb's method with the BFGS update on Rosen's gradient projection (seed 000, App. A).
+"""Goldfarb's method with the BFGS update on Rosen's gradient projection.
+
+Goldfarb 1969 and Rosen 1960, as used by Zhao & Badler 1994, App. A.
 
 Minimise G(φ) subject to ``E φ = e`` and ``A φ ≥ b`` (unit rows), from a feasible φ.
 
 State: feasible φ; the active set (equalities always in); ``H`` (n×n, positive
 semi-definite, ``H·N = 0`` for the matrix N of active rows as columns). H starts as the
-projector ``I − N(NᵀN)⁻¹Nᵀ`` (the 1994 paper), or, given the goals' Gauss–Newton
+projector ``I − N(NᵀN)⁻¹Nᵀ`` (Zhao & Badler 1994), or, given the goals' Gauss–Newton
 curvature B, as ``Z(Zᵀ(B + μI)Z)⁻¹Zᵀ`` with Z a basis of N's null space and μ a damping
 (the larger of 1e-7 × the largest diagonal entry and G): the first step is then a
 damped least-squares step, and a warm-started drag event converges in a few
 iterations. With the Gauss–Newton start, H also starts afresh, from the curvature at
 the current iterate, whenever the active set changes (instead of the rank-one updates of
 steps 2 and 4) and after every step that lowers G by 20% or more (instead of step 5's
-update: Fletcher and Xu's hybrid of Gauss–Newton and BFGS). Goals that can be met make
+update: the hybrid of Gauss–Newton and BFGS of Fletcher & Xu 1987). Goals that can be met make
 G a zero-residual least-squares problem, where these Gauss–Newton steps converge
 quadratically; where G stays large (an unreachable goal), BFGS takes over.
 
@@ -27,7 +29,7 @@ quadratically; where G stays large (an unreachable goal), BFGS takes over.
    ``(0, min(1, λ_max)]`` (see :mod:`.linesearch`).
 4. If the step reached λ_max, add that row: ``H ← H − H a aᵀ H / (aᵀ H a)``.
 5. Otherwise, with σ = αs and y = g⁺ − g, if σᵀy > 0 update H by BFGS when
-   ``σᵀy ≥ yᵀHy`` and by DFP otherwise (Fletcher's switch).
+   ``σᵀy ≥ yᵀHy`` and by DFP otherwise (the switch of Fletcher 1970).
 
 Every trial point is projected back onto the active rows (a correction of rounding
 size), so iterates stay feasible; G is evaluated at exactly the accepted point and never
@@ -66,7 +68,7 @@ _DAMPING_G = 1.0
 """Damping μ relative to G."""
 _GAUSS_NEWTON_DROP = 0.8
 """With the Gauss–Newton metric, a step that leaves G at most this fraction of its
-value restarts H from the curvature at the new point (Fletcher and Xu's hybrid switch:
+value restarts H from the curvature at the new point (the hybrid switch of Fletcher & Xu 1987:
 G fell by 20% or more) instead of the BFGS update."""
 
 
@@ -529,7 +531,7 @@ class _Run:
             self.add(hit)
             return None
         if self.curvature is not None and search.value <= _GAUSS_NEWTON_DROP * value0:
-            # Fletcher–Xu: G fell fast, so the goals' residuals dominate the Hessian and
+            # Fletcher & Xu 1987: G fell fast, so the goals' residuals dominate the Hessian and
             # the Gauss–Newton curvature at the new point is the better metric.
             self.h = None
             self.fresh = True
@@ -538,7 +540,7 @@ class _Run:
         return None
 
     def update(self, sigma: FloatArray, y: FloatArray) -> None:
-        """Fletcher's switch: BFGS when σᵀy ≥ yᵀHy, else DFP; skipped unless σᵀy > 0."""
+        """The switch of Fletcher 1970: BFGS when σᵀy ≥ yᵀHy, else DFP; skipped unless σᵀy > 0."""
         sy = float(sigma @ y)
         if sy <= 1e-300:
             return
