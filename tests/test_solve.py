@@ -339,7 +339,10 @@ def test_degenerate_vertex_where_three_limits_meet() -> None:
 
 
 def test_warm_started_drag_steps_converge_in_few_iterations() -> None:
-    """The drag of Phillips, Zhao & Badler 1990: each event warm-starts from the last pose; the goal moves 1 cm."""
+    """A drag as in Phillips, Zhao & Badler 1990: each event warm-starts from the last pose.
+
+    The goal moves 1 cm per event.
+    """
     lengths = [0.5, 0.4, 0.3]
     fig = planar_arm(lengths, lower=-2.5, upper=2.5)
     theta = np.array([0.3, 0.6, 0.4])
