@@ -1,4 +1,4 @@
-"""Tests of solver.models: the 53-DOF human, random feasible poses and the tube task."""
+"""Tests of the shared fixtures: the 53-DOF human, random feasible poses, the tube task."""
 
 from __future__ import annotations
 
