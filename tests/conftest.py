@@ -7,10 +7,10 @@ from collections.abc import Callable
 
 import numpy as np
 import pytest
-from helpers import FigurePlan, random_figure_plan
+from helpers import FigurePlan, random_figure_plan, three_segment_arm
 from hypothesis import settings
 
-from solver import Dof, Figure
+from solver import Figure
 
 # The add-on's tests run inside Blender (bpy), in environments of their own: tools/test
 # runs them with --confcutdir=tests/addon, so this file is not loaded there.
@@ -47,16 +47,5 @@ def random_figure_with_plan() -> Callable[..., tuple[FigurePlan, Figure]]:
 
 @pytest.fixture
 def arm() -> Figure:
-    """A three-segment arm along +y: shoulder (x, z rotations), elbow (x), hand (no DOFs).
-
-    Shoulder x in [−1, 1], shoulder z unbounded, elbow x in [0, 2.5]; 0.3 between joints.
-    """
-    offset = np.eye(4)
-    offset[1, 3] = 0.3
-    fig = Figure()
-    fig.add_segment("shoulder", dofs=[Dof.rotation("x", lower=-1.0, upper=1.0), Dof.rotation("z")])
-    fig.add_segment(
-        "elbow", parent="shoulder", rest=offset, dofs=[Dof.rotation("x", lower=0.0, upper=2.5)]
-    )
-    fig.add_segment("hand", parent="elbow", rest=offset)
-    return fig
+    """The three-segment arm of :func:`helpers.three_segment_arm`, 0.3 between joints."""
+    return three_segment_arm()

@@ -432,7 +432,52 @@ def objective_value(problem: Problem) -> Callable[[np.ndarray], float]:
     return lambda theta: problem.objective(theta)[0]
 
 
+# -- small figures -----------------------------------------------------------------------
+
+
+def three_segment_arm(
+    names: Sequence[str] = ("shoulder", "elbow", "hand"), link: float = 0.3
+) -> Figure:
+    """A three-segment arm along +y: shoulder (x, z rotations), elbow (x), hand (no DOFs).
+
+    Shoulder x in [−1, 1], shoulder z unbounded, elbow x in [0, 2.5]; ``link`` between
+    joints. ``names`` renames the three segments.
+    """
+    shoulder, elbow, hand = names
+    offset = np.eye(4)
+    offset[1, 3] = link
+    fig = Figure()
+    fig.add_segment(shoulder, dofs=[Dof.rotation("x", lower=-1.0, upper=1.0), Dof.rotation("z")])
+    fig.add_segment(
+        elbow, parent=shoulder, rest=offset, dofs=[Dof.rotation("x", lower=0.0, upper=2.5)]
+    )
+    fig.add_segment(hand, parent=elbow, rest=offset)
+    return fig
+
+
+def arm_and_head() -> Figure:
+    """``upper_arm``, ``forearm``, ``hand`` 0.5 apart (:func:`three_segment_arm`), and a
+    second root ``head`` with one rotation about y."""
+    fig = three_segment_arm(("upper_arm", "forearm", "hand"), 0.5)
+    fig.add_segment("head", dofs=[Dof.rotation("y")])
+    return fig
+
+
+def hand_constraint() -> Constraint:
+    """A position goal at the origin for the ``hand`` segment's origin."""
+    return Constraint(Effector("hand"), goals.Position((0, 0, 0)))
+
+
+def hand_problem(fig: Figure | None = None) -> Problem:
+    """:func:`arm_and_head` (or ``fig``) with the hand's origin going to (0, 0.5, 0.5)."""
+    fig = fig or arm_and_head()
+    return Problem(fig, [Constraint(Effector("hand"), goals.Position((0.0, 0.5, 0.5)))])
+
+
 # -- errors ------------------------------------------------------------------------------
+
+BAD_NUMBERS = (np.nan, np.inf, -np.inf)
+"""Numbers that every check of finite input rejects."""
 
 
 @contextlib.contextmanager

@@ -118,49 +118,6 @@ def test_bounds_and_rigidity_arrays() -> None:
     np.testing.assert_array_equal(fig.rigidity, [0.0, 0.25, 1.0])
 
 
-@pytest.mark.parametrize(
-    ("axis", "expected"),
-    [
-        ("x", (1.0, 0.0, 0.0)),
-        ("Y", (0.0, 1.0, 0.0)),
-        ("-z", (0.0, 0.0, -1.0)),
-        ("+x", (1.0, 0.0, 0.0)),
-        ((0.0, 3.0, 4.0), (0.0, 0.6, 0.8)),
-        (np.array([0.0, 0.0, -2.0]), (0.0, 0.0, -1.0)),
-    ],
-)
-def test_dof_axis_is_normalised(axis: object, expected: tuple[float, float, float]) -> None:
-    dof = Dof.rotation(axis)  # type: ignore[arg-type]
-    np.testing.assert_allclose(dof.axis, expected, atol=1e-15)
-
-
-def test_dof_kinds_and_defaults() -> None:
-    rotation = Dof.rotation("x")
-    translation = Dof.translation("y", lower=0.0, upper=0.1)
-    assert rotation.kind == "rotation"
-    assert translation.kind == "translation"
-    assert rotation.lower is None and rotation.upper is None
-    assert rotation.rigidity == 0.0
-    assert (translation.lower, translation.upper) == (0.0, 0.1)
-
-
-@pytest.mark.parametrize(
-    ("rigidity", "scale", "locked"), [(0.0, 1.0, False), (0.25, 0.75, False), (1.0, 0.0, True)]
-)
-def test_dof_rigidity_maps_to_scale_one_minus_r(
-    rigidity: float, scale: float, locked: bool
-) -> None:
-    dof = Dof.rotation("x", rigidity=rigidity)
-    assert dof.scale == pytest.approx(scale)
-    assert dof.locked is locked
-
-
-def test_dof_is_immutable() -> None:
-    dof = Dof.rotation("x")
-    with pytest.raises(AttributeError):
-        dof.lower = 1.0  # type: ignore[misc]
-
-
 def test_equal_bounds_fix_a_dof() -> None:
     dof = Dof.rotation("x", lower=0.3, upper=0.3)
     assert dof.lower == dof.upper == 0.3
