@@ -9,12 +9,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal, TypedDict, Unpack
 
+import numpy as np
 from numpy.typing import ArrayLike
 
-from ._checks import FloatArray, finite_scalar, unit_vector
+from ._checks import FloatArray, finite_array, finite_scalar, unit_vector
 from .exceptions import SolverInputError
 
-__all__ = ["Dof", "DofKind", "DofOptions", "Segment"]
+__all__ = ["Dof", "DofKind", "DofOptions", "Segment", "rest_matrix"]
 
 DofKind = Literal["rotation", "translation"]
 
@@ -120,3 +121,42 @@ class Segment:
     def dof_indices(self) -> range:
         """Indices in θ of this segment's DOFs."""
         return range(self.first_dof, self.first_dof + len(self.dofs))
+
+
+_LAST_ROW = np.array((0.0, 0.0, 0.0, 1.0))
+_EYE3 = np.eye(3)
+
+
+def rest_matrix(rest: ArrayLike | None, name: str) -> FloatArray:
+    """Segment ``name``'s rest matrix, checked (the identity for None).
+
+    It must be a rotation times a uniform positive scale, plus a translation.
+
+    Raises:
+        SolverInputError: For a matrix that is not finite, not (4, 4), not affine or not
+            a similarity.
+    """
+    if rest is None:
+        return np.eye(4)
+    matrix = finite_array(rest, f"segment {name!r}: rest matrix", (4, 4))
+    if float(np.abs(matrix[3] - _LAST_ROW).max()) > 1e-9:
+        raise SolverInputError(
+            f"segment {name!r}: rest matrix's last row must be (0, 0, 0, 1), got {matrix[3]}",
+            item=f"segment {name!r}",
+        )
+    linear = matrix[:3, :3]
+    gram = linear.T @ linear
+    scale2 = float(np.trace(gram)) / 3.0
+    if (
+        scale2 <= 1e-18
+        or np.linalg.det(linear) <= 0.0
+        # within 1e-6 (off the diagonal) and 1.1e-5 (on it) of scale² · I: room for
+        # matrices stored in single precision
+        or bool((np.abs(gram - scale2 * _EYE3) > scale2 * (1e-6 + 1e-5 * _EYE3)).any())
+    ):
+        raise SolverInputError(
+            f"segment {name!r}: rest matrix must be a rotation times a uniform positive "
+            "scale (non-uniform scale, shear and mirroring are not supported)",
+            item=f"segment {name!r}",
+        )
+    return matrix
