@@ -427,12 +427,23 @@ def relative_error(reference: np.ndarray, value: np.ndarray) -> float:
     return float(np.linalg.norm(reference - value) / max(np.linalg.norm(reference), 1e-8))
 
 
+FD_TOLERANCE = 1e-6
+"""Largest relative error of a gradient against central differences."""
+
+
 def objective_value(problem: Problem) -> Callable[[np.ndarray], float]:
     """θ ↦ G_all of ``problem`` (the value only)."""
     return lambda theta: problem.objective(theta)[0]
 
 
 # -- small figures -----------------------------------------------------------------------
+
+
+def translation(x: float, y: float, z: float) -> np.ndarray:
+    """The (4, 4) translation by (x, y, z)."""
+    matrix = np.eye(4)
+    matrix[:3, 3] = (x, y, z)
+    return matrix
 
 
 def three_segment_arm(
@@ -444,14 +455,26 @@ def three_segment_arm(
     joints. ``names`` renames the three segments.
     """
     shoulder, elbow, hand = names
-    offset = np.eye(4)
-    offset[1, 3] = link
+    offset = translation(0.0, link, 0.0)
     fig = Figure()
     fig.add_segment(shoulder, dofs=[Dof.rotation("x", lower=-1.0, upper=1.0), Dof.rotation("z")])
     fig.add_segment(
         elbow, parent=shoulder, rest=offset, dofs=[Dof.rotation("x", lower=0.0, upper=2.5)]
     )
     fig.add_segment(hand, parent=elbow, rest=offset)
+    return fig
+
+
+def chain_figure() -> Figure:
+    """root → upper → lower → hand, each joint one x rotation, 0.5 apart along y; plus a
+    branch root → other with a z rotation (the root also translates along x)."""
+    offset = translation(0.0, 0.5, 0.0)
+    fig = Figure()
+    fig.add_segment("root", dofs=[Dof.rotation("z"), Dof.translation("x")])
+    fig.add_segment("upper", parent="root", rest=offset, dofs=[Dof.rotation("x")])
+    fig.add_segment("lower", parent="upper", rest=offset, dofs=[Dof.rotation("x")])
+    fig.add_segment("hand", parent="lower", rest=offset, dofs=[Dof.rotation("x")])
+    fig.add_segment("other", parent="root", rest=offset, dofs=[Dof.rotation("z")])
     return fig
 
 

@@ -5,14 +5,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from helpers import translation
 
 from solver import AnyOf, Constraint, Dof, Effector, Figure, Problem, goals
-
-
-def translation(x: float, y: float, z: float) -> np.ndarray:
-    matrix = np.eye(4)
-    matrix[:3, 3] = (x, y, z)
-    return matrix
 
 
 def random_rotation(rng: np.random.Generator) -> np.ndarray:

@@ -8,9 +8,10 @@ import os
 
 import numpy as np
 import pytest
+from helpers import translation
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from problems import planar_arm, random_problem, tip, translation
+from problems import planar_arm, random_problem, tip
 
 from solver import (
     Constraint,
