@@ -12,8 +12,8 @@ from numpy.typing import ArrayLike
 from ._checks import FloatArray, finite_scalar
 from .exceptions import SolverInputError
 from .optimizer.feasible import perturb
-from .optimizer.goldfarb import Descent, descend
-from .optimizer.result import SolveResult, Status
+from .optimizer.goldfarb import descend
+from .optimizer.result import Descent, SolveResult, Status
 from .optimizer.space import ReducedSpace
 from .problem import Problem
 

@@ -7,7 +7,7 @@ from enum import StrEnum
 
 from .._checks import FloatArray
 
-__all__ = ["MESSAGES", "SolveResult", "Status"]
+__all__ = ["MESSAGES", "Descent", "SolveResult", "Status"]
 
 
 class Status(StrEnum):
@@ -34,6 +34,35 @@ MESSAGES: dict[Status, str] = {
     Status.STALLED: "stalled: the line search found no decrease; not a Kuhn–Tucker point",
 }
 """The headline of every status's message (details follow it after a colon)."""
+
+
+@dataclass(frozen=True)
+class Descent:
+    """Outcome of one local descent.
+
+    Attributes:
+        phi: Final iterate, shape (n,).
+        value: G at phi.
+        gradient: ∇G at phi, shape (n,).
+        status: How the descent ended.
+        message: Human-readable reason (:meth:`Status.message`).
+        iterations: Accepted steps plus active-set changes.
+        evaluations: Objective evaluations.
+        active: Active inequality rows at the end.
+        projected_gradient: ‖Pg‖ at the end.
+        multipliers: Inequality multipliers of ``active``.
+    """
+
+    phi: FloatArray
+    value: float
+    gradient: FloatArray
+    status: Status
+    message: str
+    iterations: int
+    evaluations: int
+    active: tuple[int, ...]
+    projected_gradient: float
+    multipliers: FloatArray
 
 
 @dataclass(frozen=True)
