@@ -136,13 +136,13 @@ def solve(
         outcome, runs = _descents(
             problem,
             space,
+            callback,
             deadline=deadline,
             tolerance=tolerance,
             max_iterations=max_iterations,
             restarts=restarts,
             seed=seed,
-            start_metric=start_metric,
-            callback=callback,
+            gauss_newton=start_metric == "gauss_newton",
             goal_tolerance=goal_tolerance,
         )
     theta = space.theta(outcome.phi)
@@ -168,17 +168,19 @@ def solve(
 def _descents(
     problem: Problem,
     space: ReducedSpace,
+    callback: Callable[[FloatArray, float], None] | None,
     *,
     deadline: float | None,
     tolerance: float,
     max_iterations: int,
     restarts: int,
     seed: int,
-    start_metric: str,
-    callback: Callable[[FloatArray, float], None] | None,
+    gauss_newton: bool,
     goal_tolerance: float | None,
 ) -> tuple[Descent, int]:
     """The first descent and the restarts after it (see :func:`solve`).
+
+    ``gauss_newton``: whether H starts from the goals' Gauss–Newton curvature.
 
     Returns:
         The best descent, with the iterations and evaluations of all of them and the
@@ -234,7 +236,7 @@ def _descents(
             max_iterations=min(max_iterations - total_iterations, per_descent),
             deadline=deadline,
             callback=reporter,
-            curvature=curvature if start_metric == "gauss_newton" else None,
+            curvature=curvature if gauss_newton else None,
             goal_value=goal_tolerance,
         )
         runs = attempt

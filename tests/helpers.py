@@ -244,6 +244,16 @@ def random_theta(rng: np.random.Generator, plan: FigurePlan) -> np.ndarray:
     return np.array(values, dtype=np.float64)
 
 
+def random_posed_figure(
+    seed: int, low: int, high: int
+) -> tuple[np.random.Generator, FigurePlan, Figure, np.ndarray]:
+    """A generator seeded with ``seed``, a random figure of ``low`` to ``high − 1``
+    segments (with its plan) and a random pose θ of it, drawn in that order."""
+    rng = np.random.default_rng(seed)
+    plan, fig = random_figure_plan(rng, int(rng.integers(low, high)))
+    return rng, plan, fig, random_theta(rng, plan)
+
+
 def deepest_segment(plan: FigurePlan) -> str:
     """The segment with the most ancestors (the first one on ties)."""
     return max((s.name for s in plan.segments), key=plan.depth)

@@ -162,22 +162,28 @@ def test_add_polygon_limit_raises_if_polygon_intersects_itself() -> None:
         arm_and_head().add_polygon_limit("upper_arm", (0, 1), star)
 
 
-def test_add_polygon_limit_raises_if_vertices_are_collinear() -> None:
-    # Vertex 1 lies on the edge from vertex 0 to vertex 2.
-    vertices = [(0.0, 0.0), (1.0, 0.0), (2.0, 0.0), (1.0, 1.0)]
-    with raises_input_error("degenerate polygon, vertices 0, 1 and 2 are collinear"):
-        arm_and_head().add_polygon_limit("upper_arm", (0, 1), vertices)
-
-
-def test_add_polygon_limit_raises_if_a_vertex_is_repeated() -> None:
-    vertices = [(0.0, 0.0), (1.0, 0.0), (1.0, 0.0), (0.0, 1.0)]
-    with raises_input_error("degenerate polygon, vertices 1 and 2 coincide"):
-        arm_and_head().add_polygon_limit("upper_arm", (0, 1), vertices)
-
-
-def test_add_polygon_limit_raises_if_polygon_is_closed_by_repeating_the_first_vertex() -> None:
-    vertices = [(0.0, 0.0), (1.0, 0.0), (0.0, 1.0), (0.0, 0.0)]
-    with raises_input_error("degenerate polygon, vertices 3 and 0 coincide"):
+@pytest.mark.parametrize(
+    ("vertices", "message"),
+    [
+        # Vertex 1 lies on the edge from vertex 0 to vertex 2.
+        (
+            [(0.0, 0.0), (1.0, 0.0), (2.0, 0.0), (1.0, 1.0)],
+            "degenerate polygon, vertices 0, 1 and 2 are collinear",
+        ),
+        (
+            [(0.0, 0.0), (1.0, 0.0), (1.0, 0.0), (0.0, 1.0)],
+            "degenerate polygon, vertices 1 and 2 coincide",
+        ),
+        # Closed by repeating the first vertex.
+        (
+            [(0.0, 0.0), (1.0, 0.0), (0.0, 1.0), (0.0, 0.0)],
+            "degenerate polygon, vertices 3 and 0 coincide",
+        ),
+    ],
+    ids=["collinear", "repeated", "closed"],
+)
+def test_add_polygon_limit_raises_if_polygon_is_degenerate(vertices: list, message: str) -> None:
+    with raises_input_error(message):
         arm_and_head().add_polygon_limit("upper_arm", (0, 1), vertices)
 
 

@@ -7,6 +7,7 @@ import pytest
 from helpers import (
     FigurePlan,
     random_figure_plan,
+    random_posed_figure,
     random_rest,
     random_theta,
     reference_dof_axes,
@@ -129,9 +130,7 @@ def test_forward_returns_segments_in_add_segment_order_and_shape() -> None:
 
 @pytest.mark.parametrize("seed", SEEDS)
 def test_dof_axes_and_rotation_pivots_match_reference(seed: int) -> None:
-    rng = np.random.default_rng(200 + seed)
-    plan, fig = random_figure_plan(rng, int(rng.integers(2, 8)))
-    theta = random_theta(rng, plan)
+    _, plan, fig, theta = random_posed_figure(200 + seed, 2, 8)
     kin = fig.kinematics
     axes, pivots = kin.dof_axes(kin.frames(theta))
     ref_axes, ref_pivots = reference_dof_axes(plan, theta)
@@ -162,9 +161,7 @@ def test_moves_marks_exactly_the_ancestor_dofs(seed: int) -> None:
 def test_point_and_axis_derivatives_follow_zhao_badler_section_4(seed: int) -> None:
     # ∂r/∂θ_i = u_i × (r − q_i), ∂v/∂θ_i = u_i × v (rotation); u_i, 0 (translation);
     # 0 for DOFs that are not ancestors. Checked by central differences of the FK.
-    rng = np.random.default_rng(400 + seed)
-    plan, fig = random_figure_plan(rng, int(rng.integers(2, 8)))
-    theta = random_theta(rng, plan)
+    rng, plan, fig, theta = random_posed_figure(400 + seed, 2, 8)
     kin = fig.kinematics
     axes, pivots = kin.dof_axes(kin.frames(theta))
     k = int(rng.integers(len(plan.segments)))

@@ -16,6 +16,7 @@ from helpers import (
     random_effector,
     random_figure_plan,
     random_goal,
+    random_posed_figure,
     random_theta,
     reference_forward,
     reference_objective,
@@ -68,9 +69,7 @@ def _kinds_in(problem: Problem, plan: FigurePlan) -> set[str]:
 @pytest.mark.parametrize("kind", GOAL_TYPES)
 @pytest.mark.parametrize("seed", SEEDS)
 def test_objective_gradient_matches_finite_differences(kind: str, seed: int) -> None:
-    rng = np.random.default_rng(seed)
-    plan, fig = random_figure_plan(rng, int(rng.integers(3, 9)))
-    theta = random_theta(rng, plan)
+    rng, plan, fig, theta = random_posed_figure(seed, 3, 9)
     effector = random_effector(rng, deepest_segment(plan))
     goal = random_goal(kind, rng, _world_effector(plan, theta, effector))
     constraint = Constraint(effector, goal, weight=rng.uniform(0.2, 3.0))
@@ -84,9 +83,7 @@ def test_objective_gradient_matches_finite_differences(kind: str, seed: int) -> 
 
 @pytest.mark.parametrize("seed", SEEDS)
 def test_any_of_value_and_gradient_with_members_of_different_types(seed: int) -> None:
-    rng = np.random.default_rng(500 + seed)
-    plan, fig = random_figure_plan(rng, int(rng.integers(3, 9)))
-    theta = random_theta(rng, plan)
+    rng, plan, fig, theta = random_posed_figure(500 + seed, 3, 9)
     names = [s.name for s in plan.segments]
     kinds = rng.choice(GOAL_TYPES, size=3, replace=False)
     members = []
@@ -112,9 +109,7 @@ def test_any_of_value_and_gradient_with_members_of_different_types(seed: int) ->
 def test_sum_of_constraints_with_chain_starts_matches_finite_differences(seed: int) -> None:
     # Several constraints on random segments, each with a random chain start among the
     # ancestors of its effector, one AnyOf among them: chain reconciliation in action.
-    rng = np.random.default_rng(700 + seed)
-    plan, fig = random_figure_plan(rng, int(rng.integers(4, 10)))
-    theta = random_theta(rng, plan)
+    rng, plan, fig, theta = random_posed_figure(700 + seed, 4, 10)
     names = [s.name for s in plan.segments]
     items: list[Constraint | AnyOf] = []
     for _ in range(3):

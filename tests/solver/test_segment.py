@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import pytest
 from helpers import (
@@ -38,15 +40,23 @@ def test_dof_raises_if_axis_has_wrong_shape() -> None:
 
 
 @pytest.mark.parametrize("bad", BAD_NUMBERS)
-def test_dof_raises_if_lower_bound_is_not_finite(bad: float) -> None:
-    with raises_input_error("DOF 'elbow' lower bound must be finite"):
-        Dof.rotation("x", lower=bad, upper=1.0, name="elbow")
-
-
-@pytest.mark.parametrize("bad", BAD_NUMBERS)
-def test_dof_raises_if_upper_bound_is_not_finite(bad: float) -> None:
-    with raises_input_error("DOF upper bound must be finite"):
-        Dof.translation("x", upper=bad)
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        (
+            lambda bad: Dof.rotation("x", lower=bad, upper=1.0, name="elbow"),
+            "DOF 'elbow' lower bound must be finite",
+        ),
+        (lambda bad: Dof.translation("x", upper=bad), "DOF upper bound must be finite"),
+        (lambda bad: Dof.rotation("x", rigidity=bad), "rigidity must be finite"),
+    ],
+    ids=["lower", "upper", "rigidity"],
+)
+def test_dof_raises_if_a_number_is_not_finite(
+    make: Callable[[float], Dof], message: str, bad: float
+) -> None:
+    with raises_input_error(message):
+        make(bad)
 
 
 def test_dof_raises_if_lower_is_above_upper() -> None:
@@ -58,12 +68,6 @@ def test_dof_raises_if_lower_is_above_upper() -> None:
 def test_dof_raises_if_rigidity_is_outside_0_1(rigidity: float) -> None:
     with raises_input_error(r"rigidity must be in \[0, 1\]"):
         Dof.rotation("x", rigidity=rigidity)
-
-
-@pytest.mark.parametrize("bad", BAD_NUMBERS)
-def test_dof_raises_if_rigidity_is_not_finite(bad: float) -> None:
-    with raises_input_error("rigidity must be finite"):
-        Dof.rotation("x", rigidity=bad)
 
 
 def test_dof_raises_if_kind_is_unknown() -> None:
