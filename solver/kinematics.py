@@ -198,10 +198,6 @@ class Kinematics:
             world = world[ancestor] @ world
         return Frames(world, flat)
 
-    def segment_frames(self, frames: Frames) -> FloatArray:
-        """World matrices of the segments, shape (n_segments, 4, 4)."""
-        return frames.world[:-1]
-
     def dof_axes(
         self, frames: Frames, dofs: IntArray | None = None
     ) -> tuple[FloatArray, FloatArray]:

@@ -94,7 +94,3 @@ class ReducedSpace:
         theta = self.base.copy()
         theta[self.variables] = self.scale * phi
         return theta
-
-    def gradient(self, gradient: FloatArray) -> FloatArray:
-        """∂G/∂φ from ∂G/∂θ, shape (n_v,)."""
-        return gradient[self.variables] * self.scale

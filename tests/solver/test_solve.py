@@ -30,7 +30,7 @@ def kkt_residuals(problem: Problem, theta0: np.ndarray, theta: np.ndarray, activ
     """‖Pg‖, the smallest inequality multiplier and ‖g‖, in the solver's scaled variables."""
     space = ReducedSpace.build(problem, theta0)
     _, gradient = problem.objective(theta)
-    g = space.gradient(gradient)
+    g = gradient[space.variables] * space.scale  # ∂G/∂φ
     rows = [space.a_eq]
     position = {int(row): k for k, row in enumerate(space.in_rows)}
     rows.append(space.a_in[[position[j] for j in active]])
