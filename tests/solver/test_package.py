@@ -166,6 +166,60 @@ def test_scan_accepts_relative_and_third_party_imports(source: str, where: str) 
     assert _absolute_solver_imports(source, path) == []
 
 
+def _import_graph() -> dict[str, set[str]]:
+    """Solver module → the solver modules it imports, at any depth of its code (also
+    under ``if TYPE_CHECKING:``); a module's own packages are left out, since importing
+    a module always runs them first."""
+    modules = {".".join(_module_name(path)): path for path in SOLVER_FILES}
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        parts = name.split(".")
+        packages = {".".join(parts[:k]) for k in range(1, len(parts) + 1)}
+        imported = {m for _, m, _ in _imports(path.read_text(encoding="utf-8"), path)}
+        graph[name] = {m for m in imported if m in modules and m not in packages}
+    return graph
+
+
+def _cycle(graph: dict[str, set[str]]) -> list[str]:
+    """One import circle of ``graph`` (its modules in order, the first again at the end),
+    or [] if there is none."""
+    done: set[str] = set()
+    path: list[str] = []
+
+    def visit(module: str) -> list[str]:
+        if module in path:
+            return [*path[path.index(module) :], module]
+        if module in done:
+            return []
+        path.append(module)
+        for other in sorted(graph.get(module, ())):
+            found = visit(other)
+            if found:
+                return found
+        path.pop()
+        done.add(module)
+        return []
+
+    for module in sorted(graph):
+        found = visit(module)
+        if found:
+            return found
+    return []
+
+
+def test_solver_has_no_import_circle() -> None:
+    graph = _import_graph()
+    assert "solver.segment" in graph["solver.kinematics"]
+    assert "solver.segment" in graph["solver.figure"]
+    assert _cycle(graph) == []
+
+
+def test_cycle_finder_finds_a_circle() -> None:
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert _cycle(graph) == ["a", "b", "c", "a"]
+    assert _cycle({"a": {"b"}, "b": set()}) == []
+
+
 def test_relative_imports_resolve_inside_solver() -> None:
     imports = _imports(
         "from ..exceptions import SolverInputError", SOLVER_DIR / "goals" / "base.py"
