@@ -26,8 +26,8 @@ class Problem:
     """Minimise ``G_all(θ) = Σ w_i G_i(θ)`` over a figure's DOFs within its limits.
 
     The variables are the union of all constraints' chains (chain reconciliation,
-    Zhao & Badler 1994, §10), less DOFs locked by rigidity 1; every variable DOF that moves an
-    effector enters that constraint's gradient. Other DOFs stay fixed.
+    Zhao & Badler 1994, §10), less DOFs locked by rigidity 1; every variable DOF that
+    moves an effector enters that constraint's gradient. Other DOFs stay fixed.
 
     Args:
         figure: The figure.
@@ -61,7 +61,7 @@ class Problem:
         paths, chain_mask = chains(figure, leaves)
         self._paths = tuple(paths)
         self._chain_lengths: FloatArray | None = None
-        locked = figure.rigidity >= 1.0
+        locked = np.array([dof.locked for dof in figure.dofs], dtype=bool)
         self.variable_mask = chain_mask.any(axis=0) & ~locked
         self.variables = np.flatnonzero(self.variable_mask)
         self.chains = chain_mask

@@ -54,8 +54,8 @@ class ReducedSpace:
     def build(cls, problem: Problem, theta0: FloatArray) -> ReducedSpace:
         """Reduce ``problem``'s limits to its free DOFs at the start pose ``theta0``."""
         variables = problem.variables
-        rigidity = problem.figure.rigidity[variables]
-        scale = 1.0 - rigidity
+        dofs = problem.figure.dofs
+        scale = np.array([dofs[j].scale for j in variables], dtype=np.float64)
         fixed = np.ones(problem.n_dofs, dtype=bool)
         fixed[variables] = False
         limits = problem.limits
