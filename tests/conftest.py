@@ -7,8 +7,9 @@ from collections.abc import Callable
 
 import numpy as np
 import pytest
-from helpers import FigurePlan, random_figure_plan, three_segment_arm
+from helpers import FigurePlan, random_figure_plan
 from hypothesis import settings
+from problems import three_segment_arm
 
 from solver import Figure
 
@@ -47,5 +48,5 @@ def random_figure_with_plan() -> Callable[..., tuple[FigurePlan, Figure]]:
 
 @pytest.fixture
 def arm() -> Figure:
-    """The three-segment arm of :func:`helpers.three_segment_arm`, 0.3 between joints."""
+    """The three-segment arm of :func:`problems.three_segment_arm`, 0.3 between joints."""
     return three_segment_arm()

@@ -1,22 +1,22 @@
-"""Plain test helpers: seeded random figures, a naive reference FK, the goals' formulas.
+"""Plain test helpers: seeded random figures, goals and poses, finite differences, errors.
 
-Everything here is written independently of the solver's own kinematics and goal code,
-so that tests compare the solver against a second implementation. The fixtures in
-``conftest.py`` wrap these functions; hypothesis tests and scripts import them directly
-(``from helpers import random_figure``).
+The fixtures in ``conftest.py`` wrap these functions; hypothesis tests import them
+directly (``from helpers import random_figure``). The second implementation the solver
+is compared against is in ``reference.py``; small named figures and problems in
+``problems.py``.
 """
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
 import pytest
 
 import solver
-from solver import AnyOf, Constraint, Dof, Effector, Figure, Problem, goals
+from solver import Dof, Effector, Figure, Problem, goals
 
 NAMED_AXES = {
     "x": (1.0, 0.0, 0.0),
@@ -259,104 +259,7 @@ def deepest_segment(plan: FigurePlan) -> str:
     return max((s.name for s in plan.segments), key=plan.depth)
 
 
-# -- reference kinematics ----------------------------------------------------------------
-
-
-def rodrigues(axis: Sequence[float], angle: float) -> np.ndarray:
-    """Rotation (3, 3) by ``angle`` about the unit ``axis``: cos·I + sin·[a]× + (1−cos)·aaᵀ."""
-    a = np.asarray(axis, dtype=np.float64)
-    a = a / np.linalg.norm(a)
-    cross = np.array([[0.0, -a[2], a[1]], [a[2], 0.0, -a[0]], [-a[1], a[0], 0.0]])
-    c, s = np.cos(angle), np.sin(angle)
-    return c * np.eye(3) + s * cross + (1.0 - c) * np.outer(a, a)
-
-
-def dof_transform(dof: DofPlan, value: float) -> np.ndarray:
-    """The 4×4 transform of one DOF at ``value``."""
-    matrix = np.eye(4)
-    axis = np.asarray(dof.axis, dtype=np.float64)
-    axis = axis / np.linalg.norm(axis)
-    if dof.kind == "rotation":
-        matrix[:3, :3] = rodrigues(axis, value)
-    else:
-        matrix[:3, 3] = value * axis
-    return matrix
-
-
-def reference_forward(plan: FigurePlan, theta: np.ndarray) -> np.ndarray:
-    """World matrices (n_segments, 4, 4) by the naive loop W_k = W_parent · R_k · Π D_j."""
-    world: dict[str, np.ndarray] = {}
-    out = []
-    index = 0
-    for seg in plan.segments:
-        matrix = np.eye(4) if seg.parent is None else world[seg.parent]
-        matrix = matrix @ seg.rest
-        for dof in seg.dofs:
-            matrix = matrix @ dof_transform(dof, float(theta[index]))
-            index += 1
-        world[seg.name] = matrix
-        out.append(matrix)
-    return np.array(out)
-
-
-def reference_dof_axes(plan: FigurePlan, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """World axes u (unit for rotations, scaled for translations) and pivots q per DOF."""
-    world: dict[str, np.ndarray] = {}
-    axes, pivots = [], []
-    index = 0
-    for seg in plan.segments:
-        matrix = np.eye(4) if seg.parent is None else world[seg.parent]
-        matrix = matrix @ seg.rest
-        for dof in seg.dofs:
-            axis = np.asarray(dof.axis) / np.linalg.norm(dof.axis)
-            u = matrix[:3, :3] @ axis
-            if dof.kind == "rotation":
-                u = u / np.linalg.norm(u)
-            axes.append(u)
-            pivots.append(matrix[:3, 3].copy())
-            matrix = matrix @ dof_transform(dof, float(theta[index]))
-            index += 1
-        world[seg.name] = matrix
-    return np.array(axes).reshape(-1, 3), np.array(pivots).reshape(-1, 3)
-
-
-def effector_state(
-    world: np.ndarray, effector: Effector
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """World point and unit axes of ``effector`` given its segment's world matrix."""
-    point = world[:3, :3] @ effector.point + world[:3, 3]
-    x = world[:3, :3] @ effector.x_axis
-    y = world[:3, :3] @ effector.y_axis
-    return point, x / np.linalg.norm(x), y / np.linalg.norm(y)
-
-
-# -- the goals' formulas ------------------------------------------------------------------
-
-
-def reference_potential(goal: goals.Goal, r: np.ndarray, x: np.ndarray, y: np.ndarray) -> float:
-    """P(e) of ``goal`` written straight from its formula (Zhao & Badler 1994, §5)."""
-    if isinstance(goal, goals.Position):
-        return float(np.sum((r - goal.point) ** 2))
-    if isinstance(goal, goals.Orientation):
-        return float(
-            goal.c_dx**2 * np.sum((x - goal.x) ** 2) + goal.c_dy**2 * np.sum((y - goal.y) ** 2)
-        )
-    if isinstance(goal, goals.PositionOrientation):
-        position = float(np.sum((r - goal.point) ** 2))
-        turn = reference_potential(goal.orientation, r, x, y)
-        return goal.w_position * position + (1.0 - goal.w_position) * turn
-    if isinstance(goal, goals.Aim):
-        d = goal.point - r
-        return float(goal.c_d**2 * np.sum((d / np.linalg.norm(d) - y) ** 2))
-    if isinstance(goal, goals.Line):
-        nu = goal.direction
-        projector = np.eye(3) - np.outer(nu, nu)
-        return float(np.sum((projector @ (r - goal.point)) ** 2))
-    if isinstance(goal, goals.Plane):
-        return float(((r - goal.point) @ goal.normal) ** 2)
-    if isinstance(goal, goals.HalfSpace):
-        return float(min(0.0, float((r - goal.point) @ goal.normal)) ** 2)
-    raise TypeError(f"no reference formula for {type(goal).__name__}")
+# -- random goals and effectors ---------------------------------------------------------
 
 
 def random_goal(kind: str, rng: np.random.Generator, r: np.ndarray | None = None) -> goals.Goal:
@@ -394,26 +297,6 @@ def random_effector(rng: np.random.Generator, segment: str) -> Effector:
     return Effector(segment, point=rng.normal(scale=0.3, size=3), x_axis=ex, y_axis=ey)
 
 
-def reference_objective(
-    plan: FigurePlan, items: Sequence[Constraint | AnyOf], theta: np.ndarray
-) -> float:
-    """G_all = Σ w_i G_i with AnyOf terms w·min_j w_j G_j, from the reference FK."""
-    world = reference_forward(plan, theta)
-    index = {s.name: k for k, s in enumerate(plan.segments)}
-
-    def weighted(c: Constraint) -> float:
-        r, x, y = effector_state(world[index[c.effector.segment]], c.effector)
-        return c.weight * reference_potential(c.goal, r, x, y)
-
-    total = 0.0
-    for item in items:
-        if isinstance(item, AnyOf):
-            total += item.weight * min(weighted(c) for c in item.constraints)
-        else:
-            total += weighted(item)
-    return total
-
-
 # -- finite differences ------------------------------------------------------------------
 
 
@@ -444,67 +327,6 @@ FD_TOLERANCE = 1e-6
 def objective_value(problem: Problem) -> Callable[[np.ndarray], float]:
     """θ ↦ G_all of ``problem`` (the value only)."""
     return lambda theta: problem.objective(theta)[0]
-
-
-# -- small figures -----------------------------------------------------------------------
-
-
-def translation(x: float, y: float, z: float) -> np.ndarray:
-    """The (4, 4) translation by (x, y, z)."""
-    matrix = np.eye(4)
-    matrix[:3, 3] = (x, y, z)
-    return matrix
-
-
-def three_segment_arm(
-    names: Sequence[str] = ("shoulder", "elbow", "hand"), link: float = 0.3
-) -> Figure:
-    """A three-segment arm along +y: shoulder (x, z rotations), elbow (x), hand (no DOFs).
-
-    Shoulder x in [−1, 1], shoulder z unbounded, elbow x in [0, 2.5]; ``link`` between
-    joints. ``names`` renames the three segments.
-    """
-    shoulder, elbow, hand = names
-    offset = translation(0.0, link, 0.0)
-    fig = Figure()
-    fig.add_segment(shoulder, dofs=[Dof.rotation("x", lower=-1.0, upper=1.0), Dof.rotation("z")])
-    fig.add_segment(
-        elbow, parent=shoulder, rest=offset, dofs=[Dof.rotation("x", lower=0.0, upper=2.5)]
-    )
-    fig.add_segment(hand, parent=elbow, rest=offset)
-    return fig
-
-
-def chain_figure() -> Figure:
-    """root → upper → lower → hand, each joint one x rotation, 0.5 apart along y; plus a
-    branch root → other with a z rotation (the root also translates along x)."""
-    offset = translation(0.0, 0.5, 0.0)
-    fig = Figure()
-    fig.add_segment("root", dofs=[Dof.rotation("z"), Dof.translation("x")])
-    fig.add_segment("upper", parent="root", rest=offset, dofs=[Dof.rotation("x")])
-    fig.add_segment("lower", parent="upper", rest=offset, dofs=[Dof.rotation("x")])
-    fig.add_segment("hand", parent="lower", rest=offset, dofs=[Dof.rotation("x")])
-    fig.add_segment("other", parent="root", rest=offset, dofs=[Dof.rotation("z")])
-    return fig
-
-
-def arm_and_head() -> Figure:
-    """``upper_arm``, ``forearm``, ``hand`` 0.5 apart (:func:`three_segment_arm`), and a
-    second root ``head`` with one rotation about y."""
-    fig = three_segment_arm(("upper_arm", "forearm", "hand"), 0.5)
-    fig.add_segment("head", dofs=[Dof.rotation("y")])
-    return fig
-
-
-def hand_constraint() -> Constraint:
-    """A position goal at the origin for the ``hand`` segment's origin."""
-    return Constraint(Effector("hand"), goals.Position((0, 0, 0)))
-
-
-def hand_problem(fig: Figure | None = None) -> Problem:
-    """:func:`arm_and_head` (or ``fig``) with the hand's origin going to (0, 0.5, 0.5)."""
-    fig = fig or arm_and_head()
-    return Problem(fig, [Constraint(Effector("hand"), goals.Position((0.0, 0.5, 0.5)))])
 
 
 # -- errors ------------------------------------------------------------------------------

@@ -7,7 +7,6 @@ import pytest
 from helpers import (
     FD_TOLERANCE,
     central_difference,
-    chain_figure,
     deepest_segment,
     objective_value,
     random_effector,
@@ -15,6 +14,7 @@ from helpers import (
     random_theta,
     relative_error,
 )
+from problems import chain_figure
 
 from solver import Constraint, Dof, Effector, Figure, Problem, goals
 

@@ -4,11 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from helpers import (
-    BAD_NUMBERS,
-    hand_constraint,
-    raises_input_error,
-)
+from helpers import BAD_NUMBERS, raises_input_error
+from problems import hand_constraint
 
 from solver import AnyOf, Constraint, Effector, goals
 

@@ -9,13 +9,8 @@ import re
 
 import numpy as np
 import pytest
-from helpers import (
-    BAD_NUMBERS,
-    arm_and_head,
-    hand_constraint,
-    hand_problem,
-    raises_input_error,
-)
+from helpers import BAD_NUMBERS, raises_input_error
+from problems import arm_and_head, hand_constraint, hand_problem
 
 import solver
 from solver import AnyOf, Constraint, Dof, Effector, Problem, goals, solve

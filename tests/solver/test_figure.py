@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from helpers import random_figure_plan, random_theta, reference_forward
+from helpers import random_figure_plan, random_theta
+from reference import reference_forward
 
 from solver import Dof, Figure, Segment
 

@@ -6,11 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from helpers import (
-    BAD_NUMBERS,
-    arm_and_head,
-    raises_input_error,
-)
+from helpers import BAD_NUMBERS, raises_input_error
+from problems import arm_and_head
 
 from solver import Dof, Figure
 

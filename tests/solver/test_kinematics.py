@@ -4,17 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from helpers import (
-    FigurePlan,
-    random_figure_plan,
-    random_posed_figure,
-    random_rest,
-    random_theta,
-    reference_dof_axes,
-    reference_forward,
-)
+from helpers import FigurePlan, random_figure_plan, random_posed_figure, random_rest, random_theta
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from reference import reference_dof_axes, reference_forward
 
 from solver import Dof, Figure
 

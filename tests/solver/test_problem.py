@@ -9,19 +9,17 @@ from helpers import (
     GOAL_TYPES,
     FigurePlan,
     central_difference,
-    chain_figure,
     deepest_segment,
-    effector_state,
     objective_value,
     random_effector,
     random_figure_plan,
     random_goal,
     random_posed_figure,
     random_theta,
-    reference_forward,
-    reference_objective,
     relative_error,
 )
+from problems import chain_figure
+from reference import effector_state, reference_forward, reference_objective
 
 from solver import AnyOf, Constraint, Dof, Effector, Figure, Problem, SolverInputError, goals
 

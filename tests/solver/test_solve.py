@@ -8,10 +8,9 @@ import os
 
 import numpy as np
 import pytest
-from helpers import translation
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from problems import planar_arm, random_problem, tip
+from problems import planar_arm, random_problem, tip, translation
 
 from solver import (
     Constraint,

@@ -12,10 +12,9 @@ from helpers import (
     random_frame,
     random_goal,
     random_unit,
-    reference_potential,
     relative_error,
-    rodrigues,
 )
+from reference import reference_potential, rodrigues
 
 from solver import goals
 from solver.goals import C5, Goal, GoalValue, commensurate
