@@ -6,6 +6,7 @@ import ast
 import importlib
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -280,3 +281,11 @@ def test_solver_is_imported_under_one_name_only() -> None:
     # Tests import the solver as `solver` only; a second copy would break isinstance.
     assert solver.Figure is sys.modules["solver.figure"].Figure
     assert not any(name.endswith(".solver") for name in sys.modules)
+
+
+def test_fixtures_stay_out_of_the_extension() -> None:
+    # Test and benchmark fixtures live under tests/, which the extension's build leaves out.
+    manifest = tomllib.loads((SOLVER_DIR.parent / "blender_manifest.toml").read_text())
+    assert "/tests/" in manifest["build"]["paths_exclude_pattern"]
+    assert not (SOLVER_DIR / "models").exists()
+    assert not (SOLVER_DIR / "peers.py").exists()
