@@ -64,7 +64,7 @@ def solve(
         theta0: Start pose, shape (n_dofs,), within the limits (to 1e-9).
         time_limit: Wall-clock budget [s] checked at the start of every iteration;
             when it runs out the best iterate so far is returned with status
-            ``"time_limit"``. None: no limit.
+            :attr:`Status.TIME_LIMIT`. None: no limit.
         tolerance: ε of the Kuhn–Tucker test (‖projected gradient‖ and multipliers, in
             the scaled variables) and the G_all above which restarts run.
         max_iterations: Most iterations over all descents; with restarts, one descent
@@ -76,10 +76,10 @@ def solve(
             :data:`START_METRICS`): ``"gauss_newton"`` (default) inverts the damped
             Gauss–Newton curvature of the goals on the null space of the active limits,
             so the first steps are damped least-squares steps; ``"identity"`` is the
-            projector of Zhao & Badler 1994, ``I − A(AᵀA)⁻¹Aᵀ``. Either way every later step is
-            Goldfarb's projected BFGS.
+            projector ``I − A(AᵀA)⁻¹Aᵀ`` of Zhao & Badler 1994. Either way every later
+            step is Goldfarb's projected BFGS.
         callback: Called with (θ, G_all) at every iterate of every descent.
-        goal_tolerance: Stop as soon as G_all ≤ this value, with status ``"converged"``:
+        goal_tolerance: Stop as soon as G_all ≤ this value, with :attr:`Status.CONVERGED`:
             every goal is then met to within it (G_all ≥ 0 is a sum of weighted
             potentials; see :meth:`Problem.goal_tolerance` for one from lengths). None:
             only the Kuhn–Tucker test at ``tolerance`` ends a descent.
