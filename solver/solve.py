@@ -54,10 +54,9 @@ def solve(
     A descent is Goldfarb's BFGS on Rosen's gradient projection (Goldfarb 1969; Rosen
     1960), as in Zhao & Badler 1994. When it ends with G_all above ``tolerance`` (a goal
     not met: a local minimum, often on a limit boundary, or an unreachable goal), up
-    to ``restarts`` further descents start from
-    seeded feasible perturbations (alternately of the start and of the best pose so
-    far) and the best result is kept. Drags pass ``restarts=0`` so that the pose moves
-    continuously from ``theta0``.
+    to ``restarts`` further descents start from seeded feasible perturbations
+    (alternately of the start and of the best pose so far) and the best result is kept.
+    Drags pass ``restarts=0`` so that the pose moves continuously from ``theta0``.
 
     Args:
         problem: The figure and its constraints.
