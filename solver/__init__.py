@@ -4,6 +4,14 @@ The spatial-constraint system of the Jack human-figure system (Zhao & Badler 199
 a figure (tree of segments with rotational and translational DOFs under linear joint
 limits) and weighted spatial constraints; :func:`solve` minimises the weighted sum of
 goal potentials without ever leaving the limits. Pure numpy; never imports Blender.
+
+Where things are: ``segment`` (DOFs and segments), ``figure`` (building a figure and
+its limits), ``kinematics`` (batched forward kinematics and DOF axes), ``limits``
+(linear joint limits), ``rotations`` (Euler angles and quaternions), ``constraint``
+and ``goals`` (what to reach), ``chains`` (which DOFs each constraint moves),
+``problem`` (the objective and its gradient), ``solve`` (restarts around the
+descents of ``optimizer``: ``goldfarb`` with its ``active_set``, ``metric`` and
+``linesearch``, the reduced ``space``, ``feasible`` restarts and the ``result``).
 """
 
 from . import goals

@@ -18,8 +18,6 @@ from problems import chain_figure
 
 from solver import Constraint, Dof, Effector, Figure, Problem, goals
 
-# -- variables and chain reconciliation ------------------------------------------------
-
 
 def test_variables_are_the_union_of_chains() -> None:
     fig = chain_figure()

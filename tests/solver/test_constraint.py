@@ -13,7 +13,7 @@ X = (1.0, 0.0, 0.0)
 Y = (0.0, 1.0, 0.0)
 
 
-# -- effectors, goals, constraints -----------------------------------------------------
+# -- effectors -------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("bad", BAD_NUMBERS)
@@ -54,6 +54,9 @@ def test_effector_raises_if_point_has_wrong_shape() -> None:
 def test_effector_raises_if_segment_is_not_a_name(segment: object) -> None:
     with raises_input_error("Effector: segment must be a segment name"):
         Effector(segment)  # type: ignore[arg-type]
+
+
+# -- constraints and AnyOf sets ---------------------------------------------------------
 
 
 @pytest.mark.parametrize("weight", [-1.0, -1e-12])

@@ -242,7 +242,7 @@ def test_objective_is_deterministic(rng: np.random.Generator) -> None:
     np.testing.assert_array_equal(first[1], second[1])
 
 
-# -- variables-only hot path, chain lengths and goal tolerances ---------------------------
+# -- variables-only hot path and goal tolerances -----------------------------------------
 
 
 @pytest.mark.parametrize("seed", range(6))

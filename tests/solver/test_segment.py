@@ -13,7 +13,7 @@ from helpers import (
 
 from solver import Dof
 
-# -- figure: DOFs ----------------------------------------------------------------------
+# -- bad input -------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("make", [Dof.rotation, Dof.translation])
@@ -73,6 +73,9 @@ def test_dof_raises_if_rigidity_is_outside_0_1(rigidity: float) -> None:
 def test_dof_raises_if_kind_is_unknown() -> None:
     with raises_input_error("DOF kind must be 'rotation' or 'translation'"):
         Dof("twist", (1.0, 0.0, 0.0))  # type: ignore[arg-type]
+
+
+# -- axes, kinds and rigidity -----------------------------------------------------------
 
 
 @pytest.mark.parametrize(
