@@ -13,14 +13,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._checks import FloatArray
+from ._checks import BoolArray, FloatArray
 from .constraint import AnyOf, Constraint
 from .exceptions import SolverInputError
 from .figure import Figure
 
 __all__ = ["Term", "chain_length", "chains", "flatten"]
-
-BoolArray = np.ndarray[tuple[int, ...], np.dtype[np.bool_]]
 
 
 @dataclass(frozen=True)

@@ -23,15 +23,12 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._checks import FloatArray
+from ._checks import BoolArray, FloatArray, IntArray
 from .segment import Segment
 
 __all__ = ["Frames", "Kinematics"]
 
 _ZERO = np.zeros(1)
-
-IntArray = np.ndarray[tuple[int], np.dtype[np.intp]]
-BoolArray = np.ndarray[tuple[int, ...], np.dtype[np.bool_]]
 
 
 def _skew(axis: FloatArray) -> FloatArray:

@@ -17,7 +17,8 @@ from .constraint import AnyOf, Constraint
 from .exceptions import SolverInputError
 from .figure import Figure
 from .goals.base import Goal
-from .vectors import axis_torque, cross, skews
+from .goals.stacked import StackedGoals
+from .vectors import cross, skews
 
 __all__ = ["Problem"]
 
@@ -165,17 +166,7 @@ class Problem:
         return other
 
     def _set_goals(self) -> None:
-        self._goals = tuple(c.goal for c in self.leaves)
-        kinds: dict[type[Goal], list[int]] = {}
-        for i, goal in enumerate(self._goals):
-            kinds.setdefault(type(goal), []).append(i)
-        self._batches = tuple(
-            (np.array(members, np.intp), kind.stack([self._goals[k] for k in members]))
-            for kind, members in kinds.items()
-        )
-        self._single = len(self._batches) == 1
-        self._kappa = np.array([goal.curvature() for goal in self._goals]).reshape(-1, 3)
-        self._axes_weighted = bool(np.any(self._kappa[:, 1:] > 0.0))
+        self._goals = StackedGoals([c.goal for c in self.leaves])
 
     @property
     def n_dofs(self) -> int:
@@ -226,29 +217,7 @@ class Problem:
     def potentials(self, theta: FloatArray) -> FloatArray:
         """Unweighted potentials G_i of the leaf constraints, shape (m,)."""
         points, x, y = self._pose(np.asarray(theta, dtype=np.float64))[:3]
-        return self._goal_values(points, x, y)[0]
-
-    def _goal_values(
-        self, points: FloatArray, x: FloatArray, y: FloatArray
-    ) -> tuple[FloatArray, FloatArray, FloatArray | None]:
-        """Potentials (m,), ∂P/∂r (m, 3) and the axes' torque x×∂P/∂x + y×∂P/∂y (m, 3)."""
-        if self._single:
-            values, d_point, d_x, d_y = self._batches[0][1](points, x, y)
-            return values, d_point, axis_torque(x, y, d_x, d_y)
-        m = len(self._goals)
-        values = np.empty(m)
-        d_point = np.empty((m, 3))
-        torque: FloatArray | None = None
-        for members, batch in self._batches:
-            value, dp, dx, dy = batch(points[members], x[members], y[members])
-            values[members] = value
-            d_point[members] = dp
-            part = axis_torque(x[members], y[members], dx, dy)
-            if part is not None:
-                if torque is None:
-                    torque = np.zeros((m, 3))
-                torque[members] = part
-        return values, d_point, torque
+        return self._goals(points, x, y)[0]
 
     def evaluate(self, theta: FloatArray) -> tuple[float, FloatArray]:
         """G_all and its gradient without input checks; the gradient has length n_dofs."""
@@ -269,7 +238,7 @@ class Problem:
             ``(value, gradient)``, the gradient of shape (len(variables),).
         """
         points, x, y, axes, pivots = self._pose(theta)
-        values, d_point, torque = self._goal_values(points, x, y)
+        values, d_point, torque = self._goals(points, x, y)
         weighted = self._weights * values
         if self._plain:
             total = float(weighted.sum())
@@ -320,7 +289,7 @@ class Problem:
         if self._plain:
             coefficient = self._weights
         else:
-            values = self._goal_values(points, x, y)[0]
+            values = self._goals(points, x, y)[0]
             coefficient = self._combine(self._weights * values)[1]
         m = points.shape[0]
         if self._all_rotations:
@@ -328,8 +297,8 @@ class Problem:
         else:
             spin = axes * self._variable_rotation
             shift = np.where(self._variable_rotation, cross(pivots, axes), axes)
-        weights = np.sqrt(coefficient[:, None] * self._kappa)  # (m, 3): point, x, y
-        vectors = np.concatenate([points, x, y]) if self._axes_weighted else points
+        weights = np.sqrt(coefficient[:, None] * self._goals.curvature)  # (m, 3): point, x, y
+        vectors = np.concatenate([points, x, y]) if self._goals.axes_weighted else points
         rows = spin @ skews(vectors)  # (n, 3·m) or (n, 9·m)
         rows[:, : 3 * m] += np.tile(shift, m)
         columns = weights.T[: rows.shape[1] // (3 * m)].reshape(-1)  # per effector block

@@ -14,12 +14,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._checks import FloatArray
+from .._checks import FloatArray, IntArray
 from ..problem import Problem
 
 __all__ = ["ReducedSpace"]
-
-IntArray = np.ndarray[tuple[int], np.dtype[np.intp]]
 
 
 @dataclass(frozen=True, eq=False)
