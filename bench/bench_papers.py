@@ -48,11 +48,11 @@ from machine import blas_threads, cpu_model, write_results  # first: one BLAS th
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+for folder in (ROOT, ROOT / "tests"):  # the solver, and the fixtures shared with the tests
+    if str(folder) not in sys.path:
+        sys.path.insert(0, str(folder))
 
-from solver import Constraint, Figure, Problem, goals, solve  # noqa: E402
-from solver.models import (  # noqa: E402
+from fixtures.models import (  # noqa: E402
     ARM_LENGTH,
     human_figure,
     limb_effectors,
@@ -61,6 +61,8 @@ from solver.models import (  # noqa: E402
     random_feasible_pose,
     tube_task,
 )
+
+from solver import Constraint, Figure, Problem, goals, solve  # noqa: E402
 
 TOLERANCES = (1e-6, 1e-3)
 """Success thresholds, × limb length (position) and radians (orientation)."""

@@ -54,11 +54,13 @@ from machine import blas_threads, cpu_model, write_results  # first: one BLAS th
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+for folder in (ROOT, ROOT / "tests"):  # the solver, and the fixtures shared with the tests
+    if str(folder) not in sys.path:
+        sys.path.insert(0, str(folder))
+
+from fixtures.models import random_feasible_pose  # noqa: E402
 
 from solver import Constraint, Dof, Effector, Figure, Problem, goals, solve  # noqa: E402
-from solver.models import random_feasible_pose  # noqa: E402
 
 DOF_COUNTS = (10, 20, 50, 100, 200, 400, 600)
 QUICK_DOF_COUNTS = (10, 50, 200)

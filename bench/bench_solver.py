@@ -51,17 +51,19 @@ import numpy as np
 import scipy
 
 ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+for folder in (ROOT, ROOT / "tests"):  # the solver, and the fixtures shared with the tests
+    if str(folder) not in sys.path:
+        sys.path.insert(0, str(folder))
 
-from solver import Constraint, Figure, Problem, goals, solve  # noqa: E402
-from solver.models import (  # noqa: E402
+from fixtures.models import (  # noqa: E402
     human_figure,
     limb_effectors,
     limb_length,
     random_feasible_pose,
 )
-from solver.peers import slsqp  # noqa: E402
+from fixtures.peers import slsqp  # noqa: E402
+
+from solver import Constraint, Figure, Problem, goals, solve  # noqa: E402
 
 EFFECTORS = ("hand.L", "hand.R", "foot.L", "foot.R")
 SUCCESS = 1e-6

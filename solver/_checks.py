@@ -1,4 +1,4 @@
-"""Validation helpers shared by the solver's constructors."""
+"""Validation helpers shared by the solver's constructors, and its array types."""
 
 from __future__ import annotations
 
@@ -11,6 +11,8 @@ from numpy.typing import ArrayLike, NDArray
 from .exceptions import SolverInputError
 
 FloatArray = NDArray[np.float64]
+IntArray = np.ndarray[tuple[int], np.dtype[np.intp]]
+BoolArray = np.ndarray[tuple[int, ...], np.dtype[np.bool_]]
 
 AXIS_NAMES = {"x": 0, "y": 1, "z": 2}
 

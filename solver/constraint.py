@@ -1,4 +1,4 @@
-"""Effectors, constraints and disjunctive sets of constraints (seed 000 §4–5)."""
+"""Effectors, constraints and disjunctive sets of constraints (Zhao & Badler 1994, §4–5)."""
 
 from __future__ import annotations
 
@@ -46,7 +46,7 @@ class Effector:
 
 
 class Constraint:
-    """An effector, a goal, a weight and a joint chain (SPEC §3).
+    """An effector, a goal, a weight and a joint chain (Zhao & Badler 1994, §4).
 
     Args:
         effector: The effector the goal acts on.
@@ -96,7 +96,7 @@ class Constraint:
 
 
 class AnyOf:
-    """A disjunctive set: contributes ``weight · min_j (w_j · G_j)`` (SPEC §3).
+    """A disjunctive set: contributes ``weight · min_j (w_j · G_j)`` (Zhao & Badler 1994).
 
     Its gradient is that of the member with the smallest weighted potential: e.g. keep
     a point outside a convex polyhedron with one half-space per face.

@@ -1,7 +1,7 @@
 """Figures: trees of segments joined by joints of rotational and translational DOFs.
 
 A figure is built with :meth:`Figure.add_segment`; joint limits are linear constraints
-on the joint-angle vector θ (seed 000, eq. 23): bounds ``l_i ≤ θ_i ≤ u_i`` given with
+on the joint-angle vector θ (Zhao & Badler 1994, eq. 23): bounds ``l_i ≤ θ_i ≤ u_i`` given with
 each :class:`Dof`, convex limit polygons over two DOFs of one joint
 (:meth:`Figure.add_polygon_limit`) and linear equalities between DOFs
 (:meth:`Figure.add_linear_equality`, joint groups).
@@ -17,144 +17,17 @@ with ``R_k`` the constant rest transform of k's joint frame in its parent's fram
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Literal
 
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._checks import FloatArray, finite_array, finite_scalar, unit_vector
+from ._checks import FloatArray, finite_array, finite_scalar
 from .exceptions import SolverInputError
 from .kinematics import Kinematics
-from .limits import LinearLimits, polygon_rows
+from .limits import LinearLimits, SparseRow, polygon_rows
+from .segment import Dof, Segment, rest_matrix
 
-__all__ = ["Dof", "Figure", "Segment"]
-
-DofKind = Literal["rotation", "translation"]
-
-
-@dataclass(frozen=True)
-class Dof:
-    """One degree of freedom of a joint: a rotation about, or a translation along, a unit axis.
-
-    Attributes:
-        kind: ``"rotation"`` (θ in [rad]) or ``"translation"`` (θ in length units).
-        axis: Unit axis in the joint frame, shape (3,).
-        lower: Lower bound of θ, or ``None`` for unbounded.
-        upper: Upper bound of θ, or ``None`` for unbounded.
-        rigidity: r ∈ [0, 1]. The solver moves this DOF through the scaled variable
-            φ = θ / s with s = 1 − r, so its gradient is scaled by s and it moves less;
-            r = 1 locks the DOF (it is removed from the variables).
-        name: Optional label used in messages.
-    """
-
-    kind: DofKind
-    axis: tuple[float, float, float]
-    lower: float | None = None
-    upper: float | None = None
-    rigidity: float = 0.0
-    name: str = ""
-
-    def __post_init__(self) -> None:
-        if self.kind not in ("rotation", "translation"):
-            raise SolverInputError(
-                f"DOF kind must be 'rotation' or 'translation', got {self.kind!r}", item="Dof"
-            )
-        what = f"DOF {self.name!r}" if self.name else "DOF"
-        object.__setattr__(self, "axis", tuple(unit_vector(self.axis, f"{what} axis").tolist()))
-        lower = None if self.lower is None else finite_scalar(self.lower, f"{what} lower bound")
-        upper = None if self.upper is None else finite_scalar(self.upper, f"{what} upper bound")
-        if lower is not None and upper is not None and lower > upper:
-            raise SolverInputError(
-                f"{what}: lower bound {lower} is above upper bound {upper}", item=what
-            )
-        rigidity = finite_scalar(self.rigidity, f"{what} rigidity")
-        if not 0.0 <= rigidity <= 1.0:
-            raise SolverInputError(f"{what}: rigidity must be in [0, 1], got {rigidity}", item=what)
-        object.__setattr__(self, "lower", lower)
-        object.__setattr__(self, "upper", upper)
-        object.__setattr__(self, "rigidity", rigidity)
-
-    @classmethod
-    def rotation(
-        cls,
-        axis: str | ArrayLike,
-        *,
-        lower: float | None = None,
-        upper: float | None = None,
-        rigidity: float = 0.0,
-        name: str = "",
-    ) -> Dof:
-        """A rotation about ``axis`` ("x", "y", "z", "-x", … or a 3-vector); bounds in [rad]."""
-        return cls("rotation", _axis_tuple(axis), lower, upper, rigidity, name)
-
-    @classmethod
-    def translation(
-        cls,
-        axis: str | ArrayLike,
-        *,
-        lower: float | None = None,
-        upper: float | None = None,
-        rigidity: float = 0.0,
-        name: str = "",
-    ) -> Dof:
-        """A translation along ``axis``; bounds in the figure's length unit."""
-        return cls("translation", _axis_tuple(axis), lower, upper, rigidity, name)
-
-    @property
-    def locked(self) -> bool:
-        """Whether rigidity 1 removes this DOF from the variables."""
-        return self.rigidity >= 1.0
-
-    @property
-    def scale(self) -> float:
-        """The variable scale s = 1 − rigidity (θ = s·φ)."""
-        return 1.0 - self.rigidity
-
-
-def _axis_tuple(axis: str | ArrayLike) -> tuple[float, float, float]:
-    vector = unit_vector(axis, "DOF axis")
-    return (float(vector[0]), float(vector[1]), float(vector[2]))
-
-
-@dataclass(frozen=True)
-class Segment:
-    """A rigid segment of a figure (a Blender bone).
-
-    Attributes:
-        name: Unique name.
-        parent: Parent segment's name, or ``None`` for a root.
-        rest: Joint frame in the parent's frame (the root's: in world), shape (4, 4).
-        dofs: The joint's DOFs, applied in order.
-        first_dof: Index in θ of the first DOF.
-        index: Position in the figure's segment order.
-    """
-
-    name: str
-    parent: str | None
-    rest: FloatArray = field(compare=False, repr=False)
-    dofs: tuple[Dof, ...]
-    first_dof: int
-    index: int
-
-    @property
-    def dof_indices(self) -> range:
-        """Indices in θ of this segment's DOFs."""
-        return range(self.first_dof, self.first_dof + len(self.dofs))
-
-
-@dataclass(frozen=True)
-class _Polygon:
-    segment: str
-    dofs: tuple[int, int]
-    vertices: FloatArray
-
-
-@dataclass(frozen=True)
-class _Equality:
-    coefficients: tuple[tuple[int, float], ...]
-    rhs: float
-    label: str
+__all__ = ["Figure"]
 
 
 class Figure:
@@ -170,8 +43,8 @@ class Figure:
     def __init__(self) -> None:
         self._segments: list[Segment] = []
         self._by_name: dict[str, Segment] = {}
-        self._polygons: list[_Polygon] = []
-        self._equalities: list[_Equality] = []
+        self._polygon_rows: list[SparseRow] = []
+        self._equalities: list[SparseRow] = []
         self._n_dofs = 0
         self._kinematics: Kinematics | None = None
         self._bounds: tuple[FloatArray, FloatArray, FloatArray] | None = None
@@ -212,7 +85,7 @@ class Figure:
                 f"segment {name!r}: parent {parent!r} does not exist; add it first",
                 item=f"segment {name!r}",
             )
-        matrix = _rest_matrix(rest, name)
+        matrix = rest_matrix(rest, name)
         if isinstance(dofs, Dof) or not isinstance(dofs, Sequence):
             raise SolverInputError(
                 f"segment {name!r}: dofs must be a list of solver.Dof, got "
@@ -259,18 +132,20 @@ class Figure:
                 f"got {dofs!r}",
                 item=f"segment {segment!r}",
             )
-        for k in pair:
-            self.dof_index(segment, k)
+        a, b = (self.dof_index(segment, k) for k in pair)
         points = finite_array(vertices, f"polygon limit on {segment!r}: vertices")
         rows, offsets = polygon_rows(points, f"polygon limit on {segment!r}")
-        del rows, offsets  # validated here; rows are built with the figure's limits
-        self._polygons.append(_Polygon(seg.name, (int(pair[0]), int(pair[1])), points))
+        name = f"polygon of {seg.name}[{int(pair[0])}, {int(pair[1])}]"
+        self._polygon_rows.extend(
+            SparseRow(((a, float(row[0])), (b, float(row[1]))), float(offset), f"{name} edge {k}")
+            for k, (row, offset) in enumerate(zip(rows, offsets, strict=True))
+        )
         self._changed()
 
     def add_linear_equality(
         self, coefficients: Mapping[tuple[str, int], float], rhs: float = 0.0
     ) -> None:
-        """Add ``Σ c·θ(segment, dof) = rhs``: a joint group or coupling (seed 000 §11).
+        """Add ``Σ c·θ(segment, dof) = rhs``: a joint group or coupling (Zhao & Badler 1994, §11).
 
         Args:
             coefficients: Map from (segment name, DOF position in that segment) to the
@@ -295,7 +170,7 @@ class Figure:
         right = finite_scalar(rhs, "linear equality: rhs")
         names = ", ".join(f"{k[0]}[{k[1]}]" for k in coefficients)
         label = f"equality #{len(self._equalities)} ({names})"
-        self._equalities.append(_Equality(tuple(sorted(terms.items())), right, label))
+        self._equalities.append(SparseRow(tuple(sorted(terms.items())), right, label))
         self._changed()
 
     def _changed(self) -> None:
@@ -416,7 +291,7 @@ class Figure:
             SolverInputError: If ``theta`` has the wrong length or is not finite.
         """
         values = self.check_theta(theta)
-        return self.kinematics.segment_frames(self.kinematics.frames(values))
+        return self.kinematics.frames(values).world[:-1]
 
     def check_theta(self, theta: ArrayLike, what: str = "theta") -> FloatArray:
         """Return ``theta`` as a finite array of length ``n_dofs``.
@@ -433,82 +308,13 @@ class Figure:
     # -- limits -----------------------------------------------------------------------
 
     def _build_limits(self) -> LinearLimits:
-        n = self._n_dofs
-        rows: list[FloatArray] = []
-        offsets: list[float] = []
-        labels: list[str] = []
+        bounds: list[SparseRow] = []
         for index, dof in enumerate(self.dofs):
+            label = self.dof_label(index)
             if dof.lower is not None:
-                row = np.zeros(n)
-                row[index] = 1.0
-                rows.append(row)
-                offsets.append(dof.lower)
-                labels.append(f"{self.dof_label(index)} ≥ {dof.lower:.6g}")
+                bounds.append(SparseRow(((index, 1.0),), dof.lower, f"{label} ≥ {dof.lower:.6g}"))
             if dof.upper is not None:
-                row = np.zeros(n)
-                row[index] = -1.0
-                rows.append(row)
-                offsets.append(-dof.upper)
-                labels.append(f"{self.dof_label(index)} ≤ {dof.upper:.6g}")
-        for polygon in self._polygons:
-            seg = self._by_name[polygon.segment]
-            a = seg.first_dof + polygon.dofs[0]
-            b = seg.first_dof + polygon.dofs[1]
-            edge_rows, edge_offsets = polygon_rows(polygon.vertices, polygon.segment)
-            for k, (edge, offset) in enumerate(zip(edge_rows, edge_offsets, strict=True)):
-                row = np.zeros(n)
-                row[a] = edge[0]
-                row[b] = edge[1]
-                rows.append(row)
-                offsets.append(float(offset))
-                labels.append(
-                    f"polygon of {polygon.segment}[{polygon.dofs[0]}, {polygon.dofs[1]}] edge {k}"
-                )
-        eq_rows: list[FloatArray] = []
-        eq_offsets: list[float] = []
-        for equality in self._equalities:
-            row = np.zeros(n)
-            for index, value in equality.coefficients:
-                row[index] = value
-            norm = float(np.linalg.norm(row))
-            eq_rows.append(row / norm)
-            eq_offsets.append(equality.rhs / norm)
-        return LinearLimits(
-            a_eq=np.array(eq_rows, dtype=np.float64).reshape(len(eq_rows), n),
-            b_eq=np.array(eq_offsets, dtype=np.float64),
-            eq_labels=tuple(e.label for e in self._equalities),
-            a_in=np.array(rows, dtype=np.float64).reshape(len(rows), n),
-            b_in=np.array(offsets, dtype=np.float64),
-            in_labels=tuple(labels),
+                bounds.append(SparseRow(((index, -1.0),), -dof.upper, f"{label} ≤ {dof.upper:.6g}"))
+        return LinearLimits.from_rows(
+            self._n_dofs, [*bounds, *self._polygon_rows], self._equalities
         )
-
-
-_LAST_ROW = np.array((0.0, 0.0, 0.0, 1.0))
-_EYE3 = np.eye(3)
-
-
-def _rest_matrix(rest: ArrayLike | None, name: str) -> FloatArray:
-    if rest is None:
-        return np.eye(4)
-    matrix = finite_array(rest, f"segment {name!r}: rest matrix", (4, 4))
-    if float(np.abs(matrix[3] - _LAST_ROW).max()) > 1e-9:
-        raise SolverInputError(
-            f"segment {name!r}: rest matrix's last row must be (0, 0, 0, 1), got {matrix[3]}",
-            item=f"segment {name!r}",
-        )
-    linear = matrix[:3, :3]
-    gram = linear.T @ linear
-    scale2 = float(np.trace(gram)) / 3.0
-    if (
-        scale2 <= 1e-18
-        or np.linalg.det(linear) <= 0.0
-        # within 1e-6 (off the diagonal) and 1.1e-5 (on it) of scale² · I: room for
-        # matrices stored in single precision
-        or bool((np.abs(gram - scale2 * _EYE3) > scale2 * (1e-6 + 1e-5 * _EYE3)).any())
-    ):
-        raise SolverInputError(
-            f"segment {name!r}: rest matrix must be a rotation times a uniform positive "
-            "scale (non-uniform scale, shear and mirroring are not supported)",
-            item=f"segment {name!r}",
-        )
-    return matrix

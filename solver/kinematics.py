@@ -9,7 +9,7 @@ jumping: ⌈log₂ depth⌉ batched matrix products instead of one product per s
 
 DOF ``i`` of segment ``k`` has the frame ``F = W_parent(k) · Q_ki``; its world axis is
 ``u = F[:3, :3] a`` (normalised for rotations) and, for a rotation, its pivot
-``q = F[:3, 3]``. Then (seed 000 §4)::
+``q = F[:3, 3]``. Then (Zhao & Badler 1994, §4)::
 
     ∂r/∂θ = u × (r − q),   ∂v/∂θ = u × v      (rotation)
     ∂r/∂θ = u,             ∂v/∂θ = 0          (translation)
@@ -19,21 +19,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
 
-from ._checks import FloatArray
-
-if TYPE_CHECKING:
-    from .figure import Segment
+from ._checks import BoolArray, FloatArray, IntArray
+from .segment import Segment
 
 __all__ = ["Frames", "Kinematics"]
 
 _ZERO = np.zeros(1)
-
-IntArray = np.ndarray[tuple[int], np.dtype[np.intp]]
-BoolArray = np.ndarray[tuple[int, ...], np.dtype[np.bool_]]
 
 
 def _skew(axis: FloatArray) -> FloatArray:
@@ -199,10 +194,6 @@ class Kinematics:
         for ancestor in self._jumps:
             world = world[ancestor] @ world
         return Frames(world, flat)
-
-    def segment_frames(self, frames: Frames) -> FloatArray:
-        """World matrices of the segments, shape (n_segments, 4, 4)."""
-        return frames.world[:-1]
 
     def dof_axes(
         self, frames: Frames, dofs: IntArray | None = None

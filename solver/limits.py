@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -9,12 +10,34 @@ import numpy as np
 from ._checks import FloatArray
 from .exceptions import SolverInputError
 
-__all__ = ["LinearLimits", "polygon_rows"]
+__all__ = ["LinearLimits", "SparseRow", "polygon_rows"]
+
+
+@dataclass(frozen=True)
+class SparseRow:
+    """One linear limit ``Σ c_j θ_j ≥ rhs`` (or ``= rhs``) over a few DOFs.
+
+    Attributes:
+        terms: (θ index, coefficient) pairs.
+        rhs: Right-hand side.
+        label: Names the limit in messages and the active set.
+    """
+
+    terms: tuple[tuple[int, float], ...]
+    rhs: float
+    label: str
+
+    def dense(self, n: int) -> FloatArray:
+        """The coefficients as a row of length ``n``."""
+        row = np.zeros(n)
+        for index, value in self.terms:
+            row[index] = value
+        return row
 
 
 @dataclass(frozen=True)
 class LinearLimits:
-    """Joint limits as linear constraints over θ (seed 000, eq. 23).
+    """Joint limits as linear constraints over θ (Zhao & Badler 1994, eq. 23).
 
     Attributes:
         a_eq: Equality rows, shape (k, n), unit.
@@ -31,6 +54,29 @@ class LinearLimits:
     a_in: FloatArray = field(repr=False)
     b_in: FloatArray = field(repr=False)
     in_labels: tuple[str, ...]
+
+    @classmethod
+    def from_rows(
+        cls, n: int, inequalities: Sequence[SparseRow], equalities: Sequence[SparseRow]
+    ) -> LinearLimits:
+        """Dense limits over ``n`` DOFs; inequality rows must be unit, equalities are scaled."""
+        eq_rows: list[FloatArray] = []
+        eq_offsets: list[float] = []
+        for equality in equalities:
+            row = equality.dense(n)
+            norm = float(np.linalg.norm(row))
+            eq_rows.append(row / norm)
+            eq_offsets.append(equality.rhs / norm)
+        return cls(
+            a_eq=np.array(eq_rows, dtype=np.float64).reshape(len(eq_rows), n),
+            b_eq=np.array(eq_offsets, dtype=np.float64),
+            eq_labels=tuple(e.label for e in equalities),
+            a_in=np.array([r.dense(n) for r in inequalities], dtype=np.float64).reshape(
+                len(inequalities), n
+            ),
+            b_in=np.array([r.rhs for r in inequalities], dtype=np.float64),
+            in_labels=tuple(r.label for r in inequalities),
+        )
 
     def violations(self, theta: FloatArray) -> tuple[FloatArray, FloatArray]:
         """Per-row violations (≥ 0) of the equalities and inequalities at ``theta``."""

@@ -1,44 +1,34 @@
-"""A figure with constraints: the objective G_all(θ) and its gradient (SPEC §3)."""
+"""A figure with constraints: the objective G_all(θ) and its gradient.
+
+G_all is the weighted sum of the constraints' potentials (Zhao & Badler 1994).
+"""
 
 from __future__ import annotations
 
 import copy
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike
 
 from ._checks import FloatArray, finite_scalar
+from .chains import chain_length, chains, flatten
 from .constraint import AnyOf, Constraint
 from .exceptions import SolverInputError
 from .figure import Figure
 from .goals.base import Goal
+from .goals.stacked import StackedGoals
+from .vectors import cross, skews
 
-__all__ = ["Problem", "Term"]
-
-
-@dataclass(frozen=True)
-class Term:
-    """One summand of G_all: a constraint, or a disjunctive set of them.
-
-    Attributes:
-        weight: Weight of the term (a constraint's own weight, or the AnyOf's).
-        members: Indices of the leaf constraints in :attr:`Problem.leaves`.
-        disjunctive: True for an AnyOf (the term is ``weight · min_j w_j G_j``).
-    """
-
-    weight: float
-    members: tuple[int, ...]
-    disjunctive: bool
+__all__ = ["Problem"]
 
 
 class Problem:
     """Minimise ``G_all(θ) = Σ w_i G_i(θ)`` over a figure's DOFs within its limits.
 
-    The variables are the union of all constraints' chains (chain reconciliation, seed
-    000 §10), less DOFs locked by rigidity 1; every variable DOF that moves an
-    effector enters that constraint's gradient. Other DOFs stay fixed.
+    The variables are the union of all constraints' chains (chain reconciliation,
+    Zhao & Badler 1994, §10), less DOFs locked by rigidity 1; every variable DOF that
+    moves an effector enters that constraint's gradient. Other DOFs stay fixed.
 
     Args:
         figure: The figure.
@@ -65,42 +55,18 @@ class Problem:
         self.kinematics = figure.kinematics
         self.limits = figure.limits
         self._version = figure.version
-        leaves: list[Constraint] = []
-        terms: list[Term] = []
-        for k, item in enumerate(items):
-            if isinstance(item, Constraint):
-                terms.append(Term(1.0, (len(leaves),), False))
-                leaves.append(item)
-            elif isinstance(item, AnyOf):
-                first = len(leaves)
-                leaves.extend(item.constraints)
-                terms.append(Term(item.weight, tuple(range(first, len(leaves))), True))
-            else:
-                raise SolverInputError(
-                    f"constraint {k} must be a solver.Constraint or solver.AnyOf, "
-                    f"got {type(item).__name__}"
-                )
+        leaves, terms = flatten(items)
         self.constraints = tuple(items)
-        self.leaves = tuple(leaves)
-        self.terms = tuple(terms)
-        n = figure.n_dofs
-        chains = np.zeros((len(leaves), n), dtype=bool)
-        segments: list[int] = []
-        paths: list[list[int]] = []
-        for i, leaf in enumerate(leaves):
-            segment = figure.segment(leaf.effector.segment)
-            segments.append(segment.index)
-            path = self._path(segment.index, leaf)
-            paths.append(path)
-            for index in path:
-                chains[i, figure.segments[index].dof_indices] = True
+        self.leaves = leaves
+        self.terms = terms
+        paths, chain_mask = chains(figure, leaves)
         self._paths = tuple(paths)
         self._chain_lengths: FloatArray | None = None
-        locked = figure.rigidity >= 1.0
-        self.variable_mask = chains.any(axis=0) & ~locked
+        locked = np.array([dof.locked for dof in figure.dofs], dtype=bool)
+        self.variable_mask = chain_mask.any(axis=0) & ~locked
         self.variables = np.flatnonzero(self.variable_mask)
-        self.chains = chains
-        self.effector_segments = np.array(segments, np.intp)
+        self.chains = chain_mask
+        self.effector_segments = np.array([path[0] for path in paths], np.intp)
         local = np.zeros((len(leaves), 4, 3))
         for i, leaf in enumerate(leaves):
             local[i, :3, 0] = leaf.effector.point
@@ -120,26 +86,6 @@ class Problem:
         self._variable_rotation = self.kinematics.dof_rotation[self.variables][:, None]
         self._all_rotations = bool(np.all(self._variable_rotation))
 
-    def _path(self, segment: int, leaf: Constraint) -> list[int]:
-        """Segments from the effector's up to the chain start (or the root), in order."""
-        kin = self.kinematics
-        fig = self.figure
-        start = None if leaf.chain_start is None else fig.segment(leaf.chain_start).index
-        current = segment
-        path: list[int] = []
-        while current >= 0:
-            path.append(current)
-            if current == start:
-                break
-            current = int(kin.segment_parent[current])
-        if start is not None and path[-1] != start:
-            raise SolverInputError(
-                f"{leaf.name}: chain_start {leaf.chain_start!r} is not segment "
-                f"{leaf.effector.segment!r} or one of its ancestors",
-                item=leaf.name,
-            )
-        return path
-
     @property
     def chain_lengths(self) -> FloatArray:
         """Length of each leaf constraint's chain at the zero pose, shape (m,).
@@ -151,11 +97,8 @@ class Problem:
         if self._chain_lengths is None:
             world = self.kinematics.frames(np.zeros(self.figure.n_dofs)).world
             points = self._states(world)[0]
-            lengths = np.empty(len(self.leaves))
-            for i, path in enumerate(self._paths):
-                joints = np.array([world[k][:3, 3] for k in reversed(path)] + [points[i]])
-                lengths[i] = float(np.sqrt(((joints[1:] - joints[:-1]) ** 2).sum(axis=1)).sum())
-            self._chain_lengths = lengths
+            pairs = zip(self._paths, points, strict=True)
+            self._chain_lengths = np.array([chain_length(world, p, r) for p, r in pairs])
         return self._chain_lengths
 
     def goal_tolerance(self, relative: float) -> float:
@@ -223,17 +166,7 @@ class Problem:
         return other
 
     def _set_goals(self) -> None:
-        self._goals = tuple(c.goal for c in self.leaves)
-        kinds: dict[type[Goal], list[int]] = {}
-        for i, goal in enumerate(self._goals):
-            kinds.setdefault(type(goal), []).append(i)
-        self._batches = tuple(
-            (np.array(members, np.intp), kind.stack([self._goals[k] for k in members]))
-            for kind, members in kinds.items()
-        )
-        self._single = len(self._batches) == 1
-        self._kappa = np.array([goal.curvature() for goal in self._goals]).reshape(-1, 3)
-        self._axes_weighted = bool(np.any(self._kappa[:, 1:] > 0.0))
+        self._goals = StackedGoals([c.goal for c in self.leaves])
 
     @property
     def n_dofs(self) -> int:
@@ -284,29 +217,7 @@ class Problem:
     def potentials(self, theta: FloatArray) -> FloatArray:
         """Unweighted potentials G_i of the leaf constraints, shape (m,)."""
         points, x, y = self._pose(np.asarray(theta, dtype=np.float64))[:3]
-        return self._goal_values(points, x, y)[0]
-
-    def _goal_values(
-        self, points: FloatArray, x: FloatArray, y: FloatArray
-    ) -> tuple[FloatArray, FloatArray, FloatArray | None]:
-        """Potentials (m,), ∂P/∂r (m, 3) and the axes' torque x×∂P/∂x + y×∂P/∂y (m, 3)."""
-        if self._single:
-            values, d_point, d_x, d_y = self._batches[0][1](points, x, y)
-            return values, d_point, _axis_torque(x, y, d_x, d_y)
-        m = len(self._goals)
-        values = np.empty(m)
-        d_point = np.empty((m, 3))
-        torque: FloatArray | None = None
-        for members, batch in self._batches:
-            value, dp, dx, dy = batch(points[members], x[members], y[members])
-            values[members] = value
-            d_point[members] = dp
-            part = _axis_torque(x[members], y[members], dx, dy)
-            if part is not None:
-                if torque is None:
-                    torque = np.zeros((m, 3))
-                torque[members] = part
-        return values, d_point, torque
+        return self._goals(points, x, y)[0]
 
     def evaluate(self, theta: FloatArray) -> tuple[float, FloatArray]:
         """G_all and its gradient without input checks; the gradient has length n_dofs."""
@@ -327,7 +238,7 @@ class Problem:
             ``(value, gradient)``, the gradient of shape (len(variables),).
         """
         points, x, y, axes, pivots = self._pose(theta)
-        values, d_point, torque = self._goal_values(points, x, y)
+        values, d_point, torque = self._goals(points, x, y)
         weighted = self._weights * values
         if self._plain:
             total = float(weighted.sum())
@@ -378,7 +289,7 @@ class Problem:
         if self._plain:
             coefficient = self._weights
         else:
-            values = self._goal_values(points, x, y)[0]
+            values = self._goals(points, x, y)[0]
             coefficient = self._combine(self._weights * values)[1]
         m = points.shape[0]
         if self._all_rotations:
@@ -386,9 +297,9 @@ class Problem:
         else:
             spin = axes * self._variable_rotation
             shift = np.where(self._variable_rotation, cross(pivots, axes), axes)
-        weights = np.sqrt(coefficient[:, None] * self._kappa)  # (m, 3): point, x, y
-        vectors = np.concatenate([points, x, y]) if self._axes_weighted else points
-        rows = spin @ _skews(vectors)  # (n, 3·m) or (n, 9·m)
+        weights = np.sqrt(coefficient[:, None] * self._goals.curvature)  # (m, 3): point, x, y
+        vectors = np.concatenate([points, x, y]) if self._goals.axes_weighted else points
+        rows = spin @ skews(vectors)  # (n, 3·m) or (n, 9·m)
         rows[:, : 3 * m] += np.tile(shift, m)
         columns = weights.T[: rows.shape[1] // (3 * m)].reshape(-1)  # per effector block
         scale = np.repeat(np.tile(self._moves_variables, columns.size // m) * columns, 3, axis=1)
@@ -427,45 +338,3 @@ class Problem:
                 total += float(weighted[members[0]])
                 coefficient[members[0]] = self._weights[members[0]]
         return total, coefficient
-
-
-def _levi_civita() -> FloatArray:
-    tensor = np.zeros((3, 3, 3))
-    for i, j, k in ((0, 1, 2), (1, 2, 0), (2, 0, 1)):
-        tensor[j, k, i] = 1.0
-        tensor[k, j, i] = -1.0
-    return tensor.reshape(9, 3)
-
-
-_EPSILON = _levi_civita()
-"""ε_jki as a (9, 3) matrix: (a ⊗ b) flattened times it is a × b."""
-
-
-def cross(a: FloatArray, b: FloatArray) -> FloatArray:
-    """Row-wise cross product of (k, 3) arrays: two calls, faster than ``np.cross``."""
-    result: FloatArray = (a[:, :, None] * b[:, None, :]).reshape(-1, 9) @ _EPSILON
-    return result
-
-
-_SKEW = _EPSILON.reshape(3, 3, 3).transpose(2, 1, 0).reshape(9, 3)
-"""[v]× flattened (row-major) is ``_SKEW @ v``: ``([v]× w)_i = Σ_jk v_j w_k ε_jki``."""
-
-
-def _skews(vectors: FloatArray) -> FloatArray:
-    """The skew matrices [v]× of (k, 3) vectors side by side, shape (3, 3k)."""
-    stacked = (_SKEW @ vectors.T).reshape(3, 3, -1)  # [i, j, e]
-    result: FloatArray = stacked.transpose(0, 2, 1).reshape(3, -1)
-    return result
-
-
-def _axis_torque(
-    x: FloatArray, y: FloatArray, d_x: FloatArray | None, d_y: FloatArray | None
-) -> FloatArray | None:
-    if d_x is None and d_y is None:
-        return None
-    torque = np.zeros_like(x)
-    if d_x is not None:
-        torque += cross(x, d_x)
-    if d_y is not None:
-        torque += cross(y, d_y)
-    return torque

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from dataclasses import replace
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -11,8 +12,8 @@ from numpy.typing import ArrayLike
 from ._checks import FloatArray, finite_scalar
 from .exceptions import SolverInputError
 from .optimizer.feasible import perturb
-from .optimizer.goldfarb import Descent, descend
-from .optimizer.result import SolveResult
+from .optimizer.goldfarb import descend
+from .optimizer.result import Descent, SolveResult, Status
 from .optimizer.space import ReducedSpace
 from .problem import Problem
 
@@ -29,6 +30,9 @@ _DESCENT_ITERATIONS = 200
 
 _FEASIBLE = 1e-9
 """Largest limit violation a start pose may have."""
+
+_OUT_OF_BUDGET = (Status.TIME_LIMIT, Status.MAX_ITERATIONS)
+"""Statuses of a last descent that ran out of budget: they outrank a best one's."""
 
 
 def solve(
@@ -47,19 +51,19 @@ def solve(
 ) -> SolveResult:
     """Minimise ``problem``'s G_all from ``theta0`` without ever leaving the limits.
 
-    A descent is Goldfarb's BFGS on Rosen's gradient projection (SPEC §4). When it ends
-    with G_all above ``tolerance`` (a goal not met: a local minimum, often on a limit
-    boundary, or an unreachable goal), up to ``restarts`` further descents start from
-    seeded feasible perturbations (alternately of the start and of the best pose so
-    far) and the best result is kept. Drags pass ``restarts=0`` so that the pose moves
-    continuously from ``theta0``.
+    A descent is Goldfarb's BFGS on Rosen's gradient projection (Goldfarb 1969; Rosen
+    1960), as in Zhao & Badler 1994. When it ends with G_all above ``tolerance`` (a goal
+    not met: a local minimum, often on a limit boundary, or an unreachable goal), up
+    to ``restarts`` further descents start from seeded feasible perturbations
+    (alternately of the start and of the best pose so far) and the best result is kept.
+    Drags pass ``restarts=0`` so that the pose moves continuously from ``theta0``.
 
     Args:
         problem: The figure and its constraints.
         theta0: Start pose, shape (n_dofs,), within the limits (to 1e-9).
         time_limit: Wall-clock budget [s] checked at the start of every iteration;
             when it runs out the best iterate so far is returned with status
-            ``"time_limit"``. None: no limit.
+            :attr:`Status.TIME_LIMIT`. None: no limit.
         tolerance: ε of the Kuhn–Tucker test (‖projected gradient‖ and multipliers, in
             the scaled variables) and the G_all above which restarts run.
         max_iterations: Most iterations over all descents; with restarts, one descent
@@ -71,10 +75,10 @@ def solve(
             :data:`START_METRICS`): ``"gauss_newton"`` (default) inverts the damped
             Gauss–Newton curvature of the goals on the null space of the active limits,
             so the first steps are damped least-squares steps; ``"identity"`` is the
-            1994 paper's projector ``I − A(AᵀA)⁻¹Aᵀ``. Either way every later step is
-            Goldfarb's projected BFGS.
+            projector ``I − A(AᵀA)⁻¹Aᵀ`` of Zhao & Badler 1994. Either way every later
+            step is Goldfarb's projected BFGS.
         callback: Called with (θ, G_all) at every iterate of every descent.
-        goal_tolerance: Stop as soon as G_all ≤ this value, with status ``"converged"``:
+        goal_tolerance: Stop as soon as G_all ≤ this value, with :attr:`Status.CONVERGED`:
             every goal is then met to within it (G_all ≥ 0 is a sum of weighted
             potentials; see :meth:`Problem.goal_tolerance` for one from lengths). None:
             only the Kuhn–Tucker test at ``tolerance`` ends a descent.
@@ -112,6 +116,76 @@ def solve(
     deadline = None if time_limit is None else started + float(time_limit)
     space = ReducedSpace.build(problem, theta_start)
 
+    if space.n == 0:
+        value, gradient = problem.evaluate(theta_start)
+        outcome = Descent(
+            phi=space.phi(theta_start),
+            value=value,
+            gradient=gradient[space.variables],
+            status=Status.CONVERGED,
+            message=Status.CONVERGED.message("no free DOFs: every DOF in the chains is locked"),
+            iterations=0,
+            evaluations=1,
+            active=(),
+            projected_gradient=0.0,
+            multipliers=np.empty(0),
+        )
+        runs = 0
+    else:
+        outcome, runs = _descents(
+            problem,
+            space,
+            callback,
+            deadline=deadline,
+            tolerance=tolerance,
+            max_iterations=max_iterations,
+            restarts=restarts,
+            seed=seed,
+            gauss_newton=start_metric == "gauss_newton",
+            goal_tolerance=goal_tolerance,
+        )
+    theta = space.theta(outcome.phi)
+    value, gradient = problem.evaluate(theta)
+    active = tuple(int(space.in_rows[j]) for j in outcome.active)
+    return SolveResult(
+        x=theta,
+        fun=value,
+        jac=gradient,
+        nit=outcome.iterations,
+        nfev=outcome.evaluations,
+        status=outcome.status,
+        message=outcome.message,
+        active_set=tuple(problem.limits.in_labels[j] for j in active),
+        active=active,
+        max_violation=problem.limits.max_violation(theta),
+        projected_gradient=outcome.projected_gradient,
+        elapsed=time.perf_counter() - started,
+        restarts=runs,
+    )
+
+
+def _descents(
+    problem: Problem,
+    space: ReducedSpace,
+    callback: Callable[[FloatArray, float], None] | None,
+    *,
+    deadline: float | None,
+    tolerance: float,
+    max_iterations: int,
+    restarts: int,
+    seed: int,
+    gauss_newton: bool,
+    goal_tolerance: float | None,
+) -> tuple[Descent, int]:
+    """The first descent and the restarts after it (see :func:`solve`).
+
+    ``gauss_newton``: whether H starts from the goals' Gauss–Newton curvature.
+
+    Returns:
+        The best descent, with the iterations and evaluations of all of them and the
+        status of the last one where it ran out of time or iterations; and the number
+        of restarts run.
+    """
     scale = space.scale
     unscaled = bool(np.all(scale == 1.0))
 
@@ -130,24 +204,7 @@ def solve(
         def reporter(phi: FloatArray, value: float) -> None:
             report(space.theta(phi), value)
 
-    phi0 = space.phi(theta_start)
-    if space.n == 0:
-        value, gradient = problem.evaluate(theta_start)
-        return _result(
-            problem,
-            theta_start,
-            value,
-            gradient,
-            0,
-            1,
-            "converged",
-            "no free DOFs: every DOF in the chains is locked",
-            (),
-            0.0,
-            started,
-            0,
-        )
-
+    phi0 = space.phi(space.base)
     rng: np.random.Generator | None = None
     # A descent that crawls must not use up the restarts' budget.
     per_descent = max_iterations if restarts == 0 else max(_DESCENT_ITERATIONS, 4 * space.n)
@@ -178,7 +235,7 @@ def solve(
             max_iterations=min(max_iterations - total_iterations, per_descent),
             deadline=deadline,
             callback=reporter,
-            curvature=curvature if start_metric == "gauss_newton" else None,
+            curvature=curvature if gauss_newton else None,
             goal_value=goal_tolerance,
         )
         runs = attempt
@@ -190,64 +247,23 @@ def solve(
         if (
             best.value <= tolerance
             or (goal_tolerance is not None and best.value <= goal_tolerance)
-            or run.status == "time_limit"
+            or run.status is Status.TIME_LIMIT
             or out_of_time
             or total_iterations >= max_iterations
         ):
             break
     assert best is not None
-    status, message = best.status, best.message
-    if status != "converged" and best is not run and run.status in ("time_limit", "max_iterations"):
-        status, message = run.status, run.message
-    theta = space.theta(best.phi)
-    value, gradient = problem.evaluate(theta)
-    active_rows = tuple(int(space.in_rows[j]) for j in best.active)
-    return _result(
-        problem,
-        theta,
-        value,
-        gradient,
-        total_iterations,
-        total_evaluations,
-        status,
-        message,
-        active_rows,
-        best.projected_gradient,
-        started,
-        runs,
+    ending = best
+    if best.status is not Status.CONVERGED and best is not run and run.status in _OUT_OF_BUDGET:
+        ending = run
+    outcome = replace(
+        best,
+        status=ending.status,
+        message=ending.message,
+        iterations=total_iterations,
+        evaluations=total_evaluations,
     )
-
-
-def _result(
-    problem: Problem,
-    theta: FloatArray,
-    value: float,
-    gradient: FloatArray,
-    iterations: int,
-    evaluations: int,
-    status: str,
-    message: str,
-    active: tuple[int, ...],
-    projected: float,
-    started: float,
-    restarts: int,
-) -> SolveResult:
-    labels = problem.limits.in_labels
-    return SolveResult(
-        x=theta,
-        fun=value,
-        jac=gradient,
-        nit=iterations,
-        nfev=evaluations,
-        status=status,
-        message=message,
-        active_set=tuple(labels[j] for j in active),
-        active=active,
-        max_violation=problem.limits.max_violation(theta),
-        projected_gradient=projected,
-        elapsed=time.perf_counter() - started,
-        restarts=restarts,
-    )
+    return outcome, runs
 
 
 def _check_options(

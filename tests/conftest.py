@@ -7,10 +7,11 @@ from collections.abc import Callable
 
 import numpy as np
 import pytest
-from helpers import FigureSpec, random_figure_spec
+from helpers import FigurePlan, random_figure_plan
 from hypothesis import settings
+from problems import three_segment_arm
 
-from solver import Dof, Figure
+from solver import Figure
 
 # The add-on's tests run inside Blender (bpy), in environments of their own: tools/test
 # runs them with --confcutdir=tests/addon, so this file is not loaded there.
@@ -34,29 +35,18 @@ def random_figure() -> Callable[..., Figure]:
     """``random_figure(rng, n_segments, chain=False, scale=True, max_dofs=3)`` → Figure."""
 
     def build(rng: np.random.Generator, n_segments: int, **options: bool | int) -> Figure:
-        return random_figure_spec(rng, n_segments, **options)[1]  # type: ignore[arg-type]
+        return random_figure_plan(rng, n_segments, **options)[1]  # type: ignore[arg-type]
 
     return build
 
 
 @pytest.fixture
-def random_figure_with_spec() -> Callable[..., tuple[FigureSpec, Figure]]:
-    """Like ``random_figure``, also returning the raw spec for the reference FK."""
-    return random_figure_spec
+def random_figure_with_plan() -> Callable[..., tuple[FigurePlan, Figure]]:
+    """Like ``random_figure``, also returning the raw plan for the reference FK."""
+    return random_figure_plan
 
 
 @pytest.fixture
 def arm() -> Figure:
-    """A three-segment arm along +y: shoulder (x, z rotations), elbow (x), hand (no DOFs).
-
-    Shoulder x in [−1, 1], shoulder z unbounded, elbow x in [0, 2.5]; 0.3 between joints.
-    """
-    offset = np.eye(4)
-    offset[1, 3] = 0.3
-    fig = Figure()
-    fig.add_segment("shoulder", dofs=[Dof.rotation("x", lower=-1.0, upper=1.0), Dof.rotation("z")])
-    fig.add_segment(
-        "elbow", parent="shoulder", rest=offset, dofs=[Dof.rotation("x", lower=0.0, upper=2.5)]
-    )
-    fig.add_segment("hand", parent="elbow", rest=offset)
-    return fig
+    """The three-segment arm of :func:`problems.three_segment_arm`, 0.3 between joints."""
+    return three_segment_arm()

@@ -1,22 +1,22 @@
-"""Plain test helpers: seeded random figures, a naive reference FK, SPEC §3 formulas.
+"""Plain test helpers: seeded random figures, goals and poses, finite differences, errors.
 
-Everything here is written independently of the solver's own kinematics and goal code,
-so that tests compare the solver against a second implementation. The fixtures in
-``conftest.py`` wrap these functions; hypothesis tests and scripts import them directly
-(``from helpers import random_figure``).
+The fixtures in ``conftest.py`` wrap these functions; hypothesis tests import them
+directly (``from helpers import random_figure``). The second implementation the solver
+is compared against is in ``reference.py``; small named figures and problems in
+``problems.py``.
 """
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
 import pytest
 
 import solver
-from solver import AnyOf, Constraint, Dof, Effector, Figure, Problem, goals
+from solver import Dof, Effector, Figure, Problem, goals
 
 NAMED_AXES = {
     "x": (1.0, 0.0, 0.0),
@@ -36,7 +36,7 @@ GOAL_TYPES = (
     "Plane",
     "HalfSpace",
 )
-"""Every goal type of SPEC §3, by class name in :mod:`solver.goals`."""
+"""Every goal type (Zhao & Badler 1994, §5), by class name in :mod:`solver.goals`."""
 
 
 # -- random geometry ---------------------------------------------------------------------
@@ -84,7 +84,7 @@ def random_rest(rng: np.random.Generator, *, scale: bool = True, reach: float = 
 
 
 @dataclass(frozen=True)
-class DofSpec:
+class DofPlan:
     """What a test asked for, kept apart from what the solver stored."""
 
     kind: str
@@ -101,20 +101,20 @@ class DofSpec:
 
 
 @dataclass(frozen=True)
-class SegmentSpec:
-    """One segment of a :class:`FigureSpec`."""
+class SegmentPlan:
+    """One segment of a :class:`FigurePlan`."""
 
     name: str
     parent: str | None
     rest: np.ndarray
-    dofs: tuple[DofSpec, ...]
+    dofs: tuple[DofPlan, ...]
 
 
 @dataclass(frozen=True)
-class FigureSpec:
+class FigurePlan:
     """The raw description of a random figure, for the reference FK."""
 
-    segments: tuple[SegmentSpec, ...]
+    segments: tuple[SegmentPlan, ...]
 
     @property
     def n_dofs(self) -> int:
@@ -145,7 +145,7 @@ class FigureSpec:
         return len(self.ancestors(name)) - 1
 
 
-def _random_dof(rng: np.random.Generator, kind: str | None = None) -> tuple[DofSpec, str | None]:
+def _random_dof(rng: np.random.Generator, kind: str | None = None) -> tuple[DofPlan, str | None]:
     if kind is None:
         kind = "rotation" if rng.random() < 0.65 else "translation"
     name_axis = None
@@ -171,18 +171,18 @@ def _random_dof(rng: np.random.Generator, kind: str | None = None) -> tuple[DofS
         rigidity = float(rng.uniform(0.1, 0.9))
     else:
         rigidity = 1.0
-    return DofSpec(kind, axis, lower, upper, rigidity), name_axis
+    return DofPlan(kind, axis, lower, upper, rigidity), name_axis
 
 
-def random_figure_spec(
+def random_figure_plan(
     rng: np.random.Generator,
     n_segments: int,
     *,
     chain: bool = False,
     scale: bool = True,
     max_dofs: int = 3,
-) -> tuple[FigureSpec, Figure]:
-    """A seeded random figure and the raw spec it was built from.
+) -> tuple[FigurePlan, Figure]:
+    """A seeded random figure and the raw plan it was built from.
 
     Segment 0 (an ancestor of every segment when ``chain`` or when it is the only
     root) always has a free rotation, a free translation and a partly rigid rotation, so
@@ -199,9 +199,9 @@ def random_figure_spec(
         max_dofs: Most DOFs per segment after the first.
 
     Returns:
-        ``(spec, figure)``.
+        ``(plan, figure)``.
     """
-    segments: list[SegmentSpec] = []
+    segments: list[SegmentPlan] = []
     fig = Figure()
     for k in range(n_segments):
         name = f"seg{k}"
@@ -217,136 +217,49 @@ def random_figure_spec(
             second, _ = _random_dof(rng, "translation")
             third, _ = _random_dof(rng, "rotation")
             drawn = [
-                (DofSpec(first.kind, first.axis, first.lower, first.upper, 0.0), None),
-                (DofSpec(second.kind, second.axis, second.lower, second.upper, 0.0), None),
-                (DofSpec(third.kind, third.axis, third.lower, third.upper, 0.5), None),
+                (DofPlan(first.kind, first.axis, first.lower, first.upper, 0.0), None),
+                (DofPlan(second.kind, second.axis, second.lower, second.upper, 0.0), None),
+                (DofPlan(third.kind, third.axis, third.lower, third.upper, 0.5), None),
             ]
         else:
             drawn = [_random_dof(rng) for _ in range(int(rng.integers(0, max_dofs + 1)))]
-        dof_specs = tuple(d for d, _ in drawn)
+        dof_plans = tuple(d for d, _ in drawn)
         fig.add_segment(name, parent=parent, rest=rest, dofs=[d.to_dof(n) for d, n in drawn])
-        segments.append(SegmentSpec(name, parent, rest.copy(), dof_specs))
-    return FigureSpec(tuple(segments)), fig
+        segments.append(SegmentPlan(name, parent, rest.copy(), dof_plans))
+    return FigurePlan(tuple(segments)), fig
 
 
 def random_figure(rng: np.random.Generator, n_segments: int, **options: bool | int) -> Figure:
-    """A seeded random figure; see :func:`random_figure_spec` for ``options``."""
-    return random_figure_spec(rng, n_segments, **options)[1]  # type: ignore[arg-type]
+    """A seeded random figure; see :func:`random_figure_plan` for ``options``."""
+    return random_figure_plan(rng, n_segments, **options)[1]  # type: ignore[arg-type]
 
 
-def random_theta(rng: np.random.Generator, spec: FigureSpec) -> np.ndarray:
+def random_theta(rng: np.random.Generator, plan: FigurePlan) -> np.ndarray:
     """Random joint values (not necessarily within the bounds)."""
     values = []
-    for seg in spec.segments:
+    for seg in plan.segments:
         for dof in seg.dofs:
             span = 1.5 if dof.kind == "rotation" else 0.3
             values.append(rng.uniform(-span, span))
     return np.array(values, dtype=np.float64)
 
 
-def deepest_segment(spec: FigureSpec) -> str:
+def random_posed_figure(
+    seed: int, low: int, high: int
+) -> tuple[np.random.Generator, FigurePlan, Figure, np.ndarray]:
+    """A generator seeded with ``seed``, a random figure of ``low`` to ``high − 1``
+    segments (with its plan) and a random pose θ of it, drawn in that order."""
+    rng = np.random.default_rng(seed)
+    plan, fig = random_figure_plan(rng, int(rng.integers(low, high)))
+    return rng, plan, fig, random_theta(rng, plan)
+
+
+def deepest_segment(plan: FigurePlan) -> str:
     """The segment with the most ancestors (the first one on ties)."""
-    return max((s.name for s in spec.segments), key=spec.depth)
+    return max((s.name for s in plan.segments), key=plan.depth)
 
 
-# -- reference kinematics ----------------------------------------------------------------
-
-
-def rodrigues(axis: Sequence[float], angle: float) -> np.ndarray:
-    """Rotation (3, 3) by ``angle`` about the unit ``axis``: cos·I + sin·[a]× + (1−cos)·aaᵀ."""
-    a = np.asarray(axis, dtype=np.float64)
-    a = a / np.linalg.norm(a)
-    cross = np.array([[0.0, -a[2], a[1]], [a[2], 0.0, -a[0]], [-a[1], a[0], 0.0]])
-    c, s = np.cos(angle), np.sin(angle)
-    return c * np.eye(3) + s * cross + (1.0 - c) * np.outer(a, a)
-
-
-def dof_transform(dof: DofSpec, value: float) -> np.ndarray:
-    """The 4×4 transform of one DOF at ``value``."""
-    matrix = np.eye(4)
-    axis = np.asarray(dof.axis, dtype=np.float64)
-    axis = axis / np.linalg.norm(axis)
-    if dof.kind == "rotation":
-        matrix[:3, :3] = rodrigues(axis, value)
-    else:
-        matrix[:3, 3] = value * axis
-    return matrix
-
-
-def reference_forward(spec: FigureSpec, theta: np.ndarray) -> np.ndarray:
-    """World matrices (n_segments, 4, 4) by the naive loop W_k = W_parent · R_k · Π D_j."""
-    world: dict[str, np.ndarray] = {}
-    out = []
-    index = 0
-    for seg in spec.segments:
-        matrix = np.eye(4) if seg.parent is None else world[seg.parent]
-        matrix = matrix @ seg.rest
-        for dof in seg.dofs:
-            matrix = matrix @ dof_transform(dof, float(theta[index]))
-            index += 1
-        world[seg.name] = matrix
-        out.append(matrix)
-    return np.array(out)
-
-
-def reference_dof_axes(spec: FigureSpec, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """World axes u (unit for rotations, scaled for translations) and pivots q per DOF."""
-    world: dict[str, np.ndarray] = {}
-    axes, pivots = [], []
-    index = 0
-    for seg in spec.segments:
-        matrix = np.eye(4) if seg.parent is None else world[seg.parent]
-        matrix = matrix @ seg.rest
-        for dof in seg.dofs:
-            axis = np.asarray(dof.axis) / np.linalg.norm(dof.axis)
-            u = matrix[:3, :3] @ axis
-            if dof.kind == "rotation":
-                u = u / np.linalg.norm(u)
-            axes.append(u)
-            pivots.append(matrix[:3, 3].copy())
-            matrix = matrix @ dof_transform(dof, float(theta[index]))
-            index += 1
-        world[seg.name] = matrix
-    return np.array(axes).reshape(-1, 3), np.array(pivots).reshape(-1, 3)
-
-
-def effector_state(
-    world: np.ndarray, effector: Effector
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """World point and unit axes of ``effector`` given its segment's world matrix."""
-    point = world[:3, :3] @ effector.point + world[:3, 3]
-    x = world[:3, :3] @ effector.x_axis
-    y = world[:3, :3] @ effector.y_axis
-    return point, x / np.linalg.norm(x), y / np.linalg.norm(y)
-
-
-# -- SPEC §3 formulas --------------------------------------------------------------------
-
-
-def spec_potential(goal: goals.Goal, r: np.ndarray, x: np.ndarray, y: np.ndarray) -> float:
-    """P(e) of ``goal`` written straight from the table of SPEC §3."""
-    if isinstance(goal, goals.Position):
-        return float(np.sum((r - goal.point) ** 2))
-    if isinstance(goal, goals.Orientation):
-        return float(
-            goal.c_dx**2 * np.sum((x - goal.x) ** 2) + goal.c_dy**2 * np.sum((y - goal.y) ** 2)
-        )
-    if isinstance(goal, goals.PositionOrientation):
-        position = float(np.sum((r - goal.point) ** 2))
-        turn = spec_potential(goal.orientation, r, x, y)
-        return goal.w_position * position + (1.0 - goal.w_position) * turn
-    if isinstance(goal, goals.Aim):
-        d = goal.point - r
-        return float(goal.c_d**2 * np.sum((d / np.linalg.norm(d) - y) ** 2))
-    if isinstance(goal, goals.Line):
-        nu = goal.direction
-        projector = np.eye(3) - np.outer(nu, nu)
-        return float(np.sum((projector @ (r - goal.point)) ** 2))
-    if isinstance(goal, goals.Plane):
-        return float(((r - goal.point) @ goal.normal) ** 2)
-    if isinstance(goal, goals.HalfSpace):
-        return float(min(0.0, float((r - goal.point) @ goal.normal)) ** 2)
-    raise TypeError(f"no SPEC formula for {type(goal).__name__}")
+# -- random goals and effectors ---------------------------------------------------------
 
 
 def random_goal(kind: str, rng: np.random.Generator, r: np.ndarray | None = None) -> goals.Goal:
@@ -384,26 +297,6 @@ def random_effector(rng: np.random.Generator, segment: str) -> Effector:
     return Effector(segment, point=rng.normal(scale=0.3, size=3), x_axis=ex, y_axis=ey)
 
 
-def reference_objective(
-    spec: FigureSpec, items: Sequence[Constraint | AnyOf], theta: np.ndarray
-) -> float:
-    """G_all = Σ w_i G_i with AnyOf terms w·min_j w_j G_j, from the reference FK."""
-    world = reference_forward(spec, theta)
-    index = {s.name: k for k, s in enumerate(spec.segments)}
-
-    def weighted(c: Constraint) -> float:
-        r, x, y = effector_state(world[index[c.effector.segment]], c.effector)
-        return c.weight * spec_potential(c.goal, r, x, y)
-
-    total = 0.0
-    for item in items:
-        if isinstance(item, AnyOf):
-            total += item.weight * min(weighted(c) for c in item.constraints)
-        else:
-            total += weighted(item)
-    return total
-
-
 # -- finite differences ------------------------------------------------------------------
 
 
@@ -427,12 +320,19 @@ def relative_error(reference: np.ndarray, value: np.ndarray) -> float:
     return float(np.linalg.norm(reference - value) / max(np.linalg.norm(reference), 1e-8))
 
 
+FD_TOLERANCE = 1e-6
+"""Largest relative error of a gradient against central differences."""
+
+
 def objective_value(problem: Problem) -> Callable[[np.ndarray], float]:
     """θ ↦ G_all of ``problem`` (the value only)."""
     return lambda theta: problem.objective(theta)[0]
 
 
 # -- errors ------------------------------------------------------------------------------
+
+BAD_NUMBERS = (np.nan, np.inf, -np.inf)
+"""Numbers that every check of finite input rejects."""
 
 
 @contextlib.contextmanager

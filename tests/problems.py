@@ -1,25 +1,81 @@
-"""Problems shared by the solver's behaviour tests and the comparison with scipy."""
+"""Small named figures and problems shared by the solver's tests (and random problems for
+the comparison with scipy)."""
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import numpy as np
 
 from solver import AnyOf, Constraint, Dof, Effector, Figure, Problem, goals
 
 
+def _qr_rotation(rng: np.random.Generator) -> np.ndarray:
+    """A random rotation by QR; :func:`random_problem`'s draws (and so the iteration
+    counts pinned in the tests) depend on it."""
+    q, _ = np.linalg.qr(rng.normal(size=(3, 3)))
+    if np.linalg.det(q) < 0:
+        q[:, 0] *= -1
+    return q
+
+
 def translation(x: float, y: float, z: float) -> np.ndarray:
+    """The (4, 4) translation by (x, y, z)."""
     matrix = np.eye(4)
     matrix[:3, 3] = (x, y, z)
     return matrix
 
 
-def random_rotation(rng: np.random.Generator) -> np.ndarray:
-    q, _ = np.linalg.qr(rng.normal(size=(3, 3)))
-    if np.linalg.det(q) < 0:
-        q[:, 0] *= -1
-    return q
+def three_segment_arm(
+    names: Sequence[str] = ("shoulder", "elbow", "hand"), link: float = 0.3
+) -> Figure:
+    """A three-segment arm along +y: shoulder (x, z rotations), elbow (x), hand (no DOFs).
+
+    Shoulder x in [−1, 1], shoulder z unbounded, elbow x in [0, 2.5]; ``link`` between
+    joints. ``names`` renames the three segments.
+    """
+    shoulder, elbow, hand = names
+    offset = translation(0.0, link, 0.0)
+    fig = Figure()
+    fig.add_segment(shoulder, dofs=[Dof.rotation("x", lower=-1.0, upper=1.0), Dof.rotation("z")])
+    fig.add_segment(
+        elbow, parent=shoulder, rest=offset, dofs=[Dof.rotation("x", lower=0.0, upper=2.5)]
+    )
+    fig.add_segment(hand, parent=elbow, rest=offset)
+    return fig
+
+
+def chain_figure() -> Figure:
+    """root → upper → lower → hand, each joint one x rotation, 0.5 apart along y; plus a
+    branch root → other with a z rotation (the root also translates along x)."""
+    offset = translation(0.0, 0.5, 0.0)
+    fig = Figure()
+    fig.add_segment("root", dofs=[Dof.rotation("z"), Dof.translation("x")])
+    fig.add_segment("upper", parent="root", rest=offset, dofs=[Dof.rotation("x")])
+    fig.add_segment("lower", parent="upper", rest=offset, dofs=[Dof.rotation("x")])
+    fig.add_segment("hand", parent="lower", rest=offset, dofs=[Dof.rotation("x")])
+    fig.add_segment("other", parent="root", rest=offset, dofs=[Dof.rotation("z")])
+    return fig
+
+
+def arm_and_head() -> Figure:
+    """``upper_arm``, ``forearm``, ``hand`` 0.5 apart (:func:`three_segment_arm`), and a
+    second root ``head`` with one rotation about y."""
+    fig = three_segment_arm(("upper_arm", "forearm", "hand"), 0.5)
+    fig.add_segment("head", dofs=[Dof.rotation("y")])
+    return fig
+
+
+def hand_constraint() -> Constraint:
+    """A position goal at the origin for the ``hand`` segment's origin."""
+    return Constraint(Effector("hand"), goals.Position((0, 0, 0)))
+
+
+def hand_problem(fig: Figure | None = None) -> Problem:
+    """:func:`arm_and_head` (or ``fig``) with the hand's origin going to (0, 0.5, 0.5)."""
+    fig = fig or arm_and_head()
+    return Problem(fig, [Constraint(Effector("hand"), goals.Position((0.0, 0.5, 0.5)))])
 
 
 def planar_arm(lengths: list[float], lower: float = -math.pi, upper: float = math.pi) -> Figure:
@@ -49,7 +105,7 @@ def random_problem(seed: int, n_segments: int, n_goals: int) -> tuple[Problem, n
     names: list[str] = []
     for k in range(n_segments):
         rest = np.eye(4)
-        rest[:3, :3] = random_rotation(rng)
+        rest[:3, :3] = _qr_rotation(rng)
         rest[:3, 3] = rng.normal(size=3) * 0.3 + (0.0, 0.3, 0.0)
         dofs = []
         for _ in range(int(rng.integers(1, 4))):
@@ -102,7 +158,7 @@ def random_problem(seed: int, n_segments: int, n_goals: int) -> tuple[Problem, n
         point = rng.normal(size=3) * 0.2
         frame = frames[seg.index]
         target = frame[:3, :3] @ point + frame[:3, 3] + rng.normal(size=3) * 0.3
-        orientation = random_rotation(rng)
+        orientation = _qr_rotation(rng)
         goal = kinds[int(rng.integers(len(kinds)))](target, orientation)
         constraints.append(Constraint(Effector(seg.name, point), goal, float(rng.uniform(0.5, 2))))
     if len(constraints) >= 3 and rng.random() < 0.3:

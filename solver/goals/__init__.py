@@ -1,4 +1,7 @@
-"""Goals: potentials P(e) ≥ 0 of an effector state with analytic gradients (SPEC §3)."""
+"""Goals: potentials P(e) ≥ 0 of an effector state with analytic gradients.
+
+The goal types of Zhao & Badler 1994, §5.
+"""
 
 from .aim import Aim
 from .base import C5, Goal, GoalValue, commensurate

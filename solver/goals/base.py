@@ -20,7 +20,7 @@ def commensurate(degrees: float, length: float) -> float:
     """The weight c such that an angle of ``degrees`` weighs as ``length``.
 
     For unit vectors at angle d, ``‖v − w‖ = 2 sin(d/2)``; so ``c = length / (2 sin(d/2))``
-    makes ``c²‖v − w‖²`` equal ``length²`` (seed 000 §5.1).
+    makes ``c²‖v − w‖²`` equal ``length²`` (Zhao & Badler 1994, §5.1).
 
     Args:
         degrees: The angle [deg], in (0, 360).
@@ -42,7 +42,7 @@ def commensurate(degrees: float, length: float) -> float:
 
 
 C5 = commensurate(5.0, 0.01)
-"""Default c_d: 5 degrees weigh as 1 cm when the figure is in metres (1990 default)."""
+"""Default c_d: 5 degrees weigh as 1 cm in metres (as in Phillips, Zhao & Badler 1990)."""
 
 
 class GoalValue(NamedTuple):
@@ -70,7 +70,9 @@ Batch = Callable[
 
 
 class Goal(ABC):
-    """A potential P(e) ≥ 0 over an effector's point r and unit axes x_e, y_e (SPEC §3).
+    """A potential P(e) ≥ 0 over an effector's point r and unit axes x_e, y_e.
+
+    The potentials of Zhao & Badler 1994, §5.
 
     Each goal type writes its potential once, vectorised over many goals of that type
     (:meth:`stack`); :meth:`evaluate` is the one-goal case. Subclasses are immutable

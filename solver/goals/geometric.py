@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import ClassVar
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -47,7 +48,41 @@ class Line(Goal):
         return f"Line({self.point.tolist()}, {self.direction.tolist()})"
 
 
-class Plane(Goal):
+class _PointNormal(Goal):
+    """A goal on the height ``(r − p)·ν`` of the effector point over a plane."""
+
+    __slots__ = ("normal", "point")
+    _ONE_SIDED: ClassVar[bool] = False
+    """Whether only negative heights count (a half-space) or both signs (a plane)."""
+
+    def __init__(self, point: ArrayLike, normal: ArrayLike) -> None:
+        kind = type(self).__name__
+        self.point: FloatArray = finite_array(point, f"{kind} goal point", (3,))
+        self.normal = unit_vector(normal, f"{kind} goal normal")
+
+    @classmethod
+    def stack(cls, goals: Sequence[Goal]) -> Batch:
+        """See :meth:`Goal.stack`."""
+        own = [g for g in goals if isinstance(g, cls)]
+        origin = rows([g.point for g in own])
+        normal = rows([g.normal for g in own])
+        one_sided = cls._ONE_SIDED
+
+        def batch(
+            points: FloatArray, x: FloatArray, y: FloatArray
+        ) -> tuple[FloatArray, FloatArray, None, None]:
+            height = ((points - origin) * normal).sum(axis=1, keepdims=True)
+            if one_sided:
+                height = np.minimum(height, 0.0)
+            return (height * height)[:, 0], (2.0 * height) * normal, None, None
+
+        return batch
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.point.tolist()}, {self.normal.tolist()})"
+
+
+class Plane(_PointNormal):
     """Keep the effector point on a plane: ``P = ((r − p)·ν)²``.
 
     Args:
@@ -55,23 +90,10 @@ class Plane(Goal):
         normal: The plane's normal ν (normalised here), shape (3,).
     """
 
-    __slots__ = ("normal", "point")
-
-    def __init__(self, point: ArrayLike, normal: ArrayLike) -> None:
-        self.point: FloatArray = finite_array(point, "Plane goal point", (3,))
-        self.normal = unit_vector(normal, "Plane goal normal")
-
-    @classmethod
-    def stack(cls, goals: Sequence[Goal]) -> Batch:
-        """See :meth:`Goal.stack`."""
-        own = [g for g in goals if isinstance(g, Plane)]
-        return _height_batch(own, one_sided=False)
-
-    def __repr__(self) -> str:
-        return f"Plane({self.point.tolist()}, {self.normal.tolist()})"
+    __slots__ = ()
 
 
-class HalfSpace(Goal):
+class HalfSpace(_PointNormal):
     """Keep the effector point on the side of a plane its normal points to.
 
     ``P = min(0, (r − p)·ν)²``, ``∂P/∂r = 2 min(0, (r − p)·ν) ν``.
@@ -81,32 +103,5 @@ class HalfSpace(Goal):
         normal: Normal ν pointing inside (normalised here), shape (3,).
     """
 
-    __slots__ = ("normal", "point")
-
-    def __init__(self, point: ArrayLike, normal: ArrayLike) -> None:
-        self.point: FloatArray = finite_array(point, "HalfSpace goal point", (3,))
-        self.normal = unit_vector(normal, "HalfSpace goal normal")
-
-    @classmethod
-    def stack(cls, goals: Sequence[Goal]) -> Batch:
-        """See :meth:`Goal.stack`."""
-        own = [g for g in goals if isinstance(g, HalfSpace)]
-        return _height_batch(own, one_sided=True)
-
-    def __repr__(self) -> str:
-        return f"HalfSpace({self.point.tolist()}, {self.normal.tolist()})"
-
-
-def _height_batch(goals: Sequence[Plane | HalfSpace], *, one_sided: bool) -> Batch:
-    origin = rows([g.point for g in goals])
-    normal = rows([g.normal for g in goals])
-
-    def batch(
-        points: FloatArray, x: FloatArray, y: FloatArray
-    ) -> tuple[FloatArray, FloatArray, None, None]:
-        height = ((points - origin) * normal).sum(axis=1, keepdims=True)
-        if one_sided:
-            height = np.minimum(height, 0.0)
-        return (height * height)[:, 0], (2.0 * height) * normal, None, None
-
-    return batch
+    __slots__ = ()
+    _ONE_SIDED = True

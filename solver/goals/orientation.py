@@ -17,8 +17,8 @@ class Orientation(Goal):
     """Match the effector's axes to ``x`` and ``y``.
 
     ``P = c_dx²‖x_e − x_g‖² + c_dy²‖y_e − y_g‖²``; ``∂P/∂x_e = 2c_dx²(x_e − x_g)``,
-    ``∂P/∂y_e = 2c_dy²(y_e − y_g)``. A weight of 0 frees that direction (seed 000: a
-    palm normal held level while the hand turns about it).
+    ``∂P/∂y_e = 2c_dy²(y_e − y_g)``. A weight of 0 frees that direction (Zhao & Badler 1994:
+    a palm normal held level while the hand turns about it).
 
     Args:
         x: Goal x axis x_g in world, unit, shape (3,).

@@ -1,5 +1,1 @@
-"""Optimisation backends and their shared pieces."""
-
-from .result import SolveResult
-
-__all__ = ["SolveResult"]
+"""Optimisation backends and their shared pieces: one module per job."""

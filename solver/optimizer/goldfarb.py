@@ -1,19 +1,21 @@
-"""Goldfarb's method with the BFGS update on Rosen's gradient projection (seed 000, App. A).
+"""Goldfarb's method with the BFGS update on Rosen's gradient projection.
+
+Goldfarb 1969 and Rosen 1960, as used by Zhao & Badler 1994, App. A.
 
 Minimise G(φ) subject to ``E φ = e`` and ``A φ ≥ b`` (unit rows), from a feasible φ.
 
 State: feasible φ; the active set (equalities always in); ``H`` (n×n, positive
 semi-definite, ``H·N = 0`` for the matrix N of active rows as columns). H starts as the
-projector ``I − N(NᵀN)⁻¹Nᵀ`` (the 1994 paper), or, given the goals' Gauss–Newton
+projector ``I − N(NᵀN)⁻¹Nᵀ`` (Zhao & Badler 1994), or, given the goals' Gauss–Newton
 curvature B, as ``Z(Zᵀ(B + μI)Z)⁻¹Zᵀ`` with Z a basis of N's null space and μ a damping
 (the larger of 1e-7 × the largest diagonal entry and G): the first step is then a
 damped least-squares step, and a warm-started drag event converges in a few
 iterations. With the Gauss–Newton start, H also starts afresh, from the curvature at
 the current iterate, whenever the active set changes (instead of the rank-one updates of
 steps 2 and 4) and after every step that lowers G by 20% or more (instead of step 5's
-update: Fletcher and Xu's hybrid of Gauss–Newton and BFGS). Goals that can be met make
-G a zero-residual least-squares problem, where these Gauss–Newton steps converge
-quadratically; where G stays large (an unreachable goal), BFGS takes over.
+update: the hybrid of Gauss–Newton and BFGS of Fletcher & Xu 1987). Goals that can be
+met make G a zero-residual least-squares problem, where these Gauss–Newton steps
+converge quadratically; where G stays large (an unreachable goal), BFGS takes over.
 
 1. g = ∇G(φ); multipliers λ = (NᵀN)⁻¹Nᵀg; projected gradient ``Pg = g − Nλ``. If
    ‖Pg‖ ≤ ε and every inequality multiplier is ≥ −ε: a Kuhn–Tucker point. Here
@@ -27,25 +29,32 @@ quadratically; where G stays large (an unreachable goal), BFGS takes over.
    ``(0, min(1, λ_max)]`` (see :mod:`.linesearch`).
 4. If the step reached λ_max, add that row: ``H ← H − H a aᵀ H / (aᵀ H a)``.
 5. Otherwise, with σ = αs and y = g⁺ − g, if σᵀy > 0 update H by BFGS when
-   ``σᵀy ≥ yᵀHy`` and by DFP otherwise (Fletcher's switch).
+   ``σᵀy ≥ yᵀHy`` and by DFP otherwise (the switch of Fletcher 1970).
 
 Every trial point is projected back onto the active rows (a correction of rounding
 size), so iterates stay feasible; G is evaluated at exactly the accepted point and never
 increases.
+
+The active set (:mod:`.active_set`), H's start and update (:mod:`.metric`) and the line
+search (:mod:`.linesearch`) live beside this module; what stays here is steps 1–5 as
+one loop over one state (φ, G, g, the active set and H), which reads best in one piece,
+next to the description above.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 
 import numpy as np
 
 from .._checks import FloatArray
+from .active_set import ActiveSet
 from .linesearch import line_search
+from .metric import fletcher_update, gauss_newton_start
+from .result import Descent, Status
 
-__all__ = ["Descent", "descend", "kkt_floor"]
+__all__ = ["descend", "kkt_floor"]
 
 Objective = Callable[[FloatArray], tuple[float, FloatArray]]
 Curvature = Callable[[FloatArray], FloatArray]
@@ -58,44 +67,10 @@ _ROUNDING_ROOT = 1e-6
 """Size of ‖Pg‖ against √G below which a step's decrease (about ‖Pg‖²) is lost to rounding."""
 _FLAT_STEPS = 2
 """Steps in a row without a decrease of G after which the descent stops."""
-_DAMPING = 1e-7
-"""Damping μ of the Gauss–Newton metric, relative to the largest diagonal entry of the
-reduced curvature (μ is at least G, so that far from the goals steps stay short)."""
-_DAMPING_G = 1.0
-"""Damping μ relative to G."""
 _GAUSS_NEWTON_DROP = 0.8
 """With the Gauss–Newton metric, a step that leaves G at most this fraction of its
-value restarts H from the curvature at the new point (Fletcher and Xu's hybrid switch:
+value restarts H from the curvature at the new point (the hybrid switch of Fletcher & Xu 1987:
 G fell by 20% or more) instead of the BFGS update."""
-
-
-@dataclass(frozen=True)
-class Descent:
-    """Outcome of one local descent.
-
-    Attributes:
-        phi: Final iterate, shape (n,).
-        value: G at phi.
-        gradient: ∇G at phi, shape (n,).
-        status: ``"converged"``, ``"time_limit"``, ``"max_iterations"`` or ``"stalled"``.
-        message: Human-readable reason.
-        iterations: Accepted steps plus active-set changes.
-        evaluations: Objective evaluations.
-        active: Active inequality rows at the end.
-        projected_gradient: ‖Pg‖ at the end.
-        multipliers: Inequality multipliers of ``active``.
-    """
-
-    phi: FloatArray
-    value: float
-    gradient: FloatArray
-    status: str
-    message: str
-    iterations: int
-    evaluations: int
-    active: tuple[int, ...]
-    projected_gradient: float
-    multipliers: FloatArray
 
 
 def kkt_floor(tolerance: float, gradient: FloatArray, value: float) -> float:
@@ -107,86 +82,6 @@ def kkt_floor(tolerance: float, gradient: FloatArray, value: float) -> float:
     """
     norm = float(np.sqrt(gradient @ gradient))
     return max(tolerance, _ROUNDING * norm, _ROUNDING_ROOT * float(np.sqrt(abs(value))))
-
-
-class _ActiveSet:
-    """Active rows N (as columns), (NᵀN)⁻¹ and their right-hand sides, kept together.
-
-    Equalities are always the first ``k`` columns; ``rows`` lists the active inequality
-    rows after them.
-    """
-
-    def __init__(
-        self, a_eq: FloatArray, b_eq: FloatArray, a_in: FloatArray, b_in: FloatArray
-    ) -> None:
-        self.a_eq, self.b_eq, self.a_in, self.b_in = a_eq, b_eq, a_in, b_in
-        self.n = a_in.shape[1] if a_in.ndim == 2 else a_eq.shape[1]
-        self.k = a_eq.shape[0]
-        self.rows: list[int] = []
-        self._refresh()
-
-    def with_row(self, row: int) -> _ActiveSet:
-        other = _ActiveSet.__new__(_ActiveSet)
-        other.__dict__.update(self.__dict__)
-        other.rows = [*self.rows, row]
-        other._refresh()
-        return other
-
-    def add(self, row: int) -> None:
-        self.rows.append(row)
-        self._refresh()
-
-    def remove(self, position: int) -> int:
-        row = self.rows.pop(position)
-        self._refresh()
-        return row
-
-    def _refresh(self) -> None:
-        self.matrix = np.vstack([self.a_eq, self.a_in[self.rows]]).T  # (n, q)
-        self.rhs = np.concatenate([self.b_eq, self.b_in[self.rows]])
-        if self.matrix.shape[1]:
-            self.gram_inverse = np.linalg.inv(self.matrix.T @ self.matrix)
-        else:
-            self.gram_inverse = np.empty((0, 0))
-
-    def projector(self, exclude: int | None = None) -> FloatArray:
-        """Projector onto the null space of the active rows (less column ``exclude``)."""
-        matrix = self.matrix
-        if exclude is not None:
-            matrix = np.delete(matrix, exclude, axis=1)
-        if not matrix.shape[1]:
-            return np.eye(self.n)
-        inverse = np.linalg.solve(matrix.T @ matrix, matrix.T)
-        result: FloatArray = np.eye(self.n) - matrix @ inverse
-        return result
-
-    def project(self, vector: FloatArray) -> FloatArray:
-        """``vector`` less its component in the span of the active rows."""
-        if not self.matrix.shape[1]:
-            return vector
-        result: FloatArray = vector - self.matrix @ (self.gram_inverse @ (self.matrix.T @ vector))
-        return result
-
-    def independent(self, row: FloatArray) -> bool:
-        """Whether ``row`` (unit) is linearly independent of the active rows."""
-        rest = self.project(row)
-        return float(rest @ rest) > 1e-10
-
-    def multipliers(self, gradient: FloatArray) -> FloatArray:
-        if not self.matrix.shape[1]:
-            return np.empty(0)
-        result: FloatArray = self.gram_inverse @ (self.matrix.T @ gradient)
-        return result
-
-    def correct(self, phi: FloatArray) -> FloatArray:
-        """Project ``phi`` onto the active rows (a correction of rounding size)."""
-        if not self.matrix.shape[1]:
-            return phi
-        residual = self.matrix.T @ phi - self.rhs
-        if float(np.max(np.abs(residual))) <= 1e-13:
-            return phi
-        corrected: FloatArray = phi - self.matrix @ (self.gram_inverse @ residual)
-        return corrected
 
 
 class _Trial:
@@ -201,16 +96,16 @@ class _Trial:
         objective: Objective,
         phi: FloatArray,
         step: FloatArray,
-        active: _ActiveSet,
+        active: ActiveSet,
         cap: float,
         hit: int | None,
     ) -> None:
         self.objective, self.phi, self.step = objective, phi, step
         self.active, self.cap, self.hit = active, cap, hit
-        self.with_hit: _ActiveSet | None = None
+        self.with_hit: ActiveSet | None = None
         self.points: dict[float, FloatArray] = {}
 
-    def rows_at_cap(self) -> _ActiveSet:
+    def rows_at_cap(self) -> ActiveSet:
         """The active rows plus the row hit at the cap."""
         assert self.hit is not None
         if self.with_hit is None:
@@ -263,7 +158,8 @@ def descend(
     Returns:
         The final iterate and how the descent ended.
     """
-    run = _Run(objective, phi0, a_eq, b_eq, a_in, b_in, tolerance, callback, curvature)
+    active = ActiveSet.at(phi0, a_eq, b_eq, a_in, b_in, slack=_ACTIVE)
+    run = _Run(objective, phi0, active, tolerance, callback, curvature)
     return run.loop(max_iterations, deadline, goal_value)
 
 
@@ -274,10 +170,7 @@ class _Run:
         self,
         objective: Objective,
         phi0: FloatArray,
-        a_eq: FloatArray,
-        b_eq: FloatArray,
-        a_in: FloatArray,
-        b_in: FloatArray,
+        active: ActiveSet,
         tolerance: float,
         callback: Callable[[FloatArray, float], None] | None,
         curvature: Curvature | None,
@@ -286,7 +179,7 @@ class _Run:
         self.curvature = curvature
         self.hessian: FloatArray | None = None
         self.hessian_at = phi0
-        self.a_in, self.b_in = a_in, b_in
+        self.a_in, self.b_in = active.a_in, active.b_in
         self.tolerance = tolerance
         self.callback = callback
         self.phi = phi0.copy()
@@ -295,14 +188,8 @@ class _Run:
         self.iterations = 0
         if callback is not None:
             callback(self.phi, self.value)
-        self.active = _ActiveSet(a_eq, b_eq, a_in, b_in)
-        slack = a_in @ self.phi - b_in
-        for j in np.argsort(slack):
-            if slack[j] > _ACTIVE:
-                break
-            if self.active.independent(a_in[j]):
-                self.active.add(int(j))
-        self.inactive = np.ones(len(b_in), dtype=bool)
+        self.active = active
+        self.inactive = np.ones(len(self.b_in), dtype=bool)
         self.inactive[self.active.rows] = False
         self._h: FloatArray | None = None
         self.fresh = True
@@ -310,13 +197,13 @@ class _Run:
         self.projected = np.inf
         self.multipliers = np.empty(0)
 
-    def finish(self, status: str, message: str) -> Descent:
+    def finish(self, status: Status, detail: str = "") -> Descent:
         return Descent(
             phi=self.phi,
             value=self.value,
             gradient=self.gradient,
             status=status,
-            message=message,
+            message=status.message(detail),
             iterations=self.iterations,
             evaluations=self.evaluations,
             active=tuple(self.active.rows),
@@ -346,24 +233,7 @@ class _Run:
         if self.hessian is None or not np.array_equal(self.phi, self.hessian_at):
             self.hessian = self.curvature(self.phi)
             self.hessian_at = self.phi
-        hessian = self.hessian
-        n = hessian.shape[0]
-        columns = self.active.matrix.shape[1]
-        basis: FloatArray | None = None
-        reduced: FloatArray = hessian
-        if columns:
-            basis = np.linalg.qr(self.active.matrix, mode="complete")[0][:, columns:]
-            if not basis.shape[1]:
-                return np.zeros((n, n))
-            reduced = basis.T @ hessian @ basis
-        damping = max(
-            _DAMPING * float(np.max(np.diag(reduced))), _DAMPING_G * abs(self.value), 1e-12
-        )
-        reduced = reduced + damping * np.eye(reduced.shape[0])
-        inverse: FloatArray = np.linalg.inv(reduced)
-        if basis is not None:
-            inverse = basis @ inverse @ basis.T
-        return 0.5 * (inverse + inverse.T)
+        return gauss_newton_start(self.hessian, self.active.matrix, self.value)
 
     def reset(self) -> bool:
         """Restart H as at the start; False when it was fresh already."""
@@ -386,15 +256,16 @@ class _Run:
         ineq = self.multipliers[self.active.k :]
         if self.projected <= floor and (not ineq.size or float(ineq.min()) >= -floor):
             return self.finish(
-                "converged", "Kuhn–Tucker point to rounding: no representable decrease is left"
+                Status.CONVERGED,
+                "Kuhn–Tucker point to rounding: no representable decrease is left",
             )
-        return self.finish("stalled", "line search found no decrease; not a Kuhn–Tucker point")
+        return self.finish(Status.STALLED)
 
     def loop(self, max_iterations: int, deadline: float | None, goal: float | None) -> Descent:
         while True:
             if goal is not None and self.value <= goal:
                 self.multipliers = self.active.multipliers(self.gradient)
-                return self.finish("converged", f"goals met: G {self.value:.3g} ≤ {goal:.3g}")
+                return self.finish(Status.CONVERGED, f"goals met: G {self.value:.3g} ≤ {goal:.3g}")
             # Step 1: multipliers, projected gradient, Kuhn–Tucker test.
             active = self.active
             lam = active.multipliers(self.gradient)
@@ -410,9 +281,9 @@ class _Run:
             if drop is None and self.projected <= floor:
                 return self.converged(floor)
             if self.iterations >= max_iterations:
-                return self.finish("max_iterations", f"stopped after {max_iterations} iterations")
+                return self.finish(Status.MAX_ITERATIONS, f"{max_iterations} iterations")
             if deadline is not None and time.perf_counter() >= deadline:
-                return self.finish("time_limit", "time limit reached; returning the best iterate")
+                return self.finish(Status.TIME_LIMIT)
             self.iterations += 1
             if drop is not None:  # Step 2
                 self.drop(drop)
@@ -430,7 +301,7 @@ class _Run:
     def converged(self, floor: float) -> Descent:
         """Step 1's stop at a Kuhn–Tucker point (``floor``: step 1's ε)."""
         return self.finish(
-            "converged",
+            Status.CONVERGED,
             f"Kuhn–Tucker point: projected gradient {self.projected:.3g} ≤ {floor:.3g}"
             + ("" if floor == self.tolerance else " (the rounding floor of a large G)"),
         )
@@ -527,7 +398,7 @@ class _Run:
             self.add(hit)
             return None
         if self.curvature is not None and search.value <= _GAUSS_NEWTON_DROP * value0:
-            # Fletcher–Xu: G fell fast, so the goals' residuals dominate the Hessian and
+            # Fletcher & Xu 1987: G fell fast, so the goals' residuals dominate the Hessian and
             # the Gauss–Newton curvature at the new point is the better metric.
             self.h = None
             self.fresh = True
@@ -536,20 +407,5 @@ class _Run:
         return None
 
     def update(self, sigma: FloatArray, y: FloatArray) -> None:
-        """Fletcher's switch: BFGS when σᵀy ≥ yᵀHy, else DFP; skipped unless σᵀy > 0."""
-        sy = float(sigma @ y)
-        if sy <= 1e-300:
-            return
-        hy = self.h @ y
-        yhy = float(y @ hy)
-        if sy >= yhy:
-            rho = 1.0 / sy
-            cross = np.outer(sigma, hy)
-            self.h = (
-                self.h
-                - rho * (cross + cross.T)
-                + (rho * (1.0 + rho * yhy)) * np.outer(sigma, sigma)
-            )
-        else:
-            self.h = self.h - np.outer(hy, hy) / yhy + np.outer(sigma, sigma) / sy
-        self.h = 0.5 * (self.h + self.h.T)
+        """Step 5: H by :func:`.metric.fletcher_update`."""
+        self.h = fletcher_update(self.h, sigma, y)

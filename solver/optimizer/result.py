@@ -1,12 +1,68 @@
-"""The result of :func:`solver.solve`."""
+"""The result of :func:`solver.solve`: how a solve ended and what it found."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import StrEnum
 
 from .._checks import FloatArray
 
-__all__ = ["SolveResult"]
+__all__ = ["MESSAGES", "Descent", "SolveResult", "Status"]
+
+
+class Status(StrEnum):
+    """How a descent or a solve ended; equal to its value (``Status.CONVERGED == "converged"``)."""
+
+    CONVERGED = "converged"
+    """A Kuhn–Tucker point, or every goal met to ``goal_tolerance``."""
+    TIME_LIMIT = "time_limit"
+    """The time limit ran out."""
+    MAX_ITERATIONS = "max_iterations"
+    """The iteration limit ran out."""
+    STALLED = "stalled"
+    """The line search found no decrease away from a Kuhn–Tucker point."""
+
+    def message(self, detail: str = "") -> str:
+        """The human-readable reason: :data:`MESSAGES` of this status, then ``detail``."""
+        return f"{MESSAGES[self]}: {detail}" if detail else MESSAGES[self]
+
+
+MESSAGES: dict[Status, str] = {
+    Status.CONVERGED: "converged",
+    Status.TIME_LIMIT: "time limit reached; returning the best iterate",
+    Status.MAX_ITERATIONS: "iteration limit reached",
+    Status.STALLED: "stalled: the line search found no decrease; not a Kuhn–Tucker point",
+}
+"""The headline of every status's message (details follow it after a colon)."""
+
+
+@dataclass(frozen=True)
+class Descent:
+    """Outcome of one local descent.
+
+    Attributes:
+        phi: Final iterate, shape (n,).
+        value: G at phi.
+        gradient: ∇G at phi, shape (n,).
+        status: How the descent ended.
+        message: Human-readable reason (:meth:`Status.message`).
+        iterations: Accepted steps plus active-set changes.
+        evaluations: Objective evaluations.
+        active: Active inequality rows at the end.
+        projected_gradient: ‖Pg‖ at the end.
+        multipliers: Inequality multipliers of ``active``.
+    """
+
+    phi: FloatArray
+    value: float
+    gradient: FloatArray
+    status: Status
+    message: str
+    iterations: int
+    evaluations: int
+    active: tuple[int, ...]
+    projected_gradient: float
+    multipliers: FloatArray
 
 
 @dataclass(frozen=True)
@@ -19,10 +75,10 @@ class SolveResult:
         jac: ∂G_all/∂θ at ``x``, shape (n_dofs,), 0 for fixed DOFs.
         nit: Iterations, over all descents.
         nfev: Objective evaluations, over all descents.
-        status: ``"converged"`` (a Kuhn–Tucker point; the goals may still be
-            unreachable, see ``fun``), ``"time_limit"``, ``"max_iterations"`` or
-            ``"stalled"``.
-        message: Human-readable reason.
+        status: How the solve ended (a :class:`Status`, equal to its string value):
+            ``"converged"`` (a Kuhn–Tucker point; the goals may still be unreachable,
+            see ``fun``), ``"time_limit"``, ``"max_iterations"`` or ``"stalled"``.
+        message: Human-readable reason (:meth:`Status.message`).
         active_set: Labels of the joint limits active at ``x``.
         active: Rows of ``figure.limits`` (inequalities) active at ``x``.
         max_violation: Largest limit violation at ``x`` (≤ 1e-9).
@@ -36,7 +92,7 @@ class SolveResult:
     jac: FloatArray = field(repr=False)
     nit: int
     nfev: int
-    status: str
+    status: Status
     message: str
     active_set: tuple[str, ...]
     active: tuple[int, ...]
@@ -48,7 +104,7 @@ class SolveResult:
     @property
     def success(self) -> bool:
         """True when the solver stopped at a Kuhn–Tucker point."""
-        return self.status == "converged"
+        return self.status is Status.CONVERGED
 
     @property
     def theta(self) -> FloatArray:

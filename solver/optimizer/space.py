@@ -14,12 +14,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._checks import FloatArray
+from .._checks import FloatArray, IntArray
 from ..problem import Problem
 
 __all__ = ["ReducedSpace"]
-
-IntArray = np.ndarray[tuple[int], np.dtype[np.intp]]
 
 
 @dataclass(frozen=True, eq=False)
@@ -54,8 +52,8 @@ class ReducedSpace:
     def build(cls, problem: Problem, theta0: FloatArray) -> ReducedSpace:
         """Reduce ``problem``'s limits to its free DOFs at the start pose ``theta0``."""
         variables = problem.variables
-        rigidity = problem.figure.rigidity[variables]
-        scale = 1.0 - rigidity
+        dofs = problem.figure.dofs
+        scale = np.array([dofs[j].scale for j in variables], dtype=np.float64)
         fixed = np.ones(problem.n_dofs, dtype=bool)
         fixed[variables] = False
         limits = problem.limits
@@ -94,7 +92,3 @@ class ReducedSpace:
         theta = self.base.copy()
         theta[self.variables] = self.scale * phi
         return theta
-
-    def gradient(self, gradient: FloatArray) -> FloatArray:
-        """∂G/∂φ from ∂G/∂θ, shape (n_v,)."""
-        return gradient[self.variables] * self.scale

@@ -1,4 +1,4 @@
-"""Joint limits as unit-row linear constraints: bounds, polygons, equalities (SPEC §1)."""
+"""Joint limits as unit-row linear constraints: bounds, polygons, equalities."""
 
 from __future__ import annotations
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from fixtures.peers import slsqp
 from problems import random_problem
 
 from solver import solve
-from solver.peers import slsqp
 
 
 @pytest.mark.slow

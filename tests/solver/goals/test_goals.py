@@ -1,4 +1,4 @@
-"""Goal potentials and their gradients against the formulas of SPEC §3."""
+"""Goal potentials and their gradients against their formulas (Zhao & Badler 1994, §5)."""
 
 from __future__ import annotations
 
@@ -13,9 +13,8 @@ from helpers import (
     random_goal,
     random_unit,
     relative_error,
-    rodrigues,
-    spec_potential,
 )
+from reference import reference_potential, rodrigues
 
 from solver import goals
 from solver.goals import C5, Goal, GoalValue, commensurate
@@ -36,11 +35,11 @@ def _random_state(rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.
 
 @pytest.mark.parametrize("kind", GOAL_TYPES)
 @pytest.mark.parametrize("seed", SEEDS)
-def test_potential_matches_spec_formula(kind: str, seed: int) -> None:
+def test_potential_matches_reference_formula(kind: str, seed: int) -> None:
     rng = np.random.default_rng(seed)
     r, x, y = _random_state(rng)
     goal = random_goal(kind, rng, r + rng.normal(scale=0.3, size=3))
-    expected = spec_potential(goal, r, x, y)
+    expected = reference_potential(goal, r, x, y)
     value = goal.evaluate(r, x, y).value
     assert value == pytest.approx(expected, rel=1e-12, abs=1e-15)
     assert goal.potential(r, x, y) == pytest.approx(expected, rel=1e-12, abs=1e-15)
@@ -50,14 +49,14 @@ def test_potential_matches_spec_formula(kind: str, seed: int) -> None:
 @pytest.mark.parametrize("kind", GOAL_TYPES)
 @pytest.mark.parametrize("seed", SEEDS)
 def test_gradient_matches_finite_differences_of_state(kind: str, seed: int) -> None:
-    # ∂P/∂r, ∂P/∂x_e and ∂P/∂y_e by central differences of the SPEC formula.
+    # ∂P/∂r, ∂P/∂x_e and ∂P/∂y_e by central differences of the reference formula.
     rng = np.random.default_rng(1000 + seed)
     r, x, y = _random_state(rng)
     goal = random_goal(kind, rng, r)
     state = np.concatenate([r, x, y])
 
     def potential(s: np.ndarray) -> float:
-        return spec_potential(goal, s[:3], s[3:6], s[6:])
+        return reference_potential(goal, s[:3], s[3:6], s[6:])
 
     expected = central_difference(potential, state)
     result = goal.evaluate(r, x, y)

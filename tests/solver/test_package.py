@@ -6,9 +6,11 @@ import ast
 import importlib
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
+from helpers import GOAL_TYPES
 
 import solver
 import solver.goals
@@ -106,56 +108,117 @@ def test_solver_module_imports_solver_modules_relatively(path: Path) -> None:
     assert _absolute_solver_imports(path.read_text(encoding="utf-8"), path) == []
 
 
-@pytest.mark.parametrize(
-    ("source", "where"),
-    [
-        ("import bpy", "figure.py"),
-        ("import bmesh.types", "figure.py"),
-        ("from mathutils import Matrix", "figure.py"),
-        ("import numpy, mathutils", "figure.py"),
-        ("from addon import adapter", "figure.py"),
-        ("import addon.adapter as a", "figure.py"),
-        ("from ..addon import adapter", "figure.py"),
-        ("from .. import addon", "figure.py"),
-        ("from ...addon.adapter import to_figure", "goals/aim.py"),
-        ("from .. import bpy", "goals/aim.py"),
-        ("def f():\n    import bpy\n", "solve.py"),
-        ("import importlib\nimportlib.import_module('bpy')", "solve.py"),
-        ("__import__('mathutils')", "solve.py"),
+def _cases(table: dict[str, list[str]]) -> list[tuple[str, str]]:
+    """(source, file) pairs from sources listed by the file they are scanned as."""
+    return [(source, where) for where, sources in table.items() for source in sources]
+
+
+BLENDER_IMPORTS = {
+    "figure.py": [
+        "import bpy",
+        "import bmesh.types",
+        "from mathutils import Matrix",
+        "import numpy, mathutils",
+        "from addon import adapter",
+        "import addon.adapter as a",
+        "from ..addon import adapter",
+        "from .. import addon",
     ],
-)
+    "goals/aim.py": ["from ...addon.adapter import to_figure", "from .. import bpy"],
+    "solve.py": [
+        "def f():\n    import bpy\n",
+        "import importlib\nimportlib.import_module('bpy')",
+        "__import__('mathutils')",
+    ],
+}
+"""Sources that import Blender or the add-on, by the solver file they are scanned as."""
+
+ABSOLUTE_IMPORTS = {
+    "problem.py": ["import solver.figure", "from solver import goals"],
+    "goals/aim.py": ["from solver.goals.base import Goal"],
+}
+"""Sources that import the solver absolutely."""
+
+ALLOWED_IMPORTS = {
+    "problem.py": ["import numpy as np\nfrom .figure import Figure"],
+    "goals/base.py": ["from .. import exceptions", "from ..exceptions import SolverInputError"],
+    "__init__.py": ["from . import goals"],
+    "goals/__init__.py": ["from .base import Goal"],
+    "figure.py": ["import bpyutils_free_name"],
+}
+"""Relative and third-party imports: the scanners must accept them."""
+
+
+@pytest.mark.parametrize(("source", "where"), _cases(BLENDER_IMPORTS))
 def test_scan_catches_blender_imports(source: str, where: str) -> None:
     # The scanner itself must be able to fail.
     assert _blender_imports(source, SOLVER_DIR / where) != []
 
 
-@pytest.mark.parametrize(
-    ("source", "where"),
-    [
-        ("import solver.figure", "problem.py"),
-        ("from solver import goals", "problem.py"),
-        ("from solver.goals.base import Goal", "goals/aim.py"),
-    ],
-)
+@pytest.mark.parametrize(("source", "where"), _cases(ABSOLUTE_IMPORTS))
 def test_scan_catches_absolute_solver_imports(source: str, where: str) -> None:
     assert _absolute_solver_imports(source, SOLVER_DIR / where) != []
 
 
-@pytest.mark.parametrize(
-    ("source", "where"),
-    [
-        ("import numpy as np\nfrom .figure import Figure", "problem.py"),
-        ("from .. import exceptions", "goals/base.py"),
-        ("from ..exceptions import SolverInputError", "goals/base.py"),
-        ("from . import goals", "__init__.py"),
-        ("from .base import Goal", "goals/__init__.py"),
-        ("import bpyutils_free_name", "figure.py"),
-    ],
-)
+@pytest.mark.parametrize(("source", "where"), _cases(ALLOWED_IMPORTS))
 def test_scan_accepts_relative_and_third_party_imports(source: str, where: str) -> None:
     path = SOLVER_DIR / where
     assert _blender_imports(source, path) == []
     assert _absolute_solver_imports(source, path) == []
+
+
+def _import_graph() -> dict[str, set[str]]:
+    """Solver module → the solver modules it imports, at any depth of its code (also
+    under ``if TYPE_CHECKING:``); a module's own packages are left out, since importing
+    a module always runs them first."""
+    modules = {".".join(_module_name(path)): path for path in SOLVER_FILES}
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        parts = name.split(".")
+        packages = {".".join(parts[:k]) for k in range(1, len(parts) + 1)}
+        imported = {m for _, m, _ in _imports(path.read_text(encoding="utf-8"), path)}
+        graph[name] = {m for m in imported if m in modules and m not in packages}
+    return graph
+
+
+def _cycle(graph: dict[str, set[str]]) -> list[str]:
+    """One import circle of ``graph`` (its modules in order, the first again at the end),
+    or [] if there is none."""
+    done: set[str] = set()
+    path: list[str] = []
+
+    def visit(module: str) -> list[str]:
+        if module in path:
+            return [*path[path.index(module) :], module]
+        if module in done:
+            return []
+        path.append(module)
+        for other in sorted(graph.get(module, ())):
+            found = visit(other)
+            if found:
+                return found
+        path.pop()
+        done.add(module)
+        return []
+
+    for module in sorted(graph):
+        found = visit(module)
+        if found:
+            return found
+    return []
+
+
+def test_solver_has_no_import_circle() -> None:
+    graph = _import_graph()
+    assert "solver.segment" in graph["solver.kinematics"]
+    assert "solver.segment" in graph["solver.figure"]
+    assert _cycle(graph) == []
+
+
+def test_cycle_finder_finds_a_circle() -> None:
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert _cycle(graph) == ["a", "b", "c", "a"]
+    assert _cycle({"a": {"b"}, "b": set()}) == []
 
 
 def test_relative_imports_resolve_inside_solver() -> None:
@@ -176,22 +239,11 @@ def test_every_name_in_all_resolves(module: object) -> None:
         assert getattr(module, name, None) is not None, f"{module.__name__}.{name}"  # type: ignore[attr-defined]
 
 
-def test_all_lists_the_public_surface_of_spec_section_7() -> None:
+def test_all_lists_the_public_surface() -> None:
     expected = {"Figure", "Dof", "Effector", "Constraint", "AnyOf", "Problem", "solve", "goals"}
     assert expected <= set(solver.__all__)
     assert "SolverInputError" in solver.__all__
-    goal_names = {
-        "Position",
-        "Orientation",
-        "PositionOrientation",
-        "Aim",
-        "Line",
-        "Plane",
-        "HalfSpace",
-        "commensurate",
-        "C5",
-    }
-    assert goal_names <= set(solver.goals.__all__)
+    assert {*GOAL_TYPES, "commensurate", "C5"} <= set(solver.goals.__all__)
 
 
 def test_star_import_gives_exactly_all() -> None:
@@ -229,3 +281,11 @@ def test_solver_is_imported_under_one_name_only() -> None:
     # Tests import the solver as `solver` only; a second copy would break isinstance.
     assert solver.Figure is sys.modules["solver.figure"].Figure
     assert not any(name.endswith(".solver") for name in sys.modules)
+
+
+def test_fixtures_stay_out_of_the_extension() -> None:
+    # Test and benchmark fixtures live under tests/, which the extension's build leaves out.
+    manifest = tomllib.loads((SOLVER_DIR.parent / "blender_manifest.toml").read_text())
+    assert "/tests/" in manifest["build"]["paths_exclude_pattern"]
+    assert not (SOLVER_DIR / "models").exists()
+    assert not (SOLVER_DIR / "peers.py").exists()

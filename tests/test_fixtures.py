@@ -1,4 +1,4 @@
-"""Tests of solver.models: the 53-DOF human, random feasible poses and the tube task."""
+"""Tests of the shared fixtures: the 53-DOF human, random feasible poses, the tube task."""
 
 from __future__ import annotations
 
@@ -7,9 +7,7 @@ import math
 
 import numpy as np
 import pytest
-
-from solver import Constraint, Figure, Problem, SolveResult, SolverInputError, goals, solve
-from solver.models import (
+from fixtures.models import (
     ARM_LENGTH,
     LEG_LENGTH,
     TUBE,
@@ -24,6 +22,8 @@ from solver.models import (
     tube_figure,
     tube_task,
 )
+
+from solver import Constraint, Figure, Problem, SolveResult, SolverInputError, goals, solve
 
 # G_all is a sum of squared distances [m²] (angles weighted so that 5° weigh as 1 cm).
 # The tube task is exactly satisfiable; 1e-12 m² means every goal is met to within

@@ -1,19 +1,13 @@
-"""Forward kinematics and DOF axes against a naive reference (SPEC §1–2)."""
+"""Forward kinematics and DOF axes against a naive reference."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
-from helpers import (
-    FigureSpec,
-    random_figure_spec,
-    random_rest,
-    random_theta,
-    reference_dof_axes,
-    reference_forward,
-)
+from helpers import FigurePlan, random_figure_plan, random_posed_figure, random_rest, random_theta
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from reference import reference_dof_axes, reference_forward
 
 from solver import Dof, Figure
 
@@ -23,20 +17,20 @@ SEEDS = range(12)
 @pytest.mark.parametrize("seed", SEEDS)
 def test_forward_matches_reference_on_random_trees(seed: int) -> None:
     rng = np.random.default_rng(seed)
-    spec, fig = random_figure_spec(rng, int(rng.integers(2, 9)))
+    plan, fig = random_figure_plan(rng, int(rng.integers(2, 9)))
     for _ in range(3):
-        theta = random_theta(rng, spec)
+        theta = random_theta(rng, plan)
         np.testing.assert_allclose(
-            fig.forward(theta), reference_forward(spec, theta), rtol=0, atol=1e-12
+            fig.forward(theta), reference_forward(plan, theta), rtol=0, atol=1e-12
         )
 
 
 @pytest.mark.parametrize("seed", SEEDS)
 def test_forward_matches_reference_on_long_chains(seed: int) -> None:
     rng = np.random.default_rng(100 + seed)
-    spec, fig = random_figure_spec(rng, 12, chain=True)
-    theta = random_theta(rng, spec)
-    expected = reference_forward(spec, theta)
+    plan, fig = random_figure_plan(rng, 12, chain=True)
+    theta = random_theta(rng, plan)
+    expected = reference_forward(plan, theta)
     # Products of a dozen scaled rest matrices: allow for their magnitude.
     tolerance = 1e-12 * max(1.0, float(np.abs(expected).max()))
     np.testing.assert_allclose(fig.forward(theta), expected, rtol=0, atol=tolerance)
@@ -53,11 +47,11 @@ def test_forward_matches_reference_for_any_seed(
     seed: int, n_segments: int, chain: bool, scale: bool
 ) -> None:
     rng = np.random.default_rng(seed)
-    spec, fig = random_figure_spec(rng, n_segments, chain=chain, scale=scale)
-    assert isinstance(spec, FigureSpec)
-    assert fig.n_dofs == spec.n_dofs
-    theta = random_theta(rng, spec)
-    expected = reference_forward(spec, theta)
+    plan, fig = random_figure_plan(rng, n_segments, chain=chain, scale=scale)
+    assert isinstance(plan, FigurePlan)
+    assert fig.n_dofs == plan.n_dofs
+    theta = random_theta(rng, plan)
+    expected = reference_forward(plan, theta)
     tolerance = 1e-12 * max(1.0, float(np.abs(expected).max()))
     np.testing.assert_allclose(fig.forward(theta), expected, rtol=0, atol=tolerance)
 
@@ -129,13 +123,11 @@ def test_forward_returns_segments_in_add_segment_order_and_shape() -> None:
 
 @pytest.mark.parametrize("seed", SEEDS)
 def test_dof_axes_and_rotation_pivots_match_reference(seed: int) -> None:
-    rng = np.random.default_rng(200 + seed)
-    spec, fig = random_figure_spec(rng, int(rng.integers(2, 8)))
-    theta = random_theta(rng, spec)
+    _, plan, fig, theta = random_posed_figure(200 + seed, 2, 8)
     kin = fig.kinematics
     axes, pivots = kin.dof_axes(kin.frames(theta))
-    ref_axes, ref_pivots = reference_dof_axes(spec, theta)
-    rotation = np.array([d.kind == "rotation" for s in spec.segments for d in s.dofs])
+    ref_axes, ref_pivots = reference_dof_axes(plan, theta)
+    rotation = np.array([d.kind == "rotation" for s in plan.segments for d in s.dofs])
     np.testing.assert_array_equal(kin.dof_rotation, rotation)
     np.testing.assert_allclose(axes, ref_axes, atol=1e-12)
     # A pivot only means something for a rotation.
@@ -146,28 +138,26 @@ def test_dof_axes_and_rotation_pivots_match_reference(seed: int) -> None:
 @pytest.mark.parametrize("seed", SEEDS)
 def test_moves_marks_exactly_the_ancestor_dofs(seed: int) -> None:
     rng = np.random.default_rng(300 + seed)
-    spec, fig = random_figure_spec(rng, int(rng.integers(2, 10)))
-    offsets = spec.offsets()
-    expected = np.zeros((len(spec.segments), spec.n_dofs), dtype=bool)
-    for k, seg in enumerate(spec.segments):
-        for name in spec.ancestors(seg.name):
-            n = len(next(s for s in spec.segments if s.name == name).dofs)
+    plan, fig = random_figure_plan(rng, int(rng.integers(2, 10)))
+    offsets = plan.offsets()
+    expected = np.zeros((len(plan.segments), plan.n_dofs), dtype=bool)
+    for k, seg in enumerate(plan.segments):
+        for name in plan.ancestors(seg.name):
+            n = len(next(s for s in plan.segments if s.name == name).dofs)
             expected[k, offsets[name] : offsets[name] + n] = True
     np.testing.assert_array_equal(fig.kinematics.moves, expected)
-    parents = [-1 if s.parent is None else int(s.parent[3:]) for s in spec.segments]
+    parents = [-1 if s.parent is None else int(s.parent[3:]) for s in plan.segments]
     np.testing.assert_array_equal(fig.kinematics.segment_parent, parents)
 
 
 @pytest.mark.parametrize("seed", SEEDS)
-def test_point_and_axis_derivatives_follow_spec_section_2(seed: int) -> None:
+def test_point_and_axis_derivatives_follow_zhao_badler_section_4(seed: int) -> None:
     # ∂r/∂θ_i = u_i × (r − q_i), ∂v/∂θ_i = u_i × v (rotation); u_i, 0 (translation);
     # 0 for DOFs that are not ancestors. Checked by central differences of the FK.
-    rng = np.random.default_rng(400 + seed)
-    spec, fig = random_figure_spec(rng, int(rng.integers(2, 8)))
-    theta = random_theta(rng, spec)
+    rng, plan, fig, theta = random_posed_figure(400 + seed, 2, 8)
     kin = fig.kinematics
     axes, pivots = kin.dof_axes(kin.frames(theta))
-    k = int(rng.integers(len(spec.segments)))
+    k = int(rng.integers(len(plan.segments)))
     local = rng.normal(size=3)
     direction = rng.normal(size=3)
 
@@ -196,15 +186,15 @@ def test_point_and_axis_derivatives_follow_spec_section_2(seed: int) -> None:
 
 
 def test_frames_ends_with_identity_sentinel(rng: np.random.Generator) -> None:
-    spec, fig = random_figure_spec(rng, 4)
-    frames = fig.kinematics.frames(random_theta(rng, spec))
+    plan, fig = random_figure_plan(rng, 4)
+    frames = fig.kinematics.frames(random_theta(rng, plan))
     assert frames.world.shape == (fig.kinematics.n_segments + 1, 4, 4)
     np.testing.assert_array_equal(frames.world[-1], np.eye(4))
 
 
 def test_forward_does_not_modify_theta(rng: np.random.Generator) -> None:
-    spec, fig = random_figure_spec(rng, 5)
-    theta = random_theta(rng, spec)
+    plan, fig = random_figure_plan(rng, 5)
+    theta = random_theta(rng, plan)
     before = theta.copy()
     fig.forward(theta)
     np.testing.assert_array_equal(theta, before)

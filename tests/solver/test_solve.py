@@ -29,7 +29,7 @@ def kkt_residuals(problem: Problem, theta0: np.ndarray, theta: np.ndarray, activ
     """‖Pg‖, the smallest inequality multiplier and ‖g‖, in the solver's scaled variables."""
     space = ReducedSpace.build(problem, theta0)
     _, gradient = problem.objective(theta)
-    g = space.gradient(gradient)
+    g = gradient[space.variables] * space.scale  # ∂G/∂φ
     rows = [space.a_eq]
     position = {int(row): k for k, row in enumerate(space.in_rows)}
     rows.append(space.a_in[[position[j] for j in active]])
@@ -339,7 +339,10 @@ def test_degenerate_vertex_where_three_limits_meet() -> None:
 
 
 def test_warm_started_drag_steps_converge_in_few_iterations() -> None:
-    """Seed 001's drag: each event warm-starts from the last pose; the goal moves 1 cm."""
+    """A drag as in Phillips, Zhao & Badler 1990: each event warm-starts from the last pose.
+
+    The goal moves 1 cm per event.
+    """
     lengths = [0.5, 0.4, 0.3]
     fig = planar_arm(lengths, lower=-2.5, upper=2.5)
     theta = np.array([0.3, 0.6, 0.4])
@@ -401,7 +404,7 @@ def test_small_warm_started_moves_converge_in_a_few_gauss_newton_steps() -> None
     # A drag: the four limbs' goals follow a pose that moves a little per event (so they
     # stay reachable). Zero-residual goals: Fletcher and Xu's switch keeps Gauss–Newton
     # steps, whose convergence is quadratic.
-    from solver.models import human_figure, limb_effectors, random_feasible_pose
+    from fixtures.models import human_figure, limb_effectors, random_feasible_pose
 
     figure = human_figure()
     effectors = limb_effectors(figure)

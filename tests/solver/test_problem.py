@@ -1,58 +1,58 @@
-"""Problem: G_all, its gradient, the variables and chain reconciliation (SPEC §3)."""
+"""Problem: G_all, its gradient, the variables and chain reconciliation."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 from helpers import (
+    FD_TOLERANCE,
     GOAL_TYPES,
-    FigureSpec,
+    FigurePlan,
     central_difference,
     deepest_segment,
-    effector_state,
     objective_value,
     random_effector,
-    random_figure_spec,
+    random_figure_plan,
     random_goal,
+    random_posed_figure,
     random_theta,
-    reference_forward,
-    reference_objective,
     relative_error,
 )
+from problems import chain_figure
+from reference import effector_state, reference_forward, reference_objective
 
 from solver import AnyOf, Constraint, Dof, Effector, Figure, Problem, SolverInputError, goals
 
 SEEDS = range(10)
-FD_TOLERANCE = 1e-6
 
 
-def _world_effector(spec: FigureSpec, theta: np.ndarray, effector: Effector) -> np.ndarray:
-    names = [s.name for s in spec.segments]
-    world = reference_forward(spec, theta)[names.index(effector.segment)]
+def _world_effector(plan: FigurePlan, theta: np.ndarray, effector: Effector) -> np.ndarray:
+    names = [s.name for s in plan.segments]
+    world = reference_forward(plan, theta)[names.index(effector.segment)]
     return effector_state(world, effector)[0]
 
 
-def _check_gradient(problem: Problem, spec: FigureSpec, theta: np.ndarray) -> None:
+def _check_gradient(problem: Problem, plan: FigurePlan, theta: np.ndarray) -> None:
     """The generic finite-difference check of ``Problem.objective``.
 
     On variables: the true partial derivatives (central differences, relative error ≤
     1e-6). Elsewhere: exactly 0. The value equals the reference G_all.
     """
     value, gradient = problem.objective(theta)
-    assert gradient.shape == (spec.n_dofs,)
+    assert gradient.shape == (plan.n_dofs,)
     assert value == pytest.approx(
-        reference_objective(spec, problem.constraints, theta), rel=1e-10, abs=1e-14
+        reference_objective(plan, problem.constraints, theta), rel=1e-10, abs=1e-14
     )
     expected = central_difference(objective_value(problem), theta)
     variables = problem.variables
     assert relative_error(expected[variables], gradient[variables]) <= FD_TOLERANCE
-    fixed = np.ones(spec.n_dofs, dtype=bool)
+    fixed = np.ones(plan.n_dofs, dtype=bool)
     fixed[variables] = False
     np.testing.assert_array_equal(gradient[fixed], 0.0)
 
 
-def _kinds_in(problem: Problem, spec: FigureSpec) -> set[str]:
-    dofs = [d for s in spec.segments for d in s.dofs]
+def _kinds_in(problem: Problem, plan: FigurePlan) -> set[str]:
+    dofs = [d for s in plan.segments for d in s.dofs]
     kinds = set()
     for i in problem.variables:
         kinds.add(dofs[i].kind)
@@ -67,31 +67,27 @@ def _kinds_in(problem: Problem, spec: FigureSpec) -> set[str]:
 @pytest.mark.parametrize("kind", GOAL_TYPES)
 @pytest.mark.parametrize("seed", SEEDS)
 def test_objective_gradient_matches_finite_differences(kind: str, seed: int) -> None:
-    rng = np.random.default_rng(seed)
-    spec, fig = random_figure_spec(rng, int(rng.integers(3, 9)))
-    theta = random_theta(rng, spec)
-    effector = random_effector(rng, deepest_segment(spec))
-    goal = random_goal(kind, rng, _world_effector(spec, theta, effector))
+    rng, plan, fig, theta = random_posed_figure(seed, 3, 9)
+    effector = random_effector(rng, deepest_segment(plan))
+    goal = random_goal(kind, rng, _world_effector(plan, theta, effector))
     constraint = Constraint(effector, goal, weight=rng.uniform(0.2, 3.0))
     problem = Problem(fig, [constraint])
     # Every check covers rotations, translations and partly rigid DOFs.
-    assert _kinds_in(problem, spec) >= {"rotation", "translation", "rigid"}
+    assert _kinds_in(problem, plan) >= {"rotation", "translation", "rigid"}
     if kind == "HalfSpace":
         assert problem.objective(theta)[0] > 0.0  # outside: a non-trivial gradient
-    _check_gradient(problem, spec, theta)
+    _check_gradient(problem, plan, theta)
 
 
 @pytest.mark.parametrize("seed", SEEDS)
 def test_any_of_value_and_gradient_with_members_of_different_types(seed: int) -> None:
-    rng = np.random.default_rng(500 + seed)
-    spec, fig = random_figure_spec(rng, int(rng.integers(3, 9)))
-    theta = random_theta(rng, spec)
-    names = [s.name for s in spec.segments]
+    rng, plan, fig, theta = random_posed_figure(500 + seed, 3, 9)
+    names = [s.name for s in plan.segments]
     kinds = rng.choice(GOAL_TYPES, size=3, replace=False)
     members = []
     for kind in kinds:
         effector = random_effector(rng, str(rng.choice(names)))
-        goal = random_goal(str(kind), rng, _world_effector(spec, theta, effector))
+        goal = random_goal(str(kind), rng, _world_effector(plan, theta, effector))
         members.append(Constraint(effector, goal, weight=rng.uniform(0.2, 3.0)))
     weight = rng.uniform(0.2, 3.0)
     group = AnyOf(members, weight=weight)
@@ -104,25 +100,23 @@ def test_any_of_value_and_gradient_with_members_of_different_types(seed: int) ->
     # A clear minimum, so that the finite differences do not cross a switch.
     ordered = np.sort(weighted)
     assert ordered[1] - ordered[0] > 1e-4 * max(ordered[1], 1e-12)
-    _check_gradient(problem, spec, theta)
+    _check_gradient(problem, plan, theta)
 
 
 @pytest.mark.parametrize("seed", SEEDS)
 def test_sum_of_constraints_with_chain_starts_matches_finite_differences(seed: int) -> None:
     # Several constraints on random segments, each with a random chain start among the
     # ancestors of its effector, one AnyOf among them: chain reconciliation in action.
-    rng = np.random.default_rng(700 + seed)
-    spec, fig = random_figure_spec(rng, int(rng.integers(4, 10)))
-    theta = random_theta(rng, spec)
-    names = [s.name for s in spec.segments]
+    rng, plan, fig, theta = random_posed_figure(700 + seed, 4, 10)
+    names = [s.name for s in plan.segments]
     items: list[Constraint | AnyOf] = []
     for _ in range(3):
         segment = str(rng.choice(names))
-        ancestors = spec.ancestors(segment)
+        ancestors = plan.ancestors(segment)
         start = None if rng.random() < 0.3 else str(rng.choice(ancestors))
         effector = random_effector(rng, segment)
         kind = str(rng.choice(GOAL_TYPES))
-        goal = random_goal(kind, rng, _world_effector(spec, theta, effector))
+        goal = random_goal(kind, rng, _world_effector(plan, theta, effector))
         items.append(Constraint(effector, goal, rng.uniform(0.2, 2.0), chain_start=start))
     pair = [
         Constraint(e, goals.Position(rng.normal(size=3)), rng.uniform(0.2, 2.0))
@@ -130,13 +124,13 @@ def test_sum_of_constraints_with_chain_starts_matches_finite_differences(seed: i
     ]
     items.append(AnyOf(pair, weight=rng.uniform(0.2, 2.0)))
     problem = Problem(fig, items)
-    _check_gradient(problem, spec, theta)
+    _check_gradient(problem, plan, theta)
 
 
 def test_zero_weight_constraint_contributes_nothing(rng: np.random.Generator) -> None:
-    spec, fig = random_figure_spec(rng, 4)
-    theta = random_theta(rng, spec)
-    effector = random_effector(rng, deepest_segment(spec))
+    plan, fig = random_figure_plan(rng, 4)
+    theta = random_theta(rng, plan)
+    effector = random_effector(rng, deepest_segment(plan))
     problem = Problem(fig, [Constraint(effector, goals.Position((9.0, 9.0, 9.0)), weight=0.0)])
     value, gradient = problem.objective(theta)
     assert value == 0.0
@@ -144,9 +138,9 @@ def test_zero_weight_constraint_contributes_nothing(rng: np.random.Generator) ->
 
 
 def test_weights_scale_value_and_gradient(rng: np.random.Generator) -> None:
-    spec, fig = random_figure_spec(rng, 5)
-    theta = random_theta(rng, spec)
-    effector = random_effector(rng, deepest_segment(spec))
+    plan, fig = random_figure_plan(rng, 5)
+    theta = random_theta(rng, plan)
+    effector = random_effector(rng, deepest_segment(plan))
     goal = goals.Position(rng.normal(size=3))
     one = Problem(fig, [Constraint(effector, goal, weight=1.0)]).objective(theta)
     three = Problem(fig, [Constraint(effector, goal, weight=3.0)]).objective(theta)
@@ -189,169 +183,23 @@ def test_any_of_outside_a_box_is_zero_when_outside_any_face() -> None:
     np.testing.assert_allclose(gradient, [-0.2, 0.0, 0.0])
 
 
-# -- variables and chain reconciliation ------------------------------------------------
-
-
-def _chain_figure() -> Figure:
-    """root → upper → lower → hand, each joint one x rotation, 0.5 apart along y;
-    plus a branch root → other with a z rotation."""
-    offset = np.eye(4)
-    offset[1, 3] = 0.5
-    fig = Figure()
-    fig.add_segment("root", dofs=[Dof.rotation("z"), Dof.translation("x")])
-    fig.add_segment("upper", parent="root", rest=offset, dofs=[Dof.rotation("x")])
-    fig.add_segment("lower", parent="upper", rest=offset, dofs=[Dof.rotation("x")])
-    fig.add_segment("hand", parent="lower", rest=offset, dofs=[Dof.rotation("x")])
-    fig.add_segment("other", parent="root", rest=offset, dofs=[Dof.rotation("z")])
-    return fig
-
-
-def test_variables_are_the_union_of_chains() -> None:
-    fig = _chain_figure()
-    hand = Constraint(Effector("hand"), goals.Position((0, 1, 1)), chain_start="lower")
-    other = Constraint(Effector("other"), goals.Position((1, 1, 0)), chain_start="other")
-    problem = Problem(fig, [hand, other])
-    np.testing.assert_array_equal(problem.variables, [3, 4, 5])
-    np.testing.assert_array_equal(problem.variable_mask, [0, 0, 0, 1, 1, 1])
-    np.testing.assert_array_equal(problem.chains, [[0, 0, 0, 1, 1, 0], [0, 0, 0, 0, 0, 1]])
-    assert problem.n_dofs == 6
-
-
-def test_chain_to_the_root_by_default() -> None:
-    fig = _chain_figure()
-    problem = Problem(fig, [Constraint(Effector("hand"), goals.Position((0, 1, 1)))])
-    np.testing.assert_array_equal(problem.variables, [0, 1, 2, 3, 4])
-
-
-def test_chain_start_limits_the_chain_and_fixed_dofs_get_zero_gradient() -> None:
-    fig = _chain_figure()
-    theta = np.array([0.3, 0.2, 0.4, 0.5, 0.6, 0.7])
-    goal = goals.Position((0.3, 1.0, 1.0))
-    full = Problem(fig, [Constraint(Effector("hand"), goal)])
-    short = Problem(fig, [Constraint(Effector("hand"), goal, chain_start="upper")])
-    _, full_gradient = full.objective(theta)
-    value, short_gradient = short.objective(theta)
-    np.testing.assert_array_equal(short.variables, [2, 3, 4])
-    # root's DOFs move the hand (non-zero in the full chain) but are not in this chain.
-    assert np.all(np.abs(full_gradient[:2]) > 1e-6)
-    np.testing.assert_array_equal(short_gradient[[0, 1, 5]], 0.0)
-    np.testing.assert_allclose(short_gradient[2:5], full_gradient[2:5], rtol=1e-14)
-    assert value == pytest.approx(full.objective(theta)[0])
-
-
-def test_chain_start_at_the_effector_segment_uses_only_its_joint() -> None:
-    fig = _chain_figure()
-    problem = Problem(
-        fig,
-        [
-            Constraint(
-                Effector("hand", point=(0, 0.5, 0)), goals.Position((0, 0, 2)), chain_start="hand"
-            )
-        ],
-    )
-    np.testing.assert_array_equal(problem.variables, [4])
-
-
-def test_dof_in_one_chain_enters_the_gradient_of_another_constraint() -> None:
-    # A: the hand, chain to the root (root's DOFs are variables).
-    # B: "other", chain only its own joint; root's DOFs move B's effector too, so root's
-    # gradient must include B's part (seed 000 §10).
-    fig = _chain_figure()
-    theta = np.array([0.3, 0.2, 0.4, 0.5, 0.6, 0.7])
-    a = Constraint(Effector("hand"), goals.Position((0.3, 1.0, 1.0)))
-    b = Constraint(
-        Effector("other", point=(0, 0.5, 0)),
-        goals.Position((2.0, 0.0, 0.0)),
-        weight=2.0,
-        chain_start="other",
-    )
-    problem = Problem(fig, [a, b])
-    _, gradient = problem.objective(theta)
-    _, only_a = Problem(fig, [a]).objective(theta)
-    b_alone = Problem(fig, [Constraint(b.effector, b.goal, weight=2.0)])
-    _, b_to_root = b_alone.objective(theta)
-    np.testing.assert_allclose(gradient[:2], only_a[:2] + b_to_root[:2], rtol=1e-12)
-    assert np.all(np.abs(b_to_root[:2]) > 1e-6)
-    np.testing.assert_allclose(gradient[5], b_to_root[5], rtol=1e-12)
-    expected = central_difference(objective_value(problem), theta)
-    assert relative_error(expected, gradient) <= FD_TOLERANCE
-
-
-def test_dofs_in_no_chain_get_exactly_zero_gradient() -> None:
-    for seed in range(10):
-        local = np.random.default_rng(seed)
-        spec, fig = random_figure_spec(local, 8)
-        theta = random_theta(local, spec)
-        leaf = deepest_segment(spec)
-        start = spec.ancestors(leaf)[1] if spec.depth(leaf) > 1 else leaf
-        effector = random_effector(local, leaf)
-        problem = Problem(
-            fig, [Constraint(effector, goals.Position(local.normal(size=3)), chain_start=start)]
-        )
-        _, gradient = problem.objective(theta)
-        outside = np.setdiff1d(np.arange(fig.n_dofs), problem.variables)
-        assert outside.size > 0
-        np.testing.assert_array_equal(gradient[outside], 0.0)
-
-
-def test_locked_dofs_get_zero_gradient_and_are_not_variables() -> None:
-    fig = Figure()
-    offset = np.eye(4)
-    offset[1, 3] = 0.5
-    fig.add_segment("a", dofs=[Dof.rotation("z", rigidity=1.0), Dof.rotation("x", rigidity=0.5)])
-    fig.add_segment(
-        "b", parent="a", rest=offset, dofs=[Dof.translation("x", rigidity=1.0), Dof.rotation("z")]
-    )
-    problem = Problem(
-        fig, [Constraint(Effector("b", point=(0, 0.5, 0)), goals.Position((1.0, 1.0, 1.0)))]
-    )
-    np.testing.assert_array_equal(problem.variables, [1, 3])
-    theta = np.array([0.3, 0.2, 0.1, 0.4])
-    _, gradient = problem.objective(theta)
-    np.testing.assert_array_equal(gradient[[0, 2]], 0.0)
-    expected = central_difference(objective_value(problem), theta)
-    # Locked DOFs do move the effector; they are held fixed all the same.
-    assert np.all(np.abs(expected[[0, 2]]) > 1e-6)
-    # Partly rigid DOFs still get the true partial derivative with respect to θ.
-    np.testing.assert_allclose(gradient[[1, 3]], expected[[1, 3]], rtol=1e-6)
-
-
-def test_all_dofs_locked_leaves_no_variables() -> None:
-    fig = Figure()
-    fig.add_segment("a", dofs=[Dof.rotation("z", rigidity=1.0)])
-    problem = Problem(fig, [Constraint(Effector("a", point=(1, 0, 0)), goals.Position((0, 1, 0)))])
-    assert problem.variables.size == 0
-    value, gradient = problem.objective([0.0])
-    assert value == pytest.approx(2.0)
-    np.testing.assert_array_equal(gradient, [0.0])
-
-
-def test_constraint_on_a_dofless_root_has_no_variables() -> None:
-    fig = Figure()
-    fig.add_segment("base")
-    fig.add_segment("arm", dofs=[Dof.rotation("x")])
-    problem = Problem(fig, [Constraint(Effector("base"), goals.Position((0, 0, 1)))])
-    assert problem.variables.size == 0
-    assert problem.objective([0.5])[0] == pytest.approx(1.0)
-
-
 # -- other queries ---------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("seed", range(5))
 def test_effector_states_and_potentials_match_reference(seed: int) -> None:
     rng = np.random.default_rng(900 + seed)
-    spec, fig = random_figure_spec(rng, 6)
-    theta = random_theta(rng, spec)
-    names = [s.name for s in spec.segments]
+    plan, fig = random_figure_plan(rng, 6)
+    theta = random_theta(rng, plan)
+    names = [s.name for s in plan.segments]
     constraints = []
     for kind in ("Position", "Orientation", "Aim"):
         effector = random_effector(rng, str(rng.choice(names)))
-        goal = random_goal(kind, rng, _world_effector(spec, theta, effector))
+        goal = random_goal(kind, rng, _world_effector(plan, theta, effector))
         constraints.append(Constraint(effector, goal))
     problem = Problem(fig, constraints)
     points, xs, ys = problem.effector_states(theta)
-    world = reference_forward(spec, theta)
+    world = reference_forward(plan, theta)
     for k, c in enumerate(constraints):
         r, x, y = effector_state(world[names.index(c.effector.segment)], c.effector)
         np.testing.assert_allclose(points[k], r, atol=1e-12)
@@ -363,7 +211,7 @@ def test_effector_states_and_potentials_match_reference(seed: int) -> None:
 
 
 def test_problem_keeps_its_constraints_and_leaves() -> None:
-    fig = _chain_figure()
+    fig = chain_figure()
     a = Constraint(Effector("hand"), goals.Position((0, 1, 1)))
     b = Constraint(Effector("other"), goals.Position((1, 1, 0)))
     c = Constraint(Effector("lower"), goals.Plane((0, 0, 0), (0, 0, 1)))
@@ -376,8 +224,8 @@ def test_problem_keeps_its_constraints_and_leaves() -> None:
 
 
 def test_objective_does_not_modify_theta(rng: np.random.Generator) -> None:
-    spec, fig = random_figure_spec(rng, 5)
-    theta = random_theta(rng, spec)
+    plan, fig = random_figure_plan(rng, 5)
+    theta = random_theta(rng, plan)
     before = theta.copy()
     problem = Problem(fig, [Constraint(random_effector(rng, "seg4"), goals.Position((1, 1, 1)))])
     problem.objective(theta)
@@ -385,8 +233,8 @@ def test_objective_does_not_modify_theta(rng: np.random.Generator) -> None:
 
 
 def test_objective_is_deterministic(rng: np.random.Generator) -> None:
-    spec, fig = random_figure_spec(rng, 5)
-    theta = random_theta(rng, spec)
+    plan, fig = random_figure_plan(rng, 5)
+    theta = random_theta(rng, plan)
     problem = Problem(fig, [Constraint(random_effector(rng, "seg4"), goals.Aim((1, 1, 1)))])
     first = problem.objective(theta)
     second = problem.objective(theta)
@@ -394,7 +242,7 @@ def test_objective_is_deterministic(rng: np.random.Generator) -> None:
     np.testing.assert_array_equal(first[1], second[1])
 
 
-# -- variables-only hot path, chain lengths and goal tolerances ---------------------------
+# -- variables-only hot path and goal tolerances -----------------------------------------
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -416,18 +264,6 @@ def test_variable_gradient_and_curvature_are_the_full_ones_restricted(seed: int)
         full[np.ix_(problem.variables, problem.variables)], problem.gauss_newton_variables(theta)
     )
     assert not np.any(full[fixed]) and not np.any(full[:, fixed])
-
-
-def test_chain_lengths_run_from_the_chain_start_to_the_effector() -> None:
-    from problems import planar_arm, tip
-
-    lengths = [1.0, 0.7, 0.4]
-    fig = planar_arm(lengths)
-    whole = Constraint(tip(fig, lengths), goals.Position((0, 1, 0)))
-    part = Constraint(tip(fig, lengths), goals.Position((0, 1, 0)), chain_start="link1")
-    problem = Problem(fig, [whole, part])
-    # bent or straight, the chain length is measured at the zero pose
-    np.testing.assert_allclose(problem.chain_lengths, [2.1, 1.1], rtol=1e-12)
 
 
 def test_goal_tolerance_bounds_every_goal_distance() -> None:

@@ -1,0 +1,116 @@
+"""Chain reconciliation: the leaves and terms of G_all and the DOFs each leaf moves.
+
+Constraints and :class:`~solver.constraint.AnyOf` sets are flattened into leaf
+constraints, grouped by the terms of G_all. Each leaf's chain runs from its effector's
+segment up to its chain start (or the root); the problem's variables are the union of
+the chains (Zhao & Badler 1994, §10).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._checks import BoolArray, FloatArray
+from .constraint import AnyOf, Constraint
+from .exceptions import SolverInputError
+from .figure import Figure
+
+__all__ = ["Term", "chain_length", "chains", "flatten"]
+
+
+@dataclass(frozen=True)
+class Term:
+    """One summand of G_all: a constraint, or a disjunctive set of them.
+
+    Attributes:
+        weight: Weight of the term (a constraint's own weight, or the AnyOf's).
+        members: Indices of the leaf constraints in :attr:`Problem.leaves`.
+        disjunctive: True for an AnyOf (the term is ``weight · min_j w_j G_j``).
+    """
+
+    weight: float
+    members: tuple[int, ...]
+    disjunctive: bool
+
+
+def flatten(
+    items: Sequence[Constraint | AnyOf],
+) -> tuple[tuple[Constraint, ...], tuple[Term, ...]]:
+    """The leaf constraints of ``items`` in order, and one term per item.
+
+    Raises:
+        SolverInputError: For an item that is neither a Constraint nor an AnyOf.
+    """
+    leaves: list[Constraint] = []
+    terms: list[Term] = []
+    for k, item in enumerate(items):
+        if isinstance(item, Constraint):
+            terms.append(Term(1.0, (len(leaves),), False))
+            leaves.append(item)
+        elif isinstance(item, AnyOf):
+            first = len(leaves)
+            leaves.extend(item.constraints)
+            terms.append(Term(item.weight, tuple(range(first, len(leaves))), True))
+        else:
+            raise SolverInputError(
+                f"constraint {k} must be a solver.Constraint or solver.AnyOf, "
+                f"got {type(item).__name__}"
+            )
+    return tuple(leaves), tuple(terms)
+
+
+def chains(figure: Figure, leaves: Sequence[Constraint]) -> tuple[tuple[list[int], ...], BoolArray]:
+    """Each leaf's chain: its segments, and the DOFs they hold.
+
+    Returns:
+        ``(paths, mask)``: per leaf, the segment indices from the effector's segment up
+        to the chain start (or the root), in order; and ``mask[i, j]``, whether DOF j is
+        in leaf i's chain, shape (len(leaves), n_dofs).
+
+    Raises:
+        SolverInputError: For an effector on an unknown segment, or a chain start that
+            is not the effector's segment or one of its ancestors.
+    """
+    mask = np.zeros((len(leaves), figure.n_dofs), dtype=bool)
+    paths: list[list[int]] = []
+    for i, leaf in enumerate(leaves):
+        path = _path(figure, figure.segment(leaf.effector.segment).index, leaf)
+        paths.append(path)
+        for index in path:
+            mask[i, figure.segments[index].dof_indices] = True
+    return tuple(paths), mask
+
+
+def _path(figure: Figure, segment: int, leaf: Constraint) -> list[int]:
+    """Segments from the effector's up to the chain start (or the root), in order."""
+    parents = figure.kinematics.segment_parent
+    start = None if leaf.chain_start is None else figure.segment(leaf.chain_start).index
+    current = segment
+    path: list[int] = []
+    while current >= 0:
+        path.append(current)
+        if current == start:
+            break
+        current = int(parents[current])
+    if start is not None and path[-1] != start:
+        raise SolverInputError(
+            f"{leaf.name}: chain_start {leaf.chain_start!r} is not segment "
+            f"{leaf.effector.segment!r} or one of its ancestors",
+            item=leaf.name,
+        )
+    return path
+
+
+def chain_length(world: FloatArray, path: Sequence[int], point: FloatArray) -> float:
+    """Length of a chain: from its first joint through its segments' joints to ``point``.
+
+    Args:
+        world: World matrices of the segments, shape (n_segments, 4, 4) or more rows.
+        path: The chain's segments, from the effector's up (as from :func:`chains`).
+        point: The effector's world point, shape (3,).
+    """
+    joints = np.array([world[k][:3, 3] for k in reversed(path)] + [point])
+    return float(np.sqrt(((joints[1:] - joints[:-1]) ** 2).sum(axis=1)).sum())

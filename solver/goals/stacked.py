@@ -1,0 +1,66 @@
+"""The goals of many constraints evaluated together: one batched call per goal type."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from .._checks import FloatArray, IntArray
+from ..vectors import axis_torque
+from .base import Batch, Goal
+
+__all__ = ["StackedGoals"]
+
+
+class StackedGoals:
+    """Goals stacked by type (see :meth:`Goal.stack`), evaluated in their given order.
+
+    Attributes:
+        curvature: Each goal's Gauss–Newton weights (:meth:`Goal.curvature`), shape (m, 3).
+        axes_weighted: Whether some goal weighs the effector's axes.
+    """
+
+    def __init__(self, goals: Sequence[Goal]) -> None:
+        self._m = len(goals)
+        kinds: dict[type[Goal], list[int]] = {}
+        for i, goal in enumerate(goals):
+            kinds.setdefault(type(goal), []).append(i)
+        self._batches: tuple[tuple[IntArray, Batch], ...] = tuple(
+            (np.array(members, np.intp), kind.stack([goals[k] for k in members]))
+            for kind, members in kinds.items()
+        )
+        self._single = len(self._batches) == 1
+        self.curvature: FloatArray = np.array([goal.curvature() for goal in goals]).reshape(-1, 3)
+        self.axes_weighted = bool(np.any(self.curvature[:, 1:] > 0.0))
+
+    def __call__(
+        self, points: FloatArray, x: FloatArray, y: FloatArray
+    ) -> tuple[FloatArray, FloatArray, FloatArray | None]:
+        """Potentials (m,), ∂P/∂r (m, 3) and the axes' torque x×∂P/∂x + y×∂P/∂y (m, 3).
+
+        Args:
+            points: Effector points, shape (m, 3).
+            x: Effector unit x axes, shape (m, 3).
+            y: Effector unit y axes, shape (m, 3).
+
+        Returns:
+            The torque is None when no goal depends on the axes.
+        """
+        if self._single:
+            values, d_point, d_x, d_y = self._batches[0][1](points, x, y)
+            return values, d_point, axis_torque(x, y, d_x, d_y)
+        m = self._m
+        values = np.empty(m)
+        d_point = np.empty((m, 3))
+        torque: FloatArray | None = None
+        for members, batch in self._batches:
+            value, dp, dx, dy = batch(points[members], x[members], y[members])
+            values[members] = value
+            d_point[members] = dp
+            part = axis_torque(x[members], y[members], dx, dy)
+            if part is not None:
+                if torque is None:
+                    torque = np.zeros((m, 3))
+                torque[members] = part
+        return values, d_point, torque

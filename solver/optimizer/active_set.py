@@ -1,0 +1,118 @@
+"""The active set of a projected-gradient method (Rosen 1960): rows, projections, multipliers."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._checks import FloatArray
+
+__all__ = ["ActiveSet"]
+
+
+class ActiveSet:
+    """Active rows N (as columns), (NᵀN)⁻¹ and their right-hand sides, kept together.
+
+    Equalities are always the first ``k`` columns; ``rows`` lists the active inequality
+    rows after them.
+    """
+
+    def __init__(
+        self, a_eq: FloatArray, b_eq: FloatArray, a_in: FloatArray, b_in: FloatArray
+    ) -> None:
+        self.a_eq, self.b_eq, self.a_in, self.b_in = a_eq, b_eq, a_in, b_in
+        self.n = a_in.shape[1] if a_in.ndim == 2 else a_eq.shape[1]
+        self.k = a_eq.shape[0]
+        self.rows: list[int] = []
+        self._refresh()
+
+    @classmethod
+    def at(
+        cls,
+        phi: FloatArray,
+        a_eq: FloatArray,
+        b_eq: FloatArray,
+        a_in: FloatArray,
+        b_in: FloatArray,
+        *,
+        slack: float,
+    ) -> ActiveSet:
+        """The rows active at ``phi``.
+
+        The equalities, then each inequality whose slack is at most ``slack``, tightest
+        first, unless it depends on the rows before it.
+        """
+        active = cls(a_eq, b_eq, a_in, b_in)
+        slacks = a_in @ phi - b_in
+        for j in np.argsort(slacks):
+            if slacks[j] > slack:
+                break
+            if active.independent(a_in[j]):
+                active.add(int(j))
+        return active
+
+    def with_row(self, row: int) -> ActiveSet:
+        """A copy with inequality ``row`` added."""
+        other = ActiveSet.__new__(ActiveSet)
+        other.__dict__.update(self.__dict__)
+        other.rows = [*self.rows, row]
+        other._refresh()
+        return other
+
+    def add(self, row: int) -> None:
+        """Add inequality ``row``."""
+        self.rows.append(row)
+        self._refresh()
+
+    def remove(self, position: int) -> int:
+        """Remove the active inequality at ``position`` in :attr:`rows`; return its row."""
+        row = self.rows.pop(position)
+        self._refresh()
+        return row
+
+    def _refresh(self) -> None:
+        self.matrix = np.vstack([self.a_eq, self.a_in[self.rows]]).T  # (n, q)
+        self.rhs = np.concatenate([self.b_eq, self.b_in[self.rows]])
+        if self.matrix.shape[1]:
+            self.gram_inverse = np.linalg.inv(self.matrix.T @ self.matrix)
+        else:
+            self.gram_inverse = np.empty((0, 0))
+
+    def projector(self, exclude: int | None = None) -> FloatArray:
+        """Projector onto the null space of the active rows (less column ``exclude``)."""
+        matrix = self.matrix
+        if exclude is not None:
+            matrix = np.delete(matrix, exclude, axis=1)
+        if not matrix.shape[1]:
+            return np.eye(self.n)
+        inverse = np.linalg.solve(matrix.T @ matrix, matrix.T)
+        result: FloatArray = np.eye(self.n) - matrix @ inverse
+        return result
+
+    def project(self, vector: FloatArray) -> FloatArray:
+        """``vector`` less its component in the span of the active rows."""
+        if not self.matrix.shape[1]:
+            return vector
+        result: FloatArray = vector - self.matrix @ (self.gram_inverse @ (self.matrix.T @ vector))
+        return result
+
+    def independent(self, row: FloatArray) -> bool:
+        """Whether ``row`` (unit) is linearly independent of the active rows."""
+        rest = self.project(row)
+        return float(rest @ rest) > 1e-10
+
+    def multipliers(self, gradient: FloatArray) -> FloatArray:
+        """Lagrange multipliers λ = (NᵀN)⁻¹Nᵀg of ``gradient``, equalities first."""
+        if not self.matrix.shape[1]:
+            return np.empty(0)
+        result: FloatArray = self.gram_inverse @ (self.matrix.T @ gradient)
+        return result
+
+    def correct(self, phi: FloatArray) -> FloatArray:
+        """Project ``phi`` onto the active rows (a correction of rounding size)."""
+        if not self.matrix.shape[1]:
+            return phi
+        residual = self.matrix.T @ phi - self.rhs
+        if float(np.max(np.abs(residual))) <= 1e-13:
+            return phi
+        corrected: FloatArray = phi - self.matrix @ (self.gram_inverse @ residual)
+        return corrected

@@ -1,0 +1,129 @@
+"""Goldfarb's projected BFGS on small problems with known Kuhn–Tucker points."""
+
+from __future__ import annotations
+
+import itertools
+import time
+
+import numpy as np
+import pytest
+
+from solver import Status
+from solver.optimizer.goldfarb import descend, kkt_floor
+
+EMPTY_EQ = (np.zeros((0, 3)), np.zeros(0))
+
+
+def _distance_to(target: np.ndarray):
+    """φ ↦ (‖φ − target‖², its gradient)."""
+
+    def objective(phi: np.ndarray) -> tuple[float, np.ndarray]:
+        delta = phi - target
+        return float(delta @ delta), 2.0 * delta
+
+    return objective
+
+
+def _nonnegative(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """The rows of φ ≥ 0."""
+    return np.eye(n), np.zeros(n)
+
+
+@pytest.mark.parametrize("gauss_newton", [False, True], ids=["projector", "gauss_newton"])
+def test_bounded_least_squares_ends_at_the_clipped_target(gauss_newton: bool) -> None:
+    target = np.array([0.5, -1.0, 2.0])
+    curvature = (lambda phi: 2.0 * np.eye(3)) if gauss_newton else None
+    run = descend(
+        _distance_to(target),
+        np.ones(3),
+        *EMPTY_EQ,
+        *_nonnegative(3),
+        tolerance=1e-12,
+        max_iterations=100,
+        deadline=None,
+        curvature=curvature,
+    )
+    assert run.status is Status.CONVERGED
+    np.testing.assert_allclose(run.phi, [0.5, 0.0, 2.0], atol=1e-10)
+    assert run.active == (1,)
+    assert run.multipliers.shape == (1,) and run.multipliers[0] > 0.0
+    assert np.all(run.phi >= 0.0)
+
+
+def test_equality_constrained_least_squares_ends_at_the_projection() -> None:
+    target = np.array([1.0, 2.0, 3.0])
+    a_eq = np.full((1, 3), 1.0 / np.sqrt(3.0))
+    b_eq = a_eq @ np.array([1.0, 0.0, 0.0])  # φ₁ + φ₂ + φ₃ = 1
+    run = descend(
+        _distance_to(target),
+        np.array([1.0, 0.0, 0.0]),
+        a_eq,
+        b_eq,
+        np.zeros((0, 3)),
+        np.zeros(0),
+        tolerance=1e-12,
+        max_iterations=100,
+        deadline=None,
+    )
+    assert run.status is Status.CONVERGED
+    np.testing.assert_allclose(run.phi, target - (target.sum() - 1.0) / 3.0, atol=1e-10)
+
+
+def test_iterates_never_leave_the_limits_and_never_raise_the_value() -> None:
+    seen: list[tuple[np.ndarray, float]] = []
+    descend(
+        _distance_to(np.array([-2.0, 3.0, -0.5])),
+        np.array([1.0, 1.0, 1.0]),
+        *EMPTY_EQ,
+        *_nonnegative(3),
+        tolerance=1e-12,
+        max_iterations=100,
+        deadline=None,
+        callback=lambda phi, value: seen.append((phi.copy(), value)),
+    )
+    values = [value for _, value in seen]
+    assert all(b <= a for a, b in itertools.pairwise(values))
+    assert all(np.all(phi >= -1e-15) for phi, _ in seen)
+
+
+def test_iteration_and_time_limits_end_the_descent() -> None:
+    options = {"tolerance": 1e-12, "deadline": None}
+    objective = _distance_to(np.array([3.0, -1.0, 2.0]))
+    start = np.array([0.1, 0.2, 0.3])
+    limited = descend(objective, start, *EMPTY_EQ, *_nonnegative(3), max_iterations=1, **options)  # type: ignore[arg-type]
+    assert limited.status is Status.MAX_ITERATIONS
+    assert limited.iterations == 1
+    late = descend(
+        objective,
+        start,
+        *EMPTY_EQ,
+        *_nonnegative(3),
+        tolerance=1e-12,
+        max_iterations=100,
+        deadline=time.perf_counter() - 1.0,
+    )
+    assert late.status is Status.TIME_LIMIT
+    np.testing.assert_array_equal(late.phi, start)
+
+
+def test_goal_value_stops_as_soon_as_it_is_reached() -> None:
+    run = descend(
+        _distance_to(np.array([1.0, 1.0, 1.0])),
+        np.zeros(3),
+        *EMPTY_EQ,
+        *_nonnegative(3),
+        tolerance=1e-14,
+        max_iterations=100,
+        deadline=None,
+        goal_value=0.5,
+    )
+    assert run.status is Status.CONVERGED
+    assert "goals met" in run.message
+    assert run.value <= 0.5
+
+
+def test_kkt_floor_is_the_largest_of_tolerance_and_the_rounding_terms() -> None:
+    gradient = np.array([3.0, 4.0])  # ‖g‖ = 5
+    assert kkt_floor(1e-3, gradient, 4.0) == 1e-3
+    assert kkt_floor(1e-12, gradient, 0.0) == pytest.approx(5e-7)
+    assert kkt_floor(1e-12, np.zeros(2), 1e6) == pytest.approx(1e-3)

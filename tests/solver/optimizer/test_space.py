@@ -1,0 +1,64 @@
+"""The reduced space: scaled free DOFs φ and the limits over them."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from solver import Constraint, Dof, Effector, Figure, Problem, goals
+from solver.optimizer.space import ReducedSpace
+
+
+def _figure() -> Figure:
+    fig = Figure()
+    fig.add_segment(
+        "a",
+        dofs=[
+            Dof.rotation("x", lower=-1.0, upper=1.0, rigidity=0.5),
+            Dof.rotation("y", rigidity=1.0),
+            Dof.rotation("z", lower=-0.5, upper=0.5),
+        ],
+    )
+    fig.add_segment("b", parent="a", dofs=[Dof.rotation("x", lower=-2.0, upper=2.0)])
+    fig.add_linear_equality({("a", 0): 1.0, ("a", 2): -1.0})
+    fig.add_linear_equality({("a", 0): 2.0, ("a", 2): -2.0})  # the same equation again
+    return fig
+
+
+def _space(theta0: np.ndarray) -> tuple[Problem, ReducedSpace]:
+    fig = _figure()
+    problem = Problem(fig, [Constraint(Effector("a"), goals.Position((0.0, 1.0, 0.0)))])
+    return problem, ReducedSpace.build(problem, theta0)
+
+
+def test_locked_and_unchained_dofs_are_not_variables_and_rigid_ones_are_scaled() -> None:
+    _, space = _space(np.array([0.2, 0.3, 0.2, 0.1]))
+    np.testing.assert_array_equal(space.variables, [0, 2])
+    np.testing.assert_allclose(space.scale, [0.5, 1.0])
+    assert space.n == 2
+    np.testing.assert_allclose(space.lower, [-2.0, -0.5])
+    np.testing.assert_allclose(space.upper, [2.0, 0.5])
+
+
+def test_theta_and_phi_map_back_and_forth_keeping_fixed_dofs() -> None:
+    theta0 = np.array([0.2, 0.3, 0.2, 0.1])
+    _, space = _space(theta0)
+    phi = space.phi(theta0)
+    np.testing.assert_allclose(phi, [0.4, 0.2])
+    np.testing.assert_allclose(space.theta(phi), theta0)
+    moved = space.theta(np.array([1.0, -0.1]))
+    np.testing.assert_allclose(moved, [0.5, 0.3, -0.1, 0.1])
+
+
+def test_rows_are_unit_and_redundant_equalities_collapse() -> None:
+    theta0 = np.array([0.2, 0.3, 0.2, 0.1])
+    problem, space = _space(theta0)
+    assert space.a_eq.shape == (1, 2)
+    np.testing.assert_allclose(np.linalg.norm(space.a_in, axis=1), 1.0)
+    np.testing.assert_allclose(np.linalg.norm(space.a_eq, axis=1), 1.0)
+    # Rows with no free DOF (b's bounds) are dropped; the others keep their figure row.
+    assert len(space.in_rows) == 4
+    labels = [problem.limits.in_labels[j] for j in space.in_rows]
+    assert all(label.startswith("a[") for label in labels)
+    phi0 = space.phi(theta0)
+    assert np.all(space.a_in @ phi0 >= space.b_in - 1e-12)
+    np.testing.assert_allclose(space.a_eq @ phi0, space.b_eq)
