@@ -21,53 +21,48 @@ from bpy.props import (
 )
 from bpy.types import PropertyGroup
 
-from .adapter import EULER_ORDERS
+from ..solver.rotations import EULER_ORDERS
+from .bridge.goals import GOAL_TYPES
+from .bridge.rig import DEFAULT_EULER_ORDER
+from .drag_session import EventStats
+from .records import property_group
 
-GOAL_TYPE_ITEMS = [
-    (
-        "POSITION",
+GOAL_TYPE_UI = {
+    "POSITION": (
         "Position",
         "Bring the effector point to the goal's location",
         "EMPTY_SINGLE_ARROW",
-        0,
     ),
-    (
-        "ORIENTATION",
+    "ORIENTATION": (
         "Orientation",
         "Turn the effector's X and Y axes to the goal's",
         "ORIENTATION_LOCAL",
-        1,
     ),
-    (
-        "POSITION_ORIENTATION",
+    "POSITION_ORIENTATION": (
         "Position and orientation",
         "Both, weighted by the position weight",
         "EMPTY_AXIS",
-        2,
     ),
-    ("AIM", "Aim", "Aim the bone's axis (Y) at the goal's location", "LIGHT_SPOT", 3),
-    (
-        "LINE",
+    "AIM": ("Aim", "Aim the bone's axis (Y) at the goal's location", "LIGHT_SPOT"),
+    "LINE": (
         "Line",
         "Keep the effector on the line through the goal along its Z axis",
         "EMPTY_SINGLE_ARROW",
-        4,
     ),
-    (
-        "PLANE",
+    "PLANE": (
         "Plane",
         "Keep the effector on the plane through the goal, normal to its Z axis",
         "MESH_PLANE",
-        5,
     ),
-    (
-        "HALF_SPACE",
+    "HALF_SPACE": (
         "Half-space",
         "Keep the effector on the side of the plane its Z axis points to",
         "MOD_SOLIDIFY",
-        6,
     ),
-]
+}
+"""Label, description and icon of each goal type."""
+
+GOAL_TYPE_ITEMS = [(kind, *GOAL_TYPE_UI[kind], k) for k, kind in enumerate(GOAL_TYPES)]
 
 EFFECTOR_ITEMS = [
     ("HEAD", "Head", "The bone's head (its joint)"),
@@ -109,7 +104,7 @@ class ReachJoint(PropertyGroup):
         name="Euler order",
         description="Euler angles Reach uses for a quaternion or axis-angle bone",
         items=ORDER_ITEMS,
-        default="YXZ",
+        default=DEFAULT_EULER_ORDER,
     )
     polygon_axes: EnumProperty(  # type: ignore[valid-type]
         name="Polygon axes",
@@ -204,18 +199,9 @@ class ReachStats(PropertyGroup):
     unmet: StringProperty(name="Not met")  # type: ignore[valid-type]
 
 
-class ReachDragEvent(PropertyGroup):
-    """Statistics of one drag event."""
-
-    location: FloatVectorProperty(name="Location", size=3, subtype="TRANSLATION")  # type: ignore[valid-type]
-    milliseconds: FloatProperty(name="Event (ms)")  # type: ignore[valid-type]
-    solve_milliseconds: FloatProperty(name="Solve (ms)")  # type: ignore[valid-type]
-    budget: FloatProperty(name="Budget (s)")  # type: ignore[valid-type]
-    residual: FloatProperty(name="Residual")  # type: ignore[valid-type]
-    objective: FloatProperty(name="Objective")  # type: ignore[valid-type]
-    iterations: IntProperty(name="Iterations")  # type: ignore[valid-type]
-    status: StringProperty(name="Status")  # type: ignore[valid-type]
-    max_violation: FloatProperty(name="Largest limit violation")  # type: ignore[valid-type]
+ReachDragEvent = property_group(
+    "ReachDragEvent", EventStats, "Statistics of one drag event (the stored fields of EventStats)."
+)
 
 
 class ReachPathPoint(PropertyGroup):

@@ -1,47 +1,12 @@
-"""``reach.drag_goal`` replays a path as drag events on the Rigify human."""
+"""``reach.drag_goal``: a path replayed as drag events, and a bad event cancelling it."""
 
 from __future__ import annotations
-
-import math
 
 import bpy
 import numpy as np
 import rigs
-
-
-def four_limbs():
-    obj = rigs.metarig()
-    for side in ("L", "R"):
-        forearm = obj.pose.bones[f"forearm.{side}"]
-        forearm.use_ik_limit_x = True
-        forearm.ik_min_x = math.radians(-150)
-        forearm.ik_max_x = 0.0
-    assert bpy.ops.reach.figure_from_armature(armature=obj.name) == {"FINISHED"}
-    rigs.limbs(obj)
-    return obj
-
-
-def reachable_path(rig, obj, bone, bones, n, seed):
-    """Hand locations along a straight line in joint space from the current pose to a
-    random pose within the limits: every one is reachable."""
-    rng = np.random.default_rng(seed)
-    figure = rig.figure
-    start = np.zeros(figure.n_dofs)
-    end = start.copy()
-    for name in bones:
-        for i in figure.segment(name).dof_indices:
-            low = max(figure.lower[i], -1.0)
-            high = min(figure.upper[i], 1.0)
-            end[i] = rng.uniform(low, high)
-    k = [e.name for e in rig.layout].index(bone)
-    length = obj.data.bones[bone].length
-    points = []
-    for t in np.linspace(0.0, 1.0, n + 1)[1:]:
-        frame = figure.forward((1 - t) * start + t * end)[k]
-        points.append(
-            {"name": "", "location": tuple(frame[:3, :3] @ (0.0, length, 0.0) + frame[:3, 3])}
-        )
-    return points
+from mathutils import Vector
+from rigs import four_limbs, reachable_path
 
 
 def test_path_replay_reaches_each_goal_and_keeps_the_feet(reach):
@@ -49,8 +14,8 @@ def test_path_replay_reaches_each_goal_and_keeps_the_feet(reach):
     hand_goal = obj.reach.constraints["hand.L"].goal
     feet = {side: rigs.world_tail(obj, f"shin.{side}") for side in ("L", "R")}
     arm = rigs.chain_length(obj, ("upper_arm.L", "forearm.L"))
-    adapter = reach.addon.adapter
-    rig = adapter.build_rig(obj)
+    bridge = reach.addon.bridge
+    rig = bridge.rig.build_rig(obj)
     limits = rig.figure.limits
     path = reachable_path(
         rig, obj, "forearm.L", ("shoulder.L", "upper_arm.L", "forearm.L"), 30, seed=3
@@ -71,6 +36,24 @@ def test_path_replay_reaches_each_goal_and_keeps_the_feet(reach):
     )
     for side, where in feet.items():
         assert np.linalg.norm(rigs.world_tail(obj, f"shin.{side}") - where) <= 1e-4 * arm
-    theta = adapter.read_pose(obj, rig)
+    theta = bridge.pose.read_pose(obj, rig)
     assert limits.max_violation(theta) <= 1e-6
     assert np.all(theta >= rig.figure.lower - 1e-6) and np.all(theta <= rig.figure.upper + 1e-6)
+
+
+def test_a_failed_replay_event_cancels_the_whole_drag(reach):
+    obj = four_limbs()
+    before = rigs.pose_channels(obj)
+    goal = obj.reach.constraints["hand.R"].goal
+    start = Vector(goal.location)
+    path = [{"name": "", "location": start + Vector((0.0, -0.01 * k, 0.0))} for k in range(3)]
+    path.append({"name": "", "location": (float("nan"), 0.0, 0.0)})
+    try:
+        bpy.ops.reach.drag_goal(armature=obj.name, goal=goal.name, path=path)
+    except RuntimeError as error:
+        assert "drag cancelled at event 4" in str(error)
+        assert "not a finite 3D point" in str(error)
+    else:
+        raise AssertionError("a NaN location must cancel the drag")
+    assert rigs.pose_channels(obj) == before
+    assert tuple(goal.location) == tuple(start)

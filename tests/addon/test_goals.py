@@ -1,4 +1,5 @@
-"""Every goal type, set up through the add-on and checked on Blender's evaluated pose."""
+"""Every goal type, set up through the add-on (``bridge.goals``) and checked on Blender's
+evaluated pose; goal empties and constraints that cannot be used are reported."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import numpy as np
 import pytest
 import rigs
 from mathutils import Matrix, Vector
+from rigs import four_limbs, solve_fails
 
 ARM = ("shoulder.L", "upper_arm.L", "forearm.L")
 
@@ -171,3 +173,41 @@ def test_any_of_set_meets_the_nearer_goal(reach):
     bpy.context.view_layer.update()
     moved = np.array(obj.matrix_world @ obj.pose.bones["forearm.L"].tail)
     assert np.linalg.norm(moved - np.array(near.location)) <= 1e-5
+
+
+def test_solve_reports_a_goal_empty_that_was_removed(reach):
+    obj = four_limbs()
+    bpy.data.objects.remove(obj.reach.constraints["hand.L"].goal)
+    solve_fails(obj, r"constraint 'hand.L' has no goal object \(it was deleted or never set\)")
+
+
+def test_solve_reports_a_goal_empty_deleted_from_the_scene(reach):
+    obj = four_limbs()
+    goal = obj.reach.constraints["foot.R"].goal
+    for collection in goal.users_collection:
+        collection.objects.unlink(goal)
+    solve_fails(obj, rf"constraint 'foot.R': goal '{goal.name}' was deleted")
+
+
+def test_a_renamed_goal_empty_keeps_working(reach):
+    obj = four_limbs()
+    goal = obj.reach.constraints["hand.L"].goal
+    goal.name = "Left hand target"
+    goal.location = Vector(goal.location) + Vector((0.0, -0.05, 0.0))
+    assert bpy.ops.reach.solve(armature=obj.name) == {"FINISHED"}
+    bpy.context.view_layer.update()
+    assert np.linalg.norm(rigs.world_tail(obj, "forearm.L") - np.array(goal.location)) <= 1e-5
+
+
+def test_solve_reports_an_effector_bone_that_no_longer_exists(reach):
+    obj = four_limbs()
+    bpy.ops.object.mode_set(mode="EDIT")
+    obj.data.edit_bones["forearm.L"].name = "lower_arm.L"
+    bpy.ops.object.mode_set(mode="OBJECT")
+    solve_fails(obj, r"constraint 'hand.L': effector bone 'forearm.L' does not exist in 'metarig'")
+
+
+def test_solve_without_constraints_says_to_add_one(reach):
+    obj = rigs.metarig()
+    bpy.ops.reach.figure_from_armature(armature=obj.name)
+    solve_fails(obj, r"armature 'metarig' has no enabled constraints; add one first")
