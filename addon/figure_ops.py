@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 import bpy
-from bpy.props import BoolProperty, EnumProperty, FloatProperty, FloatVectorProperty, StringProperty
+from bpy.props import BoolProperty, StringProperty
 from bpy.types import Operator
 from mathutils import Matrix, Vector
 
@@ -18,15 +18,26 @@ from .bridge.rig import Rig, armature_object, build_rig
 from .errors import BlenderDataError
 from .operator_base import (
     ArmatureOperator,
+    BoneOperator,
     Result,
     active_index,
-    bone_name,
     goal_users,
     remove_at,
     report_warnings,
     unique_name,
 )
-from .properties import EFFECTOR_ITEMS, GOAL_TYPE_ITEMS
+from .properties import (
+    ANY_OF,
+    CHAIN_START,
+    EFFECTOR,
+    GOAL_TYPE,
+    OFFSET,
+    TRANSLATE_ROOT,
+    USE_X,
+    USE_Y,
+    W_POSITION,
+    WEIGHT,
+)
 
 EMPTY_DISPLAY: dict[str, Any] = {
     "POSITION": "SPHERE",
@@ -67,13 +78,8 @@ class REACH_OT_figure_from_armature(ArmatureOperator, Operator):
 
     bl_idname = "reach.figure_from_armature"
     bl_label = "Make Reach Figure"
-    bl_options = {"REGISTER", "UNDO"}
 
-    translate_root: BoolProperty(  # type: ignore[valid-type]
-        name="Move root",
-        description="Root bones may also translate (so the hips can move)",
-        default=False,
-    )
+    translate_root: TRANSLATE_ROOT()  # type: ignore[valid-type]
 
     def run(self, context: Any) -> Result:  # noqa: D102
         obj = armature_object(self.armature, context)
@@ -94,33 +100,28 @@ class REACH_OT_figure_from_armature(ArmatureOperator, Operator):
         return {"FINISHED"}
 
 
-class REACH_OT_add_constraint(ArmatureOperator, Operator):
+class REACH_OT_add_constraint(BoneOperator, Operator):
     """Add a constraint on a bone, with a goal empty at its effector or an existing one."""
 
     bl_idname = "reach.add_constraint"
     bl_label = "Add Reach Constraint"
-    bl_options = {"REGISTER", "UNDO"}
 
-    bone: StringProperty(name="Bone", description="Effector bone; empty: the active bone")  # type: ignore[valid-type]
-    effector: EnumProperty(name="Effector", items=EFFECTOR_ITEMS, default="TAIL")  # type: ignore[valid-type]
-    offset: FloatVectorProperty(name="Offset", size=3, subtype="TRANSLATION")  # type: ignore[valid-type]
+    effector: EFFECTOR()  # type: ignore[valid-type]
+    offset: OFFSET()  # type: ignore[valid-type]
     goal: StringProperty(  # type: ignore[valid-type]
         name="Goal", description="An existing empty; empty: create one at the effector"
     )
-    goal_type: EnumProperty(name="Type", items=GOAL_TYPE_ITEMS, default="POSITION")  # type: ignore[valid-type]
-    chain_start: StringProperty(  # type: ignore[valid-type]
-        name="Chain start", description="First bone it may move; empty: to the root"
-    )
-    weight: FloatProperty(name="Weight", min=0.0, default=1.0)  # type: ignore[valid-type]
-    w_position: FloatProperty(name="Position weight", min=0.0, max=1.0, default=0.5)  # type: ignore[valid-type]
-    use_x: BoolProperty(name="Match X", default=True)  # type: ignore[valid-type]
-    use_y: BoolProperty(name="Match Y", default=True)  # type: ignore[valid-type]
-    any_of: StringProperty(name="Any of", description="Name of an any-of set to join")  # type: ignore[valid-type]
+    goal_type: GOAL_TYPE()  # type: ignore[valid-type]
+    chain_start: CHAIN_START()  # type: ignore[valid-type]
+    weight: WEIGHT()  # type: ignore[valid-type]
+    w_position: W_POSITION()  # type: ignore[valid-type]
+    use_x: USE_X()  # type: ignore[valid-type]
+    use_y: USE_Y()  # type: ignore[valid-type]
+    any_of: ANY_OF()  # type: ignore[valid-type]
     name: StringProperty(name="Name", description="Constraint name; empty: made from the bone")  # type: ignore[valid-type]
 
     def run(self, context: Any) -> Result:  # noqa: D102
-        obj = armature_object(self.armature, context)
-        bone = bone_name(obj, self.bone)
+        obj, bone = self.target(context)
         chain_start = self.chain_start
         if chain_start and obj.data.bones.get(chain_start) is None:
             raise BlenderDataError(
@@ -203,7 +204,6 @@ class REACH_OT_remove_constraint(ArmatureOperator, Operator):
 
     bl_idname = "reach.remove_constraint"
     bl_label = "Remove Reach Constraint"
-    bl_options = {"REGISTER", "UNDO"}
 
     constraint: StringProperty(  # type: ignore[valid-type]
         name="Constraint", description="Constraint name; empty: the active constraint"

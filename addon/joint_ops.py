@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from bpy.props import EnumProperty, FloatProperty, IntProperty, StringProperty
+from bpy.props import StringProperty
 from bpy.types import Operator
 
 from .bridge.pose import bone_angles
@@ -17,13 +17,14 @@ from .bridge.rig import AXES, armature_object, euler_order, joint_settings
 from .errors import BlenderDataError
 from .operator_base import (
     ArmatureOperator,
+    BoneOperator,
+    RemoveEntry,
     Result,
     active_index,
-    bone_name,
     remove_at,
     unique_name,
 )
-from .properties import AXIS_ITEMS
+from .properties import MEMBER_AXIS, MEMBER_RATIO
 
 VERTEX_TOLERANCE = 1e-6
 """Two polygon vertices closer than this (in both angles, [rad]) are the same vertex."""
@@ -75,15 +76,12 @@ def find_group(obj: Any, name: str) -> int:
     return int(index)
 
 
-class JointOperator(ArmatureOperator):
+class JointOperator(BoneOperator):
     """Mixin: an operator on the joint of one bone of the armature."""
-
-    bone: StringProperty(name="Bone", description="The joint's bone; empty: the active bone")  # type: ignore[valid-type]
 
     def joint(self, context: Any, *, create: bool) -> tuple[Any, str, Any]:
         """The armature, the bone's name and its joint settings (made when ``create``)."""
-        obj = armature_object(self.armature, context)
-        bone = bone_name(obj, self.bone)
+        obj, bone = self.target(context)
         return obj, bone, joint_entry(obj, bone, create=create)
 
 
@@ -92,7 +90,7 @@ class GroupOperator(ArmatureOperator):
 
     group: StringProperty(name="Group", description="Group name; empty: the active group")  # type: ignore[valid-type]
 
-    def target(self, context: Any) -> tuple[Any, Any]:
+    def joint_group(self, context: Any) -> tuple[Any, Any]:
         """The armature object and the group."""
         obj = armature_object(self.armature, context)
         return obj, obj.reach.groups[find_group(obj, self.group)]
@@ -103,7 +101,6 @@ class REACH_OT_polygon_add_vertex(JointOperator, Operator):
 
     bl_idname = "reach.polygon_add_vertex"
     bl_label = "Add Vertex from Pose"
-    bl_options = {"REGISTER", "UNDO"}
 
     def run(self, context: Any) -> Result:  # noqa: D102
         obj, bone, joint = self.joint(context, create=True)
@@ -122,22 +119,15 @@ class REACH_OT_polygon_add_vertex(JointOperator, Operator):
         return {"FINISHED"}
 
 
-class REACH_OT_polygon_remove_vertex(JointOperator, Operator):
+class REACH_OT_polygon_remove_vertex(RemoveEntry, JointOperator, Operator):
     """Remove a vertex (the active one) from the bone's limit polygon."""
 
     bl_idname = "reach.polygon_remove_vertex"
     bl_label = "Remove Vertex"
-    bl_options = {"REGISTER", "UNDO"}
-
-    index: IntProperty(  # type: ignore[valid-type]
-        name="Index", description="Vertex to remove; negative: the active vertex", default=-1
-    )
 
     def run(self, context: Any) -> Result:  # noqa: D102
         _, bone, joint = self.joint(context, create=False)
-        what = f"vertex of '{bone}'"
-        index = active_index(self.index, joint.active_vertex, len(joint.polygon), what)
-        joint.active_vertex = remove_at(joint.polygon, index)
+        self.remove(joint, "polygon", "active_vertex", f"vertex of '{bone}'")
         return {"FINISHED"}
 
 
@@ -146,11 +136,9 @@ class REACH_OT_polygon_clear(JointOperator, Operator):
 
     bl_idname = "reach.polygon_clear"
     bl_label = "Clear Polygon"
-    bl_options = {"REGISTER", "UNDO"}
 
     def run(self, context: Any) -> Result:  # noqa: D102
-        obj = armature_object(self.armature, context)
-        joint = joint_settings(obj, bone_name(obj, self.bone))
+        joint = joint_settings(*self.target(context))
         if joint is not None:
             joint.polygon.clear()
             joint.active_vertex = 0
@@ -162,7 +150,6 @@ class REACH_OT_group_add(ArmatureOperator, Operator):
 
     bl_idname = "reach.group_add"
     bl_label = "Add Joint Group"
-    bl_options = {"REGISTER", "UNDO"}
 
     name: StringProperty(name="Name", description="Group name; empty: 'Group'")  # type: ignore[valid-type]
 
@@ -180,7 +167,6 @@ class REACH_OT_group_remove(GroupOperator, Operator):
 
     bl_idname = "reach.group_remove"
     bl_label = "Remove Joint Group"
-    bl_options = {"REGISTER", "UNDO"}
 
     def run(self, context: Any) -> Result:  # noqa: D102
         obj = armature_object(self.armature, context)
@@ -189,22 +175,18 @@ class REACH_OT_group_remove(GroupOperator, Operator):
         return {"FINISHED"}
 
 
-class REACH_OT_group_member_add(GroupOperator, Operator):
+class REACH_OT_group_member_add(BoneOperator, GroupOperator, Operator):
     """Add a bone's rotation (the active bone's, about X) to a joint group."""
 
     bl_idname = "reach.group_member_add"
     bl_label = "Add Bone to Group"
-    bl_options = {"REGISTER", "UNDO"}
 
-    bone: StringProperty(name="Bone", description="The bone; empty: the active bone")  # type: ignore[valid-type]
-    axis: EnumProperty(name="Axis", items=AXIS_ITEMS, default="X")  # type: ignore[valid-type]
-    ratio: FloatProperty(  # type: ignore[valid-type]
-        name="Ratio", description="This rotation's share (not 0)", default=1.0
-    )
+    axis: MEMBER_AXIS()  # type: ignore[valid-type]
+    ratio: MEMBER_RATIO()  # type: ignore[valid-type]
 
     def run(self, context: Any) -> Result:  # noqa: D102
-        obj, group = self.target(context)
-        bone = bone_name(obj, self.bone)
+        _, group = self.joint_group(context)
+        _, bone = self.target(context)
         if self.ratio == 0.0:
             raise BlenderDataError(f"joint group '{group.name}': a member's ratio cannot be 0")
         for member in group.members:
@@ -221,22 +203,15 @@ class REACH_OT_group_member_add(GroupOperator, Operator):
         return {"FINISHED"}
 
 
-class REACH_OT_group_member_remove(GroupOperator, Operator):
+class REACH_OT_group_member_remove(RemoveEntry, GroupOperator, Operator):
     """Remove a member (the active one) from a joint group."""
 
     bl_idname = "reach.group_member_remove"
     bl_label = "Remove Bone from Group"
-    bl_options = {"REGISTER", "UNDO"}
-
-    index: IntProperty(  # type: ignore[valid-type]
-        name="Index", description="Member to remove; negative: the active member", default=-1
-    )
 
     def run(self, context: Any) -> Result:  # noqa: D102
-        _, group = self.target(context)
-        what = f"member of '{group.name}'"
-        index = active_index(self.index, group.active_member, len(group.members), what)
-        group.active_member = remove_at(group.members, index)
+        _, group = self.joint_group(context)
+        self.remove(group, "members", "active_member", f"member of '{group.name}'")
         return {"FINISHED"}
 
 

@@ -11,25 +11,34 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
-from bpy.props import StringProperty
+from bpy.props import IntProperty, StringProperty
 from bpy.types import Operator
 
+from .bridge.rig import armature_object
 from .errors import BlenderDataError, ReachError
 
 if TYPE_CHECKING:
-    from bpy.stub_internal.rna_enums import OperatorReturnItems
+    from bpy.stub_internal.rna_enums import OperatorReturnItems, OperatorTypeFlagItems
 
     Result: TypeAlias = set[OperatorReturnItems]
+    Options: TypeAlias = set[OperatorTypeFlagItems]
 else:
     Result: TypeAlias = set[
         Literal["RUNNING_MODAL", "CANCELLED", "FINISHED", "PASS_THROUGH", "INTERFACE"]
     ]
+    Options: TypeAlias = set[str]
 """What an operator's execute, invoke and modal return."""
 
 
 class ArmatureOperator:
-    """Mixin: an operator on one armature, named or the active object."""
+    """Mixin: an operator on one armature, named or the active object.
 
+    Attributes:
+        bl_options: Registered, with one undo step: the operators change data (live
+            mode, which only watches, overrides it).
+    """
+
+    bl_options: Options = {"REGISTER", "UNDO"}
     armature: StringProperty(  # type: ignore[valid-type]
         name="Armature", description="Armature object; empty: the active object"
     )
@@ -60,26 +69,32 @@ class ArmatureOperator:
         raise NotImplementedError
 
 
+class BoneOperator(ArmatureOperator):
+    """Mixin: an operator on one bone of the armature, named or the active bone."""
+
+    bone: StringProperty(name="Bone", description="The bone; empty: the active bone")  # type: ignore[valid-type]
+
+    def target(self, context: Any) -> tuple[Any, str]:
+        """The armature object and the bone's name, checked to exist.
+
+        Raises:
+            BlenderDataError: If there is no such armature or bone, or no active bone.
+        """
+        obj = armature_object(self.armature, context)
+        if not self.bone:
+            active = obj.data.bones.active
+            if active is None:
+                raise BlenderDataError(f"armature '{obj.name}' has no active bone; pass 'bone'")
+            return obj, str(active.name)
+        if obj.data.bones.get(self.bone) is None:
+            raise BlenderDataError(f"armature '{obj.name}' has no bone '{self.bone}'")
+        return obj, self.bone
+
+
 def report_warnings(operator: Operator, warnings: list[str]) -> None:
     """Report each of the adapter's warnings once, as a warning."""
     for warning in dict.fromkeys(warnings):
         operator.report({"WARNING"}, warning)
-
-
-def bone_name(obj: Any, name: str) -> str:
-    """The bone ``name`` of the armature (its active bone when empty), checked to exist.
-
-    Raises:
-        BlenderDataError: If there is no such bone, or no active bone.
-    """
-    if not name:
-        active = obj.data.bones.active
-        if active is None:
-            raise BlenderDataError(f"armature '{obj.name}' has no active bone; pass 'bone'")
-        return str(active.name)
-    if obj.data.bones.get(name) is None:
-        raise BlenderDataError(f"armature '{obj.name}' has no bone '{name}'")
-    return name
 
 
 def unique_name(collection: Any, base: str) -> str:
@@ -118,3 +133,27 @@ def remove_at(entries: Any, index: int) -> int:
     """Remove entry ``index`` of the collection; returns the index to make active next."""
     entries.remove(index)
     return max(0, min(index, len(entries) - 1))
+
+
+class RemoveEntry:
+    """Mixin: an operator that removes one entry of a list (the active one by default)."""
+
+    index: IntProperty(  # type: ignore[valid-type]
+        name="Index", description="Entry to remove; negative: the active entry", default=-1
+    )
+
+    def remove(self, owner: Any, collection: str, active: str, what: str) -> None:
+        """Remove entry :attr:`index` (or the active one) of ``owner.<collection>``.
+
+        Args:
+            owner: The property group holding the list.
+            collection: The list's property name.
+            active: The name of the property holding the list's active index.
+            what: What an entry is, for the message (e.g. ``"vertex of 'hand.L'"``).
+
+        Raises:
+            BlenderDataError: If there is no such entry.
+        """
+        entries = getattr(owner, collection)
+        index = active_index(self.index, getattr(owner, active), len(entries), what)
+        setattr(owner, active, remove_at(entries, index))

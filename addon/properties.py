@@ -6,6 +6,7 @@ constraints, joint settings, joint groups, solver settings and last statistics.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import bpy
@@ -87,6 +88,59 @@ AXIS_ITEMS = [
 ]
 
 
+# Settings an operator sets, declared once for the operator and the property group.
+TRANSLATE_ROOT = partial(
+    BoolProperty,
+    name="Move root",
+    description="Root bones may also translate (so the hips can move)",
+    default=False,
+)
+GOAL_TYPE = partial(EnumProperty, name="Type", items=GOAL_TYPE_ITEMS, default="POSITION")
+WEIGHT = partial(FloatProperty, name="Weight", min=0.0, soft_max=10.0, default=1.0)
+EFFECTOR = partial(EnumProperty, name="Effector", items=EFFECTOR_ITEMS, default="TAIL")
+OFFSET = partial(
+    FloatVectorProperty,
+    name="Offset",
+    description="Effector point in the bone's frame",
+    size=3,
+    subtype="TRANSLATION",
+)
+CHAIN_START = partial(
+    StringProperty,
+    name="Chain start",
+    description="First bone the constraint may move; empty: up to the root",
+)
+W_POSITION = partial(
+    FloatProperty,
+    name="Position weight",
+    description="Share of position in a position-and-orientation goal",
+    min=0.0,
+    max=1.0,
+    default=0.5,
+)
+USE_X, USE_Y = (
+    partial(
+        BoolProperty,
+        name=f"Match {a}",
+        description=f"Turn the effector's {a} axis to the goal's",
+        default=True,
+    )
+    for a in "XY"
+)
+ANY_OF = partial(
+    StringProperty,
+    name="Any of",
+    description="Constraints with the same name here form a set of which the best one is met",
+)
+MEMBER_AXIS = partial(EnumProperty, name="Axis", items=AXIS_ITEMS, default="X")
+MEMBER_RATIO = partial(
+    FloatProperty,
+    name="Ratio",
+    description="This rotation's share (not 0); all members turn in these ratios",
+    default=1.0,
+)
+
+
 def _is_empty(_self: Any, obj: Any) -> bool:
     return bool(obj.type == "EMPTY")
 
@@ -120,12 +174,8 @@ class ReachGroupMember(PropertyGroup):
     """One rotation in a joint group."""
 
     bone: StringProperty(name="Bone")  # type: ignore[valid-type]
-    axis: EnumProperty(name="Axis", items=AXIS_ITEMS, default="X")  # type: ignore[valid-type]
-    ratio: FloatProperty(  # type: ignore[valid-type]
-        name="Ratio",
-        description="This rotation's share; all members turn in these ratios",
-        default=1.0,
-    )
+    axis: MEMBER_AXIS()  # type: ignore[valid-type]
+    ratio: MEMBER_RATIO()  # type: ignore[valid-type]
 
 
 class ReachJointGroup(PropertyGroup):
@@ -140,33 +190,16 @@ class ReachConstraint(PropertyGroup):
     """One spatial constraint: an effector on a bone, a goal empty, a goal type."""
 
     enabled: BoolProperty(name="Enabled", default=True)  # type: ignore[valid-type]
-    goal_type: EnumProperty(name="Type", items=GOAL_TYPE_ITEMS, default="POSITION")  # type: ignore[valid-type]
-    weight: FloatProperty(name="Weight", min=0.0, soft_max=10.0, default=1.0)  # type: ignore[valid-type]
+    goal_type: GOAL_TYPE()  # type: ignore[valid-type]
+    weight: WEIGHT()  # type: ignore[valid-type]
     bone: StringProperty(name="Bone", description="The effector's bone")  # type: ignore[valid-type]
-    effector: EnumProperty(name="Effector", items=EFFECTOR_ITEMS, default="TAIL")  # type: ignore[valid-type]
-    offset: FloatVectorProperty(  # type: ignore[valid-type]
-        name="Offset",
-        description="Effector point in the bone's frame",
-        size=3,
-        subtype="TRANSLATION",
-    )
-    chain_start: StringProperty(  # type: ignore[valid-type]
-        name="Chain start", description="First bone the constraint may move; empty: up to the root"
-    )
+    effector: EFFECTOR()  # type: ignore[valid-type]
+    offset: OFFSET()  # type: ignore[valid-type]
+    chain_start: CHAIN_START()  # type: ignore[valid-type]
     goal: PointerProperty(type=bpy.types.Object, name="Goal", poll=_is_empty)  # type: ignore[valid-type]
-    w_position: FloatProperty(  # type: ignore[valid-type]
-        name="Position weight",
-        description="Share of position in a position-and-orientation goal",
-        min=0.0,
-        max=1.0,
-        default=0.5,
-    )
-    use_x: BoolProperty(  # type: ignore[valid-type]
-        name="Match X", description="Turn the effector's X axis to the goal's", default=True
-    )
-    use_y: BoolProperty(  # type: ignore[valid-type]
-        name="Match Y", description="Turn the effector's Y axis to the goal's", default=True
-    )
+    w_position: W_POSITION()  # type: ignore[valid-type]
+    use_x: USE_X()  # type: ignore[valid-type]
+    use_y: USE_Y()  # type: ignore[valid-type]
     angle_degrees: FloatProperty(  # type: ignore[valid-type]
         name="Angle",
         description="This angle weighs as the length below",
@@ -181,10 +214,7 @@ class ReachConstraint(PropertyGroup):
         default=0.01,
         unit="LENGTH",
     )
-    any_of: StringProperty(  # type: ignore[valid-type]
-        name="Any of",
-        description="Constraints with the same name here form a set of which the best one is met",
-    )
+    any_of: ANY_OF()  # type: ignore[valid-type]
 
 
 class ReachStats(PropertyGroup):
@@ -214,11 +244,7 @@ class ReachSettings(PropertyGroup):
     """Everything Reach keeps on an armature object (``Object.reach``)."""
 
     is_figure: BoolProperty(name="Reach figure", default=False)  # type: ignore[valid-type]
-    translate_root: BoolProperty(  # type: ignore[valid-type]
-        name="Move root",
-        description="Root bones may also translate (so the hips can move)",
-        default=False,
-    )
+    translate_root: TRANSLATE_ROOT()  # type: ignore[valid-type]
     constraints: CollectionProperty(type=ReachConstraint)  # type: ignore[valid-type]
     active_constraint: IntProperty(name="Active constraint")  # type: ignore[valid-type]
     joints: CollectionProperty(type=ReachJoint)  # type: ignore[valid-type]

@@ -20,7 +20,6 @@ class REACH_OT_solve(ArmatureOperator, Operator):
 
     bl_idname = "reach.solve"
     bl_label = "Solve"
-    bl_options = {"REGISTER", "UNDO"}
 
     clamp: BoolProperty(  # type: ignore[valid-type]
         name="Clamp to limits",
@@ -50,7 +49,6 @@ class REACH_OT_clamp_pose(ArmatureOperator, Operator):
 
     bl_idname = "reach.clamp_pose"
     bl_label = "Clamp to Limits"
-    bl_options = {"REGISTER", "UNDO"}
 
     def run(self, context: Any) -> Result:  # noqa: D102
         obj = armature_object(self.armature, context)

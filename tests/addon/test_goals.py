@@ -39,6 +39,21 @@ def arm_target(obj):
     return target
 
 
+def on_forearm(obj, goal, goal_type, name, chain_start="shoulder.L", **options):
+    """A constraint of ``goal_type`` on forearm.L's tail with the empty ``goal``."""
+    result = bpy.ops.reach.add_constraint(
+        armature=obj.name,
+        bone="forearm.L",
+        effector="TAIL",
+        goal=goal.name,
+        goal_type=goal_type,
+        chain_start=chain_start,
+        name=name,
+        **options,
+    )
+    assert result == {"FINISHED"}
+
+
 def constrained(goal_type, **options):
     obj = rigs.metarig()
     target = arm_target(obj)
@@ -46,17 +61,7 @@ def constrained(goal_type, **options):
     goal = bpy.data.objects.new("Target", None)
     bpy.context.scene.collection.objects.link(goal)
     goal.matrix_world = target
-    result = bpy.ops.reach.add_constraint(
-        armature=obj.name,
-        bone="forearm.L",
-        effector="TAIL",
-        goal=goal.name,
-        goal_type=goal_type,
-        chain_start="shoulder.L",
-        name="arm",
-        **options,
-    )
-    assert result == {"FINISHED"}
+    on_forearm(obj, goal, goal_type, "arm", **options)
     assert bpy.ops.reach.solve(armature=obj.name) == {"FINISHED"}
     bpy.context.view_layer.update()
     bone = obj.pose.bones["forearm.L"]
@@ -94,14 +99,7 @@ def test_aim_goal_aims_from_the_effector(reach):
     goal = bpy.data.objects.new("Target", None)
     bpy.context.scene.collection.objects.link(goal)
     goal.location = (1.2, -0.8, 1.0)
-    bpy.ops.reach.add_constraint(
-        armature=obj.name,
-        bone="forearm.L",
-        effector="TAIL",
-        goal=goal.name,
-        goal_type="AIM",
-        name="aim",
-    )
+    on_forearm(obj, goal, "AIM", "aim", chain_start="")
     obj.reach.constraints["aim"].chain_start = "upper_arm.L"
     assert bpy.ops.reach.solve(armature=obj.name) == {"FINISHED"}
     bpy.context.view_layer.update()
@@ -125,15 +123,7 @@ def test_geometric_goals_take_their_direction_from_the_empty_z_axis(reach, kind)
     goal.matrix_world = Matrix.Translation(
         tuple(tail + np.array((0.0, -0.1, -0.15)))
     ) @ Matrix.Rotation(tilt, 4, "X")
-    bpy.ops.reach.add_constraint(
-        armature=obj.name,
-        bone="forearm.L",
-        effector="TAIL",
-        goal=goal.name,
-        goal_type=kind,
-        chain_start="shoulder.L",
-        name="geo",
-    )
+    on_forearm(obj, goal, kind, "geo")
     assert bpy.ops.reach.solve(armature=obj.name) == {"FINISHED"}
     bpy.context.view_layer.update()
     point = np.array(goal.matrix_world.translation)
@@ -161,14 +151,7 @@ def test_any_of_set_meets_the_nearer_goal(reach):
     ):
         bpy.context.scene.collection.objects.link(goal)
         goal.location = tuple(where)
-        bpy.ops.reach.add_constraint(
-            armature=obj.name,
-            bone="forearm.L",
-            goal=goal.name,
-            chain_start="shoulder.L",
-            any_of="either",
-            name=goal.name,
-        )
+        on_forearm(obj, goal, "POSITION", goal.name, any_of="either")
     assert bpy.ops.reach.solve(armature=obj.name) == {"FINISHED"}
     bpy.context.view_layer.update()
     moved = np.array(obj.matrix_world @ obj.pose.bones["forearm.L"].tail)

@@ -8,17 +8,7 @@ import pytest
 import rigs
 from mathutils import Vector
 from rigs import SQUARE, add_vertices, figure, four_limbs
-
-OPERATORS = (
-    "remove_constraint",
-    "polygon_add_vertex",
-    "polygon_remove_vertex",
-    "polygon_clear",
-    "group_add",
-    "group_remove",
-    "group_member_add",
-    "group_member_remove",
-)
+from test_registration import OPERATORS
 
 
 def test_operators_are_unavailable_without_an_armature_and_say_why(reach):
