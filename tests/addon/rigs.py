@@ -4,12 +4,13 @@ and the checks several test modules share."""
 from __future__ import annotations
 
 import math
+from types import SimpleNamespace
 from typing import Any
 
 import bpy
 import numpy as np
 import pytest
-from mathutils import Euler
+from mathutils import Euler, Matrix, Vector
 
 ARM = ("upper_arm", "forearm", "hand")
 LEG = ("thigh", "shin", "foot")
@@ -145,3 +146,49 @@ def add_vertices(obj, bone, vertices):
         pose_xz(obj, bone, x, z)
         result = bpy.ops.reach.polygon_add_vertex(armature=obj.name, bone=bone)
         assert result == {"FINISHED"}
+
+
+def region_view(
+    center: Any, *, perspective: bool = True, width: int = 800, height: int = 600
+) -> tuple[Any, Any]:
+    """A 3D viewport's region and ``RegionView3D`` stand-ins with real matrices.
+
+    The view looks along +Y (a front view) at ``center`` from 3 units away, Z up:
+    perspective with a 50° vertical field of view, or orthographic 2 units high.
+
+    Returns:
+        ``(region, region_data)``: width and height; perspective_matrix, view_matrix,
+        is_perspective and view_perspective, as Blender's own objects have them.
+    """
+    eye = Vector(center) + Vector((0.0, -3.0, 0.0))
+    camera = Matrix.Translation(eye) @ Euler((math.pi / 2, 0.0, 0.0)).to_matrix().to_4x4()
+    view_matrix = camera.inverted()
+    near, far, aspect = 0.1, 100.0, width / height
+    if perspective:
+        f = 1.0 / math.tan(math.radians(50.0) / 2.0)
+        window = Matrix(
+            (
+                (f / aspect, 0.0, 0.0, 0.0),
+                (0.0, f, 0.0, 0.0),
+                (0.0, 0.0, (far + near) / (near - far), 2.0 * far * near / (near - far)),
+                (0.0, 0.0, -1.0, 0.0),
+            )
+        )
+    else:
+        top = 1.0
+        window = Matrix(
+            (
+                (1.0 / (top * aspect), 0.0, 0.0, 0.0),
+                (0.0, 1.0 / top, 0.0, 0.0),
+                (0.0, 0.0, -2.0 / (far - near), -(far + near) / (far - near)),
+                (0.0, 0.0, 0.0, 1.0),
+            )
+        )
+    region = SimpleNamespace(width=width, height=height)
+    region_data = SimpleNamespace(
+        perspective_matrix=window @ view_matrix,
+        view_matrix=view_matrix,
+        is_perspective=perspective,
+        view_perspective="PERSP" if perspective else "ORTHO",
+    )
+    return region, region_data

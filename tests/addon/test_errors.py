@@ -24,3 +24,40 @@ def test_solve_reports_nan_transforms(reach, where):
         match = r"bone 'shoulder.L' has a non-finite \(NaN or infinite\) rotation or location"
     bpy.context.view_layer.update()
     solve_fails(obj, match)
+
+
+def test_the_add_on_error_is_the_solvers_reach_error(reach):
+    errors = reach.addon.errors
+    assert issubclass(errors.BlenderDataError, reach.solver.ReachError)
+    assert errors.ReachError is reach.solver.ReachError
+
+
+def test_labelled_names_the_item_of_a_solver_error(reach):
+    errors = reach.addon.errors
+    failing = reach.solver.SolverInputError("bad axis")
+    with (
+        pytest.raises(errors.BlenderDataError, match=r"^bone 'hand\.L': bad axis$") as caught,
+        errors.labelled("bone 'hand.L'"),
+    ):
+        raise failing
+    assert caught.value.__cause__ is failing
+    with pytest.raises(errors.BlenderDataError, match=r"^bad axis$"), errors.labelled(""):
+        raise reach.solver.SolverInputError("bad axis")
+    with pytest.raises(KeyError), errors.labelled("bone 'hand.L'"):  # others pass through
+        raise KeyError("hand.L")
+
+
+def test_an_operator_reports_a_solver_error_that_reaches_it(reach):
+    class Failing(reach.addon.operator_base.ArmatureOperator):
+        def __init__(self):
+            self.reports = []
+
+        def report(self, kind, message):
+            self.reports.append((kind, message))
+
+        def run(self, context):
+            raise reach.solver.SolverInputError("weight must be ≥ 0, got -1")
+
+    operator = Failing()
+    assert operator.execute(bpy.context) == {"CANCELLED"}
+    assert operator.reports == [({"ERROR"}, "weight must be ≥ 0, got -1")]

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import bpy
 import numpy as np
+import pytest
 import rigs
 from mathutils import Vector
 from rigs import four_limbs
@@ -41,3 +44,40 @@ def test_save_reload_solve_gives_the_same_pose(reach, tmp_path):
     for name, channels in solved.items():
         values, other = rigs.channel_values(channels), rigs.channel_values(again[name])
         assert np.allclose(values, other, atol=1e-6), name
+
+
+def test_the_drag_event_group_stores_the_labelled_fields_of_event_stats(reach):
+    records = reach.addon.records
+    stats_type = reach.addon.drag_session.EventStats
+    group = reach.addon.properties.ReachDragEvent
+    stored = [f.name for f in records.stored_fields(stats_type)]
+    assert stored == [f.name for f in dataclasses.fields(stats_type) if f.name != "unmet"]
+    properties = {p.identifier: p for p in group.bl_rna.properties if p.identifier in stored}
+    assert sorted(properties) == sorted(stored)
+    assert properties["location"].type == "FLOAT" and properties["location"].array_length == 3
+    assert properties["iterations"].type == "INT"
+    assert properties["status"].type == "STRING"
+    assert properties["residual"].type == "FLOAT"
+    assert properties["milliseconds"].name == "Event (ms)"
+
+
+def test_a_drag_event_item_holds_what_the_stats_record_held(reach):
+    obj = four_limbs()
+    stats = reach.addon.drag_session.EventStats(
+        location=(0.1, -0.2, 0.3),
+        milliseconds=4.5,
+        solve_milliseconds=2.25,
+        budget=0.1,
+        residual=1e-5,
+        objective=1e-10,
+        iterations=7,
+        status="converged",
+        max_violation=0.0,
+        unmet=("hand.L",),
+    )
+    item = obj.reach.drag_events.add()
+    reach.addon.records.store(stats, item)
+    assert tuple(item.location) == pytest.approx(stats.location)
+    assert item.status == "converged" and item.iterations == 7
+    for name in ("milliseconds", "solve_milliseconds", "budget", "residual", "objective"):
+        assert getattr(item, name) == pytest.approx(getattr(stats, name), rel=1e-6), name
