@@ -1,8 +1,7 @@
 """The per-event work of a drag: move the goal, solve warm-started, write the pose.
 
-This is the 1990 manipulation loop of Phillips, Zhao & Badler ("Interactive real-time
-articulated figure manipulation using multiple kinematic constraints"): every event
-solves from the previous pose within a time budget, so the figure follows the goal.
+This is the manipulation loop of Phillips, Zhao & Badler (1990): every event solves
+from the previous pose within a time budget, so the figure follows the goal.
 :class:`DragSession` does one drag; the interactive operator (:mod:`.drag`) and a
 ``path`` replay drive the same calls. It uses no viewport.
 """

@@ -24,7 +24,7 @@ from bpy.types import PropertyGroup
 
 from ..solver.rotations import EULER_ORDERS
 from .bridge.goals import GOAL_TYPES
-from .bridge.rig import DEFAULT_EULER_ORDER
+from .bridge.rig import AXES, DEFAULT_EULER_ORDER
 from .drag_session import EventStats
 from .records import property_group
 
@@ -81,11 +81,7 @@ PAIR_ITEMS = [
     ("YZ", "Y, Z", "Rotations about Y and Z"),
 ]
 
-AXIS_ITEMS = [
-    ("X", "X", "Rotation about X"),
-    ("Y", "Y", "Rotation about Y"),
-    ("Z", "Z", "Rotation about Z"),
-]
+AXIS_ITEMS = [(a, a, f"Rotation about {a}") for a in AXES]
 
 
 # Settings an operator sets, declared once for the operator and the property group.
