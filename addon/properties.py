@@ -1,7 +1,10 @@
 """Property groups: everything the user sets, stored in the .blend file.
 
 One root pointer, ``Object.reach`` (:class:`ReachSettings`), holds an armature's
-constraints, joint settings, joint groups, solver settings and last statistics.
+constraints, joint settings, joint groups, solver settings and last statistics. A
+setting an operator also takes (``TRANSLATE_ROOT``, ``GOAL_TYPE``, …) is declared once,
+as a property factory both call; ``ReachDragEvent`` is derived from
+:class:`~.drag_session.EventStats`.
 """
 
 from __future__ import annotations
