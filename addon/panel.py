@@ -1,8 +1,9 @@
 """The "Reach" tab of the 3D viewport's sidebar.
 
 Panels draw ``Object.reach`` of the active armature, with the lists of :mod:`.lists`, and
-call the operators of :mod:`.operators` and :mod:`.ui_operators` with the armature (and
-bone) named explicitly. Drawing reads data only; nothing here changes the scene.
+call Reach's operators (:mod:`.figure_ops`, :mod:`.solve_ops`, :mod:`.drag`, :mod:`.live`,
+:mod:`.joint_ops`) with the armature (and bone) named explicitly. Drawing reads data only;
+nothing here changes the scene.
 """
 
 from __future__ import annotations

@@ -1,11 +1,15 @@
 """Property groups: everything the user sets, stored in the .blend file.
 
 One root pointer, ``Object.reach`` (:class:`ReachSettings`), holds an armature's
-constraints, joint settings, joint groups, solver settings and last statistics.
+constraints, joint settings, joint groups, solver settings and last statistics. A
+setting an operator also takes (``TRANSLATE_ROOT``, ``GOAL_TYPE``, …) is declared once,
+as a property factory both call; ``ReachDragEvent`` is derived from
+:class:`~.drag_session.EventStats`.
 """
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import bpy
@@ -21,53 +25,48 @@ from bpy.props import (
 )
 from bpy.types import PropertyGroup
 
-from .adapter import EULER_ORDERS
+from ..solver.rotations import EULER_ORDERS
+from .bridge.goals import GOAL_TYPES
+from .bridge.rig import AXES, DEFAULT_EULER_ORDER
+from .drag_session import EventStats
+from .records import property_group
 
-GOAL_TYPE_ITEMS = [
-    (
-        "POSITION",
+GOAL_TYPE_UI = {
+    "POSITION": (
         "Position",
         "Bring the effector point to the goal's location",
         "EMPTY_SINGLE_ARROW",
-        0,
     ),
-    (
-        "ORIENTATION",
+    "ORIENTATION": (
         "Orientation",
         "Turn the effector's X and Y axes to the goal's",
         "ORIENTATION_LOCAL",
-        1,
     ),
-    (
-        "POSITION_ORIENTATION",
+    "POSITION_ORIENTATION": (
         "Position and orientation",
         "Both, weighted by the position weight",
         "EMPTY_AXIS",
-        2,
     ),
-    ("AIM", "Aim", "Aim the bone's axis (Y) at the goal's location", "LIGHT_SPOT", 3),
-    (
-        "LINE",
+    "AIM": ("Aim", "Aim the bone's axis (Y) at the goal's location", "LIGHT_SPOT"),
+    "LINE": (
         "Line",
         "Keep the effector on the line through the goal along its Z axis",
         "EMPTY_SINGLE_ARROW",
-        4,
     ),
-    (
-        "PLANE",
+    "PLANE": (
         "Plane",
         "Keep the effector on the plane through the goal, normal to its Z axis",
         "MESH_PLANE",
-        5,
     ),
-    (
-        "HALF_SPACE",
+    "HALF_SPACE": (
         "Half-space",
         "Keep the effector on the side of the plane its Z axis points to",
         "MOD_SOLIDIFY",
-        6,
     ),
-]
+}
+"""Label, description and icon of each goal type."""
+
+GOAL_TYPE_ITEMS = [(kind, *GOAL_TYPE_UI[kind], k) for k, kind in enumerate(GOAL_TYPES)]
 
 EFFECTOR_ITEMS = [
     ("HEAD", "Head", "The bone's head (its joint)"),
@@ -85,11 +84,60 @@ PAIR_ITEMS = [
     ("YZ", "Y, Z", "Rotations about Y and Z"),
 ]
 
-AXIS_ITEMS = [
-    ("X", "X", "Rotation about X"),
-    ("Y", "Y", "Rotation about Y"),
-    ("Z", "Z", "Rotation about Z"),
-]
+AXIS_ITEMS = [(a, a, f"Rotation about {a}") for a in AXES]
+
+
+# Settings an operator sets, declared once for the operator and the property group.
+TRANSLATE_ROOT = partial(
+    BoolProperty,
+    name="Move root",
+    description="Root bones may also translate (so the hips can move)",
+    default=False,
+)
+GOAL_TYPE = partial(EnumProperty, name="Type", items=GOAL_TYPE_ITEMS, default="POSITION")
+WEIGHT = partial(FloatProperty, name="Weight", min=0.0, soft_max=10.0, default=1.0)
+EFFECTOR = partial(EnumProperty, name="Effector", items=EFFECTOR_ITEMS, default="TAIL")
+OFFSET = partial(
+    FloatVectorProperty,
+    name="Offset",
+    description="Effector point in the bone's frame",
+    size=3,
+    subtype="TRANSLATION",
+)
+CHAIN_START = partial(
+    StringProperty,
+    name="Chain start",
+    description="First bone the constraint may move; empty: up to the root",
+)
+W_POSITION = partial(
+    FloatProperty,
+    name="Position weight",
+    description="Share of position in a position-and-orientation goal",
+    min=0.0,
+    max=1.0,
+    default=0.5,
+)
+USE_X, USE_Y = (
+    partial(
+        BoolProperty,
+        name=f"Match {a}",
+        description=f"Turn the effector's {a} axis to the goal's",
+        default=True,
+    )
+    for a in "XY"
+)
+ANY_OF = partial(
+    StringProperty,
+    name="Any of",
+    description="Constraints with the same name here form a set of which the best one is met",
+)
+MEMBER_AXIS = partial(EnumProperty, name="Axis", items=AXIS_ITEMS, default="X")
+MEMBER_RATIO = partial(
+    FloatProperty,
+    name="Ratio",
+    description="This rotation's share (not 0); all members turn in these ratios",
+    default=1.0,
+)
 
 
 def _is_empty(_self: Any, obj: Any) -> bool:
@@ -109,7 +157,7 @@ class ReachJoint(PropertyGroup):
         name="Euler order",
         description="Euler angles Reach uses for a quaternion or axis-angle bone",
         items=ORDER_ITEMS,
-        default="YXZ",
+        default=DEFAULT_EULER_ORDER,
     )
     polygon_axes: EnumProperty(  # type: ignore[valid-type]
         name="Polygon axes",
@@ -125,12 +173,8 @@ class ReachGroupMember(PropertyGroup):
     """One rotation in a joint group."""
 
     bone: StringProperty(name="Bone")  # type: ignore[valid-type]
-    axis: EnumProperty(name="Axis", items=AXIS_ITEMS, default="X")  # type: ignore[valid-type]
-    ratio: FloatProperty(  # type: ignore[valid-type]
-        name="Ratio",
-        description="This rotation's share; all members turn in these ratios",
-        default=1.0,
-    )
+    axis: MEMBER_AXIS()  # type: ignore[valid-type]
+    ratio: MEMBER_RATIO()  # type: ignore[valid-type]
 
 
 class ReachJointGroup(PropertyGroup):
@@ -145,33 +189,16 @@ class ReachConstraint(PropertyGroup):
     """One spatial constraint: an effector on a bone, a goal empty, a goal type."""
 
     enabled: BoolProperty(name="Enabled", default=True)  # type: ignore[valid-type]
-    goal_type: EnumProperty(name="Type", items=GOAL_TYPE_ITEMS, default="POSITION")  # type: ignore[valid-type]
-    weight: FloatProperty(name="Weight", min=0.0, soft_max=10.0, default=1.0)  # type: ignore[valid-type]
+    goal_type: GOAL_TYPE()  # type: ignore[valid-type]
+    weight: WEIGHT()  # type: ignore[valid-type]
     bone: StringProperty(name="Bone", description="The effector's bone")  # type: ignore[valid-type]
-    effector: EnumProperty(name="Effector", items=EFFECTOR_ITEMS, default="TAIL")  # type: ignore[valid-type]
-    offset: FloatVectorProperty(  # type: ignore[valid-type]
-        name="Offset",
-        description="Effector point in the bone's frame",
-        size=3,
-        subtype="TRANSLATION",
-    )
-    chain_start: StringProperty(  # type: ignore[valid-type]
-        name="Chain start", description="First bone the constraint may move; empty: up to the root"
-    )
+    effector: EFFECTOR()  # type: ignore[valid-type]
+    offset: OFFSET()  # type: ignore[valid-type]
+    chain_start: CHAIN_START()  # type: ignore[valid-type]
     goal: PointerProperty(type=bpy.types.Object, name="Goal", poll=_is_empty)  # type: ignore[valid-type]
-    w_position: FloatProperty(  # type: ignore[valid-type]
-        name="Position weight",
-        description="Share of position in a position-and-orientation goal",
-        min=0.0,
-        max=1.0,
-        default=0.5,
-    )
-    use_x: BoolProperty(  # type: ignore[valid-type]
-        name="Match X", description="Turn the effector's X axis to the goal's", default=True
-    )
-    use_y: BoolProperty(  # type: ignore[valid-type]
-        name="Match Y", description="Turn the effector's Y axis to the goal's", default=True
-    )
+    w_position: W_POSITION()  # type: ignore[valid-type]
+    use_x: USE_X()  # type: ignore[valid-type]
+    use_y: USE_Y()  # type: ignore[valid-type]
     angle_degrees: FloatProperty(  # type: ignore[valid-type]
         name="Angle",
         description="This angle weighs as the length below",
@@ -186,10 +213,7 @@ class ReachConstraint(PropertyGroup):
         default=0.01,
         unit="LENGTH",
     )
-    any_of: StringProperty(  # type: ignore[valid-type]
-        name="Any of",
-        description="Constraints with the same name here form a set of which the best one is met",
-    )
+    any_of: ANY_OF()  # type: ignore[valid-type]
 
 
 class ReachStats(PropertyGroup):
@@ -204,18 +228,9 @@ class ReachStats(PropertyGroup):
     unmet: StringProperty(name="Not met")  # type: ignore[valid-type]
 
 
-class ReachDragEvent(PropertyGroup):
-    """Statistics of one drag event."""
-
-    location: FloatVectorProperty(name="Location", size=3, subtype="TRANSLATION")  # type: ignore[valid-type]
-    milliseconds: FloatProperty(name="Event (ms)")  # type: ignore[valid-type]
-    solve_milliseconds: FloatProperty(name="Solve (ms)")  # type: ignore[valid-type]
-    budget: FloatProperty(name="Budget (s)")  # type: ignore[valid-type]
-    residual: FloatProperty(name="Residual")  # type: ignore[valid-type]
-    objective: FloatProperty(name="Objective")  # type: ignore[valid-type]
-    iterations: IntProperty(name="Iterations")  # type: ignore[valid-type]
-    status: StringProperty(name="Status")  # type: ignore[valid-type]
-    max_violation: FloatProperty(name="Largest limit violation")  # type: ignore[valid-type]
+ReachDragEvent = property_group(
+    "ReachDragEvent", EventStats, "Statistics of one drag event (the stored fields of EventStats)."
+)
 
 
 class ReachPathPoint(PropertyGroup):
@@ -228,11 +243,7 @@ class ReachSettings(PropertyGroup):
     """Everything Reach keeps on an armature object (``Object.reach``)."""
 
     is_figure: BoolProperty(name="Reach figure", default=False)  # type: ignore[valid-type]
-    translate_root: BoolProperty(  # type: ignore[valid-type]
-        name="Move root",
-        description="Root bones may also translate (so the hips can move)",
-        default=False,
-    )
+    translate_root: TRANSLATE_ROOT()  # type: ignore[valid-type]
     constraints: CollectionProperty(type=ReachConstraint)  # type: ignore[valid-type]
     active_constraint: IntProperty(name="Active constraint")  # type: ignore[valid-type]
     joints: CollectionProperty(type=ReachJoint)  # type: ignore[valid-type]

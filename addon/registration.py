@@ -1,13 +1,21 @@
-"""One ordered list of classes, registered with Blender's class factory."""
+"""One ordered tuple of classes, registered in order, and the root pointer ``Object.reach``."""
 
 from __future__ import annotations
 
 import bpy
 from bpy.props import PointerProperty
 
-from . import live, operators, panel, properties, ui_operators
+from . import drag, figure_ops, joint_ops, live, panel, properties, solve_ops
 
-classes = (*properties.classes, *operators.classes, *ui_operators.classes, *panel.classes)
+classes = (
+    *properties.classes,
+    *figure_ops.classes,
+    *solve_ops.classes,
+    *drag.classes,
+    *live.classes,
+    *joint_ops.classes,
+    *panel.classes,
+)
 
 
 def register() -> None:

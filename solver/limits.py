@@ -165,3 +165,61 @@ def polygon_rows(vertices: FloatArray, what: str) -> tuple[FloatArray, FloatArra
     normals = sign * np.stack([-edges[:, 1], edges[:, 0]], axis=1) / lengths[:, None]
     offsets = np.einsum("ij,ij->i", normals, vertices)
     return normals, offsets
+
+
+__all__ += ["FEASIBLE", "clamp_to_limits", "outside_limits"]
+
+FEASIBLE = 1e-9
+"""Largest violation of any limit a start pose may have ([rad] or length)."""
+
+
+def outside_limits(limits: LinearLimits, theta: FloatArray) -> tuple[str, float] | None:
+    """The most violated limit, if ``theta`` is outside the limits by more than :data:`FEASIBLE`.
+
+    This is the check a start pose must pass.
+
+    Args:
+        limits: The figure's limits.
+        theta: Joint values, shape (n,).
+
+    Returns:
+        ``(label, amount)`` of the most violated limit, or None when ``theta`` is feasible.
+    """
+    label, amount = limits.worst(theta)
+    return (label, amount) if amount > FEASIBLE else None
+
+
+def clamp_to_limits(
+    theta: FloatArray, limits: LinearLimits, lower: FloatArray, upper: FloatArray
+) -> FloatArray:
+    """``theta`` moved into the limits: near the nearest point inside them, joint by joint.
+
+    The bounds are clipped, then the most violated row is projected onto, then the
+    bounds clipped again, until no limit is violated by more than 1e-12 (at most 50
+    rounds). For a pose outside one joint's bounds or one polygon, this is the nearest
+    pose inside.
+
+    Args:
+        theta: Joint values, shape (n,).
+        limits: The limits (bounds included as rows).
+        lower: Lower bounds, shape (n,), −inf where unbounded.
+        upper: Upper bounds, shape (n,), +inf where unbounded.
+
+    Returns:
+        The clamped θ, shape (n,).
+    """
+    clamped = np.clip(theta, lower, upper)
+    for _ in range(50):
+        if limits.max_violation(clamped) <= 1e-12:
+            break
+        eq, ineq = limits.violations(clamped)
+        if eq.size and eq.max(initial=0.0) >= ineq.max(initial=0.0):
+            k = int(np.argmax(eq))
+            row, rhs = limits.a_eq[k], limits.b_eq[k]
+            clamped = clamped - row * ((row @ clamped - rhs) / (row @ row))
+        else:
+            k = int(np.argmax(ineq))
+            row, rhs = limits.a_in[k], limits.b_in[k]
+            clamped = clamped + row * ((rhs - row @ clamped) / (row @ row) + 1e-12)
+        clamped = np.clip(clamped, lower, upper)
+    return clamped

@@ -112,3 +112,67 @@ def matrix_euler(matrix: ArrayLike, order: str, compat: ArrayLike | None = None)
     result = np.zeros(3)
     result[i], result[j], result[k] = best
     return result
+
+
+__all__ += ["euler_quaternions", "is_similarity"]
+
+
+def euler_quaternions(angles: ArrayLike, axes: ArrayLike) -> FloatArray:
+    """Unit quaternions (w, x, y, z) of k rotations at once, each three turns in a row.
+
+    The batched counterpart of :func:`euler_matrix` (for writing many bones' rotations
+    in one go): rotation r turns by ``angles[r, 0]`` about axis ``axes[r, 0]`` first, then
+    by ``angles[r, 1]`` about ``axes[r, 1]``, then by ``angles[r, 2]`` about ``axes[r, 2]``,
+    all about fixed axes. An Euler order's letters are its axes: Euler angles ``e`` in
+    order ``"XYZ"`` are ``angles = (e[0], e[1], e[2])``, ``axes = (0, 1, 2)``.
+
+    Args:
+        angles: Shape (k, 3) [rad], the turns in the order they are applied.
+        axes: Shape (k, 3), integers 0, 1, 2 for X, Y, Z.
+
+    Returns:
+        Shape (k, 4); ``quaternion_matrix(result[r])`` is rotation r.
+    """
+    turns = np.asarray(angles, dtype=np.float64)
+    about = np.asarray(axes, dtype=np.intp)
+    count = turns.shape[0]
+    result = np.zeros((count, 4))
+    result[:, 0] = 1.0
+    every = np.arange(count)
+    for s in range(3):
+        half = 0.5 * turns[:, s]
+        step = np.zeros((count, 4))
+        step[:, 0] = np.cos(half)
+        step[every, 1 + about[:, s]] = np.sin(half)
+        w1, x1, y1, z1 = step.T
+        w2, x2, y2, z2 = result.T
+        result = np.stack(
+            (
+                w1 * w2 - x1 * x2 - y1 * y2 - z1 * z2,
+                w1 * x2 + x1 * w2 + y1 * z2 - z1 * y2,
+                w1 * y2 - x1 * z2 + y1 * w2 + z1 * x2,
+                w1 * z2 + x1 * y2 - y1 * x2 + z1 * w2,
+            ),
+            axis=1,
+        )
+    return result
+
+
+def is_similarity(linear: ArrayLike) -> bool:
+    """Whether a (3, 3) matrix is a rotation times a uniform positive scale.
+
+    No shear, mirroring or non-uniform scale, to single precision: ``MᵀM`` is within
+    1e-6 (off the diagonal) and 1.1e-5 (on it) of ``s² · I``, relative to ``s²``, room
+    for matrices Blender stores in single precision.
+
+    Args:
+        linear: Shape (3, 3), finite.
+    """
+    matrix = np.asarray(linear, dtype=np.float64)
+    gram = matrix.T @ matrix
+    scale2 = float(np.trace(gram)) / 3.0
+    return not (
+        scale2 <= 1e-18
+        or np.linalg.det(matrix) <= 0.0
+        or bool((np.abs(gram - scale2 * np.eye(3)) > scale2 * (1e-6 + 1e-5 * np.eye(3))).any())
+    )

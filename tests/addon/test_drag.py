@@ -1,47 +1,17 @@
-"""``reach.drag_goal`` replays a path as drag events on the Rigify human."""
+"""``reach.drag_goal``: a path replayed as drag events, and the interactive drag driven
+headless by recorded window events (``invoke`` and ``modal`` on a harness of its mixin)."""
 
 from __future__ import annotations
 
-import math
+from types import SimpleNamespace
 
 import bpy
 import numpy as np
+import pytest
 import rigs
-
-
-def four_limbs():
-    obj = rigs.metarig()
-    for side in ("L", "R"):
-        forearm = obj.pose.bones[f"forearm.{side}"]
-        forearm.use_ik_limit_x = True
-        forearm.ik_min_x = math.radians(-150)
-        forearm.ik_max_x = 0.0
-    assert bpy.ops.reach.figure_from_armature(armature=obj.name) == {"FINISHED"}
-    rigs.limbs(obj)
-    return obj
-
-
-def reachable_path(rig, obj, bone, bones, n, seed):
-    """Hand locations along a straight line in joint space from the current pose to a
-    random pose within the limits: every one is reachable."""
-    rng = np.random.default_rng(seed)
-    figure = rig.figure
-    start = np.zeros(figure.n_dofs)
-    end = start.copy()
-    for name in bones:
-        for i in figure.segment(name).dof_indices:
-            low = max(figure.lower[i], -1.0)
-            high = min(figure.upper[i], 1.0)
-            end[i] = rng.uniform(low, high)
-    k = [e.name for e in rig.layout].index(bone)
-    length = obj.data.bones[bone].length
-    points = []
-    for t in np.linspace(0.0, 1.0, n + 1)[1:]:
-        frame = figure.forward((1 - t) * start + t * end)[k]
-        points.append(
-            {"name": "", "location": tuple(frame[:3, :3] @ (0.0, length, 0.0) + frame[:3, 3])}
-        )
-    return points
+from bpy_extras import view3d_utils
+from mathutils import Vector
+from rigs import four_limbs, reachable_path
 
 
 def test_path_replay_reaches_each_goal_and_keeps_the_feet(reach):
@@ -49,8 +19,8 @@ def test_path_replay_reaches_each_goal_and_keeps_the_feet(reach):
     hand_goal = obj.reach.constraints["hand.L"].goal
     feet = {side: rigs.world_tail(obj, f"shin.{side}") for side in ("L", "R")}
     arm = rigs.chain_length(obj, ("upper_arm.L", "forearm.L"))
-    adapter = reach.addon.adapter
-    rig = adapter.build_rig(obj)
+    bridge = reach.addon.bridge
+    rig = bridge.rig.build_rig(obj)
     limits = rig.figure.limits
     path = reachable_path(
         rig, obj, "forearm.L", ("shoulder.L", "upper_arm.L", "forearm.L"), 30, seed=3
@@ -71,6 +41,145 @@ def test_path_replay_reaches_each_goal_and_keeps_the_feet(reach):
     )
     for side, where in feet.items():
         assert np.linalg.norm(rigs.world_tail(obj, f"shin.{side}") - where) <= 1e-4 * arm
-    theta = adapter.read_pose(obj, rig)
+    theta = bridge.pose.read_pose(obj, rig)
     assert limits.max_violation(theta) <= 1e-6
     assert np.all(theta >= rig.figure.lower - 1e-6) and np.all(theta <= rig.figure.upper + 1e-6)
+
+
+def test_a_failed_replay_event_cancels_the_whole_drag(reach):
+    obj = four_limbs()
+    before = rigs.pose_channels(obj)
+    goal = obj.reach.constraints["hand.R"].goal
+    start = Vector(goal.location)
+    path = [{"name": "", "location": start + Vector((0.0, -0.01 * k, 0.0))} for k in range(3)]
+    path.append({"name": "", "location": (float("nan"), 0.0, 0.0)})
+    try:
+        bpy.ops.reach.drag_goal(armature=obj.name, goal=goal.name, path=path)
+    except RuntimeError as error:
+        assert "drag cancelled at event 4" in str(error)
+        assert "not a finite 3D point" in str(error)
+    else:
+        raise AssertionError("a NaN location must cancel the drag")
+    assert rigs.pose_channels(obj) == before
+    assert tuple(goal.location) == tuple(start)
+
+
+# --- the interactive drag, driven by recorded events ------------------------------------
+
+
+def event(kind, value="PRESS", x=0, y=0):
+    """A window event record as ``modal`` reads it."""
+    return SimpleNamespace(type=kind, value=value, mouse_region_x=x, mouse_region_y=y)
+
+
+def interactive(reach, obj, goal):
+    """The drag operator's mixin on a harness, and a 3D viewport context stand-in.
+
+    The harness keeps what the operator would report; the context has the real scene and
+    view layer, a front view of the goal with real matrices, an area recording its header
+    text and a window manager recording its modal handlers.
+    """
+
+    class Harness(reach.addon.drag.DragGoal):
+        def __init__(self):
+            self.armature, self.goal, self.path = obj.name, goal.name, []
+            self.reports = []
+
+        def report(self, kind, message):
+            self.reports.append((kind, message))
+
+    area = SimpleNamespace(type="VIEW_3D", headers=[])
+    area.header_text_set = area.headers.append
+    manager = SimpleNamespace(handlers=[])
+    manager.modal_handler_add = manager.handlers.append
+    region, region_data = rigs.region_view(goal.matrix_world.translation)
+    context = SimpleNamespace(
+        scene=bpy.context.scene,
+        view_layer=bpy.context.view_layer,
+        active_object=bpy.context.active_object,
+        area=area,
+        region=region,
+        region_data=region_data,
+        window_manager=manager,
+    )
+    return Harness(), context
+
+
+def mouse_at(context, point):
+    """The region pixel (integers, as events have them) where ``point`` is drawn."""
+    x, y = view3d_utils.location_3d_to_region_2d(context.region, context.region_data, point)
+    return round(x), round(y)
+
+
+def test_modal_drag_moves_the_goal_then_along_x_and_confirms(reach):
+    obj = four_limbs()
+    goal = obj.reach.constraints["hand.L"].goal
+    drag, context = interactive(reach, obj, goal)
+    start = Vector(goal.location)
+    here = mouse_at(context, start)
+    assert drag.invoke(context, event("MOUSEMOVE", "NOTHING", *here)) == {"RUNNING_MODAL"}
+    assert context.window_manager.handlers == [drag]
+    assert context.area.headers[-1].startswith("Reach: drag the goal")
+
+    first = mouse_at(context, start + Vector((0.04, 0.0, -0.03)))
+    assert drag.modal(context, event("MOUSEMOVE", "NOTHING", *first)) == {"RUNNING_MODAL"}
+    moved = Vector(goal.location) - start
+    assert abs(moved.y) <= 1e-6 and abs(moved.x) > 0.03 and abs(moved.z) > 0.02  # view plane
+
+    assert drag.modal(context, event("X")) == {"RUNNING_MODAL"}
+    second = mouse_at(context, start + Vector((-0.05, 0.0, 0.04)))
+    assert drag.modal(context, event("MOUSEMOVE", "NOTHING", *second)) == {"RUNNING_MODAL"}
+    along = Vector(goal.location) - start
+    region, view = context.region, context.region_data
+    expected = (
+        view3d_utils.region_2d_to_location_3d(region, view, second, start)
+        - view3d_utils.region_2d_to_location_3d(region, view, here, start)
+    ).x
+    assert along.x == pytest.approx(expected, abs=1e-6)
+    assert (along.y, along.z) == (0.0, 0.0)  # along X only, from where the drag started
+    assert context.area.headers[-1].endswith("· along X")
+
+    assert drag.modal(context, event("LEFTMOUSE")) == {"FINISHED"}
+    assert context.area.headers[-1] is None
+    assert drag.reports == []
+    bpy.context.view_layer.update()
+    arm = rigs.chain_length(obj, ("upper_arm.L", "forearm.L"))
+    tail = rigs.world_tail(obj, "forearm.L")
+    assert np.linalg.norm(tail - np.array(goal.matrix_world.translation)) <= 1e-4 * arm
+    events = obj.reach.drag_events
+    assert len(events) == 2
+    assert tuple(events[-1].location) == pytest.approx(tuple(goal.location))
+    assert obj.reach.stats.status and obj.reach.stats.residual <= 1e-4 * arm
+
+
+def test_modal_drag_cancelled_with_esc_restores_everything_bit_for_bit(reach):
+    obj = four_limbs()
+    obj.pose.bones["upper_arm.L"].rotation_mode = "QUATERNION"
+    bpy.context.view_layer.update()
+    goal = obj.reach.constraints["hand.L"].goal
+    before = rigs.pose_channels(obj)
+    goal_before = tuple(float(v).hex() for v in goal.location)
+    drag, context = interactive(reach, obj, goal)
+    start = Vector(goal.location)
+    assert drag.invoke(context, event("MOUSEMOVE", "NOTHING", *mouse_at(context, start))) == {
+        "RUNNING_MODAL"
+    }
+    to = mouse_at(context, start + Vector((0.05, 0.0, 0.05)))
+    assert drag.modal(context, event("MOUSEMOVE", "NOTHING", *to)) == {"RUNNING_MODAL"}
+    assert drag.modal(context, event("LEFTMOUSE", "RELEASE")) == {"RUNNING_MODAL"}
+    assert rigs.pose_channels(obj) != before
+    assert drag.modal(context, event("ESC")) == {"CANCELLED"}
+    assert rigs.pose_channels(obj) == before
+    assert tuple(float(v).hex() for v in goal.location) == goal_before
+    assert len(obj.reach.drag_events) == 0
+
+
+def test_invoke_without_a_3d_viewport_replays_the_path(reach):
+    obj = four_limbs()
+    goal = obj.reach.constraints["hand.L"].goal
+    drag, context = interactive(reach, obj, goal)
+    context.area = None
+    drag.path = [SimpleNamespace(location=Vector(goal.location) + Vector((0.0, -0.02, 0.0)))]
+    assert drag.invoke(context, event("LEFTMOUSE")) == {"FINISHED"}
+    assert len(obj.reach.drag_events) == 1
+    assert context.window_manager.handlers == []

@@ -16,7 +16,7 @@ def test_built_zip_holds_the_extension_without_tests_or_benchmarks(built_zip):
     names = zipfile.ZipFile(built_zip).namelist()
     assert "blender_manifest.toml" in names
     assert "__init__.py" in names
-    assert "addon/adapter.py" in names
+    assert "addon/bridge/rig.py" in names
     assert "solver/solve.py" in names
     assert not [n for n in names if n.startswith(("tests/", "bench/", "tools/", ".venv"))]
 

@@ -1,4 +1,5 @@
-"""Every goal type, set up through the add-on and checked on Blender's evaluated pose."""
+"""Every goal type, set up through the add-on (``bridge.goals``) and checked on Blender's
+evaluated pose; goal empties and constraints that cannot be used are reported."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import numpy as np
 import pytest
 import rigs
 from mathutils import Matrix, Vector
+from rigs import four_limbs, solve_fails
 
 ARM = ("shoulder.L", "upper_arm.L", "forearm.L")
 
@@ -37,6 +39,21 @@ def arm_target(obj):
     return target
 
 
+def on_forearm(obj, goal, goal_type, name, chain_start="shoulder.L", **options):
+    """A constraint of ``goal_type`` on forearm.L's tail with the empty ``goal``."""
+    result = bpy.ops.reach.add_constraint(
+        armature=obj.name,
+        bone="forearm.L",
+        effector="TAIL",
+        goal=goal.name,
+        goal_type=goal_type,
+        chain_start=chain_start,
+        name=name,
+        **options,
+    )
+    assert result == {"FINISHED"}
+
+
 def constrained(goal_type, **options):
     obj = rigs.metarig()
     target = arm_target(obj)
@@ -44,17 +61,7 @@ def constrained(goal_type, **options):
     goal = bpy.data.objects.new("Target", None)
     bpy.context.scene.collection.objects.link(goal)
     goal.matrix_world = target
-    result = bpy.ops.reach.add_constraint(
-        armature=obj.name,
-        bone="forearm.L",
-        effector="TAIL",
-        goal=goal.name,
-        goal_type=goal_type,
-        chain_start="shoulder.L",
-        name="arm",
-        **options,
-    )
-    assert result == {"FINISHED"}
+    on_forearm(obj, goal, goal_type, "arm", **options)
     assert bpy.ops.reach.solve(armature=obj.name) == {"FINISHED"}
     bpy.context.view_layer.update()
     bone = obj.pose.bones["forearm.L"]
@@ -92,14 +99,7 @@ def test_aim_goal_aims_from_the_effector(reach):
     goal = bpy.data.objects.new("Target", None)
     bpy.context.scene.collection.objects.link(goal)
     goal.location = (1.2, -0.8, 1.0)
-    bpy.ops.reach.add_constraint(
-        armature=obj.name,
-        bone="forearm.L",
-        effector="TAIL",
-        goal=goal.name,
-        goal_type="AIM",
-        name="aim",
-    )
+    on_forearm(obj, goal, "AIM", "aim", chain_start="")
     obj.reach.constraints["aim"].chain_start = "upper_arm.L"
     assert bpy.ops.reach.solve(armature=obj.name) == {"FINISHED"}
     bpy.context.view_layer.update()
@@ -123,15 +123,7 @@ def test_geometric_goals_take_their_direction_from_the_empty_z_axis(reach, kind)
     goal.matrix_world = Matrix.Translation(
         tuple(tail + np.array((0.0, -0.1, -0.15)))
     ) @ Matrix.Rotation(tilt, 4, "X")
-    bpy.ops.reach.add_constraint(
-        armature=obj.name,
-        bone="forearm.L",
-        effector="TAIL",
-        goal=goal.name,
-        goal_type=kind,
-        chain_start="shoulder.L",
-        name="geo",
-    )
+    on_forearm(obj, goal, kind, "geo")
     assert bpy.ops.reach.solve(armature=obj.name) == {"FINISHED"}
     bpy.context.view_layer.update()
     point = np.array(goal.matrix_world.translation)
@@ -159,15 +151,46 @@ def test_any_of_set_meets_the_nearer_goal(reach):
     ):
         bpy.context.scene.collection.objects.link(goal)
         goal.location = tuple(where)
-        bpy.ops.reach.add_constraint(
-            armature=obj.name,
-            bone="forearm.L",
-            goal=goal.name,
-            chain_start="shoulder.L",
-            any_of="either",
-            name=goal.name,
-        )
+        on_forearm(obj, goal, "POSITION", goal.name, any_of="either")
     assert bpy.ops.reach.solve(armature=obj.name) == {"FINISHED"}
     bpy.context.view_layer.update()
     moved = np.array(obj.matrix_world @ obj.pose.bones["forearm.L"].tail)
     assert np.linalg.norm(moved - np.array(near.location)) <= 1e-5
+
+
+def test_solve_reports_a_goal_empty_that_was_removed(reach):
+    obj = four_limbs()
+    bpy.data.objects.remove(obj.reach.constraints["hand.L"].goal)
+    solve_fails(obj, r"constraint 'hand.L' has no goal object \(it was deleted or never set\)")
+
+
+def test_solve_reports_a_goal_empty_deleted_from_the_scene(reach):
+    obj = four_limbs()
+    goal = obj.reach.constraints["foot.R"].goal
+    for collection in goal.users_collection:
+        collection.objects.unlink(goal)
+    solve_fails(obj, rf"constraint 'foot.R': goal '{goal.name}' was deleted")
+
+
+def test_a_renamed_goal_empty_keeps_working(reach):
+    obj = four_limbs()
+    goal = obj.reach.constraints["hand.L"].goal
+    goal.name = "Left hand target"
+    goal.location = Vector(goal.location) + Vector((0.0, -0.05, 0.0))
+    assert bpy.ops.reach.solve(armature=obj.name) == {"FINISHED"}
+    bpy.context.view_layer.update()
+    assert np.linalg.norm(rigs.world_tail(obj, "forearm.L") - np.array(goal.location)) <= 1e-5
+
+
+def test_solve_reports_an_effector_bone_that_no_longer_exists(reach):
+    obj = four_limbs()
+    bpy.ops.object.mode_set(mode="EDIT")
+    obj.data.edit_bones["forearm.L"].name = "lower_arm.L"
+    bpy.ops.object.mode_set(mode="OBJECT")
+    solve_fails(obj, r"constraint 'hand.L': effector bone 'forearm.L' does not exist in 'metarig'")
+
+
+def test_solve_without_constraints_says_to_add_one(reach):
+    obj = rigs.metarig()
+    bpy.ops.reach.figure_from_armature(armature=obj.name)
+    solve_fails(obj, r"armature 'metarig' has no enabled constraints; add one first")

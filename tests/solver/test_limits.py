@@ -173,3 +173,71 @@ def test_violations_are_zero_on_the_boundary() -> None:
     eq, ineq = fig.limits.violations(np.array([1.0]))
     assert eq.shape == (0,)
     np.testing.assert_array_equal(ineq, [0.0, 0.0])
+
+
+def _square_joint() -> Figure:
+    """One joint: DOF 0 in [-1, 1], DOFs 1 and 2 in the square [-0.5, 0.5]² by a polygon."""
+    fig = Figure()
+    fig.add_segment(
+        "a", dofs=[Dof.rotation("x", lower=-1.0, upper=1.0), Dof.rotation("y"), Dof.rotation("z")]
+    )
+    square = [(-0.5, -0.5), (0.5, -0.5), (0.5, 0.5), (-0.5, 0.5)]
+    fig.add_polygon_limit("a", dofs=(1, 2), vertices=square)
+    return fig
+
+
+def test_outside_limits_is_none_inside_and_on_the_boundary() -> None:
+    from solver.limits import outside_limits
+
+    fig = _square_joint()
+    assert outside_limits(fig.limits, np.array([0.2, 0.1, -0.3])) is None
+    assert outside_limits(fig.limits, np.array([1.0, 0.5, -0.5])) is None
+    assert outside_limits(fig.limits, np.array([1.0 + 1e-10, 0.0, 0.0])) is None
+
+
+def test_outside_limits_names_the_most_violated_limit() -> None:
+    from solver.limits import FEASIBLE, outside_limits
+
+    fig = _square_joint()
+    violated = outside_limits(fig.limits, np.array([1.2, 0.0, 0.9]))
+    assert violated is not None
+    label, amount = violated
+    assert label.startswith("polygon of a[1, 2]")
+    assert amount == pytest.approx(0.4)
+    violated = outside_limits(fig.limits, np.array([1.0 + 10 * FEASIBLE, 0.0, 0.0]))
+    assert violated == ("a[0] ≤ 1", pytest.approx(10 * FEASIBLE))
+
+
+def test_clamp_to_limits_keeps_a_feasible_pose_and_clips_the_bounds() -> None:
+    from solver.limits import clamp_to_limits
+
+    fig = _square_joint()
+    inside = np.array([0.3, -0.2, 0.4])
+    np.testing.assert_array_equal(clamp_to_limits(inside, fig.limits, fig.lower, fig.upper), inside)
+    clamped = clamp_to_limits(np.array([-1.7, 0.1, 0.2]), fig.limits, fig.lower, fig.upper)
+    np.testing.assert_allclose(clamped, [-1.0, 0.1, 0.2])
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_clamp_to_limits_moves_a_pose_onto_the_nearest_point_of_a_polygon(seed: int) -> None:
+    from solver.limits import clamp_to_limits
+
+    fig = _square_joint()
+    rng = np.random.default_rng(seed)
+    for _ in range(20):
+        theta = rng.uniform(-2.0, 2.0, 3)
+        clamped = clamp_to_limits(theta, fig.limits, fig.lower, fig.upper)
+        assert fig.limits.max_violation(clamped) <= 1e-9
+        # the square's nearest point is the clip into it
+        np.testing.assert_allclose(clamped[1:], np.clip(theta[1:], -0.5, 0.5), atol=1e-9)
+
+
+def test_clamp_to_limits_meets_an_equality() -> None:
+    from solver.limits import clamp_to_limits
+
+    fig = Figure()
+    fig.add_segment("a", dofs=[Dof.rotation("x"), Dof.rotation("y", lower=-1.0, upper=1.0)])
+    fig.add_linear_equality({("a", 0): 1.0, ("a", 1): -1.0}, rhs=0.0)
+    clamped = clamp_to_limits(np.array([0.4, 0.0]), fig.limits, fig.lower, fig.upper)
+    assert fig.limits.max_violation(clamped) <= 1e-12
+    np.testing.assert_allclose(clamped, [0.2, 0.2])

@@ -78,3 +78,45 @@ def test_rotations_raise_if_order_is_unknown():
 def test_quaternion_matrix_raises_if_quaternion_is_zero():
     with pytest.raises(SolverInputError, match="quaternion is zero"):
         quaternion_matrix((0, 0, 0, 0))
+
+
+@pytest.mark.parametrize("order", EULER_ORDERS)
+def test_euler_quaternions_match_euler_matrix_in_every_order(order):
+    from solver.rotations import euler_quaternions
+
+    rng = np.random.default_rng(11)
+    values = rng.uniform(-math.pi, math.pi, (20, 3))  # about X, Y, Z
+    axes = np.array([["XYZ".index(a) for a in order]] * len(values))
+    turns = np.take_along_axis(values, axes, axis=1)  # in the order applied
+    quaternions = euler_quaternions(turns, axes)
+    assert quaternions.shape == (20, 4)
+    assert np.allclose(np.linalg.norm(quaternions, axis=1), 1.0)
+    for q, v in zip(quaternions, values, strict=True):
+        assert np.allclose(quaternion_matrix(q), euler_matrix(v, order), atol=1e-12)
+
+
+def test_euler_quaternions_of_one_turn_is_the_half_angle_quaternion():
+    from solver.rotations import euler_quaternions
+
+    q = euler_quaternions([[0.0, 0.8, 0.0]], [[0, 2, 1]])
+    assert np.allclose(q, [[math.cos(0.4), 0.0, 0.0, math.sin(0.4)]])
+    assert np.allclose(quaternion_matrix(q[0]), rotation(2, 0.8))
+
+
+def test_euler_quaternions_of_no_rotations_is_empty():
+    from solver.rotations import euler_quaternions
+
+    assert euler_quaternions(np.zeros((0, 3)), np.zeros((0, 3), int)).shape == (0, 4)
+
+
+def test_is_similarity_accepts_rotations_times_uniform_scale_only():
+    from solver.rotations import is_similarity
+
+    turn = euler_matrix((0.3, -1.1, 2.0), "ZXY")
+    assert is_similarity(turn)
+    assert is_similarity(1.7 * turn)
+    assert is_similarity(np.float32(2.5) * turn.astype(np.float32))  # single precision
+    assert not is_similarity(turn @ np.diag((1.0, 2.0, 1.0)))  # non-uniform scale
+    assert not is_similarity(turn @ np.diag((1.0, 1.0, -1.0)))  # mirrored
+    assert not is_similarity(turn @ np.array([[1.0, 0.1, 0.0], [0.0, 1.0, 0.0], [0, 0, 1.0]]))
+    assert not is_similarity(np.zeros((3, 3)))

@@ -1,4 +1,4 @@
-"""The sidebar's operators (constraint, polygon and joint-group lists) and its panels."""
+"""Limit polygons drawn from poses and joint groups (``joint_ops``), as the solver sees them."""
 
 from __future__ import annotations
 
@@ -9,175 +9,11 @@ import numpy as np
 import pytest
 import rigs
 from mathutils import Euler
-
-PANELS = (
-    "REACH_PT_figure",
-    "REACH_PT_constraints",
-    "REACH_PT_constraint_settings",
-    "REACH_PT_joint",
-    "REACH_PT_joint_polygon",
-    "REACH_PT_groups",
-    "REACH_PT_solver",
-    "REACH_PT_stats",
-)
-LISTS = ("REACH_UL_constraints", "REACH_UL_polygon", "REACH_UL_groups", "REACH_UL_group_members")
-OPERATORS = (
-    "remove_constraint",
-    "polygon_add_vertex",
-    "polygon_remove_vertex",
-    "polygon_clear",
-    "group_add",
-    "group_remove",
-    "group_member_add",
-    "group_member_remove",
-)
-ARMATURE_PANELS = PANELS[1:]
-
-# (X, Z) rotations of upper_arm.L [rad]: a convex quadrilateral and a non-convex dart
-SQUARE = ((-0.4, -0.3), (0.5, -0.3), (0.5, 0.6), (-0.4, 0.6))
-DART = ((-0.5, -0.5), (0.5, -0.5), (0.5, 0.5), (0.0, 0.0), (-0.5, 0.5))
-
-
-def figure():
-    obj = rigs.metarig()
-    assert bpy.ops.reach.figure_from_armature(armature=obj.name) == {"FINISHED"}
-    return obj
-
-
-def pose_xz(obj, bone, x, z):
-    """Pose a quaternion bone at rotations x about X and z about Z in its joint's order."""
-    order = obj.reach.joints[bone].euler_order
-    obj.pose.bones[bone].rotation_quaternion = Euler((x, 0.0, z), order).to_quaternion()
-
-
-def add_vertices(obj, bone, vertices):
-    for x, z in vertices:
-        pose_xz(obj, bone, x, z)
-        result = bpy.ops.reach.polygon_add_vertex(armature=obj.name, bone=bone)
-        assert result == {"FINISHED"}
+from rigs import DART, SQUARE, add_vertices, figure, pose_xz
 
 
 def polygon_rows(rig, bone):
     return [k for k, label in enumerate(rig.figure.limits.in_labels) if f"of {bone}[" in label]
-
-
-# --- registration and polls -------------------------------------------------------
-
-
-def test_panels_lists_and_operators_register(reach):
-    for name in (*PANELS, *LISTS):
-        assert hasattr(bpy.types, name), name
-    for name in OPERATORS:
-        assert hasattr(bpy.ops.reach, name), name
-        assert hasattr(bpy.types, f"REACH_OT_{name}"), name
-    for name in PANELS:
-        panel = getattr(bpy.types, name)
-        assert (panel.bl_space_type, panel.bl_region_type, panel.bl_category) == (
-            "VIEW_3D",
-            "UI",
-            "Reach",
-        )
-
-
-def test_panels_show_for_an_armature_and_hide_for_other_objects(reach):
-    panel = reach.addon.panel
-    obj = figure()
-    obj.data.bones.active = obj.data.bones["upper_arm.L"]
-    rigs.limbs(obj, feet=False)
-    for name in ARMATURE_PANELS:
-        assert getattr(panel, name).poll(bpy.context), name
-    bpy.ops.object.empty_add()
-    for name in ARMATURE_PANELS:
-        assert not getattr(panel, name).poll(bpy.context), name
-
-
-def test_active_constraint_and_polygon_panels_need_something_active(reach):
-    panel = reach.addon.panel
-    obj = rigs.metarig()
-    obj.data.bones.active = None
-    assert panel.REACH_PT_constraints.poll(bpy.context)
-    assert not panel.REACH_PT_constraint_settings.poll(bpy.context)
-    assert not panel.REACH_PT_joint_polygon.poll(bpy.context)
-    obj.data.bones.active = obj.data.bones["forearm.L"]
-    assert bpy.ops.reach.add_constraint(armature=obj.name) == {"FINISHED"}
-    assert panel.REACH_PT_constraint_settings.poll(bpy.context)
-    assert panel.REACH_PT_joint_polygon.poll(bpy.context)
-
-
-def test_operators_are_disabled_without_an_armature_and_say_why(reach):
-    bpy.ops.object.empty_add()
-    for name in OPERATORS:
-        operator = getattr(bpy.ops.reach, name)
-        assert not operator.poll(), name
-        with pytest.raises(RuntimeError, match="Add an armature first"):
-            operator()
-
-
-def test_operators_act_on_the_named_armature_whatever_is_active(reach):
-    obj = figure()
-    bpy.ops.object.empty_add()
-    assert bpy.context.active_object != obj
-    assert bpy.ops.reach.group_add(armature=obj.name) == {"FINISHED"}
-    result = bpy.ops.reach.group_member_add(armature=obj.name, bone="spine.001")
-    assert result == {"FINISHED"}
-    add_vertices(obj, "upper_arm.L", SQUARE[:1])
-    assert len(obj.reach.groups[0].members) == 1
-    assert len(obj.reach.joints["upper_arm.L"].polygon) == 1
-    with pytest.raises(RuntimeError, match="not an armature"):
-        bpy.ops.reach.group_add()
-
-
-# --- constraints -------------------------------------------------------------------
-
-
-def test_remove_constraint_removes_the_active_one_and_keeps_its_goal(reach):
-    obj = figure()
-    goals = rigs.limbs(obj, feet=False)
-    assert obj.reach.active_constraint == 1
-    assert bpy.ops.reach.remove_constraint(armature=obj.name) == {"FINISHED"}
-    assert [c.name for c in obj.reach.constraints] == ["hand.L"]
-    assert obj.reach.active_constraint == 0
-    assert goals["hand.R"] in bpy.data.objects
-
-
-def test_remove_constraint_by_name_deletes_the_goal_when_asked(reach):
-    obj = figure()
-    goals = rigs.limbs(obj)
-    result = bpy.ops.reach.remove_constraint(
-        armature=obj.name, constraint="hand.L", delete_goal=True
-    )
-    assert result == {"FINISHED"}
-    assert "hand.L" not in obj.reach.constraints
-    assert goals["hand.L"] not in bpy.data.objects
-    assert all(goals[name] in bpy.data.objects for name in ("hand.R", "foot.L", "foot.R"))
-    assert bpy.ops.reach.solve(armature=obj.name) == {"FINISHED"}
-
-
-def test_remove_constraint_keeps_a_goal_another_constraint_uses(reach):
-    obj = figure()
-    goals = rigs.limbs(obj, feet=False)
-    shared = goals["hand.L"]
-    result = bpy.ops.reach.add_constraint(armature=obj.name, bone="hand.L", goal=shared)
-    assert result == {"FINISHED"}
-    result = bpy.ops.reach.remove_constraint(
-        armature=obj.name, constraint="hand.L", delete_goal=True
-    )
-    assert result == {"FINISHED"}
-    assert shared in bpy.data.objects
-    assert "hand.L" not in obj.reach.constraints
-
-
-def test_remove_constraint_raises_if_there_is_none(reach):
-    obj = figure()
-    with pytest.raises(RuntimeError, match="no constraint to remove"):
-        bpy.ops.reach.remove_constraint(armature=obj.name)
-    rigs.limbs(obj, feet=False)
-    with pytest.raises(RuntimeError, match="no constraint 'elbow'"):
-        bpy.ops.reach.remove_constraint(armature=obj.name, constraint="elbow")
-    assert len(obj.reach.constraints) == 2
-
-
-# --- limit polygon ------------------------------------------------------------------
 
 
 def test_polygon_add_vertex_takes_the_euler_bones_current_angles(reach):
@@ -242,10 +78,10 @@ def test_polygon_add_vertex_raises_if_the_bone_does_not_exist(reach):
 
 
 def test_a_convex_polygon_from_poses_becomes_the_joints_limit(reach):
-    adapter = reach.addon.adapter
+    build_rig = reach.addon.bridge.rig.build_rig
     obj = figure()
     add_vertices(obj, "upper_arm.L", SQUARE)
-    rig = adapter.build_rig(obj)
+    rig = build_rig(obj)
     rows = polygon_rows(rig, "upper_arm.L")
     assert len(rows) == len(SQUARE)
     entry = rig.bone("upper_arm.L")
@@ -289,19 +125,16 @@ def test_polygon_remove_vertex_removes_the_active_one_and_clear_removes_all(reac
 
 
 def test_clearing_a_polygon_lifts_the_limit(reach):
-    adapter = reach.addon.adapter
+    build_rig = reach.addon.bridge.rig.build_rig
     obj = figure()
     add_vertices(obj, "upper_arm.L", SQUARE)
-    assert polygon_rows(adapter.build_rig(obj), "upper_arm.L")
+    assert polygon_rows(build_rig(obj), "upper_arm.L")
     assert bpy.ops.reach.polygon_clear(armature=obj.name, bone="upper_arm.L") == {"FINISHED"}
-    assert not polygon_rows(adapter.build_rig(obj), "upper_arm.L")
-
-
-# --- joint groups ------------------------------------------------------------------
+    assert not polygon_rows(build_rig(obj), "upper_arm.L")
 
 
 def test_a_joint_group_of_two_rotations_becomes_one_equality(reach):
-    adapter = reach.addon.adapter
+    build_rig = reach.addon.bridge.rig.build_rig
     obj = figure()
     assert bpy.ops.reach.group_add(armature=obj.name, name="Spine") == {"FINISHED"}
     assert [g.name for g in obj.reach.groups] == ["Spine"]
@@ -314,7 +147,7 @@ def test_a_joint_group_of_two_rotations_becomes_one_equality(reach):
         ("spine.001", "X", 1.0),
         ("spine.002", "X", 2.0),
     ]
-    rig = adapter.build_rig(obj)
+    rig = build_rig(obj)
     limits = rig.figure.limits
     assert limits.a_eq.shape[0] == 1
     theta = np.zeros(rig.figure.n_dofs)
@@ -349,7 +182,7 @@ def test_group_operators_raise_without_a_group(reach):
 
 
 def test_removing_members_and_groups_lifts_the_equality(reach):
-    adapter = reach.addon.adapter
+    build_rig = reach.addon.bridge.rig.build_rig
     obj = figure()
     assert bpy.ops.reach.group_add(armature=obj.name) == {"FINISHED"}
     assert bpy.ops.reach.group_add(armature=obj.name) == {"FINISHED"}
@@ -357,15 +190,15 @@ def test_removing_members_and_groups_lifts_the_equality(reach):
     for bone in ("spine.001", "spine.002", "spine.003"):
         result = bpy.ops.reach.group_member_add(armature=obj.name, group="Group", bone=bone)
         assert result == {"FINISHED"}
-    assert adapter.build_rig(obj).figure.limits.a_eq.shape[0] == 2
+    assert build_rig(obj).figure.limits.a_eq.shape[0] == 2
     result = bpy.ops.reach.group_member_remove(armature=obj.name, group="Group")
     assert result == {"FINISHED"}
     members = obj.reach.groups["Group"].members
     assert [m.bone for m in members] == ["spine.001", "spine.002"]
-    assert adapter.build_rig(obj).figure.limits.a_eq.shape[0] == 1
+    assert build_rig(obj).figure.limits.a_eq.shape[0] == 1
     result = bpy.ops.reach.group_member_remove(armature=obj.name, group="Group", index=0)
     assert result == {"FINISHED"}
-    assert adapter.build_rig(obj).figure.limits.a_eq.shape[0] == 0
+    assert build_rig(obj).figure.limits.a_eq.shape[0] == 0
     assert obj.reach.active_group == 1
     assert bpy.ops.reach.group_remove(armature=obj.name) == {"FINISHED"}
     assert [g.name for g in obj.reach.groups] == ["Group"]

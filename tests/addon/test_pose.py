@@ -1,4 +1,5 @@
-"""Reach's forward kinematics equal Blender's pose matrices after write-back."""
+"""Pose channels ↔ θ (``bridge.pose``): Reach's forward kinematics equal Blender's pose
+matrices after write-back, and reading gives the same kinematics back."""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ import bpy
 import numpy as np
 import pytest
 import rigs
-from mathutils import Matrix
+from mathutils import Matrix, Vector
+from rigs import four_limbs
 
 MODES = ("XYZ", "XZY", "YXZ", "YZX", "ZXY", "ZYX", "QUATERNION", "AXIS_ANGLE")
 
@@ -32,8 +34,8 @@ def test_forward_kinematics_match_blender_in_every_rotation_mode(reach, kind):
     }
     for k, joint in enumerate(obj.reach.joints):
         joint.euler_order = MODES[(k * 5) % 6]
-    adapter = reach.addon.adapter
-    rig = adapter.build_rig(obj)
+    bridge = reach.addon.bridge
+    rig = bridge.rig.build_rig(obj)
     names = [e.name for e in rig.layout]
     rng = np.random.default_rng(7)
     for _ in range(5):
@@ -41,49 +43,43 @@ def test_forward_kinematics_match_blender_in_every_rotation_mode(reach, kind):
         for entry in rig.layout:
             if entry.translation >= 0:
                 theta[entry.translation : entry.translation + 3] = rng.uniform(-0.5, 0.5, 3)
-        adapter.write_pose(obj, rig, theta)
+        bridge.pose.write_pose(obj, rig, theta)
         bpy.context.view_layer.update()
         ours = rig.figure.forward(theta)
         theirs = blender_frames(obj, names)
         assert np.max(np.abs(ours - theirs)) <= 1e-5
         # reading the pose back gives angles with the same kinematics
-        again = adapter.read_pose(obj, rig, previous=theta)
+        again = bridge.pose.read_pose(obj, rig, previous=theta)
         assert np.max(np.abs(rig.figure.forward(again) - theirs)) <= 1e-5
 
 
 def test_reading_the_rest_pose_gives_rest_frames(reach):
     obj = rigs.metarig()
     bpy.ops.reach.figure_from_armature(armature=obj.name)
-    adapter = reach.addon.adapter
-    rig = adapter.build_rig(obj)
-    theta = adapter.read_pose(obj, rig)
+    bridge = reach.addon.bridge
+    rig = bridge.rig.build_rig(obj)
+    theta = bridge.pose.read_pose(obj, rig)
     assert np.allclose(theta, 0.0, atol=1e-7)
     names = [e.name for e in rig.layout]
     assert np.max(np.abs(rig.figure.forward(theta) - blender_frames(obj, names))) <= 1e-6
 
 
-def test_blender_ik_settings_become_locks_bounds_and_rigidity(reach):
-    obj = rigs.metarig()
+def test_a_pose_past_a_limit_by_single_precision_rounding_alone_is_accepted(reach):
+    obj = four_limbs()
     forearm = obj.pose.bones["forearm.L"]
     forearm.rotation_mode = "XYZ"
-    forearm.lock_ik_y = True
-    forearm.use_ik_limit_x = True
-    forearm.ik_min_x = 0.0
-    forearm.ik_max_x = math.radians(140)
-    forearm.ik_stiffness_z = 0.4
-    bpy.ops.reach.figure_from_armature(armature=obj.name)
-    rig = reach.addon.adapter.build_rig(obj)
-    entry = rig.bone("forearm.L")
-    dofs = rig.figure.segment("forearm.L").dofs
-    # XYZ: R = Rz Ry Rx, so the DOFs are Z, Y, X in that order
-    assert [d.name for d in dofs] == [
-        "forearm.L rotation Z",
-        "forearm.L rotation Y",
-        "forearm.L rotation X",
-    ]
-    z, y, x = dofs
-    assert y.rigidity == 1.0
-    assert x.lower == 0.0 and x.upper == pytest.approx(math.radians(140))
-    assert z.rigidity == pytest.approx(0.4)
-    assert z.lower is None and y.lower is None
-    assert entry.axis_position("X") == 2
+    forearm.rotation_euler = (3e-8, 0.0, 0.0)  # limit X ≤ 0°: past it by rounding only
+    joint = obj.reach.joints["upper_arm.L"]
+    for a, b in ((-1.0, -1.0), (1.0, -1.0), (1.0, 1.0), (-1.0, 1.0)):
+        joint.polygon.add().value = (a, b)
+    upper = obj.pose.bones["upper_arm.L"]
+    upper.rotation_mode = "YXZ"
+    upper.rotation_euler = (1.0 + 4e-8, 0.0, 0.2)  # on the polygon's edge X = 1, just past
+    bpy.context.view_layer.update()
+    rig = reach.addon.bridge.rig.build_rig(obj)
+    theta = reach.addon.bridge.pose.read_pose(obj, rig)
+    assert rig.figure.limits.max_violation(theta) == 0.0
+    goal = obj.reach.constraints["hand.L"].goal
+    goal.location = Vector(goal.location) + Vector((-0.05, -0.05, -0.05))
+    assert bpy.ops.reach.solve(armature=obj.name) == {"FINISHED"}
+    assert forearm.rotation_euler.x <= 1e-6

@@ -1,0 +1,297 @@
+"""Pose-bone channels ↔ θ: :func:`read_pose`, :class:`PoseWriter`, :class:`PoseSnapshot`.
+
+Each bone is read and written in its own rotation mode (Euler, quaternion or axis-angle),
+through the Euler angles of its :class:`~.rig.BoneLayout`; see :mod:`..bridge` for the
+conventions.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import bpy
+import numpy as np
+from numpy.typing import NDArray
+
+from ...solver import rotations
+from ...solver.limits import clamp_to_limits
+from ..errors import BlenderDataError
+from .rig import AXES, Array, BoneLayout, IndexArray, Rig
+
+ROUNDING_SLACK = 1e-5
+"""Blender stores channels and limits in single precision: a joint the solver left
+exactly on a limit reads back up to ~1e-7 past it. Values past a limit by no more than
+this ([rad] or length) are put back onto it."""
+
+CHANGE_THRESHOLD = 1e-6
+"""A bone counts as moved when one of its joint values changed by more than this
+([rad] or length)."""
+
+
+def bone_angles(pose_bone: Any, mode: str, order: str, compat: Array | None = None) -> Array:
+    """The bone's rotation as Euler angles [rad] about X, Y, Z in ``order`` (float64).
+
+    Args:
+        pose_bone: The pose bone.
+        mode: Its rotation mode, the channel read.
+        order: The Euler order of the angles (the mode itself for an Euler bone).
+        compat: Angles (about X, Y, Z) near which a quaternion or axis-angle bone is read.
+
+    Raises:
+        BlenderDataError: If the channel is not finite.
+    """
+    if mode in rotations.EULER_ORDERS:
+        values = np.array(pose_bone.rotation_euler, dtype=float)
+    elif mode == "QUATERNION":
+        values = np.array(pose_bone.rotation_quaternion, dtype=float)
+    else:
+        values = np.array(pose_bone.rotation_axis_angle, dtype=float)
+    if not np.all(np.isfinite(values)):
+        raise _not_finite(pose_bone.name)
+    if mode in rotations.EULER_ORDERS:
+        return values
+    if mode == "QUATERNION":
+        matrix = rotations.quaternion_matrix(values)
+    else:
+        angle, axis = float(values[0]), values[1:]
+        norm = float(np.linalg.norm(axis))
+        if norm == 0.0:
+            matrix = np.eye(3)
+        else:
+            half = 0.5 * angle
+            matrix = rotations.quaternion_matrix((math.cos(half), *(math.sin(half) * axis / norm)))
+    return rotations.matrix_euler(matrix, order, compat)
+
+
+def _not_finite(bone: str) -> BlenderDataError:
+    return BlenderDataError(
+        f"bone '{bone}' has a non-finite (NaN or infinite) rotation or location"
+    )
+
+
+def _axis_angles(theta: Array, entry: BoneLayout) -> Array:
+    """The bone's rotation DOFs of θ as Euler angles about X, Y, Z."""
+    angles = np.zeros(3)
+    for offset, axis in enumerate(entry.order[::-1]):
+        angles[AXES.index(axis)] = theta[entry.rotation + offset]
+    return angles
+
+
+def read_pose(obj: Any, rig: Rig, previous: Array | None = None, *, rounding: bool = True) -> Array:
+    """θ of the armature's current pose.
+
+    Args:
+        obj: The armature object.
+        rig: Its rig.
+        previous: A nearby θ; quaternion bones are read as the Euler angles closest to it.
+        rounding: Put values past a limit by single-precision rounding alone back onto
+            it (:func:`settle`); False reads the channels as stored.
+
+    Returns:
+        θ, shape (n_dofs,).
+
+    Raises:
+        BlenderDataError: If a bone is gone or its channels are not finite.
+    """
+    theta = np.zeros(rig.figure.n_dofs)
+    bones = obj.pose.bones
+    for entry in rig.layout:
+        pose_bone = bones.get(entry.name)
+        if pose_bone is None:
+            raise BlenderDataError(f"bone '{entry.name}' no longer exists in '{obj.name}'")
+        compat = None
+        if previous is not None and entry.mode not in rotations.EULER_ORDERS:
+            compat = _axis_angles(previous, entry)
+        angles = bone_angles(pose_bone, entry.mode, entry.order, compat)
+        theta[entry.rotation : entry.rotation + 3] = [
+            angles[AXES.index(a)] for a in entry.order[::-1]
+        ]
+        if entry.translation >= 0:
+            location = np.array(pose_bone.location, dtype=float)
+            if not np.all(np.isfinite(location)):
+                raise _not_finite(entry.name)
+            theta[entry.translation : entry.translation + 3] = location
+    return settle(rig, theta) if rounding else theta
+
+
+def settle(rig: Rig, theta: Array) -> Array:
+    """θ with any limit excess of single-precision rounding removed.
+
+    An excess above :data:`ROUNDING_SLACK` is a real violation; it is left for the
+    caller to report.
+    """
+    figure = rig.figure
+    excess = figure.limits.max_violation(theta)
+    if excess == 0.0 or excess > ROUNDING_SLACK:
+        return theta
+    return clamp_to_limits(theta, figure.limits, figure.lower, figure.upper)
+
+
+def changed_bones(
+    rig: Rig, before: Array, after: Array, threshold: float = CHANGE_THRESHOLD
+) -> list[str]:
+    """Bones with a joint value that changed by more than ``threshold`` between two poses."""
+    differs = np.abs(after - before) > threshold
+    return [
+        entry.name
+        for entry, segment in zip(rig.layout, rig.figure.segments, strict=True)
+        if differs[segment.dof_indices.start : segment.dof_indices.stop].any()
+    ]
+
+
+def write_pose(obj: Any, rig: Rig, theta: Array, bones: Sequence[str] | None = None) -> None:
+    """Write θ into the pose bones' channels, each in its own rotation mode.
+
+    Args:
+        obj: The armature object.
+        rig: Its rig.
+        theta: Joint values, shape (n_dofs,).
+        bones: Only these bones (default: all).
+    """
+    PoseWriter(obj, rig, bones).write(obj, theta)
+
+
+Plan = tuple[IndexArray, IndexArray, IndexArray]
+"""Rows of the bones in ``pose.bones``; per bone and Euler step (first applied first) the
+index in θ and the axis (0–2)."""
+
+
+class PoseWriter:
+    """Writes θ into chosen pose bones with one read and one write per channel kind.
+
+    The rotation of every chosen bone is computed by numpy for all of them at once; the
+    channels are read with ``foreach_get`` and written back with ``foreach_set``, so the
+    bones that are not chosen keep exactly the floats they had.
+
+    Args:
+        obj: The armature object.
+        rig: Its rig.
+        bones: The bones to write (default: all of the rig's).
+    """
+
+    def __init__(self, obj: Any, rig: Rig, bones: Sequence[str] | None = None) -> None:
+        rows = {bone.name: k for k, bone in enumerate(obj.pose.bones)}
+        self.n_bones = len(rows)
+        wanted = None if bones is None else set(bones)
+        chosen = [e for e in rig.layout if wanted is None or e.name in wanted]
+        self.empty = not chosen
+
+        def plan(entries: list[BoneLayout]) -> Plan:
+            steps = np.array([[e.rotation + 2 - s for s in range(3)] for e in entries], np.intp)
+            axes = np.array([[AXES.index(letter) for letter in e.order] for e in entries], np.intp)
+            return (
+                np.array([rows[e.name] for e in entries], np.intp),
+                steps.reshape(-1, 3),
+                axes.reshape(-1, 3),
+            )
+
+        self.euler = plan([e for e in chosen if e.mode in rotations.EULER_ORDERS])
+        self.quaternion = plan([e for e in chosen if e.mode == "QUATERNION"])
+        self.axis_angle = plan([e for e in chosen if e.mode == "AXIS_ANGLE"])
+        moving = [e for e in chosen if e.translation >= 0]
+        self.location = (
+            np.array([rows[e.name] for e in moving], np.intp),
+            np.array([[e.translation + i for i in range(3)] for e in moving], np.intp).reshape(
+                -1, 3
+            ),
+        )
+
+    def write(self, obj: Any, theta: Array) -> None:
+        """Write θ into the chosen bones' channels."""
+        bones = obj.pose.bones
+        rows, steps, axes = self.euler
+        if rows.size:
+            angles = np.zeros((rows.size, 3))
+            np.put_along_axis(angles, axes, theta[steps], axis=1)
+            self._set(bones, "rotation_euler", 3, rows, angles)
+        rows, steps, axes = self.quaternion
+        if rows.size:
+            quaternions = rotations.euler_quaternions(theta[steps], axes)
+            current = self._get(bones, "rotation_quaternion", 4)
+            # keep each quaternion in the hemisphere of the current one (no flips for keys)
+            flip = np.einsum("ij,ij->i", quaternions, current[rows]) < 0.0
+            quaternions[flip] *= -1.0
+            current[rows] = quaternions
+            bones.foreach_set("rotation_quaternion", current.ravel())
+        rows, steps, axes = self.axis_angle
+        if rows.size:
+            quaternions = rotations.euler_quaternions(theta[steps], axes)
+            quaternions[quaternions[:, 0] < 0.0] *= -1.0
+            sine = np.sqrt((quaternions[:, 1:] ** 2).sum(axis=1))
+            values = np.empty((rows.size, 4))
+            values[:, 0] = 2.0 * np.arctan2(sine, quaternions[:, 0])
+            values[:, 1:] = (0.0, 1.0, 0.0)
+            turning = sine > 0.0
+            values[turning, 1:] = quaternions[turning, 1:] / sine[turning, None]
+            self._set(bones, "rotation_axis_angle", 4, rows, values)
+        rows, index = self.location
+        if rows.size:
+            self._set(bones, "location", 3, rows, theta[index])
+        if not self.empty:
+            obj.update_tag()
+
+    def _get(self, bones: Any, channel: str, width: int) -> NDArray[np.float32]:
+        buffer = np.empty(self.n_bones * width, np.float32)
+        bones.foreach_get(channel, buffer)
+        return buffer.reshape(self.n_bones, width)
+
+    def _set(self, bones: Any, channel: str, width: int, rows: IndexArray, values: Array) -> None:
+        current = self._get(bones, channel, width)
+        current[rows] = values
+        bones.foreach_set(channel, current.ravel())
+
+
+@dataclass(frozen=True)
+class BoneChannels:
+    """A pose bone's raw channels, for exact restore."""
+
+    mode: str
+    location: tuple[float, ...]
+    euler: tuple[float, ...]
+    quaternion: tuple[float, ...]
+    axis_angle: tuple[float, ...]
+    scale: tuple[float, ...]
+
+
+class PoseSnapshot:
+    """Every pose bone's channels, and chosen objects' locations, as they were.
+
+    :meth:`restore` puts back exactly the same floats.
+    """
+
+    def __init__(self, obj: Any, objects: Iterable[Any] = ()) -> None:
+        self.armature = obj.name
+        self.bones = {
+            b.name: BoneChannels(
+                b.rotation_mode,
+                tuple(b.location),
+                tuple(b.rotation_euler),
+                tuple(b.rotation_quaternion),
+                tuple(b.rotation_axis_angle),
+                tuple(b.scale),
+            )
+            for b in obj.pose.bones
+        }
+        self.objects = {o.name: tuple(o.location) for o in objects}
+
+    def restore(self) -> None:
+        """Put every channel back."""
+        obj = bpy.data.objects.get(self.armature)
+        if obj is not None:
+            for name, channels in self.bones.items():
+                bone = obj.pose.bones.get(name)
+                if bone is None:
+                    continue
+                bone.rotation_mode = channels.mode
+                bone.location = channels.location
+                bone.rotation_euler = channels.euler
+                bone.rotation_quaternion = channels.quaternion
+                bone.rotation_axis_angle = channels.axis_angle
+                bone.scale = channels.scale
+        for name, location in self.objects.items():
+            other = bpy.data.objects.get(name)
+            if other is not None:
+                other.location = location

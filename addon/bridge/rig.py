@@ -1,0 +1,305 @@
+"""An armature object compiled into a :class:`solver.Figure`: :func:`build_rig`.
+
+Bones become segments (parents first), their rotation modes, Blender's IK locks, limits
+and stiffness become DOFs, bounds and rigidity; Reach's limit polygons and joint groups
+become the figure's polygon limits and linear equalities. Drivers and bone constraints,
+which Blender applies after Reach's pose, become warnings.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import bpy
+import numpy as np
+from numpy.typing import NDArray
+
+from ...solver import Dof, Figure
+from ...solver.rotations import EULER_ORDERS, is_similarity
+from ..errors import BlenderDataError, labelled
+
+Array = NDArray[np.float64]
+"""A float64 array."""
+IndexArray = NDArray[np.intp]
+"""An array of indices."""
+
+AXES = "XYZ"
+"""Blender's axes, in the order of its Euler and location channels."""
+DEFAULT_EULER_ORDER = "YXZ"
+"""The Euler order Reach reads a quaternion or axis-angle bone in, until the user picks one."""
+DRIVEN_CHANNELS = ("rotation_euler", "rotation_quaternion", "rotation_axis_angle", "location")
+"""Pose-bone channels Reach writes: a driver on one of them overrides Reach."""
+
+
+@dataclass(frozen=True)
+class BoneLayout:
+    """Where one bone's channels sit in θ.
+
+    Attributes:
+        name: Bone name (also the segment name).
+        mode: The bone's ``rotation_mode``.
+        order: Euler order used for its rotation DOFs.
+        translation: Index of its first translation DOF in θ, or -1 if it has none.
+        rotation: Index of its first rotation DOF in θ; the three DOFs are about the
+            axes of ``order`` reversed.
+    """
+
+    name: str
+    mode: str
+    order: str
+    translation: int
+    rotation: int
+
+    def axis_position(self, axis: str) -> int:
+        """Position within the segment's DOF list of the rotation about ``axis``."""
+        offset = 3 if self.translation >= 0 else 0
+        return offset + self.order[::-1].index(axis)
+
+
+@dataclass
+class Rig:
+    """An armature compiled for the solver.
+
+    Attributes:
+        armature: The armature object's name.
+        figure: The solver's figure; segment k is ``layout[k].name``.
+        layout: Per bone, its channels' positions in θ, parents before children.
+        warnings: Things the user should know (drivers, bone constraints, …).
+    """
+
+    armature: str
+    figure: Figure
+    layout: tuple[BoneLayout, ...]
+    warnings: list[str] = field(default_factory=list)
+
+    def bone(self, name: str) -> BoneLayout:
+        """The layout of bone ``name``."""
+        for entry in self.layout:
+            if entry.name == name:
+                return entry
+        raise BlenderDataError(f"bone '{name}' is not in the figure of '{self.armature}'")
+
+
+def to_numpy(matrix: Any) -> Array:
+    """A mathutils matrix as a float64 array."""
+    return np.array(matrix, dtype=float)
+
+
+def armature_object(name: str, context: Any) -> Any:
+    """The armature object named ``name`` (the active object when empty), checked."""
+    obj = bpy.data.objects.get(name) if name else context.active_object
+    if obj is None:
+        raise BlenderDataError(f"no object named '{name}'" if name else "no active object")
+    if obj.type != "ARMATURE":
+        raise BlenderDataError(f"object '{obj.name}' is a {obj.type.lower()}, not an armature")
+    if not obj.data.bones:
+        raise BlenderDataError(f"armature '{obj.name}' has no bones")
+    return obj
+
+
+def ordered_bones(obj: Any) -> list[Any]:
+    """The armature's bones, parents before children (depth first, siblings in order)."""
+    result: list[Any] = []
+    stack = [b for b in reversed(obj.data.bones) if b.parent is None]
+    while stack:
+        bone = stack.pop()
+        result.append(bone)
+        stack.extend(reversed(bone.children))
+    return result
+
+
+def world_matrix(obj: Any) -> Array:
+    """The armature's world matrix, checked to be finite and a similarity.
+
+    Raises:
+        BlenderDataError: For NaN, or a non-uniform or negative scale.
+    """
+    world = to_numpy(obj.matrix_world)
+    if not np.all(np.isfinite(world)):
+        raise BlenderDataError(
+            f"armature '{obj.name}' has a non-finite (NaN or infinite) transform"
+        )
+    if not is_similarity(world[:3, :3]):
+        raise BlenderDataError(
+            f"armature '{obj.name}' has non-uniform or negative scale "
+            f"{tuple(round(s, 4) for s in obj.matrix_world.to_scale())}; "
+            "apply the scale (Ctrl A) or make it uniform"
+        )
+    return world
+
+
+def joint_settings(obj: Any, bone: str) -> Any | None:
+    """The armature's Reach joint settings for ``bone``, if any were made."""
+    return obj.reach.joints.get(bone)
+
+
+def euler_order(obj: Any, pose_bone: Any) -> str:
+    """The Euler order of the bone's rotation DOFs.
+
+    An Euler bone's own order; for a quaternion or axis-angle bone, the order of its
+    joint settings (:data:`DEFAULT_EULER_ORDER` without them).
+    """
+    mode = str(pose_bone.rotation_mode)
+    if mode in EULER_ORDERS:
+        return mode
+    joint = joint_settings(obj, pose_bone.name)
+    return str(joint.euler_order) if joint is not None else DEFAULT_EULER_ORDER
+
+
+def build_rig(obj: Any, hold: Iterable[str] = ()) -> Rig:
+    """Compile the armature object ``obj`` into a figure.
+
+    Args:
+        obj: An armature object.
+        hold: Bones whose DOFs are locked for this figure (rigidity 1), e.g. bones
+            the user has just moved by hand.
+
+    Returns:
+        The rig.
+
+    Raises:
+        BlenderDataError: For data the solver cannot represent, named.
+    """
+    world = world_matrix(obj)
+    held = set(hold)
+    figure = Figure()
+    layout: list[BoneLayout] = []
+    warnings: list[str] = []
+    for bone in ordered_bones(obj):
+        pose_bone = obj.pose.bones[bone.name]
+        _check_bone(bone, pose_bone)
+        local = to_numpy(bone.matrix_local)
+        if bone.parent is None:
+            rest = world @ local
+        else:
+            rest = np.linalg.solve(to_numpy(bone.parent.matrix_local), local)
+        order = euler_order(obj, pose_bone)
+        translates = obj.reach.translate_root and bone.parent is None and not bone.use_connect
+        dofs = _bone_dofs(pose_bone, order, translates=translates, lock=bone.name in held)
+        parent = bone.parent.name if bone.parent is not None else None
+        first = figure.n_dofs
+        with labelled(f"bone '{bone.name}'"):
+            figure.add_segment(bone.name, parent=parent, rest=rest, dofs=dofs)
+        layout.append(
+            BoneLayout(
+                bone.name,
+                pose_bone.rotation_mode,
+                order,
+                translation=first if translates else -1,
+                rotation=first + 3 if translates else first,
+            )
+        )
+        if any(c.enabled if hasattr(c, "enabled") else not c.mute for c in pose_bone.constraints):
+            warnings.append(
+                f"bone '{bone.name}' has bone constraints; Blender applies them after Reach's pose"
+            )
+    by_name = {e.name: e for e in layout}
+    _add_polygons(obj, figure, by_name, warnings)
+    _add_groups(obj, figure, by_name)
+    warnings.extend(_driver_warnings(obj))
+    return Rig(obj.name, figure, tuple(layout), warnings)
+
+
+def _check_bone(bone: Any, pose_bone: Any) -> None:
+    scale = tuple(pose_bone.scale)
+    if not all(math.isfinite(s) for s in scale) or max(abs(s - 1.0) for s in scale) > 1e-6:
+        raise BlenderDataError(
+            f"bone '{bone.name}' has pose scale {tuple(round(s, 4) for s in scale)}; "
+            "Reach poses bones of scale 1 (clear its scale with Alt S)"
+        )
+    if not bone.use_inherit_rotation:
+        raise BlenderDataError(
+            f"bone '{bone.name}' does not inherit its parent's rotation; turn on Inherit Rotation"
+        )
+
+
+def _bone_dofs(pose_bone: Any, order: str, *, translates: bool, lock: bool) -> list[Dof]:
+    """The bone's DOFs: translations along X, Y, Z (if it ``translates``), then rotations."""
+    name = pose_bone.name
+    dofs: list[Dof] = []
+    if translates:
+        for k, axis in enumerate(AXES):
+            locked = lock or pose_bone.lock_location[k]
+            dofs.append(
+                Dof.translation(
+                    axis.lower(), rigidity=1.0 if locked else 0.0, name=f"{name} location {axis}"
+                )
+            )
+    for axis in order[::-1]:
+        letter = axis.lower()
+        locked = lock or bool(getattr(pose_bone, f"lock_ik_{letter}"))
+        lower = upper = None
+        if getattr(pose_bone, f"use_ik_limit_{letter}"):
+            lower = float(getattr(pose_bone, f"ik_min_{letter}"))
+            upper = float(getattr(pose_bone, f"ik_max_{letter}"))
+        stiffness = float(getattr(pose_bone, f"ik_stiffness_{letter}"))
+        dofs.append(
+            Dof.rotation(
+                letter,
+                lower=lower,
+                upper=upper,
+                rigidity=1.0 if locked else min(max(stiffness, 0.0), 1.0),
+                name=f"{name} rotation {axis}",
+            )
+        )
+    return dofs
+
+
+def _add_polygons(
+    obj: Any, figure: Figure, layout: dict[str, BoneLayout], warnings: list[str]
+) -> None:
+    for joint in obj.reach.joints:
+        count = len(joint.polygon)
+        if count < 3:
+            if count > 0:
+                warnings.append(
+                    f"limit polygon of bone '{joint.name}' has {count} vertices; "
+                    "it limits nothing until it has 3"
+                )
+            continue
+        label = f"limit polygon of bone '{joint.name}'"
+        entry = layout.get(joint.name)
+        if entry is None:
+            raise BlenderDataError(f"{label}: the armature has no such bone")
+        axes = joint.polygon_axes
+        dofs = (entry.axis_position(axes[0]), entry.axis_position(axes[1]))
+        with labelled(f"{label} ({axes})"):
+            figure.add_polygon_limit(joint.name, dofs, [tuple(v.value) for v in joint.polygon])
+
+
+def _add_groups(obj: Any, figure: Figure, layout: dict[str, BoneLayout]) -> None:
+    for group in obj.reach.groups:
+        if not group.enabled or len(group.members) < 2:
+            continue
+        label = f"joint group '{group.name}'"
+        members = []
+        for member in group.members:
+            entry = layout.get(member.bone)
+            if entry is None:
+                raise BlenderDataError(f"{label}: the armature has no bone '{member.bone}'")
+            if member.ratio == 0.0:
+                raise BlenderDataError(f"{label}: bone '{member.bone}' has ratio 0")
+            members.append(((member.bone, entry.axis_position(member.axis)), float(member.ratio)))
+        (first, r0), rest = members[0], members[1:]
+        for key, ratio in rest:
+            # θ_key / ratio = θ_first / r0  ⇔  r0·θ_key − ratio·θ_first = 0
+            with labelled(label):
+                figure.add_linear_equality({key: r0, first: -ratio}, rhs=0.0)
+
+
+def _driver_warnings(obj: Any) -> list[str]:
+    animation = obj.animation_data
+    if animation is None:
+        return []
+    warnings = []
+    for driver in animation.drivers:
+        path = driver.data_path
+        if path.startswith("pose.bones[") and path.endswith(DRIVEN_CHANNELS):
+            bone = path.split('"')[1] if '"' in path else path
+            warnings.append(
+                f"bone '{bone}' is driven by a driver ({path}); the driver overrides Reach"
+            )
+    return warnings

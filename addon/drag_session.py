@@ -1,0 +1,167 @@
+"""The per-event work of a drag: move the goal, solve warm-started, write the pose.
+
+This is the manipulation loop of Phillips, Zhao & Badler (1990): every event solves
+from the previous pose within a time budget, so the figure follows the goal.
+:class:`DragSession` does one drag; the interactive operator (:mod:`.drag`) and a
+``path`` replay drive the same calls. It uses no viewport.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from .bridge import goals, keys, pose, solving
+from .bridge.rig import Array
+from .errors import BlenderDataError, ReachError
+from .records import shown, store
+
+MIN_BUDGET_SHARE = 0.25
+"""The adaptive budget never falls below this share of the user's time budget."""
+
+SMOOTHING = 0.3
+"""Weight of the newest measurement in the running average of the overhead."""
+
+
+@dataclass(frozen=True)
+class EventStats:
+    """What one drag event cost and achieved (``ReachDragEvent`` stores the labelled fields).
+
+    Attributes:
+        location: The goal's location (its ``location`` channel) at this event.
+        milliseconds: Goal move → solve → write-back → depsgraph update.
+        solve_milliseconds: The solve alone.
+        budget: The time limit the solve had [s].
+        residual: Largest constraint residual √P (world units).
+        objective: G_all.
+        iterations: Solver iterations.
+        status: Solver status.
+        max_violation: Largest joint-limit violation of the written pose.
+        unmet: Constraints not met within the armature's "met within" distance (not
+            stored: the sidebar shows them for the last solve only).
+    """
+
+    location: tuple[float, float, float] = field(metadata=shown("Location"))
+    milliseconds: float = field(metadata=shown("Event (ms)"))
+    solve_milliseconds: float = field(metadata=shown("Solve (ms)"))
+    budget: float = field(metadata=shown("Budget (s)"))
+    residual: float = field(metadata=shown("Residual"))
+    objective: float = field(metadata=shown("Objective"))
+    iterations: int = field(metadata=shown("Iterations"))
+    status: str = field(metadata=shown("Status"))
+    max_violation: float = field(metadata=shown("Largest limit violation"))
+    unmet: tuple[str, ...]
+
+
+class DragSession:
+    """A goal dragged through a sequence of locations, re-solving at each.
+
+    Args:
+        context: Blender context (scene and view layer are taken from it).
+        obj: The armature object.
+        goal: The goal empty being dragged (any object the goals depend on).
+
+    Raises:
+        ReachError: If the constraints or the start pose cannot be solved.
+    """
+
+    def __init__(self, context: Any, obj: Any, goal: Any) -> None:
+        self.scene = context.scene
+        self.view_layer = context.view_layer
+        self.obj = obj
+        self.goal = goal
+        self.snapshot = pose.PoseSnapshot(obj, [goal])
+        self.setup = goals.build_problem(obj, self.scene)
+        self.writer = pose.PoseWriter(obj, self.setup.rig, self.setup.movable)
+        self.theta: Array = pose.read_pose(obj, self.setup.rig)
+        solving.check_start(self.setup.rig, self.theta)
+        self.start = self.theta.copy()
+        self.events: list[EventStats] = []
+        self.overhead = 0.0
+        self.redraw = 0.0
+        self.last: solving.Outcome | None = None
+
+    @property
+    def budget(self) -> float:
+        """The solve's time limit for the next event [s]."""
+        settings = self.obj.reach
+        budget = float(settings.time_budget)
+        if not settings.adaptive:
+            return budget
+        return max(budget - self.overhead - self.redraw, MIN_BUDGET_SHARE * budget)
+
+    def note_redraw(self, seconds: float) -> None:
+        """Fold a measured viewport redraw time into the adaptive budget."""
+        self.redraw = (1.0 - SMOOTHING) * self.redraw + SMOOTHING * max(seconds, 0.0)
+
+    def step(self, location: Any) -> EventStats:
+        """Move the goal to ``location``, solve warm-started, write the pose.
+
+        Raises:
+            ReachError: For a non-finite location or goal; nothing is written then.
+        """
+        start = time.perf_counter()
+        values = tuple(float(v) for v in location)
+        if len(values) != 3 or not all(math.isfinite(v) for v in values):
+            raise BlenderDataError(f"drag location {values} is not a finite 3D point")
+        point = (values[0], values[1], values[2])
+        previous = tuple(self.goal.location)
+        self.goal.location = point
+        self.view_layer.update()
+        budget = self.budget
+        try:
+            setup = goals.refresh_goals(self.obj, self.scene, self.setup)
+            outcome = solving.run_solve(
+                setup, self.theta, self.obj.reach, time_limit=budget, restarts=0
+            )
+        except ReachError:
+            self.goal.location = previous
+            self.view_layer.update()
+            raise
+        solved = time.perf_counter()
+        if setup.movable != self.setup.movable:
+            self.writer = pose.PoseWriter(self.obj, setup.rig, setup.movable)
+        self.writer.write(self.obj, outcome.result.theta)
+        self.view_layer.update()
+        end = time.perf_counter()
+        self.setup = setup
+        self.theta = outcome.result.theta
+        self.last = outcome
+        self.overhead = (1.0 - SMOOTHING) * self.overhead + SMOOTHING * (
+            (end - solved) + (solved - start) - outcome.result.elapsed
+        )
+        stats = EventStats(
+            location=point,
+            milliseconds=1000.0 * (end - start),
+            solve_milliseconds=outcome.milliseconds,
+            budget=budget,
+            residual=max(outcome.residuals.values(), default=0.0),
+            objective=outcome.result.objective,
+            iterations=outcome.result.iterations,
+            status=outcome.result.status,
+            max_violation=outcome.result.max_violation,
+            unmet=tuple(outcome.unmet),
+        )
+        self.events.append(stats)
+        return stats
+
+    def cancel(self) -> None:
+        """Restore every bone and the goal exactly as they were."""
+        self.snapshot.restore()
+        self.view_layer.update()
+
+    def finish(self) -> None:
+        """Keep the pose: record statistics and, with auto-keying on, insert keys."""
+        events = self.obj.reach.drag_events
+        events.clear()
+        for stats in self.events:
+            store(stats, events.add())
+        if self.last is not None:
+            solving.store_stats(self.obj, self.last, self.events[-1].milliseconds)
+        if self.scene.tool_settings.use_keyframe_insert_auto:
+            rig = self.setup.rig
+            changed = pose.changed_bones(rig, self.start, self.theta)
+            keys.insert_keys(self.obj, rig, changed, self.scene.frame_current)
+            self.goal.keyframe_insert("location", frame=self.scene.frame_current)

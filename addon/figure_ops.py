@@ -1,0 +1,241 @@
+"""Operators that make a figure and edit its constraints.
+
+``reach.figure_from_armature`` marks an armature a Reach figure (and checks that it can
+be one); ``reach.add_constraint`` adds a constraint with a goal empty, made at the
+effector or given; ``reach.remove_constraint`` removes one, optionally with its goal.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import bpy
+from bpy.props import BoolProperty, StringProperty
+from bpy.types import Operator
+from mathutils import Matrix, Vector
+
+from .bridge.rig import Rig, armature_object, build_rig
+from .errors import BlenderDataError
+from .operator_base import (
+    ArmatureOperator,
+    BoneOperator,
+    Result,
+    active_index,
+    goal_users,
+    remove_at,
+    report_warnings,
+    unique_name,
+)
+from .properties import (
+    ANY_OF,
+    CHAIN_START,
+    EFFECTOR,
+    GOAL_TYPE,
+    OFFSET,
+    TRANSLATE_ROOT,
+    USE_X,
+    USE_Y,
+    W_POSITION,
+    WEIGHT,
+)
+
+EMPTY_DISPLAY: dict[str, Any] = {
+    "POSITION": "SPHERE",
+    "ORIENTATION": "ARROWS",
+    "POSITION_ORIENTATION": "ARROWS",
+    "AIM": "CONE",
+    "LINE": "SINGLE_ARROW",
+    "PLANE": "CIRCLE",
+    "HALF_SPACE": "CUBE",
+}
+"""How a goal empty looks, by goal type."""
+
+COPIED_SETTINGS = (
+    "effector",
+    "offset",
+    "goal_type",
+    "chain_start",
+    "weight",
+    "w_position",
+    "use_x",
+    "use_y",
+    "any_of",
+)
+"""Properties of ``reach.add_constraint`` the new constraint takes as they are."""
+
+
+def mark_figure(obj: Any, rig: Rig) -> None:
+    """Mark the armature a Reach figure, with joint settings for each bone of ``rig``."""
+    settings = obj.reach
+    settings.is_figure = True
+    for entry in rig.layout:
+        if entry.name not in settings.joints:
+            settings.joints.add().name = entry.name
+
+
+class REACH_OT_figure_from_armature(ArmatureOperator, Operator):
+    """Make the armature a Reach figure: its bones become segments, their IK settings limits."""
+
+    bl_idname = "reach.figure_from_armature"
+    bl_label = "Make Reach Figure"
+
+    translate_root: TRANSLATE_ROOT()  # type: ignore[valid-type]
+
+    def run(self, context: Any) -> Result:  # noqa: D102
+        obj = armature_object(self.armature, context)
+        settings = obj.reach
+        previous = (settings.is_figure, settings.translate_root)
+        settings.translate_root = self.translate_root
+        try:
+            rig = build_rig(obj)
+        except BlenderDataError:
+            settings.is_figure, settings.translate_root = previous
+            raise
+        mark_figure(obj, rig)
+        report_warnings(self, rig.warnings)
+        self.report(
+            {"INFO"},
+            f"'{obj.name}': {len(rig.layout)} bones, {rig.figure.n_dofs} degrees of freedom",
+        )
+        return {"FINISHED"}
+
+
+class REACH_OT_add_constraint(BoneOperator, Operator):
+    """Add a constraint on a bone, with a goal empty at its effector or an existing one."""
+
+    bl_idname = "reach.add_constraint"
+    bl_label = "Add Reach Constraint"
+
+    effector: EFFECTOR()  # type: ignore[valid-type]
+    offset: OFFSET()  # type: ignore[valid-type]
+    goal: StringProperty(  # type: ignore[valid-type]
+        name="Goal", description="An existing empty; empty: create one at the effector"
+    )
+    goal_type: GOAL_TYPE()  # type: ignore[valid-type]
+    chain_start: CHAIN_START()  # type: ignore[valid-type]
+    weight: WEIGHT()  # type: ignore[valid-type]
+    w_position: W_POSITION()  # type: ignore[valid-type]
+    use_x: USE_X()  # type: ignore[valid-type]
+    use_y: USE_Y()  # type: ignore[valid-type]
+    any_of: ANY_OF()  # type: ignore[valid-type]
+    name: StringProperty(name="Name", description="Constraint name; empty: made from the bone")  # type: ignore[valid-type]
+
+    def run(self, context: Any) -> Result:  # noqa: D102
+        obj, bone = self.target(context)
+        chain_start = self.chain_start
+        if chain_start and obj.data.bones.get(chain_start) is None:
+            raise BlenderDataError(
+                f"armature '{obj.name}' has no bone '{chain_start}' (chain start)"
+            )
+        if chain_start and not _is_ancestor(obj.data.bones[chain_start], obj.data.bones[bone]):
+            raise BlenderDataError(
+                f"chain start '{chain_start}' is not '{bone}' or one of its parents"
+            )
+        goal = _existing_goal(self.goal)
+        if not obj.reach.is_figure:
+            mark_figure(obj, build_rig(obj))
+        name = self.name or unique_name(obj.reach.constraints, f"{bone} {self.goal_type.lower()}")
+        if goal is None:
+            goal = _make_goal(
+                context, obj, bone, self.effector, tuple(self.offset), self.goal_type, name
+            )
+        entry = obj.reach.constraints.add()
+        entry.name = name
+        entry.bone = bone
+        entry.goal = goal
+        for setting in COPIED_SETTINGS:
+            setattr(entry, setting, getattr(self, setting))
+        obj.reach.active_constraint = len(obj.reach.constraints) - 1
+        return {"FINISHED"}
+
+
+def _existing_goal(name: str) -> Any | None:
+    """The empty named ``name`` (None when ``name`` is empty), checked."""
+    if not name:
+        return None
+    goal = bpy.data.objects.get(name)
+    if goal is None:
+        raise BlenderDataError(f"no object named '{name}' for the goal")
+    if goal.type != "EMPTY":
+        raise BlenderDataError(f"goal '{name}' is a {goal.type.lower()}, not an empty")
+    return goal
+
+
+def _is_ancestor(candidate: Any, bone: Any) -> bool:
+    while bone is not None:
+        if bone == candidate:
+            return True
+        bone = bone.parent
+    return False
+
+
+def _make_goal(
+    context: Any,
+    obj: Any,
+    bone: str,
+    effector: str,
+    offset: tuple[float, ...],
+    goal_type: str,
+    name: str,
+) -> Any:
+    """A new empty at the effector, with the bone's axes, shaped by the goal type."""
+    pose_bone = obj.pose.bones[bone]
+    matrix = obj.matrix_world @ pose_bone.matrix
+    if effector == "TAIL":
+        point = obj.matrix_world @ pose_bone.tail
+    elif effector == "HEAD":
+        point = obj.matrix_world @ pose_bone.head
+    else:
+        point = matrix @ Vector(offset)
+    goal = bpy.data.objects.new(f"Goal {name}", None)
+    goal.empty_display_type = EMPTY_DISPLAY[goal_type]
+    goal.empty_display_size = max(
+        0.05, 0.25 * obj.data.bones[bone].length * obj.matrix_world.to_scale()[0]
+    )
+    rotation = matrix.to_quaternion()
+    goal.matrix_world = Matrix.Translation(point) @ rotation.to_matrix().to_4x4()
+    collections = obj.users_collection
+    (collections[0] if collections else context.scene.collection).objects.link(goal)
+    return goal
+
+
+class REACH_OT_remove_constraint(ArmatureOperator, Operator):
+    """Remove a Reach constraint (the active one), and optionally its goal empty."""
+
+    bl_idname = "reach.remove_constraint"
+    bl_label = "Remove Reach Constraint"
+
+    constraint: StringProperty(  # type: ignore[valid-type]
+        name="Constraint", description="Constraint name; empty: the active constraint"
+    )
+    delete_goal: BoolProperty(  # type: ignore[valid-type]
+        name="Delete goal",
+        description="Also delete the goal empty, unless another constraint uses it",
+        default=False,
+    )
+
+    def run(self, context: Any) -> Result:  # noqa: D102
+        obj = armature_object(self.armature, context)
+        constraints = obj.reach.constraints
+        if self.constraint:
+            index = constraints.find(self.constraint)
+            if index < 0:
+                raise BlenderDataError(
+                    f"armature '{obj.name}' has no constraint '{self.constraint}'"
+                )
+        else:
+            index = active_index(-1, obj.reach.active_constraint, len(constraints), "constraint")
+        goal = constraints[index].goal
+        obj.reach.active_constraint = remove_at(constraints, index)
+        if self.delete_goal and goal is not None:
+            users = [o.name for o in goal_users(context.blend_data.objects, goal)]
+            if users:
+                self.report(
+                    {"INFO"}, f"kept goal '{goal.name}': constraints of {', '.join(users)} use it"
+                )
+            else:
+                context.blend_data.objects.remove(goal)
+        return {"FINISHED"}
+
+
+classes = (REACH_OT_figure_from_armature, REACH_OT_add_constraint, REACH_OT_remove_constraint)

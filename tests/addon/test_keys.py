@@ -1,0 +1,53 @@
+"""Confirming a drag with auto-keying on keys the bones that moved, and the goal."""
+
+from __future__ import annotations
+
+import bpy
+from mathutils import Vector
+from rigs import four_limbs
+from test_drag_session import drag_session
+
+
+def test_confirming_with_auto_keying_keys_the_moved_bones_and_the_goal(reach):
+    obj = four_limbs()
+    obj.pose.bones["upper_arm.L"].rotation_mode = "QUATERNION"
+    scene = bpy.context.scene
+    scene.tool_settings.use_keyframe_insert_auto = True
+    scene.frame_set(7)
+    drag, goal = drag_session(reach, obj, "hand.L")
+    drag.step(Vector(goal.location) + Vector((0.0, -0.03, 0.02)))
+    drag.finish()
+    assert set(reach.addon.bridge.pose.changed_bones(drag.setup.rig, drag.start, drag.theta)) == {
+        "shoulder.L",
+        "upper_arm.L",
+        "forearm.L",
+    }
+    paths = fcurve_paths(obj)
+    channel = {"QUATERNION": "rotation_quaternion", "AXIS_ANGLE": "rotation_axis_angle"}
+    for bone in ("upper_arm.L", "forearm.L"):
+        mode = obj.pose.bones[bone].rotation_mode
+        assert f'pose.bones["{bone}"].{channel.get(mode, "rotation_euler")}' in paths
+    assert not any("thigh" in p or ".R" in p for p in paths)  # bones that did not move
+    assert "location" in fcurve_paths(goal)
+
+
+def fcurve_paths(obj):
+    """Data paths keyed on ``obj`` (layered actions in 5.0, flat ones in 4.2)."""
+    action = obj.animation_data.action
+    if hasattr(action, "fcurves") and len(action.fcurves):
+        return {c.data_path for c in action.fcurves}
+    paths = set()
+    for layer in action.layers:
+        for strip in layer.strips:
+            for bag in strip.channelbags:
+                paths.update(c.data_path for c in bag.fcurves)
+    return paths
+
+
+def test_without_auto_keying_confirm_inserts_no_keys(reach):
+    obj = four_limbs()
+    bpy.context.scene.tool_settings.use_keyframe_insert_auto = False
+    drag, goal = drag_session(reach, obj, "hand.L")
+    drag.step(Vector(goal.location) + Vector((0.0, -0.03, 0.02)))
+    drag.finish()
+    assert obj.animation_data is None or obj.animation_data.action is None

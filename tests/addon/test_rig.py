@@ -1,0 +1,111 @@
+"""Armatures compiled into figures (``bridge.rig``): bones, IK settings, polygons, warnings."""
+
+from __future__ import annotations
+
+import math
+
+import bpy
+import numpy as np
+import pytest
+import rigs
+from mathutils import Vector
+from rigs import four_limbs, solve_fails
+
+
+def test_blender_ik_settings_become_locks_bounds_and_rigidity(reach):
+    obj = rigs.metarig()
+    forearm = obj.pose.bones["forearm.L"]
+    forearm.rotation_mode = "XYZ"
+    forearm.lock_ik_y = True
+    forearm.use_ik_limit_x = True
+    forearm.ik_min_x = 0.0
+    forearm.ik_max_x = math.radians(140)
+    forearm.ik_stiffness_z = 0.4
+    bpy.ops.reach.figure_from_armature(armature=obj.name)
+    rig = reach.addon.bridge.rig.build_rig(obj)
+    entry = rig.bone("forearm.L")
+    dofs = rig.figure.segment("forearm.L").dofs
+    # XYZ: R = Rz Ry Rx, so the DOFs are Z, Y, X in that order
+    assert [d.name for d in dofs] == [
+        "forearm.L rotation Z",
+        "forearm.L rotation Y",
+        "forearm.L rotation X",
+    ]
+    z, y, x = dofs
+    assert y.rigidity == 1.0
+    assert x.lower == 0.0 and x.upper == pytest.approx(math.radians(140))
+    assert z.rigidity == pytest.approx(0.4)
+    assert z.lower is None and y.lower is None
+    assert entry.axis_position("X") == 2
+
+
+def test_solve_reports_a_non_convex_limit_polygon_by_bone(reach):
+    obj = four_limbs()
+    joint = obj.reach.joints["upper_arm.L"]
+    for a, b in ((-1.0, -1.0), (1.0, -1.0), (0.0, -0.5), (1.0, 1.0), (-1.0, 1.0)):
+        joint.polygon.add().value = (a, b)
+    solve_fails(obj, r"limit polygon of bone 'upper_arm.L' \(XZ\).*convex")
+
+
+def test_figure_from_an_armature_without_bones_is_refused(reach):
+    bpy.ops.object.armature_add()
+    obj = bpy.context.object
+    bpy.ops.object.mode_set(mode="EDIT")
+    for bone in list(obj.data.edit_bones):
+        obj.data.edit_bones.remove(bone)
+    bpy.ops.object.mode_set(mode="OBJECT")
+    with pytest.raises(RuntimeError, match=rf"armature '{obj.name}' has no bones"):
+        bpy.ops.reach.figure_from_armature(armature=obj.name)
+    assert not obj.reach.is_figure
+
+
+def test_non_uniform_armature_scale_is_refused(reach):
+    obj = four_limbs()
+    obj.scale = (1.0, 2.0, 1.0)
+    bpy.context.view_layer.update()
+    solve_fails(obj, r"armature 'metarig' has non-uniform or negative scale .*apply the scale")
+
+
+def test_uniform_armature_scale_is_solved_exactly(reach):
+    obj = four_limbs()
+    obj.scale = (1.5, 1.5, 1.5)
+    bpy.context.view_layer.update()
+    for entry in obj.reach.constraints:  # goals back onto the scaled figure
+        entry.goal.location = obj.matrix_world @ obj.pose.bones[entry.bone].tail
+    goal = obj.reach.constraints["hand.L"].goal
+    goal.location = Vector(goal.location) + Vector((-0.1, -0.1, -0.1))
+    assert bpy.ops.reach.solve(armature=obj.name) == {"FINISHED"}
+    bpy.context.view_layer.update()
+    assert np.linalg.norm(rigs.world_tail(obj, "forearm.L") - np.array(goal.location)) <= 1e-5
+
+
+def test_pose_scale_on_a_bone_is_refused(reach):
+    obj = four_limbs()
+    obj.pose.bones["upper_arm.R"].scale = (1.0, 1.2, 1.0)
+    solve_fails(obj, r"bone 'upper_arm.R' has pose scale \(1.0, 1.2, 1.0\)")
+
+
+def test_drivers_and_bone_constraints_are_warned_about(reach):
+    obj = four_limbs()
+    driver = obj.pose.bones["upper_arm.L"].driver_add("rotation_euler", 0)
+    driver.driver.expression = "0.1"
+    obj.pose.bones["forearm.R"].constraints.new("COPY_ROTATION")
+    warnings = reach.addon.bridge.rig.build_rig(obj).warnings
+    assert any("bone 'upper_arm.L' is driven by a driver" in w for w in warnings)
+    assert any("bone 'forearm.R' has bone constraints" in w for w in warnings)
+
+
+def test_a_polygon_of_fewer_than_three_vertices_is_a_warning_not_a_limit(reach):
+    obj = four_limbs()
+    joint = obj.reach.joints["upper_arm.L"]
+    for a, b in ((-1.0, -1.0), (1.0, -1.0)):
+        joint.polygon.add().value = (a, b)
+    rig = reach.addon.bridge.rig.build_rig(obj)
+    assert rig.figure.limits.a_in.shape[0] == 0 or not any(
+        "upper_arm.L" in label for label in rig.figure.limits.in_labels
+    )
+    assert (
+        "limit polygon of bone 'upper_arm.L' has 2 vertices; it limits nothing until it has 3"
+        in (rig.warnings)
+    )
+    assert bpy.ops.reach.solve(armature=obj.name) == {"FINISHED"}

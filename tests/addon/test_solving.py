@@ -1,0 +1,51 @@
+"""One solve from the current pose (``bridge.solving``): unmet goals, start poses, clamping."""
+
+from __future__ import annotations
+
+import math
+
+import bpy
+import numpy as np
+import pytest
+import rigs
+from rigs import four_limbs, solve_fails
+
+
+def test_unreachable_goal_goes_as_close_as_it_can_and_says_so(reach):
+    obj = four_limbs()
+    goal = obj.reach.constraints["hand.L"].goal
+    shoulder = np.array(obj.matrix_world @ obj.pose.bones["upper_arm.L"].head)
+    arm = rigs.chain_length(obj, ("upper_arm.L", "forearm.L"))
+    direction = np.array((1.0, -0.3, 0.2)) / np.linalg.norm((1.0, -0.3, 0.2))
+    goal.location = tuple(shoulder + 3.0 * arm * direction)
+    assert bpy.ops.reach.solve(armature=obj.name) == {"FINISHED"}
+    bpy.context.view_layer.update()
+    stats = obj.reach.stats
+    assert stats.unmet == "hand.L"
+    assert stats.message.startswith("not reachable, as close as the limits allow: hand.L (")
+    hand = rigs.world_tail(obj, "forearm.L")
+    # stretched toward the goal: the hand is far out along the direction to it
+    assert np.dot(hand - shoulder, direction) >= 0.95 * arm
+    assert stats.residual == pytest.approx(np.linalg.norm(hand - np.array(goal.location)), rel=1e-4)
+
+
+def test_start_pose_outside_the_limits_is_refused_then_clamped_on_request(reach):
+    obj = four_limbs()
+    forearm = obj.pose.bones["forearm.L"]
+    forearm.rotation_mode = "XYZ"
+    forearm.rotation_euler = (math.radians(20.0), 0.0, 0.0)  # limit: X in [-150°, 0°]
+    solve_fails(
+        obj, r"outside the limits: forearm.L rotation X is 20.00°, limit 0.00°; clamp the pose"
+    )
+    assert bpy.ops.reach.solve(armature=obj.name, clamp=True) == {"FINISHED"}
+    assert forearm.rotation_euler.x <= 1e-7
+
+
+def test_clamp_pose_moves_the_pose_into_the_limits(reach):
+    obj = four_limbs()
+    forearm = obj.pose.bones["forearm.R"]
+    forearm.rotation_mode = "XYZ"
+    forearm.rotation_euler = (math.radians(-170.0), 0.3, 0.0)
+    assert bpy.ops.reach.clamp_pose(armature=obj.name) == {"FINISHED"}
+    assert forearm.rotation_euler.x == pytest.approx(math.radians(-150.0), abs=1e-6)
+    assert forearm.rotation_euler.y == pytest.approx(0.3)
