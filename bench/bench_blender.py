@@ -62,18 +62,16 @@ from __future__ import annotations
 
 import argparse
 import cProfile
-import datetime
 import io
 import json
 import math
-import os
-import platform
 import pstats
 import statistics
 import sys
 import time
 from collections import Counter, defaultdict
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -85,9 +83,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import blender_rigs as rigs
 import bpy
 import numpy as np
+from harness import BenchmarkParser, Count, write_files
 
-ROOT = rigs.ROOT
-RESULTS = ROOT / "bench" / "results"
 SUCCESS = (1e-6, 1e-3)
 """Success thresholds: every effector within this × its limb length of its target."""
 STEP = 0.02
@@ -216,15 +213,20 @@ def polygon_dofs(
 # --- one event ------------------------------------------------------------------------
 
 
-def measure(
-    obj: Any,
-    scenario: rigs.Scenario,
-    targets: np.ndarray,
-    lengths: np.ndarray,
-    elapsed: float,
-) -> dict[str, Any]:
+@dataclass(frozen=True)
+class Stage:
+    """A scenario set up on the metarig: what every event of every method is measured on."""
+
+    obj: Any
+    scenario: rigs.Scenario
+    lengths: np.ndarray
+    """Each limb's length [m], in the scenario's order of limbs."""
+
+
+def measure(stage: Stage, targets: np.ndarray, elapsed: float) -> dict[str, Any]:
+    obj, scenario = stage.obj, stage.scenario
     points = rigs.effector_points(obj, scenario.limbs)
-    error = float(np.max(np.linalg.norm(points - targets, axis=1) / lengths))
+    error = float(np.max(np.linalg.norm(points - targets, axis=1) / stage.lengths))
     box, euler, swing = rigs.limit_violations(obj, scenario.elbow_limits)
     run = {
         "ms": 1e3 * elapsed,
@@ -246,12 +248,7 @@ def move(empties: Sequence[Any], points: np.ndarray) -> None:
 
 
 def blender_events(
-    obj: Any,
-    scenario: rigs.Scenario,
-    empties: list[Any],
-    lengths: np.ndarray,
-    targets: np.ndarray,
-    moved: Sequence[int],
+    stage: Stage, empties: list[Any], targets: np.ndarray, moved: Sequence[int]
 ) -> list[dict[str, Any]]:
     """Per event: move the targets in ``moved`` (all for random targets, the dragged
     one for a drag) and let the depsgraph evaluate Blender's IK."""
@@ -262,7 +259,7 @@ def blender_events(
         move([empties[k] for k in moved], points[list(moved)])
         view_layer.update()
         elapsed = time.perf_counter() - begin
-        runs.append(measure(obj, scenario, points, lengths, elapsed))
+        runs.append(measure(stage, points, elapsed))
     return runs
 
 
@@ -291,14 +288,10 @@ def reach_extras(
 
 
 def reach_random(
-    reach: ModuleType,
-    obj: Any,
-    scenario: rigs.Scenario,
-    goals: list[Any],
-    lengths: np.ndarray,
-    targets: np.ndarray,
+    reach: ModuleType, stage: Stage, goals: list[Any], targets: np.ndarray
 ) -> list[dict[str, Any]]:
     """Each target from the rest pose, as ``reach.solve`` does it."""
+    obj, scenario = stage.obj, stage.scenario
     adapter, session = reach.addon.adapter, reach.addon.session
     scene, view_layer = bpy.context.scene, bpy.context.view_layer
     settings = obj.reach
@@ -314,7 +307,7 @@ def reach_random(
         adapter.write_pose(obj, setup.rig, outcome.result.theta, setup.moved)
         view_layer.update()
         elapsed = time.perf_counter() - begin
-        run = measure(obj, scenario, points, lengths, elapsed)
+        run = measure(stage, points, elapsed)
         result = outcome.result
         run.update(
             solve_ms=outcome.milliseconds,
@@ -337,21 +330,20 @@ def start_drag(
 
 def reach_drag(
     reach: ModuleType,
-    obj: Any,
-    scenario: rigs.Scenario,
+    stage: Stage,
     goals: list[Any],
-    lengths: np.ndarray,
     targets: np.ndarray,
     dragged: int,
     rest: np.ndarray,
 ) -> list[dict[str, Any]]:
+    obj, scenario = stage.obj, stage.scenario
     drag = start_drag(reach, obj, goals, rest, dragged)
     runs = []
     for points in targets:
         begin = time.perf_counter()
         stats = drag.step(points[dragged])
         elapsed = time.perf_counter() - begin
-        run = measure(obj, scenario, points, lengths, elapsed)
+        run = measure(stage, points, elapsed)
         run.update(
             step_ms=stats.milliseconds,
             solve_ms=stats.solve_milliseconds,
@@ -563,6 +555,7 @@ def run_scenario(
         for limb, p in zip(scenario.limbs, rest, strict=True)
     ]
     lengths = np.array([rigs.limb_length(obj, limb) for limb in scenario.limbs])
+    stage = Stage(obj, scenario, lengths)
     rig = adapter.build_rig(obj)
     setup = adapter.build_problem(obj, bpy.context.scene, rig)
     variables = int(np.count_nonzero(setup.problem.variable_mask))
@@ -626,12 +619,10 @@ def run_scenario(
             continue
         settings[key] = rigs.configure_blender_ik(obj, solver, iterations, precision)
         began = time.perf_counter()
-        random_runs = blender_events(
-            obj, scenario, empties, lengths, random_targets_array, everything
-        )
+        random_runs = blender_events(stage, empties, random_targets_array, everything)
         move(empties, rest)
         view_layer.update()
-        drag_runs = blender_events(obj, scenario, empties, lengths, drag_targets, [dragged])
+        drag_runs = blender_events(stage, empties, drag_targets, [dragged])
         move(empties, rest)
         view_layer.update()
         runs[key] = {"random": random_runs, "drag": drag_runs}
@@ -653,8 +644,8 @@ def run_scenario(
         "reach_distance": float(f"{reach_settings.reach_distance:.6g}"),
     }
     runs["reach"] = {
-        "random": reach_random(reach, obj, scenario, goals, lengths, random_targets_array),
-        "drag": reach_drag(reach, obj, scenario, goals, lengths, drag_targets, dragged, rest),
+        "random": reach_random(reach, stage, goals, random_targets_array),
+        "drag": reach_drag(reach, stage, goals, drag_targets, dragged, rest),
     }
     print(f"  {'Reach':22s} done in {time.perf_counter() - began:6.1f} s", flush=True)
     methods = [method for method in METHOD_TITLES if method in runs]
@@ -876,20 +867,14 @@ def dump(meta: dict[str, Any], records: dict[str, dict[str, Any]]) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--quick", action="store_true", help="20 targets, 40 drag events")
-    parser.add_argument("--targets", type=int, default=None, help="random targets (default 200)")
-    parser.add_argument("--events", type=int, default=None, help="drag events (default 300)")
+    counts = {"targets": Count("random targets", 20, 200), "events": Count("drag events", 40, 300)}
+    parser = BenchmarkParser(__doc__, "blender", "20 targets, 40 drag events", counts)
     parser.add_argument("--scenarios", default=",".join(rigs.SCENARIOS), help="comma-separated")
-    parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--no-profile", dest="profile", action="store_false")
     parser.add_argument(
         "--profile-scenarios", default="arm,limbs", help="drags to profile, comma-separated"
     )
-    parser.add_argument("--output", type=Path, default=RESULTS / "blender.json")
     args = parser.parse_args()
-    args.targets = args.targets or (20 if args.quick else 200)
-    args.events = args.events or (40 if args.quick else 300)
     keys = [key.strip() for key in args.scenarios.split(",") if key.strip()]
     unknown = [key for key in keys if key not in rigs.SCENARIOS]
     if unknown:
@@ -899,13 +884,8 @@ def main() -> None:
     reach = rigs.load_reach()
     try:
         meta = {
-            "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
-            "cpu_model": machine.cpu_model(),
-            "cpu_count": os.cpu_count(),
+            **machine.about(),
             "blender": bpy.app.version_string,
-            "python": platform.python_version(),
-            "numpy": np.__version__,
-            "blas_threads": machine.blas_threads(),
             "targets": args.targets,
             "events": args.events,
             "seed": args.seed,
@@ -934,23 +914,17 @@ def main() -> None:
                 print(f"  {phase:72s} {value:8.2f}")
     print(f"\nwall time {meta['wall_s']} s")
 
-    args.output.parent.mkdir(parents=True, exist_ok=True)
     listings = []
     for record in records.values():
         text = record.pop("drag_profile_listing", None)
         if text is not None:
             listings.append(f"==== Reach drag: {record['title']}\n\n{text}")
-    listing = "\n\n".join(listings) if listings else None
-    args.output.write_text(dump(meta, records))
-    args.output.with_suffix(".md").write_text(markdown(meta, records))
-    written = [args.output, args.output.with_suffix(".md")]
-    if listing is not None:
-        profile = args.output.with_name(args.output.stem + "_profile.txt")
-        profile.write_text(listing)
-        written.append(profile)
-    for path in written:
-        shown = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
-        print(f"wrote {shown}")
+    profile = args.output.with_name(args.output.stem + "_profile.txt")
+    files = {
+        args.output: dump(meta, records),
+        args.output.with_suffix(".md"): markdown(meta, records),
+    }
+    write_files({**files, profile: "\n\n".join(listings)} if listings else files)
 
 
 if __name__ == "__main__":
