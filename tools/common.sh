@@ -38,12 +38,12 @@ sys.exit(
 )' "$2" >/dev/null 2>&1
 }
 
-# find_python VERSION: print the path of a working Python VERSION, or die naming every
-# candidate tried and what it said. Candidates, in order: pythonVERSION and python3 on
+# find_python VERSION [PURPOSE]: print the path of a working Python VERSION, or die
+# naming PURPOSE and every candidate tried and what it said. Candidates, in order: pythonVERSION and python3 on
 # PATH; pyenv's installed versions (newest first; `pyenv root`, else $PYENV_ROOT or
 # ~/.pyenv), which need no shim or selected version; /usr/local/bin and /usr/bin.
 find_python() {
-    local version="$1"
+    local version="$1" purpose="${2:+ (for $2)}"
     local candidates=("python$version" python3)
     local pyenv_root=""
     if command -v pyenv >/dev/null 2>&1; then
@@ -68,7 +68,7 @@ find_python() {
         fi
         tried+=$'\n'"    $candidate: $said"
     done
-    die "Python $version is required, but none of these runs as CPython $version:$tried"
+    die "Python $version is required$purpose, but none of these runs as CPython $version:$tried"
 }
 
 # ensure_venv DIR REQUIREMENTS VERSION: a Python VERSION venv at DIR with REQUIREMENTS
@@ -80,7 +80,7 @@ ensure_venv() {
     [[ -f "$requirements" ]] || die "$requirements does not exist"
     if ! is_python "$venv/bin/python" "$version"; then
         local python
-        python="$(find_python "$version")" || exit 1
+        python="$(find_python "$version" "$(basename "$venv")")" || exit 1
         header "create $(basename "$venv") (Python $version: $python)"
         rm -rf "$venv"
         "$python" -m venv "$venv" || die "could not create $venv with $python"
