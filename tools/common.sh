@@ -39,9 +39,10 @@ sys.exit(
 }
 
 # find_python VERSION [PURPOSE]: print the path of a working Python VERSION, or die
-# naming PURPOSE and every candidate tried and what it said. Candidates, in order: pythonVERSION and python3 on
-# PATH; pyenv's installed versions (newest first; `pyenv root`, else $PYENV_ROOT or
-# ~/.pyenv), which need no shim or selected version; /usr/local/bin and /usr/bin.
+# naming PURPOSE and every candidate tried and what it said. Candidates, in order:
+# pythonVERSION and python3 on PATH; pyenv's installed versions (newest first; `pyenv
+# root`, else $PYENV_ROOT or ~/.pyenv), which need no shim or selected version;
+# /usr/local/bin and /usr/bin.
 find_python() {
     local version="$1" purpose="${2:+ (for $2)}"
     local candidates=("python$version" python3)
