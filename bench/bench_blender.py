@@ -27,7 +27,7 @@ IK constraints on the same effectors, chains and targets:
   polygons, so every target is reachable with them. A pose's polygon violation is
   read from each upper arm's evaluated local rotation as Euler YXZ angles (as Reach
   reads the bone): the largest signed distance of (X, Z) past an edge's line, in
-  degrees (0 inside); for Reach also from ``adapter.read_pose``.
+  degrees (0 inside); for Reach also from ``bridge.pose.read_pose``.
 
 Per scenario two kinds of events: ``random`` — targets made by forward kinematics of
 random poses (within the limits, under both readings of them below), each solved from
@@ -47,7 +47,7 @@ local rotations of the limited bones in two ways, each as the angle to the neare
 allowed rotation: Reach's reading (Euler YXZ angles within the bounds; the raw excess
 of the Euler angles is kept in the JSON too) and Blender Standard IK's (twist about Y
 within the Y limits, swing of the Y axis within sin(limit/2) on a quarter ellipse per
-quadrant, IK_QSphericalSegment); for Reach also from ``adapter.read_pose`` against the
+quadrant, IK_QSphericalSegment); for Reach also from ``bridge.pose.read_pose`` against the
 figure's limits.
 
 Writes ``bench/results/blender.json``, ``bench/results/blender.md`` and, unless
@@ -62,18 +62,16 @@ from __future__ import annotations
 
 import argparse
 import cProfile
-import datetime
 import io
 import json
 import math
-import os
-import platform
 import pstats
 import statistics
 import sys
 import time
 from collections import Counter, defaultdict
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -85,9 +83,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import blender_rigs as rigs
 import bpy
 import numpy as np
+from harness import BenchmarkParser, Count, write_files
 
-ROOT = rigs.ROOT
-RESULTS = ROOT / "bench" / "results"
 SUCCESS = (1e-6, 1e-3)
 """Success thresholds: every effector within this × its limb length of its target."""
 STEP = 0.02
@@ -216,15 +213,20 @@ def polygon_dofs(
 # --- one event ------------------------------------------------------------------------
 
 
-def measure(
-    obj: Any,
-    scenario: rigs.Scenario,
-    targets: np.ndarray,
-    lengths: np.ndarray,
-    elapsed: float,
-) -> dict[str, Any]:
+@dataclass(frozen=True)
+class Stage:
+    """A scenario set up on the metarig: what every event of every method is measured on."""
+
+    obj: Any
+    scenario: rigs.Scenario
+    lengths: np.ndarray
+    """Each limb's length [m], in the scenario's order of limbs."""
+
+
+def measure(stage: Stage, targets: np.ndarray, elapsed: float) -> dict[str, Any]:
+    obj, scenario = stage.obj, stage.scenario
     points = rigs.effector_points(obj, scenario.limbs)
-    error = float(np.max(np.linalg.norm(points - targets, axis=1) / lengths))
+    error = float(np.max(np.linalg.norm(points - targets, axis=1) / stage.lengths))
     box, euler, swing = rigs.limit_violations(obj, scenario.elbow_limits)
     run = {
         "ms": 1e3 * elapsed,
@@ -246,12 +248,7 @@ def move(empties: Sequence[Any], points: np.ndarray) -> None:
 
 
 def blender_events(
-    obj: Any,
-    scenario: rigs.Scenario,
-    empties: list[Any],
-    lengths: np.ndarray,
-    targets: np.ndarray,
-    moved: Sequence[int],
+    stage: Stage, empties: list[Any], targets: np.ndarray, moved: Sequence[int]
 ) -> list[dict[str, Any]]:
     """Per event: move the targets in ``moved`` (all for random targets, the dragged
     one for a drag) and let the depsgraph evaluate Blender's IK."""
@@ -262,7 +259,7 @@ def blender_events(
         move([empties[k] for k in moved], points[list(moved)])
         view_layer.update()
         elapsed = time.perf_counter() - begin
-        runs.append(measure(obj, scenario, points, lengths, elapsed))
+        runs.append(measure(stage, points, elapsed))
     return runs
 
 
@@ -270,10 +267,10 @@ def reach_extras(
     reach: ModuleType, obj: Any, scenario: rigs.Scenario, rig: Any, theta: np.ndarray
 ) -> dict[str, float]:
     """Largest violation [deg] of the figure's limits by the pose read back from the
-    bones' channels (``adapter.read_pose``), near the solver's θ; with limit polygons
+    bones' channels (``bridge.pose.read_pose``), near the solver's θ; with limit polygons
     also the largest of the polygons alone, measured as for Blender's poses."""
     figure = rig.figure
-    read = reach.addon.adapter.read_pose(obj, rig, previous=theta)
+    read = reach.addon.bridge.pose.read_pose(obj, rig, previous=theta)
     excess = max(
         float(np.max(figure.lower - read, initial=0.0)),
         float(np.max(read - figure.upper, initial=0.0)),
@@ -291,15 +288,11 @@ def reach_extras(
 
 
 def reach_random(
-    reach: ModuleType,
-    obj: Any,
-    scenario: rigs.Scenario,
-    goals: list[Any],
-    lengths: np.ndarray,
-    targets: np.ndarray,
+    reach: ModuleType, stage: Stage, goals: list[Any], targets: np.ndarray
 ) -> list[dict[str, Any]]:
     """Each target from the rest pose, as ``reach.solve`` does it."""
-    adapter, session = reach.addon.adapter, reach.addon.session
+    obj, scenario = stage.obj, stage.scenario
+    bridge = reach.addon.bridge
     scene, view_layer = bpy.context.scene, bpy.context.view_layer
     settings = obj.reach
     runs = []
@@ -309,12 +302,14 @@ def reach_random(
         begin = time.perf_counter()
         move(goals, points)
         view_layer.update()
-        setup = adapter.build_problem(obj, scene)
-        outcome = session.solve_from_pose(obj, setup, time_limit=None, restarts=settings.restarts)
-        adapter.write_pose(obj, setup.rig, outcome.result.theta, setup.moved)
+        setup = bridge.goals.build_problem(obj, scene)
+        outcome = bridge.solving.solve_from_pose(
+            obj, setup, time_limit=None, restarts=settings.restarts
+        )
+        bridge.pose.write_pose(obj, setup.rig, outcome.result.theta, setup.movable)
         view_layer.update()
         elapsed = time.perf_counter() - begin
-        run = measure(obj, scenario, points, lengths, elapsed)
+        run = measure(stage, points, elapsed)
         result = outcome.result
         run.update(
             solve_ms=outcome.milliseconds,
@@ -332,26 +327,25 @@ def start_drag(
     rigs.reset_pose(obj)
     move(goals, rest)
     bpy.context.view_layer.update()
-    return reach.addon.session.DragSession(bpy.context, obj, goals[dragged])
+    return reach.addon.drag_session.DragSession(bpy.context, obj, goals[dragged])
 
 
 def reach_drag(
     reach: ModuleType,
-    obj: Any,
-    scenario: rigs.Scenario,
+    stage: Stage,
     goals: list[Any],
-    lengths: np.ndarray,
     targets: np.ndarray,
     dragged: int,
     rest: np.ndarray,
 ) -> list[dict[str, Any]]:
+    obj, scenario = stage.obj, stage.scenario
     drag = start_drag(reach, obj, goals, rest, dragged)
     runs = []
     for points in targets:
         begin = time.perf_counter()
         stats = drag.step(points[dragged])
         elapsed = time.perf_counter() - begin
-        run = measure(obj, scenario, points, lengths, elapsed)
+        run = measure(stage, points, elapsed)
         run.update(
             step_ms=stats.milliseconds,
             solve_ms=stats.solve_milliseconds,
@@ -421,7 +415,7 @@ def profile_drag(
     rest: np.ndarray,
 ) -> tuple[dict[str, Any], str]:
     """Phase times per event of the drag (one pass) and a cProfile listing (another)."""
-    adapter = reach.addon.adapter
+    bridge = reach.addon.bridge
     events = len(targets)
     solver = reach.solver
     clock = PhaseClock()
@@ -438,15 +432,15 @@ def profile_drag(
         "write": "  PoseWriter.write (foreach_get / foreach_set)",
         "pose": "  depsgraph update after the pose is written",
     }
-    clock.wrap(adapter, "refresh_goals", labels["build"])
-    clock.wrap(adapter, "build_goal", labels["build_goal"])
+    clock.wrap(bridge.goals, "refresh_goals", labels["build"])
+    clock.wrap(bridge.goals, "build_goal", labels["build_goal"])
     clock.wrap(solver.problem.Problem, "with_goals", labels["problem"])
-    clock.wrap(adapter, "run_solve", labels["run"])
-    clock.wrap(adapter, "solve", labels["solve"])
+    clock.wrap(bridge.solving, "run_solve", labels["run"])
+    clock.wrap(bridge.solving, "solve", labels["solve"])
     clock.wrap(solver.problem.Problem, "evaluate_variables", labels["evaluate"])
     clock.wrap(solver.problem.Problem, "gauss_newton_variables", labels["gauss"])
     clock.wrap(solver.kinematics.Kinematics, "frames", labels["frames"])
-    clock.wrap(adapter.PoseWriter, "write", labels["write"])
+    clock.wrap(bridge.pose.PoseWriter, "write", labels["write"])
     iterations, evaluations = [], []
     try:
         drag = start_drag(reach, obj, goals, rest, dragged)
@@ -540,7 +534,7 @@ def run_scenario(
     reach: ModuleType, scenario: rigs.Scenario, args: argparse.Namespace
 ) -> dict[str, Any]:
     rng = np.random.default_rng([args.seed, list(rigs.SCENARIOS).index(scenario.key)])
-    adapter = reach.addon.adapter
+    bridge = reach.addon.bridge
     obj = rigs.new_metarig()
     rigs.set_elbow_limits(obj, scenario.elbow_limits)
     view_layer = bpy.context.view_layer
@@ -563,8 +557,9 @@ def run_scenario(
         for limb, p in zip(scenario.limbs, rest, strict=True)
     ]
     lengths = np.array([rigs.limb_length(obj, limb) for limb in scenario.limbs])
-    rig = adapter.build_rig(obj)
-    setup = adapter.build_problem(obj, bpy.context.scene, rig)
+    stage = Stage(obj, scenario, lengths)
+    rig = bridge.rig.build_rig(obj)
+    setup = bridge.goals.build_problem(obj, bpy.context.scene, rig)
     variables = int(np.count_nonzero(setup.problem.variable_mask))
     chain_dofs = sum(len(rig.figure.segment(b).dofs) for b in scenario.bones)
     poser = Poser(obj, rig, scenario)
@@ -575,7 +570,7 @@ def run_scenario(
     fk_gap = 0.0
     for theta in poses:
         rigs.reset_pose(obj)
-        adapter.write_pose(obj, rig, theta)
+        bridge.pose.write_pose(obj, rig, theta)
         view_layer.update()
         points = rigs.effector_points(obj, scenario.limbs)
         fk_gap = max(
@@ -626,12 +621,10 @@ def run_scenario(
             continue
         settings[key] = rigs.configure_blender_ik(obj, solver, iterations, precision)
         began = time.perf_counter()
-        random_runs = blender_events(
-            obj, scenario, empties, lengths, random_targets_array, everything
-        )
+        random_runs = blender_events(stage, empties, random_targets_array, everything)
         move(empties, rest)
         view_layer.update()
-        drag_runs = blender_events(obj, scenario, empties, lengths, drag_targets, [dragged])
+        drag_runs = blender_events(stage, empties, drag_targets, [dragged])
         move(empties, rest)
         view_layer.update()
         runs[key] = {"random": random_runs, "drag": drag_runs}
@@ -653,8 +646,8 @@ def run_scenario(
         "reach_distance": float(f"{reach_settings.reach_distance:.6g}"),
     }
     runs["reach"] = {
-        "random": reach_random(reach, obj, scenario, goals, lengths, random_targets_array),
-        "drag": reach_drag(reach, obj, scenario, goals, lengths, drag_targets, dragged, rest),
+        "random": reach_random(reach, stage, goals, random_targets_array),
+        "drag": reach_drag(reach, stage, goals, drag_targets, dragged, rest),
     }
     print(f"  {'Reach':22s} done in {time.perf_counter() - began:6.1f} s", flush=True)
     methods = [method for method in METHOD_TITLES if method in runs]
@@ -876,20 +869,14 @@ def dump(meta: dict[str, Any], records: dict[str, dict[str, Any]]) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--quick", action="store_true", help="20 targets, 40 drag events")
-    parser.add_argument("--targets", type=int, default=None, help="random targets (default 200)")
-    parser.add_argument("--events", type=int, default=None, help="drag events (default 300)")
+    counts = {"targets": Count("random targets", 20, 200), "events": Count("drag events", 40, 300)}
+    parser = BenchmarkParser(__doc__, "blender", "20 targets, 40 drag events", counts)
     parser.add_argument("--scenarios", default=",".join(rigs.SCENARIOS), help="comma-separated")
-    parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--no-profile", dest="profile", action="store_false")
     parser.add_argument(
         "--profile-scenarios", default="arm,limbs", help="drags to profile, comma-separated"
     )
-    parser.add_argument("--output", type=Path, default=RESULTS / "blender.json")
     args = parser.parse_args()
-    args.targets = args.targets or (20 if args.quick else 200)
-    args.events = args.events or (40 if args.quick else 300)
     keys = [key.strip() for key in args.scenarios.split(",") if key.strip()]
     unknown = [key for key in keys if key not in rigs.SCENARIOS]
     if unknown:
@@ -899,13 +886,8 @@ def main() -> None:
     reach = rigs.load_reach()
     try:
         meta = {
-            "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
-            "cpu_model": machine.cpu_model(),
-            "cpu_count": os.cpu_count(),
+            **machine.about(),
             "blender": bpy.app.version_string,
-            "python": platform.python_version(),
-            "numpy": np.__version__,
-            "blas_threads": machine.blas_threads(),
             "targets": args.targets,
             "events": args.events,
             "seed": args.seed,
@@ -934,23 +916,17 @@ def main() -> None:
                 print(f"  {phase:72s} {value:8.2f}")
     print(f"\nwall time {meta['wall_s']} s")
 
-    args.output.parent.mkdir(parents=True, exist_ok=True)
     listings = []
     for record in records.values():
         text = record.pop("drag_profile_listing", None)
         if text is not None:
             listings.append(f"==== Reach drag: {record['title']}\n\n{text}")
-    listing = "\n\n".join(listings) if listings else None
-    args.output.write_text(dump(meta, records))
-    args.output.with_suffix(".md").write_text(markdown(meta, records))
-    written = [args.output, args.output.with_suffix(".md")]
-    if listing is not None:
-        profile = args.output.with_name(args.output.stem + "_profile.txt")
-        profile.write_text(listing)
-        written.append(profile)
-    for path in written:
-        shown = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
-        print(f"wrote {shown}")
+    profile = args.output.with_name(args.output.stem + "_profile.txt")
+    files = {
+        args.output: dump(meta, records),
+        args.output.with_suffix(".md"): markdown(meta, records),
+    }
+    write_files({**files, profile: "\n\n".join(listings)} if listings else files)
 
 
 if __name__ == "__main__":

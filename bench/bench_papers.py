@@ -30,28 +30,18 @@ cores; ``--quick`` a few seconds.
 
 from __future__ import annotations
 
-import argparse
-import datetime
-import json
-import os
-import platform
 import statistics
-import sys
 import time
 from collections import Counter
-from pathlib import Path
 from typing import Any
 
-from machine import blas_threads, cpu_model, write_results  # first: one BLAS thread for numpy
+import machine  # first: one BLAS thread for numpy
+from harness import BenchmarkParser, Count, table, use_repository, write_results
 
 # isort: split
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-for folder in (ROOT, ROOT / "tests"):  # the solver, and the fixtures shared with the tests
-    if str(folder) not in sys.path:
-        sys.path.insert(0, str(folder))
-
+use_repository()
 from fixtures.models import (  # noqa: E402
     ARM_LENGTH,
     human_figure,
@@ -70,6 +60,27 @@ TUBE_MET = 1e-12
 """G_all [m²] below which the tube task counts as solved: every goal within 1 µm."""
 STEP = 0.02
 """Drag step, × the dragged limb's length."""
+TUBE_COLUMNS = (
+    *("spine", "DOFs (effective)", "start", "median ms", "min ms", "iterations", "restarts"),
+    *("G_all", "solved", "paper s", "paper / Reach"),
+)
+"""The columns of the tube task's table."""
+UPDATE_COLUMNS = (
+    *("constraints", "kind", "updates", "variables", "median ms", "p90 ms", "median Hz"),
+    *("p90 Hz", "paper Hz", "iterations", "ok 1e-6", "ok 1e-3", "max err", "max angle"),
+    "statuses",
+)
+"""The columns of the 1990 figure's table."""
+TUBE_RUNS = ("reach", "reach_identity_start")
+"""The tube task's runs: from the upright start with the Gauss–Newton metric, and with
+the identity."""
+UPDATE_KINDS = ("drag", "from_rest")
+"""The 1990 figure's kinds of update."""
+COUNTS = {
+    "repeats": Count("tube solves", 2, 10),
+    "events": Count("drag events", 30, 300),
+    "targets": Count("from-rest targets", 5, 50),
+}
 DRAGGED = "hand.L"
 ARM_SEGMENTS = ("clavicle.L", "upper_arm.L", "forearm.L", "hand.L")
 ONE = ("hand.L",)
@@ -334,7 +345,32 @@ def hz_text(paper: tuple[float, float]) -> str:
     return f"{low:g}" if low == high else f"{low:g}–{high:g}"
 
 
-def markdown(record: dict[str, Any]) -> str:
+def tube_line(tube: dict[str, Any], run: dict[str, Any]) -> str:
+    """One run of the tube task, for the console."""
+    return (
+        f"tube {'grouped' if tube['grouped'] else 'independent':11s} "
+        f"{run['start_metric']:12s} {run['median_ms']:8.1f} ms "
+        f"({run['iterations']} iterations, G {run['objective']:.1e}, {run['status']}); "
+        f"paper {tube['paper_s']:g} s"
+    )
+
+
+def update_line(entry: dict[str, Any], kind: str) -> str:
+    """One kind of update of the 1990 figure, for the console."""
+    row = entry[kind]
+    return (
+        f"{entry['label']:26s} {kind:9s} median {row['median_ms']:7.2f} ms "
+        f"({row['median_hz']:5.0f} Hz), p90 {row['p90_ms']:7.2f} ms, "
+        f"ok 1e-6 {row['success_1e-06']:4.0%}, ok 1e-3 {row['success_0.001']:4.0%}; "
+        f"paper {hz_text(entry['paper_hz'])} Hz"
+    )
+
+
+def markdown(record: dict[str, Any]) -> list[str]:
+    tubes = [(tube, tube[label]) for tube in record["tube"] for label in TUBE_RUNS]
+    updates = [
+        (entry, kind, entry[kind]) for entry in record["figure_1990"] for kind in UPDATE_KINDS
+    ]
     lines = [
         "# Reach on the papers' tasks",
         "",
@@ -347,21 +383,25 @@ def markdown(record: dict[str, Any]) -> str:
         f"{PAPER_1994['ungrouped_s']:g} s ungrouped. Reach solves from the upright start; "
         f"solved = G_all ≤ {TUBE_MET:g} m² (every goal within 1 µm).",
         "",
-        "| spine | DOFs (effective) | start | median ms | min ms | iterations | restarts | "
-        "G_all | solved | paper s | paper / Reach |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
-    ]
-    for tube in record["tube"]:
-        for label in ("reach", "reach_identity_start"):
-            run = tube[label]
-            lines.append(
-                f"| {'grouped' if tube['grouped'] else 'independent'} | {tube['n_dofs']} "
-                f"({tube['effective_dofs']}) | {run['start_metric']} | {run['median_ms']:.1f} | "
-                f"{run['min_ms']:.1f} | {run['iterations']} | {run['restarts']} | "
-                f"{run['objective']:.1e} | {'yes' if run['solved'] else 'no'} | "
-                f"{tube['paper_s']:g} | {tube['paper_s'] / (run['median_ms'] * 1e-3):.0f}× |"
-            )
-    lines += [
+        *table(
+            TUBE_COLUMNS,
+            (
+                [
+                    "grouped" if tube["grouped"] else "independent",
+                    f"{tube['n_dofs']} ({tube['effective_dofs']})",
+                    run["start_metric"],
+                    f"{run['median_ms']:.1f}",
+                    f"{run['min_ms']:.1f}",
+                    run["iterations"],
+                    run["restarts"],
+                    f"{run['objective']:.1e}",
+                    "yes" if run["solved"] else "no",
+                    f"{tube['paper_s']:g}",
+                    f"{tube['paper_s'] / (run['median_ms'] * 1e-3):.0f}×",
+                ]
+                for tube, run in tubes
+            ),
+        ),
         "",
         "## The 1990 interactive figure (53 DOFs)",
         "",
@@ -370,55 +410,45 @@ def markdown(record: dict[str, Any]) -> str:
         f"of {STEP:g} × arm length; from rest: solve() defaults to random reachable targets. "
         "ok t = every effector within t × its limb length and t rad of its goal.",
         "",
-        "| constraints | kind | updates | variables | median ms | p90 ms | median Hz | "
-        "p90 Hz | paper Hz | iterations | ok 1e-6 | ok 1e-3 | max err | max angle | "
-        "statuses |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        *table(
+            UPDATE_COLUMNS,
+            (
+                [
+                    entry["label"],
+                    kind.replace("_", " "),
+                    row["count"],
+                    row["variables"],
+                    f"{row['median_ms']:.2f}",
+                    f"{row['p90_ms']:.2f}",
+                    f"{row['median_hz']:.0f}",
+                    f"{row['p90_hz']:.0f}",
+                    hz_text(entry["paper_hz"]),
+                    f"{row['median_iterations']:.0f}",
+                    f"{row['success_1e-06']:.0%}",
+                    f"{row['success_0.001']:.0%}",
+                    f"{row['max_position_error']:.1e}",
+                    f"{row['max_angle_error_rad']:.1e}",
+                    ", ".join(f"{k}: {v}" for k, v in row["statuses"].items()),
+                ]
+                for entry, kind, row in updates
+            ),
+        ),
     ]
-    for entry in record["figure_1990"]:
-        for kind in ("drag", "from_rest"):
-            row = entry[kind]
-            paper = hz_text(entry["paper_hz"])
-            statuses = ", ".join(f"{k}: {v}" for k, v in row["statuses"].items())
-            lines.append(
-                f"| {entry['label']} | {kind.replace('_', ' ')} | {row['count']} | "
-                f"{row['variables']} | {row['median_ms']:.2f} | {row['p90_ms']:.2f} | "
-                f"{row['median_hz']:.0f} | {row['p90_hz']:.0f} | {paper} | "
-                f"{row['median_iterations']:.0f} | {row['success_1e-06']:.0%} | "
-                f"{row['success_0.001']:.0%} | {row['max_position_error']:.1e} | "
-                f"{row['max_angle_error_rad']:.1e} | {statuses} |"
-            )
-    lines.append("")
-    return "\n".join(lines)
+    return lines
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--quick", action="store_true", help="few repeats, events and targets")
-    parser.add_argument("--repeats", type=int, default=None, help="tube solves (default 10)")
-    parser.add_argument("--events", type=int, default=None, help="drag events (default 300)")
-    parser.add_argument("--targets", type=int, default=None, help="from-rest targets (default 50)")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--output", type=Path, default=ROOT / "bench" / "results" / "papers.json")
-    args = parser.parse_args()
-    repeats = args.repeats or (2 if args.quick else 10)
-    events = args.events or (30 if args.quick else 300)
-    targets = args.targets or (5 if args.quick else 50)
+    args = BenchmarkParser(
+        __doc__, "papers", "few repeats, events and targets", COUNTS
+    ).parse_args()
+    repeats, events, targets = args.repeats, args.events, args.targets
     started = time.perf_counter()
 
     tubes = []
     for grouped in (True, False):
         tube = tube_runs(grouped, repeats)
         tubes.append(tube)
-        for label in ("reach", "reach_identity_start"):
-            run = tube[label]
-            print(
-                f"tube {'grouped' if grouped else 'independent':11s} "
-                f"{run['start_metric']:12s} {run['median_ms']:8.1f} ms "
-                f"({run['iterations']} iterations, G {run['objective']:.1e}, {run['status']}); "
-                f"paper {tube['paper_s']:g} s",
-                flush=True,
-            )
+        print("\n".join(tube_line(tube, tube[label]) for label in TUBE_RUNS), flush=True)
 
     figures = []
     for label, names, paper in (
@@ -434,25 +464,12 @@ def main() -> None:
             "from_rest": from_rest(names, targets, rng),
         }
         figures.append(entry)
-        for kind in ("drag", "from_rest"):
-            row = entry[kind]
-            print(
-                f"{label:26s} {kind:9s} median {row['median_ms']:7.2f} ms "
-                f"({row['median_hz']:5.0f} Hz), p90 {row['p90_ms']:7.2f} ms, "
-                f"ok 1e-6 {row['success_1e-06']:4.0%}, ok 1e-3 {row['success_0.001']:4.0%}; "
-                f"paper {hz_text(paper)} Hz",
-                flush=True,
-            )
+        print("\n".join(update_line(entry, kind) for kind in UPDATE_KINDS), flush=True)
     wall = time.perf_counter() - started
     print(f"wall time {wall:.0f} s")
 
     record: dict[str, Any] = {
-        "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
-        "cpu_count": os.cpu_count(),
-        "cpu_model": cpu_model(),
-        "python": platform.python_version(),
-        "numpy": np.__version__,
-        "blas_threads": blas_threads(),
+        **machine.about(),
         "quick": args.quick,
         "seed": args.seed,
         "wall_s": round(wall, 1),
@@ -466,7 +483,7 @@ def main() -> None:
         "tube": tubes,
         "figure_1990": figures,
     }
-    write_results(args.output, json.dumps(record, indent=2) + "\n", markdown(record))
+    write_results(args.output, record, markdown(record))
 
 
 if __name__ == "__main__":

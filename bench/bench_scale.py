@@ -34,30 +34,21 @@ minutes on two cores; ``--quick`` (fewer sizes and targets) well under a minute.
 
 from __future__ import annotations
 
-import argparse
-import datetime
-import json
 import math
-import os
-import platform
 import statistics
-import sys
 import time
 from collections import Counter
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
-from machine import blas_threads, cpu_model, write_results  # first: one BLAS thread for numpy
+import machine  # first: one BLAS thread for numpy
+from harness import BenchmarkParser, Count, use_repository, write_results
+from timing import evaluate_times
 
 # isort: split
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-for folder in (ROOT, ROOT / "tests"):  # the solver, and the fixtures shared with the tests
-    if str(folder) not in sys.path:
-        sys.path.insert(0, str(folder))
-
+use_repository()
 from fixtures.models import random_feasible_pose  # noqa: E402
 
 from solver import Constraint, Dof, Effector, Figure, Problem, goals, solve  # noqa: E402
@@ -224,20 +215,6 @@ def make_problem(
     return Problem(scaled.figure, constraints)
 
 
-def time_evaluate(problem: Problem, poses: list[np.ndarray], calls: int) -> float:
-    """Median time of ``problem.evaluate``, cycling through ``poses``: the problem keeps
-    the last pose's kinematics, so timing one pose over and over would time that cache."""
-    for k in range(10):
-        problem.evaluate(poses[k % len(poses)])
-    times = []
-    for k in range(calls):
-        theta = poses[k % len(poses)]
-        start = time.perf_counter()
-        problem.evaluate(theta)
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
-
-
 def run_case(
     scaled: Scaled, constraints: int, targets: int, rng: np.random.Generator, calls: int
 ) -> dict[str, Any]:
@@ -246,7 +223,7 @@ def run_case(
     reach = np.array([length for _, length in sites])
     probe = make_problem(scaled, sites)
     poses = [random_feasible_pose(figure, rng) for _ in range(EVALUATE_POSES)]
-    evaluate_s = time_evaluate(probe, poses, calls)
+    evaluate_s = statistics.median(evaluate_times(probe, poses, calls))
     rest = figure.zero_pose()
     runs = []
     for _ in range(targets):
@@ -359,7 +336,7 @@ HEADER = (
 )
 
 
-def markdown(record: dict[str, Any]) -> str:
+def markdown(record: dict[str, Any]) -> list[str]:
     meta = record
     lines = [
         "# Reach's solver at scale: chain and tree, 10 to 600 DOFs",
@@ -402,18 +379,13 @@ def markdown(record: dict[str, Any]) -> str:
         lines.append(
             f"| {row['figure']} | {row['constraints']} | {counts} | " + " | ".join(cells) + " |"
         )
-    lines.append("")
-    return "\n".join(lines)
+    return lines
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--quick", action="store_true", help="3 sizes, 1 and 5 constraints")
-    parser.add_argument("--targets", type=int, default=None, help="targets per case (default 8)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the random targets")
-    parser.add_argument("--output", type=Path, default=ROOT / "bench" / "results" / "scale.json")
-    args = parser.parse_args()
-    targets = args.targets or (3 if args.quick else 8)
+    counts = {"targets": Count("targets per case", 3, 8)}
+    args = BenchmarkParser(__doc__, "scale", "3 sizes, 1 and 5 constraints", counts).parse_args()
+    targets = args.targets
     dof_counts = QUICK_DOF_COUNTS if args.quick else DOF_COUNTS
     constraint_counts = QUICK_CONSTRAINT_COUNTS if args.quick else CONSTRAINT_COUNTS
     calls = 50 if args.quick else 300
@@ -458,12 +430,7 @@ def main() -> None:
         "∇G), median."
     )
     record: dict[str, Any] = {
-        "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
-        "cpu_count": os.cpu_count(),
-        "cpu_model": cpu_model(),
-        "python": platform.python_version(),
-        "numpy": np.__version__,
-        "blas_threads": blas_threads(),
+        **machine.about(),
         "quick": args.quick,
         "wall_s": round(wall, 1),
         "task": {
@@ -481,7 +448,7 @@ def main() -> None:
         "skipped": skipped,
         "fits": fitted,
     }
-    write_results(args.output, json.dumps(record, indent=2) + "\n", markdown(record))
+    write_results(args.output, record, markdown(record))
 
 
 if __name__ == "__main__":

@@ -31,30 +31,21 @@ threaded BLAS makes both solvers' times vary by an order of magnitude.
 
 from __future__ import annotations
 
-import argparse
-import datetime
-import json
 import math
-import os
-import platform
 import statistics
-import sys
 import time
 from collections import Counter
-from pathlib import Path
 from typing import Any
 
-from machine import blas_threads, cpu_model  # first: one BLAS thread for numpy
+import machine  # first: one BLAS thread for numpy
+from harness import BenchmarkParser, Count, use_repository, write_results
+from timing import evaluate_times
 
 # isort: split
 import numpy as np
 import scipy
 
-ROOT = Path(__file__).resolve().parents[1]
-for folder in (ROOT, ROOT / "tests"):  # the solver, and the fixtures shared with the tests
-    if str(folder) not in sys.path:
-        sys.path.insert(0, str(folder))
-
+use_repository()
 from fixtures.models import (  # noqa: E402
     human_figure,
     limb_effectors,
@@ -94,20 +85,6 @@ def normalised_error(problem: Problem, theta: np.ndarray, targets: np.ndarray) -
     distances = np.linalg.norm(effector_points(problem, theta) - targets, axis=1)
     lengths = np.array([limb_length(name) for name in EFFECTORS])
     return float(np.max(distances / lengths))
-
-
-def time_evaluate(problem: Problem, poses: list[np.ndarray], calls: int) -> list[float]:
-    """Times of ``problem.evaluate``, cycling through ``poses``: the problem keeps the
-    last pose's kinematics, so timing one pose over and over would time that cache."""
-    for k in range(20):
-        problem.evaluate(poses[k % len(poses)])
-    times = []
-    for k in range(calls):
-        theta = poses[k % len(poses)]
-        start = time.perf_counter()
-        problem.evaluate(theta)
-        times.append(time.perf_counter() - start)
-    return times
 
 
 def record(
@@ -431,7 +408,7 @@ def race_text(race: dict[str, Any], race_bare: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def markdown(record: dict[str, Any]) -> str:
+def markdown(record: dict[str, Any]) -> list[str]:
     task = record["task"]
     lines = [
         "# Reach's solver on the 53-DOF human, against scipy",
@@ -455,7 +432,7 @@ def markdown(record: dict[str, Any]) -> str:
     rows = (
         ("Reach, solve() defaults", record["reach"]),
         ("Reach, start_metric='identity' (1994)", record["reach_identity_start"]),
-        ("SLSQP (solver.peers.slsqp)", record["slsqp"]),
+        ("SLSQP (fixtures.peers.slsqp)", record["slsqp"]),
         (f"drag, Reach (restarts=0), {drag['events']} events", drag["reach"]),
         (f"drag, SLSQP, {drag['events']} events", drag["slsqp"]),
     )
@@ -500,18 +477,13 @@ def markdown(record: dict[str, Any]) -> str:
             )
     if isinstance(race["human"].get("lbfgsb"), str):
         lines += ["", f"L-BFGS-B on the full limits: {race['human']['lbfgsb']}."]
-    lines.append("")
-    return "\n".join(lines)
+    return lines
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--quick", action="store_true", help="10 targets, fewer timing calls")
-    parser.add_argument("--n", type=int, default=None, help="number of targets (default 50)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the random targets")
-    parser.add_argument("--output", type=Path, default=ROOT / "bench" / "results" / "solver.json")
-    args = parser.parse_args()
-    n = args.n or (10 if args.quick else 50)
+    counts = {"n": Count("number of targets", 10, 50)}
+    args = BenchmarkParser(__doc__, "solver", "10 targets, fewer timing calls", counts).parse_args()
+    n = args.n
     calls = 500 if args.quick else 5000
 
     figure = human_figure()
@@ -525,8 +497,8 @@ def main() -> None:
     others = np.random.default_rng([args.seed, 1])
     poses = [random_feasible_pose(figure, rng)]
     poses += [random_feasible_pose(figure, others) for _ in range(7)]
-    evaluate_times = time_evaluate(probe, poses, calls)
-    evaluate_median = statistics.median(evaluate_times)
+    evaluate_times_s = evaluate_times(probe, poses, calls)
+    evaluate_median = statistics.median(evaluate_times_s)
 
     reach_runs: list[dict[str, Any]] = []
     paper_runs: list[dict[str, Any]] = []
@@ -596,13 +568,8 @@ def main() -> None:
     print(race_text(race, race_bare))
 
     record = {
-        "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
-        "cpu_count": os.cpu_count(),
-        "cpu_model": cpu_model(),
-        "python": platform.python_version(),
-        "numpy": np.__version__,
+        **machine.about(),
         "scipy": scipy.__version__,
-        "blas_threads": blas_threads(),
         "task": {
             "figure": "human_figure(root_translation=True)",
             "n_dofs": figure.n_dofs,
@@ -645,13 +612,7 @@ def main() -> None:
             for k, (reach_run, slsqp_run) in enumerate(zip(reach_runs, slsqp_runs, strict=True))
         ],
     }
-    args.output.parent.mkdir(parents=True, exist_ok=True)
-    args.output.write_text(json.dumps(record, indent=2) + "\n")
-    markdown_path = args.output.with_suffix(".md")
-    markdown_path.write_text(markdown(record))
-    for path in (args.output, markdown_path):
-        shown = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
-        print(f"wrote {shown}")
+    write_results(args.output, record, markdown(record))
 
 
 if __name__ == "__main__":

@@ -14,7 +14,7 @@ it measures, per event:
 * the cost of one ``problem.evaluate`` on both;
 * how many of each solve's iterations were needed for every residual to be within
   1e-6 × limb length (the rest only polish the Kuhn–Tucker test at tolerance 1e-10);
-* ``adapter.write_pose`` of the chain bones.
+* ``bridge.pose.write_pose`` of the chain bones.
 
 Prints a table; nothing is written.
 """
@@ -49,7 +49,7 @@ def pruned(reach: ModuleType, setup: Any, theta: np.ndarray) -> tuple[Any, np.nd
     kept = [
         figure.segments[k]
         for k in range(len(figure.segments))
-        if setup.rig.layout[k].name in setup.moved
+        if setup.rig.layout[k].name in setup.movable
     ]
     names = {segment.name for segment in kept}
     frames = figure.forward(theta)
@@ -97,7 +97,7 @@ def main() -> None:
 
 
 def run(reach: ModuleType, scenario: rigs.Scenario, args: argparse.Namespace) -> None:
-    adapter, solver = reach.addon.adapter, reach.solver
+    bridge, solver = reach.addon.bridge, reach.solver
     rng = np.random.default_rng([args.seed, 99])
     obj = rigs.new_metarig()
     rigs.set_elbow_limits(obj, scenario.elbow_limits)
@@ -115,7 +115,7 @@ def run(reach: ModuleType, scenario: rigs.Scenario, args: argparse.Namespace) ->
     goals = [obj.reach.constraints[limb.name].goal for limb in scenario.limbs]
     rest = rigs.effector_points(obj, scenario.limbs)
     lengths = np.array([rigs.limb_length(obj, limb) for limb in scenario.limbs])
-    rig = adapter.build_rig(obj)
+    rig = bridge.rig.build_rig(obj)
     poser = bb.Poser(obj, rig, scenario)
     dragged = [limb.name for limb in scenario.limbs].index(scenario.dragged)
     path = poser.drag_path(rng, args.events, bb.STEP * lengths[dragged])
@@ -130,14 +130,14 @@ def run(reach: ModuleType, scenario: rigs.Scenario, args: argparse.Namespace) ->
 
     # the solves alone: full figure vs pruned, warm started, iterations to 1e-6 x limb
     bb.start_drag(reach, obj, goals, rest, dragged)
-    theta_full = adapter.read_pose(obj, rig)
+    theta_full = bridge.pose.read_pose(obj, rig)
     theta_small = None
     full_times, small_times, iterations, needed = [], [], [], []
     evaluate_full = evaluate_small = 0.0
     for k, point in enumerate(path):
         goals[dragged].location = tuple(point)
         view_layer.update()
-        setup = adapter.build_problem(obj, bpy.context.scene, rig)
+        setup = bridge.goals.build_problem(obj, bpy.context.scene, rig)
         problem = setup.problem
         limb_of = np.array(
             [lengths[[lb.name for lb in scenario.limbs].index(n)] for n in setup.names]
@@ -177,13 +177,13 @@ def run(reach: ModuleType, scenario: rigs.Scenario, args: argparse.Namespace) ->
         theta_full = result.x
         theta_small = small_result.x
 
-    # write-back of the chain bones (adapter.write_pose: one foreach_get/foreach_set per
+    # write-back of the chain bones (bridge.pose.write_pose: one foreach_get/foreach_set per
     # channel kind)
     theta = theta_full
     writes = []
     for _ in range(100):
         begin = time.perf_counter()
-        adapter.write_pose(obj, rig, theta, drag.setup.moved)
+        bridge.pose.write_pose(obj, rig, theta, drag.setup.movable)
         writes.append(time.perf_counter() - begin)
     quaternion_bones = [e for e in rig.layout if e.mode == "QUATERNION"]
 
@@ -200,7 +200,7 @@ def run(reach: ModuleType, scenario: rigs.Scenario, args: argparse.Namespace) ->
         ),
         ("iterations per event, mean", f"{statistics.fmean(iterations):7.2f}"),
         ("iterations until every residual <= 1e-6 x limb", f"{statistics.fmean(needed):7.2f}"),
-        ("adapter.write_pose (moved bones), median", ms(writes)),
+        ("bridge.pose.write_pose (moved bones), median", ms(writes)),
     )
     print(f"\n{scenario.title}: {len(path)}-event drag of {scenario.dragged}")
     for label, value in rows:

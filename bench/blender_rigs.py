@@ -17,15 +17,14 @@ import shutil
 import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import machine  # noqa: F401  (first: one BLAS thread for numpy and bpy)
+from harness import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
-import blender_extension  # noqa: E402
+import blender_extension
 
 HOME = blender_extension.isolate_user_folders("reach-bench-")
 
@@ -383,6 +382,20 @@ def _excess(angle: float, low: float, high: float) -> float:
     return best
 
 
+def euler_solutions(rotation: np.ndarray, order: str) -> tuple[dict[str, float], dict[str, float]]:
+    """The two sets of Euler angles in ``order`` that give the rotation, by axis [rad]:
+    Blender's, and the one with the middle angle mirrored (π − it) and the others turned
+    by π."""
+    euler = Matrix(rotation.tolist()).to_euler(order)
+    first = {"x": euler.x, "y": euler.y, "z": euler.z}
+    middle = order[1].lower()
+    second = {
+        axis: (math.pi - value if axis == middle else value + math.pi)
+        for axis, value in first.items()
+    }
+    return first, second
+
+
 def euler_box_violation(
     rotation: np.ndarray, limits: dict[str, tuple[float, float]], order: str
 ) -> float:
@@ -391,16 +404,9 @@ def euler_box_violation(
     solutions counts [rad]."""
     if not limits:
         return 0.0
-    euler = Matrix(rotation.tolist()).to_euler(order)
-    first = {"x": euler.x, "y": euler.y, "z": euler.z}
-    middle = order[1].lower()
-    second = {
-        axis: (math.pi - value if axis == middle else value + math.pi)
-        for axis, value in first.items()
-    }
     return min(
         max(_excess(angles[axis], *bounds) for axis, bounds in limits.items())
-        for angles in (first, second)
+        for angles in euler_solutions(rotation, order)
     )
 
 
@@ -577,18 +583,10 @@ def rotation_polygon_signed(
     [rad]: the rotation as Euler angles in ``order`` (as Reach reads the bone), the two
     angles of ``axes`` against the polygon; the better of the two Euler solutions
     counts."""
-    euler = Matrix(rotation.tolist()).to_euler(order)
-    first = {"x": euler.x, "y": euler.y, "z": euler.z}
-    middle = order[1].lower()
-    second = {
-        axis: (math.pi - value if axis == middle else value + math.pi)
-        for axis, value in first.items()
-    }
-    best = math.inf
-    for angles in (first, second):
-        wrapped = [math.remainder(angles[a.lower()], 2.0 * math.pi) for a in axes]
-        best = min(best, polygon_signed(wrapped, vertices))
-    return best
+    return min(
+        polygon_signed([math.remainder(angles[a.lower()], 2.0 * math.pi) for a in axes], vertices)
+        for angles in euler_solutions(rotation, order)
+    )
 
 
 def polygon_signed_pose(obj: Any, bones: Iterable[str]) -> float:

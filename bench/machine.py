@@ -1,4 +1,4 @@
-"""The machine a benchmark ran on, and where its results go.
+"""The machine a benchmark ran on.
 
 Importing this module pins BLAS to one thread (unless ``OPENBLAS_NUM_THREADS`` /
 ``OMP_NUM_THREADS`` / ``MKL_NUM_THREADS`` are set), so benchmarks import it before numpy:
@@ -7,9 +7,11 @@ the matrices are tiny, and on a busy machine threaded BLAS makes times vary tenf
 
 from __future__ import annotations
 
+import datetime
 import os
 import platform
 from pathlib import Path
+from typing import Any
 
 THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 for _variable in THREAD_VARIABLES:
@@ -32,11 +34,15 @@ def cpu_model() -> str:
     return platform.processor() or "unknown"
 
 
-def write_results(output: Path, text: str, markdown: str) -> None:
-    """Write a benchmark's JSON ``text`` to ``output`` and its Markdown beside it."""
-    output.parent.mkdir(parents=True, exist_ok=True)
-    output.write_text(text)
-    output.with_suffix(".md").write_text(markdown)
-    root = Path(__file__).resolve().parents[1]
-    for path in (output, output.with_suffix(".md")):
-        print(f"wrote {path.relative_to(root) if path.is_relative_to(root) else path}")
+def about() -> dict[str, Any]:
+    """The head of every benchmark's record: date, machine, Python, numpy, BLAS threads."""
+    import numpy as np  # here, not above: this module is imported before numpy
+
+    return {
+        "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+        "cpu_count": os.cpu_count(),
+        "cpu_model": cpu_model(),
+        "python": platform.python_version(),
+        "numpy": np.__version__,
+        "blas_threads": blas_threads(),
+    }

@@ -22,7 +22,6 @@ Reads whichever of ``blender.json``, ``solver.json``, ``scale.json`` and
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 from pathlib import Path
@@ -34,9 +33,7 @@ matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt
 import numpy as np
-
-ROOT = Path(__file__).resolve().parents[1]
-RESULTS = ROOT / "bench" / "results"
+from harness import results_folder, shown
 
 METHOD_NAMES = {
     "reach": "Reach",
@@ -71,8 +68,11 @@ def load(results: Path, name: str) -> dict[str, Any] | None:
     return data
 
 
-def shown(path: Path) -> Path:
-    return path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
+def two_columns(panels: int, height: float) -> tuple[plt.Figure, np.ndarray]:
+    """A figure 13 inches wide with ``panels`` axes in two columns, ``height`` inches a row."""
+    rows = math.ceil(panels / 2)
+    figure, axes = plt.subplots(rows, 2, figsize=(13, height * rows), squeeze=False)
+    return figure, axes
 
 
 def save(figure: plt.Figure, path: Path) -> None:
@@ -106,9 +106,7 @@ def blender_times(data: dict[str, Any], results: Path) -> None:
     if not panels:
         print("skip blender_times.png: no scenarios with events")
         return
-    columns = 2
-    rows = math.ceil(len(panels) / columns)
-    figure, axes = plt.subplots(rows, columns, figsize=(13, 3.6 * rows), squeeze=False)
+    figure, axes = two_columns(len(panels), 3.6)
     for ax, (key, kind) in zip(axes.flat, panels, strict=False):
         scenario = scenarios[key]
         methods = [m for m in methods_of(scenario) if kind in scenario.get("events", {}).get(m, {})]
@@ -202,9 +200,7 @@ def blender_drag(data: dict[str, Any], results: Path) -> None:
     if not scenarios:
         print("skip blender_drag.png: no drag events")
         return
-    columns = 2
-    rows = math.ceil(len(scenarios) / columns)
-    figure, axes = plt.subplots(rows, columns, figsize=(13, 3.4 * rows), squeeze=False)
+    figure, axes = two_columns(len(scenarios), 3.4)
     for ax, (key, scenario) in zip(axes.flat, scenarios.items(), strict=False):
         for k, method in enumerate(methods_of(scenario)):
             events = scenario["events"].get(method, {}).get("drag")
@@ -390,10 +386,7 @@ def papers(data: dict[str, Any], results: Path) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--results", type=Path, default=RESULTS)
-    args = parser.parse_args()
-    results: Path = args.results
+    results = results_folder(__doc__)
     plots = {
         "blender.json": (blender_times, blender_success, blender_drag),
         "solver.json": (solver_scipy,),

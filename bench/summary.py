@@ -24,14 +24,13 @@ Times per event are medians; the ratios are of medians.
 
 from __future__ import annotations
 
-import argparse
 import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-RESULTS = ROOT / "bench" / "results"
+from harness import results_folder, shown
+
 PEER = "standard_500"
 PEER_NAME = "Standard IK 500 it."
 
@@ -251,10 +250,7 @@ def markdown(table: list[Row], notes: list[str], sources: dict[str, str]) -> str
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--results", type=Path, default=RESULTS)
-    args = parser.parse_args()
-    results: Path = args.results
+    results = results_folder(__doc__)
     data = {
         name: load(results, f"{name}.json") for name in ("blender", "solver", "scale", "papers")
     }
@@ -273,8 +269,7 @@ def main() -> None:
     for row in table:
         met = "n/a" if row.met is None else ("yes" if row.met else "NO")
         print(f"{row.target:{width}s}  {met:3s}  {row.reach} | {row.peer} | {row.ratio}")
-    shown = output.relative_to(ROOT) if output.is_relative_to(ROOT) else output
-    print(f"wrote {shown}")
+    print(f"wrote {shown(output)}")
 
 
 if __name__ == "__main__":

@@ -52,8 +52,8 @@ class Monitor:
 
     def __init__(self, obj: Any, reach: Any, feet: dict[str, Vector]) -> None:
         self.armature = obj.name
-        self.adapter = reach.addon.adapter
-        self.rig = self.adapter.build_rig(obj)
+        self.bridge = reach.addon.bridge
+        self.rig = self.bridge.rig.build_rig(obj)
         self.feet = feet
         self.bones = list(JOINTS)
         self.poses: list[Channels] = []
@@ -78,7 +78,7 @@ class Monitor:
 
     def violation(self, obj: Any) -> tuple[float, str]:
         """The largest joint-limit violation of the pose [rad], and which limit."""
-        theta = self.adapter.read_pose(obj, self.rig, rounding=False)
+        theta = self.bridge.pose.read_pose(obj, self.rig, rounding=False)
         figure = self.rig.figure
         amounts = np.maximum(figure.lower - theta, theta - figure.upper)
         k = int(np.argmax(amounts))
