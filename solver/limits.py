@@ -10,7 +10,14 @@ import numpy as np
 from ._checks import FloatArray
 from .exceptions import SolverInputError
 
-__all__ = ["LinearLimits", "SparseRow", "polygon_rows"]
+__all__ = [
+    "FEASIBLE",
+    "LinearLimits",
+    "SparseRow",
+    "clamp_to_limits",
+    "outside_limits",
+    "polygon_rows",
+]
 
 
 @dataclass(frozen=True)
@@ -166,8 +173,6 @@ def polygon_rows(vertices: FloatArray, what: str) -> tuple[FloatArray, FloatArra
     offsets = np.einsum("ij,ij->i", normals, vertices)
     return normals, offsets
 
-
-__all__ += ["FEASIBLE", "clamp_to_limits", "outside_limits"]
 
 FEASIBLE = 1e-9
 """Largest violation of any limit a start pose may have ([rad] or length)."""

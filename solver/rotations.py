@@ -16,7 +16,14 @@ from numpy.typing import ArrayLike
 from ._checks import FloatArray, finite_array
 from .exceptions import SolverInputError
 
-__all__ = ["EULER_ORDERS", "euler_matrix", "matrix_euler", "quaternion_matrix"]
+__all__ = [
+    "EULER_ORDERS",
+    "euler_matrix",
+    "euler_quaternions",
+    "is_similarity",
+    "matrix_euler",
+    "quaternion_matrix",
+]
 
 EULER_ORDERS = ("XYZ", "XZY", "YXZ", "YZX", "ZXY", "ZYX")
 _EVEN = ("XYZ", "YZX", "ZXY")
@@ -112,9 +119,6 @@ def matrix_euler(matrix: ArrayLike, order: str, compat: ArrayLike | None = None)
     result = np.zeros(3)
     result[i], result[j], result[k] = best
     return result
-
-
-__all__ += ["euler_quaternions", "is_similarity"]
 
 
 def euler_quaternions(angles: ArrayLike, axes: ArrayLike) -> FloatArray:

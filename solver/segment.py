@@ -14,6 +14,7 @@ from numpy.typing import ArrayLike
 
 from ._checks import FloatArray, finite_array, finite_scalar, unit_vector
 from .exceptions import SolverInputError
+from .rotations import is_similarity
 
 __all__ = ["Dof", "DofKind", "DofOptions", "Segment", "rest_matrix"]
 
@@ -124,7 +125,6 @@ class Segment:
 
 
 _LAST_ROW = np.array((0.0, 0.0, 0.0, 1.0))
-_EYE3 = np.eye(3)
 
 
 def rest_matrix(rest: ArrayLike | None, name: str) -> FloatArray:
@@ -144,16 +144,7 @@ def rest_matrix(rest: ArrayLike | None, name: str) -> FloatArray:
             f"segment {name!r}: rest matrix's last row must be (0, 0, 0, 1), got {matrix[3]}",
             item=f"segment {name!r}",
         )
-    linear = matrix[:3, :3]
-    gram = linear.T @ linear
-    scale2 = float(np.trace(gram)) / 3.0
-    if (
-        scale2 <= 1e-18
-        or np.linalg.det(linear) <= 0.0
-        # within 1e-6 (off the diagonal) and 1.1e-5 (on it) of scale² · I: room for
-        # matrices stored in single precision
-        or bool((np.abs(gram - scale2 * _EYE3) > scale2 * (1e-6 + 1e-5 * _EYE3)).any())
-    ):
+    if not is_similarity(matrix[:3, :3]):
         raise SolverInputError(
             f"segment {name!r}: rest matrix must be a rotation times a uniform positive "
             "scale (non-uniform scale, shear and mirroring are not supported)",

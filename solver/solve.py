@@ -11,6 +11,7 @@ from numpy.typing import ArrayLike
 
 from ._checks import FloatArray, finite_scalar
 from .exceptions import SolverInputError
+from .limits import outside_limits
 from .optimizer.feasible import perturb
 from .optimizer.goldfarb import descend
 from .optimizer.result import Descent, SolveResult, Status
@@ -28,8 +29,6 @@ START_METRICS = ("gauss_newton", "identity")
 _DESCENT_ITERATIONS = 200
 """Least iterations of one descent when restarts may follow (else 4 per variable)."""
 
-_FEASIBLE = 1e-9
-"""Largest limit violation a start pose may have."""
 
 _OUT_OF_BUDGET = (Status.TIME_LIMIT, Status.MAX_ITERATIONS)
 """Statuses of a last descent that ran out of budget: they outrank a best one's."""
@@ -105,9 +104,9 @@ def solve(
     _check_options(time_limit, tolerance, max_iterations, restarts, seed)
     if goal_tolerance is not None and finite_scalar(goal_tolerance, "goal_tolerance") < 0.0:
         raise SolverInputError(f"goal_tolerance must be ≥ 0 or None, got {goal_tolerance}")
-    limits = problem.limits
-    label, amount = limits.worst(theta_start)
-    if amount > _FEASIBLE:
+    violated = outside_limits(problem.limits, theta_start)
+    if violated is not None:
+        label, amount = violated
         raise SolverInputError(
             f"start pose is outside the limits: {label} is violated by {amount:.6g}; "
             "clamp the pose into its limits first",

@@ -39,7 +39,7 @@ def perturb(
     Returns:
         A point that satisfies every limit ``phi`` satisfies, shape (n,).
     """
-    n = phi.shape[0]
+    n = int(phi.shape[0])
     target = np.clip(phi + rng.uniform(-radius, radius, n), lower, upper)
     point = _toward(phi, target - phi, a_eq, a_in, b_in, 1.0)
     for _ in range(2):

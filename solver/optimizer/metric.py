@@ -43,7 +43,7 @@ def gauss_newton_start(hessian: FloatArray, active: FloatArray, value: float) ->
         reduced = basis.T @ hessian @ basis
     damping = max(_DAMPING * float(np.max(np.diag(reduced))), _DAMPING_G * abs(value), 1e-12)
     reduced = reduced + damping * np.eye(reduced.shape[0])
-    inverse: FloatArray = np.linalg.inv(reduced)
+    inverse: FloatArray = np.asarray(np.linalg.inv(reduced), dtype=np.float64)
     if basis is not None:
         inverse = basis @ inverse @ basis.T
     return 0.5 * (inverse + inverse.T)
