@@ -1,4 +1,5 @@
-"""The solver package's boundaries: no Blender imports, relative imports, a true __all__."""
+"""The solver package's boundaries (no Blender imports, relative imports, a true __all__),
+and no import circle in the solver or the add-on."""
 
 from __future__ import annotations
 
@@ -18,11 +19,13 @@ import solver.goals
 SOLVER_DIR = Path(solver.__file__).resolve().parent
 FORBIDDEN = ("bpy", "mathutils", "bmesh", "addon")
 SOLVER_FILES = sorted(SOLVER_DIR.rglob("*.py"))
+ROOT = SOLVER_DIR.parent
+ADDON_FILES = sorted((ROOT / "addon").rglob("*.py"))
 
 
 def _module_name(path: Path) -> list[str]:
-    """Dotted name parts of a file under ``solver/``, e.g. ["solver", "goals", "aim"]."""
-    parts = ["solver", *path.relative_to(SOLVER_DIR).with_suffix("").parts]
+    """Dotted name parts of a file in the repository, e.g. ["solver", "goals", "aim"]."""
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
     return parts[:-1] if parts[-1] == "__init__" else parts
 
 
@@ -167,11 +170,11 @@ def test_scan_accepts_relative_and_third_party_imports(source: str, where: str) 
     assert _absolute_solver_imports(source, path) == []
 
 
-def _import_graph() -> dict[str, set[str]]:
-    """Solver module → the solver modules it imports, at any depth of its code (also
+def _import_graph(files: list[Path]) -> dict[str, set[str]]:
+    """Module → the modules among ``files`` it imports, at any depth of its code (also
     under ``if TYPE_CHECKING:``); a module's own packages are left out, since importing
     a module always runs them first."""
-    modules = {".".join(_module_name(path)): path for path in SOLVER_FILES}
+    modules = {".".join(_module_name(path)): path for path in files}
     graph: dict[str, set[str]] = {}
     for name, path in modules.items():
         parts = name.split(".")
@@ -209,9 +212,16 @@ def _cycle(graph: dict[str, set[str]]) -> list[str]:
 
 
 def test_solver_has_no_import_circle() -> None:
-    graph = _import_graph()
+    graph = _import_graph(SOLVER_FILES)
     assert "solver.segment" in graph["solver.kinematics"]
     assert "solver.segment" in graph["solver.figure"]
+    assert _cycle(graph) == []
+
+
+def test_addon_has_no_import_circle() -> None:
+    # read as text: the add-on's modules import bpy, which this environment lacks
+    graph = _import_graph(ADDON_FILES)
+    assert "addon.bridge.rig" in graph["addon.bridge.goals"]
     assert _cycle(graph) == []
 
 
