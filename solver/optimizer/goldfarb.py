@@ -11,8 +11,8 @@ curvature B, as ``Z(Zᵀ(B + μI)Z)⁻¹Zᵀ`` with Z a basis of N's null space 
 (the larger of 1e-7 × the largest diagonal entry and G): the first step is then a
 damped least-squares step, and a warm-started drag event converges in a few
 iterations. With the Gauss–Newton start, H also starts afresh, from the curvature at
-the current iterate, whenever the active set changes (instead of the rank-one updates of
-steps 2 and 4) and after every step that lowers G by 20% or more (instead of step 5's
+the current iterate, whenever a row is added (instead of step 4's rank-one update) and
+after every step that lowers G by 20% or more (instead of step 5's
 update: the hybrid of Gauss–Newton and BFGS of Fletcher & Xu 1987). Goals that can be
 met make G a zero-residual least-squares problem, where these Gauss–Newton steps
 converge quadratically; where G stays large (an unreachable goal), BFGS takes over.
@@ -320,17 +320,23 @@ class _Run:
         return worst if hg_norm <= -beta[worst] else None
 
     def drop(self, position: int) -> None:
-        """Step 2: drop an inequality; H grows by the dropped row's projected direction."""
+        """Step 2: drop an inequality; H grows by the dropped row's projected direction.
+
+        Goldfarb's update, whatever H started from: the next step ``−Hg`` then leaves the
+        dropped row's boundary into its feasible side (``aᵀs = −aᵀPg > 0`` for a negative
+        multiplier), so the row cannot block the step at once and be added back without
+        a decrease of G. Restarting H instead (from the Gauss–Newton curvature on the
+        smaller active set) gives a step that may point back into the row: drop and add
+        then repeat without end.
+        """
         column = self.active.k + position
         a = self.active.matrix[:, column]
-        pa = self.active.projector(exclude=column) @ a if self.curvature is None else a
+        pa = self.active.projector(exclude=column) @ a
+        h = self.h  # on the active set before the drop
         row = self.active.remove(position)
         self.inactive[row] = True
-        if self.curvature is None:
-            self.h = self.h + np.outer(pa, pa) / float(a @ pa)
-        else:
-            self.h = None
-            self.fresh = True
+        self.h = h + np.outer(pa, pa) / float(a @ pa)
+        self.fresh = False
 
     def add(self, row: int) -> None:
         """Step 4: ``row`` (already in the active set) now holds; H loses its direction."""
