@@ -60,8 +60,9 @@ def solve(
     Args:
         problem: The figure and its constraints.
         theta0: Start pose, shape (n_dofs,), within the limits (to 1e-9).
-        time_limit: Wall-clock budget [s] checked at the start of every iteration;
-            when it runs out the best iterate so far is returned with status
+        time_limit: Wall-clock budget [s] checked at the start of every iteration once
+            a first step has been taken (a budget shorter than one step still buys
+            one); when it runs out the best iterate so far is returned with status
             :attr:`Status.TIME_LIMIT`. None: no limit.
         tolerance: ε of the Kuhn–Tucker test (‖projected gradient‖ and multipliers, in
             the scaled variables) and the G_all above which restarts run.

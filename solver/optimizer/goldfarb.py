@@ -193,6 +193,7 @@ class _Run:
         self.inactive[self.active.rows] = False
         self._h: FloatArray | None = None
         self.fresh = True
+        self.stepped = False
         self.flat = 0
         self.projected = np.inf
         self.multipliers = np.empty(0)
@@ -282,7 +283,9 @@ class _Run:
                 return self.converged(floor)
             if self.iterations >= max_iterations:
                 return self.finish(Status.MAX_ITERATIONS, f"{max_iterations} iterations")
-            if deadline is not None and time.perf_counter() >= deadline:
+            # Anytime, but never empty-handed: a budget shorter than one step still gets
+            # one (a drag event always moves the figure toward its goal).
+            if deadline is not None and self.stepped and time.perf_counter() >= deadline:
                 return self.finish(Status.TIME_LIMIT)
             self.iterations += 1
             if drop is not None:  # Step 2
@@ -396,6 +399,7 @@ class _Run:
         sigma = new_phi - self.phi
         y = search.gradient - self.gradient
         self.phi, self.value, self.gradient = new_phi, search.value, search.gradient
+        self.stepped = True
         if self.callback is not None:
             self.callback(self.phi, self.value)
         self.fresh = False

@@ -252,7 +252,9 @@ def test_time_limit_returns_a_feasible_better_or_equal_pose() -> None:
     result = solve(problem, theta0, time_limit=1e-6)
     assert result.status == "time_limit"
     assert result.max_violation <= 1e-9
-    assert result.fun <= problem.objective(theta0)[0]
+    # shorter than one iteration, the budget still buys a step that lowers G
+    assert result.iterations >= 1
+    assert result.fun < problem.objective(theta0)[0]
 
 
 def test_max_iterations_is_reported() -> None:

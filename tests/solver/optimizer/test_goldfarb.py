@@ -102,8 +102,10 @@ def test_iteration_and_time_limits_end_the_descent() -> None:
         max_iterations=100,
         deadline=time.perf_counter() - 1.0,
     )
+    # a budget already spent still buys one step: anytime, but never empty-handed
     assert late.status is Status.TIME_LIMIT
-    np.testing.assert_array_equal(late.phi, start)
+    assert late.iterations == 1
+    assert late.value < objective(start)[0]
 
 
 def test_goal_value_stops_as_soon_as_it_is_reached() -> None:
