@@ -297,6 +297,8 @@ class Problem:
         else:
             spin = axes * self._variable_rotation
             shift = np.where(self._variable_rotation, cross(pivots, axes), axes)
+        if not self._goals.isotropic:
+            return self._gauss_newton_factored(points, x, y, spin, shift, coefficient)
         weights = np.sqrt(coefficient[:, None] * self._goals.curvature)  # (m, 3): point, x, y
         vectors = np.concatenate([points, x, y]) if self._goals.axes_weighted else points
         rows = spin @ skews(vectors)  # (n, 3·m) or (n, 9·m)
@@ -305,6 +307,33 @@ class Problem:
         scale = np.repeat(np.tile(self._moves_variables, columns.size // m) * columns, 3, axis=1)
         jacobian = rows * scale
         result: FloatArray = jacobian @ jacobian.T
+        return result
+
+    def _gauss_newton_factored(
+        self,
+        points: FloatArray,
+        x: FloatArray,
+        y: FloatArray,
+        spin: FloatArray,
+        shift: FloatArray,
+        coefficient: FloatArray,
+    ) -> FloatArray:
+        """:meth:`gauss_newton_variables` with each goal's own curvature factor.
+
+        Plane, line, half-space and aim goals weigh some directions of the effector's
+        motion and not others (:meth:`solver.goals.Goal.stack_curvature`): J_e of every
+        effector over (δr, δx, δy), shape (n_v, 9), times its factor F_e, and
+        ``B = Σ_e w_e (J_e F_e)(J_e F_e)ᵀ``.
+        """
+        m = points.shape[0]
+        n = spin.shape[0]
+        rows = spin @ skews(np.concatenate([points, x, y]))  # (n, 9m): [block][effector][xyz]
+        rows[:, : 3 * m] += np.tile(shift, m)
+        jacobian = rows.reshape(n, 3, m, 3).transpose(0, 2, 1, 3).reshape(n, m, 9)
+        jacobian *= self._moves_variables[:, :, None]
+        factors = self._goals.factors(points, x, y) * np.sqrt(coefficient)[:, None, None]
+        weighted = np.einsum("nmi,mij->nmj", jacobian, factors).reshape(n, 9 * m)
+        result: FloatArray = weighted @ weighted.T
         return result
 
     def _pose(

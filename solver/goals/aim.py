@@ -8,7 +8,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._checks import FloatArray, finite_array, nonnegative
-from .base import C5, Batch, Goal, column, rows
+from .base import C5, Batch, CurvatureBatch, Goal, column, rows
 
 __all__ = ["Aim"]
 
@@ -55,6 +55,33 @@ class Aim(Goal):
             along = (w * e).sum(axis=1, keepdims=True)
             d_point = (-2.0 * weight / np.where(present, distance, 1.0)) * (e - along * w)
             return (weight * e * e).sum(axis=1), d_point, None, (-2.0 * weight) * e
+
+        return batch
+
+    @classmethod
+    def stack_curvature(cls, goals: Sequence[Goal]) -> CurvatureBatch:
+        """See :meth:`Goal.stack_curvature`: of the residual ``R = c_d(w − v)``.
+
+        ``∂R/∂r = −c_d(I − wwᵀ)/‖d‖`` and ``∂R/∂v = −c_d I``, so ``F = √2 J_Rᵀ``: moving
+        the effector's point turns the direction it should aim along, too.
+        """
+        own = [g for g in goals if isinstance(g, Aim)]
+        target = rows([g.point for g in own])
+        c_d = np.array([g.c_d for g in own])
+        eye = np.eye(3)
+
+        def batch(points: FloatArray, x: FloatArray, y: FloatArray) -> FloatArray:
+            d = target - points
+            distance = np.sqrt((d * d).sum(axis=1))
+            present = distance > _TINY
+            safe = np.where(present, distance, 1.0)
+            w = d / safe[:, None]
+            scale = np.sqrt(2.0) * c_d * present
+            factors = np.zeros((len(own), 9, 9))
+            across = eye - w[:, :, None] * w[:, None]
+            factors[:, :3, :3] = -(scale / safe)[:, None, None] * across
+            factors[:, 6:, :3] = -scale[:, None, None] * eye
+            return factors
 
         return batch
 

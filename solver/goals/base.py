@@ -13,7 +13,17 @@ from numpy.typing import ArrayLike
 from .._checks import FloatArray, finite_array, finite_scalar, unit_vector
 from ..exceptions import SolverInputError
 
-__all__ = ["C5", "Batch", "Goal", "GoalValue", "column", "commensurate", "orthonormal_pair", "rows"]
+__all__ = [
+    "C5",
+    "Batch",
+    "CurvatureBatch",
+    "Goal",
+    "GoalValue",
+    "column",
+    "commensurate",
+    "orthonormal_pair",
+    "rows",
+]
 
 
 def commensurate(degrees: float, length: float) -> float:
@@ -69,6 +79,12 @@ Batch = Callable[
 ∂P/∂r (k, 3), ∂P/∂x_e (k, 3) or None, ∂P/∂y_e (k, 3) or None); None means zero."""
 
 
+CurvatureBatch = Callable[[FloatArray, FloatArray, FloatArray], FloatArray]
+"""Stacked goals of one type: (points, x axes, y axes), each (k, 3) ↦ factors F, shape
+(k, 9, 9), with ``F Fᵀ`` each goal's Gauss–Newton curvature of P over the effector's
+(δr, δx, δy)."""
+
+
 class Goal(ABC):
     """A potential P(e) ≥ 0 over an effector's point r and unit axes x_e, y_e.
 
@@ -101,6 +117,32 @@ class Goal(ABC):
         from ``Σ J_eᵀ diag(κ) J_e``. Returns ``(κ_r, κ_x, κ_y)``, each ≥ 0.
         """
         return (2.0, 0.0, 0.0)
+
+    @classmethod
+    def stack_curvature(cls, goals: Sequence[Goal]) -> CurvatureBatch:
+        """Vectorised Gauss–Newton curvature factors of ``goals`` (all of this type).
+
+        For ``P = ‖R‖²`` the Gauss–Newton curvature over the effector's (δr, δx, δy) is
+        ``2 J_Rᵀ J_R = F Fᵀ``. This default is the diagonal of :meth:`curvature`:
+        ``F = diag(√κ_r I, √κ_x I, √κ_y I)``. Goal types whose potential ignores some
+        directions (a plane ignores motion along it) or changes with the state (a
+        half-space is flat inside) override it, so that the solver's curvature model is
+        right for every goal type.
+
+        Args:
+            goals: Goals of type ``cls``.
+
+        Returns:
+            A function of the stacked effector states; see :data:`CurvatureBatch`.
+        """
+        roots = np.sqrt(np.repeat(np.array([g.curvature() for g in goals]), 3, axis=1))
+        factors = np.zeros((len(goals), 9, 9))
+        factors[:, np.arange(9), np.arange(9)] = roots
+
+        def batch(points: FloatArray, x: FloatArray, y: FloatArray) -> FloatArray:
+            return factors
+
+        return batch
 
     def evaluate(self, point: FloatArray, x_axis: FloatArray, y_axis: FloatArray) -> GoalValue:
         """P and its gradient at one effector state.

@@ -9,7 +9,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._checks import FloatArray, finite_array, unit_vector
-from .base import Batch, Goal, rows
+from .base import Batch, CurvatureBatch, Goal, rows
 
 __all__ = ["HalfSpace", "Line", "Plane"]
 
@@ -44,6 +44,21 @@ class Line(Goal):
 
         return batch
 
+    @classmethod
+    def stack_curvature(cls, goals: Sequence[Goal]) -> CurvatureBatch:
+        """See :meth:`Goal.stack_curvature`: ``2(I − ννᵀ)`` on the point.
+
+        Motion along the line is free.
+        """
+        direction = rows([g.direction for g in goals if isinstance(g, Line)])
+        factors = np.zeros((len(direction), 9, 9))
+        factors[:, :3, :3] = np.sqrt(2.0) * (np.eye(3) - direction[:, :, None] * direction[:, None])
+
+        def batch(points: FloatArray, x: FloatArray, y: FloatArray) -> FloatArray:
+            return factors
+
+        return batch
+
     def __repr__(self) -> str:
         return f"Line({self.point.tolist()}, {self.direction.tolist()})"
 
@@ -75,6 +90,32 @@ class _PointNormal(Goal):
             if one_sided:
                 height = np.minimum(height, 0.0)
             return (height * height)[:, 0], (2.0 * height) * normal, None, None
+
+        return batch
+
+    @classmethod
+    def stack_curvature(cls, goals: Sequence[Goal]) -> CurvatureBatch:
+        """See :meth:`Goal.stack_curvature`: ``2ννᵀ`` on the point.
+
+        Motion within the plane is free; a half-space is curved only where the point is
+        outside, flat inside.
+        """
+        own = [g for g in goals if isinstance(g, cls)]
+        origin = rows([g.point for g in own])
+        normal = rows([g.normal for g in own])
+        factors = np.zeros((len(own), 9, 9))
+        factors[:, :3, 0] = np.sqrt(2.0) * normal
+        if not cls._ONE_SIDED:
+
+            def constant(points: FloatArray, x: FloatArray, y: FloatArray) -> FloatArray:
+                return factors
+
+            return constant
+
+        def batch(points: FloatArray, x: FloatArray, y: FloatArray) -> FloatArray:
+            outside = ((points - origin) * normal).sum(axis=1) < 0.0
+            result: FloatArray = factors * outside[:, None, None]
+            return result
 
         return batch
 

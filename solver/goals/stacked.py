@@ -8,7 +8,7 @@ import numpy as np
 
 from .._checks import FloatArray, IntArray
 from ..vectors import axis_torque
-from .base import Batch, Goal
+from .base import Batch, CurvatureBatch, Goal
 
 __all__ = ["StackedGoals"]
 
@@ -19,6 +19,8 @@ class StackedGoals:
     Attributes:
         curvature: Each goal's Gauss–Newton weights (:meth:`Goal.curvature`), shape (m, 3).
         axes_weighted: Whether some goal weighs the effector's axes.
+        isotropic: Whether every goal's curvature is these constant weights (position and
+            orientation goals); else :meth:`factors` gives it.
     """
 
     def __init__(self, goals: Sequence[Goal]) -> None:
@@ -33,6 +35,24 @@ class StackedGoals:
         self._single = len(self._batches) == 1
         self.curvature: FloatArray = np.array([goal.curvature() for goal in goals]).reshape(-1, 3)
         self.axes_weighted = bool(np.any(self.curvature[:, 1:] > 0.0))
+        default = Goal.stack_curvature.__func__  # type: ignore[attr-defined]
+        self.isotropic = all(
+            getattr(kind.stack_curvature, "__func__", None) is default for kind in kinds
+        )
+        self._curvatures: tuple[tuple[IntArray, CurvatureBatch], ...] = tuple(
+            (np.array(members, np.intp), kind.stack_curvature([goals[k] for k in members]))
+            for kind, members in kinds.items()
+        )
+
+    def factors(self, points: FloatArray, x: FloatArray, y: FloatArray) -> FloatArray:
+        """Each goal's Gauss–Newton curvature factor F, shape (m, 9, 9).
+
+        ``F Fᵀ`` is the curvature over (δr, δx, δy) (see :meth:`Goal.stack_curvature`).
+        """
+        result = np.empty((self._m, 9, 9))
+        for members, batch in self._curvatures:
+            result[members] = batch(points[members], x[members], y[members])
+        return result
 
     def __call__(
         self, points: FloatArray, x: FloatArray, y: FloatArray

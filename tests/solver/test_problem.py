@@ -312,31 +312,60 @@ def test_with_goals_matches_a_problem_built_afresh() -> None:
         problem.with_goals({3: goals.Position(target)})
 
 
-@pytest.mark.parametrize("seed", range(5))
-def test_gauss_newton_curvature_matches_finite_difference_jacobians(seed: int) -> None:
+def _residual(goal: goals.Goal, r: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """R with P = ‖R‖², written out per goal type from the potentials' definitions."""
+    if isinstance(goal, goals.Position):
+        return r - goal.point
+    if isinstance(goal, goals.Orientation):
+        return np.concatenate([goal.c_dx * (x - goal.x), goal.c_dy * (y - goal.y)])
+    if isinstance(goal, goals.PositionOrientation):
+        turn = np.sqrt(goal.w_orientation) * _residual(goal.orientation, r, x, y)
+        return np.concatenate([np.sqrt(goal.w_position) * (r - goal.point), turn])
+    if isinstance(goal, goals.Aim):
+        d = goal.point - r
+        return goal.c_d * (d / np.linalg.norm(d) - y)
+    if isinstance(goal, goals.Line):
+        delta = r - goal.point
+        return delta - (delta @ goal.direction) * goal.direction
+    height = (r - goal.point) @ goal.normal
+    if isinstance(goal, goals.HalfSpace):
+        return np.array([min(height, 0.0)])
+    assert isinstance(goal, goals.Plane)
+    return np.array([height])
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_gauss_newton_curvature_is_that_of_each_goals_residual(seed: int) -> None:
+    # B = Σ_e w_e · 2 J_Rᵀ J_R, with R each goal's own residual (P = ‖R‖²) differentiated
+    # by finite differences: plane, line, half-space and aim weigh only the directions
+    # their potential depends on.
     from problems import random_problem
 
-    problem, theta = random_problem(700 + seed, 7, 4)
+    problem, theta = random_problem(700 + seed, 7, 5)
     problem = Problem(problem.figure, list(problem.leaves))  # every leaf a term of its own
     rng = np.random.default_rng(seed)
     theta = theta + 0.2 * rng.normal(size=theta.shape)
     variables = problem.variables
+
+    def residuals(at: np.ndarray) -> list[np.ndarray]:
+        states = zip(*problem.effector_states(at), strict=True)
+        pairs = zip(problem.leaves, states, strict=True)
+        return [_residual(leaf.goal, *state) for leaf, state in pairs]
+
+    states = list(zip(*problem.effector_states(theta), strict=True))
+    for leaf, state, value in zip(problem.leaves, states, residuals(theta), strict=True):
+        assert leaf.goal.potential(*state) == pytest.approx(value @ value, rel=1e-12, abs=1e-15)
     h = 1e-6
-    jacobians = []  # per variable: (3, m, 3) derivatives of points, x axes, y axes
+    columns = []
     for j in variables:
         step = np.zeros_like(theta)
         step[j] = h
-        plus = np.array(problem.effector_states(theta + step))
-        minus = np.array(problem.effector_states(theta - step))
-        jacobians.append((plus - minus) / (2 * h))
-    jac = np.array(jacobians)  # (n_v, 3, m, 3)
-    kappa = np.array([leaf.goal.curvature() for leaf in problem.leaves])  # (m, 3)
-    weights = np.array([leaf.weight for leaf in problem.leaves])
+        plus, minus = residuals(theta + step), residuals(theta - step)
+        columns.append([(p - q) / (2 * h) for p, q in zip(plus, minus, strict=True)])
     expected = np.zeros((len(variables), len(variables)))
-    for e in range(len(problem.leaves)):
-        for part in range(3):
-            block = jac[:, part, e, :]  # (n_v, 3)
-            expected += weights[e] * kappa[e, part] * block @ block.T
+    for e, leaf in enumerate(problem.leaves):
+        jac = np.array([column[e] for column in columns])  # (n_v, len R)
+        expected += leaf.weight * 2.0 * jac @ jac.T
     np.testing.assert_allclose(
         problem.gauss_newton_variables(theta), expected, rtol=1e-6, atol=1e-7
     )
