@@ -1,0 +1,219 @@
+"""The sidebar's panels, drawn into a layout that checks every call against Blender's RNA.
+
+Every panel is drawn in the states a user meets, from an empty scene to a figure with
+constraints of every goal type, polygons, groups, a solve that misses and live mode; a
+typo in an operator, property, icon or keyword fails here.
+"""
+
+from __future__ import annotations
+
+import math
+
+import bpy
+import pytest
+import rigs
+from layout_check import CheckingLayout, Host, LayoutError
+
+GOAL_TYPES = ("POSITION", "ORIENTATION", "POSITION_ORIENTATION", "AIM", "PLANE", "HALF_SPACE")
+
+
+def panels(reach):
+    return [c for c in reach.addon.panel.classes if issubclass(c, bpy.types.Panel)]
+
+
+def draw(panel, context=None) -> CheckingLayout:
+    host = Host()
+    panel.draw(host, context or bpy.context)
+    return host.layout
+
+
+def draw_every_shown_panel(reach) -> dict[str, CheckingLayout]:
+    """Each panel whose poll passes (or that has none), drawn."""
+    drawn = {}
+    for panel in panels(reach):
+        poll = getattr(panel, "poll", None)
+        if poll is None or poll(bpy.context):
+            drawn[panel.__name__] = draw(panel)
+    return drawn
+
+
+def rich_figure():
+    """A figure with a constraint of every goal type, a polygon, a group and a quaternion bone."""
+    obj = rigs.figure()
+    for k, kind in enumerate(GOAL_TYPES):
+        result = bpy.ops.reach.add_constraint(
+            armature=obj.name,
+            bone="forearm.L" if k % 2 else "forearm.R",
+            effector="OFFSET" if kind == "AIM" else "TAIL",
+            goal_type=kind,
+            name=f"c {kind.lower()}",
+        )
+        assert result == {"FINISHED"}
+    obj.pose.bones["upper_arm.L"].rotation_mode = "QUATERNION"
+    assert bpy.ops.reach.figure_from_armature(armature=obj.name) == {"FINISHED"}
+    for x, z in rigs.SQUARE:
+        rigs.pose_xz(obj, "upper_arm.L", x, z)
+        assert bpy.ops.reach.polygon_add_vertex(armature=obj.name, bone="upper_arm.L") == {
+            "FINISHED"
+        }
+    rigs.pose_xz(obj, "upper_arm.L", 0.0, 0.0)
+    assert bpy.ops.reach.group_add(armature=obj.name, name="Spine") == {"FINISHED"}
+    for bone in ("spine", "spine.001"):
+        assert bpy.ops.reach.group_member_add(armature=obj.name, bone=bone, group="Spine") == {
+            "FINISHED"
+        }
+    obj.data.bones.active = obj.data.bones["upper_arm.L"]
+    return obj
+
+
+def test_the_checker_refuses_what_blender_would(reach):
+    obj = rigs.figure()
+    layout = CheckingLayout()
+    with pytest.raises(LayoutError, match="no property 'translate_rooot'"):
+        layout.prop(obj.reach, "translate_rooot")
+    with pytest.raises(LayoutError, match="NOT_AN_ICON"):
+        layout.label(text="x", icon="NOT_AN_ICON")
+    with pytest.raises(LayoutError, match="no operator"):
+        layout.operator("reach.solv")
+    with pytest.raises(LayoutError, match="no property 'armatur'"):
+        layout.operator("reach.solve").armatur = obj.name
+    with pytest.raises(LayoutError, match="takes a bool"):
+        layout.operator("reach.solve").clamp = "yes"
+    with pytest.raises(LayoutError, match="no parameter 'txt'"):
+        layout.label(txt="x")
+    with pytest.raises(LayoutError, match="no function 'lable'"):
+        layout.lable(text="x")
+    with pytest.raises(LayoutError, match="no property 'enable'"):
+        layout.row().enable = False
+    with pytest.raises(LayoutError, match="no UIList"):
+        layout.template_list("REACH_UL_nothing", "", obj.reach, "constraints", obj.reach, "x")
+    with pytest.raises(LayoutError, match="index 3"):
+        layout.prop(obj.reach.joints[0], "polygon_axes", index=3)
+    # and accepts what Blender accepts, recording it
+    op = layout.operator("reach.solve", text="Solve", icon="PLAY")
+    op.armature = obj.name
+    assert layout.operators("reach.solve")[-1].armature == obj.name
+
+
+def test_figure_panel_with_nothing_something_else_and_an_armature(reach):
+    assert (
+        "Select an armature to pose it with Reach"
+        in draw(reach.addon.panel.REACH_PT_figure).labels()
+    )
+    bpy.ops.object.empty_add()
+    labels = draw(reach.addon.panel.REACH_PT_figure).labels()
+    assert any("is not an armature" in text for text in labels)
+    obj = rigs.metarig()
+    layout = draw(reach.addon.panel.REACH_PT_figure)
+    assert any("not a Reach figure yet" in text for text in layout.labels())
+    (make,) = layout.operators("reach.figure_from_armature")
+    assert make.armature == obj.name
+    assert bpy.ops.reach.figure_from_armature(armature=obj.name) == {"FINISHED"}
+    layout = draw(reach.addon.panel.REACH_PT_figure)
+    assert any("is a Reach figure" in text for text in layout.labels())
+
+
+def test_every_panel_draws_a_figure_with_every_goal_type(reach):
+    obj = rich_figure()
+    drawn = draw_every_shown_panel(reach)
+    assert set(drawn) == {p.__name__ for p in panels(reach)}
+    constraints = drawn["REACH_PT_constraints"]
+    (solve,) = constraints.operators("reach.solve")
+    assert solve.armature == obj.name
+    (drag,) = constraints.operators("reach.drag_goal")
+    active = obj.reach.constraints[obj.reach.active_constraint]
+    assert drag.goal == active.goal.name
+    (live,) = constraints.operators("reach.live")
+    assert live.stop is False
+    # the joint panel shows the quaternion bone's Euler order; the polygon its vertices
+    assert "euler_order" in drawn["REACH_PT_joint"].props()
+    polygon = drawn["REACH_PT_joint_polygon"]
+    assert "polygon_axes" in polygon.props()
+    assert [
+        d.arguments["propname"] for d in polygon.everything() if d.function == "template_list"
+    ] == ["polygon"]
+    groups = drawn["REACH_PT_groups"]
+    assert "Members of 'Spine'" in groups.labels()
+
+
+@pytest.mark.parametrize("kind", GOAL_TYPES)
+def test_constraint_settings_show_the_rows_of_each_goal_type(reach, kind):
+    obj = rich_figure()
+    obj.reach.active_constraint = obj.reach.constraints.find(f"c {kind.lower()}")
+    props = draw(reach.addon.panel.REACH_PT_constraint_settings).props()
+    assert ("w_position" in props) == (kind == "POSITION_ORIENTATION")
+    assert ("use_x" in props) == (kind in {"ORIENTATION", "POSITION_ORIENTATION"})
+    assert ("angle_degrees" in props) == (kind in {"ORIENTATION", "POSITION_ORIENTATION", "AIM"})
+    assert ("offset" in props) == (kind == "AIM")  # the AIM constraint uses an OFFSET effector
+
+
+def test_stats_panel_names_the_constraints_a_solve_cannot_meet(reach):
+    obj = rigs.figure()
+    rigs.limbs(obj, feet=False)
+    assert "No solve yet" in draw(reach.addon.panel.REACH_PT_stats).labels()
+    goal = obj.reach.constraints["hand.L"].goal
+    goal.location = (goal.location.x + 5.0, goal.location.y, goal.location.z)
+    bpy.context.view_layer.update()
+    bpy.ops.reach.solve(armature=obj.name)
+    labels = draw(reach.addon.panel.REACH_PT_stats).labels()
+    assert "Not met: hand.L" in labels
+    assert "Not met: hand.R" not in labels
+    assert any(text.startswith("Iterations: ") for text in labels)
+
+
+def test_live_button_stops_live_mode_while_it_is_on(reach):
+    obj = rigs.figure()
+    rigs.limbs(obj, feet=False)
+    assert bpy.ops.reach.live(armature=obj.name) == {"FINISHED"}
+    (live,) = draw(reach.addon.panel.REACH_PT_constraints).operators("reach.live")
+    assert live.stop is True
+    assert live.armature == obj.name
+
+
+def test_joint_panels_without_an_active_bone_or_polygon(reach):
+    obj = rigs.figure()
+    obj.data.bones.active = None
+    assert "Select a bone to edit its joint" in draw(reach.addon.panel.REACH_PT_joint).labels()
+    obj.data.bones.active = obj.data.bones["forearm.L"]
+    obj.reach.joints.remove(obj.reach.joints.find("forearm.L"))
+    layout = draw(reach.addon.panel.REACH_PT_joint_polygon)
+    (add,) = layout.operators("reach.polygon_add_vertex")
+    assert (add.armature, add.bone) == (obj.name, "forearm.L")
+    assert any(text.startswith("No polygon yet") for text in layout.labels())
+
+
+def test_polygon_panel_warns_about_too_few_vertices(reach):
+    obj = rigs.figure()
+    obj.data.bones.active = obj.data.bones["upper_arm.L"]
+    bone = obj.pose.bones["upper_arm.L"]
+    bone.rotation_mode = "XYZ"
+    bone.rotation_euler = (math.radians(10), 0.0, 0.0)
+    assert bpy.ops.reach.polygon_add_vertex(armature=obj.name, bone="upper_arm.L") == {"FINISHED"}
+    labels = draw(reach.addon.panel.REACH_PT_joint_polygon).labels()
+    assert "1 of at least 3 vertices: add more" in labels
+
+
+def test_panels_show_for_an_armature_and_hide_for_other_objects(reach):
+    panel = reach.addon.panel
+    obj = rigs.figure()
+    obj.data.bones.active = obj.data.bones["upper_arm.L"]
+    rigs.limbs(obj, feet=False)
+    armature_panels = [p for p in panels(reach) if p is not panel.REACH_PT_figure]
+    for cls in armature_panels:
+        assert cls.poll(bpy.context), cls.__name__
+    bpy.ops.object.empty_add()
+    for cls in armature_panels:
+        assert not cls.poll(bpy.context), cls.__name__
+
+
+def test_active_constraint_and_polygon_panels_need_something_active(reach):
+    panel = reach.addon.panel
+    obj = rigs.metarig()
+    obj.data.bones.active = None
+    assert panel.REACH_PT_constraints.poll(bpy.context)
+    assert not panel.REACH_PT_constraint_settings.poll(bpy.context)
+    assert not panel.REACH_PT_joint_polygon.poll(bpy.context)
+    obj.data.bones.active = obj.data.bones["forearm.L"]
+    assert bpy.ops.reach.add_constraint(armature=obj.name) == {"FINISHED"}
+    assert panel.REACH_PT_constraint_settings.poll(bpy.context)
+    assert panel.REACH_PT_joint_polygon.poll(bpy.context)
