@@ -33,7 +33,7 @@ import machine  # noqa: F401  (first: one BLAS thread for numpy and bpy)
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import bench_blender as bb
+import blender_events as events
 import blender_rigs as rigs
 import bpy
 import numpy as np
@@ -116,12 +116,12 @@ def run(reach: ModuleType, scenario: rigs.Scenario, args: argparse.Namespace) ->
     rest = rigs.effector_points(obj, scenario.limbs)
     lengths = np.array([rigs.limb_length(obj, limb) for limb in scenario.limbs])
     rig = bridge.rig.build_rig(obj)
-    poser = bb.Poser(obj, rig, scenario)
+    poser = events.Poser(obj, rig, scenario)
     dragged = [limb.name for limb in scenario.limbs].index(scenario.dragged)
-    path = poser.drag_path(rng, args.events, bb.STEP * lengths[dragged])
+    path = poser.drag_path(rng, args.events, events.STEP * lengths[dragged])
 
     # baseline: DragSession.step
-    drag = bb.start_drag(reach, obj, goals, rest, dragged)
+    drag = events.start_drag(reach, obj, goals, rest, dragged)
     steps = []
     for point in path:
         begin = time.perf_counter()
@@ -129,7 +129,7 @@ def run(reach: ModuleType, scenario: rigs.Scenario, args: argparse.Namespace) ->
         steps.append(time.perf_counter() - begin)
 
     # the solves alone: full figure vs pruned, warm started, iterations to 1e-6 x limb
-    bb.start_drag(reach, obj, goals, rest, dragged)
+    events.start_drag(reach, obj, goals, rest, dragged)
     theta_full = bridge.pose.read_pose(obj, rig)
     theta_small = None
     full_times, small_times, iterations, needed = [], [], [], []
