@@ -73,6 +73,7 @@ import machine  # first: one BLAS thread for numpy and bpy
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import blender_limits as joint_limits
 import blender_rigs as rigs
 import bpy
 import numpy as np
@@ -241,7 +242,7 @@ def run_scenario(
                 ],
             }
             for bone in scenario.polygons
-            for order, axes, vertices in [rigs.joint_polygon(obj, bone)]
+            for order, axes, vertices in [joint_limits.joint_polygon(obj, bone)]
         },
         **({"note": POLYGON_NOTE} if scenario.polygons else {}),
         "dragged": scenario.dragged,

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
+import blender_limits as joint_limits
 import blender_rigs as rigs
 import bpy
 import numpy as np
@@ -51,7 +52,7 @@ class Poser:
         self.scenario = scenario
         self.figure = rig.figure
         self.index = {entry.name: k for k, entry in enumerate(rig.layout)}
-        self.limits = {bone: rigs.ik_limits(obj, bone) for bone in scenario.elbow_limits}
+        self.limits = {bone: joint_limits.ik_limits(obj, bone) for bone in scenario.elbow_limits}
         self.polygons = polygon_dofs(obj, rig, scenario.polygons)
 
     def euler(self, theta: np.ndarray, bone: str) -> np.ndarray:
@@ -60,16 +61,16 @@ class Poser:
             axis.lower(): float(theta[entry.rotation + j])
             for j, axis in enumerate(entry.order[::-1])
         }
-        return rigs.euler_matrix(angles, entry.order)
+        return joint_limits.euler_matrix(angles, entry.order)
 
     def allowed(self, theta: np.ndarray) -> bool:
         """Inside the limited bones' limits under Blender's swing-twist reading too, and
         inside the limit polygons."""
         return all(
-            rigs.swing_twist_violation(self.euler(theta, bone), limits) <= 1e-7
+            joint_limits.swing_twist_violation(self.euler(theta, bone), limits) <= 1e-7
             for bone, limits in self.limits.items()
         ) and all(
-            rigs.polygon_excess(theta[[i, j]], vertices) <= 0.0
+            joint_limits.polygon_excess(theta[[i, j]], vertices) <= 0.0
             for i, j, vertices in self.polygons.values()
         )
 
@@ -135,7 +136,7 @@ def polygon_dofs(
     """Per bone with a limit polygon: the θ indices of its two DOFs and its vertices."""
     result = {}
     for bone in bones:
-        _, axes, vertices = rigs.joint_polygon(obj, bone)
+        _, axes, vertices = joint_limits.joint_polygon(obj, bone)
         entry = rig.bone(bone)
         i, j = (rig.figure.dof_index(bone, entry.axis_position(axis)) for axis in axes)
         result[bone] = (i, j, vertices)
@@ -159,7 +160,7 @@ def measure(stage: Stage, targets: np.ndarray, elapsed: float) -> dict[str, Any]
     obj, scenario = stage.obj, stage.scenario
     points = rigs.effector_points(obj, scenario.limbs)
     error = float(np.max(np.linalg.norm(points - targets, axis=1) / stage.lengths))
-    box, euler, swing = rigs.limit_violations(obj, scenario.elbow_limits)
+    box, euler, swing = joint_limits.limit_violations(obj, scenario.elbow_limits)
     run = {
         "ms": 1e3 * elapsed,
         "error": error,
@@ -168,7 +169,7 @@ def measure(stage: Stage, targets: np.ndarray, elapsed: float) -> dict[str, Any]
         "violation_swing": swing,
     }
     if scenario.polygons:
-        signed = rigs.polygon_signed_pose(obj, scenario.polygons)
+        signed = joint_limits.polygon_signed_pose(obj, scenario.polygons)
         run["polygon_signed"] = signed
         run["violation_polygon"] = max(0.0, signed)
     return run
@@ -212,7 +213,7 @@ def reach_extras(
     if scenario.polygons:
         extras["violation_polygon_read"] = math.degrees(
             max(
-                rigs.polygon_excess(read[[i, j]], vertices)
+                joint_limits.polygon_excess(read[[i, j]], vertices)
                 for i, j, vertices in polygon_dofs(obj, rig, scenario.polygons).values()
             )
         )
