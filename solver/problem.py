@@ -54,6 +54,8 @@ class Problem:
         self.figure = figure
         self.kinematics = figure.kinematics
         self.limits = figure.limits
+        self.memo: dict[str, object] = {}
+        """What solvers derive from the figure and chains alone, kept by :meth:`with_goals`."""
         self._version = figure.version
         leaves, terms = flatten(items)
         self.constraints = tuple(items)
@@ -278,7 +280,16 @@ class Problem:
         return result
 
     def gauss_newton_variables(self, theta: FloatArray) -> FloatArray:
-        """:meth:`gauss_newton` restricted to the variables, shape (n_v, n_v).
+        """:meth:`gauss_newton` restricted to the variables, shape (n_v, n_v)."""
+        factor = self.gauss_newton_factor(theta)
+        result: FloatArray = factor @ factor.T
+        return result
+
+    def gauss_newton_factor(self, theta: FloatArray) -> FloatArray:
+        """F with ``F Fᵀ`` = :meth:`gauss_newton_variables`, shape (n_v, k), k ≤ 9m.
+
+        The solver inverts the damped curvature through F (Woodbury's identity) when F
+        has fewer columns than rows, at O(n·k²) instead of O(n³).
 
         Row e of J for DOF j is ``u_j × (r_e − q_j) = u_j × r_e + q_j × u_j`` for a
         rotation and ``u_j`` for a translation (an axis row: ``u_j × x_e``); as row
@@ -305,9 +316,8 @@ class Problem:
         rows[:, : 3 * m] += np.tile(shift, m)
         columns = weights.T[: rows.shape[1] // (3 * m)].reshape(-1)  # per effector block
         scale = np.repeat(np.tile(self._moves_variables, columns.size // m) * columns, 3, axis=1)
-        jacobian = rows * scale
-        result: FloatArray = jacobian @ jacobian.T
-        return result
+        jacobian: FloatArray = rows * scale
+        return jacobian
 
     def _gauss_newton_factored(
         self,
@@ -318,12 +328,12 @@ class Problem:
         shift: FloatArray,
         coefficient: FloatArray,
     ) -> FloatArray:
-        """:meth:`gauss_newton_variables` with each goal's own curvature factor.
+        """:meth:`gauss_newton_factor` with each goal's own curvature factor.
 
         Plane, line, half-space and aim goals weigh some directions of the effector's
         motion and not others (:meth:`solver.goals.Goal.stack_curvature`): J_e of every
         effector over (δr, δx, δy), shape (n_v, 9), times its factor F_e, and
-        ``B = Σ_e w_e (J_e F_e)(J_e F_e)ᵀ``.
+        ``B = Σ_e w_e (J_e F_e)(J_e F_e)ᵀ``: the factor is the columns ``√w_e J_e F_e``.
         """
         m = points.shape[0]
         n = spin.shape[0]
@@ -332,9 +342,8 @@ class Problem:
         jacobian = rows.reshape(n, 3, m, 3).transpose(0, 2, 1, 3).reshape(n, m, 9)
         jacobian *= self._moves_variables[:, :, None]
         factors = self._goals.factors(points, x, y) * np.sqrt(coefficient)[:, None, None]
-        weighted = np.einsum("nmi,mij->nmj", jacobian, factors).reshape(n, 9 * m)
-        result: FloatArray = weighted @ weighted.T
-        return result
+        weighted: FloatArray = np.einsum("nmi,mij->nmj", jacobian, factors).reshape(n, 9 * m)
+        return weighted
 
     def _pose(
         self, theta: FloatArray

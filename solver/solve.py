@@ -194,8 +194,8 @@ def _descents(
         return value, gradient if unscaled else gradient * scale
 
     def curvature(phi: FloatArray) -> FloatArray:
-        hessian = problem.gauss_newton_variables(space.theta(phi))
-        return hessian if unscaled else hessian * np.outer(scale, scale)
+        factor = problem.gauss_newton_factor(space.theta(phi))
+        return factor if unscaled else factor * scale[:, None]
 
     reporter = None
     if callback is not None:

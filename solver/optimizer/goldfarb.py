@@ -149,7 +149,7 @@ def descend(
         max_iterations: Most iterations.
         deadline: ``time.perf_counter()`` value to stop at, or None.
         callback: Called with (φ, G) at the start and after every accepted step.
-        curvature: φ ↦ a positive semi-definite estimate B of the Hessian (Gauss–Newton).
+        curvature: φ ↦ F, with ``B = F Fᵀ`` the goals' Gauss–Newton estimate of the Hessian.
             With it, H starts (and restarts) as ``Z (Zᵀ(B + μI)Z)⁻¹ Zᵀ`` (Z a basis of
             the active rows' null space, μ a small damping) instead of the projector.
         goal_value: Stop as soon as G ≤ this value (G ≥ 0 is then within it of its
@@ -177,8 +177,8 @@ class _Run:
     ) -> None:
         self.objective = objective
         self.curvature = curvature
-        self.hessian: FloatArray | None = None
-        self.hessian_at = phi0
+        self.factor: FloatArray | None = None
+        self.factor_at = phi0
         self.a_in, self.b_in = active.a_in, active.b_in
         self.tolerance = tolerance
         self.callback = callback
@@ -231,10 +231,10 @@ class _Run:
         """
         if self.curvature is None:
             return self.active.projector()
-        if self.hessian is None or not np.array_equal(self.phi, self.hessian_at):
-            self.hessian = self.curvature(self.phi)
-            self.hessian_at = self.phi
-        return gauss_newton_start(self.hessian, self.active.matrix, self.value)
+        if self.factor is None or not np.array_equal(self.phi, self.factor_at):
+            self.factor = self.curvature(self.phi)
+            self.factor_at = self.phi
+        return gauss_newton_start(self.factor, self.active.matrix, self.value)
 
     def reset(self) -> bool:
         """Restart H as at the start; False when it was fresh already."""

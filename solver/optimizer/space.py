@@ -50,33 +50,35 @@ class ReducedSpace:
 
     @classmethod
     def build(cls, problem: Problem, theta0: FloatArray) -> ReducedSpace:
-        """Reduce ``problem``'s limits to its free DOFs at the start pose ``theta0``."""
-        variables = problem.variables
-        dofs = problem.figure.dofs
-        scale = np.array([dofs[j].scale for j in variables], dtype=np.float64)
-        fixed = np.ones(problem.n_dofs, dtype=bool)
-        fixed[variables] = False
-        limits = problem.limits
+        """Reduce ``problem``'s limits to its free DOFs at the start pose ``theta0``.
+
+        The rows over the variables depend on the problem alone: they are made once and
+        kept in ``problem.memo`` (drag events share them through ``Problem.with_goals``).
+        """
+        rows = problem.memo.get("reduced_rows")
+        if not isinstance(rows, _Rows):
+            rows = _Rows.of(problem)
+            problem.memo["reduced_rows"] = rows
+        variables, scale = problem.variables, rows.scale
         phi0 = theta0[variables] / scale
-
-        a_in = limits.a_in[:, variables] * scale
-        b_in = limits.b_in - limits.a_in[:, fixed] @ theta0[fixed]
-        norms = np.linalg.norm(a_in, axis=1)
-        keep = norms > 1e-12
-        in_rows = np.flatnonzero(keep)
-        a_in = a_in[keep] / norms[keep, None]
-        b_in = b_in[keep] / norms[keep]
-
-        a_eq = limits.a_eq[:, variables] * scale
-        if a_eq.shape[0]:
-            _, singular, vt = np.linalg.svd(a_eq, full_matrices=False)
-            rank = int(np.sum(singular > 1e-10 * max(float(singular.max(initial=0.0)), 1e-300)))
-            a_eq = vt[:rank]
-        b_eq: FloatArray = np.asarray(a_eq @ phi0, dtype=np.float64)
-        base = theta0.copy()
-        lower = problem.figure.lower[variables] / scale
-        upper = problem.figure.upper[variables] / scale
-        return cls(variables, scale, base, a_eq, b_eq, a_in, b_in, in_rows, lower, upper)
+        limits = problem.limits
+        b_in = limits.b_in[rows.in_rows]
+        if rows.fixed_in.shape[1]:
+            b_in = b_in - rows.fixed_in @ theta0[rows.fixed]
+        b_in = b_in / rows.norms
+        b_eq: FloatArray = np.asarray(rows.a_eq @ phi0, dtype=np.float64)
+        return cls(
+            variables,
+            scale,
+            theta0.copy(),
+            rows.a_eq,
+            b_eq,
+            rows.a_in,
+            b_in,
+            rows.in_rows,
+            rows.lower,
+            rows.upper,
+        )
 
     @property
     def n(self) -> int:
@@ -92,3 +94,48 @@ class ReducedSpace:
         theta = self.base.copy()
         theta[self.variables] = self.scale * phi
         return theta
+
+
+@dataclass(frozen=True)
+class _Rows:
+    """The limit rows over a problem's variables, scaled and normalised: θ-independent."""
+
+    scale: FloatArray
+    fixed: IntArray
+    a_in: FloatArray
+    in_rows: IntArray
+    norms: FloatArray
+    fixed_in: FloatArray
+    a_eq: FloatArray
+    lower: FloatArray
+    upper: FloatArray
+
+    @classmethod
+    def of(cls, problem: Problem) -> _Rows:
+        variables = problem.variables
+        dofs = problem.figure.dofs
+        scale = np.array([dofs[j].scale for j in variables], dtype=np.float64)
+        mask = np.ones(problem.n_dofs, dtype=bool)
+        mask[variables] = False
+        fixed = np.flatnonzero(mask)
+        limits = problem.limits
+        a_in = limits.a_in[:, variables] * scale
+        norms = np.linalg.norm(a_in, axis=1)
+        keep = norms > 1e-12
+        in_rows = np.flatnonzero(keep)
+        a_eq = limits.a_eq[:, variables] * scale
+        if a_eq.shape[0]:
+            _, singular, vt = np.linalg.svd(a_eq, full_matrices=False)
+            rank = int(np.sum(singular > 1e-10 * max(float(singular.max(initial=0.0)), 1e-300)))
+            a_eq = vt[:rank]
+        return cls(
+            scale=scale,
+            fixed=fixed,
+            a_in=a_in[keep] / norms[keep, None],
+            in_rows=in_rows,
+            norms=norms[keep],
+            fixed_in=limits.a_in[np.ix_(in_rows, fixed)],
+            a_eq=a_eq,
+            lower=problem.figure.lower[variables] / scale,
+            upper=problem.figure.upper[variables] / scale,
+        )

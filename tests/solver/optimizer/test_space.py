@@ -62,3 +62,17 @@ def test_rows_are_unit_and_redundant_equalities_collapse() -> None:
     phi0 = space.phi(theta0)
     assert np.all(space.a_in @ phi0 >= space.b_in - 1e-12)
     np.testing.assert_allclose(space.a_eq @ phi0, space.b_eq)
+
+
+def test_rows_are_made_once_per_problem_and_follow_the_start_pose() -> None:
+    # the rows over the variables are kept (drag events share them via with_goals); the
+    # right-hand sides still come from each start pose's fixed DOFs
+    problem, first = _space(np.zeros(4))
+    moved = problem.with_goals({0: goals.Position((0.2, 0.9, 0.0))})
+    theta = np.array([0.1, 0.3, 0.1, 0.0])  # "a" Y is locked: fixed at 0.3
+    second = ReducedSpace.build(moved, theta)
+    assert second.a_in is first.a_in and second.a_eq is first.a_eq
+    fresh = ReducedSpace.build(Problem(problem.figure, list(problem.constraints)), theta)
+    np.testing.assert_array_equal(second.a_in, fresh.a_in)
+    np.testing.assert_array_equal(second.b_in, fresh.b_in)
+    np.testing.assert_array_equal(second.b_eq, fresh.b_eq)
