@@ -81,3 +81,11 @@ def test_group_rows_count_their_bones_and_members_search_the_bones(reach):
     for layout in members:
         searches = [d for d in layout.everything() if d.function == "prop_search"]
         assert [d.arguments["search_property"] for d in searches] == ["bones"]
+
+
+def test_a_compact_constraint_list_draws_the_full_row(reach):
+    obj = rich_figure()
+    default = draw_rows(reach.addon.lists.REACH_UL_constraints, obj.reach, "constraints")
+    compact = draw_rows(reach.addon.lists.REACH_UL_constraints, obj.reach, "constraints", "COMPACT")
+    assert [layout.props() for layout in compact] == [layout.props() for layout in default]
+    assert [layout.labels() for layout in compact] == [layout.labels() for layout in default]

@@ -217,3 +217,116 @@ def test_active_constraint_and_polygon_panels_need_something_active(reach):
     assert bpy.ops.reach.add_constraint(armature=obj.name) == {"FINISHED"}
     assert panel.REACH_PT_constraint_settings.poll(bpy.context)
     assert panel.REACH_PT_joint_polygon.poll(bpy.context)
+
+
+def empty_object():
+    bpy.ops.object.empty_add()
+
+
+def bare_metarig():
+    obj = rigs.metarig()
+    obj.data.bones.active = None
+
+
+def solved_with_a_miss():
+    obj = rigs.figure()
+    rigs.limbs(obj, feet=False)
+    goal = obj.reach.constraints["hand.L"].goal
+    goal.location = (goal.location.x + 5.0, goal.location.y, goal.location.z)
+    bpy.context.view_layer.update()
+    assert bpy.ops.reach.solve(armature=obj.name) == {"FINISHED"}
+
+
+def live_figure():
+    obj = rigs.figure()
+    rigs.limbs(obj, feet=False)
+    assert bpy.ops.reach.live(armature=obj.name) == {"FINISHED"}
+
+
+STATES = {
+    "nothing active": lambda: None,
+    "an empty": empty_object,
+    "an armature, no bone": bare_metarig,
+    "an armature, not a figure": rigs.metarig,
+    "a figure with every goal type": rich_figure,
+    "after a solve that misses": solved_with_a_miss,
+    "live": live_figure,
+}
+
+
+@pytest.mark.parametrize("state", sorted(STATES))
+def test_every_shown_panel_draws_in_each_state(reach, state):
+    STATES[state]()
+    drawn = draw_every_shown_panel(reach)
+    assert "REACH_PT_figure" in drawn
+    is_armature = getattr(bpy.context.active_object, "type", None) == "ARMATURE"
+    assert ("REACH_PT_constraints" in drawn) == is_armature
+    for layout in drawn.values():
+        assert layout.everything()
+
+
+def test_constraints_panel_without_a_bone_or_a_constraint(reach):
+    obj = rigs.metarig()
+    obj.data.bones.active = None
+    layout = draw(reach.addon.panel.REACH_PT_constraints)
+    assert "Select a bone to add a constraint on it" in layout.labels()
+    (add,) = layout.operators("reach.add_constraint")
+    assert (add.armature, add.bone) == (obj.name, "")
+    (drag,) = layout.operators("reach.drag_goal")
+    assert drag.goal == ""
+    (drag_row,) = [
+        d.arguments["layout"]
+        for d in layout.everything()
+        if d.function == "row"
+        and d.arguments["layout"].operators("reach.drag_goal")
+        and not d.arguments["layout"].operators("reach.solve")
+    ]
+    assert drag_row.settings == {"enabled": False, "operator_context": "INVOKE_REGION_WIN"}
+    (clamp,) = layout.operators("reach.clamp_pose")
+    assert clamp.armature == obj.name
+
+
+def test_joint_panel_shows_the_euler_order_only_for_quaternion_and_axis_angle(reach):
+    obj = rigs.metarig()
+    obj.data.bones.active = obj.data.bones["upper_arm.L"]
+    bone = obj.pose.bones["upper_arm.L"]
+    bone.rotation_mode = "XYZ"
+    layout = draw(reach.addon.panel.REACH_PT_joint)
+    assert "euler_order" not in layout.props()
+    assert "upper_arm.L" in layout.labels()
+    assert {"rotation_mode", "lock_ik_x", "ik_min_z", "ik_max_z"} <= set(layout.props())
+    bone.rotation_mode = "QUATERNION"
+    labels = draw(reach.addon.panel.REACH_PT_joint).labels()
+    assert "Make the figure to choose its Euler order" in labels
+    assert bpy.ops.reach.figure_from_armature(armature=obj.name) == {"FINISHED"}
+    bone.rotation_mode = "AXIS_ANGLE"
+    assert "euler_order" in draw(reach.addon.panel.REACH_PT_joint).props()
+
+
+def test_polygon_and_group_panels_point_their_lists_and_buttons_at_the_active_entries(reach):
+    obj = rich_figure()
+    polygon = draw(reach.addon.panel.REACH_PT_joint_polygon)
+    (listed,) = [d for d in polygon.everything() if d.function == "template_list"]
+    assert listed.arguments["dataptr"] == obj.reach.joints["upper_arm.L"]
+    assert listed.arguments["active_propname"] == "active_vertex"
+    assert "Vertices are poses: keep the polygon convex" in polygon.labels()
+    for idname in ("reach.polygon_remove_vertex", "reach.polygon_clear"):
+        (op,) = polygon.operators(idname)
+        assert (op.armature, op.bone) == (obj.name, "upper_arm.L")
+    groups = draw(reach.addon.panel.REACH_PT_groups)
+    lists = [d.arguments for d in groups.everything() if d.function == "template_list"]
+    assert [a["listtype_name"] for a in lists] == ["REACH_UL_groups", "REACH_UL_group_members"]
+    assert lists[1]["dataptr"] == obj.reach.groups["Spine"]
+    (add,) = groups.operators("reach.group_member_add")
+    assert (add.armature, add.bone, add.group) == (obj.name, "upper_arm.L", "Spine")
+    (remove,) = groups.operators("reach.group_member_remove")
+    assert remove.group == "Spine"
+    obj.reach.active_group = -1
+    assert draw(reach.addon.panel.REACH_PT_groups).labels() == []
+
+
+def test_solver_panel_draws_the_settings_split(reach):
+    rigs.figure()
+    layout = draw(reach.addon.panel.REACH_PT_solver)
+    assert layout.settings == {"use_property_split": True, "use_property_decorate": False}
+    assert layout.props() == ["time_budget", "adaptive", "tolerance", "restarts", "reach_distance"]
