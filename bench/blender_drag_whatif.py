@@ -35,6 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import blender_events as events
 import blender_rigs as rigs
+import blender_scenarios as scenarios
 import bpy
 import numpy as np
 
@@ -86,17 +87,17 @@ def time_evaluate(problem: Any, theta: np.ndarray, calls: int = 300) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--events", type=int, default=300)
-    parser.add_argument("--scenario", default="limbs", choices=list(rigs.SCENARIOS))
+    parser.add_argument("--scenario", default="limbs", choices=list(scenarios.SCENARIOS))
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
     reach = rigs.load_reach()
     try:
-        run(reach, rigs.SCENARIOS[args.scenario], args)
+        run(reach, scenarios.SCENARIOS[args.scenario], args)
     finally:
         rigs.unload_reach()
 
 
-def run(reach: ModuleType, scenario: rigs.Scenario, args: argparse.Namespace) -> None:
+def run(reach: ModuleType, scenario: scenarios.Scenario, args: argparse.Namespace) -> None:
     bridge, solver = reach.addon.bridge, reach.solver
     rng = np.random.default_rng([args.seed, 99])
     obj = rigs.new_metarig()

@@ -15,6 +15,7 @@ from typing import Any
 
 import blender_limits as joint_limits
 import blender_rigs as rigs
+import blender_scenarios as scenarios
 import bpy
 import numpy as np
 
@@ -46,7 +47,7 @@ POLYGON_NOTE = (
 class Poser:
     """Random poses and forward kinematics of one scenario's figure."""
 
-    def __init__(self, obj: Any, rig: Any, scenario: rigs.Scenario) -> None:
+    def __init__(self, obj: Any, rig: Any, scenario: scenarios.Scenario) -> None:
         self.obj = obj
         self.rig = rig
         self.scenario = scenario
@@ -82,7 +83,7 @@ class Poser:
             theta = np.zeros(figure.n_dofs)
             for bone in bones:
                 spread = math.radians(
-                    rigs.SPREAD_DEG["spine" if bone.startswith("spine") else "default"]
+                    scenarios.SPREAD_DEG["spine" if bone.startswith("spine") else "default"]
                 )
                 for i in figure.segments[self.index[bone]].dof_indices:
                     low, high = figure.lower[i], figure.upper[i]
@@ -95,7 +96,7 @@ class Poser:
                 return theta
         raise RuntimeError(f"no random pose of {list(bones)} within the limits")
 
-    def effector(self, theta: np.ndarray, limb: rigs.Limb) -> np.ndarray:
+    def effector(self, theta: np.ndarray, limb: scenarios.Limb) -> np.ndarray:
         frame = self.figure.forward(theta)[self.index[limb.bone]]
         length = self.obj.data.bones[limb.bone].length
         return frame[:3, :3] @ np.array((0.0, length, 0.0)) + frame[:3, 3]
@@ -151,7 +152,7 @@ class Stage:
     """A scenario set up on the metarig: what every event of every method is measured on."""
 
     obj: Any
-    scenario: rigs.Scenario
+    scenario: scenarios.Scenario
     lengths: np.ndarray
     """Each limb's length [m], in the scenario's order of limbs."""
 
@@ -197,7 +198,7 @@ def blender_events(
 
 
 def reach_extras(
-    reach: ModuleType, obj: Any, scenario: rigs.Scenario, rig: Any, theta: np.ndarray
+    reach: ModuleType, obj: Any, scenario: scenarios.Scenario, rig: Any, theta: np.ndarray
 ) -> dict[str, float]:
     """Largest violation [deg] of the figure's limits by the pose read back from the
     bones' channels (``bridge.pose.read_pose``), near the solver's θ; with limit polygons
