@@ -85,14 +85,13 @@ from blender_events import (
     STEP,
     SUCCESS,
     VIOLATING_DEG,
-    Poser,
     Stage,
     blender_events,
     move,
-    reach_drag,
-    reach_random,
 )
 from blender_phases import profile_drag
+from blender_poses import Poser
+from blender_reach_events import reach_drag, reach_random
 from blender_report import columns, dump, markdown, print_table, summary
 from harness import BenchmarkParser, Count, write_files
 

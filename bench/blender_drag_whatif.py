@@ -38,6 +38,8 @@ import blender_rigs as rigs
 import blender_scenarios as scenarios
 import bpy
 import numpy as np
+from blender_poses import Poser
+from blender_reach_events import start_drag
 
 
 def pruned(reach: ModuleType, setup: Any, theta: np.ndarray) -> tuple[Any, np.ndarray]:
@@ -117,12 +119,12 @@ def run(reach: ModuleType, scenario: scenarios.Scenario, args: argparse.Namespac
     rest = rigs.effector_points(obj, scenario.limbs)
     lengths = np.array([rigs.limb_length(obj, limb) for limb in scenario.limbs])
     rig = bridge.rig.build_rig(obj)
-    poser = events.Poser(obj, rig, scenario)
+    poser = Poser(obj, rig, scenario)
     dragged = [limb.name for limb in scenario.limbs].index(scenario.dragged)
     path = poser.drag_path(rng, args.events, events.STEP * lengths[dragged])
 
     # baseline: DragSession.step
-    drag = events.start_drag(reach, obj, goals, rest, dragged)
+    drag = start_drag(reach, obj, goals, rest, dragged)
     steps = []
     for point in path:
         begin = time.perf_counter()
@@ -130,7 +132,7 @@ def run(reach: ModuleType, scenario: scenarios.Scenario, args: argparse.Namespac
         steps.append(time.perf_counter() - begin)
 
     # the solves alone: full figure vs pruned, warm started, iterations to 1e-6 x limb
-    events.start_drag(reach, obj, goals, rest, dragged)
+    start_drag(reach, obj, goals, rest, dragged)
     theta_full = bridge.pose.read_pose(obj, rig)
     theta_small = None
     full_times, small_times, iterations, needed = [], [], [], []
