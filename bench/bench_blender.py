@@ -18,7 +18,7 @@ IK constraints on the same effectors, chains and targets:
   Reach reads as bounds on its Euler YXZ angles);
 * ``arm_polygon`` / ``limbs_polygon``: a convex limit polygon on the upper arms' two
   swing rotations, X and Z of Reach's Euler YXZ reading (``SHOULDER_POLYGON_DEG`` in
-  ``blender_rigs``, stored in ``obj.reach.joints`` as the joint panel stores it), on the
+  ``blender_scenarios``, stored in ``obj.reach.joints`` as the joint panel stores it), on the
   wrist with the chain upper_arm.L → forearm.L (6 DOF) and on four limbs each from its
   own root joint (hands from the upper arms, feet from the thighs; 36 DOF): with the
   clavicles and the spine in the chains they aim the arms around the polygon, which
@@ -75,6 +75,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import blender_limits as joint_limits
 import blender_rigs as rigs
+import blender_scenarios as scenarios
 import bpy
 import numpy as np
 from blender_events import (
@@ -84,14 +85,13 @@ from blender_events import (
     STEP,
     SUCCESS,
     VIOLATING_DEG,
-    Poser,
     Stage,
     blender_events,
     move,
-    reach_drag,
-    reach_random,
 )
 from blender_phases import profile_drag
+from blender_poses import Poser
+from blender_reach_events import reach_drag, reach_random
 from blender_report import columns, dump, markdown, print_table, summary
 from harness import BenchmarkParser, Count, write_files
 
@@ -99,9 +99,9 @@ from harness import BenchmarkParser, Count, write_files
 
 
 def run_scenario(
-    reach: ModuleType, scenario: rigs.Scenario, args: argparse.Namespace
+    reach: ModuleType, scenario: scenarios.Scenario, args: argparse.Namespace
 ) -> dict[str, Any]:
-    rng = np.random.default_rng([args.seed, list(rigs.SCENARIOS).index(scenario.key)])
+    rng = np.random.default_rng([args.seed, list(scenarios.SCENARIOS).index(scenario.key)])
     bridge = reach.addon.bridge
     obj = rigs.new_metarig()
     rigs.set_elbow_limits(obj, scenario.elbow_limits)
@@ -270,16 +270,18 @@ def run_scenario(
 def main() -> None:
     counts = {"targets": Count("random targets", 20, 200), "events": Count("drag events", 40, 300)}
     parser = BenchmarkParser(__doc__, "blender", "20 targets, 40 drag events", counts)
-    parser.add_argument("--scenarios", default=",".join(rigs.SCENARIOS), help="comma-separated")
+    parser.add_argument(
+        "--scenarios", default=",".join(scenarios.SCENARIOS), help="comma-separated"
+    )
     parser.add_argument("--no-profile", dest="profile", action="store_false")
     parser.add_argument(
         "--profile-scenarios", default="arm,limbs", help="drags to profile, comma-separated"
     )
     args = parser.parse_args()
     keys = [key.strip() for key in args.scenarios.split(",") if key.strip()]
-    unknown = [key for key in keys if key not in rigs.SCENARIOS]
+    unknown = [key for key in keys if key not in scenarios.SCENARIOS]
     if unknown:
-        parser.error(f"unknown scenarios {unknown}; choose from {list(rigs.SCENARIOS)}")
+        parser.error(f"unknown scenarios {unknown}; choose from {list(scenarios.SCENARIOS)}")
 
     started = time.perf_counter()
     reach = rigs.load_reach()
@@ -292,17 +294,17 @@ def main() -> None:
             "seed": args.seed,
             "drag_step": f"{STEP:g} x limb length",
             "success": [f"every effector within {t:g} x limb length" for t in SUCCESS],
-            "elbow_limits_deg": rigs.ELBOW_LIMITS_DEG,
+            "elbow_limits_deg": scenarios.ELBOW_LIMITS_DEG,
             "shoulder_polygon_deg": {
                 "bone": "upper_arm.L (upper_arm.R: the mirror image, Z negated)",
                 "axes": "XZ",
                 "euler_order": "YXZ",
-                "vertices": rigs.SHOULDER_POLYGON_DEG,
+                "vertices": scenarios.SHOULDER_POLYGON_DEG,
             },
             "violating_deg": VIOLATING_DEG,
-            "random_spread_deg": rigs.SPREAD_DEG,
+            "random_spread_deg": scenarios.SPREAD_DEG,
         }
-        records = {key: run_scenario(reach, rigs.SCENARIOS[key], args) for key in keys}
+        records = {key: run_scenario(reach, scenarios.SCENARIOS[key], args) for key in keys}
     finally:
         rigs.unload_reach()
     meta["wall_s"] = round(time.perf_counter() - started, 1)

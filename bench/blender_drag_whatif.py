@@ -35,8 +35,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import blender_events as events
 import blender_rigs as rigs
+import blender_scenarios as scenarios
 import bpy
 import numpy as np
+from blender_poses import Poser
+from blender_reach_events import start_drag
 
 
 def pruned(reach: ModuleType, setup: Any, theta: np.ndarray) -> tuple[Any, np.ndarray]:
@@ -86,17 +89,17 @@ def time_evaluate(problem: Any, theta: np.ndarray, calls: int = 300) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--events", type=int, default=300)
-    parser.add_argument("--scenario", default="limbs", choices=list(rigs.SCENARIOS))
+    parser.add_argument("--scenario", default="limbs", choices=list(scenarios.SCENARIOS))
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
     reach = rigs.load_reach()
     try:
-        run(reach, rigs.SCENARIOS[args.scenario], args)
+        run(reach, scenarios.SCENARIOS[args.scenario], args)
     finally:
         rigs.unload_reach()
 
 
-def run(reach: ModuleType, scenario: rigs.Scenario, args: argparse.Namespace) -> None:
+def run(reach: ModuleType, scenario: scenarios.Scenario, args: argparse.Namespace) -> None:
     bridge, solver = reach.addon.bridge, reach.solver
     rng = np.random.default_rng([args.seed, 99])
     obj = rigs.new_metarig()
@@ -116,12 +119,12 @@ def run(reach: ModuleType, scenario: rigs.Scenario, args: argparse.Namespace) ->
     rest = rigs.effector_points(obj, scenario.limbs)
     lengths = np.array([rigs.limb_length(obj, limb) for limb in scenario.limbs])
     rig = bridge.rig.build_rig(obj)
-    poser = events.Poser(obj, rig, scenario)
+    poser = Poser(obj, rig, scenario)
     dragged = [limb.name for limb in scenario.limbs].index(scenario.dragged)
     path = poser.drag_path(rng, args.events, events.STEP * lengths[dragged])
 
     # baseline: DragSession.step
-    drag = events.start_drag(reach, obj, goals, rest, dragged)
+    drag = start_drag(reach, obj, goals, rest, dragged)
     steps = []
     for point in path:
         begin = time.perf_counter()
@@ -129,7 +132,7 @@ def run(reach: ModuleType, scenario: rigs.Scenario, args: argparse.Namespace) ->
         steps.append(time.perf_counter() - begin)
 
     # the solves alone: full figure vs pruned, warm started, iterations to 1e-6 x limb
-    events.start_drag(reach, obj, goals, rest, dragged)
+    start_drag(reach, obj, goals, rest, dragged)
     theta_full = bridge.pose.read_pose(obj, rig)
     theta_small = None
     full_times, small_times, iterations, needed = [], [], [], []

@@ -15,7 +15,7 @@ from types import ModuleType
 from typing import Any
 
 import numpy as np
-from blender_events import start_drag
+from blender_reach_events import start_drag
 
 # --- where a drag event's time goes -------------------------------------------------------
 
