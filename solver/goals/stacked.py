@@ -28,9 +28,12 @@ class StackedGoals:
         kinds: dict[type[Goal], list[int]] = {}
         for i, goal in enumerate(goals):
             kinds.setdefault(type(goal), []).append(i)
-        self._batches: tuple[tuple[IntArray, Batch], ...] = tuple(
-            (np.array(members, np.intp), kind.stack([goals[k] for k in members]))
+        self._groups: tuple[tuple[IntArray, type[Goal], list[Goal]], ...] = tuple(
+            (np.array(members, np.intp), kind, [goals[k] for k in members])
             for kind, members in kinds.items()
+        )
+        self._batches: tuple[tuple[IntArray, Batch], ...] = tuple(
+            (members, kind.stack(own)) for members, kind, own in self._groups
         )
         self._single = len(self._batches) == 1
         self.curvature: FloatArray = np.array([goal.curvature() for goal in goals]).reshape(-1, 3)
@@ -39,16 +42,19 @@ class StackedGoals:
         self.isotropic = all(
             getattr(kind.stack_curvature, "__func__", None) is default for kind in kinds
         )
-        self._curvatures: tuple[tuple[IntArray, CurvatureBatch], ...] = tuple(
-            (np.array(members, np.intp), kind.stack_curvature([goals[k] for k in members]))
-            for kind, members in kinds.items()
-        )
+        self._curvatures: tuple[tuple[IntArray, CurvatureBatch], ...] | None = None
 
     def factors(self, points: FloatArray, x: FloatArray, y: FloatArray) -> FloatArray:
         """Each goal's Gauss–Newton curvature factor F, shape (m, 9, 9).
 
         ``F Fᵀ`` is the curvature over (δr, δx, δy) (see :meth:`Goal.stack_curvature`).
+        The batches are stacked on first use: goals that move every drag event are
+        stacked anew each time, and isotropic goals never need them.
         """
+        if self._curvatures is None:
+            self._curvatures = tuple(
+                (members, kind.stack_curvature(own)) for members, kind, own in self._groups
+            )
         result = np.empty((self._m, 9, 9))
         for members, batch in self._curvatures:
             result[members] = batch(points[members], x[members], y[members])
