@@ -17,7 +17,11 @@ targets:
 * elbow limits (one arm and four limbs, random and drag): Reach ≥ 99.5% within 1e-6 ×
   limb length and no event violating a limit;
 * SLSQP: Reach ≥ 5 × faster to the same objective (scipy's median time to Reach's
-  final G over Reach's median solve time, 53-DOF human, full limits).
+  final G over Reach's median solve time, 53-DOF human, full limits);
+* mixed goal types (``mixed.json``, issue 10): drag events of the Rigify basic human
+  holding six constraints of six kinds take a median of ≤ 6 iterations, p90 ≤ 15, and a
+  median event ≤ 5 ms (the peer column: the previous solver on the same problems, its
+  solve alone).
 
 Times per event are medians; the ratios are of medians.
 """
@@ -140,6 +144,31 @@ def slsqp_target(solver: dict[str, Any] | None) -> Row:
     )
 
 
+def mixed_rows(mixed: dict[str, Any] | None) -> list[Row]:
+    """Issue 10's mixed-goal drag targets."""
+    names = {
+        "median iterations": "mixed goals drag: median iterations ≤ 6",
+        "p90 iterations": "mixed goals drag: p90 iterations ≤ 15",
+        "median event ms": "mixed goals drag: median event ≤ 5 ms",
+    }
+    if mixed is None:
+        return [missing(t, "mixed.json missing (run bench/bench_mixed.py)") for t in names.values()]
+    table = []
+    for key, target in names.items():
+        entry = mixed["targets"][key]
+        previous = entry.get("previous")
+        table.append(
+            Row(
+                target,
+                f"{entry['reach']:.3g}",
+                "" if previous is None else f"{previous:.3g} (previous solver)",
+                "",
+                bool(entry["met"]),
+            )
+        )
+    return table
+
+
 def rows(blender: dict[str, Any] | None, solver: dict[str, Any] | None) -> list[Row]:
     table = [
         time_target(
@@ -252,9 +281,10 @@ def markdown(table: list[Row], notes: list[str], sources: dict[str, str]) -> str
 def main() -> None:
     results = results_folder(__doc__)
     data = {
-        name: load(results, f"{name}.json") for name in ("blender", "solver", "scale", "papers")
+        name: load(results, f"{name}.json")
+        for name in ("blender", "solver", "scale", "papers", "mixed")
     }
-    table = rows(data["blender"], data["solver"])
+    table = rows(data["blender"], data["solver"]) + mixed_rows(data["mixed"])
     notes = headlines(data["scale"], data["papers"], data["solver"])
     sources = {
         f"{name}.json": str(record.get("date", "undated"))
