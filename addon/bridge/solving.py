@@ -150,9 +150,14 @@ def _headline(
         return f"not reachable: {listed}; the pose is as close as the figure allows"
     if result.outcome is SolverOutcome.UNFINISHED:
         return f"not met yet ({result.message}); solve again to go on: {listed}"
+    if result.restarts > 0:
+        return (
+            f"not met: {listed}; no closer pose found from {result.restarts + 1} starts, "
+            "but not proved out of reach"
+        )
     return (
         f"not met: {listed}; a local minimum, not proved out of reach: "
-        "a pose elsewhere may meet it (Solve tries restarts)"
+        "a pose elsewhere may meet it (Solve tries other starts)"
     )
 
 

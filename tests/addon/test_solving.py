@@ -53,6 +53,7 @@ def test_a_goal_the_limits_keep_away_is_not_called_out_of_reach(reach):
     assert stats.outcome == "local_minimum"
     assert stats.message.startswith("not met: h ")
     assert "not proved out of reach" in stats.message
+    assert f"no closer pose found from {obj.reach.restarts + 1} starts" in stats.message
     assert "out of reach by" not in stats.reasons
     assert "held by forearm.L rotation X ≤ 0°" in stats.reasons
     assert forearm.rotation_euler.x == pytest.approx(0.0, abs=1e-7)
