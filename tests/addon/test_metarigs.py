@@ -1,4 +1,4 @@
-"""Rigify's animal metarigs: make a figure, constrain a leaf bone, drag it and solve."""
+"""Rigify's metarigs: make a figure, constrain a leaf bone, drag it and solve."""
 
 from __future__ import annotations
 
@@ -17,8 +17,10 @@ def leaf_chain(obj, depth=3):
     raise AssertionError(f"{obj.name} has no chain of {depth} bones")
 
 
-@pytest.mark.parametrize("kind", ["basic_quadruped", "cat", "wolf", "shark"])
-def test_animal_metarigs_follow_a_reachable_drag_and_solve(reach, kind):
+@pytest.mark.parametrize(
+    "kind", ["basic_quadruped", "cat", "wolf", "shark", "bird", "horse", "human"]
+)
+def test_metarigs_follow_a_reachable_drag_and_solve(reach, kind):
     getattr(bpy.ops.object, f"armature_{kind}_metarig_add")()
     obj = bpy.context.active_object
     bpy.ops.object.mode_set(mode="OBJECT")
