@@ -88,11 +88,24 @@ class ActiveSet:
         result: FloatArray = np.eye(self.n) - matrix @ inverse
         return result
 
-    def project(self, vector: FloatArray) -> FloatArray:
-        """``vector`` less its component in the span of the active rows."""
-        if not self.matrix.shape[1]:
+    def project(self, vector: FloatArray, exclude: int | None = None) -> FloatArray:
+        """``vector`` less its component in the span of the active rows (less ``exclude``).
+
+        Without column ``exclude``, ``(NᵀN)⁻¹`` of the other columns is the Schur
+        complement of ``exclude``'s diagonal entry in :attr:`gram_inverse`: O(n·q + q²),
+        no n×n projector.
+        """
+        matrix, inverse = self.matrix, self.gram_inverse
+        if exclude is not None:
+            keep = np.arange(matrix.shape[1]) != exclude
+            column = inverse[keep, exclude]
+            inverse = (
+                inverse[np.ix_(keep, keep)] - np.outer(column, column) / inverse[exclude, exclude]
+            )
+            matrix = matrix[:, keep]
+        if not matrix.shape[1]:
             return vector
-        result: FloatArray = vector - self.matrix @ (self.gram_inverse @ (self.matrix.T @ vector))
+        result: FloatArray = vector - matrix @ (inverse @ (matrix.T @ vector))
         return result
 
     def independent(self, row: FloatArray) -> bool:
