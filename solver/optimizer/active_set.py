@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._checks import FloatArray
+from ..rows import LimitRows
 
 __all__ = ["ActiveSet"]
 
@@ -13,14 +14,20 @@ class ActiveSet:
     """Active rows N (as columns), (NᵀN)⁻¹ and their right-hand sides, kept together.
 
     Equalities are always the first ``k`` columns; ``rows`` lists the active inequality
-    rows after them.
+    rows after them. The inequality rows may come as :class:`~solver.rows.LimitRows`
+    (products by their nonzeros).
     """
 
     def __init__(
-        self, a_eq: FloatArray, b_eq: FloatArray, a_in: FloatArray, b_in: FloatArray
+        self,
+        a_eq: FloatArray,
+        b_eq: FloatArray,
+        a_in: FloatArray | LimitRows,
+        b_in: FloatArray,
     ) -> None:
-        self.a_eq, self.b_eq, self.a_in, self.b_in = a_eq, b_eq, a_in, b_in
-        self.n = a_in.shape[1] if a_in.ndim == 2 else a_eq.shape[1]
+        self.a_eq, self.b_eq, self.b_in = a_eq, b_eq, b_in
+        self.a_in = a_in if isinstance(a_in, LimitRows) else LimitRows(a_in, sparse=False)
+        self.n = a_eq.shape[1]
         self.k = a_eq.shape[0]
         self.rows: list[int] = []
         self._refresh()
@@ -31,7 +38,7 @@ class ActiveSet:
         phi: FloatArray,
         a_eq: FloatArray,
         b_eq: FloatArray,
-        a_in: FloatArray,
+        a_in: FloatArray | LimitRows,
         b_in: FloatArray,
         *,
         slack: float,
@@ -42,11 +49,11 @@ class ActiveSet:
         first, unless it depends on the rows before it.
         """
         active = cls(a_eq, b_eq, a_in, b_in)
-        slacks = a_in @ phi - b_in
+        slacks = active.a_in @ phi - b_in
         for j in np.argsort(slacks):
             if slacks[j] > slack:
                 break
-            if active.independent(a_in[j]):
+            if active.independent(active.a_in[j]):
                 active.add(int(j))
         return active
 

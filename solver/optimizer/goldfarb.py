@@ -54,6 +54,7 @@ from collections.abc import Callable
 import numpy as np
 
 from .._checks import FloatArray
+from ..rows import LimitRows
 from .active_set import ActiveSet
 from .linesearch import line_search
 from .metric import Metric, fletcher_update, gauss_newton_start, projector_start
@@ -131,7 +132,7 @@ def descend(
     phi0: FloatArray,
     a_eq: FloatArray,
     b_eq: FloatArray,
-    a_in: FloatArray,
+    a_in: FloatArray | LimitRows,
     b_in: FloatArray,
     *,
     tolerance: float,
@@ -148,7 +149,9 @@ def descend(
         phi0: Feasible start, shape (n,).
         a_eq: Orthonormal equality rows, shape (k, n).
         b_eq: Shape (k,).
-        a_in: Unit inequality rows (``a_in φ ≥ b_in``), shape (m, n).
+        a_in: Unit inequality rows (``a_in φ ≥ b_in``), shape (m, n); as
+            :class:`~solver.rows.LimitRows` (a reduced space's ``rows_in``) the ratio
+            test's products cost O(nonzeros).
         b_in: Shape (m,).
         tolerance: ε of the Kuhn–Tucker test on ‖Pg‖ and the multipliers.
         max_iterations: Most iterations.
@@ -369,7 +372,7 @@ class _Run:
             hit = -1
             if np.any(blocking):
                 candidates = np.flatnonzero(blocking)
-                slack = self.a_in[candidates] @ self.phi - self.b_in[candidates]
+                slack = self.a_in.rows_times(candidates, self.phi) - self.b_in[candidates]
                 ratios = np.maximum(slack, 0.0) / -rates[candidates]
                 best = int(np.argmin(ratios))
                 limit = float(ratios[best])
