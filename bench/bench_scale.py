@@ -35,8 +35,8 @@ the 600-DOF tree with 20 goals (median event ≤ 20 ms) and the 500-bone chain o
 variables and m goal residuals (3 per position goal) fits the time per iteration
 against each: it must grow no faster than n·m² + n².
 
-Prints a table and writes ``bench/results/scale.json`` and ``scale.md``. About 3–4
-minutes on two cores; ``--quick`` (fewer sizes, targets and events) well under a minute.
+Prints a table and writes ``bench/results/scale.json`` and ``scale.md``. Under a minute
+on two cores; ``--quick`` (fewer sizes, targets and events) a few seconds.
 """
 
 from __future__ import annotations

@@ -5,7 +5,8 @@ The variables are the problem's free DOFs V (in some chain, not locked). With th
 row ``aᵀθ ≥ b`` becomes ``(a_V ∘ s)ᵀφ ≥ b − a_Fᵀθ_F``, normalised to a unit row; rows
 with no free DOF are constants (checked at the start pose) and dropped. Equalities are
 replaced by an orthonormal basis of their row space, so that redundant joint-group
-equations do no harm.
+equations do no harm. The inequality rows are also kept as :class:`~solver.rows.LimitRows`
+(``rows_in``), whose products go by their nonzeros on a long chain.
 """
 
 from __future__ import annotations
