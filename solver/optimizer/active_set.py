@@ -80,7 +80,8 @@ class ActiveSet:
         self.matrix = np.vstack([self.a_eq, self.a_in[self.rows]]).T  # (n, q)
         self.rhs = np.concatenate([self.b_eq, self.b_in[self.rows]])
         if self.matrix.shape[1]:
-            self.gram_inverse = np.linalg.inv(self.matrix.T @ self.matrix)
+            inverse = np.linalg.inv(self.matrix.T @ self.matrix)
+            self.gram_inverse: FloatArray = np.asarray(inverse, dtype=np.float64)
         else:
             self.gram_inverse = np.empty((0, 0))
 
