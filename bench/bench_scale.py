@@ -28,8 +28,15 @@ kinematics).
 The growth exponent of each median against the DOF count is the slope of a
 least-squares line through (log DOFs, log time), per figure and constraint count.
 
-Prints a table and writes ``bench/results/scale.json`` and ``scale.md``. About 2–3
-minutes on two cores; ``--quick`` (fewer sizes and targets) well under a minute.
+Warm drags (``scale_drag.py``, as the add-on runs them: ``restarts=0``, its 0.1 s budget
+and tolerance, each event from the last event's pose) measure the issue's two targets:
+the 600-DOF tree with 20 goals (median event ≤ 20 ms) and the 500-bone chain of
+1,500 DOFs with its tip dragged (≥ 10 events/s). A sweep of chain drags over n
+variables and m goal residuals (3 per position goal) fits the time per iteration
+against each: it must grow no faster than n·m² + n².
+
+Prints a table and writes ``bench/results/scale.json`` and ``scale.md``. Under a minute
+on two cores; ``--quick`` (fewer sizes, targets and events) a few seconds.
 """
 
 from __future__ import annotations
@@ -48,6 +55,7 @@ import numpy as np
 
 use_repository()
 from fixtures.models import random_feasible_pose  # noqa: E402
+from scale_drag import drag_case, drag_fits  # noqa: E402
 from scale_figures import (  # noqa: E402
     DOF_AXES,
     MAX_LEAVES,
@@ -70,6 +78,14 @@ SUCCESS = 1e-6
 RESTARTS = 0
 EVALUATE_POSES = 4
 """Poses that the timing of ``problem.evaluate`` cycles through."""
+DRAG_TARGETS = (
+    ("tree", 600, 20, "median event ≤ 20 ms", lambda case: case["median_ms"] <= 20.0),
+    ("chain", 1500, 1, "≥ 10 events/s", lambda case: case["events_per_s"] >= 10.0),
+)
+"""The issue's drag targets: figure, DOFs, goals, the target and its test."""
+DRAG_DOF_COUNTS = (150, 300, 600, 1000, 1500)
+QUICK_DRAG_DOF_COUNTS = (150, 600)
+DRAG_CONSTRAINT_COUNTS = (1, 5, 20)
 
 
 def run_case(
@@ -236,11 +252,93 @@ def markdown(record: dict[str, Any]) -> list[str]:
         lines.append(
             f"| {row['figure']} | {row['constraints']} | {counts} | " + " | ".join(cells) + " |"
         )
+    lines += drag_markdown(record["drag"])
     return lines
 
 
+def drag_markdown(drag: dict[str, Any]) -> list[str]:
+    lines = [
+        "",
+        "## Warm drags (the add-on's events)",
+        "",
+        drag["description"],
+        "",
+        "| figure | DOFs | goals | residuals m | variables n | median ms/event | p90 ms | "
+        "events/s | ms/iteration | iterations | statuses | target | met? |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for case in [*drag["targets"], *drag["sweep"]]:
+        statuses = ", ".join(f"{k} {v}" for k, v in case["statuses"].items())
+        target = case.get("target", "")
+        met = "" if "met" not in case else ("yes" if case["met"] else "**no**")
+        lines.append(
+            f"| {case['figure']} | {case['n_dofs']} | {case['constraints']} | "
+            f"{case['residuals']} | {case['variables']} | {case['median_ms']:.1f} | "
+            f"{case['p90_ms']:.1f} | {case['events_per_s']:.0f} | "
+            f"{case['median_time_per_iteration_ms']:.2f} | {case['median_iterations']:.0f} | "
+            f"{statuses} | {target} | {met} |"
+        )
+    lines += [
+        "",
+        "Growth of the drag's time per iteration (time ∝ x^k, least squares on log–log):",
+        "",
+        "| against | held | values | k (R²) |",
+        "|---|---|---|---|",
+    ]
+    for fit in drag["fits"]:
+        held = "residuals" if fit["against"] == "variables" else "variables"
+        values = ", ".join(str(v) for v in fit["values"])
+        lines.append(
+            f"| {fit['against']} | {held} {fit[held]} | {values} | "
+            f"{fit['exponent']:.2f} ({fit['r2']:.2f}) |"
+        )
+    return lines
+
+
+def run_drags(quick: bool, events: int, seed: int) -> dict[str, Any]:
+    """The drag targets and the chain sweep over n and m (see the module's docstring)."""
+    rng = np.random.default_rng(seed + 1)
+    print(f"\nwarm drags, {events} events each: figure DOFs goals | median ms | events/s")
+    targets = []
+    for kind, n_dofs, constraints, target, met in DRAG_TARGETS:
+        case = drag_case(kind, n_dofs, constraints, events, rng)
+        case.update(target=target, met=met(case))
+        targets.append(case)
+        print(drag_line(case), flush=True)
+    sweep = []
+    for n_dofs in QUICK_DRAG_DOF_COUNTS if quick else DRAG_DOF_COUNTS:
+        for constraints in DRAG_CONSTRAINT_COUNTS:
+            case = drag_case("chain", n_dofs, constraints, events, rng)
+            sweep.append(case)
+            print(drag_line(case), flush=True)
+    description = (
+        f"Each drag: {events} events; the last goal moves about 1 cm per event along a "
+        "5 cm circle while the others hold, from a random pose inside the limits where "
+        "every goal is met; solve(problem.with_goals(...), previous pose, restarts=0, "
+        "time_limit=0.1, tolerance=1e-10). ms/event = wall time of with_goals and solve "
+        "(median over events); ms/iteration = that over the event's iterations."
+    )
+    return {
+        "description": description,
+        "targets": targets,
+        "sweep": sweep,
+        "fits": drag_fits(sweep),
+    }
+
+
+def drag_line(case: dict[str, Any]) -> str:
+    return (
+        f"  {case['figure']:5s} {case['n_dofs']:5d} {case['constraints']:3d} | "
+        f"{case['median_ms']:7.1f} | {case['events_per_s']:6.0f} | "
+        f"{case['median_time_per_iteration_ms']:6.2f} ms/it, {case['median_iterations']:.0f} it"
+    )
+
+
 def main() -> None:
-    counts = {"targets": Count("targets per case", 3, 8)}
+    counts = {
+        "targets": Count("targets per case", 3, 8),
+        "events": Count("drag events per drag", 10, 40),
+    }
     args = BenchmarkParser(__doc__, "scale", "3 sizes, 1 and 5 constraints", counts).parse_args()
     targets = args.targets
     dof_counts = QUICK_DOF_COUNTS if args.quick else DOF_COUNTS
@@ -264,6 +362,7 @@ def main() -> None:
                 cases.append(case)
                 print(case_line(case), flush=True)
     fitted = fits(cases, KINDS, constraint_counts)
+    drags = run_drags(args.quick, args.events, args.seed)
     wall = time.perf_counter() - started
 
     print()
@@ -304,6 +403,7 @@ def main() -> None:
         "cases": cases,
         "skipped": skipped,
         "fits": fitted,
+        "drag": drags,
     }
     write_results(args.output, record, markdown(record))
 

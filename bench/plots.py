@@ -15,7 +15,8 @@ Reads whichever of ``blender.json``, ``solver.json``, ``scale.json`` and
 * ``solver_scipy.png``: Reach's solve time against scipy's time to reach Reach's
   objective (medians), and G against time for the traced targets;
 * ``scale.png``: time per iteration and per solve against DOFs (log–log) with the
-  fitted growth exponents;
+  fitted growth exponents, and the warm drags' time per iteration against the
+  variables for each number of goal residuals;
 * ``papers.png``: the tube task's solve time and the 1990 figure's update rate, beside
   the papers' numbers.
 """
@@ -121,8 +122,11 @@ def scale(data: dict[str, Any], results: Path) -> None:
         ("median_time_s", "time_per_solve", "ms per solve"),
         ("evaluate_s", "evaluate", "ms per problem.evaluate"),
     )
-    figure, axes = plt.subplots(1, len(panels), figsize=(15, 4.6))
-    for ax, (key, fit_key, title) in zip(axes, panels, strict=True):
+    sweep = data.get("drag", {}).get("sweep", [])
+    figure, axes = plt.subplots(1, len(panels) + bool(sweep), figsize=(20 if sweep else 15, 4.6))
+    if sweep:
+        drag_panel(axes[-1], sweep, data["drag"].get("fits", []))
+    for ax, (key, fit_key, title) in zip(axes, panels, strict=False):
         for k, (kind, constraints) in enumerate(series):
             chosen = sorted(
                 (c for c in cases if c["figure"] == kind and c["constraints"] == constraints),
@@ -147,6 +151,28 @@ def scale(data: dict[str, Any], results: Path) -> None:
         ax.legend(fontsize=7)
     figure.tight_layout()
     save(figure, results / "scale.png")
+
+
+def drag_panel(ax: Any, sweep: list[dict[str, Any]], fits: list[dict[str, Any]]) -> None:
+    """The warm drags' ms per iteration against variables n, one series per residuals m."""
+    exponents = {f["residuals"]: f["exponent"] for f in fits if f["against"] == "variables"}
+    for k, residuals in enumerate(sorted({case["residuals"] for case in sweep})):
+        chosen = sorted(
+            (c for c in sweep if c["residuals"] == residuals), key=lambda c: c["variables"]
+        )
+        name = f"m = {residuals}"
+        if residuals in exponents:
+            name += f" (k={exponents[residuals]:.2f})"
+        x = [c["variables"] for c in chosen]
+        y = [c["median_time_per_iteration_ms"] for c in chosen]
+        ax.plot(x, y, "o-", color=colour(k), label=name, markersize=4)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("variables n")
+    ax.set_ylabel("ms per iteration")
+    ax.set_title("chain drag events: ms per iteration (k: fitted n^k)", fontsize=10)
+    ax.grid(which="both", alpha=0.3)
+    ax.legend(fontsize=7)
 
 
 # -- papers.json ----------------------------------------------------------------------

@@ -21,7 +21,10 @@ targets:
 * mixed goal types (``mixed.json``, issue 10): drag events of the Rigify basic human
   holding six constraints of six kinds take a median of ≤ 6 iterations, p90 ≤ 15, and a
   median event ≤ 5 ms (the peer column: the previous solver on the same problems, its
-  solve alone).
+  solve alone);
+* from ``scale.json``: a 600-DOF tree with 20 goals, warm drag event ≤ 20 ms median
+  (beside the same figure's cold solve), and a 500-bone chain (1,500 DOFs) dragged at
+  ≥ 10 events/s.
 
 Times per event are medians; the ratios are of medians.
 """
@@ -169,7 +172,45 @@ def mixed_rows(mixed: dict[str, Any] | None) -> list[Row]:
     return table
 
 
-def rows(blender: dict[str, Any] | None, solver: dict[str, Any] | None) -> list[Row]:
+def drag_targets(scale: dict[str, Any] | None) -> list[Row]:
+    """The scale benchmark's warm-drag targets; the peer column is the cold solve."""
+    names = (
+        "600-DOF tree, 20 goals: warm drag event ≤ 20 ms median",
+        "500-bone chain (1,500 DOFs): drag ≥ 10 events/s",
+    )
+    if scale is None:
+        return [missing(name, "scale.json missing (run bench/bench_scale.py)") for name in names]
+    found = scale.get("drag", {}).get("targets", [])
+    if len(found) != len(names):
+        why = "scale.json has no drag targets (re-run bench/bench_scale.py)"
+        return [missing(name, why) for name in names]
+    table = []
+    for name, case in zip(names, found, strict=True):
+        cold = [
+            c["median_time_s"]
+            for c in scale.get("cases", [])
+            if c["figure"] == case["figure"]
+            and c["n_dofs"] == case["n_dofs"]
+            and c["constraints"] == case["constraints"]
+        ]
+        table.append(
+            Row(
+                name,
+                f"{case['median_ms']:.1f} ms ({case['events_per_s']:.0f} events/s), "
+                f"{case['median_iterations']:.0f} iterations",
+                f"cold solve {cold[0] * 1e3:.0f} ms" if cold else "",
+                "",
+                bool(case["met"]),
+            )
+        )
+    return table
+
+
+def rows(
+    blender: dict[str, Any] | None,
+    solver: dict[str, Any] | None,
+    scale: dict[str, Any] | None = None,
+) -> list[Row]:
     table = [
         time_target(
             blender,
@@ -200,6 +241,7 @@ def rows(blender: dict[str, Any] | None, solver: dict[str, Any] | None) -> list[
         for kind in ("random", "drag"):
             table.append(limits_target(blender, scenario, kind))
     table.append(slsqp_target(solver))
+    table += drag_targets(scale)
     return table
 
 
@@ -284,7 +326,7 @@ def main() -> None:
         name: load(results, f"{name}.json")
         for name in ("blender", "solver", "scale", "papers", "mixed")
     }
-    table = rows(data["blender"], data["solver"]) + mixed_rows(data["mixed"])
+    table = rows(data["blender"], data["solver"], data["scale"]) + mixed_rows(data["mixed"])
     notes = headlines(data["scale"], data["papers"], data["solver"])
     sources = {
         f"{name}.json": str(record.get("date", "undated"))

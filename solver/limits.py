@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
 from ._checks import FloatArray
 from .exceptions import SolverInputError
+from .rows import LimitRows
 
 __all__ = [
     "FEASIBLE",
@@ -88,8 +90,13 @@ class LinearLimits:
     def violations(self, theta: FloatArray) -> tuple[FloatArray, FloatArray]:
         """Per-row violations (≥ 0) of the equalities and inequalities at ``theta``."""
         eq = np.abs(self.a_eq @ theta - self.b_eq)
-        ineq = np.maximum(self.b_in - self.a_in @ theta, 0.0)
+        ineq = np.maximum(self.b_in - self.rows_in @ theta, 0.0)
         return eq, ineq
+
+    @cached_property
+    def rows_in(self) -> LimitRows:
+        """:attr:`a_in` as :class:`~solver.rows.LimitRows` (products by its nonzeros)."""
+        return LimitRows(self.a_in)
 
     def max_violation(self, theta: FloatArray) -> float:
         """The largest violation of any limit at ``theta`` (0 when feasible)."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._checks import FloatArray
+from ..rows import LimitRows
 
 __all__ = ["ActiveSet"]
 
@@ -13,14 +14,20 @@ class ActiveSet:
     """Active rows N (as columns), (NᵀN)⁻¹ and their right-hand sides, kept together.
 
     Equalities are always the first ``k`` columns; ``rows`` lists the active inequality
-    rows after them.
+    rows after them. The inequality rows may come as :class:`~solver.rows.LimitRows`
+    (products by their nonzeros).
     """
 
     def __init__(
-        self, a_eq: FloatArray, b_eq: FloatArray, a_in: FloatArray, b_in: FloatArray
+        self,
+        a_eq: FloatArray,
+        b_eq: FloatArray,
+        a_in: FloatArray | LimitRows,
+        b_in: FloatArray,
     ) -> None:
-        self.a_eq, self.b_eq, self.a_in, self.b_in = a_eq, b_eq, a_in, b_in
-        self.n = a_in.shape[1] if a_in.ndim == 2 else a_eq.shape[1]
+        self.a_eq, self.b_eq, self.b_in = a_eq, b_eq, b_in
+        self.a_in = a_in if isinstance(a_in, LimitRows) else LimitRows(a_in, sparse=False)
+        self.n = a_eq.shape[1]
         self.k = a_eq.shape[0]
         self.rows: list[int] = []
         self._refresh()
@@ -31,7 +38,7 @@ class ActiveSet:
         phi: FloatArray,
         a_eq: FloatArray,
         b_eq: FloatArray,
-        a_in: FloatArray,
+        a_in: FloatArray | LimitRows,
         b_in: FloatArray,
         *,
         slack: float,
@@ -42,11 +49,11 @@ class ActiveSet:
         first, unless it depends on the rows before it.
         """
         active = cls(a_eq, b_eq, a_in, b_in)
-        slacks = a_in @ phi - b_in
+        slacks = active.a_in @ phi - b_in
         for j in np.argsort(slacks):
             if slacks[j] > slack:
                 break
-            if active.independent(a_in[j]):
+            if active.independent(active.a_in[j]):
                 active.add(int(j))
         return active
 
@@ -73,7 +80,8 @@ class ActiveSet:
         self.matrix = np.vstack([self.a_eq, self.a_in[self.rows]]).T  # (n, q)
         self.rhs = np.concatenate([self.b_eq, self.b_in[self.rows]])
         if self.matrix.shape[1]:
-            self.gram_inverse = np.linalg.inv(self.matrix.T @ self.matrix)
+            inverse = np.linalg.inv(self.matrix.T @ self.matrix)
+            self.gram_inverse: FloatArray = np.asarray(inverse, dtype=np.float64)
         else:
             self.gram_inverse = np.empty((0, 0))
 
@@ -88,11 +96,24 @@ class ActiveSet:
         result: FloatArray = np.eye(self.n) - matrix @ inverse
         return result
 
-    def project(self, vector: FloatArray) -> FloatArray:
-        """``vector`` less its component in the span of the active rows."""
-        if not self.matrix.shape[1]:
+    def project(self, vector: FloatArray, exclude: int | None = None) -> FloatArray:
+        """``vector`` less its component in the span of the active rows (less ``exclude``).
+
+        Without column ``exclude``, ``(NᵀN)⁻¹`` of the other columns is the Schur
+        complement of ``exclude``'s diagonal entry in :attr:`gram_inverse`: O(n·q + q²),
+        no n×n projector.
+        """
+        matrix, inverse = self.matrix, self.gram_inverse
+        if exclude is not None:
+            keep = np.arange(matrix.shape[1]) != exclude
+            column = inverse[keep, exclude]
+            inverse = (
+                inverse[np.ix_(keep, keep)] - np.outer(column, column) / inverse[exclude, exclude]
+            )
+            matrix = matrix[:, keep]
+        if not matrix.shape[1]:
             return vector
-        result: FloatArray = vector - self.matrix @ (self.gram_inverse @ (self.matrix.T @ vector))
+        result: FloatArray = vector - matrix @ (inverse @ (matrix.T @ vector))
         return result
 
     def independent(self, row: FloatArray) -> bool:

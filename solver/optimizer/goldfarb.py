@@ -17,6 +17,11 @@ update: the hybrid of Gauss–Newton and BFGS of Fletcher & Xu 1987). Goals that
 met make G a zero-residual least-squares problem, where these Gauss–Newton steps
 converge quadratically; where G stays large (an unreachable goal), BFGS takes over.
 
+H is never formed as an n×n matrix while it is a scaled identity plus a term of rank
+below n/2 (:mod:`.low_rank`): the starts and every update below are kept as their
+vectors, and step 2 projects the dropped row through ``(NᵀN)⁻¹`` instead of building P.
+An iteration then costs O(n·r) in the r vectors of H, not O(n²).
+
 1. g = ∇G(φ); multipliers λ = (NᵀN)⁻¹Nᵀg; projected gradient ``Pg = g − Nλ``. If
    ‖Pg‖ ≤ ε and every inequality multiplier is ≥ −ε: a Kuhn–Tucker point. Here
    ``ε = max(tolerance, 1e-7·‖g‖, 1e-6·√G)`` (:func:`kkt_floor`): when G stays large
@@ -49,9 +54,10 @@ from collections.abc import Callable
 import numpy as np
 
 from .._checks import FloatArray
+from ..rows import LimitRows
 from .active_set import ActiveSet
 from .linesearch import line_search
-from .metric import fletcher_update, gauss_newton_start
+from .metric import Metric, fletcher_update, gauss_newton_start, projector_start
 from .result import Descent, Status
 
 __all__ = ["descend", "kkt_floor"]
@@ -126,7 +132,7 @@ def descend(
     phi0: FloatArray,
     a_eq: FloatArray,
     b_eq: FloatArray,
-    a_in: FloatArray,
+    a_in: FloatArray | LimitRows,
     b_in: FloatArray,
     *,
     tolerance: float,
@@ -143,7 +149,9 @@ def descend(
         phi0: Feasible start, shape (n,).
         a_eq: Orthonormal equality rows, shape (k, n).
         b_eq: Shape (k,).
-        a_in: Unit inequality rows (``a_in φ ≥ b_in``), shape (m, n).
+        a_in: Unit inequality rows (``a_in φ ≥ b_in``), shape (m, n); as
+            :class:`~solver.rows.LimitRows` (a reduced space's ``rows_in``) the ratio
+            test's products cost O(nonzeros).
         b_in: Shape (m,).
         tolerance: ε of the Kuhn–Tucker test on ‖Pg‖ and the multipliers.
         max_iterations: Most iterations.
@@ -191,7 +199,7 @@ class _Run:
         self.active = active
         self.inactive = np.ones(len(self.b_in), dtype=bool)
         self.inactive[self.active.rows] = False
-        self._h: FloatArray | None = None
+        self._h: Metric | None = None
         self.fresh = True
         self.stepped = False
         self.flat = 0
@@ -213,24 +221,24 @@ class _Run:
         )
 
     @property
-    def h(self) -> FloatArray:
+    def h(self) -> Metric:
         """H, (re)started lazily: a restart needs no curvature if the descent stops."""
         if self._h is None:
             self._h = self.initial_h()
         return self._h
 
     @h.setter
-    def h(self, value: FloatArray | None) -> None:
+    def h(self, value: Metric | None) -> None:
         self._h = value
 
-    def initial_h(self) -> FloatArray:
+    def initial_h(self) -> Metric:
         """H at a (re)start: the projector, or the damped Gauss–Newton inverse on its range.
 
         The Gauss–Newton curvature is taken at the current iterate (reused only when the
         active set changed without a step).
         """
         if self.curvature is None:
-            return self.active.projector()
+            return projector_start(self.active.matrix, self.active.gram_inverse)
         if self.factor is None or not np.array_equal(self.phi, self.factor_at):
             self.factor = self.curvature(self.phi)
             self.factor_at = self.phi
@@ -334,11 +342,11 @@ class _Run:
         """
         column = self.active.k + position
         a = self.active.matrix[:, column]
-        pa = self.active.projector(exclude=column) @ a
+        pa = self.active.project(a, exclude=column)
         h = self.h  # on the active set before the drop
         row = self.active.remove(position)
         self.inactive[row] = True
-        self.h = h + np.outer(pa, pa) / float(a @ pa)
+        self.h = h.plus_outer(pa, 1.0 / float(a @ pa))
         self.fresh = False
 
     def add(self, row: int) -> None:
@@ -349,7 +357,7 @@ class _Run:
             ha = self.h @ a
             curvature = float(a @ ha)
             if curvature > 1e-14:
-                self.h = self.h - np.outer(ha, ha) / curvature
+                self.h = self.h.plus_outer(ha, -1.0 / curvature)
                 return
         self.h = None
         self.fresh = True
@@ -364,7 +372,7 @@ class _Run:
             hit = -1
             if np.any(blocking):
                 candidates = np.flatnonzero(blocking)
-                slack = self.a_in[candidates] @ self.phi - self.b_in[candidates]
+                slack = self.a_in.rows_times(candidates, self.phi) - self.b_in[candidates]
                 ratios = np.maximum(slack, 0.0) / -rates[candidates]
                 best = int(np.argmin(ratios))
                 limit = float(ratios[best])

@@ -5,6 +5,12 @@ projected BFGS of Goldfarb 1969) or, given the goals' Gauss–Newton curvature `
 as the damped inverse ``Z(Zᵀ(B + μI)Z)⁻¹Zᵀ`` (Z a basis of that null space; through
 Woodbury's identity when F has few columns). After a step it is
 updated by BFGS or DFP, chosen by the switch of Fletcher 1970.
+
+Beyond the paper, H is kept as a :class:`.low_rank.Metric`, ``c I + U M Uᵀ``: the
+projector is ``I − N(NᵀN)⁻¹Nᵀ`` with U = N, Woodbury's start ``(P − PF S⁻¹ FᵀP)/μ``
+with U = [Q, PF] (Q an orthonormal basis of the active rows, P = I − QQᵀ), and every
+update appends its two vectors to U. Neither start nor update forms an n×n matrix
+while U has fewer than n/2 columns: a step costs O(n·r) for r columns, not O(n²).
 """
 
 from __future__ import annotations
@@ -12,8 +18,9 @@ from __future__ import annotations
 import numpy as np
 
 from .._checks import FloatArray
+from .low_rank import Metric
 
-__all__ = ["fletcher_update", "gauss_newton_start"]
+__all__ = ["Metric", "fletcher_update", "gauss_newton_start", "projector_start"]
 
 _DAMPING = 1e-7
 """Damping μ of the Gauss–Newton metric, relative to the largest diagonal entry of the
@@ -22,7 +29,20 @@ _DAMPING_G = 1.0
 """Damping μ relative to G."""
 
 
-def gauss_newton_start(factor: FloatArray, active: FloatArray, value: float) -> FloatArray:
+def projector_start(active: FloatArray, gram_inverse: FloatArray) -> Metric:
+    """The projector ``I − N(NᵀN)⁻¹Nᵀ`` onto the null space of the active rows.
+
+    Args:
+        active: The active rows as columns N, shape (n, q).
+        gram_inverse: ``(NᵀN)⁻¹``, shape (q, q).
+    """
+    n, q = active.shape
+    if q >= n:
+        return Metric.zero(n)
+    return Metric(n, 1.0, active, -gram_inverse)
+
+
+def gauss_newton_start(factor: FloatArray, active: FloatArray, value: float) -> Metric:
     """The damped Gauss–Newton inverse ``Z(Zᵀ(B + μI)Z)⁻¹Zᵀ`` on the active rows' null space.
 
     With ``B = F Fᵀ`` and P = ZZᵀ the projector onto the null space, Woodbury's identity
@@ -35,7 +55,8 @@ def gauss_newton_start(factor: FloatArray, active: FloatArray, value: float) -> 
         value: G at the current iterate (μ is at least G).
 
     Returns:
-        H, shape (n, n), symmetric, ``H N = 0``.
+        H, symmetric, ``H N = 0``: low rank beside ``I/μ`` through Woodbury's identity,
+        else dense.
     """
     n, k = factor.shape
     if 2 * k < n:
@@ -47,14 +68,14 @@ def gauss_newton_start(factor: FloatArray, active: FloatArray, value: float) -> 
     if columns:
         basis = np.linalg.qr(active, mode="complete")[0][:, columns:]
         if not basis.shape[1]:
-            return np.zeros((n, n))
+            return Metric.zero(n)
         reduced = basis.T @ hessian @ basis
     damping = _damping(float(np.max(np.diag(reduced))), value)
     reduced = reduced + damping * np.eye(reduced.shape[0])
     inverse: FloatArray = np.asarray(np.linalg.inv(reduced), dtype=np.float64)
     if basis is not None:
         inverse = basis @ inverse @ basis.T
-    return 0.5 * (inverse + inverse.T)
+    return Metric.dense(0.5 * (inverse + inverse.T))
 
 
 def _damping(largest: float, value: float) -> float:
@@ -62,29 +83,36 @@ def _damping(largest: float, value: float) -> float:
     return max(_DAMPING * largest, _DAMPING_G * abs(value), 1e-12)
 
 
-def _woodbury_start(factor: FloatArray, active: FloatArray, value: float) -> FloatArray:
-    """:func:`gauss_newton_start` through Woodbury's identity (F has few columns)."""
+def _woodbury_start(factor: FloatArray, active: FloatArray, value: float) -> Metric:
+    """:func:`gauss_newton_start` through Woodbury's identity (F has few columns).
+
+    ``H = I/μ + [Q, PF] diag(−I/μ, −S⁻¹/μ) [Q, PF]ᵀ`` with ``S = FᵀPF + μI``.
+    """
     n, k = factor.shape
-    projector = np.eye(n)
     projected = factor
+    rows = np.empty((n, 0))
     if active.shape[1]:
         rows = np.linalg.qr(active)[0]  # orthonormal basis of the active rows' span
         if rows.shape[1] >= n:
-            return np.zeros((n, n))
+            return Metric.zero(n)
         projected = factor - rows @ (rows.T @ factor)
-        projector -= rows @ rows.T
     # the largest diagonal entry of P B P stands for that of Zᵀ B Z
     damping = _damping(float(np.max(np.einsum("ij,ij->i", projected, projected))), value)
-    small = factor.T @ projected + damping * np.eye(k)
-    correction = projected @ np.linalg.solve(small, projected.T)
-    start: FloatArray = (projector - 0.5 * (correction + correction.T)) / damping
-    return start
+    small = projected.T @ projected + damping * np.eye(k)
+    inverse = np.linalg.inv(small)
+    q = rows.shape[1]
+    core = np.zeros((q + k, q + k))
+    core[:q, :q] = -np.eye(q) / damping
+    core[q:, q:] = -0.5 * (inverse + inverse.T) / damping
+    return Metric(n, 1.0 / damping, np.hstack([rows, projected]), core)
 
 
-def fletcher_update(h: FloatArray, sigma: FloatArray, y: FloatArray) -> FloatArray:
+def fletcher_update(h: Metric, sigma: FloatArray, y: FloatArray) -> Metric:
     """H after a step σ with gradient change y: BFGS when σᵀy ≥ yᵀHy, else DFP.
 
-    The switch of Fletcher 1970; H is returned unchanged unless σᵀy > 0.
+    The switch of Fletcher 1970; H is returned unchanged unless σᵀy > 0. Both updates
+    add ``V C Vᵀ`` with V = [σ, Hy]: BFGS with ``C = [[ρ(1 + ρ yᵀHy), −ρ], [−ρ, 0]]``
+    (ρ = 1/σᵀy), DFP with ``C = diag(1/σᵀy, −1/yᵀHy)``.
     """
     sy = float(sigma @ y)
     if sy <= 1e-300:
@@ -93,8 +121,7 @@ def fletcher_update(h: FloatArray, sigma: FloatArray, y: FloatArray) -> FloatArr
     yhy = float(y @ hy)
     if sy >= yhy:
         rho = 1.0 / sy
-        cross = np.outer(sigma, hy)
-        h = h - rho * (cross + cross.T) + (rho * (1.0 + rho * yhy)) * np.outer(sigma, sigma)
+        core = np.array([[rho * (1.0 + rho * yhy), -rho], [-rho, 0.0]])
     else:
-        h = h - np.outer(hy, hy) / yhy + np.outer(sigma, sigma) / sy
-    return 0.5 * (h + h.T)
+        core = np.array([[1.0 / sy, 0.0], [0.0, -1.0 / yhy]])
+    return h.plus(np.column_stack([sigma, hy]), core)

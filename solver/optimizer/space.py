@@ -5,7 +5,8 @@ The variables are the problem's free DOFs V (in some chain, not locked). With th
 row ``aᵀθ ≥ b`` becomes ``(a_V ∘ s)ᵀφ ≥ b − a_Fᵀθ_F``, normalised to a unit row; rows
 with no free DOF are constants (checked at the start pose) and dropped. Equalities are
 replaced by an orthonormal basis of their row space, so that redundant joint-group
-equations do no harm.
+equations do no harm. The inequality rows are also kept as :class:`~solver.rows.LimitRows`
+(``rows_in``), whose products go by their nonzeros on a long chain.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import numpy as np
 
 from .._checks import FloatArray, IntArray
 from ..problem import Problem
+from ..rows import LimitRows
 
 __all__ = ["ReducedSpace"]
 
@@ -35,6 +37,8 @@ class ReducedSpace:
         in_rows: For each inequality row, its row in ``figure.limits``, shape (m,).
         lower: Lower bounds of φ (−inf where none), shape (n_v,).
         upper: Upper bounds of φ (+inf where none), shape (n_v,).
+        rows_in: ``a_in`` as :class:`~solver.rows.LimitRows`: products by its nonzeros
+            (bounds and polygon edges touch one or two variables each).
     """
 
     variables: IntArray
@@ -47,6 +51,7 @@ class ReducedSpace:
     in_rows: IntArray = field(repr=False)
     lower: FloatArray = field(repr=False)
     upper: FloatArray = field(repr=False)
+    rows_in: LimitRows = field(repr=False)
 
     @classmethod
     def build(cls, problem: Problem, theta0: FloatArray) -> ReducedSpace:
@@ -78,6 +83,7 @@ class ReducedSpace:
             rows.in_rows,
             rows.lower,
             rows.upper,
+            rows.rows_in,
         )
 
     @property
@@ -109,6 +115,7 @@ class _Rows:
     a_eq: FloatArray
     lower: FloatArray
     upper: FloatArray
+    rows_in: LimitRows
 
     @classmethod
     def of(cls, problem: Problem) -> _Rows:
@@ -128,14 +135,16 @@ class _Rows:
             _, singular, vt = np.linalg.svd(a_eq, full_matrices=False)
             rank = int(np.sum(singular > 1e-10 * max(float(singular.max(initial=0.0)), 1e-300)))
             a_eq = vt[:rank]
+        unit = a_in[keep] / norms[keep, None]
         return cls(
             scale=scale,
             fixed=fixed,
-            a_in=a_in[keep] / norms[keep, None],
+            a_in=unit,
             in_rows=in_rows,
             norms=norms[keep],
             fixed_in=limits.a_in[np.ix_(in_rows, fixed)],
             a_eq=a_eq,
             lower=problem.figure.lower[variables] / scale,
             upper=problem.figure.upper[variables] / scale,
+            rows_in=LimitRows(unit),
         )

@@ -27,6 +27,22 @@ def test_projector_and_project_remove_the_active_directions() -> None:
     np.testing.assert_allclose(active.project(vector), [0.0, -2.0, 1.0])
     np.testing.assert_allclose(active.projector() @ vector, [0.0, -2.0, 1.0])
     np.testing.assert_allclose(active.projector(exclude=0), np.eye(3))
+    np.testing.assert_allclose(active.project(vector, exclude=0), vector)
+
+
+def test_project_without_a_row_equals_the_projector_of_the_others() -> None:
+    # project(exclude=j) reuses (NᵀN)⁻¹ (a Schur complement), never forming I − N(NᵀN)⁻¹Nᵀ.
+    rng = np.random.default_rng(8)
+    a_in = rng.normal(size=(4, 7))
+    a_in /= np.linalg.norm(a_in, axis=1)[:, None]
+    a_eq = np.linalg.qr(rng.normal(size=(7, 1)))[0].T
+    active = ActiveSet(a_eq, np.zeros(1), a_in, np.zeros(4))
+    for row in range(4):
+        active.add(row)
+    vector = rng.normal(size=7)
+    for column in range(5):
+        expected = active.projector(exclude=column) @ vector
+        np.testing.assert_allclose(active.project(vector, exclude=column), expected, atol=1e-12)
 
 
 def test_multipliers_reproduce_the_gradient_on_the_active_rows() -> None:

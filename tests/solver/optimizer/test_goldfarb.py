@@ -10,6 +10,7 @@ import pytest
 
 from solver import Status
 from solver.optimizer.goldfarb import descend, kkt_floor
+from solver.rows import LimitRows
 
 EMPTY_EQ = (np.zeros((0, 3)), np.zeros(0))
 
@@ -129,3 +130,45 @@ def test_kkt_floor_is_the_largest_of_tolerance_and_the_rounding_terms() -> None:
     assert kkt_floor(1e-3, gradient, 4.0) == 1e-3
     assert kkt_floor(1e-12, gradient, 0.0) == pytest.approx(5e-7)
     assert kkt_floor(1e-12, np.zeros(2), 1e6) == pytest.approx(1e-3)
+
+
+@pytest.mark.parametrize("gauss_newton", [False, True], ids=["projector", "gauss_newton"])
+def test_limit_rows_by_their_nonzeros_give_the_dense_rows_descent(gauss_newton: bool) -> None:
+    # 200 variables within ±0.5 and a few two-variable rows: the ratio test by the rows'
+    # nonzeros (LimitRows) must take the very steps of the dense rows.
+    rng = np.random.default_rng(6)
+    n = 200
+    rows = [sign * np.eye(n)[j] for j in range(n) for sign in (1.0, -1.0)]
+    for j in range(0, n - 1, 7):
+        rows.append(np.where(np.isin(np.arange(n), [j, j + 1]), np.sqrt(0.5), 0.0))
+    a_in = np.array(rows)
+    b_in = np.concatenate([np.full(2 * n, -0.5), np.full(len(rows) - 2 * n, -0.6)])
+    sparse = LimitRows(a_in)
+    assert sparse.sparse
+    target = rng.normal(size=n)
+    factor = rng.normal(size=(n, 6)) if gauss_newton else None
+    weights = factor @ factor.T + np.eye(n) if factor is not None else np.eye(n)
+
+    def objective(phi: np.ndarray) -> tuple[float, np.ndarray]:
+        delta = phi - target
+        return float(delta @ weights @ delta), 2.0 * weights @ delta
+
+    runs = [
+        descend(
+            objective,
+            np.zeros(n),
+            np.zeros((0, n)),
+            np.zeros(0),
+            rows_in,
+            b_in,
+            tolerance=1e-10,
+            max_iterations=2000,
+            deadline=None,
+            curvature=None if factor is None else lambda phi: np.sqrt(2.0) * factor,
+        )
+        for rows_in in (a_in, sparse)
+    ]
+    assert runs[0].iterations == runs[1].iterations and runs[0].active == runs[1].active
+    np.testing.assert_allclose(runs[1].phi, runs[0].phi, atol=1e-12)
+    assert runs[1].status is Status.CONVERGED
+    assert float(np.min(a_in @ runs[1].phi - b_in)) >= -1e-12

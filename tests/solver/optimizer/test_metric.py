@@ -1,11 +1,19 @@
-"""H's Gauss–Newton start and the BFGS/DFP update (the switch of Fletcher 1970)."""
+"""H's starts and the BFGS/DFP update (the switch of Fletcher 1970), against dense H."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from solver.optimizer.metric import fletcher_update, gauss_newton_start
+from solver.optimizer.active_set import ActiveSet
+from solver.optimizer.metric import (
+    Metric,
+    fletcher_update,
+    gauss_newton_start,
+    projector_start,
+)
 
 
 def _spd(rng: np.random.Generator, n: int) -> np.ndarray:
@@ -15,51 +23,131 @@ def _spd(rng: np.random.Generator, n: int) -> np.ndarray:
 
 def test_gauss_newton_start_without_active_rows_is_the_damped_inverse() -> None:
     factor = np.diag([2.0, np.sqrt(2.0)])  # B = F Fᵀ = diag(4, 2)
-    h = gauss_newton_start(factor, np.zeros((2, 0)), 0.0)
+    h = gauss_newton_start(factor, np.zeros((2, 0)), 0.0).to_array()
     np.testing.assert_allclose(h, np.diag([1 / (4.0 + 4e-7), 1 / (2.0 + 4e-7)]))
 
 
 def test_gauss_newton_start_lives_in_the_null_space_of_the_active_rows() -> None:
     rng = np.random.default_rng(3)
     active = np.array([[1.0], [0.0], [0.0], [0.0]])
-    h = gauss_newton_start(np.linalg.cholesky(_spd(rng, 4)), active, 0.5)
+    h = gauss_newton_start(np.linalg.cholesky(_spd(rng, 4)), active, 0.5).to_array()
     np.testing.assert_allclose(h @ active, 0.0, atol=1e-14)
     np.testing.assert_allclose(h, h.T)
     assert np.all(np.linalg.eigvalsh(h[1:, 1:]) > 0.0)
 
 
 def test_gauss_newton_start_with_every_direction_active_is_zero() -> None:
-    h = gauss_newton_start(np.eye(2), np.eye(2), 1.0)
+    h = gauss_newton_start(np.eye(2), np.eye(2), 1.0).to_array()
     np.testing.assert_array_equal(h, np.zeros((2, 2)))
+
+
+def _dense_start(factor: np.ndarray, active: np.ndarray, value: float) -> np.ndarray:
+    """``Z(Zᵀ(B + μI)Z)⁻¹Zᵀ`` formed densely, with μ = G (G dominates the damping)."""
+    n, rows = active.shape
+    basis = np.linalg.qr(active, mode="complete")[0][:, rows:] if rows else np.eye(n)
+    hessian = factor @ factor.T
+    reduced = basis.T @ hessian @ basis + value * np.eye(n - rows)
+    dense: np.ndarray = basis @ np.linalg.inv(reduced) @ basis.T
+    return dense
 
 
 @pytest.mark.parametrize("rows", [0, 1, 3])
 def test_woodbury_start_of_a_thin_factor_equals_the_dense_inverse(rows: int) -> None:
-    # F with few columns (a long chain, few goals) takes Woodbury's identity; with μ = G
-    # (G dominates the damping) it must be the dense Z(Zᵀ(B + μI)Z)⁻¹Zᵀ exactly.
+    # F with few columns (a long chain, few goals) takes Woodbury's identity and keeps H
+    # as I/μ plus a low-rank term; it must be the dense Z(Zᵀ(B + μI)Z)⁻¹Zᵀ exactly.
     rng = np.random.default_rng(11 + rows)
     n, k, value = 20, 4, 0.3
     factor = rng.normal(size=(n, k))
     active = np.linalg.qr(rng.normal(size=(n, rows)))[0] if rows else np.zeros((n, 0))
-    basis = np.linalg.qr(active, mode="complete")[0][:, rows:] if rows else np.eye(n)
-    hessian = factor @ factor.T
-    dense = basis @ np.linalg.inv(basis.T @ hessian @ basis + value * np.eye(n - rows)) @ basis.T
+    dense = _dense_start(factor, active, value)
     h = gauss_newton_start(factor, active, value)
-    np.testing.assert_allclose(h, dense, atol=1e-12)
-    np.testing.assert_allclose(h @ active, 0.0, atol=1e-12)
+    assert h.matrix is None and h.rank == rows + k
+    np.testing.assert_allclose(h.to_array(), dense, atol=1e-12)
+    vector = rng.normal(size=n)
+    np.testing.assert_allclose(h @ vector, dense @ vector, atol=1e-12)
+    np.testing.assert_allclose(h.to_array() @ active, 0.0, atol=1e-12)
+
+
+@settings(max_examples=50, deadline=None)
+@given(
+    n=st.integers(2, 30),
+    k=st.integers(1, 30),
+    rows=st.integers(0, 6),
+    value=st.floats(0.01, 10.0),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_every_start_equals_the_dense_inverse(
+    n: int, k: int, rows: int, value: float, seed: int
+) -> None:
+    # Woodbury (2k < n, low rank) or the dense inverse (2k ≥ n): the same H.
+    rows = min(rows, n - 1)
+    rng = np.random.default_rng(seed)
+    factor = rng.normal(size=(n, k))
+    active = rng.normal(size=(n, rows))
+    dense = _dense_start(factor, active, value)
+    h = gauss_newton_start(factor, active, value)
+    vector = rng.normal(size=n)
+    size = float(np.abs(dense).max())
+    np.testing.assert_allclose(h @ vector, dense @ vector, atol=1e-9 * size * n)
+    np.testing.assert_allclose(h.to_array(), dense, atol=1e-9 * size)
+
+
+def test_projector_start_is_the_projector() -> None:
+    rng = np.random.default_rng(4)
+    a_in = rng.normal(size=(3, 8))
+    a_in /= np.linalg.norm(a_in, axis=1)[:, None]
+    active = ActiveSet(np.zeros((0, 8)), np.zeros(0), a_in, np.zeros(3))
+    for row in range(3):
+        active.add(row)
+    h = projector_start(active.matrix, active.gram_inverse)
+    np.testing.assert_allclose(h.to_array(), active.projector(), atol=1e-14)
+    assert not projector_start(np.eye(2), np.eye(2)).to_array().any()
+
+
+def _dense_update(h: np.ndarray, sigma: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """BFGS or DFP (Fletcher's switch) on a dense H, as the formulas read."""
+    sy = sigma @ y
+    hy = h @ y
+    yhy = y @ hy
+    if sy >= yhy:
+        rho = 1.0 / sy
+        cross = np.outer(sigma, hy)
+        return h - rho * (cross + cross.T) + rho * (1.0 + rho * yhy) * np.outer(sigma, sigma)
+    updated: np.ndarray = h - np.outer(hy, hy) / yhy + np.outer(sigma, sigma) / sy
+    return updated
 
 
 def test_both_updates_satisfy_the_secant_condition() -> None:
     rng = np.random.default_rng(5)
-    h = np.linalg.inv(_spd(rng, 3))
+    h = Metric.dense(np.linalg.inv(_spd(rng, 3)))
     sigma = rng.normal(size=3)
     for scale in (100.0, 1e-3):  # σᵀy ≥ yᵀHy (BFGS) and σᵀy < yᵀHy (DFP)
         y = scale * _spd(rng, 3) @ sigma
         updated = fletcher_update(h, sigma, y)
         np.testing.assert_allclose(updated @ y, sigma, rtol=1e-9)
-        np.testing.assert_allclose(updated, updated.T)
+        np.testing.assert_allclose(updated.to_array(), updated.to_array().T)
+
+
+@settings(max_examples=50, deadline=None)
+@given(n=st.integers(4, 40), steps=st.integers(1, 8), seed=st.integers(0, 2**32 - 1))
+def test_low_rank_updates_equal_the_dense_updates(n: int, steps: int, seed: int) -> None:
+    # A run of BFGS/DFP updates on the low-rank Woodbury start, against the same updates
+    # on its dense matrix; every H keeps the secant condition of its last step.
+    rng = np.random.default_rng(seed)
+    h = gauss_newton_start(rng.normal(size=(n, 1)), np.zeros((n, 0)), 1.0)
+    dense = h.to_array()
+    for _ in range(steps):
+        sigma = rng.normal(size=n)
+        y = _spd(rng, n) @ sigma * float(rng.uniform(0.01, 10.0))
+        h = fletcher_update(h, sigma, y)
+        dense = _dense_update(dense, sigma, y)
+        np.testing.assert_allclose(h @ y, sigma, rtol=1e-7, atol=1e-9)
+    size = float(np.abs(dense).max())
+    vector = rng.normal(size=n)
+    np.testing.assert_allclose(h @ vector, dense @ vector, atol=1e-9 * size * n)
+    np.testing.assert_allclose(h.to_array(), dense, atol=1e-9 * size)
 
 
 def test_a_step_without_positive_curvature_leaves_h_alone() -> None:
-    h = np.eye(2)
+    h = Metric.dense(np.eye(2))
     assert fletcher_update(h, np.array([1.0, 0.0]), np.array([-1.0, 0.0])) is h

@@ -76,3 +76,10 @@ def test_rows_are_made_once_per_problem_and_follow_the_start_pose() -> None:
     np.testing.assert_array_equal(second.a_in, fresh.a_in)
     np.testing.assert_array_equal(second.b_in, fresh.b_in)
     np.testing.assert_array_equal(second.b_eq, fresh.b_eq)
+
+
+def test_rows_in_are_the_inequality_rows() -> None:
+    _, space = _space(np.array([0.2, 0.3, 0.2, 0.1]))
+    phi = np.array([0.3, -0.7])
+    np.testing.assert_allclose(space.rows_in @ phi, space.a_in @ phi)
+    np.testing.assert_array_equal(space.rows_in.dense, space.a_in)

@@ -1,0 +1,63 @@
+"""H as ``c I + U M Uᵀ``: products and updates equal the dense matrix's."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from solver.optimizer.low_rank import Metric
+
+
+def _low_rank(rng: np.random.Generator, n: int, r: int) -> Metric:
+    basis = rng.normal(size=(n, r))
+    core = rng.normal(size=(r, r))
+    return Metric(n, float(rng.uniform(0.1, 2.0)), basis, core + core.T)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    n=st.integers(1, 40),
+    r=st.integers(0, 40),
+    updates=st.integers(0, 6),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_products_and_updates_equal_the_dense_matrix(
+    n: int, r: int, updates: int, seed: int
+) -> None:
+    # Low rank while 2r < n, dense after: either way H v and H + V C Vᵀ must be what
+    # the dense matrix gives.
+    rng = np.random.default_rng(seed)
+    metric = _low_rank(rng, n, r)
+    dense = metric.scale * np.eye(n) + metric.basis @ metric.core @ metric.basis.T
+    for _ in range(updates):
+        p = int(rng.integers(1, 3))
+        vectors = rng.normal(size=(n, p))
+        core = rng.normal(size=(p, p))
+        core = core + core.T
+        metric = metric.plus(vectors, core)
+        dense = dense + vectors @ core @ vectors.T
+    vector = rng.normal(size=n)
+    size = 1.0 + float(np.abs(dense).max())
+    np.testing.assert_allclose(metric @ vector, dense @ vector, atol=1e-11 * size * n)
+    np.testing.assert_allclose(metric.to_array(), dense, atol=1e-11 * size)
+    np.testing.assert_array_equal(metric.to_array(), metric.to_array().T)
+
+
+def test_it_stays_low_rank_below_half_the_size_and_turns_dense_at_it() -> None:
+    rng = np.random.default_rng(2)
+    metric = _low_rank(rng, 10, 3)
+    assert metric.matrix is None and metric.rank == 3
+    metric = metric.plus_outer(rng.normal(size=10), 1.0)
+    assert metric.matrix is None and metric.rank == 4
+    dense = metric.to_array()
+    metric = metric.plus_outer(np.ones(10), -0.5)
+    assert metric.matrix is not None and metric.rank == 10
+    np.testing.assert_allclose(metric.to_array(), dense - 0.5 * np.ones((10, 10)), atol=1e-12)
+
+
+def test_zero_and_dense() -> None:
+    vector = np.arange(3.0)
+    np.testing.assert_array_equal(Metric.zero(3) @ vector, np.zeros(3))
+    matrix = np.diag([1.0, 2.0, 3.0])
+    np.testing.assert_array_equal(Metric.dense(matrix) @ vector, [0.0, 2.0, 6.0])
