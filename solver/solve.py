@@ -12,7 +12,7 @@ from numpy.typing import ArrayLike
 from ._checks import FloatArray, finite_scalar
 from .exceptions import SolverInputError
 from .limits import outside_limits
-from .optimizer.feasible import perturb
+from .optimizer.feasible import Box, Starts
 from .optimizer.goldfarb import descend
 from .optimizer.result import Descent, SolveResult, Status
 from .optimizer.space import ReducedSpace
@@ -53,8 +53,9 @@ def solve(
     A descent is Goldfarb's BFGS on Rosen's gradient projection (Goldfarb 1969; Rosen
     1960), as in Zhao & Badler 1994. When it ends with G_all above ``tolerance`` (a goal
     not met: a local minimum, often on a limit boundary, or an unreachable goal), up
-    to ``restarts`` further descents start from seeded feasible perturbations
-    (alternately of the start and of the best pose so far) and the best result is kept.
+    to ``restarts`` further descents start from seeded feasible starts, alternately
+    spread over the whole feasible set (stratified across the restarts) and near the
+    best pose so far (:class:`.optimizer.feasible.Starts`), and the best result is kept.
     Drags pass ``restarts=0`` so that the pose moves continuously from ``theta0``.
 
     Args:
@@ -69,7 +70,7 @@ def solve(
         max_iterations: Most iterations over all descents; with restarts, one descent
             takes at most max(200, 4 × variables) of them.
         restarts: Most restarts; 0 = one local descent.
-        seed: Seed of the restarts' random perturbations (results are deterministic).
+        seed: Seed of the restarts' random starts (results are deterministic).
         method: The backend; see :data:`METHODS`.
         start_metric: How the inverse-Hessian estimate H starts and restarts (see
             :data:`START_METRICS`): ``"gauss_newton"`` (default) inverts the damped
@@ -205,7 +206,7 @@ def _descents(
             report(space.theta(phi), value)
 
     phi0 = space.phi(space.base)
-    rng: np.random.Generator | None = None
+    starts: Starts | None = None
     # A descent that crawls must not use up the restarts' budget.
     per_descent = max_iterations if restarts == 0 else max(_DESCENT_ITERATIONS, 4 * space.n)
     total_iterations = 0
@@ -217,13 +218,9 @@ def _descents(
             start = phi0
         else:
             assert best is not None
-            if rng is None:
-                rng = np.random.default_rng(seed)
-            origin = phi0 if attempt % 2 == 1 else best.phi
-            radius = min(np.pi, 0.5 * (1 + attempt // 2))
-            start = perturb(
-                origin, space.lower, space.upper, space.a_eq, space.a_in, space.b_in, radius, rng
-            )
+            if starts is None:
+                starts = _starts(problem, space, phi0, restarts, seed)
+            start = starts.start(attempt, best.phi)
         run = descend(
             objective,
             start,
@@ -264,6 +261,21 @@ def _descents(
         evaluations=total_evaluations,
     )
     return outcome, runs
+
+
+def _starts(
+    problem: Problem, space: ReducedSpace, phi0: FloatArray, restarts: int, seed: int
+) -> Starts:
+    """The restarts' starts (see :class:`.optimizer.feasible.Starts`).
+
+    Spread starts cover the bounds, and a full turn either side of the start for an
+    unbounded rotation; an unbounded translation stays at the start.
+    """
+    dofs = problem.figure.dofs
+    turn = np.array([np.pi if dofs[j].kind == "rotation" else 0.0 for j in space.variables])
+    box = Box.around(phi0, space.lower, space.upper, turn / space.scale)
+    limits = (space.lower, space.upper, space.a_eq, space.a_in, space.b_in)
+    return Starts(phi0, box, limits, restarts, seed)
 
 
 def _check_options(

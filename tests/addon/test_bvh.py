@@ -56,7 +56,6 @@ def test_make_figure_gives_the_figure_of_the_fixture(reach, tmp_path):
     np.testing.assert_allclose(made.upper, expected.upper, atol=1e-6)
 
 
-@pytest.mark.xfail(reason="restarts perturb only near the start and the best pose")
 @pytest.mark.parametrize("angles", bvh.MISSED_POSES, ids=["across", "behind"])
 def test_solve_from_rest_meets_a_hand_goal_a_pose_inside_the_limits_meets(reach, tmp_path, angles):
     obj = import_skeleton(tmp_path)

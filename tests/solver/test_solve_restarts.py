@@ -50,7 +50,6 @@ def test_a_descent_from_rest_stops_well_off_the_bvh_hand_pose(pose) -> None:
     assert distance > 0.05 or angle > 10.0
 
 
-@pytest.mark.xfail(reason="restarts perturb only near the start and the best pose")
 @pytest.mark.parametrize("pose", bvh.MISSED_POSES, ids=["across", "behind"])
 def test_default_restarts_find_the_bvh_hand_pose(pose) -> None:
     problem, theta = hand_problem(pose)
