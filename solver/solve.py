@@ -1,4 +1,17 @@
-"""``solve``: minimise G_all within the joint limits, anytime, with seeded restarts."""
+"""``solve``: minimise G_all within the joint limits, anytime, with seeded restarts.
+
+Two steps beyond Zhao & Badler 1994 live here:
+
+- The descents minimise G_all / w, w the largest weight of a constraint in G_all
+  (:func:`weight_scale`), so that weights from 1 to 1e6 are equally easy: the
+  Kuhn–Tucker test's ε, the restarts' threshold and the projector start's first step
+  are absolute, and with G_all itself a problem whose weights were all multiplied by
+  1e6 took three times the iterations to another pose, or stalled. Divided by w, the
+  same problem takes the same steps whatever the factor; the result reports G_all,
+  its gradient, the projected gradient and the multipliers unscaled.
+- Restarts start alternately spread over the feasible set and near the best pose so
+  far (:mod:`.optimizer.feasible`).
+"""
 
 from __future__ import annotations
 
@@ -12,13 +25,13 @@ from numpy.typing import ArrayLike
 from ._checks import FloatArray, finite_scalar
 from .exceptions import SolverInputError
 from .limits import outside_limits
-from .optimizer.feasible import perturb
+from .optimizer.feasible import Box, Starts
 from .optimizer.goldfarb import descend
 from .optimizer.result import Descent, Outcome, SolveResult, Status
 from .optimizer.space import ReducedSpace
 from .problem import Problem
 
-__all__ = ["METHODS", "START_METRICS", "solve"]
+__all__ = ["METHODS", "START_METRICS", "solve", "weight_scale"]
 
 METHODS = ("goldfarb",)
 """Names accepted by ``solve(method=...)``."""
@@ -53,8 +66,9 @@ def solve(
     A descent is Goldfarb's BFGS on Rosen's gradient projection (Goldfarb 1969; Rosen
     1960), as in Zhao & Badler 1994. When it ends with G_all above ``tolerance`` (a goal
     not met: a local minimum, often on a limit boundary, or an unreachable goal), up
-    to ``restarts`` further descents start from seeded feasible perturbations
-    (alternately of the start and of the best pose so far) and the best result is kept.
+    to ``restarts`` further descents start from seeded feasible starts, alternately
+    spread over the whole feasible set (stratified across the restarts) and near the
+    best pose so far (:class:`.optimizer.feasible.Starts`), and the best result is kept.
     Drags pass ``restarts=0`` so that the pose moves continuously from ``theta0``.
 
     Args:
@@ -65,11 +79,13 @@ def solve(
             one); when it runs out the best iterate so far is returned with status
             :attr:`Status.TIME_LIMIT`. None: no limit.
         tolerance: ε of the Kuhn–Tucker test (‖projected gradient‖ and multipliers, in
-            the scaled variables) and the G_all above which restarts run.
+            the scaled variables) and the value above which restarts run, both of
+            G_all divided by its largest weight (:func:`weight_scale`): multiplying
+            every weight by one factor changes neither the steps nor the stops.
         max_iterations: Most iterations over all descents; with restarts, one descent
             takes at most max(200, 4 × variables) of them.
         restarts: Most restarts; 0 = one local descent.
-        seed: Seed of the restarts' random perturbations (results are deterministic).
+        seed: Seed of the restarts' random starts (results are deterministic).
         method: The backend; see :data:`METHODS`.
         start_metric: How the inverse-Hessian estimate H starts and restarts (see
             :data:`START_METRICS`): ``"gauss_newton"`` (default) inverts the damped
@@ -214,26 +230,30 @@ def _descents(
         status of the last one where it ran out of time or iterations; and the number
         of restarts run.
     """
-    scale = space.scale
+    weight = weight_scale(problem)
+    # The descents see G_all / weight over φ: its gradient is s ∘ ∇G_all / weight.
+    scale = space.scale / weight
+    root = space.scale / np.sqrt(weight)
     unscaled = bool(np.all(scale == 1.0))
 
     def objective(phi: FloatArray) -> tuple[float, FloatArray]:
         value, gradient = problem.evaluate_variables(space.theta(phi))
-        return value, gradient if unscaled else gradient * scale
+        return value / weight, gradient if unscaled else gradient * scale
 
     def curvature(phi: FloatArray) -> FloatArray:
         factor = problem.gauss_newton_factor(space.theta(phi))
-        return factor if unscaled else factor * scale[:, None]
+        return factor if unscaled else factor * root[:, None]
 
     reporter = None
     if callback is not None:
         report = callback
 
         def reporter(phi: FloatArray, value: float) -> None:
-            report(space.theta(phi), value)
+            report(space.theta(phi), value * weight)
 
+    goal_value = None if goal_tolerance is None else goal_tolerance / weight
     phi0 = space.phi(space.base)
-    rng: np.random.Generator | None = None
+    starts: Starts | None = None
     # A descent that crawls must not use up the restarts' budget.
     per_descent = max_iterations if restarts == 0 else max(_DESCENT_ITERATIONS, 4 * space.n)
     total_iterations = 0
@@ -245,13 +265,9 @@ def _descents(
             start = phi0
         else:
             assert best is not None
-            if rng is None:
-                rng = np.random.default_rng(seed)
-            origin = phi0 if attempt % 2 == 1 else best.phi
-            radius = min(np.pi, 0.5 * (1 + attempt // 2))
-            start = perturb(
-                origin, space.lower, space.upper, space.a_eq, space.a_in, space.b_in, radius, rng
-            )
+            if starts is None:
+                starts = _starts(problem, space, phi0, restarts, seed)
+            start = starts.start(attempt, best.phi)
         run = descend(
             objective,
             start,
@@ -264,7 +280,7 @@ def _descents(
             deadline=deadline,
             callback=reporter,
             curvature=curvature if gauss_newton else None,
-            goal_value=goal_tolerance,
+            goal_value=goal_value,
         )
         runs = attempt
         total_iterations += run.iterations
@@ -274,7 +290,7 @@ def _descents(
         out_of_time = deadline is not None and time.perf_counter() >= deadline
         if (
             best.value <= tolerance
-            or (goal_tolerance is not None and best.value <= goal_tolerance)
+            or (goal_value is not None and best.value <= goal_value)
             or run.status is Status.TIME_LIMIT
             or out_of_time
             or total_iterations >= max_iterations
@@ -284,14 +300,52 @@ def _descents(
     ending = best
     if best.status is not Status.CONVERGED and best is not run and run.status in _OUT_OF_BUDGET:
         ending = run
+    message = ending.message
+    if weight != 1.0:
+        message += f" (of G_all / {weight:.6g}, its largest weight)"
     outcome = replace(
         best,
+        value=best.value * weight,
+        gradient=best.gradient * weight,
         status=ending.status,
-        message=ending.message,
+        message=message,
         iterations=total_iterations,
         evaluations=total_evaluations,
+        projected_gradient=best.projected_gradient * weight,
+        multipliers=best.multipliers * weight,
     )
     return outcome, runs
+
+
+def weight_scale(problem: Problem) -> float:
+    """The largest weight a leaf constraint has in G_all (an ``AnyOf``'s times its member's).
+
+    The descents minimise G_all divided by it, so that multiplying every weight by one
+    factor changes neither their steps nor their stops: 1 for a problem without a
+    positive weight.
+    """
+    largest = 0.0
+    weights = [leaf.weight for leaf in problem.leaves]
+    for term in problem.terms:
+        factor = term.weight if term.disjunctive else 1.0
+        for member in term.members:
+            largest = max(largest, factor * weights[member])
+    return largest if largest > 0.0 else 1.0
+
+
+def _starts(
+    problem: Problem, space: ReducedSpace, phi0: FloatArray, restarts: int, seed: int
+) -> Starts:
+    """The restarts' starts (see :class:`.optimizer.feasible.Starts`).
+
+    Spread starts cover the bounds, and a full turn either side of the start for an
+    unbounded rotation; an unbounded translation stays at the start.
+    """
+    dofs = problem.figure.dofs
+    turn = np.array([np.pi if dofs[j].kind == "rotation" else 0.0 for j in space.variables])
+    box = Box.around(phi0, space.lower, space.upper, turn / space.scale)
+    limits = (space.lower, space.upper, space.a_eq, space.a_in, space.b_in)
+    return Starts(phi0, box, limits, restarts, seed)
 
 
 def _check_options(

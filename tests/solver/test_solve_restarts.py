@@ -1,0 +1,60 @@
+"""Restarts explore the feasible set: a hand pose a descent from rest misses is found."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from fixtures import bvh
+
+from solver import Constraint, Problem, goals, solve
+
+CHAIN = ("LeftShoulder", "LeftArm", "LeftForeArm", "LeftHand")
+C5 = goals.commensurate(5.0, 0.01)
+
+
+def hand_problem(pose: dict[str, tuple[float, float, float]]) -> tuple[Problem, np.ndarray]:
+    """The BVH skeleton's left hand held at its place and turn in ``pose`` (the add-on's
+    position + orientation goal), with the chain from the shoulder; and that pose's θ."""
+    figure = bvh.figure()
+    theta = bvh.pose_theta(figure, pose)
+    frame = figure.forward(theta)[figure.segment("LeftHand").index]
+    effector = bvh.hand_effector()
+    point = frame[:3, :3] @ np.asarray(effector.point) + frame[:3, 3]
+    goal = goals.PositionOrientation(point, frame[:3, 0], frame[:3, 1], c_dx=C5, c_dy=C5)
+    problem = Problem(figure, [Constraint(effector, goal, chain_start=CHAIN[0])])
+    return problem, theta
+
+
+def hand_error(problem: Problem, theta: np.ndarray, target: np.ndarray) -> tuple[float, float]:
+    """Distance [m] and angle [deg] between the hand at ``theta`` and at ``target``."""
+    figure = problem.figure
+    k = figure.segment("LeftHand").index
+    point = np.asarray(bvh.hand_effector().point)
+    have, want = figure.forward(theta)[k], figure.forward(target)[k]
+    distance = np.linalg.norm(
+        have[:3, :3] @ point + have[:3, 3] - want[:3, :3] @ point - want[:3, 3]
+    )
+    cosine = (np.trace(have[:3, :3].T @ want[:3, :3]) - 1.0) / 2.0
+    return float(distance), math.degrees(math.acos(float(np.clip(cosine, -1.0, 1.0))))
+
+
+@pytest.mark.parametrize("pose", bvh.MISSED_POSES, ids=["across", "behind"])
+def test_a_descent_from_rest_stops_well_off_the_bvh_hand_pose(pose) -> None:
+    problem, theta = hand_problem(pose)
+    assert problem.objective(theta)[0] <= 1e-20  # the pose meets the goal, inside the limits
+    assert problem.limits.max_violation(theta) == 0.0
+    result = solve(problem, problem.figure.zero_pose(), restarts=0)
+    distance, angle = hand_error(problem, result.theta, theta)
+    assert distance > 0.05 or angle > 10.0
+
+
+@pytest.mark.parametrize("pose", bvh.MISSED_POSES, ids=["across", "behind"])
+def test_default_restarts_find_the_bvh_hand_pose(pose) -> None:
+    problem, theta = hand_problem(pose)
+    result = solve(problem, problem.figure.zero_pose())
+    distance, angle = hand_error(problem, result.theta, theta)
+    assert result.max_violation <= 1e-9
+    assert distance <= 1e-6 * sum(bvh.bone_lengths()[name] for name in CHAIN[1:])
+    assert angle <= 1e-3
