@@ -264,7 +264,10 @@ class ReachSettings(PropertyGroup):
     )
     tolerance: FloatProperty(  # type: ignore[valid-type]
         name="Tolerance",
-        description="Objective value at which a solve stops",
+        description=(
+            "Kuhn–Tucker tolerance of the solve, on the objective divided by the largest "
+            "constraint weight: a solve stops once it can get no closer by more than this"
+        ),
         min=0.0,
         default=1e-10,
         precision=12,

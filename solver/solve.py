@@ -168,7 +168,7 @@ def solve(
         for j, multiplier in zip(outcome.active, outcome.multipliers, strict=True)
         if multiplier > tolerance
     )
-    met = goal_tolerance if goal_tolerance is not None else tolerance
+    met = goal_tolerance if goal_tolerance is not None else tolerance * weight_scale(problem)
     verdict, unreachable = _verdict(problem, theta, value, outcome.status, met)
     return SolveResult(
         x=theta,
@@ -273,7 +273,7 @@ def _descents(
             start,
             space.a_eq,
             space.b_eq,
-            space.a_in,
+            space.rows_in,
             space.b_in,
             tolerance=tolerance,
             max_iterations=min(max_iterations - total_iterations, per_descent),

@@ -63,7 +63,10 @@ def test_weights_times_1_1e3_1e6_take_the_same_steps_to_the_same_pose(
         assert result.status == first.status
         assert abs(result.iterations - first.iterations) <= 1
         np.testing.assert_allclose(result.theta, first.theta, atol=1e-8)
-        assert result.objective == pytest.approx(factor * first.objective, rel=1e-6, abs=1e-20)
+        # G_all scales with the weights (to rounding where it is about 0)
+        assert result.objective == pytest.approx(
+            factor * first.objective, rel=1e-6, abs=factor * 1e-18
+        )
 
 
 def test_default_restarts_treat_scaled_weights_alike() -> None:
