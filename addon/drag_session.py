@@ -99,7 +99,7 @@ class DragSession:
         self.setup = goals.build_problem(obj, self.scene)
         self.writer = pose.PoseWriter(obj, self.setup.rig, self.setup.movable)
         self.theta: Array = pose.read_pose(obj, self.setup.rig)
-        solving.check_start(self.setup.rig, self.theta)
+        solving.check_start(self.setup, self.theta)
         self.start = self.theta.copy()
         self.events: list[EventStats] = []
         self.overhead = 0.0

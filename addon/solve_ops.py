@@ -34,8 +34,8 @@ class REACH_OT_solve(ArmatureOperator, Operator):
         outcome = solve_from_pose(
             obj, setup, time_limit=None, restarts=obj.reach.restarts, clamp=self.clamp
         )
-        # a clamped pose may move any bone; a solve moves only the chains' bones
-        write_pose(obj, setup.rig, outcome.result.theta, None if self.clamp else setup.movable)
+        # clamped or solved, only the chains' bones move
+        write_pose(obj, setup.rig, outcome.result.theta, setup.movable)
         context.view_layer.update()
         store_stats(obj, outcome, 1000.0 * (time.perf_counter() - start))
         report_warnings(self, setup.rig.warnings)

@@ -8,7 +8,7 @@ from functools import cached_property
 
 import numpy as np
 
-from ._checks import FloatArray
+from ._checks import BoolArray, FloatArray
 from .exceptions import SolverInputError
 from .rows import LimitRows
 
@@ -85,6 +85,23 @@ class LinearLimits:
             ),
             b_in=np.array([r.rhs for r in inequalities], dtype=np.float64),
             in_labels=tuple(r.label for r in inequalities),
+        )
+
+    def touching(self, dofs: BoolArray) -> LinearLimits:
+        """The rows with a nonzero coefficient on some DOF of ``dofs`` (a mask, (n,)).
+
+        The other rows hold only DOFs outside ``dofs``: a solve that moves only
+        ``dofs`` can neither break nor mend them.
+        """
+        eq = np.flatnonzero(np.any(self.a_eq[:, dofs] != 0.0, axis=1))
+        ineq = np.flatnonzero(np.any(self.a_in[:, dofs] != 0.0, axis=1))
+        return LinearLimits(
+            a_eq=self.a_eq[eq],
+            b_eq=self.b_eq[eq],
+            eq_labels=tuple(self.eq_labels[k] for k in eq),
+            a_in=self.a_in[ineq],
+            b_in=self.b_in[ineq],
+            in_labels=tuple(self.in_labels[k] for k in ineq),
         )
 
     def violations(self, theta: FloatArray) -> tuple[FloatArray, FloatArray]:

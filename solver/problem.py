@@ -22,6 +22,7 @@ from .exceptions import SolverInputError
 from .figure import Figure
 from .goals.base import Goal
 from .goals.stacked import StackedGoals
+from .limits import LinearLimits
 from .reach import ReachChains, reach_balls
 from .vectors import cross, skews
 
@@ -92,6 +93,20 @@ class Problem:
         ) = None
         self._variable_rotation = self.kinematics.dof_rotation[self.variables][:, None]
         self._all_rotations = bool(np.all(self._variable_rotation))
+
+    @property
+    def moving_limits(self) -> LinearLimits:
+        """The limits a solve holds: the figure's rows on some variable DOF.
+
+        Rows on fixed DOFs alone are constants to every solve of this problem, which
+        neither checks them at the start pose nor reports them: a bone outside every
+        chain, posed outside its limits, does not stop the others from being solved.
+        """
+        limits = self.memo.get("moving_limits")
+        if not isinstance(limits, LinearLimits):
+            limits = self.limits.touching(self.variable_mask)
+            self.memo["moving_limits"] = limits
+        return limits
 
     @property
     def chain_lengths(self) -> FloatArray:

@@ -73,7 +73,9 @@ def solve(
 
     Args:
         problem: The figure and its constraints.
-        theta0: Start pose, shape (n_dofs,), within the limits (to 1e-9).
+        theta0: Start pose, shape (n_dofs,), within the limits (to 1e-9) that the solve
+            holds (:attr:`Problem.moving_limits`: those on some variable DOF; a DOF the
+            solve never moves may sit outside its own limits).
         time_limit: Wall-clock budget [s] checked at the start of every iteration once
             a first step has been taken (a budget shorter than one step still buys
             one); when it runs out the best iterate so far is returned with status
@@ -121,7 +123,7 @@ def solve(
     _check_options(time_limit, tolerance, max_iterations, restarts, seed)
     if goal_tolerance is not None and finite_scalar(goal_tolerance, "goal_tolerance") < 0.0:
         raise SolverInputError(f"goal_tolerance must be ≥ 0 or None, got {goal_tolerance}")
-    violated = outside_limits(problem.limits, theta_start)
+    violated = outside_limits(problem.moving_limits, theta_start)
     if violated is not None:
         label, amount = violated
         raise SolverInputError(
@@ -180,7 +182,7 @@ def solve(
         message=outcome.message,
         active_set=tuple(problem.limits.in_labels[j] for j in active),
         active=active,
-        max_violation=problem.limits.max_violation(theta),
+        max_violation=problem.moving_limits.max_violation(theta),
         projected_gradient=outcome.projected_gradient,
         elapsed=time.perf_counter() - started,
         restarts=runs,

@@ -191,6 +191,7 @@ def build_problem(obj: Any, scene: Any, rig: Rig | None = None) -> Setup:
     ]
     with labelled(""):
         problem = Problem(rig.figure, final)
+    _check_defects(rig, problem)
     variables = problem.variable_mask
     movable = [
         e.name
@@ -202,6 +203,33 @@ def build_problem(obj: Any, scene: Any, rig: Rig | None = None) -> Setup:
     targets = [by_name[n] for n in names]
     frames = [goal.matrix_world.copy() for goal in targets]
     return Setup(rig, problem, names, targets, movable, frames)
+
+
+def _check_defects(rig: Rig, problem: Problem) -> None:
+    """Refuse the bones Reach cannot pose where they move an effector (see ``Rig.defects``).
+
+    A bone outside every effector's line of ancestors moves no effector, so its pose
+    scale or inheritance does not matter to the solve.
+
+    Raises:
+        BlenderDataError: Naming each such bone and the fix.
+    """
+    if not rig.defects:
+        return
+    parents = rig.figure.kinematics.segment_parent
+    lines: set[int] = set()
+    for segment in problem.effector_segments:
+        current = int(segment)
+        while current >= 0 and current not in lines:
+            lines.add(current)
+            current = int(parents[current])
+    found = [
+        rig.defects[e.name]
+        for k, e in enumerate(rig.layout)
+        if k in lines and e.name in rig.defects
+    ]
+    if found:
+        raise BlenderDataError("; ".join(found))
 
 
 def refresh_goals(obj: Any, scene: Any, setup: Setup) -> Setup:

@@ -68,12 +68,16 @@ class Rig:
         figure: The solver's figure; segment k is ``layout[k].name``.
         layout: Per bone, its channels' positions in θ, parents before children.
         warnings: Things the user should know (drivers, bone constraints, …).
+        defects: See below.
     """
 
     armature: str
     figure: Figure
     layout: tuple[BoneLayout, ...]
     warnings: list[str] = field(default_factory=list)
+    defects: dict[str, str] = field(default_factory=dict)
+    """Per bone Reach cannot pose, why (pose scale, no inherited rotation): refused only
+    where it would move an effector (:func:`~.goals.build_problem`)."""
 
     def bone(self, name: str) -> BoneLayout:
         """The layout of bone ``name``."""
@@ -207,9 +211,12 @@ def build_rig(obj: Any, hold: Iterable[str] = ()) -> Rig:
     figure = Figure()
     layout: list[BoneLayout] = []
     warnings: list[str] = []
+    defects: dict[str, str] = {}
     for bone in ordered_bones(obj):
         pose_bone = obj.pose.bones[bone.name]
-        _check_bone(bone, pose_bone)
+        defect = _defect(bone, pose_bone)
+        if defect:
+            defects[bone.name] = defect
         local = to_numpy(bone.matrix_local)
         if bone.parent is None:
             rest = world @ local
@@ -241,20 +248,22 @@ def build_rig(obj: Any, hold: Iterable[str] = ()) -> Rig:
     _add_polygons(obj, figure, by_name, warnings)
     _add_groups(obj, figure, by_name)
     warnings.extend(_driver_warnings(obj))
-    return Rig(obj.name, figure, tuple(layout), warnings)
+    return Rig(obj.name, figure, tuple(layout), warnings, defects)
 
 
-def _check_bone(bone: Any, pose_bone: Any) -> None:
+def _defect(bone: Any, pose_bone: Any) -> str:
+    """Why Reach's model cannot follow the bone ("" when it can)."""
     scale = tuple(pose_bone.scale)
     if not all(math.isfinite(s) for s in scale) or max(abs(s - 1.0) for s in scale) > 1e-6:
-        raise BlenderDataError(
+        return (
             f"bone '{bone.name}' has pose scale {tuple(round(s, 4) for s in scale)}; "
             "Reach poses bones of scale 1 (clear its scale with Alt S)"
         )
     if not bone.use_inherit_rotation:
-        raise BlenderDataError(
+        return (
             f"bone '{bone.name}' does not inherit its parent's rotation; turn on Inherit Rotation"
         )
+    return ""
 
 
 def _bone_dofs(pose_bone: Any, order: str, *, translates: bool, lock: bool) -> list[Dof]:

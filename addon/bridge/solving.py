@@ -161,19 +161,24 @@ def _headline(
     )
 
 
-def check_start(rig: Rig, theta: Array) -> None:
-    """Refuse a start pose outside the limits, naming the limit (the solver's own check).
+def check_start(setup: Setup, theta: Array) -> None:
+    """Refuse a start pose outside the limits a solve holds, naming the limit.
+
+    Only the limits of the bones the solve may move count (``Problem.moving_limits``):
+    a bone in no chain, posed outside its limits, stops nothing.
 
     Raises:
         BlenderDataError: Naming the DOF and its bound in degrees, or the polygon or
             group, and saying how to clamp the pose.
     """
-    figure = rig.figure
-    violated = outside_limits(figure.limits, theta)
+    figure = setup.rig.figure
+    violated = outside_limits(setup.problem.moving_limits, theta)
     if violated is None:
         return
     label, amount = violated
-    excess = np.maximum(figure.lower - theta, theta - figure.upper)
+    excess = np.full(figure.n_dofs, -np.inf)
+    moving = setup.problem.variables
+    excess[moving] = np.maximum(figure.lower - theta, theta - figure.upper)[moving]
     index = int(np.argmax(excess))
     if excess[index] >= amount:  # a joint's bound: said in degrees, as the sidebar shows it
         name = figure.dofs[index].name or figure.dof_label(index)
@@ -188,6 +193,19 @@ def check_start(rig: Rig, theta: Array) -> None:
     )
 
 
+def clamp_moving(setup: Setup, theta: Array) -> Array:
+    """``theta`` with the DOFs a solve may move brought into the limits it holds."""
+    figure = setup.rig.figure
+    moving = setup.problem.variables
+    lower = np.full(figure.n_dofs, -np.inf)
+    upper = np.full(figure.n_dofs, np.inf)
+    lower[moving], upper[moving] = figure.lower[moving], figure.upper[moving]
+    clamped = clamp_to_limits(theta, setup.problem.moving_limits, lower, upper)
+    result = theta.copy()
+    result[moving] = clamped[moving]
+    return result
+
+
 def solve_from_pose(
     obj: Any, setup: Setup, *, time_limit: float | None, restarts: int, clamp: bool = False
 ) -> Outcome:
@@ -198,16 +216,15 @@ def solve_from_pose(
         setup: Its problem.
         time_limit: Seconds the solve may take, or None.
         restarts: Seeded restarts when a descent stalls.
-        clamp: First move a pose outside the limits into them.
+        clamp: First move the bones the solve may move into their limits.
 
     Raises:
         BlenderDataError: A start pose outside the limits (unless ``clamp``) or bad input.
     """
-    rig = setup.rig
-    theta = read_pose(obj, rig)
+    theta = read_pose(obj, setup.rig)
     if clamp:
-        theta = clamp_to_limits(theta, rig.figure.limits, rig.figure.lower, rig.figure.upper)
-    check_start(rig, theta)
+        theta = clamp_moving(setup, theta)
+    check_start(setup, theta)
     return run_solve(setup, theta, obj.reach, time_limit=time_limit, restarts=restarts)
 
 

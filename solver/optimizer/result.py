@@ -103,7 +103,8 @@ class SolveResult:
         message: Human-readable reason (:meth:`Status.message`).
         active_set: Labels of the joint limits active at ``x``.
         active: Rows of ``figure.limits`` (inequalities) active at ``x``.
-        max_violation: Largest limit violation at ``x`` (≤ 1e-9).
+        max_violation: Largest violation at ``x`` of the limits the solve holds
+            (``Problem.moving_limits``), ≤ 1e-9.
         projected_gradient: ‖Pg‖ in the solver's scaled variables at ``x``.
         elapsed: Wall time [s].
         restarts: Restarts run after the first descent.

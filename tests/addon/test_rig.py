@@ -79,10 +79,40 @@ def test_uniform_armature_scale_is_solved_exactly(reach):
     assert np.linalg.norm(rigs.world_tail(obj, "forearm.L") - np.array(goal.location)) <= 1e-5
 
 
-def test_pose_scale_on_a_bone_is_refused(reach):
+def test_pose_scale_on_a_bone_that_moves_an_effector_is_refused(reach):
     obj = four_limbs()
     obj.pose.bones["upper_arm.R"].scale = (1.0, 1.2, 1.0)
     solve_fails(obj, r"bone 'upper_arm.R' has pose scale \(1.0, 1.2, 1.0\)")
+    obj.pose.bones["upper_arm.R"].scale = (1.0, 1.0, 1.0)
+    obj.pose.bones["spine"].scale = (1.1, 1.1, 1.1)  # not in a chain, but above the hands
+    solve_fails(obj, r"bone 'spine' has pose scale")
+
+
+def test_bones_that_move_no_effector_do_not_block_the_solve(reach):
+    obj = four_limbs()
+    for entry in obj.reach.constraints:
+        entry.enabled = entry.name == "hand.L"
+    bones = obj.pose.bones
+    bones["hand.R"].scale = (1.0, 1.3, 1.0)  # pose scale, in no chain and above no effector
+    obj.data.bones["toe.L"].use_inherit_rotation = False
+    forearm = bones["forearm.R"]  # outside its limit (X in [-150°, 0°]), in no chain
+    forearm.rotation_mode = "XYZ"
+    forearm.rotation_euler = (math.radians(30.0), 0.0, 0.0)
+    bpy.context.view_layer.update()
+    before = rigs.pose_channels(obj)
+    goal = obj.reach.constraints["hand.L"].goal
+    goal.location = Vector(goal.location) + Vector((-0.08, -0.05, -0.05))  # the elbow bends
+    bpy.context.view_layer.update()
+    for clamp in (False, True):
+        assert bpy.ops.reach.solve(armature=obj.name, clamp=clamp) == {"FINISHED"}
+        bpy.context.view_layer.update()
+        assert obj.reach.stats.outcome == "met"
+        after = rigs.pose_channels(obj)
+        for name in ("hand.R", "forearm.R", "toe.L"):  # neither checked nor clamped
+            assert after[name] == before[name], name
+        arm = rigs.chain_length(obj, ("upper_arm.L", "forearm.L"))
+        gap = np.linalg.norm(rigs.world_tail(obj, "forearm.L") - np.array(goal.location))
+        assert gap <= 1e-4 * arm
 
 
 def test_drivers_and_bone_constraints_are_warned_about(reach):

@@ -288,3 +288,22 @@ def test_small_warm_started_moves_converge_in_a_few_gauss_newton_steps() -> None
         assert result.status == "converged"
         assert result.fun <= 1e-20
         assert result.nit <= 5
+
+
+def test_a_fixed_dof_outside_its_limits_neither_stops_the_solve_nor_moves() -> None:
+    lengths = [1.0, 0.8]
+    fig = planar_arm(lengths, lower=-1.0, upper=1.0)
+    fig.add_segment("other", None, np.eye(4), [Dof.rotation("x", lower=-0.1, upper=0.1)])
+    target = fig.forward(np.array([0.3, 0.5, 0.0]))[1] @ np.array([0.0, 0.8, 0.0, 1.0])
+    problem = Problem(fig, [Constraint(tip(fig, lengths), goals.Position(target[:3]))])
+    theta0 = np.array([0.0, 0.3, 2.0])  # "other" is in no chain, far outside its bounds
+    assert fig.limits.max_violation(theta0) == pytest.approx(1.9)
+    result = solve(problem, theta0, restarts=0)
+    assert result.outcome == "met"
+    assert result.x[2] == 2.0
+    assert result.max_violation == 0.0
+    assert problem.moving_limits.in_labels == tuple(
+        label for label in fig.limits.in_labels if "other" not in label
+    )
+    with pytest.raises(SolverInputError, match=r"link1\[0\] ≤ 1.*violated by 0\.5"):
+        solve(problem, np.array([0.0, 1.5, 2.0]))  # a chain's DOF outside is still refused
