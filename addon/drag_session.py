@@ -42,8 +42,10 @@ class EventStats:
         outcome: The solver's outcome (met, not reachable, local minimum, unfinished).
         out_of_reach: How far the farthest goal proved out of reach lies beyond its
             chain (world units; 0 when none is).
-        unmet: Constraints not met within the armature's "met within" distance (not
-            stored: the sidebar shows them for the last solve only).
+        unmet: Constraints not met within the armature's "met within" distance on
+            Blender's evaluated pose (not stored: the sidebar shows them for the last
+            solve only).
+        diverging: Bones Blender poses otherwise than Reach wrote them (not stored).
     """
 
     location: tuple[float, float, float] = field(metadata=shown("Location"))
@@ -58,6 +60,7 @@ class EventStats:
     outcome: str = field(metadata=shown("Outcome"))
     out_of_reach: float = field(metadata=shown("Out of reach"))
     unmet: tuple[str, ...]
+    diverging: tuple[str, ...] = ()
 
 
 def drag_header(stats: EventStats, axis: str | None = None) -> str:
@@ -73,6 +76,8 @@ def drag_header(stats: EventStats, axis: str | None = None) -> str:
     ]
     if stats.out_of_reach > 0.0:
         parts.append(f"out of reach by {solving.length_text(stats.out_of_reach)}")
+    if stats.diverging:
+        parts.append(f"Blender poses otherwise: {', '.join(stats.diverging)}")
     if axis:
         parts.append(f"along {axis}")
     return " · ".join(parts)
@@ -148,6 +153,7 @@ class DragSession:
             self.writer = pose.PoseWriter(self.obj, setup.rig, setup.movable)
         self.writer.write(self.obj, outcome.result.theta)
         self.view_layer.update()
+        outcome = solving.judge(self.obj, setup, outcome, self.obj.reach)
         end = time.perf_counter()
         self.setup = setup
         self.theta = outcome.result.theta
@@ -168,6 +174,7 @@ class DragSession:
             outcome=outcome.result.outcome,
             out_of_reach=outcome.out_of_reach,
             unmet=tuple(outcome.unmet),
+            diverging=tuple(outcome.diverging),
         )
         self.events.append(stats)
         return stats

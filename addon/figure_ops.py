@@ -92,7 +92,7 @@ class REACH_OT_figure_from_armature(ArmatureOperator, Operator):
             settings.is_figure, settings.translate_root = previous
             raise
         mark_figure(obj, rig)
-        report_warnings(self, rig.warnings)
+        report_warnings(self, rig.messages())
         self.report(
             {"INFO"},
             f"'{obj.name}': {len(rig.layout)} bones, {rig.figure.n_dofs} degrees of freedom",

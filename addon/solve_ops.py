@@ -11,7 +11,7 @@ from bpy.types import Operator
 from .bridge.goals import build_problem
 from .bridge.pose import write_pose
 from .bridge.rig import armature_object, build_rig
-from .bridge.solving import clamp_pose, solve_from_pose, store_stats
+from .bridge.solving import clamp_pose, judge, solve_from_pose, store_stats
 from .operator_base import ArmatureOperator, Result, report_warnings
 
 
@@ -37,8 +37,9 @@ class REACH_OT_solve(ArmatureOperator, Operator):
         # clamped or solved, only the chains' bones move
         write_pose(obj, setup.rig, outcome.result.theta, setup.movable)
         context.view_layer.update()
+        outcome = judge(obj, setup, outcome, obj.reach)
         store_stats(obj, outcome, 1000.0 * (time.perf_counter() - start))
-        report_warnings(self, setup.rig.warnings)
+        report_warnings(self, setup.rig.messages(setup.lines))
         if outcome.unmet:
             self.report({"WARNING"}, obj.reach.stats.message)
         return {"FINISHED"}

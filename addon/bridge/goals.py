@@ -138,6 +138,24 @@ class Setup:
     movable: list[str]
     frames: list[Any] = field(default_factory=list)
 
+    @property
+    def lines(self) -> list[str]:
+        """The bones on some effector's line of ancestors: the bones that move an effector."""
+        segments = effector_lines(self.rig, self.problem)
+        return [e.name for k, e in enumerate(self.rig.layout) if k in segments]
+
+
+def effector_lines(rig: Rig, problem: Problem) -> set[int]:
+    """The segments of the effectors and of all their ancestors."""
+    parents = rig.figure.kinematics.segment_parent
+    lines: set[int] = set()
+    for segment in problem.effector_segments:
+        current = int(segment)
+        while current >= 0 and current not in lines:
+            lines.add(current)
+            current = int(parents[current])
+    return lines
+
 
 def build_problem(obj: Any, scene: Any, rig: Rig | None = None) -> Setup:
     """The solver problem of the armature's enabled constraints.
@@ -216,13 +234,7 @@ def _check_defects(rig: Rig, problem: Problem) -> None:
     """
     if not rig.defects:
         return
-    parents = rig.figure.kinematics.segment_parent
-    lines: set[int] = set()
-    for segment in problem.effector_segments:
-        current = int(segment)
-        while current >= 0 and current not in lines:
-            lines.add(current)
-            current = int(parents[current])
+    lines = effector_lines(rig, problem)
     found = [
         rig.defects[e.name]
         for k, e in enumerate(rig.layout)

@@ -30,6 +30,15 @@ AXES = "XYZ"
 """Blender's axes, in the order of its Euler and location channels."""
 DEFAULT_EULER_ORDER = "YXZ"
 """The Euler order Reach reads a quaternion or axis-angle bone in, until the user picks one."""
+NOTES = {
+    "constraints": "{count} bone(s) with bone constraints, which Blender applies after "
+    "Reach's pose: {bones}; mute them or constrain the control bones",
+    "driven": "{count} bone(s) driven by drivers, which override Reach: {bones}",
+    "keyed": "{count} bone(s) keyed: a frame change puts their keys back over Reach's pose "
+    "({bones}); key the pose (auto-keying) or bake",
+}
+"""One grouped line per kind of bone that Blender poses otherwise than Reach writes it."""
+
 DRIVEN_CHANNELS = ("rotation_euler", "rotation_quaternion", "rotation_axis_angle", "location")
 """Pose-bone channels Reach writes: a driver on one of them overrides Reach."""
 
@@ -76,6 +85,26 @@ class Rig:
     layout: tuple[BoneLayout, ...]
     warnings: list[str] = field(default_factory=list)
     defects: dict[str, str] = field(default_factory=dict)
+    notes: dict[str, list[str]] = field(default_factory=dict)
+    """Bones by what makes Blender pose them otherwise than Reach writes them (a key of
+    :data:`NOTES`); :meth:`messages` groups them into one line per kind."""
+
+    def messages(self, bones: Iterable[str] | None = None) -> list[str]:
+        """The warnings, and one line per kind of :attr:`notes` among ``bones`` (all: None).
+
+        A generated rig's hundred constrained bones make one line, not a hundred.
+        """
+        shown = None if bones is None else set(bones)
+        lines = list(self.warnings)
+        for kind, names in self.notes.items():
+            chosen = [n for n in names if shown is None or n in shown]
+            if chosen:
+                listed = ", ".join(chosen[:6]) + (
+                    f" and {len(chosen) - 6} more" if len(chosen) > 6 else ""
+                )
+                lines.append(NOTES[kind].format(count=len(chosen), bones=listed))
+        return lines
+
     """Per bone Reach cannot pose, why (pose scale, no inherited rotation): refused only
     where it would move an effector (:func:`~.goals.build_problem`)."""
 
@@ -212,6 +241,7 @@ def build_rig(obj: Any, hold: Iterable[str] = ()) -> Rig:
     layout: list[BoneLayout] = []
     warnings: list[str] = []
     defects: dict[str, str] = {}
+    notes: dict[str, list[str]] = {kind: [] for kind in NOTES}
     for bone in ordered_bones(obj):
         pose_bone = obj.pose.bones[bone.name]
         defect = _defect(bone, pose_bone)
@@ -241,14 +271,12 @@ def build_rig(obj: Any, hold: Iterable[str] = ()) -> Rig:
             )
         )
         if any(c.enabled if hasattr(c, "enabled") else not c.mute for c in pose_bone.constraints):
-            warnings.append(
-                f"bone '{bone.name}' has bone constraints; Blender applies them after Reach's pose"
-            )
+            notes["constraints"].append(bone.name)
     by_name = {e.name: e for e in layout}
     _add_polygons(obj, figure, by_name, warnings)
     _add_groups(obj, figure, by_name)
-    warnings.extend(_driver_warnings(obj))
-    return Rig(obj.name, figure, tuple(layout), warnings, defects)
+    notes["driven"], notes["keyed"] = _animated_bones(obj)
+    return Rig(obj.name, figure, tuple(layout), warnings, defects, notes)
 
 
 def _defect(bone: Any, pose_bone: Any) -> str:
@@ -340,16 +368,33 @@ def _add_groups(obj: Any, figure: Figure, layout: dict[str, BoneLayout]) -> None
                 figure.add_linear_equality({key: r0, first: -ratio}, rhs=0.0)
 
 
-def _driver_warnings(obj: Any) -> list[str]:
+def _animated_bones(obj: Any) -> tuple[list[str], list[str]]:
+    """Bones with a driver, and bones with keys, on a channel Reach writes."""
     animation = obj.animation_data
     if animation is None:
-        return []
-    warnings = []
-    for driver in animation.drivers:
-        path = driver.data_path
-        if path.startswith("pose.bones[") and path.endswith(DRIVEN_CHANNELS):
-            bone = path.split('"')[1] if '"' in path else path
-            warnings.append(
-                f"bone '{bone}' is driven by a driver ({path}); the driver overrides Reach"
-            )
-    return warnings
+        return [], []
+    driven = [_bone_of(d.data_path) for d in animation.drivers if _written(d.data_path)]
+    keyed: list[str] = []
+    if animation.action is not None:
+        keyed = [_bone_of(c.data_path) for c in action_curves(animation.action)]
+        keyed = [b for b in keyed if b]
+    return list(dict.fromkeys(b for b in driven if b)), list(dict.fromkeys(keyed))
+
+
+def action_curves(action: Any) -> list[Any]:
+    """The F-curves of ``action`` on channels Reach writes (flat or layered actions)."""
+    curves = list(getattr(action, "fcurves", None) or [])
+    for layer in getattr(action, "layers", []):  # layered actions (Blender 4.4 and later)
+        for strip in layer.strips:
+            for bag in getattr(strip, "channelbags", []):
+                curves.extend(bag.fcurves)
+    return [c for c in curves if _written(c.data_path)]
+
+
+def _written(path: str) -> bool:
+    return path.startswith("pose.bones[") and path.endswith(DRIVEN_CHANNELS)
+
+
+def _bone_of(path: str) -> str:
+    """The bone of a ``pose.bones["name"].channel`` path."""
+    return path.split('"')[1] if '"' in path else ""

@@ -8,7 +8,7 @@ not meet; :func:`solve_from_pose` first checks (or clamps) the start pose;
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -17,6 +17,7 @@ from ...solver import Outcome as SolverOutcome
 from ...solver import SolveResult, solve
 from ...solver.limits import clamp_to_limits, outside_limits
 from ..errors import BlenderDataError, labelled
+from . import evaluated
 from .goals import Setup
 from .pose import changed_bones, read_pose, write_pose
 from .rig import Array, Rig
@@ -38,6 +39,8 @@ class Outcome:
             proved, else how far off it is and what holds it.
         message: The headline: met, not reachable (proved), a local minimum, or
             stopped early.
+        diverging: After :func:`judge`: the bones whose pose Blender evaluates otherwise
+            than Reach wrote it, and why (then ``residuals`` and ``unmet`` are Blender's).
     """
 
     result: SolveResult
@@ -47,6 +50,7 @@ class Outcome:
     margins: dict[str, float]
     reasons: dict[str, str]
     message: str
+    diverging: dict[str, str] = field(default_factory=dict)
 
     @property
     def out_of_reach(self) -> float:
@@ -158,6 +162,47 @@ def _headline(
     return (
         f"not met: {listed}; a local minimum, not proved out of reach: "
         "a pose elsewhere may meet it (Solve tries other starts)"
+    )
+
+
+def judge(obj: Any, setup: Setup, outcome: Outcome, settings: Any) -> Outcome:
+    """``outcome`` measured on Blender's evaluated pose, once the pose is written.
+
+    "Met" is what the user sees: each goal measured on the evaluated bones. Where
+    Blender poses a bone otherwise than Reach wrote it (a bone constraint, a driver,
+    keyframes, Local Location…), the residuals and "not met" are Blender's, and the
+    message names those bones, why, and the way out.
+
+    Args:
+        obj: The armature, its pose written and the view layer updated.
+        setup: The problem solved.
+        outcome: The solve's outcome on Reach's model.
+        settings: The armature's Reach settings (its "met within" distance).
+    """
+    measured = evaluated.measure(obj, setup, outcome.result.theta, outcome.residuals)
+    if not measured.diverging:
+        return outcome
+    residuals = measured.residuals
+    unmet = [name for name, r in residuals.items() if r > settings.reach_distance]
+    reasons = dict(outcome.reasons)
+    for name in unmet:
+        if name not in outcome.unmet:
+            reasons[name] = f"{length_text(residuals[name])} off on Blender's pose"
+    bones = "; ".join(f"{bone}: {why}" for bone, why in measured.diverging.items())
+    where = f"Blender poses {len(measured.diverging)} bone(s) otherwise than Reach ({bones})"
+    fix = "mute those constraints or drivers, key or bake the pose, or constrain the control bones"
+    if unmet:
+        listed = "; ".join(f"{name} {reasons[name]}" for name in unmet)
+        message = f"not met on Blender's pose: {listed}. {where}: {fix}"
+    else:
+        message = f"{outcome.message}; {where}"
+    return replace(
+        outcome,
+        residuals=residuals,
+        unmet=unmet,
+        reasons={name: reasons[name] for name in unmet},
+        message=message,
+        diverging=measured.diverging,
     )
 
 

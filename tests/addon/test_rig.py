@@ -120,9 +120,29 @@ def test_drivers_and_bone_constraints_are_warned_about(reach):
     driver = obj.pose.bones["upper_arm.L"].driver_add("rotation_euler", 0)
     driver.driver.expression = "0.1"
     obj.pose.bones["forearm.R"].constraints.new("COPY_ROTATION")
-    warnings = reach.addon.bridge.rig.build_rig(obj).warnings
-    assert any("bone 'upper_arm.L' is driven by a driver" in w for w in warnings)
-    assert any("bone 'forearm.R' has bone constraints" in w for w in warnings)
+    obj.pose.bones["hand.R"].constraints.new("DAMPED_TRACK")
+    obj.pose.bones["shin.L"].keyframe_insert("rotation_quaternion", frame=1)
+    rig = reach.addon.bridge.rig.build_rig(obj)
+    messages = rig.messages()
+    assert "1 bone(s) driven by drivers, which override Reach: upper_arm.L" in messages
+    assert any(
+        m.startswith("2 bone(s) with bone constraints") and "forearm.R, hand.R" in m
+        for m in messages
+    )
+    assert any(m.startswith("1 bone(s) keyed") and "(shin.L)" in m for m in messages)
+    # a solve reports only the bones that move its effectors, one line per kind
+    only_arm = rig.messages(["upper_arm.L", "forearm.L"])
+    assert only_arm == ["1 bone(s) driven by drivers, which override Reach: upper_arm.L"]
+
+
+def test_a_hundred_constrained_bones_make_one_line(reach):
+    obj = four_limbs()
+    for bone in obj.pose.bones:
+        bone.constraints.new("COPY_SCALE")
+    messages = reach.addon.bridge.rig.build_rig(obj).messages()
+    assert len(messages) == 1
+    assert messages[0].startswith(f"{len(obj.pose.bones)} bone(s) with bone constraints")
+    assert f"and {len(obj.pose.bones) - 6} more" in messages[0]
 
 
 def test_a_polygon_of_fewer_than_three_vertices_is_a_warning_not_a_limit(reach):
@@ -136,7 +156,7 @@ def test_a_polygon_of_fewer_than_three_vertices_is_a_warning_not_a_limit(reach):
     )
     assert (
         "limit polygon of bone 'upper_arm.L' has 2 vertices; it limits nothing until it has 3"
-        in (rig.warnings)
+        in (rig.messages())
     )
     assert bpy.ops.reach.solve(armature=obj.name) == {"FINISHED"}
 

@@ -1,0 +1,125 @@
+"""Is it met on Blender's pose? The goals measured on the evaluated armature.
+
+Reach's figure is a model of the armature: Blender evaluates the pose it writes through
+bone constraints, drivers, keyframes on a frame change, Local Location and the like, so
+a goal Reach's model meets can be missed by the pose the user sees. After a solve, a
+drag event or a live update, :func:`measure` takes each constraint's effector from
+Blender's evaluated bones and measures its goal there; where that differs from the
+model, :func:`diverging_bones` names the bones whose evaluated pose differs first (their
+children inherit the difference) and why.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .goals import Setup, effector_lines
+from .rig import DRIVEN_CHANNELS, Array, action_curves, to_numpy
+
+AGREE = 1e-5
+"""Relative difference (of the figure's largest chain length) below which Blender's
+pose and Reach's agree: single-precision rounding of bone matrices."""
+
+AGREE_ANGLE = 1e-4
+"""Angle [rad] below which a bone's evaluated rotation and Reach's agree."""
+
+
+@dataclass(frozen=True)
+class Measured:
+    """The constraints measured on Blender's evaluated pose.
+
+    Attributes:
+        residuals: Per enabled constraint, √P on Blender's pose (the solver's units).
+        diverging: Per bone whose evaluated pose differs first from Reach's (on an
+            effector's line of ancestors), why; empty when the two agree.
+    """
+
+    residuals: dict[str, float]
+    diverging: dict[str, str]
+
+
+def measure(obj: Any, setup: Setup, theta: Array, model: dict[str, float]) -> Measured:
+    """Measure every enabled constraint on the evaluated pose, after the pose is written.
+
+    Args:
+        obj: The armature object (its pose written and the view layer updated).
+        setup: The problem solved.
+        theta: The pose written.
+        model: Per constraint, √P on Reach's model (to compare with).
+    """
+    world = to_numpy(obj.matrix_world)
+    bones = obj.pose.bones
+    residuals: dict[str, float] = {}
+    for name, leaf in zip(setup.names, setup.problem.leaves, strict=True):
+        effector = leaf.effector
+        frame = world @ to_numpy(bones[effector.segment].matrix)
+        point = (frame @ np.append(effector.point, 1.0))[:3]
+        x = _unit(frame[:3, :3] @ np.asarray(effector.x_axis))
+        y = _unit(frame[:3, :3] @ np.asarray(effector.y_axis))
+        value = leaf.goal.evaluate(point, x, y).value
+        residuals[name] = math.sqrt(max(float(value), 0.0))
+    size = max(1.0, float(np.max(setup.problem.chain_lengths, initial=0.0)))
+    agree = all(abs(residuals[n] - model[n]) <= AGREE * size for n in setup.names)
+    diverging = {} if agree else diverging_bones(obj, setup, theta)
+    return Measured(residuals, diverging)
+
+
+def diverging_bones(obj: Any, setup: Setup, theta: Array) -> dict[str, str]:
+    """The bones whose evaluated pose differs from Reach's where their parent's does not.
+
+    Only bones on some effector's line of ancestors count; each gets the likeliest
+    reason: its bone constraints, a driver, keyframes, or Blender's own evaluation.
+    """
+    figure = setup.rig.figure
+    model = figure.forward(theta)
+    world = to_numpy(obj.matrix_world)
+    size = max(1.0, float(np.max(setup.problem.chain_lengths, initial=0.0)))
+    parents = figure.kinematics.segment_parent
+    lines = effector_lines(setup.rig, setup.problem)
+    differs: dict[int, bool] = {}
+    found: dict[str, str] = {}
+    for k in sorted(lines):  # parents come before children in the figure
+        name = setup.rig.layout[k].name
+        frame = world @ to_numpy(obj.pose.bones[name].matrix)
+        scale = float(np.cbrt(abs(np.linalg.det(frame[:3, :3])))) or 1.0
+        turn = frame[:3, :3] @ model[k][:3, :3].T / scale**2
+        axis = (turn[2, 1] - turn[1, 2], turn[0, 2] - turn[2, 0], turn[1, 0] - turn[0, 1])
+        angle = math.atan2(0.5 * math.hypot(*axis), 0.5 * (float(np.trace(turn)) - 1.0))
+        moved = float(np.linalg.norm(frame[:3, 3] - model[k][:3, 3]))
+        differs[k] = moved > AGREE * size or angle > AGREE_ANGLE
+        parent = int(parents[k])
+        if differs[k] and not differs.get(parent, False):
+            found[name] = _why(obj, name)
+    return found
+
+
+def _why(obj: Any, bone: str) -> str:
+    """The likeliest reason Blender poses ``bone`` otherwise than Reach wrote it."""
+    pose_bone = obj.pose.bones[bone]
+    active = [
+        c for c in pose_bone.constraints if not getattr(c, "mute", False) and c.influence > 0.0
+    ]
+    if active:
+        kinds = ", ".join(dict.fromkeys(c.type.replace("_", " ").title() for c in active))
+        return f"its {kinds} constraint{'s' if len(active) > 1 else ''}"
+    prefix = f'pose.bones["{bone}"].'
+    animation = obj.animation_data
+    if animation is not None:
+        for driver in animation.drivers:
+            if driver.data_path.startswith(prefix) and driver.data_path.endswith(DRIVEN_CHANNELS):
+                return f"a driver on its {driver.data_path[len(prefix) :]}"
+        action = animation.action
+        if action is not None and any(
+            c.data_path.startswith(prefix) for c in action_curves(action)
+        ):
+            return "its keyframes (a frame change puts them back; key the pose or bake)"
+    return "Blender's evaluation (Local Location, Child Of, or a parent's setting)"
+
+
+def _unit(vector: Array) -> Array:
+    norm = float(np.linalg.norm(vector))
+    return vector / norm if norm > 0.0 else vector

@@ -1,0 +1,82 @@
+""" "Met" on Blender's evaluated pose: bone constraints and drivers Reach's model misses."""
+
+from __future__ import annotations
+
+import bpy
+import numpy as np
+import pytest
+import rigs
+from mathutils import Vector
+from rigs import four_limbs
+
+
+def _gap(obj, bone, goal):
+    bpy.context.view_layer.update()
+    return float(np.linalg.norm(rigs.world_tail(obj, bone) - np.array(goal.location)))
+
+
+def _reachable_hand(obj):
+    """Only hand.L enabled, its goal moved where the elbow must bend to meet it."""
+    for entry in obj.reach.constraints:
+        entry.enabled = entry.name == "hand.L"
+    goal = obj.reach.constraints["hand.L"].goal
+    goal.location = Vector(goal.location) + Vector((-0.08, -0.05, -0.05))
+    bpy.context.view_layer.update()
+    return goal
+
+
+def test_a_bone_constraint_makes_blenders_pose_miss_and_the_panel_says_why(reach):
+    obj = four_limbs()
+    goal = _reachable_hand(obj)
+    turned = bpy.data.objects.new("turned", None)
+    bpy.context.scene.collection.objects.link(turned)
+    turned.rotation_euler = (0.0, 0.0, 1.2)
+    copy = obj.pose.bones["forearm.L"].constraints.new("COPY_ROTATION")
+    copy.target = turned
+    bpy.context.view_layer.update()
+    assert bpy.ops.reach.solve(armature=obj.name) == {"FINISHED"}
+    stats = obj.reach.stats
+    gap = _gap(obj, "forearm.L", goal)
+    assert gap > 0.01  # Blender's pose misses, though Reach's model meets the goal
+    assert stats.unmet == "hand.L"
+    assert stats.residual == pytest.approx(gap, rel=1e-4)
+    assert stats.message.startswith("not met on Blender's pose: hand.L ")
+    assert "forearm.L: its Copy Rotation constraint" in stats.message
+    assert "mute those constraints" in stats.message
+    assert stats.reasons.startswith("hand.L: ") and "off on Blender's pose" in stats.reasons
+
+
+def test_a_driver_on_a_chain_bone_is_named(reach):
+    obj = four_limbs()
+    _reachable_hand(obj)
+    upper = obj.pose.bones["upper_arm.L"]
+    upper.rotation_mode = "XYZ"
+    upper.driver_add("rotation_euler", 0).driver.expression = "0.6"
+    bpy.context.view_layer.update()
+    assert bpy.ops.reach.solve(armature=obj.name) == {"FINISHED"}
+    message = obj.reach.stats.message
+    assert message.startswith("not met on Blender's pose: hand.L ")
+    assert "upper_arm.L: a driver on its rotation_euler" in message
+
+
+def test_a_drag_measures_each_event_on_blenders_pose_and_says_so_in_the_header(reach):
+    obj = four_limbs()
+    goal = _reachable_hand(obj)
+    obj.pose.bones["forearm.L"].constraints.new("LIMIT_ROTATION").use_limit_x = True
+    bpy.context.view_layer.update()
+    drag = reach.addon.drag_session.DragSession(bpy.context, obj, goal)
+    stats = drag.step(Vector(goal.location) + Vector((-0.02, 0.0, -0.02)))
+    assert stats.unmet == ("hand.L",)
+    assert stats.diverging == ("forearm.L",)
+    assert stats.residual == pytest.approx(_gap(obj, "forearm.L", goal), rel=1e-4)
+    header = reach.addon.drag_session.drag_header(stats)
+    assert header.endswith("Blender poses otherwise: forearm.L")
+    drag.cancel()
+
+
+def test_without_constraints_blenders_pose_and_reachs_agree(reach):
+    obj = four_limbs()
+    goal = _reachable_hand(obj)
+    assert bpy.ops.reach.solve(armature=obj.name) == {"FINISHED"}
+    assert obj.reach.stats.message == "all constraints met"
+    assert _gap(obj, "forearm.L", goal) <= 1e-5
