@@ -144,43 +144,21 @@ def ordered_bones(obj: Any) -> list[Any]:
     return result
 
 
-RIGID_TOLERANCE = 1e-4
-"""Largest deviation of a bone's rest rotation from orthonormal (singular values off 1)
-taken for single-precision rounding and removed; Blender's own matrices stay below
-about 1e-5 (Rigify's bird metarig), a true shear or scale is far above."""
-
-
-def rest_rotation(matrix: Array, what: str, scale: bool = False) -> Array:
-    """``matrix`` with its 3×3 part made exactly a rotation (times its mean scale).
-
-    Blender keeps bone and object matrices in single precision, so a rest matrix is a
-    rotation only to about 1e-6 to 1e-5; the nearest rotation (polar decomposition) is
-    what Blender meant. A larger deviation is refused. :func:`build_rig` uses it only
-    where the solver's own similarity check fails (some of the bird's and horse's
-    bones), so that elsewhere the figure keeps Blender's very numbers and its poses
-    match Blender's to rounding.
-
-    Args:
-        matrix: Shape (4, 4), finite.
-        what: The matrix's owner, for the message (e.g. "bone 'hand.L'").
-        scale: Keep a uniform scale (an object's matrix); bones have none.
+def check_rest(matrix: Array, what: str) -> None:
+    """Refuse a bone's rest matrix that is not a rotation (to Blender's rounding).
 
     Raises:
-        BlenderDataError: When the 3×3 part is mirrored, sheared or scaled beyond rounding.
+        BlenderDataError: Naming the bone, its axis lengths and the fix.
     """
-    u, singular, vt = np.linalg.svd(matrix[:3, :3])
-    size = float(singular.mean()) if scale else 1.0
-    spread = float(np.abs(singular / size - 1.0).max()) if size > 0.0 else math.inf
-    if spread > RIGID_TOLERANCE or np.linalg.det(u @ vt) < 0.0:
-        raise BlenderDataError(
-            f"{what}: its rest matrix is not a rotation{' times a uniform scale' if scale else ''} "
-            f"(axis lengths {', '.join(f'{v:.6g}' for v in singular)}"
-            f"{', mirrored' if np.linalg.det(u @ vt) < 0.0 else ''}); "
-            "apply the object's scale (Ctrl A) and recalculate the bone roll in edit mode"
-        )
-    result = matrix.copy()
-    result[:3, :3] = size * (u @ vt)
-    return result
+    if is_similarity(matrix[:3, :3]):
+        return
+    singular = np.linalg.svd(matrix[:3, :3], compute_uv=False)
+    mirrored = ", mirrored" if np.linalg.det(matrix[:3, :3]) < 0.0 else ""
+    raise BlenderDataError(
+        f"{what}: its rest matrix is not a rotation (axis lengths "
+        f"{', '.join(f'{v:.6g}' for v in singular)}{mirrored}); "
+        "recalculate the bone roll in edit mode, or apply the object's scale (Ctrl A)"
+    )
 
 
 def world_matrix(obj: Any) -> Array:
@@ -252,8 +230,7 @@ def build_rig(obj: Any, hold: Iterable[str] = ()) -> Rig:
             rest = world @ local
         else:
             rest = np.linalg.solve(to_numpy(bone.parent.matrix_local), local)
-        if not is_similarity(rest[:3, :3]):  # Blender's own rounding, beyond the solver's check
-            rest = rest_rotation(rest, f"bone '{bone.name}'", scale=True)
+        check_rest(rest, f"bone '{bone.name}'")
         order = euler_order(obj, pose_bone)
         translates = obj.reach.translate_root and bone.parent is None and not bone.use_connect
         dofs = _bone_dofs(pose_bone, order, translates=translates, lock=bone.name in held)
