@@ -24,20 +24,26 @@ GOAL_TYPES = ("POSITION", "POSITION_ORIENTATION", "PLANE", "AIM", "HALF_SPACE", 
 """The goal types of the constraints, in turn; the first (dragged) is a position."""
 
 
+def import_bvh(folder: Path) -> Any:
+    """The skeleton of :func:`fixtures.bvh.bvh_text` imported in metres, with its IK limits."""
+    path = folder / "skeleton.bvh"
+    path.write_text(bvh.bvh_text())
+    assert bpy.ops.import_anim.bvh(filepath=str(path), global_scale=bvh.SCALE) == {"FINISHED"}
+    obj = bpy.context.active_object
+    for name, limits in bvh.IK_LIMITS.items():
+        bone = obj.pose.bones[name]
+        for axis, (low, high) in zip("xyz", limits, strict=True):
+            setattr(bone, f"use_ik_limit_{axis}", True)
+            setattr(bone, f"ik_min_{axis}", math.radians(low))
+            setattr(bone, f"ik_max_{axis}", math.radians(high))
+    return obj
+
+
 def new_rig(kind: str, folder: Path) -> Any:
     """A new file holding the armature ``kind`` (one of :data:`RIGS`), in object mode."""
     bpy.ops.wm.read_homefile(use_empty=True)
     if kind == "bvh":
-        path = folder / "skeleton.bvh"
-        path.write_text(bvh.bvh_text())
-        assert bpy.ops.import_anim.bvh(filepath=str(path), global_scale=bvh.SCALE) == {"FINISHED"}
-        obj = bpy.context.active_object
-        for name, limits in bvh.IK_LIMITS.items():
-            bone = obj.pose.bones[name]
-            for axis, (low, high) in zip("xyz", limits, strict=True):
-                setattr(bone, f"use_ik_limit_{axis}", True)
-                setattr(bone, f"ik_min_{axis}", math.radians(low))
-                setattr(bone, f"ik_max_{axis}", math.radians(high))
+        obj = import_bvh(folder)
     else:
         getattr(bpy.ops.object, f"armature_{kind}_metarig_add")()
         obj = bpy.context.active_object

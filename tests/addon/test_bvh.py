@@ -7,6 +7,7 @@ import math
 import bpy
 import numpy as np
 import pytest
+import rig_scenes
 from fixtures import bvh
 
 CHAIN = ("LeftShoulder", "LeftArm", "LeftForeArm", "LeftHand")
@@ -14,17 +15,7 @@ CHAIN = ("LeftShoulder", "LeftArm", "LeftForeArm", "LeftHand")
 
 def import_skeleton(tmp_path):
     """The skeleton of :func:`fixtures.bvh.bvh_text` imported in metres, with its IK limits."""
-    path = tmp_path / "skeleton.bvh"
-    path.write_text(bvh.bvh_text())
-    assert bpy.ops.import_anim.bvh(filepath=str(path), global_scale=bvh.SCALE) == {"FINISHED"}
-    obj = bpy.context.active_object
-    for name, limits in bvh.IK_LIMITS.items():
-        bone = obj.pose.bones[name]
-        for axis, (low, high) in zip("xyz", limits, strict=True):
-            setattr(bone, f"use_ik_limit_{axis}", True)
-            setattr(bone, f"ik_min_{axis}", math.radians(low))
-            setattr(bone, f"ik_max_{axis}", math.radians(high))
-    return obj
+    return rig_scenes.import_bvh(tmp_path)
 
 
 def pose(obj, angles):
