@@ -20,7 +20,7 @@ from bpy.types import Operator
 from mathutils import Matrix, Vector
 
 from .bridge.rig import armature_object
-from .drag_session import DragSession
+from .drag_session import DragSession, drag_header
 from .errors import BlenderDataError, ReachError
 from .operator_base import ArmatureOperator, Result, goal_users
 from .properties import ReachPathPoint
@@ -167,11 +167,7 @@ class DragGoal(ArmatureOperator):
             self.report({"WARNING"}, str(error))  # type: ignore[attr-defined]
             return {"RUNNING_MODAL"}
         self.step_end = time.perf_counter()
-        along = f" · along {self.axis}" if self.axis else ""
-        context.area.header_text_set(
-            f"Reach: residual {stats.residual:.3g} · {stats.iterations} iterations · "
-            f"{stats.milliseconds:.1f} ms/event · budget {1000 * stats.budget:.0f} ms{along}"
-        )
+        context.area.header_text_set(drag_header(stats, self.axis))
         return {"RUNNING_MODAL"}
 
     def note_drawn(self) -> None:

@@ -39,6 +39,9 @@ class EventStats:
         iterations: Solver iterations.
         status: Solver status.
         max_violation: Largest joint-limit violation of the written pose.
+        outcome: The solver's outcome (met, not reachable, local minimum, unfinished).
+        out_of_reach: How far the farthest goal proved out of reach lies beyond its
+            chain (world units; 0 when none is).
         unmet: Constraints not met within the armature's "met within" distance (not
             stored: the sidebar shows them for the last solve only).
     """
@@ -52,7 +55,27 @@ class EventStats:
     iterations: int = field(metadata=shown("Iterations"))
     status: str = field(metadata=shown("Status"))
     max_violation: float = field(metadata=shown("Largest limit violation"))
+    outcome: str = field(metadata=shown("Outcome"))
+    out_of_reach: float = field(metadata=shown("Out of reach"))
     unmet: tuple[str, ...]
+
+
+def drag_header(stats: EventStats, axis: str | None = None) -> str:
+    """The viewport header during a drag: how the last event went.
+
+    It says when a goal is proved out of reach ("out of reach by 12 cm").
+    """
+    parts = [
+        f"Reach: residual {stats.residual:.3g}",
+        f"{stats.iterations} iterations",
+        f"{stats.milliseconds:.1f} ms/event",
+        f"budget {1000 * stats.budget:.0f} ms",
+    ]
+    if stats.out_of_reach > 0.0:
+        parts.append(f"out of reach by {solving.length_text(stats.out_of_reach)}")
+    if axis:
+        parts.append(f"along {axis}")
+    return " · ".join(parts)
 
 
 class DragSession:
@@ -142,6 +165,8 @@ class DragSession:
             iterations=outcome.result.iterations,
             status=outcome.result.status,
             max_violation=outcome.result.max_violation,
+            outcome=outcome.result.outcome,
+            out_of_reach=outcome.out_of_reach,
             unmet=tuple(outcome.unmet),
         )
         self.events.append(stats)

@@ -305,11 +305,12 @@ class REACH_PT_stats(ArmaturePanel, Panel):
         if stats.unmet:
             layout.label(text=stats.message, icon="ERROR")
             col = layout.column(align=True)
-            for name in stats.unmet.split(", "):
-                col.label(text=f"Not met: {name}", icon="DOT")
+            for line in stats.reasons.split("\n"):
+                col.label(text=line, icon="DOT")
         else:
             layout.label(text=stats.message or "all constraints met", icon="INFO")
         col = layout.column(align=True)
+        col.label(text=f"Outcome: {stats.outcome.replace('_', ' ')}")
         col.label(text=f"Status: {stats.status}")
         col.label(text=f"Objective: {stats.objective:.4g}")
         col.label(text=f"Residual: {stats.residual:.4g}")

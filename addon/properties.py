@@ -226,6 +226,8 @@ class ReachStats(PropertyGroup):
     iterations: IntProperty(name="Iterations")  # type: ignore[valid-type]
     milliseconds: FloatProperty(name="Time (ms)")  # type: ignore[valid-type]
     unmet: StringProperty(name="Not met")  # type: ignore[valid-type]
+    outcome: StringProperty(name="Outcome")  # type: ignore[valid-type]
+    reasons: StringProperty(name="Why not met")  # type: ignore[valid-type]
 
 
 ReachDragEvent = property_group(

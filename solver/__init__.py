@@ -9,9 +9,10 @@ Where things are: ``segment`` (DOFs and segments), ``figure`` (building a figure
 its limits), ``kinematics`` (batched forward kinematics and DOF axes), ``limits``
 (linear joint limits), ``rotations`` (Euler angles and quaternions), ``constraint``
 and ``goals`` (what to reach), ``chains`` (which DOFs each constraint moves),
-``problem`` (the objective and its gradient), ``solve`` (restarts around the
-descents of ``optimizer``: ``goldfarb`` with its ``active_set``, ``metric`` and
-``linesearch``, the reduced ``space``, ``feasible`` restarts and the ``result``).
+``problem`` (the objective and its gradient), ``reach`` (where effectors can be),
+``solve`` (restarts around the descents of ``optimizer``: ``goldfarb`` with its
+``active_set``, ``metric`` and ``linesearch``, the reduced ``space``, ``feasible``
+restarts and the ``result``).
 """
 
 from . import goals
@@ -19,7 +20,7 @@ from .constraint import AnyOf, Constraint, Effector
 from .exceptions import ReachError, SolverInputError
 from .figure import Figure
 from .limits import LinearLimits
-from .optimizer.result import SolveResult, Status
+from .optimizer.result import Outcome, SolveResult, Status
 from .problem import Problem
 from .segment import Dof, Segment
 from .solve import METHODS, solve
@@ -32,6 +33,7 @@ __all__ = [
     "Effector",
     "Figure",
     "LinearLimits",
+    "Outcome",
     "Problem",
     "ReachError",
     "Segment",

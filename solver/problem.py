@@ -22,6 +22,7 @@ from .exceptions import SolverInputError
 from .figure import Figure
 from .goals.base import Goal
 from .goals.stacked import StackedGoals
+from .reach import ReachChains, reach_balls
 from .vectors import cross, skews
 
 __all__ = ["Problem"]
@@ -224,6 +225,36 @@ class Problem:
         """Unweighted potentials G_i of the leaf constraints, shape (m,)."""
         points, x, y = self._pose(np.asarray(theta, dtype=np.float64))[:3]
         return self._goals(points, x, y)[0]
+
+    def reach_margins(self, theta: ArrayLike) -> tuple[float, ...]:
+        """Per constraint, how far its target lies inside (+) or outside (−) its reach.
+
+        Each effector point stays within a ball about its chain's fixed pivot (see
+        :mod:`.reach`); the margin is how deep the goal's target set enters that ball,
+        in length units. A negative margin proves the constraint cannot be met from
+        any pose; a positive one does not promise that it can (joint limits are not
+        counted). Goals with no positional target (orientation, aim) get +inf; an
+        :class:`AnyOf` gets the largest margin of its members.
+
+        Args:
+            theta: Joint values, shape (n_dofs,): fixed DOFs place the pivots.
+
+        Raises:
+            SolverInputError: If ``theta`` has the wrong length or holds NaN.
+        """
+        margins = self.leaf_reach_margins(self.figure.check_theta(theta))
+        return tuple(float(margins[list(term.members)].max()) for term in self.terms)
+
+    def leaf_reach_margins(self, theta: FloatArray) -> FloatArray:
+        """:meth:`reach_margins` per leaf constraint, unchecked, shape (m,)."""
+        chains = self.memo.get("reach")
+        if not isinstance(chains, ReachChains):
+            chains = ReachChains.build(self.figure, self.variable_mask, self.effector_segments)
+            self.memo["reach"] = chains
+        world = self.kinematics.frames(np.asarray(theta, dtype=np.float64)).world
+        centres, radii = reach_balls(self.figure, chains, world, self._states(world)[0])
+        pairs = zip(self.leaves, centres, radii, strict=True)
+        return np.array([leaf.goal.reach_margin(c, r) for leaf, c, r in pairs])
 
     def evaluate(self, theta: FloatArray) -> tuple[float, FloatArray]:
         """G_all and its gradient without input checks; the gradient has length n_dofs."""

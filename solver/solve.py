@@ -14,7 +14,7 @@ from .exceptions import SolverInputError
 from .limits import outside_limits
 from .optimizer.feasible import perturb
 from .optimizer.goldfarb import descend
-from .optimizer.result import Descent, SolveResult, Status
+from .optimizer.result import Descent, Outcome, SolveResult, Status
 from .optimizer.space import ReducedSpace
 from .problem import Problem
 
@@ -147,6 +147,13 @@ def solve(
     theta = space.theta(outcome.phi)
     value, gradient = problem.evaluate(theta)
     active = tuple(int(space.in_rows[j]) for j in outcome.active)
+    held_by = tuple(
+        problem.limits.in_labels[int(space.in_rows[j])]
+        for j, multiplier in zip(outcome.active, outcome.multipliers, strict=True)
+        if multiplier > tolerance
+    )
+    met = goal_tolerance if goal_tolerance is not None else tolerance
+    verdict, unreachable = _verdict(problem, theta, value, outcome.status, met)
     return SolveResult(
         x=theta,
         fun=value,
@@ -161,7 +168,28 @@ def solve(
         projected_gradient=outcome.projected_gradient,
         elapsed=time.perf_counter() - started,
         restarts=runs,
+        outcome=verdict,
+        unreachable=unreachable,
+        held_by=held_by,
     )
+
+
+def _verdict(
+    problem: Problem, theta: FloatArray, value: float, status: Status, met: float
+) -> tuple[Outcome, tuple[int, ...]]:
+    """What the pose is worth, and which constraints are proved out of reach.
+
+    "Not reachable" needs a proof (a negative reach margin) and a Kuhn–Tucker point;
+    a goal unmet without one is a local minimum, or unfinished when the budget ran out.
+    """
+    if value <= met:
+        return Outcome.MET, ()
+    margins = problem.reach_margins(theta)
+    scale = max(1.0, float(np.max(problem.chain_lengths, initial=0.0)))
+    unreachable = tuple(k for k, margin in enumerate(margins) if margin < -1e-9 * scale)
+    if status is not Status.CONVERGED:
+        return Outcome.UNFINISHED, unreachable
+    return (Outcome.NOT_REACHABLE if unreachable else Outcome.LOCAL_MINIMUM), unreachable
 
 
 def _descents(

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from ...solver import Outcome as SolverOutcome
 from ...solver import SolveResult, solve
 from ...solver.limits import clamp_to_limits, outside_limits
 from ..errors import BlenderDataError, labelled
@@ -31,18 +32,42 @@ class Outcome:
             for positional goals, the orientation error expressed as a length for others.
         unmet: Names of constraints whose residual is above ``reach_distance``.
         milliseconds: Wall time of the solve alone.
+        margins: Per enabled constraint, how far its target lies inside (+) or beyond
+            (−) everything its chain can reach (+inf for goals with no target point).
+        reasons: Per unmet constraint, why, in words: "out of reach by 12 cm" only when
+            proved, else how far off it is and what holds it.
+        message: The headline: met, not reachable (proved), a local minimum, or
+            stopped early.
     """
 
     result: SolveResult
     residuals: dict[str, float]
     unmet: list[str]
     milliseconds: float
+    margins: dict[str, float]
+    reasons: dict[str, str]
+    message: str
+
+    @property
+    def out_of_reach(self) -> float:
+        """How far the farthest goal proved out of reach lies beyond its chain (0: none)."""
+        return max((-m for m in self.margins.values() if m < 0.0), default=0.0)
+
+
+def length_text(value: float) -> str:
+    """A length in metres, in words: "12 cm", "1.5 m", "0.4 mm"."""
+    size = abs(value)
+    if size >= 1.0:
+        return f"{value:.3g} m"
+    if size >= 0.01:
+        return f"{100.0 * value:.3g} cm"
+    return f"{1000.0 * value:.3g} mm"
 
 
 def run_solve(
     setup: Setup, theta0: Array, settings: Any, *, time_limit: float | None, restarts: int
 ) -> Outcome:
-    """Solve, and name the constraints that are not met.
+    """Solve, and say which constraints are not met and why.
 
     Args:
         setup: The problem.
@@ -63,12 +88,72 @@ def run_solve(
             tolerance=settings.tolerance,
             restarts=restarts,
         )
-    values = setup.problem.potentials(result.theta)
+    problem = setup.problem
+    values = problem.potentials(result.theta)
     residuals = {
         name: math.sqrt(max(float(v), 0.0)) for name, v in zip(setup.names, values, strict=True)
     }
+    margins = dict(zip(setup.names, problem.leaf_reach_margins(result.theta).tolist(), strict=True))
     unmet = [name for name, r in residuals.items() if r > settings.reach_distance]
-    return Outcome(result, residuals, unmet, 1000.0 * result.elapsed)
+    held = held_limits(setup.rig, result)
+    reasons = {name: _reason(result, residuals[name], margins[name], held) for name in unmet}
+    message = _headline(result, unmet, reasons, margins)
+    return Outcome(result, residuals, unmet, 1000.0 * result.elapsed, margins, reasons, message)
+
+
+def _reason(result: SolveResult, residual: float, margin: float, held: list[str]) -> str:
+    """Why one constraint is not met."""
+    if margin < 0.0:
+        return f"out of reach by {length_text(-margin)}"
+    off = f"{length_text(residual)} off"
+    if result.outcome is SolverOutcome.UNFINISHED:
+        return f"{off}, stopped early"
+    if held:
+        return f"{off}, held by {', '.join(held[:3])}" + (" …" if len(held) > 3 else "")
+    return off
+
+
+def held_limits(rig: Rig, result: SolveResult) -> list[str]:
+    """The limits holding the pose (``result.held_by``) as the sidebar names them.
+
+    A joint's bound reads "forearm.L rotation X ≤ 0°"; a polygon edge or a group keeps
+    the solver's label.
+    """
+    figure = rig.figure
+    limits = figure.limits
+    labels = list(limits.in_labels)
+    texts = []
+    for label in result.held_by:
+        row = limits.a_in[labels.index(label)]
+        (entries,) = np.nonzero(row)
+        if entries.size != 1:
+            texts.append(label)
+            continue
+        index = int(entries[0])
+        above = row[index] > 0.0
+        bound = float(figure.lower[index] if above else figure.upper[index])
+        rotation = bool(figure.kinematics.dof_rotation[index])
+        value = f"{math.degrees(bound):.4g}°" if rotation else length_text(bound)
+        name = figure.dofs[index].name or figure.dof_label(index)
+        texts.append(f"{name} {'≥' if above else '≤'} {value}")
+    return texts
+
+
+def _headline(
+    result: SolveResult, unmet: list[str], reasons: dict[str, str], margins: dict[str, float]
+) -> str:
+    """The one line the sidebar and the operator's report show."""
+    if not unmet:
+        return "all constraints met"
+    listed = "; ".join(f"{name} {reasons[name]}" for name in unmet)
+    if all(margins[name] < 0.0 for name in unmet):
+        return f"not reachable: {listed}; the pose is as close as the figure allows"
+    if result.outcome is SolverOutcome.UNFINISHED:
+        return f"not met yet ({result.message}); solve again to go on: {listed}"
+    return (
+        f"not met: {listed}; a local minimum, not proved out of reach: "
+        "a pose elsewhere may meet it (Solve tries restarts)"
+    )
 
 
 def check_start(rig: Rig, theta: Array) -> None:
@@ -140,14 +225,11 @@ def store_stats(obj: Any, outcome: Outcome, milliseconds: float) -> None:
     stats = obj.reach.stats
     result = outcome.result
     stats.status = result.status
+    stats.outcome = result.outcome
     stats.objective = result.objective
     stats.residual = max(outcome.residuals.values(), default=0.0)
     stats.iterations = result.iterations
     stats.milliseconds = milliseconds
     stats.unmet = ", ".join(outcome.unmet)
-    if outcome.unmet:
-        stats.message = "not reachable, as close as the limits allow: " + ", ".join(
-            f"{name} ({outcome.residuals[name]:.4g})" for name in outcome.unmet
-        )
-    else:
-        stats.message = "all constraints met"
+    stats.reasons = "\n".join(f"{name}: {outcome.reasons[name]}" for name in outcome.unmet)
+    stats.message = outcome.message

@@ -144,6 +144,20 @@ class Goal(ABC):
 
         return batch
 
+    def reach_margin(self, centre: FloatArray, radius: float) -> float:
+        """How far inside (+) or outside (−) the ball an effector point can reach this goal lies.
+
+        The effector point can only reach points within ``radius`` of ``centre`` (see
+        :func:`solver.reach.reach_balls`); the margin is the distance by which the goal's
+        target set enters (+) or misses (−) that ball. A negative margin proves the goal
+        cannot be met. This default (+inf) is for goals with no positional target.
+
+        Args:
+            centre: The ball's centre in world, shape (3,).
+            radius: The ball's radius, ≥ 0 (+inf: no bound).
+        """
+        return math.inf
+
     def evaluate(self, point: FloatArray, x_axis: FloatArray, y_axis: FloatArray) -> GoalValue:
         """P and its gradient at one effector state.
 

@@ -28,6 +28,12 @@ class Line(Goal):
         self.point: FloatArray = finite_array(point, "Line goal point", (3,))
         self.direction = unit_vector(direction, "Line goal direction")
 
+    def reach_margin(self, centre: FloatArray, radius: float) -> float:
+        """See :meth:`Goal.reach_margin`: the line's distance from the centre, inside."""
+        offset = centre - self.point
+        across = offset - (offset @ self.direction) * self.direction
+        return radius - float(np.linalg.norm(across))
+
     @classmethod
     def stack(cls, goals: Sequence[Goal]) -> Batch:
         """See :meth:`Goal.stack`."""
@@ -74,6 +80,15 @@ class _PointNormal(Goal):
         kind = type(self).__name__
         self.point: FloatArray = finite_array(point, f"{kind} goal point", (3,))
         self.normal = unit_vector(normal, f"{kind} goal normal")
+
+    def reach_margin(self, centre: FloatArray, radius: float) -> float:
+        """See :meth:`Goal.reach_margin`: the plane's (or half-space's) depth in the ball.
+
+        A half-space's target set is the side its normal points to, so a centre inside
+        adds its height; a plane's is the plane alone.
+        """
+        height = float((centre - self.point) @ self.normal)
+        return radius + height if self._ONE_SIDED else radius - abs(height)
 
     @classmethod
     def stack(cls, goals: Sequence[Goal]) -> Batch:

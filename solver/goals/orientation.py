@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
+import numpy as np
 from numpy.typing import ArrayLike
 
 from .._checks import FloatArray, finite_array, finite_scalar, nonnegative
@@ -81,6 +83,12 @@ class PositionOrientation(Goal):
             )
         self.w_position = weight
         self.w_orientation = 1.0 - weight
+
+    def reach_margin(self, centre: FloatArray, radius: float) -> float:
+        """See :meth:`Goal.reach_margin`: the point's, when the position counts."""
+        if self.w_position == 0.0:
+            return math.inf
+        return radius - float(np.linalg.norm(self.point - centre))
 
     def curvature(self) -> tuple[float, float, float]:
         """See :meth:`Goal.curvature`."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
 from numpy.typing import ArrayLike
 
 from .._checks import FloatArray, finite_array
@@ -23,6 +24,10 @@ class Position(Goal):
 
     def __init__(self, point: ArrayLike) -> None:
         self.point: FloatArray = finite_array(point, "Position goal point", (3,))
+
+    def reach_margin(self, centre: FloatArray, radius: float) -> float:
+        """See :meth:`Goal.reach_margin`: the point's distance inside the ball."""
+        return radius - float(np.linalg.norm(self.point - centre))
 
     @classmethod
     def stack(cls, goals: Sequence[Goal]) -> Batch:

@@ -7,7 +7,7 @@ from enum import StrEnum
 
 from .._checks import FloatArray
 
-__all__ = ["MESSAGES", "Descent", "SolveResult", "Status"]
+__all__ = ["MESSAGES", "Descent", "Outcome", "SolveResult", "Status"]
 
 
 class Status(StrEnum):
@@ -25,6 +25,28 @@ class Status(StrEnum):
     def message(self, detail: str = "") -> str:
         """The human-readable reason: :data:`MESSAGES` of this status, then ``detail``."""
         return f"{MESSAGES[self]}: {detail}" if detail else MESSAGES[self]
+
+
+class Outcome(StrEnum):
+    """What a solve found, in the user's terms (``Outcome.MET == "met"``).
+
+    :class:`Status` says why the descents stopped; the outcome says what the pose is
+    worth, and claims "not reachable" only with a proof.
+    """
+
+    MET = "met"
+    """G_all is at most ``goal_tolerance`` (or ``tolerance``): every goal is met."""
+    NOT_REACHABLE = "not_reachable"
+    """Some goal lies beyond its chain's reach, proved by a negative
+    :meth:`Problem.reach_margins <solver.Problem.reach_margins>` (see ``unreachable``);
+    the pose is a Kuhn–Tucker point as close as the figure allows nearby."""
+    LOCAL_MINIMUM = "local_minimum"
+    """A Kuhn–Tucker point with goals unmet and no proof that they cannot be met: a
+    pose elsewhere may meet them (more restarts may find it). ``held_by`` names the
+    limits that hold it here."""
+    UNFINISHED = "unfinished"
+    """The time or iteration limit ran out, or the line search stalled, with goals
+    unmet: solving on may get closer."""
 
 
 MESSAGES: dict[Status, str] = {
@@ -85,6 +107,12 @@ class SolveResult:
         projected_gradient: ‖Pg‖ in the solver's scaled variables at ``x``.
         elapsed: Wall time [s].
         restarts: Restarts run after the first descent.
+        outcome: What the pose is worth (:class:`Outcome`): met, not reachable (proved),
+            a local minimum, or unfinished.
+        unreachable: Indices of the constraints (in ``Problem.constraints``) proved out
+            of reach: their :meth:`~solver.Problem.reach_margins` are negative.
+        held_by: Labels of the active limits with positive multipliers at ``x``: the
+            limits that stop the goals from coming closer here.
     """
 
     x: FloatArray = field(repr=False)
@@ -100,6 +128,9 @@ class SolveResult:
     projected_gradient: float
     elapsed: float
     restarts: int
+    outcome: Outcome
+    unreachable: tuple[int, ...]
+    held_by: tuple[str, ...]
 
     @property
     def success(self) -> bool:

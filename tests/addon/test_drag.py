@@ -105,6 +105,13 @@ def interactive(reach, obj, goal):
     return Harness(), context
 
 
+def invoked(drag, context, start):
+    """Invoke ``drag`` with the mouse over ``start``; it then runs modal."""
+    assert drag.invoke(context, event("MOUSEMOVE", "NOTHING", *mouse_at(context, start))) == {
+        "RUNNING_MODAL"
+    }
+
+
 def mouse_at(context, point):
     """The region pixel (integers, as events have them) where ``point`` is drawn."""
     x, y = view3d_utils.location_3d_to_region_2d(context.region, context.region_data, point)
@@ -152,6 +159,30 @@ def test_modal_drag_moves_the_goal_then_along_x_and_confirms(reach):
     assert obj.reach.stats.status and obj.reach.stats.residual <= 1e-4 * arm
 
 
+def test_dragging_a_goal_beyond_the_arm_says_by_how_much_in_the_header(reach):
+    obj = four_limbs()
+    goal = obj.reach.constraints["hand.L"].goal
+    drag, context = interactive(reach, obj, goal)
+    start = Vector(goal.location)
+    invoked(drag, context, start)
+    near = mouse_at(context, start + Vector((0.02, 0.0, 0.0)))
+    assert drag.modal(context, event("MOUSEMOVE", "NOTHING", *near)) == {"RUNNING_MODAL"}
+    assert "out of reach" not in context.area.headers[-1]
+    far = mouse_at(context, start + Vector((2.0, 0.0, 0.0)))  # metres beyond the arm
+    assert drag.modal(context, event("MOUSEMOVE", "NOTHING", *far)) == {"RUNNING_MODAL"}
+    header = context.area.headers[-1]
+    assert " · out of reach by " in header
+    event_stats = drag.drag.events[-1]
+    assert event_stats.outcome == "not_reachable"
+    # an outer bound: the goal lies at least that far from the hand (here the arm is straight)
+    bpy.context.view_layer.update()
+    gap = np.linalg.norm(rigs.world_tail(obj, "forearm.L") - np.array(goal.location))
+    assert 0.0 < event_stats.out_of_reach <= gap * (1 + 1e-6)  # Blender evaluates in float32
+    assert drag.modal(context, event("LEFTMOUSE")) == {"FINISHED"}
+    assert drag.reports == []  # an interactive drag reports in its header, not as a warning
+    assert obj.reach.stats.outcome == "not_reachable"
+
+
 def test_modal_drag_cancelled_with_esc_restores_everything_bit_for_bit(reach):
     obj = four_limbs()
     obj.pose.bones["upper_arm.L"].rotation_mode = "QUATERNION"
@@ -161,9 +192,7 @@ def test_modal_drag_cancelled_with_esc_restores_everything_bit_for_bit(reach):
     goal_before = tuple(float(v).hex() for v in goal.location)
     drag, context = interactive(reach, obj, goal)
     start = Vector(goal.location)
-    assert drag.invoke(context, event("MOUSEMOVE", "NOTHING", *mouse_at(context, start))) == {
-        "RUNNING_MODAL"
-    }
+    invoked(drag, context, start)
     to = mouse_at(context, start + Vector((0.05, 0.0, 0.05)))
     assert drag.modal(context, event("MOUSEMOVE", "NOTHING", *to)) == {"RUNNING_MODAL"}
     assert drag.modal(context, event("LEFTMOUSE", "RELEASE")) == {"RUNNING_MODAL"}

@@ -73,11 +73,15 @@ def test_a_drag_event_item_holds_what_the_stats_record_held(reach):
         iterations=7,
         status="converged",
         max_violation=0.0,
+        outcome="not_reachable",
+        out_of_reach=0.12,
         unmet=("hand.L",),
     )
     item = obj.reach.drag_events.add()
     reach.addon.records.store(stats, item)
     assert tuple(item.location) == pytest.approx(stats.location)
     assert item.status == "converged" and item.iterations == 7
+    assert item.outcome == "not_reachable"
+    assert item.out_of_reach == pytest.approx(0.12)
     for name in ("milliseconds", "solve_milliseconds", "budget", "residual", "objective"):
         assert getattr(item, name) == pytest.approx(getattr(stats, name), rel=1e-6), name

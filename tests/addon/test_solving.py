@@ -22,11 +22,40 @@ def test_unreachable_goal_goes_as_close_as_it_can_and_says_so(reach):
     bpy.context.view_layer.update()
     stats = obj.reach.stats
     assert stats.unmet == "hand.L"
-    assert stats.message.startswith("not reachable, as close as the limits allow: hand.L (")
+    assert stats.outcome == "not_reachable"
+    assert stats.message.startswith("not reachable: hand.L out of reach by ")
+    assert stats.reasons.startswith("hand.L: out of reach by ")
     hand = rigs.world_tail(obj, "forearm.L")
     # stretched toward the goal: the hand is far out along the direction to it
     assert np.dot(hand - shoulder, direction) >= 0.95 * arm
     assert stats.residual == pytest.approx(np.linalg.norm(hand - np.array(goal.location)), rel=1e-4)
+
+
+def test_a_goal_the_limits_keep_away_is_not_called_out_of_reach(reach):
+    obj = four_limbs()
+    forearm = obj.pose.bones["forearm.L"]
+    forearm.lock_ik_y = forearm.lock_ik_z = True  # the elbow only bends, within [-150°, 0°]
+    assert bpy.ops.reach.add_constraint(
+        armature=obj.name, bone="forearm.L", effector="TAIL", chain_start="forearm.L", name="h"
+    ) == {"FINISHED"}
+    for other in obj.reach.constraints:
+        other.enabled = other.name == "h"
+    # Bending the other way (+X) would meet it: within the forearm's reach, not proved out.
+    forearm.rotation_mode = "XYZ"
+    forearm.rotation_euler = (math.radians(40.0), 0.0, 0.0)
+    bpy.context.view_layer.update()
+    obj.reach.constraints["h"].goal.location = tuple(rigs.world_tail(obj, "forearm.L"))
+    forearm.rotation_euler = (math.radians(-10.0), 0.0, 0.0)
+    bpy.context.view_layer.update()
+    assert bpy.ops.reach.solve(armature=obj.name) == {"FINISHED"}
+    stats = obj.reach.stats
+    assert stats.unmet == "h"
+    assert stats.outcome == "local_minimum"
+    assert stats.message.startswith("not met: h ")
+    assert "not proved out of reach" in stats.message
+    assert "out of reach by" not in stats.reasons
+    assert "held by forearm.L rotation X ≤ 0°" in stats.reasons
+    assert forearm.rotation_euler.x == pytest.approx(0.0, abs=1e-7)
 
 
 def test_start_pose_outside_the_limits_is_refused_then_clamped_on_request(reach):
