@@ -4,10 +4,10 @@ Run from the repository root after the benchmarks::
 
     python bench/summary.py [--results DIR]
 
-Reads ``blender.json`` (Reach against Blender's Standard IK on the Rigify metarig) and
-``solver.json`` (Reach against scipy), and, for the headline numbers below the table,
-``scale.json`` and ``papers.json``; a missing file leaves its rows "not measured". The
-targets:
+Reads ``blender.json`` (Reach against Blender's Standard IK on the Rigify metarig),
+``solver.json`` (Reach against scipy) and ``bank.json`` (the problem bank), and, for the
+headline numbers below the table, ``scale.json`` and ``papers.json``; a missing file
+leaves its rows "not measured". The targets:
 
 * four-limb drag: Reach's median per-event time ≤ 1.0 × Blender Standard IK (500
   iterations), with every event's residual ≤ 1e-6 × limb length;
@@ -17,7 +17,10 @@ targets:
 * elbow limits (one arm and four limbs, random and drag): Reach ≥ 99.5% within 1e-6 ×
   limb length and no event violating a limit;
 * SLSQP: Reach ≥ 5 × faster to the same objective (scipy's median time to Reach's
-  final G over Reach's median solve time, 53-DOF human, full limits).
+  final G over Reach's median solve time, 53-DOF human, full limits);
+* the problem bank (issue 10): no solve at ``max_iterations`` and final G ≤ SLSQP's
+  + 1e-8 relative on ≥ 98%; every "not reachable" verdict true (multi-start SLSQP);
+  reachable targets from rest met to 1e-6 × chain length on ≥ 99.5%.
 
 Times per event are medians; the ratios are of medians.
 """
@@ -140,6 +143,54 @@ def slsqp_target(solver: dict[str, Any] | None) -> Row:
     )
 
 
+def bank_targets(bank: dict[str, Any] | None) -> list[Row]:
+    """The problem bank's targets (bench_bank.py), the previous solver as the peer."""
+    titles = (
+        "bank: 0 solves at max_iterations",
+        "bank: final G ≤ SLSQP's + 1e-8 rel. (default solve) on ≥98%",
+        "bank: every 'not reachable' verdict true (multi-start SLSQP)",
+        "bank: reachable from rest met to 1e-6 × chain on ≥99.5%",
+    )
+    if bank is None:
+        return [missing(title, "bank.json missing (run bench/bench_bank.py)") for title in titles]
+    overall = bank["summary"]["overall"]
+    reach, previous = overall["reach_solve"], overall["previous_solve"]
+    reach0, previous0 = overall["reach_descent"], overall["previous_descent"]
+
+    def share(part: dict[str, Any]) -> str:
+        return "n/a" if not part["of"] else f"{part['rate']:.1%} of {part['of']}"
+
+    capped = reach["max_iterations"] + reach0["max_iterations"]
+    versus = reach["at_most_slsqp"]
+    verdicts = overall["verdicts"]
+    rest = overall["reachable_from_rest"]
+    previous_capped = previous["max_iterations"] + previous0["max_iterations"]
+    return [
+        Row(titles[0], f"{capped}", f"previous: {previous_capped}", "", capped == 0),
+        Row(
+            titles[1],
+            share(versus),
+            f"previous: {share(previous['at_most_slsqp'])}",
+            "",
+            versus["rate"] is not None and versus["rate"] >= 0.98,
+        ),
+        Row(
+            titles[2],
+            f"{verdicts['true']} of {verdicts['checked']} true",
+            "previous: no verdicts",
+            "",
+            not verdicts["false"],
+        ),
+        Row(
+            titles[3],
+            share(rest["reach"]),
+            f"previous: {share(rest['previous'])}, SLSQP: {share(rest['slsqp'])}",
+            "",
+            rest["reach"]["rate"] is not None and rest["reach"]["rate"] >= 0.995,
+        ),
+    ]
+
+
 def rows(blender: dict[str, Any] | None, solver: dict[str, Any] | None) -> list[Row]:
     table = [
         time_target(
@@ -252,9 +303,10 @@ def markdown(table: list[Row], notes: list[str], sources: dict[str, str]) -> str
 def main() -> None:
     results = results_folder(__doc__)
     data = {
-        name: load(results, f"{name}.json") for name in ("blender", "solver", "scale", "papers")
+        name: load(results, f"{name}.json")
+        for name in ("blender", "solver", "scale", "papers", "bank")
     }
-    table = rows(data["blender"], data["solver"])
+    table = rows(data["blender"], data["solver"]) + bank_targets(data["bank"])
     notes = headlines(data["scale"], data["papers"], data["solver"])
     sources = {
         f"{name}.json": str(record.get("date", "undated"))

@@ -33,6 +33,7 @@ from solver import Problem, SolveResult, solve
 
 CASES = bank("ci")
 BY_NAME = {case.name: case for case in CASES}
+REACHABLE = tuple(case for case in CASES if "reachable" in case.tags)
 ITERATION_CAP = 1000
 """Generous: a descent that needs more is cycling or crawling."""
 ROUNDING = 1e-13
@@ -107,6 +108,17 @@ def test_bank_is_deterministic() -> None:
     assert again == list(CASES)
 
 
+@pytest.mark.parametrize("case", params("witness", REACHABLE))
+def test_bank_reachable_cases_are_met_at_their_witness_pose(case: Case) -> None:
+    if case.witness is None:  # the tube task: met to G ≈ 1e-20 (test_fixtures.py)
+        assert case.family == "tube"
+        return
+    problem, _ = build(case, solver)
+    witness = np.array(case.witness)
+    assert problem.limits.max_violation(witness) <= 1e-12
+    assert np.max(goal_errors(problem, witness)) <= 1e-9
+
+
 @pytest.mark.parametrize("case", params("limits"))
 def test_bank_descent_never_violates_a_limit(case: Case) -> None:
     run = descent(case.name)
@@ -138,9 +150,6 @@ def default_solve(name: str) -> tuple[Problem, np.ndarray, SolveResult]:
     problem, theta0 = build(BY_NAME[name], solver)
     result = solve(problem, theta0, goal_tolerance=problem.goal_tolerance(MET))
     return problem, theta0, result
-
-
-REACHABLE = tuple(case for case in CASES if "reachable" in case.tags)
 
 
 @pytest.mark.parametrize("case", params("met", REACHABLE))
