@@ -4,10 +4,10 @@ Run from the repository root after the benchmarks::
 
     python bench/summary.py [--results DIR]
 
-Reads ``blender.json`` (Reach against Blender's Standard IK on the Rigify metarig) and
-``solver.json`` (Reach against scipy), and, for the headline numbers below the table,
-``scale.json`` and ``papers.json``; a missing file leaves its rows "not measured". The
-targets:
+Reads ``blender.json`` (Reach against Blender's Standard IK on the Rigify metarig),
+``solver.json`` (Reach against scipy) and ``bank.json`` (the problem bank), and, for the
+headline numbers below the table, ``scale.json`` and ``papers.json``; a missing file
+leaves its rows "not measured". The targets:
 
 * four-limb drag: Reach's median per-event time ≤ 1.0 × Blender Standard IK (500
   iterations), with every event's residual ≤ 1e-6 × limb length;
@@ -24,7 +24,10 @@ targets:
   solve alone);
 * from ``scale.json``: a 600-DOF tree with 20 goals, warm drag event ≤ 20 ms median
   (beside the same figure's cold solve), and a 500-bone chain (1,500 DOFs) dragged at
-  ≥ 10 events/s.
+  ≥ 10 events/s;
+* the problem bank (issue 10): no solve at ``max_iterations`` and final G ≤ SLSQP's
+  + 1e-8 relative on ≥ 98%; every "not reachable" verdict true (multi-start SLSQP);
+  reachable targets from rest met to 1e-6 × chain length on ≥ 99.5%.
 
 Times per event are medians; the ratios are of medians.
 """
@@ -32,23 +35,15 @@ Times per event are medians; the ratios are of medians.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from harness import results_folder, shown
+from summary_issue10 import bank_targets, drag_targets, mixed_rows
+from summary_rows import Row, missing
 
 PEER = "standard_500"
 PEER_NAME = "Standard IK 500 it."
-
-
-@dataclass(frozen=True)
-class Row:
-    target: str
-    reach: str
-    peer: str
-    ratio: str
-    met: bool | None  # None: not measured
 
 
 def load(results: Path, name: str) -> dict[str, Any] | None:
@@ -58,10 +53,6 @@ def load(results: Path, name: str) -> dict[str, Any] | None:
         return None
     data: dict[str, Any] = json.loads(path.read_text())
     return data
-
-
-def missing(target: str, why: str) -> Row:
-    return Row(target, why, "", "", None)
 
 
 def blender_summary(
@@ -145,65 +136,6 @@ def slsqp_target(solver: dict[str, Any] | None) -> Row:
         f"{ratio:.2f}× SLSQP/Reach (≥ 5×)",
         ratio >= 5.0,
     )
-
-
-def mixed_rows(mixed: dict[str, Any] | None) -> list[Row]:
-    """Issue 10's mixed-goal drag targets."""
-    names = {
-        "median iterations": "mixed goals drag: median iterations ≤ 6",
-        "p90 iterations": "mixed goals drag: p90 iterations ≤ 15",
-        "median event ms": "mixed goals drag: median event ≤ 5 ms",
-    }
-    if mixed is None:
-        return [missing(t, "mixed.json missing (run bench/bench_mixed.py)") for t in names.values()]
-    table = []
-    for key, target in names.items():
-        entry = mixed["targets"][key]
-        previous = entry.get("previous")
-        table.append(
-            Row(
-                target,
-                f"{entry['reach']:.3g}",
-                "" if previous is None else f"{previous:.3g} (previous solver)",
-                "",
-                bool(entry["met"]),
-            )
-        )
-    return table
-
-
-def drag_targets(scale: dict[str, Any] | None) -> list[Row]:
-    """The scale benchmark's warm-drag targets; the peer column is the cold solve."""
-    names = (
-        "600-DOF tree, 20 goals: warm drag event ≤ 20 ms median",
-        "500-bone chain (1,500 DOFs): drag ≥ 10 events/s",
-    )
-    if scale is None:
-        return [missing(name, "scale.json missing (run bench/bench_scale.py)") for name in names]
-    found = scale.get("drag", {}).get("targets", [])
-    if len(found) != len(names):
-        why = "scale.json has no drag targets (re-run bench/bench_scale.py)"
-        return [missing(name, why) for name in names]
-    table = []
-    for name, case in zip(names, found, strict=True):
-        cold = [
-            c["median_time_s"]
-            for c in scale.get("cases", [])
-            if c["figure"] == case["figure"]
-            and c["n_dofs"] == case["n_dofs"]
-            and c["constraints"] == case["constraints"]
-        ]
-        table.append(
-            Row(
-                name,
-                f"{case['median_ms']:.1f} ms ({case['events_per_s']:.0f} events/s), "
-                f"{case['median_iterations']:.0f} iterations",
-                f"cold solve {cold[0] * 1e3:.0f} ms" if cold else "",
-                "",
-                bool(case["met"]),
-            )
-        )
-    return table
 
 
 def rows(
@@ -324,9 +256,13 @@ def main() -> None:
     results = results_folder(__doc__)
     data = {
         name: load(results, f"{name}.json")
-        for name in ("blender", "solver", "scale", "papers", "mixed")
+        for name in ("blender", "solver", "scale", "papers", "mixed", "bank")
     }
-    table = rows(data["blender"], data["solver"], data["scale"]) + mixed_rows(data["mixed"])
+    table = (
+        rows(data["blender"], data["solver"], data["scale"])
+        + mixed_rows(data["mixed"])
+        + bank_targets(data["bank"])
+    )
     notes = headlines(data["scale"], data["papers"], data["solver"])
     sources = {
         f"{name}.json": str(record.get("date", "undated"))

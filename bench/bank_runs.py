@@ -1,0 +1,142 @@
+"""One case of the problem bank measured: the current solver and the previous one (one
+local descent, and as the Solve button solves), SLSQP from the same start and from
+several seeded feasible starts.
+
+Part of ``bench_bank.py``.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+from io import BytesIO
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from fixtures.bank import Case, build
+from fixtures.bank_checks import MET, at_most_slsqp, is_met, multistart_slsqp
+from harness import ROOT
+
+import solver
+
+PREVIOUS = "2d225ae"
+"""The commit whose ``solver/`` is the previous solver."""
+PREVIOUS_NAME = "baseline_solver"
+"""The package name the previous solver is imported under."""
+ITERATION_CAP = 1000
+"""``max_iterations`` of every Reach solve."""
+TIME_LIMIT = 5.0
+"""``time_limit`` of every Reach solve [s]: the previous solver takes minutes on the
+longest chains."""
+MULTISTART_BELOW = 150
+"""Variables below which SLSQP also runs from several feasible starts."""
+SLSQP_BELOW = 320
+"""Variables below which SLSQP runs at all (its dense steps cost O(n³): minutes above)."""
+
+
+def previous_solver(folder: Path) -> ModuleType:
+    """``solver/`` at :data:`PREVIOUS`, extracted into ``folder`` and imported as
+    :data:`PREVIOUS_NAME` (its imports are relative, so any name works)."""
+    archive = subprocess.run(
+        ["git", "archive", "--format=tar", PREVIOUS, "solver"],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+    ).stdout
+    with tarfile.open(fileobj=BytesIO(archive)) as tar:
+        tar.extractall(folder, filter="data")
+    (folder / "solver").rename(folder / PREVIOUS_NAME)
+    if str(folder) not in sys.path:
+        sys.path.insert(0, str(folder))
+    import importlib
+
+    return importlib.import_module(PREVIOUS_NAME)
+
+
+def temporary_folder() -> Path:
+    """A fresh temporary folder (left for the system to clean)."""
+    return Path(tempfile.mkdtemp(prefix="reach-bank-"))
+
+
+def run_reach(case: Case, module: ModuleType, *, restarts: int | None) -> dict[str, Any]:
+    """One Reach solve of ``case`` with ``module``: one local descent (``restarts=0``)
+    or as the Solve button solves (default restarts, goals met to 1e-6 × chain length).
+
+    The pose is judged with the current solver's problem (the same objective).
+    """
+    problem, theta0 = build(case, module)
+    judge, _ = build(case, solver)
+    options: dict[str, Any] = {"max_iterations": ITERATION_CAP, "time_limit": TIME_LIMIT}
+    if restarts is None:
+        options["goal_tolerance"] = problem.goal_tolerance(MET)
+    else:
+        options["restarts"] = restarts
+    began = time.perf_counter()
+    result = module.solve(problem, theta0, **options)
+    elapsed = time.perf_counter() - began
+    outcome = getattr(result, "outcome", None)
+    return {
+        "time": elapsed,
+        "iterations": int(result.nit),
+        "status": str(result.status),
+        "outcome": None if outcome is None else str(outcome),
+        "unreachable": list(getattr(result, "unreachable", ())),
+        "objective": float(judge.evaluate(result.x)[0]),
+        "met": is_met(judge, result.x),
+        "violation": float(judge.limits.max_violation(result.x)),
+    }
+
+
+def run_slsqp(case: Case, starts: int) -> dict[str, Any]:
+    """SLSQP from θ0 and, below :data:`MULTISTART_BELOW` variables, from ``starts − 1``
+    seeded feasible poses; None fields above :data:`SLSQP_BELOW` variables."""
+    problem, theta0 = build(case, solver)
+    n = int(problem.variables.size)
+    if n >= SLSQP_BELOW:
+        return {"objective": None, "time": None, "met": None, "best": None, "best_met": None}
+    began = time.perf_counter()
+    runs = multistart_slsqp(problem, theta0, starts if n < MULTISTART_BELOW else 1, seed=1)
+    elapsed = time.perf_counter() - began
+    best = min(runs, key=lambda run: run.fun)
+    return {
+        "objective": runs[0].fun,
+        "time": elapsed / len(runs),
+        "met": is_met(problem, runs[0].x),
+        "starts": len(runs),
+        "best": best.fun,
+        "best_met": is_met(problem, best.x),
+        "goal_tolerance": problem.goal_tolerance(MET),
+    }
+
+
+def measure(case: Case, previous: ModuleType, starts: int) -> dict[str, Any]:
+    """Every run of one case, and how they compare."""
+    row: dict[str, Any] = {
+        "case": case.name,
+        "family": case.family,
+        "tags": sorted(case.tags),
+        "n_dofs": case.n_dofs,
+        "reach": {
+            "descent": run_reach(case, solver, restarts=0),
+            "solve": run_reach(case, solver, restarts=None),
+        },
+        "previous": {
+            "descent": run_reach(case, previous, restarts=0),
+            "solve": run_reach(case, previous, restarts=None),
+        },
+        "slsqp": run_slsqp(case, starts),
+    }
+    peer = row["slsqp"]["objective"]
+    for name in ("reach", "previous"):
+        for kind in ("descent", "solve"):
+            run = row[name][kind]
+            # The Solve button stops once every goal is met (G ≤ goal_tolerance): met
+            # counts as no worse than SLSQP's G, which may lie further below.
+            met = kind == "solve" and run["met"]
+            no_worse = None if peer is None else at_most_slsqp(run["objective"], peer)
+            run["at_most_slsqp"] = no_worse if no_worse is None else no_worse or met
+    return row

@@ -1,0 +1,190 @@
+"""The problem bank's CI slice (``fixtures.bank``): every case solved and checked.
+
+On each case of ``bank("ci")``: one local descent (``restarts=0``) stays within the
+limits, never increases G, ends before the iteration limit; its final G is no worse
+than SLSQP's from the same start on all but 2% of the slice. Solved as the Solve
+button does (default restarts), reachable cases are met to 1e-6 × chain length, and
+every "not reachable" verdict holds: SLSQP from several feasible starts gets no
+closer either.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass
+from functools import cache
+
+import numpy as np
+import pytest
+from fixtures.bank import Case, bank, build
+from fixtures.bank_checks import (
+    LONG,
+    MET,
+    at_most_slsqp,
+    goal_errors,
+    is_met,
+    multistart_slsqp,
+    peer,
+)
+
+import solver
+from solver import Problem, SolveResult, solve
+
+CASES = bank("ci")
+BY_NAME = {case.name: case for case in CASES}
+REACHABLE = tuple(case for case in CASES if "reachable" in case.tags)
+ITERATION_CAP = 1000
+"""Generous: a descent that needs more is cycling or crawling."""
+ROUNDING = 1e-13
+"""Relative rise of G between iterates that rounding may explain."""
+VERDICT_STARTS = 4
+"""SLSQP's starts (θ0 and seeded random poses) against a "not reachable" verdict."""
+SLSQP_FAILURES = 0.02
+"""Share of the slice whose final G may exceed SLSQP's (the issue's 98%)."""
+
+CRAWL = (
+    "the descent crawls to the iteration limit on unreachable goals weighted up to 1e6: "
+    "G keeps falling by 1e-16 to 1e-8 relative per step (issue 10: weights' scale)"
+)
+KNOWN: dict[tuple[str, str], str] = {
+    ("iterations", "human-5"): CRAWL,
+    ("iterations", "human-17"): CRAWL,
+    ("iterations", "tree-13"): CRAWL,
+}
+"""(test, case) pairs that fail on the current solver, and why: strict xfails."""
+SLSQP_SHORTFALLS = (
+    "9 of 50 cases end above SLSQP's G from the same start: human-0 (a local minimum "
+    "at G 37 where SLSQP meets every goal), human-5, human-15, human-17, tree-13, "
+    "tree-15, tree-18, tree-21, tree-23 (unreachable goals with weights up to 1e6)"
+)
+
+
+def params(test: str, cases: tuple[Case, ...] = CASES) -> list[object]:
+    """The cases as parameters, the known failures of ``test`` marked."""
+    out = []
+    for case in cases:
+        reason = KNOWN.get((test, case.name))
+        marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
+        out.append(pytest.param(case, id=case.name, marks=marks))
+    return out
+
+
+@dataclass(frozen=True)
+class Descent:
+    problem: Problem
+    theta0: np.ndarray
+    result: SolveResult
+    values: tuple[float, ...]
+    violation: float
+
+
+@cache
+def descent(name: str) -> Descent:
+    """One local descent of a case, with every iterate's G and largest violation."""
+    problem, theta0 = build(BY_NAME[name], solver)
+    values: list[float] = []
+    worst = [0.0]
+
+    def watch(theta: np.ndarray, value: float) -> None:
+        values.append(value)
+        worst[0] = max(worst[0], problem.limits.max_violation(theta))
+
+    result = solve(problem, theta0, restarts=0, max_iterations=ITERATION_CAP, callback=watch)
+    return Descent(problem, theta0, result, tuple(values), worst[0])
+
+
+def test_bank_slice_mixes_every_family_and_goal_type() -> None:
+    tags = set().union(*(case.tags for case in CASES))
+    assert {case.family for case in CASES} == {"human", "tube", "tree", "chain"}
+    kinds = {"position", "orientation", "positionorientation", "aim", "line", "plane"}
+    assert kinds | {"halfspace", "anyof", "pin", "polygon", "equality", "blocked"} <= tags
+    assert {"reachable", "unreachable", "from_rest", "random_start"} <= tags
+    assert max(case.n_dofs for case in CASES) >= 200
+
+
+def test_bank_is_deterministic() -> None:
+    again = [BY_NAME[case.name] for case in bank.__wrapped__("ci")]
+    assert again == list(CASES)
+
+
+@pytest.mark.parametrize("case", params("witness", REACHABLE))
+def test_bank_reachable_cases_are_met_at_their_witness_pose(case: Case) -> None:
+    if case.witness is None:  # the tube task: met to G ≈ 1e-20 (test_fixtures.py)
+        assert case.family == "tube"
+        return
+    problem, _ = build(case, solver)
+    witness = np.array(case.witness)
+    assert problem.limits.max_violation(witness) <= 1e-12
+    assert np.max(goal_errors(problem, witness)) <= 1e-9
+
+
+@pytest.mark.parametrize("case", params("limits"))
+def test_bank_descent_never_violates_a_limit(case: Case) -> None:
+    run = descent(case.name)
+    assert run.result.max_violation <= 1e-9
+    assert run.violation <= 1e-9
+
+
+@pytest.mark.parametrize("case", params("monotonic"))
+def test_bank_descent_never_increases_the_objective(case: Case) -> None:
+    values = descent(case.name).values
+    rises = [
+        (k, before, after)
+        for k, (before, after) in enumerate(itertools.pairwise(values))
+        if after > before + ROUNDING * abs(before)
+    ]
+    assert not rises
+
+
+@pytest.mark.parametrize("case", params("iterations"))
+def test_bank_descent_ends_before_the_iteration_limit(case: Case) -> None:
+    result = descent(case.name).result
+    assert result.status != "max_iterations", result.message
+
+
+@cache
+def default_solve(name: str) -> tuple[Problem, np.ndarray, SolveResult]:
+    """A case solved as the Solve button does: default restarts, goals met to 1e-6 ×
+    their chain's length."""
+    problem, theta0 = build(BY_NAME[name], solver)
+    result = solve(problem, theta0, goal_tolerance=problem.goal_tolerance(MET))
+    return problem, theta0, result
+
+
+@pytest.mark.parametrize("case", params("met", REACHABLE))
+def test_bank_reachable_goals_are_met_with_default_restarts(case: Case) -> None:
+    problem, _, result = default_solve(case.name)
+    assert is_met(problem, result.x), goal_errors(problem, result.x)
+    assert result.outcome == "met"
+    assert result.unreachable == ()
+
+
+@pytest.mark.parametrize("case", params("verdict"))
+def test_bank_not_reachable_verdicts_are_true(case: Case) -> None:
+    problem, theta0, result = default_solve(case.name)
+    if result.outcome != "not_reachable":
+        assert result.unreachable == () or result.outcome == "unfinished"
+        return
+    assert "reachable" not in case.tags
+    starts = VERDICT_STARTS if problem.variables.size < LONG else 2
+    best = min(run.fun for run in multistart_slsqp(problem, theta0, starts, seed=1))
+    assert best > problem.goal_tolerance(MET), f"SLSQP reaches G = {best:.3g}"
+
+
+def slsqp_shortfalls() -> list[str]:
+    """Cases whose local descent ends above SLSQP's G from the same start."""
+    worse = []
+    for case in CASES:
+        run = descent(case.name)
+        reference = peer(run.problem, run.theta0)
+        if not at_most_slsqp(run.result.fun, reference.fun):
+            worse.append(f"{case.name} (G {run.result.fun:.6g}, SLSQP {reference.fun:.6g})")
+    return worse
+
+
+@pytest.mark.xfail(strict=True, reason=SLSQP_SHORTFALLS)
+def test_bank_final_objective_is_at_most_slsqps_on_98_percent() -> None:
+    worse = slsqp_shortfalls()
+    allowed = math.floor(SLSQP_FAILURES * len(CASES))
+    assert len(worse) <= allowed, f"{len(worse)} above SLSQP (≤ {allowed}): {worse}"
