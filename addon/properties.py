@@ -265,7 +265,7 @@ class ReachSettings(PropertyGroup):
     tolerance: FloatProperty(  # type: ignore[valid-type]
         name="Tolerance",
         description=(
-            "Kuhn–Tucker tolerance of the solve, on the objective divided by the largest "
+            "Kuhn–Tucker tolerance of the solve, on the objective divided by the smallest "
             "constraint weight: a solve stops once it can get no closer by more than this"
         ),
         min=0.0,

@@ -268,6 +268,12 @@ class _Run:
                 Status.CONVERGED,
                 "Kuhn–Tucker point to rounding: no representable decrease is left",
             )
+        if self.value <= self.tolerance:
+            return self.finish(
+                Status.CONVERGED,
+                f"goals met to rounding: G {self.value:.3g} ≤ {self.tolerance:.3g} and no "
+                "representable decrease is left",
+            )
         return self.finish(Status.STALLED)
 
     def loop(self, max_iterations: int, deadline: float | None, goal: float | None) -> Descent:

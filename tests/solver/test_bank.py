@@ -49,7 +49,6 @@ CRAWL = (
 )
 KNOWN: dict[tuple[str, str], str] = {
     ("iterations", "human-5"): CRAWL,
-    ("iterations", "human-17"): CRAWL,
     ("iterations", "tree-13"): CRAWL,
 }
 """(test, case) pairs that fail on the current solver, and why: strict xfails."""

@@ -42,7 +42,7 @@ def test_mixed_weights_never_cycle_between_dropping_and_adding_a_limit(metric: s
         result = solve(problem, theta0, restarts=0, max_iterations=1500, start_metric=metric)
         assert result.status != "max_iterations", result.message
         if metric == "gauss_newton":  # the default ends at a Kuhn–Tucker point to rounding
-            w = weight_scale(problem)  # of G_all / w, its largest weight
+            w = weight_scale(problem)  # of G_all / w, its smallest weight
             projected, objective = result.projected_gradient / w, result.objective / w
             assert projected <= 1e-5 * math.sqrt(objective) + 1e-9
         assert result.max_violation <= 1e-9

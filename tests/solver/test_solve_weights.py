@@ -1,4 +1,4 @@
-"""Weights from 1 to 1e6 are equally easy: ``solve`` divides G_all by the largest weight."""
+"""Weights from 1 to 1e6 are equally easy: ``solve`` divides G_all by the smallest weight."""
 
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ def limbs_problem(seed: int, weights: tuple[float, ...], *, far: float = 0.0) ->
     return Problem(FIGURE, constraints)
 
 
-def test_the_weight_scale_is_the_largest_weight_of_a_leaf_in_g_all() -> None:
+def test_the_weight_scale_is_the_smallest_weight_of_a_leaf_in_g_all() -> None:
     hand, foot = EFFECTORS["hand.L"], EFFECTORS["foot.R"]
     problem = Problem(
         FIGURE,
@@ -40,7 +40,7 @@ def test_the_weight_scale_is_the_largest_weight_of_a_leaf_in_g_all() -> None:
             AnyOf([Constraint(foot, goals.Position((0.1, 0.0, 0.0)), weight=3.0)], weight=5.0),
         ],
     )
-    assert weight_scale(problem) == 15.0
+    assert weight_scale(problem) == 4.0  # the hand's 4 is below the foot's 5 × 3
 
 
 @pytest.mark.parametrize("metric", ["gauss_newton", "identity"])
@@ -80,14 +80,14 @@ def test_default_restarts_treat_scaled_weights_alike() -> None:
     np.testing.assert_allclose(results[1].theta, results[0].theta, atol=1e-8)
 
 
-def test_mixed_weights_1_to_1e6_converge_to_a_kuhn_tucker_point() -> None:
-    # Before G_all was divided by its largest weight, this solve stalled after 623
-    # iterations: the absolute Kuhn–Tucker test asked for a gradient of 1e-10 on an
-    # objective of size 1e6.
+def test_mixed_weights_1_to_1e6_end_converged_with_every_goal_met() -> None:
+    # Weighted 1, 1e3 and 1e6, the reachable goals are met to rounding long before the
+    # absolute Kuhn–Tucker test could be: the descent ends "converged" with them met,
+    # not "stalled".
     problem = limbs_problem(0, (1.0, 1e3, 1e6))
     result = solve(problem, FIGURE.zero_pose(), restarts=0)
     assert result.status == "converged", result.message
-    assert "Kuhn–Tucker" in result.message
+    assert result.outcome == "met"
     assert result.iterations < 1000
     assert result.objective <= 1e-9
     assert result.max_violation <= 1e-9
