@@ -262,14 +262,24 @@ class Problem:
 
     def leaf_reach_margins(self, theta: FloatArray) -> FloatArray:
         """:meth:`reach_margins` per leaf constraint, unchecked, shape (m,)."""
+        centres, radii = self.reach_balls(theta)
+        pairs = zip(self.leaves, centres, radii, strict=True)
+        return np.array([leaf.goal.reach_margin(c, r) for leaf, c, r in pairs])
+
+    def reach_balls(self, theta: FloatArray) -> tuple[FloatArray, FloatArray]:
+        """The ball each leaf's effector point stays in (:func:`.reach.reach_balls`).
+
+        Only the fixed DOFs of ``theta`` count: the balls are measured with every
+        variable translation at 0.
+        """
         chains = self.memo.get("reach")
         if not isinstance(chains, ReachChains):
             chains = ReachChains.build(self.figure, self.variable_mask, self.effector_segments)
             self.memo["reach"] = chains
-        world = self.kinematics.frames(np.asarray(theta, dtype=np.float64)).world
-        centres, radii = reach_balls(self.figure, chains, world, self._states(world)[0])
-        pairs = zip(self.leaves, centres, radii, strict=True)
-        return np.array([leaf.goal.reach_margin(c, r) for leaf, c, r in pairs])
+        posed = np.array(theta, dtype=np.float64)
+        posed[self.variables[~self.kinematics.dof_rotation[self.variables]]] = 0.0
+        world = self.kinematics.frames(posed).world
+        return reach_balls(self.figure, chains, world, self._states(world)[0])
 
     def evaluate(self, theta: FloatArray) -> tuple[float, FloatArray]:
         """G_all and its gradient without input checks; the gradient has length n_dofs."""

@@ -4,8 +4,10 @@ The certificate behind "not reachable". Only the problem's variables move; the h
 segment that holds a variable of an effector's line of ancestors turns about a pivot
 that nothing moves (its parent's frame times its rest transform). Rotations keep the
 distances between successive joints, so the effector point stays within the sum of
-those distances of the pivot; a translation DOF can lengthen the sum by at most its
-range. Any target farther than that is out of reach whatever the joint limits say, and
+those distances of the pivot, measured with every variable translation at 0; a
+translation DOF then adds at most its largest excursion, max(|lower|, |upper|). The
+ball depends on the fixed DOFs alone, not on the pose of the variables. Any target
+farther than that is out of reach whatever the joint limits say, and
 the joint limits can only shrink the reachable set further. A ball is an outer bound:
 a target inside it may still be out of reach (an inner hole, a limit).
 
@@ -79,7 +81,8 @@ def reach_balls(
         figure: The figure.
         chains: From :meth:`ReachChains.build` for the same variables.
         world: World frames of the pose (from :meth:`Kinematics.frames`, with the
-            roots' parent last), shape (n_segments + 1, 4, 4).
+            roots' parent last), shape (n_segments + 1, 4, 4), every variable
+            translation at 0.
         points: The effector points at that pose, shape (m, 3).
 
     Returns:
@@ -91,7 +94,7 @@ def reach_balls(
     centres = points.copy()
     radii = np.zeros(m)
     origins = world[:, :3, 3]
-    span = figure.upper - figure.lower
+    span = np.maximum(np.abs(figure.lower), np.abs(figure.upper))  # inf when unbounded
     for i in range(m):
         pivot = int(chains.pivots[i])
         if pivot < 0:
