@@ -2,18 +2,25 @@
 
 Each operator takes its targets as explicit properties (object and bone names) and falls
 back to the active object and bone when a name is empty, so scripts and headless runs
-can call it without a viewport. :class:`ArmatureOperator` turns every
-:class:`solver.ReachError` (the add-on's :class:`~.errors.BlenderDataError` and the
-solver's :class:`solver.SolverInputError`) into an error report.
+can call it without a viewport. :class:`ArmatureOperator` turns every failure into an
+error report: a :class:`solver.ReachError` (the add-on's
+:class:`~.errors.BlenderDataError` and the solver's :class:`solver.SolverInputError`) as
+it is worded, any other exception as Reach's own error; either way the armature's pose
+and its goals are put back as they were. While an interactive drag runs, every
+operator is refused (:func:`check_no_drag`), since cancelling the drag would undo its
+work.
 """
 
 from __future__ import annotations
 
+import traceback
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
+import bpy
 from bpy.props import IntProperty, StringProperty
 from bpy.types import Operator
 
+from .bridge.pose import PoseSnapshot
 from .bridge.rig import armature_object
 from .errors import BlenderDataError, ReachError
 
@@ -28,6 +35,73 @@ else:
     ]
     Options: TypeAlias = set[str]
 """What an operator's execute, invoke and modal return."""
+
+
+_drag: dict[str, str] = {}
+"""The interactive drag under way, if any: ``armature`` and ``goal`` names."""
+
+
+def check_no_drag() -> None:
+    """Refuse to act while an interactive drag runs.
+
+    Raises:
+        BlenderDataError: Naming the drag and how to end it.
+    """
+    if _drag:
+        raise BlenderDataError(
+            f"a drag of '{_drag['goal']}' on '{_drag['armature']}' is under way; "
+            "confirm it (left click or Enter) or cancel it (right click or Esc) first"
+        )
+
+
+def drag_started(armature: str, goal: str) -> None:
+    """Note that an interactive drag of ``goal`` on ``armature`` runs from now on.
+
+    Raises:
+        BlenderDataError: If another one runs already.
+    """
+    check_no_drag()
+    _drag.update(armature=armature, goal=goal)
+
+
+def drag_ended() -> None:
+    """Note that the interactive drag ended (confirmed, cancelled or failed)."""
+    _drag.clear()
+
+
+def failure_message(error: Exception) -> str:
+    """What the user reads about a failure: a Reach error as worded, others as Reach's own.
+
+    An exception other than :class:`solver.ReachError` is a fault in Reach, not in the
+    user's data; its traceback goes to the system console.
+    """
+    if isinstance(error, ReachError):
+        return str(error)
+    traceback.print_exception(error)
+    return (
+        f"Reach failed on an error of its own, not of your data ({type(error).__name__}: "
+        f"{error}); the pose and the goals are as they were. The system console shows "
+        "the details"
+    )
+
+
+def state_snapshot(armature: str, context: Any, *names: str) -> PoseSnapshot | None:
+    """What a failed operator puts back: the armature's pose and its goals' locations.
+
+    Args:
+        armature: The armature's name; empty: the active object.
+        context: Blender's context.
+        names: Further objects whose locations to keep (a drag's goal).
+
+    Returns:
+        The snapshot, or None when there is no such armature (nothing to keep).
+    """
+    obj = bpy.data.objects.get(armature) if armature else context.active_object
+    if obj is None or obj.type != "ARMATURE":
+        return None
+    objects = {c.goal for c in obj.reach.constraints if c.goal is not None}
+    objects.update(o for o in map(bpy.data.objects.get, filter(None, names)) if o is not None)
+    return PoseSnapshot(obj, objects)
 
 
 class ArmatureOperator:
@@ -53,11 +127,20 @@ class ArmatureOperator:
         return True
 
     def execute(self, context: Any) -> Result:
-        """Run :meth:`run`; a :class:`solver.ReachError` becomes an error report."""
+        """Run :meth:`run`; any failure puts the pose and goals back and becomes a report.
+
+        A :class:`solver.ReachError` is reported as worded; any other exception as a
+        fault of Reach's (:func:`failure_message`).
+        """
+        snapshot = None
         try:
+            check_no_drag()
+            snapshot = state_snapshot(self.armature, context, getattr(self, "goal", ""))
             return self.run(context)
-        except ReachError as error:
-            self.report({"ERROR"}, str(error))  # type: ignore[attr-defined]
+        except Exception as error:  # every failure is reported, never a traceback
+            if snapshot is not None:
+                snapshot.restore()
+            self.report({"ERROR"}, failure_message(error))  # type: ignore[attr-defined]
             return {"CANCELLED"}
 
     def run(self, context: Any) -> Result:

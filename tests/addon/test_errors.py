@@ -56,6 +56,7 @@ def test_labelled_names_the_item_of_a_solver_error(reach):
 def test_an_operator_reports_a_solver_error_that_reaches_it(reach):
     class Failing(reach.addon.operator_base.ArmatureOperator):
         def __init__(self):
+            self.armature = ""
             self.reports = []
 
         def report(self, kind, message):
