@@ -25,7 +25,7 @@ from .errors import BlenderDataError, ReachError
 from .operator_base import (
     ArmatureOperator,
     Result,
-    check_no_drag,
+    check_ready,
     drag_ended,
     drag_started,
     failure_message,
@@ -120,7 +120,7 @@ class DragGoal(ArmatureOperator):
         if len(self.path) > 0 or context.area is None or context.area.type != "VIEW_3D":
             return self.execute(context)
         try:
-            check_no_drag()
+            check_ready(self.armature, context)
             self.drag = self.begin(context)
         except Exception as error:  # every failure is reported, never a traceback
             self.report({"ERROR"}, failure_message(error))  # type: ignore[attr-defined]

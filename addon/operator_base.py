@@ -8,7 +8,7 @@ error report: a :class:`solver.ReachError` (the add-on's
 it is worded, any other exception as Reach's own error; either way the armature's pose
 and its goals are put back as they were. While an interactive drag runs, every
 operator is refused (:func:`check_no_drag`), since cancelling the drag would undo its
-work.
+work; so is an armature in edit mode, whose pose Blender neither shows nor updates.
 """
 
 from __future__ import annotations
@@ -52,6 +52,34 @@ def check_no_drag() -> None:
             f"a drag of '{_drag['goal']}' on '{_drag['armature']}' is under way; "
             "confirm it (left click or Enter) or cancel it (right click or Esc) first"
         )
+
+
+EDIT_MODE = (
+    "Leave edit mode first (Tab): Reach reads and writes the pose, "
+    "which edit mode neither shows nor updates"
+)
+"""Why Reach's operators are unavailable in an armature's edit mode."""
+
+
+def in_edit_mode(obj: Any) -> bool:
+    """Whether ``obj`` is an armature in edit mode."""
+    return obj is not None and obj.type == "ARMATURE" and obj.mode == "EDIT"
+
+
+def check_ready(armature: str, context: Any) -> None:
+    """Refuse to act while a drag runs or on an armature in edit mode.
+
+    Args:
+        armature: The armature's name; empty: the active object.
+        context: Blender's context.
+
+    Raises:
+        BlenderDataError: Saying what to end or leave first.
+    """
+    check_no_drag()
+    obj = bpy.data.objects.get(armature) if armature else context.active_object
+    if obj is not None and in_edit_mode(obj):
+        raise BlenderDataError(f"armature '{obj.name}' is in edit mode. {EDIT_MODE}")
 
 
 def drag_started(armature: str, goal: str) -> None:
@@ -119,10 +147,13 @@ class ArmatureOperator:
 
     @classmethod
     def poll(cls, context: Any) -> bool:
-        """Available when the scene has an armature; says so when it has none."""
+        """Available when the scene has an armature, outside edit mode; says why not."""
         scene = context.scene
         if scene is None or not any(o.type == "ARMATURE" for o in scene.objects):
             cls.poll_message_set("Add an armature first: Reach poses armatures")  # type: ignore[attr-defined]
+            return False
+        if in_edit_mode(context.active_object):
+            cls.poll_message_set(EDIT_MODE)  # type: ignore[attr-defined]
             return False
         return True
 
@@ -134,7 +165,7 @@ class ArmatureOperator:
         """
         snapshot = None
         try:
-            check_no_drag()
+            check_ready(self.armature, context)
             snapshot = state_snapshot(self.armature, context, getattr(self, "goal", ""))
             return self.run(context)
         except Exception as error:  # every failure is reported, never a traceback

@@ -163,3 +163,41 @@ def test_loading_a_file_ends_a_drag_that_was_running(reach):
     bpy.ops.wm.read_homefile(use_empty=True)
     obj = four_limbs()
     assert bpy.ops.reach.solve(armature=obj.name) == {"FINISHED"}
+
+
+EDIT_MODE = (
+    r"Leave edit mode first \(Tab\): Reach reads and writes the pose, "
+    r"which edit mode neither shows nor updates"
+)
+
+
+def test_operators_refuse_edit_mode_and_a_bone_added_there_works_once_out(reach):
+    obj = four_limbs()
+    bpy.ops.object.mode_set(mode="EDIT")
+    tip = obj.data.edit_bones.new("finger.L")
+    hand = obj.data.edit_bones["hand.L"]
+    tip.head, tip.tail, tip.parent = hand.tail, hand.tail + Vector((0.0, 0.0, -0.05)), hand
+    for name in (*OPERATORS, "figure_from_armature", "add_constraint", "solve", "clamp_pose"):
+        operator = getattr(bpy.ops.reach, name)
+        assert not operator.poll(), name
+        with pytest.raises(RuntimeError, match=EDIT_MODE):
+            operator(armature=obj.name)
+    bpy.ops.object.mode_set(mode="POSE")
+    result = bpy.ops.reach.add_constraint(
+        armature=obj.name, bone="finger.L", chain_start="upper_arm.L"
+    )
+    assert result == {"FINISHED"}
+    goal = obj.reach.constraints[-1].goal
+    goal.location = Vector(goal.location) + Vector((0.02, 0.0, 0.02))
+    assert bpy.ops.reach.solve(armature=obj.name) == {"FINISHED"}
+    bpy.context.view_layer.update()
+    tail = obj.matrix_world @ obj.pose.bones["finger.L"].tail
+    assert (tail - goal.matrix_world.translation).length <= 1e-5
+
+
+def test_an_armature_in_edit_mode_is_refused_by_name_too(reach):
+    obj = four_limbs()
+    bpy.ops.object.mode_set(mode="EDIT")
+    bpy.context.view_layer.objects.active = bpy.data.objects["Goal hand.L"]
+    with pytest.raises(RuntimeError, match="armature 'metarig' is in edit mode. " + EDIT_MODE):
+        bpy.ops.reach.solve(armature=obj.name)
