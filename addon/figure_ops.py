@@ -26,7 +26,6 @@ from .operator_base import (
     goal_users,
     remove_at,
     report_warnings,
-    unique_name,
 )
 from .properties import (
     ANY_OF,
@@ -40,6 +39,7 @@ from .properties import (
     W_POSITION,
     WEIGHT,
 )
+from .renames import unique_name
 
 EMPTY_DISPLAY: dict[str, Any] = {
     "POSITION": "SPHERE",
@@ -120,7 +120,9 @@ class REACH_OT_add_constraint(BoneOperator, Operator):
     use_x: USE_X()  # type: ignore[valid-type]
     use_y: USE_Y()  # type: ignore[valid-type]
     any_of: ANY_OF()  # type: ignore[valid-type]
-    name: StringProperty(name="Name", description="Constraint name; empty: made from the bone")  # type: ignore[valid-type]
+    name: StringProperty(  # type: ignore[valid-type]
+        name="Name", description="Constraint name (made unique); empty: made from the bone"
+    )
 
     def run(self, context: Any) -> Result:  # noqa: D102
         obj, bone = self.target(context)
@@ -137,7 +139,7 @@ class REACH_OT_add_constraint(BoneOperator, Operator):
         check_pose(obj, bone)
         if not obj.reach.is_figure:
             mark_figure(obj, build_rig(obj))
-        name = self.name or unique_name(obj.reach.constraints, f"{bone} {self.goal_type.lower()}")
+        name = unique_name(obj.reach.constraints, self.name or f"{bone} {self.goal_type.lower()}")
         if goal is None:
             goal = _make_goal(
                 context, obj, bone, self.effector, tuple(self.offset), self.goal_type, name
@@ -229,6 +231,7 @@ class REACH_OT_remove_constraint(ArmatureOperator, Operator):
 
     bl_idname = "reach.remove_constraint"
     bl_label = "Remove Reach Constraint"
+    builds_rig = False
 
     constraint: StringProperty(  # type: ignore[valid-type]
         name="Constraint", description="Constraint name; empty: the active constraint"

@@ -23,6 +23,7 @@ from bpy.types import Operator
 from .bridge.pose import PoseSnapshot
 from .bridge.rig import armature_object
 from .errors import BlenderDataError, ReachError
+from .renames import check_bone_names, repair
 
 if TYPE_CHECKING:
     from bpy.stub_internal.rna_enums import OperatorReturnItems, OperatorTypeFlagItems
@@ -113,20 +114,19 @@ def failure_message(error: Exception) -> str:
     )
 
 
-def state_snapshot(armature: str, context: Any, *names: str) -> PoseSnapshot | None:
+def target_armature(armature: str, context: Any) -> Any | None:
+    """The armature object named ``armature`` (the active object when empty), or None."""
+    obj = bpy.data.objects.get(armature) if armature else context.active_object
+    return obj if obj is not None and obj.type == "ARMATURE" else None
+
+
+def state_snapshot(obj: Any, *names: str) -> PoseSnapshot:
     """What a failed operator puts back: the armature's pose and its goals' locations.
 
     Args:
-        armature: The armature's name; empty: the active object.
-        context: Blender's context.
+        obj: The armature object.
         names: Further objects whose locations to keep (a drag's goal).
-
-    Returns:
-        The snapshot, or None when there is no such armature (nothing to keep).
     """
-    obj = bpy.data.objects.get(armature) if armature else context.active_object
-    if obj is None or obj.type != "ARMATURE":
-        return None
     objects = {c.goal for c in obj.reach.constraints if c.goal is not None}
     objects.update(o for o in map(bpy.data.objects.get, filter(None, names)) if o is not None)
     return PoseSnapshot(obj, objects)
@@ -141,6 +141,8 @@ class ArmatureOperator:
     """
 
     bl_options: Options = {"REGISTER", "UNDO"}
+    builds_rig = True
+    """Whether the operator compiles the armature, so that names no bone has stop it."""
     armature: StringProperty(  # type: ignore[valid-type]
         name="Armature", description="Armature object; empty: the active object"
     )
@@ -166,7 +168,13 @@ class ArmatureOperator:
         snapshot = None
         try:
             check_ready(self.armature, context)
-            snapshot = state_snapshot(self.armature, context, getattr(self, "goal", ""))
+            obj = target_armature(self.armature, context)
+            if obj is not None:
+                snapshot = state_snapshot(obj, getattr(self, "goal", ""))
+                for message in repair(obj):
+                    self.report({"INFO"}, message)  # type: ignore[attr-defined]
+                if self.builds_rig:
+                    check_bone_names(obj)
             return self.run(context)
         except Exception as error:  # every failure is reported, never a traceback
             if snapshot is not None:
@@ -209,15 +217,6 @@ def report_warnings(operator: Operator, warnings: list[str]) -> None:
     """Report each of the adapter's warnings once, as a warning."""
     for warning in dict.fromkeys(warnings):
         operator.report({"WARNING"}, warning)
-
-
-def unique_name(collection: Any, base: str) -> str:
-    """``base``, or ``base 2``, ``base 3``, … whichever is not yet in ``collection``."""
-    name, k = base, 1
-    while name in collection:
-        k += 1
-        name = f"{base} {k}"
-    return name
 
 
 def goal_users(objects: Any, goal: Any) -> list[Any]:
