@@ -62,17 +62,23 @@ DRAG_UNDER_WAY = (
 )
 
 
+def dragging(reach, obj, goal):
+    """An interactive drag of ``goal``, one mouse move under way: (operator, context, start)."""
+    drag, context = interactive(reach, obj, goal)
+    start = Vector(goal.location)
+    invoked(drag, context, start)
+    to = mouse_at(context, start + Vector((0.05, 0.0, 0.05)))
+    assert drag.modal(context, event("MOUSEMOVE", "NOTHING", *to)) == {"RUNNING_MODAL"}
+    return drag, context, start
+
+
 def test_a_second_drag_is_refused_while_one_runs_and_the_first_still_restores(reach):
     obj = four_limbs()
     goal = obj.reach.constraints["hand.L"].goal
     other = obj.reach.constraints["hand.R"].goal
     before = rigs.pose_channels(obj)
     where = {o.name: tuple(float(v).hex() for v in o.location) for o in (goal, other)}
-    first, context = interactive(reach, obj, goal)
-    start = Vector(goal.location)
-    invoked(first, context, start)
-    to = mouse_at(context, start + Vector((0.05, 0.0, 0.05)))
-    assert first.modal(context, event("MOUSEMOVE", "NOTHING", *to)) == {"RUNNING_MODAL"}
+    first, context, _ = dragging(reach, obj, goal)
     dragged = rigs.pose_channels(obj)
     path = [{"name": "", "location": (0.3, 0.0, 1.2)}]
     with pytest.raises(RuntimeError, match=DRAG_UNDER_WAY) as caught:
@@ -99,11 +105,7 @@ def test_a_failing_drag_event_restores_the_pose_and_the_goal_and_reports(reach, 
     goal = obj.reach.constraints["hand.L"].goal
     before = rigs.pose_channels(obj)
     goal_before = tuple(float(v).hex() for v in goal.location)
-    drag, context = interactive(reach, obj, goal)
-    start = Vector(goal.location)
-    invoked(drag, context, start)
-    to = mouse_at(context, start + Vector((0.05, 0.0, 0.05)))
-    assert drag.modal(context, event("MOUSEMOVE", "NOTHING", *to)) == {"RUNNING_MODAL"}
+    drag, context, start = dragging(reach, obj, goal)
     assert rigs.pose_channels(obj) != before
 
     def failing(*args, **kwargs):
@@ -163,6 +165,7 @@ def test_loading_a_file_ends_a_drag_that_was_running(reach):
     bpy.ops.wm.read_homefile(use_empty=True)
     obj = four_limbs()
     assert bpy.ops.reach.solve(armature=obj.name) == {"FINISHED"}
+    drag.end(context)  # the viewport draw handler a real window would have dropped
 
 
 EDIT_MODE = (
