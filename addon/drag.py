@@ -22,7 +22,15 @@ from mathutils import Matrix, Vector
 from .bridge.rig import armature_object
 from .drag_session import DragSession, drag_header
 from .errors import BlenderDataError, ReachError
-from .operator_base import ArmatureOperator, Result, goal_users
+from .operator_base import (
+    ArmatureOperator,
+    Result,
+    check_ready,
+    drag_ended,
+    drag_started,
+    failure_message,
+    goal_users,
+)
 from .properties import ReachPathPoint
 from .view import AXIS_KEYS, ViewMatrices, drag_delta, moved_location, parent_space
 
@@ -112,11 +120,13 @@ class DragGoal(ArmatureOperator):
         if len(self.path) > 0 or context.area is None or context.area.type != "VIEW_3D":
             return self.execute(context)
         try:
+            check_ready(self.armature, context)
             self.drag = self.begin(context)
-        except ReachError as error:
-            self.report({"ERROR"}, str(error))  # type: ignore[attr-defined]
+        except Exception as error:  # every failure is reported, never a traceback
+            self.report({"ERROR"}, failure_message(error))  # type: ignore[attr-defined]
             return {"CANCELLED"}
         goal = self.drag.goal
+        drag_started(self.drag.obj.name, goal.name)
         self.view = ViewMatrices.from_region(context.region, context.region_data)
         self.start_mouse = (event.mouse_region_x, event.mouse_region_y)
         self.start_location = goal.location.copy()
@@ -138,6 +148,16 @@ class DragGoal(ArmatureOperator):
         return {"RUNNING_MODAL"}
 
     def modal(self, context: Any, event: Any) -> Result:
+        """One window event of an interactive drag; a failure restores and cancels it."""
+        try:
+            return self.handle(context, event)
+        except Exception as error:  # every failure is reported, never a traceback
+            self.end(context)
+            self.drag.cancel()
+            self.report({"ERROR"}, failure_message(error))  # type: ignore[attr-defined]
+            return {"CANCELLED"}
+
+    def handle(self, context: Any, event: Any) -> Result:
         """One window event of an interactive drag."""
         if event.type == "MOUSEMOVE":
             return self.move(context, (event.mouse_region_x, event.mouse_region_y))
@@ -175,8 +195,11 @@ class DragGoal(ArmatureOperator):
         self.drawn = time.perf_counter()
 
     def end(self, context: Any) -> None:
-        """Remove the draw handler and the header text."""
-        bpy.types.SpaceView3D.draw_handler_remove(self.draw_handle, "WINDOW")
+        """Remove the draw handler and the header text; the drag no longer runs."""
+        drag_ended()
+        if self.draw_handle is not None:
+            bpy.types.SpaceView3D.draw_handler_remove(self.draw_handle, "WINDOW")
+            self.draw_handle = None
         if context.area is not None:
             context.area.header_text_set(None)
 

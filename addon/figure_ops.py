@@ -10,11 +10,13 @@ from __future__ import annotations
 from typing import Any
 
 import bpy
+import numpy as np
 from bpy.props import BoolProperty, StringProperty
 from bpy.types import Operator
 from mathutils import Matrix, Vector
 
-from .bridge.rig import Rig, armature_object, build_rig
+from .bridge.pose import bone_angles
+from .bridge.rig import Rig, armature_object, build_rig, euler_order, to_numpy
 from .errors import BlenderDataError
 from .operator_base import (
     ArmatureOperator,
@@ -24,7 +26,6 @@ from .operator_base import (
     goal_users,
     remove_at,
     report_warnings,
-    unique_name,
 )
 from .properties import (
     ANY_OF,
@@ -38,6 +39,7 @@ from .properties import (
     W_POSITION,
     WEIGHT,
 )
+from .renames import unique_name
 
 EMPTY_DISPLAY: dict[str, Any] = {
     "POSITION": "SPHERE",
@@ -118,7 +120,9 @@ class REACH_OT_add_constraint(BoneOperator, Operator):
     use_x: USE_X()  # type: ignore[valid-type]
     use_y: USE_Y()  # type: ignore[valid-type]
     any_of: ANY_OF()  # type: ignore[valid-type]
-    name: StringProperty(name="Name", description="Constraint name; empty: made from the bone")  # type: ignore[valid-type]
+    name: StringProperty(  # type: ignore[valid-type]
+        name="Name", description="Constraint name (made unique); empty: made from the bone"
+    )
 
     def run(self, context: Any) -> Result:  # noqa: D102
         obj, bone = self.target(context)
@@ -132,9 +136,10 @@ class REACH_OT_add_constraint(BoneOperator, Operator):
                 f"chain start '{chain_start}' is not '{bone}' or one of its parents"
             )
         goal = _existing_goal(self.goal)
+        check_pose(obj, bone)
         if not obj.reach.is_figure:
             mark_figure(obj, build_rig(obj))
-        name = self.name or unique_name(obj.reach.constraints, f"{bone} {self.goal_type.lower()}")
+        name = unique_name(obj.reach.constraints, self.name or f"{bone} {self.goal_type.lower()}")
         if goal is None:
             goal = _make_goal(
                 context, obj, bone, self.effector, tuple(self.offset), self.goal_type, name
@@ -147,6 +152,28 @@ class REACH_OT_add_constraint(BoneOperator, Operator):
             setattr(entry, setting, getattr(self, setting))
         obj.reach.active_constraint = len(obj.reach.constraints) - 1
         return {"FINISHED"}
+
+
+def check_pose(obj: Any, bone: str) -> None:
+    """Refuse a bone whose effector has no place to put a goal at.
+
+    That is when its or a parent's channels are NaN, infinite or a zero quaternion.
+
+    Raises:
+        BlenderDataError: Naming the first such bone from the root down, and the fix.
+    """
+    pose_bone = obj.pose.bones[bone]
+    chain = []
+    while pose_bone is not None:
+        chain.append(pose_bone)
+        pose_bone = pose_bone.parent
+    for pose_bone in reversed(chain):
+        bone_angles(pose_bone, pose_bone.rotation_mode, euler_order(obj, pose_bone))
+    if not np.all(np.isfinite(to_numpy(obj.matrix_world @ obj.pose.bones[bone].matrix))):
+        raise BlenderDataError(
+            f"bone '{bone}' has no finite place: its or a parent's location or scale is NaN "
+            "or infinite, or the armature's transform is; clear them (Alt G, Alt S)"
+        )
 
 
 def _existing_goal(name: str) -> Any | None:
@@ -204,6 +231,7 @@ class REACH_OT_remove_constraint(ArmatureOperator, Operator):
 
     bl_idname = "reach.remove_constraint"
     bl_label = "Remove Reach Constraint"
+    builds_rig = False
 
     constraint: StringProperty(  # type: ignore[valid-type]
         name="Constraint", description="Constraint name; empty: the active constraint"

@@ -22,9 +22,9 @@ from .operator_base import (
     Result,
     active_index,
     remove_at,
-    unique_name,
 )
 from .properties import MEMBER_AXIS, MEMBER_RATIO
+from .renames import forget, unique_name
 
 VERTEX_TOLERANCE = 1e-6
 """Two polygon vertices closer than this (in both angles, [rad]) are the same vertex."""
@@ -101,6 +101,7 @@ class REACH_OT_polygon_add_vertex(JointOperator, Operator):
 
     bl_idname = "reach.polygon_add_vertex"
     bl_label = "Add Vertex from Pose"
+    builds_rig = False
 
     def run(self, context: Any) -> Result:  # noqa: D102
         obj, bone, joint = self.joint(context, create=True)
@@ -124,6 +125,7 @@ class REACH_OT_polygon_remove_vertex(RemoveEntry, JointOperator, Operator):
 
     bl_idname = "reach.polygon_remove_vertex"
     bl_label = "Remove Vertex"
+    builds_rig = False
 
     def run(self, context: Any) -> Result:  # noqa: D102
         _, bone, joint = self.joint(context, create=False)
@@ -136,6 +138,7 @@ class REACH_OT_polygon_clear(JointOperator, Operator):
 
     bl_idname = "reach.polygon_clear"
     bl_label = "Clear Polygon"
+    builds_rig = False
 
     def run(self, context: Any) -> Result:  # noqa: D102
         joint = joint_settings(*self.target(context))
@@ -150,6 +153,7 @@ class REACH_OT_group_add(ArmatureOperator, Operator):
 
     bl_idname = "reach.group_add"
     bl_label = "Add Joint Group"
+    builds_rig = False
 
     name: StringProperty(name="Name", description="Group name; empty: 'Group'")  # type: ignore[valid-type]
 
@@ -167,6 +171,7 @@ class REACH_OT_group_remove(GroupOperator, Operator):
 
     bl_idname = "reach.group_remove"
     bl_label = "Remove Joint Group"
+    builds_rig = False
 
     def run(self, context: Any) -> Result:  # noqa: D102
         obj = armature_object(self.armature, context)
@@ -180,6 +185,7 @@ class REACH_OT_group_member_add(BoneOperator, GroupOperator, Operator):
 
     bl_idname = "reach.group_member_add"
     bl_label = "Add Bone to Group"
+    builds_rig = False
 
     axis: MEMBER_AXIS()  # type: ignore[valid-type]
     ratio: MEMBER_RATIO()  # type: ignore[valid-type]
@@ -208,10 +214,25 @@ class REACH_OT_group_member_remove(RemoveEntry, GroupOperator, Operator):
 
     bl_idname = "reach.group_member_remove"
     bl_label = "Remove Bone from Group"
+    builds_rig = False
 
     def run(self, context: Any) -> Result:  # noqa: D102
         _, group = self.joint_group(context)
         self.remove(group, "members", "active_member", f"member of '{group.name}'")
+        return {"FINISHED"}
+
+
+class REACH_OT_forget_bone(ArmatureOperator, Operator):
+    """Forget a bone name no bone has: its joint settings and joint group memberships."""
+
+    bl_idname = "reach.forget_bone"
+    bl_label = "Forget Bone Name"
+    builds_rig = False
+
+    bone: StringProperty(name="Bone", description="A name the armature has no bone of")  # type: ignore[valid-type]
+
+    def run(self, context: Any) -> Result:  # noqa: D102
+        forget(armature_object(self.armature, context), self.bone)
         return {"FINISHED"}
 
 
@@ -223,4 +244,5 @@ classes = (
     REACH_OT_group_remove,
     REACH_OT_group_member_add,
     REACH_OT_group_member_remove,
+    REACH_OT_forget_bone,
 )

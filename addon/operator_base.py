@@ -2,20 +2,29 @@
 
 Each operator takes its targets as explicit properties (object and bone names) and falls
 back to the active object and bone when a name is empty, so scripts and headless runs
-can call it without a viewport. :class:`ArmatureOperator` turns every
-:class:`solver.ReachError` (the add-on's :class:`~.errors.BlenderDataError` and the
-solver's :class:`solver.SolverInputError`) into an error report.
+can call it without a viewport. :class:`ArmatureOperator` turns every failure into an
+error report: a :class:`solver.ReachError` (the add-on's
+:class:`~.errors.BlenderDataError` and the solver's :class:`solver.SolverInputError`) as
+it is worded, any other exception as Reach's own error; either way the armature's pose
+and its goals are put back as they were. While an interactive drag runs, every
+operator is refused (:func:`check_no_drag`), since cancelling the drag would undo its
+work; so is an armature in edit mode, whose pose Blender neither shows nor updates.
 """
 
 from __future__ import annotations
 
+import copy
+import traceback
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
+import bpy
 from bpy.props import IntProperty, StringProperty
 from bpy.types import Operator
 
+from .bridge.pose import PoseSnapshot
 from .bridge.rig import armature_object
 from .errors import BlenderDataError, ReachError
+from .renames import check_bone_names, repair
 
 if TYPE_CHECKING:
     from bpy.stub_internal.rna_enums import OperatorReturnItems, OperatorTypeFlagItems
@@ -30,6 +39,117 @@ else:
 """What an operator's execute, invoke and modal return."""
 
 
+_drag: dict[str, str] = {}
+"""The interactive drag under way, if any: ``armature`` and ``goal`` names."""
+
+
+def check_no_drag() -> None:
+    """Refuse to act while an interactive drag runs.
+
+    Raises:
+        BlenderDataError: Naming the drag and how to end it.
+    """
+    if _drag:
+        raise BlenderDataError(
+            f"a drag of '{_drag['goal']}' on '{_drag['armature']}' is under way; "
+            "confirm it (left click or Enter) or cancel it (right click or Esc) first"
+        )
+
+
+EDIT_MODE = (
+    "Leave edit mode first (Tab): Reach reads and writes the pose, "
+    "which edit mode neither shows nor updates"
+)
+"""Why Reach's operators are unavailable in an armature's edit mode."""
+
+
+def in_edit_mode(obj: Any) -> bool:
+    """Whether ``obj`` is an armature in edit mode."""
+    return obj is not None and obj.type == "ARMATURE" and obj.mode == "EDIT"
+
+
+def check_ready(armature: str, context: Any) -> None:
+    """Refuse to act while a drag runs or on an armature in edit mode.
+
+    Args:
+        armature: The armature's name; empty: the active object.
+        context: Blender's context.
+
+    Raises:
+        BlenderDataError: Saying what to end or leave first.
+    """
+    check_no_drag()
+    obj = bpy.data.objects.get(armature) if armature else context.active_object
+    if obj is not None and in_edit_mode(obj):
+        raise BlenderDataError(f"armature '{obj.name}' is in edit mode. {EDIT_MODE}")
+
+
+def drag_started(armature: str, goal: str) -> None:
+    """Note that an interactive drag of ``goal`` on ``armature`` runs from now on.
+
+    Raises:
+        BlenderDataError: If another one runs already.
+    """
+    check_no_drag()
+    _drag.update(armature=armature, goal=goal)
+
+
+def drag_ended() -> None:
+    """Note that the interactive drag ended (confirmed, cancelled or failed)."""
+    _drag.clear()
+
+
+def failure_message(error: Exception) -> str:
+    """What the user reads about a failure: a Reach error as worded, others as Reach's own.
+
+    An exception other than :class:`solver.ReachError` is a fault in Reach, not in the
+    user's data; its traceback goes to the system console.
+    """
+    if isinstance(error, ReachError):
+        return str(error)
+    traceback.print_exception(error)
+    return (
+        f"Reach failed on an error of its own, not of your data ({type(error).__name__}: "
+        f"{error}); the pose and the goals are as they were. The system console shows "
+        "the details"
+    )
+
+
+def target_armature(armature: str, context: Any) -> Any | None:
+    """The armature object named ``armature`` (the active object when empty), or None."""
+    obj = bpy.data.objects.get(armature) if armature else context.active_object
+    return obj if obj is not None and obj.type == "ARMATURE" else None
+
+
+def state_snapshot(obj: Any, *names: str) -> PoseSnapshot:
+    """What a failed operator puts back: the armature's pose and its goals' locations.
+
+    Args:
+        obj: The armature object.
+        names: Further objects whose locations to keep (a drag's goal).
+    """
+    objects = {c.goal for c in obj.reach.constraints if c.goal is not None}
+    objects.update(o for o in map(bpy.data.objects.get, filter(None, names)) if o is not None)
+    return PoseSnapshot(obj, objects)
+
+
+def restore_changed(snapshot: PoseSnapshot) -> None:
+    """Put back what differs from ``snapshot``, and only that.
+
+    A channel left alone keeps its very bits: Blender stores an infinite location it
+    was given, but writing one back stores its largest float instead.
+    """
+    obj = bpy.data.objects.get(snapshot.armature)
+    if obj is None:
+        return
+    others = [o for o in map(bpy.data.objects.get, snapshot.objects) if o is not None]
+    now = PoseSnapshot(obj, others)
+    changed = copy.copy(snapshot)
+    changed.bones = {k: v for k, v in snapshot.bones.items() if now.bones.get(k) != v}
+    changed.objects = {k: v for k, v in snapshot.objects.items() if now.objects.get(k) != v}
+    changed.restore()
+
+
 class ArmatureOperator:
     """Mixin: an operator on one armature, named or the active object.
 
@@ -39,25 +159,45 @@ class ArmatureOperator:
     """
 
     bl_options: Options = {"REGISTER", "UNDO"}
+    builds_rig = True
+    """Whether the operator compiles the armature, so that names no bone has stop it."""
     armature: StringProperty(  # type: ignore[valid-type]
         name="Armature", description="Armature object; empty: the active object"
     )
 
     @classmethod
     def poll(cls, context: Any) -> bool:
-        """Available when the scene has an armature; says so when it has none."""
+        """Available when the scene has an armature, outside edit mode; says why not."""
         scene = context.scene
         if scene is None or not any(o.type == "ARMATURE" for o in scene.objects):
             cls.poll_message_set("Add an armature first: Reach poses armatures")  # type: ignore[attr-defined]
             return False
+        if in_edit_mode(context.active_object):
+            cls.poll_message_set(EDIT_MODE)  # type: ignore[attr-defined]
+            return False
         return True
 
     def execute(self, context: Any) -> Result:
-        """Run :meth:`run`; a :class:`solver.ReachError` becomes an error report."""
+        """Run :meth:`run`; any failure puts the pose and goals back and becomes a report.
+
+        A :class:`solver.ReachError` is reported as worded; any other exception as a
+        fault of Reach's (:func:`failure_message`).
+        """
+        snapshot = None
         try:
+            check_ready(self.armature, context)
+            obj = target_armature(self.armature, context)
+            if obj is not None:
+                snapshot = state_snapshot(obj, getattr(self, "goal", ""))
+                for message in repair(obj):
+                    self.report({"INFO"}, message)  # type: ignore[attr-defined]
+                if self.builds_rig:
+                    check_bone_names(obj)
             return self.run(context)
-        except ReachError as error:
-            self.report({"ERROR"}, str(error))  # type: ignore[attr-defined]
+        except Exception as error:  # every failure is reported, never a traceback
+            if snapshot is not None:
+                restore_changed(snapshot)
+            self.report({"ERROR"}, failure_message(error))  # type: ignore[attr-defined]
             return {"CANCELLED"}
 
     def run(self, context: Any) -> Result:
@@ -95,15 +235,6 @@ def report_warnings(operator: Operator, warnings: list[str]) -> None:
     """Report each of the adapter's warnings once, as a warning."""
     for warning in dict.fromkeys(warnings):
         operator.report({"WARNING"}, warning)
-
-
-def unique_name(collection: Any, base: str) -> str:
-    """``base``, or ``base 2``, ``base 3``, … whichever is not yet in ``collection``."""
-    name, k = base, 1
-    while name in collection:
-        k += 1
-        name = f"{base} {k}"
-    return name
 
 
 def goal_users(objects: Any, goal: Any) -> list[Any]:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from bpy.types import Panel
 
-from . import lists, live
+from . import lists, live, renames
 from .lists import add_bone_button, draw_list
 
 if TYPE_CHECKING:
@@ -86,6 +86,12 @@ class REACH_PT_figure(ReachPanel, Panel):
         )
         op.armature = obj.name
         op.translate_root = settings.translate_root
+        for bone, users in renames.missing_bones(obj).items():
+            row = layout.row()
+            row.alert = True
+            row.label(text=f"No bone '{bone}' ({', '.join(users)})", icon="ERROR")
+            op = row.operator("reach.forget_bone", text="Forget")
+            op.armature, op.bone = obj.name, bone
 
 
 class REACH_PT_constraints(ArmaturePanel, Panel):

@@ -41,7 +41,7 @@ def bone_angles(pose_bone: Any, mode: str, order: str, compat: Array | None = No
         compat: Angles (about X, Y, Z) near which a quaternion or axis-angle bone is read.
 
     Raises:
-        BlenderDataError: If the channel is not finite.
+        BlenderDataError: If the channel is not finite, or a quaternion is zero.
     """
     if mode in rotations.EULER_ORDERS:
         values = np.array(pose_bone.rotation_euler, dtype=float)
@@ -53,6 +53,11 @@ def bone_angles(pose_bone: Any, mode: str, order: str, compat: Array | None = No
         raise _not_finite(pose_bone.name)
     if mode in rotations.EULER_ORDERS:
         return values
+    if mode == "QUATERNION" and not values.any():
+        raise BlenderDataError(
+            f"bone '{pose_bone.name}' has a zero quaternion (0, 0, 0, 0), which is no rotation; "
+            "clear its rotation (Alt R) or set W to 1"
+        )
     if mode == "QUATERNION":
         matrix = rotations.quaternion_matrix(values)
     else:
@@ -68,7 +73,8 @@ def bone_angles(pose_bone: Any, mode: str, order: str, compat: Array | None = No
 
 def _not_finite(bone: str) -> BlenderDataError:
     return BlenderDataError(
-        f"bone '{bone}' has a non-finite (NaN or infinite) rotation or location"
+        f"bone '{bone}' has a non-finite (NaN or infinite) rotation or location; "
+        "clear it (Alt R, Alt G) or set finite values"
     )
 
 

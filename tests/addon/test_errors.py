@@ -6,7 +6,13 @@ import math
 
 import bpy
 import pytest
+import rigs
 from rigs import four_limbs, solve_fails
+
+NOT_FINITE = (
+    r"bone '{}' has a non-finite \(NaN or infinite\) rotation or location; "
+    r"clear it \(Alt R, Alt G\) or set finite values"
+)
 
 
 @pytest.mark.parametrize("where", ["goal", "armature", "bone"])
@@ -50,6 +56,7 @@ def test_labelled_names_the_item_of_a_solver_error(reach):
 def test_an_operator_reports_a_solver_error_that_reaches_it(reach):
     class Failing(reach.addon.operator_base.ArmatureOperator):
         def __init__(self):
+            self.armature = ""
             self.reports = []
 
         def report(self, kind, message):
@@ -61,3 +68,60 @@ def test_an_operator_reports_a_solver_error_that_reaches_it(reach):
     operator = Failing()
     assert operator.execute(bpy.context) == {"CANCELLED"}
     assert operator.reports == [({"ERROR"}, "weight must be ≥ 0, got -1")]
+
+
+BAD_ROTATIONS = {
+    "zero quaternion": (
+        "QUATERNION",
+        "rotation_quaternion",
+        (0.0, 0.0, 0.0, 0.0),
+        r"bone '{}' has a zero quaternion \(0, 0, 0, 0\), which is no rotation; "
+        r"clear its rotation \(Alt R\) or set W to 1",
+    ),
+    "NaN quaternion": ("QUATERNION", "rotation_quaternion", (math.nan, 1.0, 0.0, 0.0), NOT_FINITE),
+    "NaN Euler": ("XYZ", "rotation_euler", (0.0, math.nan, 0.0), NOT_FINITE),
+    "NaN axis-angle": ("AXIS_ANGLE", "rotation_axis_angle", (math.nan, 0.0, 1.0, 0.0), NOT_FINITE),
+}
+"""A bad rotation channel: mode, channel, value, the report (a pattern naming the bone)."""
+
+
+def run_operator(name, obj, bone):
+    """Run ``reach.<name>`` on ``obj`` the way a user would, for a pose it cannot read."""
+    goal = obj.reach.constraints["hand.L"].goal
+    options = {
+        "solve": {},
+        "clamp_pose": {},
+        "live": {},
+        "drag_goal": {"goal": goal.name, "path": [{"name": "", "location": (0.3, 0.0, 1.2)}]},
+        "add_constraint": {"bone": "hand.L"},
+        "polygon_add_vertex": {"bone": bone},
+    }[name]
+    return getattr(bpy.ops.reach, name)(armature=obj.name, **options)
+
+
+@pytest.mark.parametrize("bad", BAD_ROTATIONS)
+@pytest.mark.parametrize("bone", ["upper_arm.L", "spine.003"])
+@pytest.mark.parametrize(
+    "operator",
+    ["solve", "clamp_pose", "live", "drag_goal", "add_constraint", "polygon_add_vertex"],
+)
+def test_a_bad_rotation_on_any_bone_is_reported_naming_it_and_changes_nothing(
+    reach, bad, bone, operator
+):
+    obj = four_limbs()
+    mode, channel, value, pattern = BAD_ROTATIONS[bad]
+    pose_bone = obj.pose.bones[bone]
+    pose_bone.rotation_mode = mode
+    setattr(pose_bone, channel, value)
+    bpy.context.view_layer.update()
+    before = rigs.pose_channels(obj)
+    goals = {o.name: tuple(float(v).hex() for v in o.location) for o in bpy.data.objects}
+    constraints = [c.name for c in obj.reach.constraints]
+    with pytest.raises(RuntimeError, match=pattern.format(bone.replace(".", r"\."))) as caught:
+        run_operator(operator, obj, bone)
+    assert "Traceback" not in str(caught.value)
+    assert rigs.pose_channels(obj) == before
+    assert {o.name: tuple(float(v).hex() for v in o.location) for o in bpy.data.objects} == goals
+    assert [c.name for c in obj.reach.constraints] == constraints
+    assert "upper_arm.L" not in obj.reach.joints or not obj.reach.joints["upper_arm.L"].polygon
+    assert not reach.addon.live.is_live(obj.name)

@@ -186,7 +186,7 @@ def test_removing_members_and_groups_lifts_the_equality(reach):
     obj = figure()
     assert bpy.ops.reach.group_add(armature=obj.name) == {"FINISHED"}
     assert bpy.ops.reach.group_add(armature=obj.name) == {"FINISHED"}
-    assert [g.name for g in obj.reach.groups] == ["Group", "Group 2"]
+    assert [g.name for g in obj.reach.groups] == ["Group", "Group.001"]
     for bone in ("spine.001", "spine.002", "spine.003"):
         result = bpy.ops.reach.group_member_add(armature=obj.name, group="Group", bone=bone)
         assert result == {"FINISHED"}

@@ -1,0 +1,173 @@
+"""Bone renames followed, names kept unique, and names no bone has listed.
+
+Blender tells no one when a bone is renamed. Reach stamps each bone of a figure with a
+hidden ID property, :data:`STAMP`, holding the name the bone had (a leading underscore
+hides it from the Custom Properties panel; it moves with the bone through edit mode and
+into the .blend). A bone whose name differs from its stamp while no bone has the
+stamped name any more was renamed: :func:`repair` moves every Reach setting that named
+it (constraints' effector and chain start bones, joint settings with their limit
+polygon, joint group members) to the new name. A duplicated bone carries its original's
+stamp while the original keeps its name: it is only stamped afresh. :func:`repair` also
+gives a constraint or joint group that was renamed to a taken name a free one, as
+Blender does (``name.001``). Names that no bone has and no stamp explains are listed by
+:func:`missing_bones`, for the report of :func:`check_bone_names` and the Figure panel's
+Forget button (``reach.forget_bone``).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from .errors import BlenderDataError
+
+STAMP = "_reach_name"
+"""The bone ID property holding the name Reach last saw the bone under."""
+
+
+def unique_name(collection: Any, base: str) -> str:
+    """``base``, or ``base.001``, ``base.002``, … whichever is not yet in ``collection``."""
+    if base not in collection:
+        return base
+    stem = re.sub(r"\.\d{3,}$", "", base)
+    k = 1
+    while f"{stem}.{k:03d}" in collection:
+        k += 1
+    return f"{stem}.{k:03d}"
+
+
+def uses_reach(obj: Any) -> bool:
+    """Whether the armature object has any Reach setting naming its bones."""
+    settings = obj.reach
+    return bool(settings.is_figure or settings.constraints or settings.joints or settings.groups)
+
+
+def follow_renames(obj: Any) -> list[str]:
+    """Move Reach's settings from each renamed bone's old name to its new one; stamp all.
+
+    Returns:
+        One line per renamed bone, for an info report.
+    """
+    bones = obj.data.bones
+    found: dict[str, list[str]] = {}
+    for bone in bones:
+        stamp = bone.get(STAMP)
+        if isinstance(stamp, str) and stamp != bone.name and bones.get(stamp) is None:
+            found.setdefault(stamp, []).append(bone.name)
+        if stamp != bone.name:
+            bone[STAMP] = bone.name
+    messages = []
+    for old, new in found.items():
+        if len(new) == 1 and _rename(obj.reach, old, new[0]):
+            messages.append(f"bone '{old}' is now '{new[0]}': Reach's settings follow it")
+    return messages
+
+
+def _rename(settings: Any, old: str, new: str) -> bool:
+    """Rename every reference to bone ``old`` in ``settings``; whether there was one."""
+    renamed = False
+    for entry in settings.constraints:
+        if entry.bone == old:
+            entry.bone, renamed = new, True
+        if entry.chain_start == old:
+            entry.chain_start, renamed = new, True
+    joints = settings.joints
+    if old in joints:
+        taken = joints.get(new)
+        if taken is not None and not taken.polygon:  # made by Make Figure after the rename
+            joints.remove(joints.find(new))
+        if new not in joints:
+            joints[old].name, renamed = new, True
+    for group in settings.groups:
+        for member in group.members:
+            if member.bone == old:
+                member.bone = member.name = new
+                renamed = True
+    return renamed
+
+
+def unique_names(settings: Any) -> list[str]:
+    """Give constraints and joint groups renamed to a taken name a free one.
+
+    Returns:
+        One line per renamed entry, for an info report.
+    """
+    messages = []
+    for collection, what in ((settings.constraints, "constraint"), (settings.groups, "group")):
+        seen: set[str] = set()
+        for entry in collection:
+            if entry.name in seen:
+                name = unique_name(collection, entry.name)
+                messages.append(f"{what} name '{entry.name}' was taken: renamed '{name}'")
+                entry.name = name
+            seen.add(entry.name)
+    return messages
+
+
+def repair(obj: Any) -> list[str]:
+    """Follow renamed bones and make names unique (nothing in edit mode).
+
+    Returns:
+        What changed, one line each.
+    """
+    if obj.mode == "EDIT" or not uses_reach(obj):
+        return []
+    return follow_renames(obj) + unique_names(obj.reach)
+
+
+def missing_bones(obj: Any) -> dict[str, list[str]]:
+    """Bone names in limit polygons and joint groups that the armature has no bone of.
+
+    Returns:
+        Each such name → what names it ("its limit polygon", "joint group 'Spine'").
+    """
+    bones = obj.data.bones
+    missing: dict[str, list[str]] = {}
+    for joint in obj.reach.joints:
+        if joint.polygon and bones.get(joint.name) is None:
+            missing.setdefault(joint.name, []).append("its limit polygon")
+    for group in obj.reach.groups:
+        for member in group.members:
+            if bones.get(member.bone) is None:
+                missing.setdefault(member.bone, []).append(f"joint group '{group.name}'")
+    return missing
+
+
+def check_bone_names(obj: Any) -> None:
+    """Refuse to build the figure while limit polygons or joint groups name no bone.
+
+    Raises:
+        BlenderDataError: Listing the names and what names them, and the two fixes.
+    """
+    missing = missing_bones(obj)
+    if missing:
+        listed = ", ".join(f"'{name}' ({', '.join(users)})" for name, users in missing.items())
+        raise BlenderDataError(
+            f"Reach's settings name bones '{obj.name}' does not have: {listed}; "
+            "rename the bones back, or forget the names in the Figure panel (Forget)"
+        )
+
+
+def forget(obj: Any, bone: str) -> None:
+    """Remove the joint settings and joint group memberships of ``bone``, a name no bone has.
+
+    Raises:
+        BlenderDataError: If the armature has that bone, or nothing names it.
+    """
+    if obj.data.bones.get(bone) is not None:
+        raise BlenderDataError(
+            f"'{bone}' is a bone of '{obj.name}'; only names no bone has can be forgotten "
+            "(clear its polygon or remove it from its groups instead)"
+        )
+    settings = obj.reach
+    found = bone in settings.joints
+    if found:
+        settings.joints.remove(settings.joints.find(bone))
+    for group in settings.groups:
+        for index in reversed(range(len(group.members))):
+            if group.members[index].bone == bone:
+                group.members.remove(index)
+                found = True
+        group.active_member = max(0, min(group.active_member, len(group.members) - 1))
+    if not found:
+        raise BlenderDataError(f"no Reach setting of '{obj.name}' names bone '{bone}'")
