@@ -188,5 +188,5 @@ class DragSession:
         if self.scene.tool_settings.use_keyframe_insert_auto:
             rig = self.setup.rig
             changed = pose.changed_bones(rig, self.start, self.theta)
-            keys.insert_keys(self.obj, rig, changed, self.scene.frame_current)
+            keys.auto_key(self.scene, self.obj, rig, changed, self.scene.frame_current)
             self.goal.keyframe_insert("location", frame=self.scene.frame_current)

@@ -287,6 +287,11 @@ class ReachSettings(PropertyGroup):
         precision=6,
     )
     stats: PointerProperty(type=ReachStats)  # type: ignore[valid-type]
+    live: BoolProperty(  # type: ignore[valid-type]
+        name="Live",
+        description="Live mode was on when the file was saved (it is turned on again on load)",
+        default=False,
+    )
     drag_events: CollectionProperty(type=ReachDragEvent)  # type: ignore[valid-type]
 
 

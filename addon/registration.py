@@ -23,11 +23,13 @@ def register() -> None:
     for cls in classes:
         bpy.utils.register_class(cls)
     bpy.types.Object.reach = PointerProperty(type=properties.ReachSettings)  # type: ignore[attr-defined, func-returns-value]
+    live.register_load_handler()
 
 
 def unregister() -> None:
     """Undo :func:`register`, ending live mode first."""
     live.stop()
+    live.unregister_load_handler()
     del bpy.types.Object.reach  # type: ignore[attr-defined]
     for cls in reversed(classes):
         bpy.utils.unregister_class(cls)
