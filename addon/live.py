@@ -206,14 +206,24 @@ def stop(armature: str | None = None) -> None:
                 handlers.remove(handler)
 
 
+def pause() -> None:
+    """Live mode stops re-solving until :func:`resume` (a bake changes frames itself)."""
+    _paused[0] += 1
+
+
+def resume() -> None:
+    """Undo one :func:`pause`."""
+    _paused[0] = max(_paused[0] - 1, 0)
+
+
 @contextmanager
 def paused() -> Iterator[None]:
-    """Live mode does not re-solve inside this context (a bake changes frames itself)."""
-    _paused[0] += 1
+    """Live mode does not re-solve inside this context."""
+    pause()
     try:
         yield
     finally:
-        _paused[0] -= 1
+        resume()
 
 
 def _each_session() -> list[LiveSession]:

@@ -287,6 +287,19 @@ class ReachSettings(PropertyGroup):
         precision=6,
     )
     stats: PointerProperty(type=ReachStats)  # type: ignore[valid-type]
+    bake_reduce: BoolProperty(  # type: ignore[valid-type]
+        name="Reduce keys",
+        description="A bake keeps only the keys needed to stay within the tolerance",
+        default=False,
+    )
+    bake_tolerance: FloatProperty(  # type: ignore[valid-type]
+        name="Tolerance",
+        description="Largest change of a channel (radians, quaternion units or length) "
+        "that dropping keys may cause",
+        min=0.0,
+        default=1e-4,
+        precision=6,
+    )
     live: BoolProperty(  # type: ignore[valid-type]
         name="Live",
         description="Live mode was on when the file was saved (it is turned on again on load)",

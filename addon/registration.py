@@ -5,7 +5,7 @@ from __future__ import annotations
 import bpy
 from bpy.props import PointerProperty
 
-from . import drag, figure_ops, joint_ops, live, panel, properties, solve_ops
+from . import bake, drag, figure_ops, joint_ops, live, panel, properties, solve_ops
 
 classes = (
     *properties.classes,
@@ -13,6 +13,7 @@ classes = (
     *solve_ops.classes,
     *drag.classes,
     *live.classes,
+    *bake.classes,
     *joint_ops.classes,
     *panel.classes,
 )
