@@ -190,6 +190,11 @@ class REACH_PT_constraint_settings(ArmaturePanel, Panel):
             col = layout.column(heading="Match", align=True)
             col.prop(entry, "use_x", text="X Axis")
             col.prop(entry, "use_y", text="Y Axis")
+            col = layout.column(align=True)
+            col.prop(entry, "match_x_axis", text="Goal X to Bone")
+            col.prop(entry, "match_y_axis", text="Goal Y to Bone")
+        if kind == "AIM":
+            layout.prop(entry, "aim_axis")
         if kind in {"ORIENTATION", "POSITION_ORIENTATION", "AIM"}:
             col = layout.column(align=True)
             col.prop(entry, "angle_degrees", text="Angle (°)")
