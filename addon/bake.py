@@ -101,6 +101,7 @@ class BakeSession:
         obj = self.obj
         self.snapshot.restore()  # bones without keys start from where they were
         self.scene.frame_set(frame)
+        keys.apply_switches(obj, frame)
         world = to_numpy(obj.matrix_world)
         if not np.array_equal(world, self.world):
             self.rig, self.world, self.setup = build_rig(obj), world, None

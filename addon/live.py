@@ -124,6 +124,8 @@ class LiveSession:
         self.busy = True
         frame = int(scene.frame_current)
         try:
+            if follow:
+                keys.apply_switches(obj, frame)
             built = rig.build_rig(obj, hold=held)
             setup = goals.build_problem(obj, scene, built)
             theta = pose.read_pose(obj, built)

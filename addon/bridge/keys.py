@@ -210,3 +210,33 @@ def key_frames(
             written += 1
         curve.update()
     return written
+
+
+SWITCH = ("reach.constraints[", "].enabled")
+"""The start and end of the data path of a keyed constraint switch."""
+
+
+def apply_switches(obj: Any, frame: float) -> list[str]:
+    """Give each constraint with a keyed ``enabled`` its value at ``frame``.
+
+    Blender does not always copy an animated add-on property back to the object a
+    script reads (the evaluated copy holds it), so the switches' F-curves are evaluated
+    here.
+
+    Returns:
+        The constraints switched on or off by this call.
+    """
+    switched = []
+    for curve in fcurves(obj):
+        path = curve.data_path
+        if curve.mute or not (path.startswith(SWITCH[0]) and path.endswith(SWITCH[1])):
+            continue
+        try:
+            entry = obj.path_resolve(path[: -len(".enabled")])
+        except ValueError:
+            continue
+        on = curve.evaluate(frame) >= 0.5
+        if entry.enabled != on:
+            entry.enabled = on
+            switched.append(entry.name)
+    return switched
