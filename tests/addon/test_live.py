@@ -135,3 +135,22 @@ def test_renaming_the_armature_keeps_live_mode(reach):
         assert np.linalg.norm(rigs.world_tail(obj, f"shin.{side}") - where) <= 1e-4 * leg
     assert bpy.ops.reach.live(armature="Renamed", stop=True) == {"FINISHED"}
     assert not reach.addon.live.is_live("Renamed")
+
+
+def test_live_mode_follows_a_constraint_switched_on_and_off_by_keys(reach):
+    obj = four_limbs()
+    scene = bpy.context.scene
+    entry = obj.reach.constraints["hand.L"]
+    goal = entry.goal
+    goal.location = Vector(goal.location) + Vector((0.05, -0.04, 0.05))
+    for frame, on in ((1, False), (5, True), (9, False)):
+        entry.enabled = on
+        obj.keyframe_insert('reach.constraints["hand.L"].enabled', frame=frame)
+    scene.frame_set(1)
+    bpy.ops.reach.live(armature=obj.name)
+    arm = rigs.chain_length(obj, ("upper_arm.L", "forearm.L"))
+    target = np.array(goal.matrix_world.translation)
+    for frame in range(2, 9):
+        scene.frame_set(frame)
+        gap = np.linalg.norm(rigs.world_tail(obj, "forearm.L") - target)
+        assert (gap <= 1e-5 * arm) == (frame >= 5), (frame, gap)
