@@ -3,7 +3,9 @@
 The manipulation loop of Phillips, Zhao & Badler (1990), in Blender's modal-operator
 pattern (``templates_py/operator_modal.py``): ``invoke`` snapshots and starts,
 ``MOUSEMOVE`` moves the goal in the view plane (X/Y/Z constrain it to a world axis, as G
-does), ``LEFTMOUSE``/``RET`` confirms, ``RIGHTMOUSE``/``ESC`` restores and cancels. The
+does), R turns it about the view axis instead (R again: trackball; X/Y/Z: about that
+axis, as R does; G: move again), ``LEFTMOUSE``/``RET`` confirms,
+``RIGHTMOUSE``/``ESC`` restores and cancels. The
 per-event work is :class:`~.drag_session.DragSession`'s, the same as a ``path`` replay
 (``execute``). The modal state lives on the operator, declared on :class:`DragGoal`, a
 plain mixin a headless test can drive with recorded events.
@@ -11,6 +13,7 @@ plain mixin a headless test can drive with recorded events.
 
 from __future__ import annotations
 
+import math
 import time
 from typing import Any
 
@@ -32,12 +35,23 @@ from .operator_base import (
     goal_users,
 )
 from .properties import ReachPathPoint
-from .view import AXIS_KEYS, ViewMatrices, drag_delta, moved_location, parent_space
+from .view import (
+    AXIS_KEYS,
+    ViewMatrices,
+    drag_delta,
+    drag_rotation,
+    location_to_region,
+    moved_location,
+    parent_space,
+    rotated_matrix,
+)
 
 CONFIRM = {"LEFTMOUSE", "RET", "NUMPAD_ENTER"}
 """Events that keep the dragged pose."""
 CANCEL = {"RIGHTMOUSE", "ESC"}
 """Events that restore the pose and the goal."""
+MODE_TEXT = {"ROTATE": "rotate", "TRACKBALL": "trackball"}
+"""How the header names a turning drag."""
 
 
 def find_armature(name: str, goal: Any, context: Any) -> Any:
@@ -60,7 +74,12 @@ class DragGoal(ArmatureOperator):
         start_location: The goal's ``location`` when the drag started.
         depth: The goal's world location when the drag started: the drag's depth.
         to_parent: World move → ``location`` move (None: the goal has no parent).
-        axis: The world axis the drag is constrained to, or None.
+        axis: The world axis the drag (or the turn) is constrained to, or None.
+        mode: "MOVE", "ROTATE" (R) or "TRACKBALL" (R twice).
+        mouse: The last mouse position [px].
+        turn_start: Mouse position when the goal began to turn [px].
+        turn_base: The goal's world matrix when it began to turn.
+        pivot: Region coordinate of the goal, the centre of the turn [px].
         step_end: When the last event's work ended (``perf_counter``), 0 before any.
         drawn: When the viewport last drew, 0 before it did.
         draw_handle: The viewport draw handler that notes ``drawn``.
@@ -80,6 +99,11 @@ class DragGoal(ArmatureOperator):
     depth: Vector
     to_parent: Matrix | None
     axis: str | None
+    mode: str
+    mouse: tuple[int, int]
+    turn_start: tuple[int, int]
+    turn_base: Matrix
+    pivot: tuple[float, float]
     step_end: float
     drawn: float
     draw_handle: Any
@@ -136,6 +160,8 @@ class DragGoal(ArmatureOperator):
             parent.matrix_world if parent is not None else None, goal.matrix_parent_inverse
         )
         self.axis = None
+        self.mode = "MOVE"
+        self.mouse = self.start_mouse
         self.step_end = 0.0
         self.drawn = 0.0
         self.draw_handle = bpy.types.SpaceView3D.draw_handler_add(
@@ -143,7 +169,7 @@ class DragGoal(ArmatureOperator):
         )
         context.window_manager.modal_handler_add(self)
         context.area.header_text_set(
-            "Reach: drag the goal · X/Y/Z axis · LMB/Enter confirm · RMB/Esc cancel"
+            "Reach: drag the goal · X/Y/Z axis · R rotate · LMB/Enter confirm · RMB/Esc cancel"
         )
         return {"RUNNING_MODAL"}
 
@@ -160,11 +186,20 @@ class DragGoal(ArmatureOperator):
     def handle(self, context: Any, event: Any) -> Result:
         """One window event of an interactive drag."""
         if event.type == "MOUSEMOVE":
-            return self.move(context, (event.mouse_region_x, event.mouse_region_y))
+            self.mouse = (event.mouse_region_x, event.mouse_region_y)
+            if self.mode == "MOVE":
+                return self.move(context, self.mouse)
+            return self.rotate(context, self.mouse)
         if event.value != "PRESS":
             return {"RUNNING_MODAL"}
         if event.type in AXIS_KEYS:
+            if self.mode == "TRACKBALL":
+                self.mode = "ROTATE"
             self.axis = None if self.axis == event.type else event.type
+        elif event.type == "R":
+            self.begin_turn("TRACKBALL" if self.mode == "ROTATE" else "ROTATE")
+        elif event.type == "G" and self.mode != "MOVE":
+            self.begin_move()
         elif event.type in CONFIRM:
             self.end(context)
             self.drag.finish()
@@ -190,6 +225,39 @@ class DragGoal(ArmatureOperator):
         context.area.header_text_set(drag_header(stats, self.axis))
         return {"RUNNING_MODAL"}
 
+    def begin_turn(self, mode: str) -> None:
+        """Turn the goal from now on (``mode`` "ROTATE" or "TRACKBALL"), from where it is."""
+        goal = self.drag.goal
+        self.mode = mode
+        self.axis = None
+        self.turn_start = self.mouse
+        self.turn_base = goal.matrix_world.copy()
+        self.pivot = location_to_region(self.view, self.turn_base.translation)
+
+    def begin_move(self) -> None:
+        """Move the goal again (G), from where it is and where the mouse is."""
+        goal = self.drag.goal
+        self.mode = "MOVE"
+        self.axis = None
+        self.start_mouse = self.mouse
+        self.start_location = goal.location.copy()
+        self.depth = goal.matrix_world.translation.copy()
+
+    def rotate(self, context: Any, mouse: tuple[int, int]) -> Result:
+        """Turn the goal as the mouse turns about it (or as a trackball) and solve."""
+        rotation, angle = drag_rotation(
+            self.view, self.pivot, self.turn_start, mouse, self.mode, self.axis
+        )
+        try:
+            stats = self.drag.turn(rotated_matrix(self.turn_base, rotation))
+        except ReachError as error:
+            self.report({"WARNING"}, str(error))  # type: ignore[attr-defined]
+            return {"RUNNING_MODAL"}
+        self.step_end = time.perf_counter()
+        turn = f"{MODE_TEXT[self.mode]} {math.degrees(angle):.1f}°"
+        context.area.header_text_set(drag_header(stats, self.axis, turn))
+        return {"RUNNING_MODAL"}
+
     def note_drawn(self) -> None:
         """Draw handler: note when the viewport drew (for the adaptive budget)."""
         self.drawn = time.perf_counter()
@@ -205,7 +273,7 @@ class DragGoal(ArmatureOperator):
 
 
 class REACH_OT_drag_goal(DragGoal, Operator):
-    """Drag a goal: the figure follows under its limits (X/Y/Z: constrain to an axis)."""
+    """Drag a goal: the figure follows under its limits (X/Y/Z: an axis; R: rotate it)."""
 
     bl_idname = "reach.drag_goal"
     bl_label = "Drag Goal"

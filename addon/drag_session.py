@@ -1,7 +1,9 @@
 """The per-event work of a drag: move the goal, solve warm-started, write the pose.
 
 This is the manipulation loop of Phillips, Zhao & Badler (1990): every event solves
-from the previous pose within a time budget, so the figure follows the goal.
+from the previous pose within a time budget, so the figure follows the goal, moved
+(:meth:`DragSession.step`) or turned (:meth:`DragSession.turn`: "twist the goal to
+swing the elbow").
 :class:`DragSession` does one drag; the interactive operator (:mod:`.drag`) and a
 ``path`` replay drive the same calls. It uses no viewport.
 """
@@ -63,10 +65,36 @@ class EventStats:
     diverging: tuple[str, ...] = ()
 
 
-def drag_header(stats: EventStats, axis: str | None = None) -> str:
+GoalChannels = tuple[tuple[float, ...], ...]
+"""A goal object's location, rotation (every mode's channel) and scale."""
+
+
+def goal_channels(goal: Any) -> GoalChannels:
+    """The goal's transform channels, for an exact restore."""
+    return (
+        tuple(goal.location),
+        tuple(goal.rotation_euler),
+        tuple(goal.rotation_quaternion),
+        tuple(goal.rotation_axis_angle),
+        tuple(goal.scale),
+    )
+
+
+def set_goal_channels(goal: Any, channels: GoalChannels) -> None:
+    """Put back channels read by :func:`goal_channels`."""
+    location, euler, quaternion, axis_angle, scale = channels
+    goal.location = location
+    goal.rotation_euler = euler
+    goal.rotation_quaternion = quaternion
+    goal.rotation_axis_angle = axis_angle
+    goal.scale = scale
+
+
+def drag_header(stats: EventStats, axis: str | None = None, turn: str | None = None) -> str:
     """The viewport header during a drag: how the last event went.
 
-    It says when a goal is proved out of reach ("out of reach by 12 cm").
+    It says when a goal is proved out of reach ("out of reach by 12 cm"), the axis the
+    drag keeps to and, while the goal turns, by how much ("rotate 30.0°").
     """
     parts = [
         f"Reach: residual {stats.residual:.3g}",
@@ -76,10 +104,12 @@ def drag_header(stats: EventStats, axis: str | None = None) -> str:
     ]
     if stats.out_of_reach > 0.0:
         parts.append(f"out of reach by {solving.length_text(stats.out_of_reach)}")
+    if turn:
+        parts.append(turn)
     if stats.diverging:
         parts.append(f"Blender poses otherwise: {', '.join(stats.diverging)}")
     if axis:
-        parts.append(f"along {axis}")
+        parts.append(f"{'about' if turn else 'along'} {axis}")
     return " · ".join(parts)
 
 
@@ -101,6 +131,8 @@ class DragSession:
         self.obj = obj
         self.goal = goal
         self.snapshot = pose.PoseSnapshot(obj, [goal])
+        self.goal_start = goal_channels(goal)
+        self.turned = False
         self.setup = goals.build_problem(obj, self.scene)
         self.writer = pose.PoseWriter(obj, self.setup.rig, self.setup.movable)
         self.theta: Array = pose.read_pose(obj, self.setup.rig)
@@ -134,9 +166,26 @@ class DragSession:
         values = tuple(float(v) for v in location)
         if len(values) != 3 or not all(math.isfinite(v) for v in values):
             raise BlenderDataError(f"drag location {values} is not a finite 3D point")
-        point = (values[0], values[1], values[2])
-        previous = tuple(self.goal.location)
-        self.goal.location = point
+        previous = goal_channels(self.goal)
+        self.goal.location = (values[0], values[1], values[2])
+        return self._follow(start, previous)
+
+    def turn(self, matrix: Any) -> EventStats:
+        """Give the goal the world matrix ``matrix`` (a rotation), solve, write the pose.
+
+        Raises:
+            ReachError: For a non-finite matrix or goal; nothing is written then.
+        """
+        start = time.perf_counter()
+        if not all(math.isfinite(v) for row in matrix for v in row):
+            raise BlenderDataError("the goal's rotation is not finite")
+        previous = goal_channels(self.goal)
+        self.goal.matrix_world = matrix
+        self.turned = True
+        return self._follow(start, previous)
+
+    def _follow(self, start: float, previous: GoalChannels) -> EventStats:
+        """Solve for the goal as just set; on failure put the goal back (``previous``)."""
         self.view_layer.update()
         budget = self.budget
         try:
@@ -145,7 +194,7 @@ class DragSession:
                 setup, self.theta, self.obj.reach, time_limit=budget, restarts=0
             )
         except ReachError:
-            self.goal.location = previous
+            set_goal_channels(self.goal, previous)
             self.view_layer.update()
             raise
         solved = time.perf_counter()
@@ -161,8 +210,9 @@ class DragSession:
         self.overhead = (1.0 - SMOOTHING) * self.overhead + SMOOTHING * (
             (end - solved) + (solved - start) - outcome.result.elapsed
         )
+        x, y, z = (float(v) for v in self.goal.location)
         stats = EventStats(
-            location=point,
+            location=(x, y, z),
             milliseconds=1000.0 * (end - start),
             solve_milliseconds=outcome.milliseconds,
             budget=budget,
@@ -182,6 +232,7 @@ class DragSession:
     def cancel(self) -> None:
         """Restore every bone and the goal exactly as they were."""
         self.snapshot.restore()
+        set_goal_channels(self.goal, self.goal_start)
         self.view_layer.update()
 
     def finish(self) -> None:
@@ -195,5 +246,8 @@ class DragSession:
         if self.scene.tool_settings.use_keyframe_insert_auto:
             rig = self.setup.rig
             changed = pose.changed_bones(rig, self.start, self.theta)
-            keys.insert_keys(self.obj, rig, changed, self.scene.frame_current)
+            keys.auto_key(self.scene, self.obj, rig, changed, self.scene.frame_current)
             self.goal.keyframe_insert("location", frame=self.scene.frame_current)
+            if self.turned:
+                channel = keys.rotation_channel(self.goal.rotation_mode)
+                self.goal.keyframe_insert(channel, frame=self.scene.frame_current)

@@ -1,22 +1,33 @@
-"""Live mode: ``reach.live`` keeps every constraint met while things move.
+"""Live mode: ``reach.live`` keeps every constraint met while things move and time passes.
 
 The "manipulation with constraints" of Phillips, Zhao & Badler (1990): with live mode
 on, moving a goal, the armature object or a bone outside the constraints' chains (by G,
 R, a script, …) re-solves at once, so that e.g. the feet stay on the floor while the
-hips are dragged. A :class:`LiveSession` per armature is driven by a depsgraph handler;
-live mode ends with :func:`stop`, when the file is reloaded, or when the add-on is
-disabled.
+hips are dragged. A frame change (playback, scrubbing, a script's ``frame_set``)
+re-solves too: from the previous frame's solution when the new frame is the adjacent
+one, else from the animation's own pose, so animated goals and an animated armature are
+followed frame by frame.
+
+A :class:`LiveSession` per armature is driven by a depsgraph handler and a frame-change
+handler. The armature's ``reach.live`` flag is saved in the file: a load handler turns
+live mode back on after a file is opened, or shows it as off (with the reason) when it
+cannot be. Sessions follow the armature's ``session_uid``, so renaming it keeps them.
+Live mode ends with :func:`stop`, or when the add-on is disabled.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import bpy
+from bpy.app.handlers import persistent
 from bpy.props import BoolProperty
 from bpy.types import Operator
 
-from .bridge import goals, pose, rig, solving
+from .bridge import goals, keys, pose, rig, solving
+from .bridge.rig import Array
 from .errors import BlenderDataError, ReachError
 from .operator_base import ArmatureOperator, Result
 
@@ -39,15 +50,37 @@ class LiveSession:
     It watches the goal empties' and the armature's world matrices and the channels of
     bones outside every constraint's chain; when any change (by G, R, a script, …) it
     solves again from the current pose. Bones the user moved by hand are held where
-    they were put during that solve.
+    they were put during that solve. :meth:`follow_frame` re-solves on a frame change.
+
+    Attributes:
+        uid: The armature's ``session_uid`` (kept through renames).
+        armature: The armature's name when last seen.
+        frame: The frame of the last solve (None before any).
+        theta: The last solve's joint values (None before any).
+        solves: How many solves live mode has made.
     """
 
     def __init__(self, obj: Any) -> None:
+        self.uid = int(obj.session_uid)
         self.armature = obj.name
         self.watched: dict[str, Channels] = {}
         self.written: dict[str, Channels] = {}
         self.busy = False
         self.last_error = ""
+        self.frame: int | None = None
+        self.theta: Array | None = None
+        self.solves = 0
+
+    def find(self) -> Any | None:
+        """The armature object, by name or, after a rename, by ``session_uid``."""
+        obj = bpy.data.objects.get(self.armature)
+        if obj is not None and obj.session_uid == self.uid:
+            return obj
+        for other in bpy.data.objects:
+            if other.session_uid == self.uid:
+                self.armature = other.name
+                return other
+        return None
 
     def _state(self, obj: Any) -> tuple[dict[str, Channels], dict[str, Channels]]:
         objects: dict[str, Channels] = {"": tuple(v for row in obj.matrix_world for v in row)}
@@ -58,8 +91,11 @@ class LiveSession:
         return objects, bones
 
     def update(self, scene: Any) -> bool:
-        """Re-solve if anything moved since the last call; return whether it solved."""
-        obj = bpy.data.objects.get(self.armature)
+        """Re-solve if anything moved since the last call; return whether it solved.
+
+        With auto-keying on, the bones the solve moved are keyed at the current frame.
+        """
+        obj = self.find()
         if obj is None or self.busy:
             return False
         objects, bones = self._state(obj)
@@ -71,15 +107,47 @@ class LiveSession:
             moved_by_hand = [
                 name for name, channels in bones.items() if self.written.get(name) != channels
             ]
+        return self._solve(obj, scene, moved_by_hand, follow=False)
+
+    def follow_frame(self, scene: Any) -> bool:
+        """Re-solve on the scene's current frame; return whether it solved.
+
+        The start is the animation's own pose at this frame, with the chains' bones at
+        the previous frame's solution when that was the adjacent frame.
+        """
+        obj = self.find()
+        if obj is None or self.busy:
+            return False
+        return self._solve(obj, scene, [], follow=True)
+
+    def _solve(self, obj: Any, scene: Any, held: list[str], *, follow: bool) -> bool:
         self.busy = True
+        frame = int(scene.frame_current)
         try:
-            held = rig.build_rig(obj, hold=moved_by_hand)
-            setup = goals.build_problem(obj, scene, held)
-            outcome = solving.solve_from_pose(
-                obj, setup, time_limit=obj.reach.time_budget, restarts=0
+            if follow:
+                keys.apply_switches(obj, frame)
+            built = rig.build_rig(obj, hold=held)
+            setup = goals.build_problem(obj, scene, built)
+            theta = pose.read_pose(obj, built)
+            adjacent = self.frame is not None and abs(frame - self.frame) == 1
+            if follow and adjacent and self.theta is not None and self.theta.shape == theta.shape:
+                warm = theta.copy()
+                chains = setup.problem.variable_mask
+                warm[chains] = self.theta[chains]
+                if setup.problem.moving_limits.max_violation(warm) == 0.0:
+                    theta = warm
+            solving.check_start(setup, theta)
+            outcome = solving.run_solve(
+                setup, theta, obj.reach, time_limit=obj.reach.time_budget, restarts=0
             )
-            pose.write_pose(obj, held, outcome.result.theta, setup.movable)
+            solved = outcome.result.theta
+            pose.write_pose(obj, built, solved, setup.movable)
             solving.store_stats(obj, outcome, outcome.milliseconds)
+            if not follow:
+                moved = pose.changed_bones(built, theta, solved)
+                keys.auto_key(scene, obj, built, moved, frame)
+            self.frame, self.theta = frame, solved
+            self.solves += 1
             self.last_error = ""
         except ReachError as error:
             self.last_error = str(error)
@@ -90,12 +158,19 @@ class LiveSession:
         return not self.last_error
 
 
-_sessions: dict[str, LiveSession] = {}
+_sessions: dict[int, LiveSession] = {}
+_paused = [0]
+
+
+def session(armature: str) -> LiveSession | None:
+    """The live session of the armature object named ``armature``, if live mode is on."""
+    obj = bpy.data.objects.get(armature)
+    return None if obj is None else _sessions.get(int(obj.session_uid))
 
 
 def is_live(armature: str) -> bool:
     """Whether live mode is on for the armature object named ``armature``."""
-    return armature in _sessions
+    return session(armature) is not None
 
 
 def start(obj: Any, scene: Any) -> LiveSession:
@@ -107,35 +182,124 @@ def start(obj: Any, scene: Any) -> LiveSession:
     live = LiveSession(obj)
     if not live.update(scene):
         raise BlenderDataError(f"live mode not started: {live.last_error}")
-    _sessions[obj.name] = live
-    if _on_depsgraph_update not in bpy.app.handlers.depsgraph_update_post:
-        bpy.app.handlers.depsgraph_update_post.append(_on_depsgraph_update)
+    _sessions[live.uid] = live
+    obj.reach.live = True
+    for handlers, handler in _handlers():
+        if handler not in handlers:
+            handlers.append(handler)
     return live
 
 
 def stop(armature: str | None = None) -> None:
     """Turn live mode off for ``armature`` (all armatures when None)."""
-    if armature is None:
-        _sessions.clear()
-    else:
-        _sessions.pop(armature, None)
-    if not _sessions and _on_depsgraph_update in bpy.app.handlers.depsgraph_update_post:
-        bpy.app.handlers.depsgraph_update_post.remove(_on_depsgraph_update)
+    ended = list(_sessions) if armature is None else []
+    if armature is not None:
+        obj = bpy.data.objects.get(armature)
+        if obj is not None:
+            ended.append(int(obj.session_uid))
+    for uid in ended:
+        live = _sessions.pop(uid, None)
+        obj = live.find() if live is not None else None
+        if obj is not None:
+            obj.reach.live = False
+    if not _sessions:
+        for handlers, handler in _handlers():
+            if handler in handlers:
+                handlers.remove(handler)
+
+
+def pause() -> None:
+    """Live mode stops re-solving until :func:`resume` (a bake changes frames itself)."""
+    _paused[0] += 1
+
+
+def resume() -> None:
+    """Undo one :func:`pause`."""
+    _paused[0] = max(_paused[0] - 1, 0)
+
+
+@contextmanager
+def paused() -> Iterator[None]:
+    """Live mode does not re-solve inside this context."""
+    pause()
+    try:
+        yield
+    finally:
+        resume()
+
+
+def _each_session() -> list[LiveSession]:
+    live = []
+    for uid, each in list(_sessions.items()):
+        if each.find() is None:
+            _sessions.pop(uid, None)
+        else:
+            live.append(each)
+    return live
 
 
 def _on_depsgraph_update(scene: Any, depsgraph: Any) -> None:
-    for name, live in list(_sessions.items()):
-        if bpy.data.objects.get(name) is None:
-            _sessions.pop(name, None)
-            continue
+    if _paused[0]:
+        return
+    for live in _each_session():
         live.update(scene)
 
 
+def _on_frame_change(scene: Any, depsgraph: Any) -> None:
+    if _paused[0]:
+        return
+    for live in _each_session():
+        live.follow_frame(scene)
+
+
+def _handlers() -> tuple[tuple[Any, Any], ...]:
+    handlers = bpy.app.handlers
+    return (
+        (handlers.depsgraph_update_post, _on_depsgraph_update),
+        (handlers.frame_change_post, _on_frame_change),
+    )
+
+
+def _on_load(*_: Any) -> None:
+    """After a file is opened: live mode back on where it was saved on, else shown off."""
+    _sessions.clear()
+    stop()
+    objects: list[Any] = list(bpy.data.objects)
+    for obj in objects:
+        if obj.type != "ARMATURE" or not obj.reach.live:
+            continue
+        scenes = obj.users_scene
+        try:
+            if not scenes:
+                raise BlenderDataError(f"'{obj.name}' is in no scene")
+            start(obj, scenes[0])
+        except ReachError as error:
+            obj.reach.live = False
+            obj.reach.stats.message = f"live mode is off after loading: {error}"
+
+
+for _handler in (_on_depsgraph_update, _on_frame_change, _on_load):
+    persistent(_handler)  # kept when a file is opened
+
+
+def register_load_handler() -> None:
+    """Restore live mode whenever a file is opened (called at registration)."""
+    if _on_load not in bpy.app.handlers.load_post:
+        bpy.app.handlers.load_post.append(_on_load)
+
+
+def unregister_load_handler() -> None:
+    """Undo :func:`register_load_handler` (live mode itself ends with :func:`stop`)."""
+    if _on_load in bpy.app.handlers.load_post:
+        bpy.app.handlers.load_post.remove(_on_load)
+
+
 class REACH_OT_live(ArmatureOperator, Operator):
-    """Live mode: re-solve whenever a goal, the armature or a free bone moves.
+    """Live mode: re-solve whenever a goal, the armature or a free bone moves, or the frame.
 
     Attributes:
-        watching: The armature whose live mode the modal loop waits on (from ``invoke``).
+        watching: The ``session_uid`` of the armature whose live mode the modal loop
+            waits on (from ``invoke``).
     """
 
     bl_idname = "reach.live"
@@ -144,7 +308,7 @@ class REACH_OT_live(ArmatureOperator, Operator):
 
     stop: BoolProperty(name="Stop", description="End live mode on the armature", default=False)  # type: ignore[valid-type]
 
-    watching: str
+    watching: int
 
     def run(self, context: Any) -> Result:  # noqa: D102
         obj = rig.armature_object(self.armature, context)
@@ -158,12 +322,12 @@ class REACH_OT_live(ArmatureOperator, Operator):
         result = self.execute(context)
         if self.stop or "CANCELLED" in result:
             return result
-        self.watching = rig.armature_object(self.armature, context).name
+        self.watching = int(rig.armature_object(self.armature, context).session_uid)
         context.window_manager.modal_handler_add(self)
         return {"RUNNING_MODAL"}
 
     def modal(self, context: Any, event: Any) -> Result:  # noqa: D102
-        if not is_live(self.watching):
+        if not any(live.uid == self.watching for live in _each_session()):
             return {"FINISHED"}
         return {"PASS_THROUGH"}
 

@@ -134,6 +134,33 @@ class REACH_PT_constraints(ArmaturePanel, Panel):
         op.armature = obj.name
 
 
+class REACH_PT_bake(ArmaturePanel, Panel):
+    """Bake: hold the constraints on every frame of the scene's range, as keys."""
+
+    bl_label = "Bake"
+    bl_parent_id = "REACH_PT_constraints"
+    bl_options = {"DEFAULT_CLOSED"}
+
+    def draw(self, context: Any) -> None:  # noqa: D102
+        layout: Any = self.layout
+        scene = context.scene
+        obj = context.active_object
+        settings = obj.reach
+        row = layout.row(align=True)
+        row.prop(scene, "frame_start", text="Start")
+        row.prop(scene, "frame_end", text="End")
+        row = layout.row(align=True)
+        row.prop(settings, "bake_reduce")
+        tolerance = row.row(align=True)
+        tolerance.active = settings.bake_reduce
+        tolerance.prop(settings, "bake_tolerance", text="")
+        op = layout.operator("reach.bake", icon="REC")
+        op.armature = obj.name
+        op.frame_start, op.frame_end = scene.frame_start, scene.frame_end
+        op.reduce, op.tolerance = settings.bake_reduce, settings.bake_tolerance
+        layout.label(text="Esc stops a bake and keeps the frames baked so far", icon="INFO")
+
+
 class REACH_PT_constraint_settings(ArmaturePanel, Panel):
     """Every setting of the active constraint."""
 
@@ -169,6 +196,11 @@ class REACH_PT_constraint_settings(ArmaturePanel, Panel):
             col = layout.column(heading="Match", align=True)
             col.prop(entry, "use_x", text="X Axis")
             col.prop(entry, "use_y", text="Y Axis")
+            col = layout.column(align=True)
+            col.prop(entry, "match_x_axis", text="Goal X to Bone")
+            col.prop(entry, "match_y_axis", text="Goal Y to Bone")
+        if kind == "AIM":
+            layout.prop(entry, "aim_axis")
         if kind in {"ORIENTATION", "POSITION_ORIENTATION", "AIM"}:
             col = layout.column(align=True)
             col.prop(entry, "angle_degrees", text="Angle (°)")
@@ -328,6 +360,7 @@ classes = (
     *lists.classes,
     REACH_PT_figure,
     REACH_PT_constraints,
+    REACH_PT_bake,
     REACH_PT_constraint_settings,
     REACH_PT_joint,
     REACH_PT_joint_polygon,

@@ -39,7 +39,7 @@ GOAL_TYPE_UI = {
     ),
     "ORIENTATION": (
         "Orientation",
-        "Turn the effector's X and Y axes to the goal's",
+        "Turn two bone axes (X and Y by default) to the goal's X and Y",
         "ORIENTATION_LOCAL",
     ),
     "POSITION_ORIENTATION": (
@@ -47,7 +47,7 @@ GOAL_TYPE_UI = {
         "Both, weighted by the position weight",
         "EMPTY_AXIS",
     ),
-    "AIM": ("Aim", "Aim the bone's axis (Y) at the goal's location", "LIGHT_SPOT"),
+    "AIM": ("Aim", "Aim a bone axis (Y by default) at the goal's location", "LIGHT_SPOT"),
     "LINE": (
         "Line",
         "Keep the effector on the line through the goal along its Z axis",
@@ -73,6 +73,13 @@ EFFECTOR_ITEMS = [
     ("TAIL", "Tail", "The bone's tail (its tip)"),
     ("OFFSET", "Offset", "A point given in the bone's own frame"),
 ]
+
+BONE_AXIS_ITEMS = [
+    (f"{sign}_{axis}", f"{'-' if sign == 'NEG' else ''}{axis}", f"The bone's {text} {axis} axis")
+    for axis in "XYZ"
+    for sign, text in (("POS", "positive"), ("NEG", "negative"))
+]
+"""The bone's ±X, ±Y, ±Z axes, for aim and orientation goals."""
 
 ORDER_ITEMS = [
     (o, o, f"Euler {o}: rotate about {o[0]}, then {o[1]}, then {o[2]}") for o in EULER_ORDERS
@@ -214,6 +221,24 @@ class ReachConstraint(PropertyGroup):
         unit="LENGTH",
     )
     any_of: ANY_OF()  # type: ignore[valid-type]
+    aim_axis: EnumProperty(  # type: ignore[valid-type]
+        name="Aim axis",
+        description="The bone axis an aim points at the goal (from the effector point)",
+        items=BONE_AXIS_ITEMS,
+        default="POS_Y",
+    )
+    match_x_axis: EnumProperty(  # type: ignore[valid-type]
+        name="Goal X",
+        description="The bone axis turned onto the goal's X axis",
+        items=BONE_AXIS_ITEMS,
+        default="POS_X",
+    )
+    match_y_axis: EnumProperty(  # type: ignore[valid-type]
+        name="Goal Y",
+        description="The bone axis turned onto the goal's Y axis",
+        items=BONE_AXIS_ITEMS,
+        default="POS_Y",
+    )
 
 
 class ReachStats(PropertyGroup):
@@ -287,6 +312,24 @@ class ReachSettings(PropertyGroup):
         precision=6,
     )
     stats: PointerProperty(type=ReachStats)  # type: ignore[valid-type]
+    bake_reduce: BoolProperty(  # type: ignore[valid-type]
+        name="Reduce keys",
+        description="A bake keeps only the keys needed to stay within the tolerance",
+        default=False,
+    )
+    bake_tolerance: FloatProperty(  # type: ignore[valid-type]
+        name="Tolerance",
+        description="Largest change of a channel (radians, quaternion units or length) "
+        "that dropping keys may cause",
+        min=0.0,
+        default=1e-4,
+        precision=6,
+    )
+    live: BoolProperty(  # type: ignore[valid-type]
+        name="Live",
+        description="Live mode was on when the file was saved (it is turned on again on load)",
+        default=False,
+    )
     drag_events: CollectionProperty(type=ReachDragEvent)  # type: ignore[valid-type]
 
 

@@ -13,6 +13,7 @@ from bpy.app.handlers import persistent
 from bpy.props import PointerProperty
 
 from . import (
+    bake,
     drag,
     figure_ops,
     joint_ops,
@@ -30,6 +31,7 @@ classes = (
     *solve_ops.classes,
     *drag.classes,
     *live.classes,
+    *bake.classes,
     *joint_ops.classes,
     *panel.classes,
 )
@@ -58,6 +60,7 @@ def register() -> None:
     bpy.types.Object.reach = PointerProperty(type=properties.ReachSettings)  # type: ignore[attr-defined, func-returns-value]
     bpy.app.handlers.load_post.append(_on_load)
     bpy.app.handlers.depsgraph_update_post.append(_on_depsgraph_update)
+    live.register_load_handler()
 
 
 def unregister() -> None:
@@ -70,6 +73,7 @@ def unregister() -> None:
     ):
         if handler in handlers:
             handlers.remove(handler)
+    live.unregister_load_handler()
     del bpy.types.Object.reach  # type: ignore[attr-defined]
     for cls in reversed(classes):
         bpy.utils.unregister_class(cls)

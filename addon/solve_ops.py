@@ -9,7 +9,8 @@ from bpy.props import BoolProperty
 from bpy.types import Operator
 
 from .bridge.goals import build_problem
-from .bridge.pose import write_pose
+from .bridge.keys import auto_key
+from .bridge.pose import changed_bones, read_pose, write_pose
 from .bridge.rig import armature_object, build_rig
 from .bridge.solving import clamp_pose, judge, solve_from_pose, store_stats
 from .operator_base import ArmatureOperator, Result, report_warnings
@@ -35,7 +36,10 @@ class REACH_OT_solve(ArmatureOperator, Operator):
             obj, setup, time_limit=None, restarts=obj.reach.restarts, clamp=self.clamp
         )
         # clamped or solved, only the chains' bones move
+        before = read_pose(obj, setup.rig, rounding=False)
         write_pose(obj, setup.rig, outcome.result.theta, setup.movable)
+        moved = changed_bones(setup.rig, before, outcome.result.theta)
+        auto_key(context.scene, obj, setup.rig, moved, context.scene.frame_current)
         context.view_layer.update()
         outcome = judge(obj, setup, outcome, obj.reach)
         store_stats(obj, outcome, 1000.0 * (time.perf_counter() - start))

@@ -5,10 +5,14 @@
 perspective matrix, the inverse of its view matrix and whether it is a perspective view.
 :func:`drag_delta` turns two mouse positions into the goal's move (optionally along one
 world axis) and :func:`parent_space` takes it into the space of the goal's ``location``.
+:func:`drag_rotation` turns them into the goal's rotation, as R does: about the view
+axis (the mouse's angle about the goal on screen), about a world axis, or as a
+trackball.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -120,3 +124,83 @@ def parent_space(parent_world: Matrix | None, parent_inverse: Matrix) -> Matrix 
 def moved_location(start: Vector, delta: Vector, to_parent: Matrix | None) -> Vector:
     """The ``location`` of an object that started at ``start``, moved by world ``delta``."""
     return start + (delta if to_parent is None else to_parent @ delta)
+
+
+TRACKBALL_SPEED = 0.01
+"""Trackball rotation per pixel of mouse travel [rad], Blender's own."""
+
+
+def location_to_region(view: ViewMatrices, point: Vector) -> tuple[float, float]:
+    """The region coordinate [px] where the world ``point`` is drawn."""
+    projected = view.perspective_matrix @ Vector((point[0], point[1], point[2], 1.0))
+    w = projected[3] if projected[3] != 0.0 else 1.0
+    return (
+        0.5 * view.width * (1.0 + projected[0] / w),
+        0.5 * view.height * (1.0 + projected[1] / w),
+    )
+
+
+def screen_angle(
+    center: tuple[float, float], start: tuple[float, float], mouse: tuple[float, float]
+) -> float:
+    """The angle [rad] the mouse swept about ``center`` from ``start``.
+
+    Counter-clockwise on screen is positive; the angle lies in (-π, π].
+    """
+    before = math.atan2(start[1] - center[1], start[0] - center[0])
+    after = math.atan2(mouse[1] - center[1], mouse[0] - center[0])
+    turn = after - before
+    return turn - 2.0 * math.pi * math.ceil((turn - math.pi) / (2.0 * math.pi))
+
+
+def rotate_axis(view: ViewMatrices, axis: str | None) -> Vector:
+    """The world axis of a rotation: the view axis (toward the viewer), or a world axis.
+
+    A world axis is turned to face the viewer, so that a counter-clockwise mouse turns
+    the goal counter-clockwise on screen, as R does (an axis in the view plane is kept).
+    """
+    toward: Vector = view.view_inverse.col[2].xyz.normalized()
+    if axis is None:
+        return toward
+    direction: Vector = AXIS_KEYS[axis].copy()
+    return -direction if direction.dot(toward) < -1e-6 else direction
+
+
+def drag_rotation(
+    view: ViewMatrices,
+    center: tuple[float, float],
+    start: tuple[float, float],
+    mouse: tuple[float, float],
+    mode: str,
+    axis: str | None = None,
+) -> tuple[Matrix, float]:
+    """The world rotation of a goal turned by the mouse, and its angle [rad].
+
+    Args:
+        view: The view's matrices.
+        center: Region coordinate of the goal (the pivot) [px].
+        start: Region coordinate where the rotation started [px].
+        mouse: Region coordinate now [px].
+        mode: "ROTATE" (about the view axis, or ``axis``) or "TRACKBALL" (about the
+            view's right and up axes, by the mouse's travel).
+        axis: "X", "Y" or "Z" to turn about that world axis (``ROTATE`` only).
+
+    Returns:
+        A 3×3 rotation matrix (to apply before the goal's own rotation) and the angle.
+    """
+    if mode == "TRACKBALL":
+        right = view.view_inverse.col[0].xyz.normalized()
+        up = view.view_inverse.col[1].xyz.normalized()
+        pitch = -(mouse[1] - start[1]) * TRACKBALL_SPEED
+        yaw = (mouse[0] - start[0]) * TRACKBALL_SPEED
+        rotation = Matrix.Rotation(yaw, 3, up) @ Matrix.Rotation(pitch, 3, right)
+        return rotation, math.hypot(pitch, yaw)
+    angle = screen_angle(center, start, mouse)
+    return Matrix.Rotation(angle, 3, rotate_axis(view, axis)), angle
+
+
+def rotated_matrix(start: Matrix, rotation: Matrix) -> Matrix:
+    """The world matrix ``start`` turned by ``rotation`` about its own location."""
+    location, turn, scale = start.decompose()
+    turned = (rotation @ turn.to_matrix()).to_quaternion()
+    return Matrix.LocRotScale(location, turned, scale)

@@ -224,6 +224,21 @@ def headlines(
     return lines
 
 
+def bake_headline(bake: dict[str, Any] | None) -> list[str]:
+    """The bake benchmark's line: Reach's frames per second beside Blender's IK."""
+    if bake is None:
+        return ["- bake: bake.json missing (run bench/bench_bake.py)"]
+    reach, blender = bake["reach_bake"], bake["blender_standard_ik"]
+    return [
+        f"- bake, {bake['frames']} frames with 4 constraints on the Rigify human: Reach "
+        f"{reach['frames_per_second']:.1f} frames/s ({reach['ms_per_frame']:.1f} ms a frame, "
+        f"residual ≤ {reach['residual_max']:.1e} × limb, {reach['share_1e-5']:.0%} of frames "
+        f"≤1e-5); Blender's Standard IK evaluates the same frames at "
+        f"{blender['frames_per_second']:.0f} frames/s (residual median "
+        f"{blender['residual_median']:.1e}, {blender['share_1e-5']:.0%} ≤1e-5)."
+    ]
+
+
 def markdown(table: list[Row], notes: list[str], sources: dict[str, str]) -> str:
     lines = [
         "# Benchmarks: the issue's targets",
@@ -256,14 +271,14 @@ def main() -> None:
     results = results_folder(__doc__)
     data = {
         name: load(results, f"{name}.json")
-        for name in ("blender", "solver", "scale", "papers", "mixed", "bank")
+        for name in ("blender", "solver", "scale", "papers", "mixed", "bank", "bake")
     }
     table = (
         rows(data["blender"], data["solver"], data["scale"])
         + mixed_rows(data["mixed"])
         + bank_targets(data["bank"])
     )
-    notes = headlines(data["scale"], data["papers"], data["solver"])
+    notes = headlines(data["scale"], data["papers"], data["solver"]) + bake_headline(data["bake"])
     sources = {
         f"{name}.json": str(record.get("date", "undated"))
         + (" quick" if record.get("quick") else "")

@@ -10,7 +10,11 @@ crouches — and writes into the output folder:
 * ``reach_demo.blend``: the posed figure, its goals and the Reach settings;
 * ``reach_demo.png``: a Workbench render of the posed figure;
 * ``events.json``: per drag event the goal locations, timings, iterations and residual,
-  per constraint the final residual measured from Blender's evaluated pose, and a summary.
+  per constraint the final residual measured from Blender's evaluated pose, and a summary;
+* ``walk.blend``, ``walk_sheet.png`` and ``walk.json``: a walk-like motion baked with
+  ``reach.bake`` (:mod:`walk`): the hips moving along a path, the feet planted on
+  alternating frame ranges, a gaze on a moving target; a contact sheet of its frames with
+  the feet's trajectories, and how far each planted foot slid (Blender's pose).
 
 It prints a summary table and also checks what it shows: every goal reached within
 1e-4 arm lengths, the ankles kept on their floor goals, no joint limit violated.
@@ -56,6 +60,7 @@ from figure import FEET, JOINTS, add_constraints, make_figure, residuals  # noqa
 from monitor import Monitor  # noqa: E402
 from report import failures, print_summary, summarize  # noqa: E402
 from stage import dress, render, stage  # noqa: E402
+from walk import run as run_walk  # noqa: E402
 
 DEFAULT_OUTPUT = ROOT / "demo" / "out"
 REPOSITORY = "reach_demo"
@@ -111,6 +116,34 @@ def record(
     }
 
 
+def print_walk(walk: dict[str, Any]) -> None:
+    """The walk's bake and how still its planted feet stayed."""
+    print()
+    print(
+        f"  walk: baked {walk['frames']} frames in {walk['bake_seconds']:.2f} s "
+        f"({walk['frames_per_second']:.1f} frames/s), 3 constraints, feet switched on and off"
+    )
+    for name, slide in walk["sliding"].items():
+        ranges = ", ".join(f"{a}–{b}" for a, b in walk["planted"][name])
+        print(
+            f"    {name} planted on frames {ranges}: slides {1000 * slide:.4f} mm "
+            f"({slide / walk['leg']:.1e} × leg)"
+        )
+    print(f"    gaze off its moving target by at most {walk['gaze_degrees_max']:.2e}°")
+
+
+def walk_failures(walk: dict[str, Any]) -> list[str]:
+    """What the walk shows that it should not: a sliding foot, a gaze off its target."""
+    found = [
+        f"{name} slides {slide:.3g} m while planted (more than 1e-5 of the leg)"
+        for name, slide in walk["sliding"].items()
+        if slide > 1e-5 * walk["leg"]
+    ]
+    if walk["gaze_degrees_max"] > 0.01:
+        found.append(f"the gaze is {walk['gaze_degrees_max']:.3g}° off its target")
+    return found
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the demo; return the process's exit status."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -155,15 +188,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     events_path.write_text(
         json.dumps(record(obj, segments, events, summary, final), indent=1) + "\n"
     )
+    walk = run_walk(output)
+    walk_path = output / "walk.json"
+    walk_path.write_text(json.dumps(walk, indent=1) + "\n")
     total = time.perf_counter() - began
 
     print_summary(summary, segments)
+    print_walk(walk)
     print()
     print(f"  wrote {blend}")
     print(f"        {picture}")
     print(f"        {events_path}")
+    print(f"        {walk['sheet']}")
+    print(f"        {walk_path}")
     print(f"  took {total:.1f} s (drags {drag_seconds:.1f} s, render {render_seconds:.1f} s)")
-    found = failures(summary)
+    found = failures(summary) + walk_failures(walk)
     if found:
         raise DemoError("; ".join(found))
     return 0

@@ -20,7 +20,7 @@ from mathutils import Vector
 from shapes import octahedron, slab, sphere
 
 RESOLUTION = (960, 720)
-CAMERA = {"lens": 50, "target": (0.0, -0.15, 0.9), "offset": (3.0, -2.4, 1.0)}
+CAMERA: dict[str, Any] = {"lens": 50, "target": (0.0, -0.15, 0.9), "offset": (3.0, -2.4, 1.0)}
 """The camera looks at ``target`` from ``target + offset`` (front left of the figure)."""
 
 WIDTHS = {
@@ -48,6 +48,9 @@ COLORS = {
     "foot goal": (0.15, 0.35, 0.9, 1.0),
     "hand goal": (0.9, 0.15, 0.1, 1.0),
     "trail": (0.95, 0.6, 0.05, 1.0),
+    "left foot": (0.1, 0.3, 0.95, 1.0),
+    "right foot": (0.9, 0.1, 0.1, 1.0),
+    "gaze": (0.1, 0.7, 0.2, 1.0),
 }
 
 
@@ -70,6 +73,35 @@ def mesh_object(
 
 def dress(obj: Any, goals: dict[str, Any], segments: list[Segment]) -> None:
     """Segment meshes on the bones, a floor, goal markers and the hands' trails."""
+    dress_figure(obj)
+    for name, goal in goals.items():
+        vertices, faces = sphere(0.022, 8, 16)
+        kind = "foot goal" if name in FEET else "hand goal"
+        marker = mesh_object(f"Marker {name}", vertices, faces, COLORS[kind])
+        marker.parent = goal
+    for hand in HANDS:
+        points = [e["hand_goals"][hand] for s in segments for e in s.events]
+        trail(f"Trail {hand}", points, COLORS["trail"])
+    bpy.context.view_layer.update()
+
+
+def trail(name: str, points: Sequence[Sequence[float]], color: tuple[float, ...]) -> Any:
+    """A thin tube through ``points``, drawn in ``color``."""
+    curve = bpy.data.curves.new(name, "CURVE")
+    curve.dimensions = "3D"
+    curve.bevel_depth = 0.004
+    spline = curve.splines.new("POLY")
+    spline.points.add(len(points) - 1)
+    for point, location in zip(spline.points, points, strict=True):
+        point.co = (*location, 1.0)
+    result = bpy.data.objects.new(name, curve)
+    result.color = color
+    bpy.context.scene.collection.objects.link(result)
+    return result
+
+
+def dress_figure(obj: Any) -> None:
+    """Segment meshes on the bones, a head and a floor."""
     for bone in obj.data.bones:
         if bone.name.startswith("breast"):
             continue
@@ -88,41 +120,31 @@ def dress(obj: Any, goals: dict[str, Any], segments: list[Segment]) -> None:
     head.location = (0.0, -0.45 * head_bone.length, 0.0)
     vertices, faces = slab(6.0, 0.05)
     mesh_object("Floor", vertices, faces, COLORS["floor"])
-    for name, goal in goals.items():
-        vertices, faces = sphere(0.022, 8, 16)
-        kind = "foot goal" if name in FEET else "hand goal"
-        marker = mesh_object(f"Marker {name}", vertices, faces, COLORS[kind])
-        marker.parent = goal
-    for hand in HANDS:
-        points = [e["hand_goals"][hand] for s in segments for e in s.events]
-        curve = bpy.data.curves.new(f"Trail {hand}", "CURVE")
-        curve.dimensions = "3D"
-        curve.bevel_depth = 0.004
-        spline = curve.splines.new("POLY")
-        spline.points.add(len(points) - 1)
-        for point, location in zip(spline.points, points, strict=True):
-            point.co = (*location, 1.0)
-        trail = bpy.data.objects.new(f"Trail {hand}", curve)
-        trail.color = COLORS["trail"]
-        bpy.context.scene.collection.objects.link(trail)
-    bpy.context.view_layer.update()
 
 
-def stage(path: Path) -> None:
-    """Camera, world and Workbench settings; the picture goes to ``path``."""
+def stage(
+    path: Path,
+    target: Sequence[float] = CAMERA["target"],
+    offset: Sequence[float] = CAMERA["offset"],
+    resolution: tuple[int, int] = RESOLUTION,
+) -> None:
+    """Camera, world and Workbench settings; the picture goes to ``path``.
+
+    The camera looks at ``target`` from ``target + offset``.
+    """
     scene = bpy.context.scene
     camera = bpy.data.objects.new("Camera", bpy.data.cameras.new("Camera"))
     camera.data.lens = CAMERA["lens"]
     scene.collection.objects.link(camera)
-    target = Vector(CAMERA["target"])
-    camera.location = target + Vector(CAMERA["offset"])
-    camera.rotation_euler = (target - camera.location).to_track_quat("-Z", "Y").to_euler()
+    look_at = Vector(target)
+    camera.location = look_at + Vector(offset)
+    camera.rotation_euler = (look_at - camera.location).to_track_quat("-Z", "Y").to_euler()
     scene.camera = camera
     world = bpy.data.worlds.new("World")
     world.color = (0.93, 0.94, 0.96)
     scene.world = world
     scene.render.engine = "BLENDER_WORKBENCH"
-    scene.render.resolution_x, scene.render.resolution_y = RESOLUTION
+    scene.render.resolution_x, scene.render.resolution_y = resolution
     scene.render.resolution_percentage = 100
     scene.render.image_settings.file_format = "PNG"
     scene.render.filepath = str(path)

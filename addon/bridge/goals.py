@@ -84,6 +84,54 @@ def effector_point(entry: Any, bone: Any) -> tuple[float, float, float]:
     return (x, y, z)
 
 
+AXIS_VECTORS = {
+    "POS_X": (1.0, 0.0, 0.0),
+    "NEG_X": (-1.0, 0.0, 0.0),
+    "POS_Y": (0.0, 1.0, 0.0),
+    "NEG_Y": (0.0, -1.0, 0.0),
+    "POS_Z": (0.0, 0.0, 1.0),
+    "NEG_Z": (0.0, 0.0, -1.0),
+}
+"""The bone axes an aim or orientation goal may use, in the bone's frame."""
+
+AIM_SIDE = {"X": "POS_Y", "Y": "POS_Z", "Z": "POS_X"}
+"""For an aim along a bone axis, the axis given as the effector's other (unused) one."""
+
+
+def effector_axes(entry: Any) -> tuple[tuple[float, ...], tuple[float, ...]]:
+    """The effector's x and y axes in the bone's frame, from the constraint's axis settings.
+
+    An aim aims the chosen axis (the effector's y axis); an orientation turns the bone
+    axes chosen for the goal's X and Y onto them.
+
+    Raises:
+        BlenderDataError: If the axes for the goal's X and Y are the same or opposite.
+    """
+    if entry.goal_type == "AIM":
+        aim = entry.aim_axis
+        return AXIS_VECTORS[AIM_SIDE[aim[-1]]], AXIS_VECTORS[aim]
+    if entry.goal_type not in {"ORIENTATION", "POSITION_ORIENTATION"}:
+        return AXIS_VECTORS["POS_X"], AXIS_VECTORS["POS_Y"]
+    x, y = entry.match_x_axis, entry.match_y_axis
+    if x[-1] == y[-1]:
+        raise BlenderDataError(
+            f"constraint '{entry.name}': the bone axes matched to the goal's X ({x}) and "
+            f"Y ({y}) must be different axes; choose two of X, Y and Z"
+        )
+    return AXIS_VECTORS[x], AXIS_VECTORS[y]
+
+
+def effector(entry: Any, bone: Any) -> Effector:
+    """The constraint's effector: its point and axes in the bone's frame.
+
+    Raises:
+        BlenderDataError: For axes that are not a valid pair.
+    """
+    x_axis, y_axis = effector_axes(entry)
+    with labelled(f"constraint '{entry.name}'"):
+        return Effector(entry.bone, point=effector_point(entry, bone), x_axis=x_axis, y_axis=y_axis)
+
+
 def build_goal(entry: Any, goal: Any) -> Any:
     """The solver goal of constraint ``entry`` from the goal empty's world frame.
 
@@ -190,7 +238,7 @@ def build_problem(obj: Any, scene: Any, rig: Rig | None = None) -> Setup:
         solver_goal = build_goal(entry, goal)
         with labelled(label):
             constraint = Constraint(
-                Effector(entry.bone, point=effector_point(entry, bone)),
+                effector(entry, bone),
                 solver_goal,
                 weight=entry.weight,
                 chain_start=entry.chain_start or None,

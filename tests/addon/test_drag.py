@@ -3,6 +3,7 @@ headless by recorded window events (``invoke`` and ``modal`` on a harness of its
 
 from __future__ import annotations
 
+import math
 from types import SimpleNamespace
 
 import bpy
@@ -10,7 +11,7 @@ import numpy as np
 import pytest
 import rigs
 from bpy_extras import view3d_utils
-from mathutils import Vector
+from mathutils import Matrix, Vector
 from rigs import four_limbs, reachable_path
 
 
@@ -212,3 +213,61 @@ def test_invoke_without_a_3d_viewport_replays_the_path(reach):
     assert drag.invoke(context, event("LEFTMOUSE")) == {"FINISHED"}
     assert len(obj.reach.drag_events) == 1
     assert context.window_manager.handlers == []
+
+
+def test_r_in_a_replayed_drag_rotates_an_orientation_goal_and_the_bone_follows(reach):
+    obj = four_limbs()
+    result = bpy.ops.reach.add_constraint(
+        armature=obj.name,
+        bone="hand.L",
+        goal_type="ORIENTATION",
+        chain_start="hand.L",
+        name="hand turn",
+    )
+    assert result == {"FINISHED"}
+    goal = obj.reach.constraints["hand turn"].goal
+    before = goal.matrix_world.to_3x3().normalized()
+    drag, context = interactive(reach, obj, goal)
+    center = goal.matrix_world.translation
+    here = mouse_at(context, center + Vector((0.2, 0.0, 0.0)))
+    invoked(drag, context, center + Vector((0.2, 0.0, 0.0)))
+    assert drag.modal(context, event("R")) == {"RUNNING_MODAL"}
+    pivot = mouse_at(context, center)
+    turned = (pivot[0] + (here[0] - pivot[0]) // 2, pivot[1] + (here[0] - pivot[0]) // 2)
+    assert drag.modal(context, event("MOUSEMOVE", "NOTHING", *turned)) == {"RUNNING_MODAL"}
+    header = context.area.headers[-1]
+    angle = reach.addon.view.screen_angle(drag.pivot, here, turned)
+    assert abs(math.degrees(angle) - 45.0) < 1.0
+    assert f"rotate {math.degrees(angle):.1f}°" in header
+    toward = Vector((0.0, -1.0, 0.0))  # the front view looks along +Y
+    expected = Matrix.Rotation(angle, 3, toward) @ before
+    now = goal.matrix_world.to_3x3().normalized()
+    assert np.allclose(np.array(now), np.array(expected), atol=1e-5)
+    assert tuple(goal.matrix_world.translation) == pytest.approx(tuple(center), abs=1e-6)
+    assert drag.modal(context, event("LEFTMOUSE")) == {"FINISHED"}
+    bpy.context.view_layer.update()
+    hand = (obj.matrix_world @ obj.pose.bones["hand.L"].matrix).to_3x3().normalized()
+    for k in (0, 1):  # the bone's X and Y axes on the goal's
+        assert np.dot(np.array(hand.col[k]), np.array(now.col[k])) >= math.cos(1e-3)
+
+
+def test_r_twice_is_a_trackball_and_esc_puts_the_goals_rotation_back(reach):
+    obj = four_limbs()
+    goal = obj.reach.constraints["hand.L"].goal
+    goal.rotation_euler = (0.1, 0.2, 0.3)
+    bpy.context.view_layer.update()
+    channels = [tuple(float(v).hex() for v in goal.rotation_euler), tuple(goal.location)]
+    drag, context = interactive(reach, obj, goal)
+    start = Vector(goal.location)
+    invoked(drag, context, start)
+    drag.modal(context, event("R"))
+    drag.modal(context, event("R"))
+    assert drag.mode == "TRACKBALL"
+    x, y = mouse_at(context, start)
+    assert drag.modal(context, event("MOUSEMOVE", "NOTHING", x + 30, y)) == {"RUNNING_MODAL"}
+    assert "trackball 17.2°" in context.area.headers[-1]
+    assert tuple(float(v).hex() for v in goal.rotation_euler) != channels[0]
+    drag.modal(context, event("Z"))
+    assert drag.mode == "ROTATE" and drag.axis == "Z"
+    assert drag.modal(context, event("ESC")) == {"CANCELLED"}
+    assert [tuple(float(v).hex() for v in goal.rotation_euler), tuple(goal.location)] == channels

@@ -194,3 +194,56 @@ def test_solve_without_constraints_says_to_add_one(reach):
     obj = rigs.metarig()
     bpy.ops.reach.figure_from_armature(armature=obj.name)
     solve_fails(obj, r"armature 'metarig' has no enabled constraints; add one first")
+
+
+BONE_AXES = ("POS_X", "NEG_X", "POS_Y", "NEG_Y", "POS_Z", "NEG_Z")
+
+
+def bone_axis(obj, bone, name):
+    """A pose bone's ±X/±Y/±Z axis in world space, from Blender's evaluated pose."""
+    matrix = (obj.matrix_world @ obj.pose.bones[bone].matrix).to_3x3().normalized()
+    axis = np.array(matrix.col["XYZ".index(name[-1])])
+    return -axis if name.startswith("NEG") else axis
+
+
+@pytest.mark.parametrize("axis", BONE_AXES)
+def test_an_aim_points_the_chosen_bone_axis_from_an_offset_point(reach, axis):
+    obj = rigs.figure()
+    offset = (0.02, 0.05, -0.03)  # "the eyes": a point off the bone
+    result = bpy.ops.reach.add_constraint(
+        armature=obj.name, bone="hand.L", effector="HEAD", goal_type="AIM", chain_start="forearm.L"
+    )
+    assert result == {"FINISHED"}
+    entry = obj.reach.constraints[-1]
+    entry.effector, entry.offset, entry.aim_axis = "OFFSET", offset, axis
+    entry.goal.location = Vector(entry.goal.location) + Vector((0.4, -0.6, 0.3))
+    assert bpy.ops.reach.solve(armature=obj.name) == {"FINISHED"}
+    bpy.context.view_layer.update()
+    eye = np.array(obj.matrix_world @ obj.pose.bones["hand.L"].matrix @ Vector(offset))
+    toward = np.array(entry.goal.matrix_world.translation) - eye
+    cosine = bone_axis(obj, "hand.L", axis) @ toward / np.linalg.norm(toward)
+    assert cosine >= math.cos(1e-3), (axis, math.degrees(math.acos(min(cosine, 1.0))))
+
+
+def test_an_orientation_turns_the_chosen_bone_axes_onto_the_goals(reach):
+    obj = rigs.figure()
+    result = bpy.ops.reach.add_constraint(
+        armature=obj.name, bone="hand.L", goal_type="ORIENTATION", chain_start="forearm.L"
+    )
+    assert result == {"FINISHED"}
+    entry = obj.reach.constraints[-1]
+    entry.match_x_axis, entry.match_y_axis = "NEG_Z", "POS_X"
+    entry.goal.rotation_euler = (0.3, -0.5, 0.8)
+    assert bpy.ops.reach.solve(armature=obj.name) == {"FINISHED"}
+    bpy.context.view_layer.update()
+    goal = entry.goal.matrix_world.to_3x3().normalized()
+    assert bone_axis(obj, "hand.L", "NEG_Z") @ np.array(goal.col[0]) >= math.cos(1e-3)
+    assert bone_axis(obj, "hand.L", "POS_X") @ np.array(goal.col[1]) >= math.cos(1e-3)
+
+
+def test_an_orientation_refuses_the_same_axis_for_the_goals_x_and_y(reach):
+    obj = rigs.figure()
+    bpy.ops.reach.add_constraint(armature=obj.name, bone="hand.L", goal_type="ORIENTATION")
+    entry = obj.reach.constraints[-1]
+    entry.match_x_axis, entry.match_y_axis = "POS_Z", "NEG_Z"
+    solve_fails(obj, r"goal's X \(POS_Z\) and Y \(NEG_Z\) must be different axes")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import bpy
 import numpy as np
 import rigs
+from mathutils import Vector
 from rigs import four_limbs
 
 
@@ -44,3 +45,112 @@ def test_live_mode_holds_a_bone_the_user_moves_and_re_solves_the_rest(reach):
     leg = rigs.chain_length(obj, ("thigh.L", "shin.L"))
     for side, where in feet.items():
         assert np.linalg.norm(rigs.world_tail(obj, f"shin.{side}") - where) <= 1e-4 * leg
+
+
+def test_live_mode_follows_a_keyframed_goal_on_every_frame_played_or_scrubbed(reach):
+    obj = four_limbs()
+    scene = bpy.context.scene
+    goal = obj.reach.constraints["hand.L"].goal
+    start = Vector(goal.location)
+    goal.keyframe_insert("location", frame=1)
+    goal.location = start + Vector((0.06, -0.05, 0.08))
+    goal.keyframe_insert("location", frame=12)
+    scene.frame_set(1)
+    feet = {side: rigs.world_tail(obj, f"shin.{side}") for side in ("L", "R")}
+    assert bpy.ops.reach.live(armature=obj.name) == {"FINISHED"}
+    live = reach.addon.live.session(obj.name)
+    arm = rigs.chain_length(obj, ("upper_arm.L", "forearm.L"))
+    frames = [*range(2, 13), 7, 3, 11]  # played forward, then scrubbed
+    for frame in frames:
+        scene.frame_set(frame)
+        target = np.array(goal.matrix_world.translation)
+        assert np.linalg.norm(target - np.array(start)) > 0.0 or frame == 1
+        assert np.linalg.norm(rigs.world_tail(obj, "forearm.L") - target) <= 1e-5 * arm, frame
+        for side, where in feet.items():
+            assert np.linalg.norm(rigs.world_tail(obj, f"shin.{side}") - where) <= 1e-5 * arm
+    assert live.solves >= 1 + len(frames)
+    assert live.frame == 11
+
+
+def test_live_mode_follows_an_animated_armature_over_frames(reach):
+    obj = four_limbs()
+    scene = bpy.context.scene
+    feet = {side: rigs.world_tail(obj, f"shin.{side}") for side in ("L", "R")}
+    obj.keyframe_insert("location", frame=1)
+    obj.location = (0.02, 0.03, -0.1)
+    obj.keyframe_insert("location", frame=8)
+    scene.frame_set(1)
+    bpy.ops.reach.live(armature=obj.name)
+    leg = rigs.chain_length(obj, ("thigh.L", "shin.L"))
+    for frame in range(2, 9):
+        scene.frame_set(frame)
+        for side, where in feet.items():
+            assert np.linalg.norm(rigs.world_tail(obj, f"shin.{side}") - where) <= 1e-5 * leg
+
+
+def test_live_mode_is_on_again_after_saving_and_opening_the_file(reach, tmp_path):
+    obj = four_limbs()
+    feet = {side: rigs.world_tail(obj, f"shin.{side}") for side in ("L", "R")}
+    bpy.ops.reach.live(armature=obj.name)
+    path = str(tmp_path / "live.blend")
+    bpy.ops.wm.save_as_mainfile(filepath=path)
+    name = obj.name
+    bpy.ops.wm.open_mainfile(filepath=path)
+    obj = bpy.data.objects[name]
+    assert obj.reach.live and reach.addon.live.is_live(obj.name)
+    obj.location = (0.0, 0.02, -0.06)
+    bpy.context.view_layer.update()
+    bpy.context.view_layer.update()
+    leg = rigs.chain_length(obj, ("thigh.L", "shin.L"))
+    for side, where in feet.items():
+        assert np.linalg.norm(rigs.world_tail(obj, f"shin.{side}") - where) <= 1e-4 * leg
+
+
+def test_live_mode_that_cannot_resume_after_opening_the_file_is_shown_off(reach, tmp_path):
+    obj = four_limbs()
+    bpy.ops.reach.live(armature=obj.name)
+    obj.reach.constraints["hand.L"].bone = "no such bone"
+    path = str(tmp_path / "broken.blend")
+    bpy.ops.wm.save_as_mainfile(filepath=path)
+    name = obj.name
+    bpy.ops.wm.open_mainfile(filepath=path)
+    obj = bpy.data.objects[name]
+    assert not obj.reach.live and not reach.addon.live.is_live(obj.name)
+    message = obj.reach.stats.message
+    assert message.startswith("live mode is off after loading: ")
+    assert "'no such bone' does not exist" in message
+
+
+def test_renaming_the_armature_keeps_live_mode(reach):
+    obj = four_limbs()
+    feet = {side: rigs.world_tail(obj, f"shin.{side}") for side in ("L", "R")}
+    bpy.ops.reach.live(armature=obj.name)
+    obj.name = "Renamed"
+    obj.location = (0.0, 0.0, -0.07)
+    bpy.context.view_layer.update()
+    bpy.context.view_layer.update()
+    assert reach.addon.live.is_live("Renamed")
+    leg = rigs.chain_length(obj, ("thigh.L", "shin.L"))
+    for side, where in feet.items():
+        assert np.linalg.norm(rigs.world_tail(obj, f"shin.{side}") - where) <= 1e-4 * leg
+    assert bpy.ops.reach.live(armature="Renamed", stop=True) == {"FINISHED"}
+    assert not reach.addon.live.is_live("Renamed")
+
+
+def test_live_mode_follows_a_constraint_switched_on_and_off_by_keys(reach):
+    obj = four_limbs()
+    scene = bpy.context.scene
+    entry = obj.reach.constraints["hand.L"]
+    goal = entry.goal
+    goal.location = Vector(goal.location) + Vector((0.05, -0.04, 0.05))
+    for frame, on in ((1, False), (5, True), (9, False)):
+        entry.enabled = on
+        obj.keyframe_insert('reach.constraints["hand.L"].enabled', frame=frame)
+    scene.frame_set(1)
+    bpy.ops.reach.live(armature=obj.name)
+    arm = rigs.chain_length(obj, ("upper_arm.L", "forearm.L"))
+    target = np.array(goal.matrix_world.translation)
+    for frame in range(2, 9):
+        scene.frame_set(frame)
+        gap = np.linalg.norm(rigs.world_tail(obj, "forearm.L") - target)
+        assert (gap <= 1e-5 * arm) == (frame >= 5), (frame, gap)

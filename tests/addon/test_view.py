@@ -87,3 +87,57 @@ def test_a_world_move_becomes_the_same_world_move_of_a_parented_location(reach):
     assert view_module.parent_space(None, parent_inverse) is None
     assert view_module.moved_location(start, delta, None) == start + delta
     assert math.isclose((moved - start).length, delta.length / 2.0, rel_tol=1e-5)
+
+
+def front_view(reach):
+    region, region_data = rigs.region_view(CENTER)
+    return reach.addon.view.ViewMatrices.from_region(region, region_data), region, region_data
+
+
+def test_location_to_region_equals_location_3d_to_region_2d(reach):
+    view, region, region_data = front_view(reach)
+    for point in DEPTHS:
+        ours = reach.addon.view.location_to_region(view, point)
+        theirs = view3d_utils.location_3d_to_region_2d(region, region_data, point)
+        assert ours == pytest.approx(tuple(theirs), abs=1e-3)
+
+
+def test_screen_angle_is_the_counter_clockwise_turn_about_the_centre(reach):
+    angle = reach.addon.view.screen_angle
+    assert angle((0, 0), (10, 0), (0, 10)) == pytest.approx(math.pi / 2)
+    assert angle((0, 0), (10, 0), (0, -10)) == pytest.approx(-math.pi / 2)
+    assert angle((5, 5), (5, 15), (-5, 5)) == pytest.approx(math.pi / 2)
+    assert angle((0, 0), (-10, 1), (-10, -1)) == pytest.approx(2 * math.atan(0.1))  # across ±π
+
+
+def test_rotate_turns_about_the_view_axis_or_a_world_axis_facing_the_viewer(reach):
+    view_module = reach.addon.view
+    view, _, _ = front_view(reach)  # looks along +Y: the viewer is toward -Y
+    rotation, angle = view_module.drag_rotation(view, (400, 300), (500, 300), (400, 400), "ROTATE")
+    assert angle == pytest.approx(math.pi / 2)
+    # counter-clockwise on screen: screen right (world X) turns to screen up (world Z)
+    assert tuple(rotation @ Vector((1, 0, 0))) == pytest.approx((0, 0, 1), abs=1e-6)
+    rotation, _ = view_module.drag_rotation(view, (400, 300), (500, 300), (400, 400), "ROTATE", "Y")
+    assert tuple(rotation @ Vector((1, 0, 0))) == pytest.approx((0, 0, 1), abs=1e-6)
+    rotation, _ = view_module.drag_rotation(view, (400, 300), (500, 300), (400, 400), "ROTATE", "Z")
+    assert tuple(rotation @ Vector((1, 0, 0))) == pytest.approx((0, 1, 0), abs=1e-6)
+
+
+def test_trackball_turns_by_the_mouse_travel_about_the_views_up_and_right(reach):
+    view_module = reach.addon.view
+    view, _, _ = front_view(reach)
+    rotation, angle = view_module.drag_rotation(view, (0, 0), (400, 300), (450, 300), "TRACKBALL")
+    assert angle == pytest.approx(50 * view_module.TRACKBALL_SPEED)
+    expected = Matrix.Rotation(angle, 3, Vector((0, 0, 1)))  # about the view's up: world Z
+    assert np.allclose(np.array(rotation), np.array(expected), atol=1e-6)
+    rotation, _ = view_module.drag_rotation(view, (0, 0), (400, 300), (400, 340), "TRACKBALL")
+    expected = Matrix.Rotation(-40 * view_module.TRACKBALL_SPEED, 3, Vector((1, 0, 0)))
+    assert np.allclose(np.array(rotation), np.array(expected), atol=1e-6)
+
+
+def test_rotated_matrix_turns_about_the_objects_own_location(reach):
+    start = Matrix.LocRotScale(Vector((1, 2, 3)), Euler((0.3, 0.2, 0.1)).to_matrix(), None)
+    turn = Matrix.Rotation(0.5, 3, Vector((0, 0, 1)))
+    turned = reach.addon.view.rotated_matrix(start, turn)
+    assert tuple(turned.translation) == pytest.approx((1, 2, 3))
+    assert np.allclose(np.array(turned.to_3x3()), np.array(turn @ start.to_3x3()), atol=1e-6)

@@ -1,0 +1,304 @@
+"""``reach.bake``: every enabled constraint held on every frame of a range, keyed.
+
+For each frame the scene is set to it (so animated goals, an animated armature and
+keyed ``enabled`` switches take their values), the pose starts from the animation's own
+pose with the chains' bones at the previous frame's solution (warm-started frame to
+frame), every enabled constraint is solved, and the solution is recorded. At the end —
+or when the user stops with Esc — the bones that moved on any baked frame are keyed on
+every baked frame, into the armature's action (a new one if it has none); nothing else
+is changed. :class:`BakeSession` does the frames without a viewport; the operator runs
+it straight through (``execute``, for scripts) or modal with a progress bar
+(``invoke``).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import numpy as np
+from bpy.props import BoolProperty, FloatProperty, IntProperty
+from bpy.types import Operator
+
+from ..solver.limits import clamp_to_limits, outside_limits
+from . import live
+from .bridge import goals, keys, pose, solving
+from .bridge.rig import Array, Rig, armature_object, build_rig, to_numpy
+from .errors import BlenderDataError, ReachError
+from .operator_base import ArmatureOperator, Result
+
+CHANNELS = (
+    ("rotation_euler", 3),
+    ("rotation_quaternion", 4),
+    ("rotation_axis_angle", 4),
+    ("location", 3),
+)
+"""The pose-bone channels a bake records on every frame, and their sizes."""
+
+
+def start_pose(rig: Rig, warm: Array, animated: Array) -> tuple[Array, bool]:
+    """The pose a frame's solve starts from, and whether it had to be clamped.
+
+    The warm start (the chains at the previous frame's solution) when it is within the
+    limits, else the animation's own pose, else that pose clamped to the limits.
+    """
+    figure = rig.figure
+    for candidate in (warm, animated):
+        if outside_limits(figure.limits, candidate) is None:
+            return candidate, False
+    return clamp_to_limits(animated, figure.limits, figure.lower, figure.upper), True
+
+
+class BakeSession:
+    """A bake of one armature over a frame range, a frame at a time.
+
+    Args:
+        context: Blender context (its scene and view layer).
+        obj: The armature object.
+        frame_start: First frame baked.
+        frame_end: Last frame baked (inclusive).
+
+    Raises:
+        BlenderDataError: For an empty range or an armature without constraints.
+    """
+
+    def __init__(self, context: Any, obj: Any, frame_start: int, frame_end: int) -> None:
+        if frame_end < frame_start:
+            raise BlenderDataError(
+                f"the bake's last frame {frame_end} comes before its first {frame_start}"
+            )
+        if not len(obj.reach.constraints):
+            raise BlenderDataError(f"armature '{obj.name}' has no constraints to bake")
+        self.scene = context.scene
+        self.obj = obj
+        self.frames = list(range(frame_start, frame_end + 1))
+        self.original_frame = int(self.scene.frame_current)
+        self.snapshot = pose.PoseSnapshot(obj)
+        self.layout_rig: Rig = build_rig(obj)
+        self.rig: Rig = self.layout_rig
+        self.world: Array = to_numpy(obj.matrix_world)
+        self.setup: goals.Setup | None = None
+        self.theta: Array | None = None
+        self.baked: list[int] = []
+        self.channels: list[dict[str, Array]] = []
+        self.moved: set[str] = set()
+        self.residual = 0.0
+        self.unmet: list[int] = []
+        self.clamped: list[int] = []
+
+    @property
+    def done(self) -> bool:
+        """Whether every frame of the range is baked."""
+        return len(self.baked) == len(self.frames)
+
+    def step(self) -> int:
+        """Bake the next frame; return it.
+
+        Raises:
+            ReachError: If the frame's constraints cannot be solved (a deleted goal, …).
+        """
+        frame = self.frames[len(self.baked)]
+        obj = self.obj
+        self.snapshot.restore()  # bones without keys start from where they were
+        self.scene.frame_set(frame)
+        keys.apply_switches(obj, frame)
+        world = to_numpy(obj.matrix_world)
+        if not np.array_equal(world, self.world):
+            self.rig, self.world, self.setup = build_rig(obj), world, None
+        rig = self.rig
+        animated = pose.read_pose(obj, rig)
+        solution = animated
+        if any(entry.enabled for entry in obj.reach.constraints):
+            if self.setup is None:
+                self.setup = goals.build_problem(obj, self.scene, rig)
+            else:
+                self.setup = goals.refresh_goals(obj, self.scene, self.setup)
+            setup = self.setup
+            start = animated.copy()
+            if self.theta is not None:
+                chains = setup.problem.variable_mask
+                start[chains] = self.theta[chains]
+            start, clamped = start_pose(rig, start, animated)
+            if clamped:
+                self.clamped.append(frame)
+            outcome = solving.run_solve(setup, start, obj.reach, time_limit=None, restarts=0)
+            solution = outcome.result.theta
+            pose.write_pose(obj, rig, solution, setup.movable)
+            self.residual = max(self.residual, *outcome.residuals.values())
+            if outcome.unmet:
+                self.unmet.append(frame)
+            self.theta = solution
+        self.moved.update(pose.changed_bones(rig, animated, solution))
+        self.channels.append(self._record())
+        self.baked.append(frame)
+        return frame
+
+    def _record(self) -> dict[str, Array]:
+        bones = self.obj.pose.bones
+        recorded = {}
+        for channel, size in CHANNELS:
+            values = np.empty(len(bones) * size, np.float32)
+            bones.foreach_get(channel, values)
+            recorded[channel] = values.reshape(len(bones), size).astype(float)
+        return recorded
+
+    def finish(self, tolerance: float | None = None) -> int:
+        """Key the moved bones on every baked frame, then show the current frame again.
+
+        Args:
+            tolerance: Reduce each channel's keys within this tolerance (its units);
+                None keeps a key on every frame.
+
+        Returns:
+            The number of keys written.
+        """
+        obj = self.obj
+        written = 0
+        rows = {b.name: k for k, b in enumerate(obj.pose.bones)}
+        if self.baked:
+            for entry in self.layout_rig.layout:
+                if entry.name not in self.moved:
+                    continue
+                for channel in keys.bone_channels(self.layout_rig, entry.name):
+                    values = np.array([c[channel][rows[entry.name]] for c in self.channels])
+                    written += keys.key_frames(
+                        obj, entry.name, channel, self.baked, values, tolerance
+                    )
+        self.snapshot.restore()
+        self.scene.frame_set(self.original_frame)
+        return written
+
+    def summary(self, written: int) -> str:
+        """What the bake did, in one line."""
+        if not self.baked:
+            return "nothing baked"
+        first, last = self.baked[0], self.baked[-1]
+        text = (
+            f"baked frames {first}–{last} ({len(self.baked)} frames): "
+            f"{written} keys on {len(self.moved)} bones, "
+            f"largest residual {solving.length_text(self.residual)}"
+        )
+        if not self.done:
+            text += f"; stopped before frame {self.frames[len(self.baked)]}"
+        if self.unmet:
+            text += f"; not met on {len(self.unmet)} frames (first {self.unmet[0]})"
+        if self.clamped:
+            text += f"; the animation's pose was outside the limits on {len(self.clamped)} frames"
+        return text
+
+
+class Bake(ArmatureOperator):
+    """Mixin: the bake operator's properties, ``execute``, ``invoke`` and ``modal``.
+
+    Attributes:
+        session: The bake (from ``invoke`` on).
+        timer: The window timer that drives the modal bake.
+        frame_time: Seconds of baking per timer event before the window gets control back
+            (0: one frame per event).
+    """
+
+    frame_start: IntProperty(name="Start", description="First frame to bake", default=1)  # type: ignore[valid-type]
+    frame_end: IntProperty(name="End", description="Last frame to bake", default=250)  # type: ignore[valid-type]
+    reduce: BoolProperty(  # type: ignore[valid-type]
+        name="Reduce keys",
+        description="Keep only the keys needed to stay within the tolerance (linear between)",
+        default=False,
+    )
+    tolerance: FloatProperty(  # type: ignore[valid-type]
+        name="Tolerance",
+        description="Largest change of a channel (radians, quaternion units or length) "
+        "that dropping keys may cause",
+        min=0.0,
+        default=1e-4,
+        precision=6,
+    )
+
+    session: BakeSession
+    timer: Any
+    frame_time = 0.05
+
+    def begin(self, context: Any) -> BakeSession:
+        """The bake session of the armature.
+
+        Raises:
+            ReachError: For a missing armature, an empty range, no constraints.
+        """
+        obj = armature_object(self.armature, context)
+        return BakeSession(context, obj, self.frame_start, self.frame_end)
+
+    def end(self, context: Any, session: BakeSession) -> str:
+        """Key what was baked, show the original frame; return the summary."""
+        written = session.finish(self.tolerance if self.reduce else None)
+        return session.summary(written)
+
+    def run(self, context: Any) -> Result:
+        """Bake every frame of the range straight through (scripts)."""
+        session = self.begin(context)
+        with live.paused():
+            try:
+                while not session.done:
+                    session.step()
+            except ReachError as error:
+                summary = self.end(context, session)
+                raise BlenderDataError(f"bake stopped: {error}; {summary}") from error
+            summary = self.end(context, session)
+        self.report({"INFO"}, summary)  # type: ignore[attr-defined]
+        return {"FINISHED"}
+
+    def invoke(self, context: Any, event: Any) -> Result:
+        """Bake modal, a few frames per timer event, with a progress bar; Esc stops."""
+        if context.window is None:
+            return self.execute(context)
+        try:
+            self.session = self.begin(context)
+        except ReachError as error:
+            self.report({"ERROR"}, str(error))  # type: ignore[attr-defined]
+            return {"CANCELLED"}
+        manager = context.window_manager
+        live.pause()
+        manager.progress_begin(0, len(self.session.frames))
+        self.timer = manager.event_timer_add(0.001, window=context.window)
+        manager.modal_handler_add(self)
+        return {"RUNNING_MODAL"}
+
+    def modal(self, context: Any, event: Any) -> Result:
+        """One window event of a modal bake."""
+        session = self.session
+        if event.type == "ESC":
+            return self.stop(context)
+        if event.type != "TIMER":
+            return {"RUNNING_MODAL"}
+        began = time.perf_counter()
+        try:
+            while not session.done:
+                session.step()
+                if time.perf_counter() - began >= self.frame_time:
+                    break
+        except ReachError as error:
+            self.stop(context)
+            self.report({"ERROR"}, f"bake stopped: {error}")  # type: ignore[attr-defined]
+            return {"FINISHED"}
+        context.window_manager.progress_update(len(session.baked))
+        return self.stop(context) if session.done else {"RUNNING_MODAL"}
+
+    def stop(self, context: Any) -> Result:
+        """End the modal bake: keep what was baked, report, remove the timer."""
+        manager = context.window_manager
+        manager.event_timer_remove(self.timer)
+        manager.progress_end()
+        try:
+            summary = self.end(context, self.session)
+        finally:
+            live.resume()
+        self.report({"INFO"}, summary)  # type: ignore[attr-defined]
+        return {"FINISHED"}
+
+
+class REACH_OT_bake(Bake, Operator):
+    """Hold every enabled constraint on every frame of a range and key the moved bones."""
+
+    bl_idname = "reach.bake"
+    bl_label = "Bake"
+
+
+classes = (REACH_OT_bake,)

@@ -1,0 +1,195 @@
+"""``reach.bake``: constraints held on every frame of a range, keyed on the moved bones."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import bpy
+import numpy as np
+import rigs
+from mathutils import Vector
+from rigs import four_limbs
+from test_keys import fcurve_paths
+
+
+def keyed_goal(obj, name, move, frames=(1, 12)):
+    """Key the goal of constraint ``name`` at its place and moved by ``move``."""
+    goal = obj.reach.constraints[name].goal
+    start = Vector(goal.location)
+    goal.keyframe_insert("location", frame=frames[0])
+    goal.location = start + Vector(move)
+    goal.keyframe_insert("location", frame=frames[1])
+    return goal
+
+
+def key_frames(obj):
+    """Per keyed data path of the armature (bones only), the frames keyed."""
+    found = {}
+    for curve in reach_keys(obj):
+        found.setdefault(curve.data_path, set()).update(k.co[0] for k in curve.keyframe_points)
+    return found
+
+
+def reach_keys(obj):
+    """The armature's F-curves of pose bones."""
+    action = obj.animation_data.action
+    if hasattr(action, "layers") and len(action.layers):
+        curves = [
+            c for la in action.layers for s in la.strips for b in s.channelbags for c in b.fcurves
+        ]
+    else:
+        curves = list(action.fcurves)
+    return [c for c in curves if c.data_path.startswith("pose.bones")]
+
+
+def test_bake_follows_a_keyframed_goal_on_every_frame_and_keys_only_moved_bones(reach):
+    obj = four_limbs()
+    scene = bpy.context.scene
+    scene.frame_set(5)
+    goal = keyed_goal(obj, "hand.L", (0.06, -0.05, 0.08))
+    feet = {side: rigs.world_tail(obj, f"shin.{side}") for side in ("L", "R")}
+    result = bpy.ops.reach.bake(armature=obj.name, frame_start=1, frame_end=12)
+    assert result == {"FINISHED"}
+    assert scene.frame_current == 5
+    keyed = key_frames(obj)
+    assert {p.split('"]')[0] for p in keyed} == {
+        f'pose.bones["{b}' for b in ("shoulder.L", "upper_arm.L", "forearm.L")
+    }
+    assert all(frames == {float(f) for f in range(1, 13)} for frames in keyed.values())
+    arm = rigs.chain_length(obj, ("upper_arm.L", "forearm.L"))
+    for frame in range(1, 13):
+        scene.frame_set(frame)
+        target = np.array(goal.matrix_world.translation)
+        assert np.linalg.norm(rigs.world_tail(obj, "forearm.L") - target) <= 1e-5 * arm, frame
+        for side, where in feet.items():
+            assert np.linalg.norm(rigs.world_tail(obj, f"shin.{side}") - where) <= 1e-5 * arm
+
+
+def test_feet_planted_over_keyed_ranges_do_not_slide_and_are_free_elsewhere(reach):
+    obj = rigs.metarig()
+    assert bpy.ops.reach.figure_from_armature(armature=obj.name, translate_root=True) == {
+        "FINISHED"
+    }
+    rigs.limbs(obj, hands=False)
+    scene = bpy.context.scene
+    hips = obj.pose.bones["spine"]
+    hips.keyframe_insert("location", frame=1)
+    hips.location = (0.0, -0.08, -0.15)  # down (bone Y is up) and forward (bone Z)
+    hips.keyframe_insert("location", frame=40)
+    planted = {"foot.L": (10, 30), "foot.R": (1, 20)}
+    for name, (first, last) in planted.items():
+        entry = obj.reach.constraints[name]
+        for frame, on in ((1, first == 1), (first, True), (last + 1, False)):
+            entry.enabled = on
+            obj.keyframe_insert(f'reach.constraints["{name}"].enabled', frame=frame)
+        # the foot is planted where the animation has it on the first planted frame
+        scene.frame_set(first)
+        entry.goal.location = rigs.world_tail(obj, f"shin.{name[-1]}")
+    scene.frame_set(1)
+    assert bpy.ops.reach.bake(armature=obj.name, frame_start=1, frame_end=40) == {"FINISHED"}
+    leg = rigs.chain_length(obj, ("thigh.L", "shin.L"))
+    for name, (first, last) in planted.items():
+        bone = f"shin.{name[-1]}"
+        goal = np.array(obj.reach.constraints[name].goal.location)
+        for frame in range(first, last + 1):
+            scene.frame_set(frame)
+            assert obj.reach.constraints[name].enabled
+            assert np.linalg.norm(rigs.world_tail(obj, bone) - goal) <= 1e-5 * leg, (name, frame)
+        scene.frame_set(last + 8)
+        assert not obj.reach.constraints[name].enabled
+        assert np.linalg.norm(rigs.world_tail(obj, bone) - goal) > 0.01  # free: it moves on
+
+
+def harness(reach, obj):
+    """The bake operator's mixin on a harness, and a window stand-in recording progress."""
+
+    class Harness(reach.addon.bake.Bake):
+        frame_time = 0.0  # one frame per timer event
+
+        def __init__(self):
+            self.armature, self.frame_start, self.frame_end = obj.name, 1, 12
+            self.reduce, self.tolerance = False, 1e-4
+            self.reports = []
+
+        def report(self, kind, message):
+            self.reports.append((kind, message))
+
+    manager = SimpleNamespace(progress=[], handlers=[], timers=[])
+    manager.progress_begin = lambda low, high: manager.progress.append(("begin", low, high))
+    manager.progress_update = lambda value: manager.progress.append(("update", value))
+    manager.progress_end = lambda: manager.progress.append(("end",))
+    manager.modal_handler_add = manager.handlers.append
+    manager.event_timer_add = lambda step, window=None: manager.timers.append("timer") or "timer"
+    manager.event_timer_remove = manager.timers.remove
+    context = SimpleNamespace(
+        scene=bpy.context.scene,
+        view_layer=bpy.context.view_layer,
+        active_object=bpy.context.active_object,
+        window=SimpleNamespace(),
+        window_manager=manager,
+    )
+    return Harness(), context
+
+
+def test_a_bake_stopped_with_esc_keeps_the_frames_baked_so_far_and_nothing_else(reach):
+    obj = four_limbs()
+    scene = bpy.context.scene
+    scene.frame_set(3)
+    goal = keyed_goal(obj, "hand.L", (0.06, -0.05, 0.08))
+    before = rigs.pose_channels(obj)
+    bake, context = harness(reach, obj)
+    timer = SimpleNamespace(type="TIMER", value="NOTHING")
+    assert bake.invoke(context, timer) == {"RUNNING_MODAL"}
+    assert context.window_manager.handlers == [bake]
+    for _ in range(5):
+        assert bake.modal(context, timer) == {"RUNNING_MODAL"}
+    assert bake.modal(context, SimpleNamespace(type="ESC", value="PRESS")) == {"FINISHED"}
+    manager = context.window_manager
+    assert manager.progress[0] == ("begin", 0, 12) and manager.progress[-1] == ("end",)
+    assert ("update", 5) in manager.progress and manager.timers == []
+    keyed = key_frames(obj)
+    assert keyed and all(frames == {1.0, 2.0, 3.0, 4.0, 5.0} for frames in keyed.values())
+    assert "stopped before frame 6" in bake.reports[-1][1]
+    assert scene.frame_current == 3
+    assert not reach.addon.live._paused[0]
+    # only the keyed bones differ from before, and only as their keys say
+    after = rigs.pose_channels(obj)
+    changed = {name for name in before if before[name] != after[name]}
+    assert changed <= {"shoulder.L", "upper_arm.L", "forearm.L"}
+    arm = rigs.chain_length(obj, ("upper_arm.L", "forearm.L"))
+    for frame in range(1, 6):
+        scene.frame_set(frame)
+        target = np.array(goal.matrix_world.translation)
+        assert np.linalg.norm(rigs.world_tail(obj, "forearm.L") - target) <= 1e-5 * arm
+
+
+def test_key_reduction_keeps_fewer_keys_within_the_tolerance(reach):
+    obj = four_limbs()
+    keyed_goal(obj, "hand.L", (0.06, -0.05, 0.08), frames=(1, 30))
+    assert bpy.ops.reach.bake(
+        armature=obj.name, frame_start=1, frame_end=30, reduce=True, tolerance=1e-3
+    ) == {"FINISHED"}
+    curves = reach_keys(obj)
+    assert curves and all(len(c.keyframe_points) < 30 for c in curves)
+    assert any(len(c.keyframe_points) > 2 for c in curves)
+
+
+def test_reduced_keeps_the_ends_and_the_keys_a_line_cannot_replace(reach):
+    reduced = reach.addon.bridge.keys.reduced
+    line = np.linspace(0.0, 1.0, 20)
+    assert reduced(line, 1e-9) == [0, 19]
+    bent = np.abs(np.linspace(-1.0, 1.0, 21))
+    assert reduced(bent, 1e-6) == [0, 10, 20]
+    assert reduced(bent, 2.0) == [0, 20]
+    assert reduced(np.stack([line, line[::-1] ** 2], axis=1), 1e-3)[1:-1]
+
+
+def test_bake_refuses_an_empty_range(reach):
+    obj = four_limbs()
+    try:
+        bpy.ops.reach.bake(armature=obj.name, frame_start=10, frame_end=3)
+    except RuntimeError as error:
+        assert "last frame 3 comes before its first 10" in str(error)
+    else:
+        raise AssertionError("an empty range must be refused")
+    assert obj.animation_data is None or fcurve_paths(obj) == set()
