@@ -126,7 +126,7 @@ def descend_dls(
         by_leaf = {task.leaf: task for task in tasks}
         stacked = []
         for level, weight in zip(levels, level_weight, strict=True):
-            residual, rows = stack([by_leaf[i] for i in level if i in by_leaf], space.n)
+            residual, rows = stack([by_leaf[int(i)] for i in level if int(i) in by_leaf], space.n)
             root = np.sqrt(weight)
             stacked.append((residual / root, rows / root))
         delta = _clamped_step(phi, stacked, space, damping)
@@ -208,7 +208,7 @@ def _polish(
         by_leaf = {task.leaf: task for task in tasks}
         stacked = []
         for level, weight in zip(levels, weights, strict=True):
-            residual, rows = stack([by_leaf[i] for i in level if i in by_leaf], space.n)
+            residual, rows = stack([by_leaf[int(i)] for i in level if int(i) in by_leaf], space.n)
             stacked.append((residual / np.sqrt(weight), rows / np.sqrt(weight)))
         trial = restore(phi + _clamped_step(phi, stacked, space, 0.0), space)
         if trial is None:
