@@ -86,7 +86,9 @@ def descend_lbfgsb(
             detail = "the goals are met"
             break
         moved = restore(phi - gradient, space)
-        projected = float(np.max(np.abs((moved if moved is not None else phi) - phi), initial=0))
+        if moved is None:  # far outside: the gradient on the equalities' null space instead
+            moved = phi - (gradient - space.a_eq.T @ (space.a_eq @ gradient))
+        projected = float(np.max(np.abs(moved - phi), initial=0.0))
         if projected <= tolerance:
             detail = "the projected gradient vanished"
             break
