@@ -5,11 +5,12 @@ from __future__ import annotations
 import bpy
 from bpy.props import PointerProperty
 
-from . import drag, figure_ops, joint_ops, live, panel, properties, solve_ops
+from . import drag, figure_ops, joint_ops, live, panel, pin_ops, properties, solve_ops
 
 classes = (
     *properties.classes,
     *figure_ops.classes,
+    *pin_ops.classes,
     *solve_ops.classes,
     *drag.classes,
     *live.classes,
