@@ -6,7 +6,8 @@ Run from the repository root after the benchmarks::
 
 Reads ``blender.json`` (Reach against Blender's Standard IK on the Rigify metarig) and
 ``solver.json`` (Reach against scipy), and, for the headline numbers below the table,
-``scale.json`` and ``papers.json``; a missing file leaves its rows "not measured". The
+``scale.json``, ``papers.json`` and ``methods.json`` (every solver method, issue 11); a
+missing file leaves its rows "not measured". The
 targets:
 
 * four-limb drag: Reach's median per-event time ≤ 1.0 × Blender Standard IK (500
@@ -292,6 +293,24 @@ def headlines(
     return lines
 
 
+def method_notes(methods: dict[str, Any] | None) -> list[str]:
+    """One line per method from ``methods.json``: success on the human's random targets,
+    and its largest pin drift in seed 004's Figure 1 scene (issue 11)."""
+    if methods is None:
+        return []
+    lines = []
+    for row in methods["methods"]:
+        if row["task"] != "human: random targets":
+            continue
+        drift = max(p["pin_drift"] for p in methods["pinned"] if p["method"] == row["method"])
+        lines.append(
+            f"- method {row['method']}: {100 * row['success_1e-06']:.0f}% of random targets "
+            f"within 1e-6 × limb, median {row['median_ms']:.1f} ms; largest pin drift with "
+            f"the wrist pinned and the spine moving {drift:.2g} m."
+        )
+    return lines
+
+
 def markdown(table: list[Row], notes: list[str], sources: dict[str, str]) -> str:
     lines = [
         "# Benchmarks: the issue's targets",
@@ -324,10 +343,10 @@ def main() -> None:
     results = results_folder(__doc__)
     data = {
         name: load(results, f"{name}.json")
-        for name in ("blender", "solver", "scale", "papers", "mixed")
+        for name in ("blender", "solver", "scale", "papers", "mixed", "methods")
     }
     table = rows(data["blender"], data["solver"], data["scale"]) + mixed_rows(data["mixed"])
-    notes = headlines(data["scale"], data["papers"], data["solver"])
+    notes = headlines(data["scale"], data["papers"], data["solver"]) + method_notes(data["methods"])
     sources = {
         f"{name}.json": str(record.get("date", "undated"))
         + (" quick" if record.get("quick") else "")
