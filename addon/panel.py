@@ -14,6 +14,7 @@ from bpy.types import Panel
 
 from . import lists, live, renames
 from .lists import add_bone_button, draw_list
+from .method_settings import draw_method
 
 if TYPE_CHECKING:
     from bpy.stub_internal.rna_enums import RegionTypeItems, SpaceTypeItems
@@ -206,6 +207,8 @@ class REACH_PT_constraint_settings(ArmaturePanel, Panel):
             col.prop(entry, "angle_degrees", text="Angle (°)")
             col.prop(entry, "angle_length", text="Weighs as")
         layout.prop(entry, "any_of")
+        layout.prop(entry, "priority")
+        layout.prop(entry, "pinned")
 
 
 class REACH_PT_joint(ArmaturePanel, Panel):
@@ -224,7 +227,10 @@ class REACH_PT_joint(ArmaturePanel, Panel):
         if pose_bone is None:
             layout.label(text=f"'{bone.name}' has no pose bone", icon="ERROR")
             return
-        layout.label(text=bone.name, icon="BONE_DATA")
+        row = layout.row()
+        row.label(text=bone.name, icon="BONE_DATA")
+        pin = row.operator("reach.pin_bone", text="Pin", icon="PINNED")
+        pin.armature, pin.bone = obj.name, bone.name
         layout.prop(pose_bone, "rotation_mode")
         if pose_bone.rotation_mode in POLYGON_MODES:
             joint = obj.reach.joints.get(bone.name)
@@ -327,6 +333,7 @@ class REACH_PT_solver(ArmaturePanel, Panel):
         layout.prop(settings, "tolerance")
         layout.prop(settings, "restarts")
         layout.prop(settings, "reach_distance")
+        draw_method(layout, settings.method)
 
 
 class REACH_PT_stats(ArmaturePanel, Panel):

@@ -29,6 +29,7 @@ from ..solver.rotations import EULER_ORDERS
 from .bridge.goals import GOAL_TYPES
 from .bridge.rig import AXES, DEFAULT_EULER_ORDER
 from .drag_session import EventStats
+from .method_settings import ReachMethod
 from .records import property_group
 
 GOAL_TYPE_UI = {
@@ -239,6 +240,18 @@ class ReachConstraint(PropertyGroup):
         items=BONE_AXIS_ITEMS,
         default="POS_Y",
     )
+    priority: IntProperty(  # type: ignore[valid-type]
+        name="Priority",
+        description="0 is the highest; damped least squares meets higher levels first",
+        min=0,
+        soft_max=5,
+        default=0,
+    )
+    pinned: BoolProperty(  # type: ignore[valid-type]
+        name="Pin",
+        description="Hold the bone where its goal is, above every priority (Pin)",
+        default=False,
+    )
 
 
 class ReachStats(PropertyGroup):
@@ -311,6 +324,7 @@ class ReachSettings(PropertyGroup):
         unit="LENGTH",
         precision=6,
     )
+    method: PointerProperty(type=ReachMethod)  # type: ignore[valid-type]
     stats: PointerProperty(type=ReachStats)  # type: ignore[valid-type]
     bake_reduce: BoolProperty(  # type: ignore[valid-type]
         name="Reduce keys",
@@ -342,5 +356,6 @@ classes = (
     ReachStats,
     ReachDragEvent,
     ReachPathPoint,
+    ReachMethod,
     ReachSettings,
 )

@@ -20,6 +20,7 @@ from . import (
     live,
     operator_base,
     panel,
+    pin_ops,
     properties,
     renames,
     solve_ops,
@@ -28,6 +29,7 @@ from . import (
 classes = (
     *properties.classes,
     *figure_ops.classes,
+    *pin_ops.classes,
     *solve_ops.classes,
     *drag.classes,
     *live.classes,

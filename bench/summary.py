@@ -6,8 +6,9 @@ Run from the repository root after the benchmarks::
 
 Reads ``blender.json`` (Reach against Blender's Standard IK on the Rigify metarig),
 ``solver.json`` (Reach against scipy) and ``bank.json`` (the problem bank), and, for the
-headline numbers below the table, ``scale.json`` and ``papers.json``; a missing file
-leaves its rows "not measured". The targets:
+headline numbers below the table, ``scale.json``, ``papers.json``, ``bake.json`` and
+``methods.json`` (every solver method, issue 11); a missing file leaves its rows "not
+measured". The targets:
 
 * four-limb drag: Reach's median per-event time ≤ 1.0 × Blender Standard IK (500
   iterations), with every event's residual ≤ 1e-6 × limb length;
@@ -239,6 +240,24 @@ def bake_headline(bake: dict[str, Any] | None) -> list[str]:
     ]
 
 
+def method_notes(methods: dict[str, Any] | None) -> list[str]:
+    """One line per method from ``methods.json``: success on the human's random targets,
+    and its largest pin drift in seed 004's Figure 1 scene (issue 11)."""
+    if methods is None:
+        return []
+    lines = []
+    for row in methods["methods"]:
+        if row["task"] != "human: random targets":
+            continue
+        drift = max(p["pin_drift"] for p in methods["pinned"] if p["method"] == row["method"])
+        lines.append(
+            f"- method {row['method']}: {100 * row['success_1e-06']:.0f}% of random targets "
+            f"within 1e-6 × limb, median {row['median_ms']:.1f} ms; largest pin drift with "
+            f"the wrist pinned and the spine moving {drift:.2g} m."
+        )
+    return lines
+
+
 def markdown(table: list[Row], notes: list[str], sources: dict[str, str]) -> str:
     lines = [
         "# Benchmarks: the issue's targets",
@@ -271,14 +290,18 @@ def main() -> None:
     results = results_folder(__doc__)
     data = {
         name: load(results, f"{name}.json")
-        for name in ("blender", "solver", "scale", "papers", "mixed", "bank", "bake")
+        for name in ("blender", "solver", "scale", "papers", "mixed", "bank", "bake", "methods")
     }
     table = (
         rows(data["blender"], data["solver"], data["scale"])
         + mixed_rows(data["mixed"])
         + bank_targets(data["bank"])
     )
-    notes = headlines(data["scale"], data["papers"], data["solver"]) + bake_headline(data["bake"])
+    notes = (
+        headlines(data["scale"], data["papers"], data["solver"])
+        + bake_headline(data["bake"])
+        + method_notes(data["methods"])
+    )
     sources = {
         f"{name}.json": str(record.get("date", "undated"))
         + (" quick" if record.get("quick") else "")

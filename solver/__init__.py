@@ -21,12 +21,14 @@ from .exceptions import ReachError, SolverInputError
 from .figure import Figure
 from .limits import LinearLimits
 from .optimizer.result import Outcome, SolveResult, Status
+from .pins import PIN_WEIGHT, pin
 from .problem import Problem
 from .segment import Dof, Segment
 from .solve import METHODS, solve
 
 __all__ = [
     "METHODS",
+    "PIN_WEIGHT",
     "AnyOf",
     "Constraint",
     "Dof",
@@ -41,5 +43,6 @@ __all__ = [
     "SolverInputError",
     "Status",
     "goals",
+    "pin",
     "solve",
 ]

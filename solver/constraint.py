@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
 from numpy.typing import ArrayLike
 
 from ._checks import FloatArray, finite_array, nonnegative
@@ -54,13 +55,20 @@ class Constraint:
         weight: w ≥ 0; the constraint contributes ``w · P(e(θ))``.
         chain_start: The segment whose joint starts the chain that moves the effector;
             the chain runs from it down to the effector's segment. ``None``: to the root.
+        priority: The constraint's level, 0 the highest: method ``"dls"`` solves each
+            level in the null space of the levels above it (task priority); the other
+            methods weigh every constraint by its weight alone.
+        pinned: Whether this constraint is a pin (see :func:`solver.pin`): ``"dls"``
+            solves pins above every priority level; the other methods weigh them as
+            goals.
         name: Optional label used in messages.
 
     Raises:
-        SolverInputError: For a non-effector, a non-goal, or a negative or NaN weight.
+        SolverInputError: For a non-effector, a non-goal, a negative or NaN weight, or a
+            priority that is not an integer ≥ 0.
     """
 
-    __slots__ = ("chain_start", "effector", "goal", "name", "weight")
+    __slots__ = ("chain_start", "effector", "goal", "name", "pinned", "priority", "weight")
 
     def __init__(
         self,
@@ -68,7 +76,9 @@ class Constraint:
         goal: Goal,
         weight: float = 1.0,
         chain_start: str | None = None,
+        priority: int = 0,
         *,
+        pinned: bool = False,
         name: str = "",
     ) -> None:
         label = name or "Constraint"
@@ -89,10 +99,19 @@ class Constraint:
                 f"{label}: chain_start must be a segment name or None, got {chain_start!r}"
             )
         self.chain_start = chain_start
+        if (
+            isinstance(priority, bool)
+            or not isinstance(priority, (int, np.integer))
+            or priority < 0
+        ):
+            raise SolverInputError(f"{label}: priority must be an integer ≥ 0, got {priority!r}")
+        self.priority = int(priority)
+        self.pinned = bool(pinned)
         self.name = name or f"{type(goal).__name__} on {effector.segment}"
 
     def __repr__(self) -> str:
-        return f"Constraint({self.name!r}, weight={self.weight})"
+        extra = f", priority={self.priority}" if self.priority else ""
+        return f"Constraint({self.name!r}, weight={self.weight}{extra})"
 
 
 class AnyOf:

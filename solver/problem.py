@@ -21,9 +21,11 @@ from .constraint import AnyOf, Constraint
 from .exceptions import SolverInputError
 from .figure import Figure
 from .goals.base import Goal
+from .goals.orientation import PositionOrientation
+from .goals.position import Position
 from .goals.stacked import StackedGoals
 from .limits import LinearLimits
-from .reach import ReachChains, reach_balls
+from .reach import ReachChains, pin_balls, reach_balls
 from .vectors import cross, skews
 
 __all__ = ["Problem"]
@@ -172,7 +174,13 @@ class Problem:
                 )
             old = leaves[index]
             leaves[index] = Constraint(
-                old.effector, goal, old.weight, old.chain_start, name=old.name
+                old.effector,
+                goal,
+                old.weight,
+                old.chain_start,
+                old.priority,
+                pinned=old.pinned,
+                name=old.name,
             )
         constraints: list[Constraint | AnyOf] = []
         for term, item in zip(self.terms, self.constraints, strict=True):
@@ -241,36 +249,59 @@ class Problem:
         points, x, y = self._pose(np.asarray(theta, dtype=np.float64))[:3]
         return self._goals(points, x, y)[0]
 
-    def reach_margins(self, theta: ArrayLike) -> tuple[float, ...]:
+    def reach_margins(self, theta: ArrayLike, *, pins: bool = True) -> tuple[float, ...]:
         """Per constraint, how far its target lies inside (+) or outside (−) its reach.
 
-        Each effector point stays within a ball about its chain's fixed pivot (see
-        :mod:`.reach`); the margin is how deep the goal's target set enters that ball,
-        in length units. A negative margin proves the constraint cannot be met from
-        any pose; a positive one does not promise that it can (joint limits are not
-        counted). Goals with no positional target (orientation, aim) get +inf; an
-        :class:`AnyOf` gets the largest margin of its members.
+        Each effector point stays within a ball about its chain's fixed pivot, and,
+        given the pins (:func:`solver.pin`), within a ball about each pin's target on
+        its chain (see :mod:`.reach`); the margin is how deep the goal's target set
+        enters the smallest of those balls, in length units. A negative margin proves
+        the constraint cannot be met from any pose (that holds the pins); a positive one
+        does not promise that it can (joint limits are not counted). Goals with no
+        positional target (orientation, aim) get +inf; an :class:`AnyOf` gets the
+        largest margin of its members.
 
         Args:
             theta: Joint values, shape (n_dofs,): fixed DOFs place the pivots.
+            pins: Count the pins (False: the chains alone).
 
         Raises:
             SolverInputError: If ``theta`` has the wrong length or holds NaN.
         """
-        margins = self.leaf_reach_margins(self.figure.check_theta(theta))
+        margins = self.leaf_reach_margins(self.figure.check_theta(theta), pins=pins)
         return tuple(float(margins[list(term.members)].max()) for term in self.terms)
 
-    def leaf_reach_margins(self, theta: FloatArray) -> FloatArray:
+    def leaf_reach_margins(self, theta: FloatArray, *, pins: bool = True) -> FloatArray:
         """:meth:`reach_margins` per leaf constraint, unchecked, shape (m,)."""
-        centres, radii = self.reach_balls(theta)
+        chains, world, points = self._reach_pose(theta)
+        centres, radii = reach_balls(self.figure, chains, world, points)
         pairs = zip(self.leaves, centres, radii, strict=True)
-        return np.array([leaf.goal.reach_margin(c, r) for leaf, c, r in pairs])
+        margins = np.array([leaf.goal.reach_margin(c, r) for leaf, c, r in pairs])
+        targets: dict[int, FloatArray] = {}
+        for j, leaf in enumerate(self.leaves if pins else ()):
+            goal = leaf.goal
+            positional = isinstance(goal, Position) or (
+                isinstance(goal, PositionOrientation) and goal.w_position > 0
+            )
+            if leaf.pinned and positional:
+                targets[j] = goal.point  # type: ignore[attr-defined]
+        balls = pin_balls(self.figure, chains, world, points, self.effector_segments, targets)
+        for i, centre, radius in balls:
+            margins[i] = min(margins[i], self.leaves[i].goal.reach_margin(centre, radius))
+        return margins
 
     def reach_balls(self, theta: FloatArray) -> tuple[FloatArray, FloatArray]:
         """The ball each leaf's effector point stays in (:func:`.reach.reach_balls`).
 
         Only the fixed DOFs of ``theta`` count: the balls are measured with every
         variable translation at 0.
+        """
+        return reach_balls(self.figure, *self._reach_pose(theta))
+
+    def _reach_pose(self, theta: FloatArray) -> tuple[ReachChains, FloatArray, FloatArray]:
+        """The balls' chains, world frames and effector points.
+
+        They are measured at ``theta`` with every variable translation at 0.
         """
         chains = self.memo.get("reach")
         if not isinstance(chains, ReachChains):
@@ -279,7 +310,7 @@ class Problem:
         posed = np.array(theta, dtype=np.float64)
         posed[self.variables[~self.kinematics.dof_rotation[self.variables]]] = 0.0
         world = self.kinematics.frames(posed).world
-        return reach_balls(self.figure, chains, world, self._states(world)[0])
+        return chains, world, self._states(world)[0]
 
     def evaluate(self, theta: FloatArray) -> tuple[float, FloatArray]:
         """G_all and its gradient without input checks; the gradient has length n_dofs."""

@@ -13,6 +13,18 @@ a target inside it may still be out of reach (an inner hole, a limit).
 
 The reachable-space test of Phillips, Zhao & Badler 1990 and Baerlocher & Boulic
 2004, reduced to what can be proved cheaply on every drag event.
+
+Given what is pinned (Greeff, Haber & Seidel 2005, "Reachable space": an elbow pinned
+in space makes the forearm's length the hand's reach). A pin holds point P of segment
+s at its target t. If s lies on the moving part of an effector's line of ancestors,
+the effector point r is rigidly linked to P through the joints below s: with
+o_1, …, o_k the origins of the segments from s's child down to the effector's
+segment, ``‖r − P‖ ≤ ‖P − o_1‖ + Σ ‖o_{j+1} − o_j‖ + ‖r − o_k‖`` (each term is a
+distance between two points of one rigid segment, unchanged by rotations; a
+translation DOF below s adds its range, as above). So while the pin holds, r stays
+in the ball of that radius about t: a tighter outer bound whenever the pin sits
+below the chain's pivot. It proves "out of reach" for a method that holds pins
+exactly (``"dls"``), and says what is out of reach "given the pins" for the others.
 """
 
 from __future__ import annotations
@@ -24,7 +36,7 @@ import numpy as np
 from ._checks import BoolArray, FloatArray, IntArray
 from .figure import Figure
 
-__all__ = ["ReachChains", "reach_balls"]
+__all__ = ["ReachChains", "pin_balls", "reach_balls"]
 
 
 @dataclass(frozen=True)
@@ -117,3 +129,49 @@ def _translation_scale(world: FloatArray, path: IntArray) -> float:
     """The largest length scale of the frames along ``path`` (1 without scaled rests)."""
     columns = world[path, :3, :3]
     return max(1.0, float(np.sqrt((columns**2).sum(axis=1)).max()))
+
+
+def pin_balls(
+    figure: Figure,
+    chains: ReachChains,
+    world: FloatArray,
+    points: FloatArray,
+    effectors: IntArray,
+    pins: dict[int, FloatArray],
+) -> list[tuple[int, FloatArray, float]]:
+    """The balls the pins confine other leaves' effectors to (see the module).
+
+    Args:
+        figure: The figure.
+        chains: From :meth:`ReachChains.build`.
+        world: World frames of the pose, shape (n_segments + 1, 4, 4), every variable
+            translation at 0 (as for :func:`reach_balls`).
+        points: The effector points at that pose, shape (m, 3).
+        effectors: Each leaf's effector segment, shape (m,).
+        pins: Target point by leaf index of each position pin.
+
+    Returns:
+        ``(leaf, centre, radius)`` per leaf and pin on its moving chain.
+    """
+    balls: list[tuple[int, FloatArray, float]] = []
+    if not pins:
+        return balls
+    origins = world[:, :3, 3]
+    segment_of = np.empty(figure.n_dofs, np.intp)
+    for k, part in enumerate(figure.segments):
+        segment_of[list(part.dof_indices)] = k
+    span = np.maximum(np.abs(figure.lower), np.abs(figure.upper))  # as in reach_balls
+    for i in range(points.shape[0]):
+        path = [int(k) for k in chains.paths[i]]
+        for j, target in pins.items():
+            pinned = int(effectors[j])
+            if j == i or pinned not in path:
+                continue
+            below = path[: path.index(pinned)]
+            joints = np.concatenate((points[j][None], origins[below[::-1]], points[i][None]))
+            radius = float(np.sqrt(((joints[1:] - joints[:-1]) ** 2).sum(axis=1)).sum())
+            moving = [d for d in chains.translations[i] if int(segment_of[d]) in below]
+            if moving:
+                radius += float(span[moving].sum()) * _translation_scale(world, chains.paths[i])
+            balls.append((i, target, radius))
+    return balls

@@ -28,6 +28,7 @@ from numpy.typing import ArrayLike
 from ._checks import FloatArray, finite_scalar
 from .exceptions import SolverInputError
 from .limits import outside_limits
+from .methods import METHODS, method_options, run_method
 from .optimizer.feasible import Box, Starts
 from .optimizer.goldfarb import descend
 from .optimizer.result import Descent, Outcome, SolveResult, Status
@@ -35,9 +36,6 @@ from .optimizer.space import ReducedSpace
 from .problem import Problem
 
 __all__ = ["METHODS", "START_METRICS", "solve", "weight_scale"]
-
-METHODS = ("goldfarb",)
-"""Names accepted by ``solve(method=...)``."""
 
 START_METRICS = ("gauss_newton", "identity")
 """Names accepted by ``solve(start_metric=...)``."""
@@ -63,6 +61,15 @@ def solve(
     start_metric: str = "gauss_newton",
     callback: Callable[[FloatArray, float], None] | None = None,
     goal_tolerance: float | None = None,
+    tikhonov: float | None = None,
+    theta_ref: ArrayLike | None = None,
+    subdivide: int | None = None,
+    memory: int | None = None,
+    damping: float | None = None,
+    step_size: float | None = None,
+    falloff: float | None = None,
+    cutoff: int | None = None,
+    slope: float | None = None,
 ) -> SolveResult:
     """Minimise ``problem``'s G_all from ``theta0`` without ever leaving the limits.
 
@@ -91,7 +98,12 @@ def solve(
             takes at most max(200, 4 × variables) of them.
         restarts: Most restarts; 0 = one local descent.
         seed: Seed of the restarts' random starts (results are deterministic).
-        method: The backend; see :data:`METHODS`.
+        method: The method, one of :data:`METHODS` (see :mod:`solver.methods`):
+            ``"goldfarb"`` (the default, above), ``"lbfgsb"`` (seed 002),
+            ``"dls"`` (seeds 002, 004: damped least squares by ``priority`` level, pins
+            first) or ``"jacobian_transpose"`` (seed 003). All keep every limit and
+            the time limit; ``tolerance`` is each one's stop test, and restarts run
+            for all.
         start_metric: How the inverse-Hessian estimate H starts and restarts (see
             :data:`START_METRICS`): ``"gauss_newton"`` (default) inverts the damped
             Gauss–Newton curvature of the goals on the null space of the active limits,
@@ -103,6 +115,18 @@ def solve(
             every goal is then met to within it (G_all ≥ 0 is a sum of weighted
             potentials; see :meth:`Problem.goal_tolerance` for one from lengths). None:
             only the Kuhn–Tucker test at ``tolerance`` ends a descent.
+        tikhonov: ``"lbfgsb"`` only: weight of ``‖θ − θ_ref‖²`` added to G_all (0).
+        theta_ref: ``"lbfgsb"`` only: θ_ref, shape (n_dofs,) (the start pose).
+        subdivide: ``"lbfgsb"`` only: M intermediate goals solved in turn (0).
+        memory: ``"lbfgsb"`` only: (s, y) pairs kept (10).
+        damping: ``"dls"`` only: λ_max [length] (0.05 × the longest chain).
+        step_size: ``"jacobian_transpose"`` only: the constant step e (None: the
+            Gauss–Newton model's step along the pull).
+        falloff: ``"jacobian_transpose"`` only: joint weight per segment of tree
+            distance from a handle, in (0, 1] (0.9).
+        cutoff: ``"jacobian_transpose"`` only: joints more than this many segments
+            from a handle do not move for it (None).
+        slope: ``"jacobian_transpose"`` only: the 15-step slope stop's threshold (1e-4).
 
     Returns:
         The best pose found; see :class:`solver.SolveResult`.
@@ -123,6 +147,23 @@ def solve(
             f"unknown start_metric {start_metric!r}; choose one of {START_METRICS}"
         )
     theta_start = problem.figure.check_theta(theta0, "theta0")
+    if method != "goldfarb" and start_metric != "gauss_newton":
+        raise SolverInputError(f"start_metric is an option of 'goldfarb' only, not of {method!r}")
+    options = method_options(
+        method,
+        {
+            "tikhonov": tikhonov,
+            "theta_ref": theta_ref,
+            "subdivide": subdivide,
+            "memory": memory,
+            "damping": damping,
+            "step_size": step_size,
+            "falloff": falloff,
+            "cutoff": cutoff,
+            "slope": slope,
+        },
+        problem.n_dofs,
+    )
     _check_options(time_limit, tolerance, max_iterations, restarts, seed)
     if goal_tolerance is not None and finite_scalar(goal_tolerance, "goal_tolerance") < 0.0:
         raise SolverInputError(f"goal_tolerance must be ≥ 0 or None, got {goal_tolerance}")
@@ -152,6 +193,23 @@ def solve(
             multipliers=np.empty(0),
         )
         runs = 0
+    elif method != "goldfarb":
+        weight = weight_scale(problem)
+        outcome, runs = run_method(
+            method,
+            options,
+            problem,
+            space,
+            callback,
+            weight=weight,
+            deadline=deadline,
+            tolerance=tolerance,
+            max_iterations=max_iterations,
+            restarts=restarts,
+            seed=seed,
+            goal_value=None if goal_tolerance is None else goal_tolerance / weight,
+            starts=lambda: _starts(problem, space, space.phi(space.base), restarts, seed),
+        )
     else:
         outcome, runs = _descents(
             problem,
@@ -174,7 +232,9 @@ def solve(
         if multiplier > tolerance
     )
     met = goal_tolerance if goal_tolerance is not None else tolerance * weight_scale(problem)
-    verdict, unreachable = _verdict(problem, theta, value, outcome.status, met)
+    verdict, unreachable = _verdict(
+        problem, theta, value, outcome.status, met, pins=method == "dls"
+    )
     return SolveResult(
         x=theta,
         fun=value,
@@ -196,16 +256,17 @@ def solve(
 
 
 def _verdict(
-    problem: Problem, theta: FloatArray, value: float, status: Status, met: float
+    problem: Problem, theta: FloatArray, value: float, status: Status, met: float, *, pins: bool
 ) -> tuple[Outcome, tuple[int, ...]]:
     """What the pose is worth, and which constraints are proved out of reach.
 
     "Not reachable" needs a proof (a negative reach margin) and a Kuhn–Tucker point;
     a goal unmet without one is a local minimum, or unfinished when the budget ran out.
+    ``pins``: whether the pins hold exactly (``"dls"``), so their margins prove too.
     """
     if value <= met:
         return Outcome.MET, ()
-    margins = problem.reach_margins(theta)
+    margins = problem.reach_margins(theta, pins=pins)
     scale = max(1.0, float(np.max(problem.chain_lengths, initial=0.0)))
     unreachable = tuple(k for k, margin in enumerate(margins) if margin < -1e-9 * scale)
     if status is not Status.CONVERGED:

@@ -242,6 +242,8 @@ def build_problem(obj: Any, scene: Any, rig: Rig | None = None) -> Setup:
                 solver_goal,
                 weight=entry.weight,
                 chain_start=entry.chain_start or None,
+                priority=entry.priority,
+                pinned=entry.pinned,
                 name=entry.name,
             )
         goal_objects.append(goal)

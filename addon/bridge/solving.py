@@ -19,6 +19,7 @@ from ...solver.limits import clamp_to_limits, outside_limits
 from ..errors import BlenderDataError, labelled
 from . import evaluated
 from .goals import Setup
+from .methods import solve_options
 from .pose import changed_bones, read_pose, write_pose
 from .rig import Array, Rig
 
@@ -76,8 +77,8 @@ def run_solve(
     Args:
         setup: The problem.
         theta0: Start pose, shape (n_dofs,).
-        settings: The armature's Reach settings (``Object.reach``): its tolerance and
-            "met within" distance.
+        settings: The armature's Reach settings (``Object.reach``): its tolerance,
+            "met within" distance and method (with its options).
         time_limit: Seconds the solve may take, or None.
         restarts: Seeded restarts when a descent stalls (0 for drags).
 
@@ -91,6 +92,7 @@ def run_solve(
             time_limit=time_limit,
             tolerance=settings.tolerance,
             restarts=restarts,
+            **solve_options(settings.method),
         )
     problem = setup.problem
     values = problem.potentials(result.theta)

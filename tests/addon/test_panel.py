@@ -330,4 +330,11 @@ def test_solver_panel_draws_the_settings_split(reach):
     rigs.figure()
     layout = draw(reach.addon.panel.REACH_PT_solver)
     assert layout.settings == {"use_property_split": True, "use_property_decorate": False}
-    assert layout.props() == ["time_budget", "adaptive", "tolerance", "restarts", "reach_distance"]
+    assert layout.props() == [
+        "time_budget",
+        "adaptive",
+        "tolerance",
+        "restarts",
+        "reach_distance",
+        "kind",
+    ]

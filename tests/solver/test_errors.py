@@ -167,7 +167,7 @@ def test_solve_accepts_a_start_pose_on_the_boundary() -> None:
         ({"restarts": 1.5}, "restarts must be an integer ≥ 0"),
         ({"seed": 0.5}, "seed must be an integer"),
         ({"seed": None}, "seed must be an integer"),
-        ({"method": "newton"}, r"unknown method 'newton'; choose one of \('goldfarb',\)"),
+        ({"method": "newton"}, r"unknown method 'newton'; choose one of \('goldfarb', 'lbfgsb'"),
     ],
 )
 def test_solve_raises_if_an_option_is_bad(options: dict, message: str) -> None:

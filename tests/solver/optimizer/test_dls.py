@@ -1,0 +1,99 @@
+"""Damped least squares: bounded steps near a singular stretch, priority levels, pins."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+from problems import planar_arm, tip
+
+from solver import Constraint, Effector, Problem, goals, pin, solve
+from solver.optimizer.dls import damped_inverse
+
+LENGTHS = [0.3, 0.25, 0.2]
+
+
+def test_the_damped_inverse_is_bounded_by_one_over_twice_lambda_when_singular() -> None:
+    matrix = np.array([[1.0, 0.0], [0.0, 1e-6]])
+    inverse, basis = damped_inverse(matrix, 0.1)
+    assert np.linalg.norm(inverse, 2) <= 1.0 / (2 * 0.1 * np.sqrt(1 - (1e-6 / 0.4) ** 2)) + 1e-12
+    assert basis.shape == (2, 2)
+    far, _ = damped_inverse(np.diag([1.0, 0.5]), 0.1)  # σ_min ≥ 4λ: undamped
+    np.testing.assert_allclose(far, np.diag([1.0, 2.0]))
+
+
+def test_dls_joint_speed_stays_bounded_near_a_singular_stretch() -> None:
+    fig = planar_arm(LENGTHS[:2])
+    problem = Problem(fig, [Constraint(tip(fig, LENGTHS[:2]), goals.Position((0.0, 0.6, 0.0)))])
+    theta0 = np.array([0.0, 1e-4])  # stretched out along +Y; the goal is 5 cm beyond
+    residual = 0.6 - 0.55
+    damping = 0.05
+    poses = [theta0]
+    solve(
+        problem,
+        theta0,
+        method="dls",
+        damping=damping,
+        restarts=0,
+        max_iterations=20,
+        callback=lambda theta, value: poses.append(theta.copy()),
+    )
+    steps = [float(np.linalg.norm(b - a)) for a, b in itertools.pairwise(poses)]
+    assert max(steps) <= residual / (2 * damping) * 1.01
+    # Undamped, the first step's elbow turn is the residual over σ_min ≈ 0.25 × 1e-4.
+    assert residual / (0.25 * 1e-4) > 100 * max(steps)
+
+
+def conflicting(priority_hand: int, priority_elbow: int) -> Problem:
+    fig = planar_arm(LENGTHS)
+    hand = Constraint(tip(fig, LENGTHS), goals.Position((-0.3, 0.4, 0.0)), priority=priority_hand)
+    elbow = Effector("link1")  # the elbow joint, pulled where the hand goal forbids
+    pull = Constraint(elbow, goals.Position((0.4, -0.2, 0.0)), priority=priority_elbow)
+    return Problem(fig, [hand, pull])
+
+
+def test_dls_meets_a_level_zero_goal_exactly_while_a_conflicting_level_one_goal_is_not() -> None:
+    problem = conflicting(0, 1)
+    result = solve(problem, np.array([0.1, 0.2, 0.3]), method="dls", restarts=0)
+    points = problem.effector_states(result.x)[0]
+    assert np.linalg.norm(points[0] - (-0.3, 0.4, 0.0)) <= 1e-8
+    assert np.linalg.norm(points[1] - (0.4, -0.2, 0.0)) > 0.1
+    # Weighted together (one level), neither goal is met.
+    blended = solve(conflicting(0, 0), np.array([0.1, 0.2, 0.3]), method="dls", restarts=0)
+    together = conflicting(0, 0).effector_states(blended.x)[0]
+    assert np.linalg.norm(together[0] - (-0.3, 0.4, 0.0)) > 1e-3
+
+
+def test_dls_swaps_the_winner_with_the_priorities() -> None:
+    problem = conflicting(1, 0)
+    result = solve(problem, np.array([0.1, 0.2, 0.3]), method="dls", restarts=0)
+    points = problem.effector_states(result.x)[0]
+    elbow_reach = np.linalg.norm(points[1] - (0.4, -0.2, 0.0))
+    assert elbow_reach == pytest.approx(np.linalg.norm((0.4, -0.2)) - LENGTHS[0], abs=1e-6)
+
+
+def test_dls_holds_a_pin_while_another_goal_pulls() -> None:
+    lengths = [0.3, 0.25, 0.2, 0.15]
+    fig = planar_arm(lengths)
+    theta0 = np.array([0.3, 1.0, 1.0, 0.8])
+    held = pin(fig, theta0, "link3", (0.0, 0.15, 0.0))
+    place = held.goal.point.copy()
+    pull = Constraint(Effector("link1"), goals.Position((0.3, 0.1, 0.0)))
+    problem = Problem(fig, [held, pull])
+    drift = []
+    result = solve(
+        problem,
+        theta0,
+        method="dls",
+        restarts=0,
+        callback=lambda theta, value: drift.append(
+            np.linalg.norm(problem.effector_states(theta)[0][0] - place)
+        ),
+    )
+    assert max(drift) <= 1e-5  # each step's pin is put back (seed 004's compensation)
+    assert np.linalg.norm(problem.effector_states(result.x)[0][0] - place) <= 1e-9
+    # As close as a pin of overwhelming weight lets Goldfarb's method get.
+    heavy = Problem(fig, [pin(fig, theta0, "link3", (0.0, 0.15, 0.0), weight=1e6), pull])
+    best = solve(heavy, theta0, restarts=0)
+    assert problem.potentials(result.x)[1] == pytest.approx(heavy.potentials(best.x)[1], rel=1e-4)

@@ -1,0 +1,123 @@
+"""Every method of ``solve``: the planar arm's known answer, limits, time and options."""
+
+from __future__ import annotations
+
+import math
+import os
+
+import numpy as np
+import pytest
+from helpers import raises_input_error
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from problems import planar_arm, random_problem, tip
+
+from solver import METHODS, Constraint, Problem, goals, solve
+
+ARM = [0.3, 0.25]
+
+
+def two_link_problem(target: tuple[float, float]) -> Problem:
+    fig = planar_arm(ARM, lower=0.0, upper=math.pi)
+    return Problem(fig, [Constraint(tip(fig, ARM), goals.Position((*target, 0.0)))])
+
+
+def test_methods_are_the_four_systems() -> None:
+    assert METHODS == ("goldfarb", "lbfgsb", "dls", "jacobian_transpose")
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_each_method_finds_the_planar_arms_elbow_angle(method: str) -> None:
+    # Law of cosines: |target|² = a² + b² + 2ab cos(elbow).
+    target = (-0.4, 0.1)
+    a, b = ARM
+    elbow = math.acos((target[0] ** 2 + target[1] ** 2 - a * a - b * b) / (2 * a * b))
+    problem = two_link_problem(target)
+    result = solve(problem, np.array([0.1, 0.1]), method=method, restarts=0)
+    assert result.outcome == "met"
+    assert result.x[1] == pytest.approx(elbow, abs=1e-4)
+    reached = problem.effector_states(result.x)[0][0]
+    assert np.linalg.norm(reached[:2] - target) <= 1e-4
+
+
+@settings(
+    max_examples=int(os.environ.get("REACH_EXAMPLES", "25")),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+@given(
+    seed=st.integers(0, 2**31 - 1),
+    n_segments=st.integers(1, 6),
+    n_goals=st.integers(1, 3),
+    method=st.sampled_from(METHODS[1:]),
+)
+def test_no_method_ever_leaves_the_limits(
+    seed: int, n_segments: int, n_goals: int, method: str
+) -> None:
+    problem, theta0 = random_problem(seed, n_segments, n_goals)
+    worst: list[float] = []
+
+    def record(theta: np.ndarray, value: float) -> None:
+        worst.append(problem.limits.max_violation(theta))
+
+    result = solve(problem, theta0, method=method, restarts=1, max_iterations=150, callback=record)
+    assert result.max_violation <= 1e-9
+    assert max(worst, default=0.0) <= 1e-9
+    assert result.fun <= problem.objective(theta0)[0] * (1 + 1e-12) + 1e-300
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_each_method_honours_the_time_limit(method: str) -> None:
+    problem, theta0 = random_problem(77, 6, 4)
+    result = solve(problem, theta0, method=method, time_limit=1e-6, restarts=3)
+    assert result.status == "time_limit"
+    assert result.max_violation <= 1e-9
+    assert result.fun <= problem.objective(theta0)[0]
+
+
+@pytest.mark.parametrize(
+    ("method", "option"),
+    [
+        ("goldfarb", {"tikhonov": 1.0}),
+        ("dls", {"subdivide": 2}),
+        ("lbfgsb", {"damping": 0.1}),
+        ("jacobian_transpose", {"theta_ref": np.zeros(4)}),
+        ("dls", {"step_size": 0.1}),
+        ("lbfgsb", {"falloff": 0.5}),
+    ],
+)
+def test_solve_raises_if_a_method_is_given_an_option_it_does_not_take(
+    method: str, option: dict
+) -> None:
+    name = next(iter(option))
+    problem, _theta0 = random_problem(3, 2, 1)
+    with raises_input_error(f"method '{method}' does not take option '{name}'"):
+        solve(problem, np.zeros(problem.n_dofs), method=method, **option)
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"method": "lbfgsb", "tikhonov": -1.0}, "tikhonov must be"),
+        ({"method": "lbfgsb", "subdivide": 1.5}, "subdivide must be an integer"),
+        ({"method": "lbfgsb", "theta_ref": [0.0]}, "theta_ref"),
+        ({"method": "jacobian_transpose", "falloff": 2.0}, "falloff must be in"),
+        ({"method": "jacobian_transpose", "cutoff": -1}, "cutoff must be an integer"),
+        ({"method": "dls", "damping": math.nan}, "damping"),
+        ({"method": "dls", "start_metric": "identity"}, "start_metric is an option of"),
+    ],
+)
+def test_solve_raises_if_a_method_option_is_bad(options: dict, message: str) -> None:
+    problem, _ = random_problem(3, 2, 1)
+    with raises_input_error(message):
+        solve(problem, np.zeros(problem.n_dofs), **options)
+
+
+@pytest.mark.parametrize("method", METHODS[1:])
+def test_each_method_reports_the_same_outcome_fields(method: str) -> None:
+    problem = two_link_problem((0.0, 0.9))  # beyond the 0.55 reach
+    result = solve(problem, np.array([0.1, 0.1]), method=method, restarts=0)
+    assert result.outcome in ("not_reachable", "local_minimum")
+    assert result.unreachable == (0,)
+    reached = problem.effector_states(result.x)[0][0]
+    assert np.linalg.norm(reached) == pytest.approx(sum(ARM), abs=1e-3)
