@@ -26,22 +26,33 @@ from bpy.app.handlers import persistent
 from bpy.props import BoolProperty
 from bpy.types import Operator
 
+from . import renames
 from .bridge import goals, keys, pose, rig, solving
 from .bridge.rig import Array
 from .errors import BlenderDataError, ReachError
 from .operator_base import ArmatureOperator, Result
 
-Channels = tuple[float, ...]
-"""A pose bone's location and rotation channels, flat."""
+Channels = tuple[str, ...]
+"""A pose bone's location and rotation channels, or a world matrix, flat, as hex."""
+
+
+def _flat(matrix: Any) -> Channels:
+    """A matrix's entries, bit for bit."""
+    return tuple(float(v).hex() for row in matrix for v in row)
 
 
 def _channels(pose_bone: Any) -> Channels:
-    return (
+    """The bone's channels, bit for bit.
+
+    As hex, a NaN equals itself, so a NaN channel does not look moved on every update.
+    """
+    values = (
         *pose_bone.location,
         *pose_bone.rotation_euler,
         *pose_bone.rotation_quaternion,
         *pose_bone.rotation_axis_angle,
     )
+    return tuple(float(v).hex() for v in values)
 
 
 class LiveSession:
@@ -83,10 +94,10 @@ class LiveSession:
         return None
 
     def _state(self, obj: Any) -> tuple[dict[str, Channels], dict[str, Channels]]:
-        objects: dict[str, Channels] = {"": tuple(v for row in obj.matrix_world for v in row)}
+        objects: dict[str, Channels] = {"": _flat(obj.matrix_world)}
         for entry in obj.reach.constraints:
             if entry.enabled and entry.goal is not None:
-                objects[entry.goal.name] = tuple(v for row in entry.goal.matrix_world for v in row)
+                objects[entry.goal.name] = _flat(entry.goal.matrix_world)
         bones = {b.name: _channels(b) for b in obj.pose.bones}
         return objects, bones
 
@@ -96,7 +107,7 @@ class LiveSession:
         With auto-keying on, the bones the solve moved are keyed at the current frame.
         """
         obj = self.find()
-        if obj is None or self.busy:
+        if obj is None or self.busy or obj.mode == "EDIT":  # edit mode: wait for the pose
             return False
         objects, bones = self._state(obj)
         if not self.written:  # first call: remember, solve once
@@ -124,6 +135,7 @@ class LiveSession:
         self.busy = True
         frame = int(scene.frame_current)
         try:
+            renames.repair(obj)  # a bone renamed since the last update
             if follow:
                 keys.apply_switches(obj, frame)
             built = rig.build_rig(obj, hold=held)

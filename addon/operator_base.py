@@ -13,7 +13,6 @@ work; so is an armature in edit mode, whose pose Blender neither shows nor updat
 
 from __future__ import annotations
 
-import copy
 import traceback
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
@@ -134,20 +133,8 @@ def state_snapshot(obj: Any, *names: str) -> PoseSnapshot:
 
 
 def restore_changed(snapshot: PoseSnapshot) -> None:
-    """Put back what differs from ``snapshot``, and only that.
-
-    A channel left alone keeps its very bits: Blender stores an infinite location it
-    was given, but writing one back stores its largest float instead.
-    """
-    obj = bpy.data.objects.get(snapshot.armature)
-    if obj is None:
-        return
-    others = [o for o in map(bpy.data.objects.get, snapshot.objects) if o is not None]
-    now = PoseSnapshot(obj, others)
-    changed = copy.copy(snapshot)
-    changed.bones = {k: v for k, v in snapshot.bones.items() if now.bones.get(k) != v}
-    changed.objects = {k: v for k, v in snapshot.objects.items() if now.objects.get(k) != v}
-    changed.restore()
+    """Put back what differs from ``snapshot``, and only that (:meth:`PoseSnapshot.restore`)."""
+    snapshot.restore()
 
 
 class ArmatureOperator:

@@ -261,6 +261,15 @@ class BoneChannels:
     axis_angle: tuple[float, ...]
     scale: tuple[float, ...]
 
+    def bits(self) -> tuple[str, ...]:
+        """Every value bit for bit (−0.0 is not 0.0, a NaN equals itself)."""
+        values = (*self.location, *self.euler, *self.quaternion, *self.axis_angle, *self.scale)
+        return (self.mode, *(float(v).hex() for v in values))
+
+
+def _hex(values: Iterable[float]) -> tuple[str, ...]:
+    return tuple(float(v).hex() for v in values)
+
 
 class PoseSnapshot:
     """Every pose bone's channels, and chosen objects' locations, as they were.
@@ -284,12 +293,18 @@ class PoseSnapshot:
         self.objects = {o.name: tuple(o.location) for o in objects}
 
     def restore(self) -> None:
-        """Put every channel back."""
+        """Put back every channel that differs from the snapshot, and only those.
+
+        A bone left alone keeps its very bits: Blender stores an infinite location it
+        was given, but writing one back stores its largest float instead.
+        """
         obj = bpy.data.objects.get(self.armature)
         if obj is not None:
+            now = PoseSnapshot(obj)
             for name, channels in self.bones.items():
                 bone = obj.pose.bones.get(name)
-                if bone is None:
+                current = now.bones.get(name)
+                if bone is None or (current is not None and current.bits() == channels.bits()):
                     continue
                 bone.rotation_mode = channels.mode
                 bone.location = channels.location
@@ -299,5 +314,5 @@ class PoseSnapshot:
                 bone.scale = channels.scale
         for name, location in self.objects.items():
             other = bpy.data.objects.get(name)
-            if other is not None:
+            if other is not None and _hex(other.location) != _hex(location):
                 other.location = location

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import bpy
 import numpy as np
 import rigs
@@ -154,3 +156,17 @@ def test_live_mode_follows_a_constraint_switched_on_and_off_by_keys(reach):
         scene.frame_set(frame)
         gap = np.linalg.norm(rigs.world_tail(obj, "forearm.L") - target)
         assert (gap <= 1e-5 * arm) == (frame >= 5), (frame, gap)
+
+
+def test_a_nan_channel_outside_the_chains_does_not_make_live_mode_re_solve_forever(reach):
+    obj = four_limbs()
+    obj.pose.bones["toe.R"].location = (math.nan, 0.0, 0.0)
+    assert bpy.ops.reach.live(armature=obj.name) == {"FINISHED"}
+    session = reach.addon.live.session(obj.name)
+    bpy.context.view_layer.update()
+    solved = session.solves
+    for _ in range(3):
+        obj.reach.constraints["hand.L"].goal.hide_viewport = False  # a no-op update
+        bpy.context.view_layer.update()
+    assert session.solves == solved
+    assert bpy.ops.reach.live(armature=obj.name, stop=True) == {"FINISHED"}

@@ -83,3 +83,15 @@ def test_a_pose_past_a_limit_by_single_precision_rounding_alone_is_accepted(reac
     goal.location = Vector(goal.location) + Vector((-0.05, -0.05, -0.05))
     assert bpy.ops.reach.solve(armature=obj.name) == {"FINISHED"}
     assert forearm.rotation_euler.x <= 1e-6
+
+
+def test_a_snapshot_puts_back_what_changed_bit_for_bit(reach):
+    obj = four_limbs()
+    toe = obj.pose.bones["toe.L"]
+    toe.location = (1e30, 0.0, -0.0)
+    hand = obj.pose.bones["forearm.L"]
+    snapshot = reach.addon.bridge.pose.PoseSnapshot(obj)
+    before = rigs.pose_channels(obj)
+    hand.rotation_quaternion = (0.9, 0.1, 0.0, 0.0)
+    snapshot.restore()
+    assert rigs.pose_channels(obj) == before  # bit for bit: −0.0 stays −0.0

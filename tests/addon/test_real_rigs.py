@@ -1,9 +1,10 @@
 """Every Rigify metarig and a BVH import: a figure, mixed constraints, a drag, a reload.
 
 Per rig: Make Figure, up to five constraints of different goal types on leaf chains, a
-Solve, a 100-event drag of the first goal along poses within the limits, then save,
-reload and Solve again. Every goal is reachable throughout, so each is met on Blender's
-evaluated pose to 1e-5 of its chain's length, and no limit is ever violated.
+Solve, a 100-event drag of the first goal along poses within the limits, save, reload
+and Solve again, then live mode following the first goal back along the path. Every
+goal is reachable throughout, so each is met on Blender's evaluated pose to 1e-5 of its
+chain's length, and no limit is ever violated.
 """
 
 from __future__ import annotations
@@ -45,3 +46,12 @@ def test_a_real_rig_is_posed_dragged_saved_and_solved_again(reach, kind, tmp_pat
     assert bpy.ops.reach.solve(armature=obj.name) == {"FINISHED"}
     assert obj.reach.stats.message == "all constraints met"
     check("reload")
+
+    assert bpy.ops.reach.live(armature=armature) == {"FINISHED"}
+    goal = obj.reach.constraints[names[0]].goal
+    for point in path[::-25]:
+        goal.location = point["location"]
+        bpy.context.view_layer.update()  # live re-solves
+        bpy.context.view_layer.update()  # and Blender evaluates the pose it wrote
+        check("live")
+    assert bpy.ops.reach.live(armature=armature, stop=True) == {"FINISHED"}
