@@ -69,6 +69,8 @@ class LiveSession:
         frame: The frame of the last solve (None before any).
         theta: The last solve's joint values (None before any).
         solves: How many solves live mode has made.
+        pending: The last solve, to be measured on Blender's evaluated pose once Blender
+            has evaluated what it wrote (at the next depsgraph update).
     """
 
     def __init__(self, obj: Any) -> None:
@@ -81,6 +83,7 @@ class LiveSession:
         self.frame: int | None = None
         self.theta: Array | None = None
         self.solves = 0
+        self.pending: tuple[goals.Setup, solving.Outcome] | None = None
 
     def find(self) -> Any | None:
         """The armature object, by name or, after a rename, by ``session_uid``."""
@@ -109,6 +112,7 @@ class LiveSession:
         obj = self.find()
         if obj is None or self.busy or obj.mode == "EDIT":  # edit mode: wait for the pose
             return False
+        self._judge(obj)  # Blender has evaluated the pose the last solve wrote
         objects, bones = self._state(obj)
         if not self.written:  # first call: remember, solve once
             moved_by_hand: list[str] = []
@@ -130,6 +134,19 @@ class LiveSession:
         if obj is None or self.busy:
             return False
         return self._solve(obj, scene, [], follow=True)
+
+    def _judge(self, obj: Any) -> None:
+        """Measure the last solve on Blender's evaluated pose (see :func:`solving.judge`)."""
+        if self.pending is None:
+            return
+        setup, outcome = self.pending
+        self.pending = None
+        try:
+            judged = solving.judge(obj, setup, outcome, obj.reach)
+        except (ReachError, KeyError, ReferenceError):  # bones or goals gone since
+            return
+        if judged is not outcome:
+            solving.store_stats(obj, judged, outcome.milliseconds)
 
     def _solve(self, obj: Any, scene: Any, held: list[str], *, follow: bool) -> bool:
         self.busy = True
@@ -155,6 +172,7 @@ class LiveSession:
             solved = outcome.result.theta
             pose.write_pose(obj, built, solved, setup.movable)
             solving.store_stats(obj, outcome, outcome.milliseconds)
+            self.pending = (setup, outcome)
             if not follow:
                 moved = pose.changed_bones(built, theta, solved)
                 keys.auto_key(scene, obj, built, moved, frame)

@@ -261,7 +261,8 @@ def main() -> None:
         *table(PIN_COLUMNS, pin_cells),
     ]
     print("\n".join(markdown))
-    write_results(args.output, {"methods": rows, "pinned": pins, "quick": args.quick}, markdown)
+    record = {**machine.about(), "methods": rows, "pinned": pins, "quick": args.quick}
+    write_results(args.output, record, markdown)
 
 
 if __name__ == "__main__":

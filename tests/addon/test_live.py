@@ -170,3 +170,22 @@ def test_a_nan_channel_outside_the_chains_does_not_make_live_mode_re_solve_forev
         bpy.context.view_layer.update()
     assert session.solves == solved
     assert bpy.ops.reach.live(armature=obj.name, stop=True) == {"FINISHED"}
+
+
+def test_live_mode_measures_met_on_blenders_pose(reach):
+    obj = four_limbs()
+    turned = bpy.data.objects.new("turned", None)
+    bpy.context.scene.collection.objects.link(turned)
+    turned.rotation_euler = (0.0, 0.0, 1.2)
+    obj.pose.bones["forearm.L"].constraints.new("COPY_ROTATION").target = turned
+    assert bpy.ops.reach.live(armature=obj.name) == {"FINISHED"}
+    goal = obj.reach.constraints["hand.L"].goal
+    goal.location = Vector(goal.location) + Vector((-0.08, -0.05, -0.05))
+    bpy.context.view_layer.update()  # live re-solves and writes the pose
+    other = bpy.data.objects.new("other", None)  # any later update: live measures the
+    bpy.context.scene.collection.objects.link(other)  # pose Blender evaluated
+    bpy.context.view_layer.update()
+    stats = obj.reach.stats
+    assert stats.message.startswith("not met on Blender's pose: hand.L ")
+    assert "forearm.L: its Copy Rotation constraint" in stats.message
+    assert bpy.ops.reach.live(armature=obj.name, stop=True) == {"FINISHED"}
