@@ -17,7 +17,7 @@ import time
 from typing import Any
 
 import numpy as np
-from bpy.props import BoolProperty, FloatProperty, IntProperty
+from bpy.props import IntProperty
 from bpy.types import Operator
 
 from ..solver.limits import clamp_to_limits, outside_limits
@@ -26,6 +26,7 @@ from .bridge import goals, keys, pose, solving
 from .bridge.rig import Array, Rig, armature_object, build_rig, to_numpy
 from .errors import BlenderDataError, ReachError
 from .operator_base import ArmatureOperator, Result
+from .properties import BAKE_REDUCE, BAKE_TOLERANCE
 
 CHANNELS = (
     ("rotation_euler", 3),
@@ -199,19 +200,8 @@ class Bake(ArmatureOperator):
 
     frame_start: IntProperty(name="Start", description="First frame to bake", default=1)  # type: ignore[valid-type]
     frame_end: IntProperty(name="End", description="Last frame to bake", default=250)  # type: ignore[valid-type]
-    reduce: BoolProperty(  # type: ignore[valid-type]
-        name="Reduce keys",
-        description="Keep only the keys needed to stay within the tolerance (linear between)",
-        default=False,
-    )
-    tolerance: FloatProperty(  # type: ignore[valid-type]
-        name="Tolerance",
-        description="Largest change of a channel (radians, quaternion units or length) "
-        "that dropping keys may cause",
-        min=0.0,
-        default=1e-4,
-        precision=6,
-    )
+    reduce: BAKE_REDUCE()  # type: ignore[valid-type]
+    tolerance: BAKE_TOLERANCE()  # type: ignore[valid-type]
 
     session: BakeSession
     timer: Any

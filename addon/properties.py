@@ -117,6 +117,21 @@ CHAIN_START = partial(
     name="Chain start",
     description="First bone the constraint may move; empty: up to the root",
 )
+BAKE_REDUCE = partial(
+    BoolProperty,
+    name="Reduce keys",
+    description="Keep only the keys needed to stay within the tolerance (linear between)",
+    default=False,
+)
+BAKE_TOLERANCE = partial(
+    FloatProperty,
+    name="Tolerance",
+    description="Largest change of a channel (radians, quaternion units or length) "
+    "that dropping keys may cause",
+    min=0.0,
+    default=1e-4,
+    precision=6,
+)
 W_POSITION = partial(
     FloatProperty,
     name="Position weight",
@@ -326,19 +341,8 @@ class ReachSettings(PropertyGroup):
     )
     method: PointerProperty(type=ReachMethod)  # type: ignore[valid-type]
     stats: PointerProperty(type=ReachStats)  # type: ignore[valid-type]
-    bake_reduce: BoolProperty(  # type: ignore[valid-type]
-        name="Reduce keys",
-        description="A bake keeps only the keys needed to stay within the tolerance",
-        default=False,
-    )
-    bake_tolerance: FloatProperty(  # type: ignore[valid-type]
-        name="Tolerance",
-        description="Largest change of a channel (radians, quaternion units or length) "
-        "that dropping keys may cause",
-        min=0.0,
-        default=1e-4,
-        precision=6,
-    )
+    bake_reduce: BAKE_REDUCE()  # type: ignore[valid-type]
+    bake_tolerance: BAKE_TOLERANCE()  # type: ignore[valid-type]
     live: BoolProperty(  # type: ignore[valid-type]
         name="Live",
         description="Live mode was on when the file was saved (it is turned on again on load)",
