@@ -126,11 +126,14 @@ def descend_dls(
         callback: Called at every iterate.
 
     Returns:
-        The last iterate; ``value`` is G_all divided by its largest weight.
+        The last iterate; ``value`` is G_all divided by its smallest positive weight
+        (the scale of every method's stops: with the largest, a goal of weight 1 beside
+        goals of weight 1e6 counted as met 1e3 times farther off).
     """
     weights = model.coefficients(np.ones(len(model.problem.leaves)))
     level_weight = [max(float(weights[level].max(initial=0.0)), 1e-300) for level in levels]
-    scale = max(level_weight)
+    positive = weights[weights > 0.0]
+    scale = float(positive.min()) if positive.size else 1.0
     phi = phi0.copy()
     values, tasks = model.evaluate(phi)
     evaluations = 1
