@@ -17,11 +17,18 @@ budget (the add-on's drag);
 (:func:`solver.pin`) while a goal on the top of the spine (chain from the lowest
 vertebra) leans it forward 15 cm, backward 10 cm, or turns it 30° about the vertical
 (a position + orientation goal), in 10 events each: the pin's largest drift and the
-spine goal's final residual per method.
+spine goal's final residual per method;
+(e) ``bank``: the problem bank's CI slice (``bank("ci")``, issue 10: the human, tube,
+random trees and long chains, weights up to 1e6, every goal type, pins, polygons,
+equalities, reachable and unreachable cases) as the Solve button solves it (default
+restarts, ``goal_tolerance`` for 1e-6 × chain, at most 1000 iterations and 5 s):
+success over the reachable cases (every goal within the fraction of its chain's
+length), time, iterations and limit violations over all.
 
 A goal is met at tolerance t when its distance is at most t × its limb length (1 m for
 the spine goal). Reports success at 1e-6 and 1e-3, median time and iterations, and the
-largest limit violation. Writes ``bench/results/methods.json`` and ``methods.md``.
+largest limit violation; each run's time and error are kept for ``plots.py``'s success
+against time per method. Writes ``bench/results/methods.json`` and ``methods.md``.
 """
 
 from __future__ import annotations
@@ -38,6 +45,8 @@ from harness import BenchmarkParser, Count, table, use_repository, write_results
 import numpy as np
 
 use_repository()
+from fixtures.bank import bank, build  # noqa: E402
+from fixtures.bank_checks import goal_errors  # noqa: E402
 from fixtures.models import (  # noqa: E402
     human_figure,
     limb_effectors,
@@ -46,6 +55,7 @@ from fixtures.models import (  # noqa: E402
     tube_task,
 )
 
+import solver  # noqa: E402
 from solver import METHODS, Constraint, Effector, Figure, Problem, goals, pin, solve  # noqa: E402
 
 LIMBS = ("hand.L", "hand.R", "foot.L", "foot.R")
@@ -75,6 +85,8 @@ def _row(task: str, method: str, runs: list[dict[str, float]]) -> dict[str, Any]
     row["median_ms"] = statistics.median(r["ms"] for r in runs)
     row["median_iterations"] = statistics.median(r["iterations"] for r in runs)
     row["max_violation"] = max(r["violation"] for r in runs)
+    row["runs_ms"] = [r["ms"] for r in runs]
+    row["runs_error"] = [r["error"] for r in runs]
     return row
 
 
@@ -169,6 +181,44 @@ def tube(repeats: int) -> list[dict[str, Any]]:
     return rows
 
 
+BANK_ITERATIONS = 1000
+BANK_TIME_LIMIT = 5.0
+"""The bank runs' caps (those of ``bench_bank.py``)."""
+
+
+def bank_slice() -> list[dict[str, Any]]:
+    """(e): every method on the bank's CI slice, as the Solve button solves."""
+    cases = bank("ci")
+    rows = []
+    for method in METHODS:
+        reachable, others = [], []
+        for case in cases:
+            problem, theta0 = build(case, solver)
+            started = time.perf_counter()
+            result = solve(
+                problem,
+                theta0,
+                method=method,
+                max_iterations=BANK_ITERATIONS,
+                time_limit=BANK_TIME_LIMIT,
+                goal_tolerance=problem.goal_tolerance(TOLERANCES[0]),
+            )
+            run = {
+                "error": float(goal_errors(problem, result.x).max()),
+                "ms": 1000.0 * (time.perf_counter() - started),
+                "iterations": result.nit,
+                "violation": float(problem.limits.max_violation(result.x)),
+            }
+            (reachable if "reachable" in case.tags else others).append(run)
+        row = _row("bank (CI slice): reachable cases", method, reachable)
+        every = _row("bank", method, reachable + others)
+        for key in ("median_ms", "median_iterations", "max_violation"):
+            row[key] = every[key]
+        row["cases"] = len(cases)
+        rows.append(row)
+    return rows
+
+
 MOTIONS: dict[str, Callable[[float], tuple[np.ndarray, float]]] = {
     "lean forward 15 cm": lambda t: (np.array((0.0, -0.15 * t, -0.03 * t)), 0.0),
     "lean backward 10 cm": lambda t: (np.array((0.0, 0.10 * t, -0.02 * t)), 0.0),
@@ -227,12 +277,13 @@ def main() -> None:
     rows = targets(figure, args.targets, args.seed)
     rows += drag(figure, args.events, args.seed)
     rows += tube(1 if args.quick else 3)
+    rows += bank_slice()
     pins = pinned(figure, 4 if args.quick else 10)
     cells = [
         (
             r["task"],
             r["method"],
-            r["runs"],
+            r["runs"] if "cases" not in r else f"{r['cases']} ({r['runs']} reachable)",
             f"{100 * r['success_1e-06']:.0f}%",
             f"{100 * r['success_0.001']:.0f}%",
             f"{r['median_ms']:.1f}",

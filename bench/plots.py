@@ -226,6 +226,44 @@ def papers(data: dict[str, Any], results: Path) -> None:
     save(figure, results / "papers.png")
 
 
+METHOD_TASKS = ("human: random targets", "bank (CI slice): reachable cases")
+"""The tasks of ``methods.json`` whose runs ``methods.png`` plots."""
+
+
+def methods(data: dict[str, Any], results: Path) -> None:
+    """Per task, the share of runs meeting every goal to 1e-6 (solid) and 1e-3 (dashed)
+    × limb within a time, one line per method."""
+    rows = [r for r in data["methods"] if r["task"] in METHOD_TASKS and "runs_ms" in r]
+    if not rows:
+        print("skip methods.png: no per-run results")
+        return
+    figure, axes = plt.subplots(1, len(METHOD_TASKS), figsize=(12, 4.4), squeeze=False)
+    order = list(dict.fromkeys(r["method"] for r in data["methods"]))
+    for ax, task in zip(axes[0], METHOD_TASKS, strict=True):
+        for row in (r for r in rows if r["task"] == task):
+            times = np.asarray(row["runs_ms"])
+            errors = np.asarray(row["runs_error"])
+            grid = np.logspace(np.log10(max(times.min(), 1e-2)), np.log10(times.max()), 200)
+            index = order.index(row["method"])
+            for tolerance, style in ((1e-6, "-"), (1e-3, "--")):
+                share = [np.mean((times <= t) & (errors <= tolerance)) for t in grid]
+                ax.plot(
+                    grid,
+                    100 * np.asarray(share),
+                    style,
+                    color=colour(index),
+                    label=row["method"] if tolerance == 1e-6 else None,
+                )
+        ax.set_xscale("log")
+        ax.set_xlabel("ms per solve")
+        ax.set_ylabel("% of runs met (solid 1e-6, dashed 1e-3 × limb)")
+        ax.set_title(task)
+        ax.set_ylim(0, 102)
+        ax.legend(fontsize=8)
+    figure.tight_layout()
+    save(figure, results / "methods.png")
+
+
 def main() -> None:
     results = results_folder(__doc__)
     plots = {
@@ -233,6 +271,7 @@ def main() -> None:
         "solver.json": (solver_scipy,),
         "scale.json": (scale,),
         "papers.json": (papers,),
+        "methods.json": (methods,),
     }
     for name, makers in plots.items():
         data = load(results, name)

@@ -7,7 +7,8 @@ Run from the repository root after the benchmarks::
 Reads ``blender.json`` (Reach against Blender's Standard IK on the Rigify metarig),
 ``solver.json`` (Reach against scipy) and ``bank.json`` (the problem bank), and, for the
 headline numbers below the table, ``scale.json``, ``papers.json``, ``bake.json`` and
-``methods.json`` (every solver method, issue 11); a missing file leaves its rows "not
+``methods.json`` and ``methods_blender.json`` (every solver method, issue 11; the
+latter through the add-on in Blender); a missing file leaves its rows "not
 measured". The targets:
 
 * four-limb drag: Reach's median per-event time ≤ 1.0 × Blender Standard IK (500
@@ -246,14 +247,47 @@ def method_notes(methods: dict[str, Any] | None) -> list[str]:
     if methods is None:
         return []
     lines = []
+    bank = {r["method"]: r for r in methods["methods"] if r["task"].startswith("bank")}
     for row in methods["methods"]:
         if row["task"] != "human: random targets":
             continue
         drift = max(p["pin_drift"] for p in methods["pinned"] if p["method"] == row["method"])
-        lines.append(
+        line = (
             f"- method {row['method']}: {100 * row['success_1e-06']:.0f}% of random targets "
-            f"within 1e-6 × limb, median {row['median_ms']:.1f} ms; largest pin drift with "
-            f"the wrist pinned and the spine moving {drift:.2g} m."
+            f"within 1e-6 × limb ({100 * row['success_0.001']:.0f}% within 1e-3), median "
+            f"{row['median_ms']:.1f} ms; largest pin drift with the wrist pinned and the "
+            f"spine moving {drift:.2g} m"
+        )
+        peer = bank.get(row["method"])
+        if peer is not None:
+            line += (
+                f"; the bank's CI slice: {100 * peer['success_1e-06']:.0f}% of reachable "
+                f"cases within 1e-6 × chain ({100 * peer['success_0.001']:.0f}% within "
+                f"1e-3), median {peer['median_ms']:.1f} ms"
+            )
+        lines.append(line + ".")
+    return lines
+
+
+def method_blender_notes(record: dict[str, Any] | None) -> list[str]:
+    """One line per method from ``methods_blender.json``: reach.solve and the drag replay
+    through the add-on on the Rigify human (issue 11)."""
+    if record is None:
+        return []
+    lines = []
+    solves = {r["method"]: r for r in record["methods"] if r["task"].endswith("reach.solve")}
+    for row in record["methods"]:
+        peer = solves.get(row["method"])
+        if not row["task"].endswith("drag replay") or peer is None:
+            continue
+        lines.append(
+            f"- method {row['method']} in Blender (Rigify human): reach.solve "
+            f"{100 * peer['success_1e-06']:.0f}% within 1e-6 × arm "
+            f"({100 * peer['success_0.001']:.0f}% within 1e-3), median "
+            f"{peer['median_ms']:.1f} ms; drag replay {100 * row['success_1e-06']:.0f}% of "
+            f"events within 1e-6 × arm ({100 * row['success_0.001']:.0f}% within 1e-3), "
+            f"median solve {row['median_ms']:.1f} ms, largest limit violation "
+            f"{row['max_violation']:.1e}."
         )
     return lines
 
@@ -290,7 +324,17 @@ def main() -> None:
     results = results_folder(__doc__)
     data = {
         name: load(results, f"{name}.json")
-        for name in ("blender", "solver", "scale", "papers", "mixed", "bank", "bake", "methods")
+        for name in (
+            "blender",
+            "solver",
+            "scale",
+            "papers",
+            "mixed",
+            "bank",
+            "bake",
+            "methods",
+            "methods_blender",
+        )
     }
     table = (
         rows(data["blender"], data["solver"], data["scale"])
@@ -301,6 +345,7 @@ def main() -> None:
         headlines(data["scale"], data["papers"], data["solver"])
         + bake_headline(data["bake"])
         + method_notes(data["methods"])
+        + method_blender_notes(data["methods_blender"])
     )
     sources = {
         f"{name}.json": str(record.get("date", "undated"))

@@ -6,8 +6,12 @@ import itertools
 
 import numpy as np
 import pytest
+from fixtures.bank import bank, build
+from fixtures.bank_checks import goal_errors
+from fixtures.models import human_figure, limb_effectors, limb_length, random_feasible_pose
 from problems import planar_arm, tip
 
+import solver
 from solver import Constraint, Effector, Problem, goals, pin, solve
 from solver.optimizer.dls import damped_inverse
 
@@ -97,3 +101,47 @@ def test_dls_holds_a_pin_while_another_goal_pulls() -> None:
     heavy = Problem(fig, [pin(fig, theta0, "link3", (0.0, 0.15, 0.0), weight=1e6), pull])
     best = solve(heavy, theta0, restarts=0)
     assert problem.potentials(result.x)[1] == pytest.approx(heavy.potentials(best.x)[1], rel=1e-4)
+
+
+def test_the_damping_fades_with_a_residual_below_lambda() -> None:
+    matrix = np.array([[1.0, 0.0], [0.0, 0.01]])
+    far, _ = damped_inverse(matrix, 0.1)
+    near, _ = damped_inverse(matrix, 0.1, residual=1e-8)
+    assert near[1, 1] > 0.99 * 100.0  # nearly the exact inverse: Gauss–Newton's end
+    assert far[1, 1] < 2.0  # a residual beyond λ: fully damped
+    np.testing.assert_allclose(damped_inverse(matrix, 0.1, residual=1.0)[0], far)
+
+
+@pytest.mark.parametrize("index", [0, 2, 4, 13])
+def test_dls_reaches_human_targets_where_many_limits_clamp_the_step(index: int) -> None:
+    # Targets of bench_methods.py's task (a) on which every step from rest meets more
+    # limits than a fixed number of clamps: the step was cut to nothing far from them.
+    figure = human_figure()
+    effectors = limb_effectors(figure)
+    names = [s.name for s in figure.segments]
+    rng = np.random.default_rng(0)
+    for _ in range(index + 1):
+        pose = random_feasible_pose(figure, rng)
+    world = figure.forward(pose)
+    constraints = []
+    lengths = []
+    for name in ("hand.L", "hand.R", "foot.L", "foot.R"):
+        effector = effectors[name]
+        frame = world[names.index(effector.segment)]
+        point = frame[:3, :3] @ effector.point + frame[:3, 3]
+        constraints.append(Constraint(effector, goals.Position(point), name=name))
+        lengths.append(limb_length(name))
+    problem = Problem(figure, constraints)
+    result = solve(problem, np.zeros(figure.n_dofs), method="dls", restarts=0)
+    errors = np.sqrt(np.maximum(problem.potentials(result.x), 0.0)) / np.array(lengths)
+    assert errors.max() <= 1e-6
+    assert result.max_violation <= 1e-9
+
+
+def test_dls_stops_on_the_smallest_weights_scale() -> None:
+    # The bank's tree-17: weights from 1 to 1e6. Measured against the largest weight,
+    # G_all ≤ tolerance counted a weight-1 goal 3.3e-6 × chain off as met.
+    case = next(c for c in bank("ci") if c.name == "tree-17")
+    problem, theta0 = build(case, solver)
+    result = solve(problem, theta0, method="dls", restarts=0)
+    assert goal_errors(problem, result.x).max() <= 1e-6
