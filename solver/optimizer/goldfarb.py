@@ -31,7 +31,8 @@ An iteration then costs O(n·r) in the r vectors of H, not O(n²).
    ``H ← H + P a aᵀ P / (aᵀ P a)``, P the projector onto the null space of the
    remaining active rows; back to 1.
 3. s = −Hg; ``λ_max`` from the ratio test over inactive rows; line search on
-   ``(0, min(1, λ_max)]`` (see :mod:`.linesearch`).
+   ``(0, λ_max]`` from the unit step (see :mod:`.linesearch`: beyond the paper's
+   ``(0, min(1, λ_max)]``, it expands past 1 while G still falls steeply).
 4. If the step reached λ_max, add that row: ``H ← H − H a aᵀ H / (aᵀ H a)``.
 5. Otherwise, with σ = αs and y = g⁺ − g, if σᵀy > 0 update H by BFGS when
    ``σᵀy ≥ yᵀHy`` and by DFP otherwise (the switch of Fletcher 1970).
@@ -383,7 +384,7 @@ class _Run:
                 best = int(np.argmin(ratios))
                 limit = float(ratios[best])
                 hit = int(candidates[best])
-            if hit < 0 or limit > 1.0 or self.active.independent(self.a_in[hit]):
+            if hit < 0 or self.active.independent(self.a_in[hit]):
                 break
             # A row in the span of the active rows (a degenerate vertex: three limits
             # through one point) cannot be added; the step keeps it to rounding.
@@ -392,15 +393,8 @@ class _Run:
             self.active.add(hit)
             self.add(hit)
             return None
-        cap = min(1.0, limit)
-        trial = _Trial(
-            self.objective,
-            self.phi,
-            step,
-            self.active,
-            cap,
-            hit if hit >= 0 and limit <= 1.0 else None,
-        )
+        cap = limit
+        trial = _Trial(self.objective, self.phi, step, self.active, cap, hit if hit >= 0 else None)
         search = line_search(trial, self.value, slope, cap)
         self.evaluations += search.evaluations
         if search.alpha <= 0.0 or search.gradient is None:

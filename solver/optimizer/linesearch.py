@@ -1,11 +1,21 @@
 """Inexact line search with Powell's conditions and cubic Hermite interpolation.
 
-Trial steps lie in ``(0, cap]`` with ``cap = min(1, λ_max)``. A step α is accepted when
-it gives sufficient decrease, ``G(α) ≤ G(0) + c₁ α G'(0)``, and either the curvature
-condition ``G'(α) ≥ c₂ G'(0)`` holds or α is the cap. Between a point that satisfies
-sufficient decrease and one that does not, the next trial minimises the cubic Hermite
-interpolant of G and G' at both ends (the gradient costs about as much as G, so every
-trial computes both). G never increases: every accepted α has ``G(α) ≤ G(0)``.
+Trial steps lie in ``(0, cap]`` with ``cap = λ_max`` (the first row the step meets; ∞
+when none). The first trial is ``min(1, cap)``. A step α is accepted when it gives
+sufficient decrease, ``G(α) ≤ G(0) + c₁ α G'(0)``, and either the curvature condition
+``G'(α) ≥ c₂ G'(0)`` holds or α is the cap. Between a point that satisfies sufficient
+decrease and one that does not, the next trial minimises the cubic Hermite interpolant
+of G and G' at both ends (the gradient costs about as much as G, so every trial
+computes both). G never increases: every accepted α has ``G(α) ≤ G(0)``.
+
+Beyond Zhao & Badler 1994, whose steps stop at ``min(1, λ_max)``: when the unit step
+decreases G but G still falls steeply there (the curvature condition fails), the
+search expands, trying 4α, 16α, … up to the cap, until G rises, the slope flattens or
+the cap is reached, then interpolates as above. Without it, a metric far too small in
+the free directions could only grow by BFGS updates, and those need ``σᵀy > 0``: on an
+unreachable goal weighted 5·10⁴ with one free direction left along which G is
+concave, every unit step lowered G by 3·10⁻¹¹ relative, H never grew, and the descent
+crawled to the iteration limit (the problem bank's human-5, 1,000 iterations).
 """
 
 from __future__ import annotations
@@ -17,6 +27,9 @@ from typing import NamedTuple
 from .._checks import FloatArray
 
 __all__ = ["LineSearchResult", "cubic_minimiser", "line_search"]
+
+_EXPANSION = 4.0
+"""Factor by which an expanding search lengthens its trial step."""
 
 Trial = Callable[[float], tuple[float, FloatArray, float]]
 """α ↦ (G, gradient, directional derivative G'(α)) at the trial point."""
@@ -83,7 +96,8 @@ def line_search(
         trial: Evaluates the objective at step α.
         value0: G at α = 0.
         slope0: G'(0) < 0.
-        cap: Largest step, ``min(1, λ_max)`` > 0.
+        cap: Largest step, λ_max > 0 (∞ when no row blocks the step); the first
+            trial is ``min(1, cap)``.
         c1: Sufficient-decrease constant.
         c2: Curvature constant, c1 < c2 < 1.
         max_evaluations: Most trials.
@@ -98,14 +112,22 @@ def line_search(
             value <= value0 and c1 * alpha * -slope0 <= noise
         )
 
-    value, gradient, slope = trial(cap)
+    alpha = min(1.0, cap)
+    value, gradient, slope = trial(alpha)
     evaluations = 1
-    if decreases(cap, value):  # at the cap the curvature condition is not needed
-        return LineSearchResult(cap, value, gradient, evaluations)
     lo_alpha, lo_value, lo_slope = 0.0, value0, slope0
     lo_gradient: FloatArray | None = None
-    hi = (cap, value, slope)
-    while evaluations < max_evaluations and hi[0] - lo_alpha > 1e-15 * max(cap, 1e-300):
+    # Expansion: while G decreases and still falls steeply, try steps 4× longer.
+    while decreases(alpha, value) and value <= lo_value:
+        # At the cap the curvature condition is not needed.
+        if alpha >= cap or slope >= c2 * slope0 or evaluations >= max_evaluations:
+            return LineSearchResult(alpha, value, gradient, evaluations)
+        lo_alpha, lo_value, lo_slope, lo_gradient = alpha, value, slope, gradient
+        alpha = min(cap, _EXPANSION * alpha)
+        value, gradient, slope = trial(alpha)
+        evaluations += 1
+    hi = (alpha, value, slope)
+    while evaluations < max_evaluations and hi[0] - lo_alpha > 1e-15 * max(hi[0], 1e-300):
         alpha = cubic_minimiser(lo_alpha, lo_value, lo_slope, hi[0], hi[1], hi[2])
         value, gradient, slope = trial(alpha)
         evaluations += 1

@@ -54,3 +54,23 @@ def test_no_decrease_returns_a_zero_step() -> None:
     assert result.alpha == 0.0 and result.gradient is None
     assert result.value == 1.0
     assert result.evaluations == 5
+
+
+def test_a_unit_step_that_still_falls_steeply_expands_toward_the_minimum() -> None:
+    # G(α) = (α − 50)²: the unit step decreases G but its slope is 98% of G'(0).
+    result = line_search(_parabola(50.0), 2500.0, -100.0, np.inf)
+    assert result.alpha > 4.0
+    assert result.value < 0.5 * 2500.0
+    assert 2.0 * (result.alpha - 50.0) >= 0.9 * -100.0  # the curvature condition
+    assert result.gradient is not None
+
+
+def test_an_expanding_step_stops_at_the_first_blocking_row() -> None:
+    result = line_search(_parabola(50.0), 2500.0, -100.0, 7.0)
+    assert result.alpha == 7.0
+    assert result.value == (7.0 - 50.0) ** 2
+
+
+def test_a_unit_step_that_flattens_is_not_expanded() -> None:
+    result = line_search(_parabola(1.05), 1.05**2, -2.1, np.inf)
+    assert result.alpha == 1.0 and result.evaluations == 1
