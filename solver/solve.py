@@ -14,13 +14,6 @@ Two steps beyond Zhao & Badler 1994 live here:
   bank's reachable targets met to 1e-6 fell from 95% to 72%).
 - Restarts start alternately spread over the feasible set and near the best pose so
   far (:mod:`.optimizer.feasible`).
-- A descent cut off by the per-descent cap (``max(200, 4 × variables)`` iterations,
-  so that one crawl does not use up the restarts' budget) while it was the best so
-  far goes on from where it stopped in the next attempt, instead of a new start; the
-  attempt after that starts afresh again. On the problem bank's tube-9 (70 variables)
-  the first descent meets the goals in 564 iterations, but cut off at 280 its pose
-  was then only the start of near restarts, which ended at G 0.21 when the 1,000
-  iterations ran out.
 """
 
 from __future__ import annotations
@@ -333,21 +326,14 @@ def _descents(
     total_evaluations = 0
     best: Descent | None = None
     runs = 0
-    cut_off = False  # whether the best descent stopped at the per-descent cap
-    continued = False  # whether the last attempt went on with the best descent
     for attempt in range(restarts + 1):
         if attempt == 0:
             start = phi0
-        elif cut_off and not continued:
-            assert best is not None
-            start = best.phi
         else:
             assert best is not None
             if starts is None:
                 starts = _starts(problem, space, phi0, restarts, seed)
             start = starts.start(attempt, best.phi)
-        continued = attempt > 0 and cut_off and not continued
-        cap = min(max_iterations - total_iterations, per_descent)
         run = descend(
             objective,
             start,
@@ -356,7 +342,7 @@ def _descents(
             space.rows_in,
             space.b_in,
             tolerance=tolerance,
-            max_iterations=cap,
+            max_iterations=min(max_iterations - total_iterations, per_descent),
             deadline=deadline,
             callback=reporter,
             curvature=curvature if gauss_newton else None,
@@ -367,7 +353,6 @@ def _descents(
         total_evaluations += run.evaluations
         if best is None or run.value < best.value:
             best = run
-            cut_off = run.status is Status.MAX_ITERATIONS and run.iterations >= cap
         out_of_time = deadline is not None and time.perf_counter() >= deadline
         if (
             best.value <= tolerance

@@ -201,13 +201,3 @@ def test_long_chain_descent_meets_its_reachable_goals(name: str) -> None:
     assert result.status == "converged", result.message
     assert result.nit <= 10
     assert is_met(problem, result.x), goal_errors(problem, result.x)
-
-
-def test_a_best_descent_cut_off_by_the_per_descent_cap_goes_on() -> None:
-    # tube-9 (70 variables): one descent meets the goals in about 560 iterations; cut off
-    # at 280 by the per-descent cap, it now goes on instead of giving way to restarts.
-    case = {case.name: case for case in bank("full")}["tube-9"]
-    problem, theta0 = build(case, solver)
-    result = solve(problem, theta0, goal_tolerance=problem.goal_tolerance(MET))
-    assert result.outcome == "met", result.message
-    assert is_met(problem, result.x), goal_errors(problem, result.x)
