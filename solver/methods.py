@@ -133,7 +133,7 @@ def run_method(
         problem: The problem.
         space: Its reduced space at the start pose.
         callback: Called with (θ, G_all) at every iterate.
-        weight: The largest weight (G_all is divided by it).
+        weight: The smallest weight (:func:`solver.solve.weight_scale`; G_all is divided by it).
         deadline: ``time.perf_counter()`` value to stop at.
         tolerance: Stop test of the method (see each).
         max_iterations: Most iterations over all descents.

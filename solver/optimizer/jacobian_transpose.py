@@ -107,7 +107,7 @@ def descend_transpose(
         phi0: Feasible start, shape (n,).
         space: The variables' limits.
         budget: The stops.
-        scale: G_all is divided by it (the largest weight).
+        scale: G_all is divided by it (the smallest weight, as for every method).
         step_size: The seed's constant e, or None for the model's step.
         slope: Threshold of the slope stop.
         callback: Called at every iterate.
