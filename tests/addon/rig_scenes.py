@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import bpy
-import numpy as np
+import rigs
 from fixtures import bvh
 
 RIGS = ("human", "basic_human", "basic_quadruped", "cat", "wolf", "horse", "bird", "shark", "bvh")
@@ -131,17 +131,5 @@ def reachable_path(
 ) -> list[dict[str, Any]]:
     """Drag events for ``chain``'s effector (its tail) through poses within the limits."""
     rig = reach.addon.bridge.rig.build_rig(obj)
-    figure = rig.figure
-    rng = np.random.default_rng(seed)
-    dofs = [i for name in chain for i in figure.segment(name).dof_indices]
-    start = np.zeros(figure.n_dofs)
-    end = start.copy()
-    low, high = np.maximum(figure.lower[dofs], -1.0), np.minimum(figure.upper[dofs], 1.0)
-    end[dofs] = rng.uniform(low, high)
-    k = [e.name for e in rig.layout].index(chain[0])
-    tail = np.array((0.0, obj.data.bones[chain[0]].length, 0.0, 1.0))
-    path = []
-    for t in np.linspace(0.0, 1.0, events + 1)[1:]:
-        point = figure.forward((1 - t) * start + t * end)[k] @ tail
-        path.append({"name": "", "location": tuple(point[:3])})
+    path: list[dict[str, Any]] = rigs.reachable_path(rig, obj, chain[0], chain, events, seed)
     return path
