@@ -88,6 +88,14 @@ def group(rows: list[dict[str, Any]]) -> dict[str, Any]:
     slsqp_times = [row["slsqp"]["time"] for row in rows if row["slsqp"]["time"] is not None]
     out["slsqp_time_s"] = _spread(slsqp_times)
     out["verdicts"] = _verdicts(rows)
+    out["slsqp_outside"] = sorted(
+        (
+            (row["case"], row["slsqp"]["violation"])
+            for row in rows
+            if (row["slsqp"].get("violation") or 0.0) > 1e-9
+        ),
+        key=lambda item: -item[1],
+    )
     out["unreachable_tags_met_by_slsqp"] = [
         row["case"] for row in rows if "unreachable" in row["tags"] and row["slsqp"]["best_met"]
     ]
@@ -199,6 +207,17 @@ def markdown(record: dict[str, Any]) -> list[str]:
         f"{setup['multistart_below_variables']} variables and only below "
         f"{setup['slsqp_below_variables']}; {setup['wall_time_s']:.0f} s on {setup['jobs']} "
         "workers.",
+        "",
+        "SLSQP's G is taken at its pose moved into the limits (`clamp_to_limits`): "
+        f"from the same start it ended outside them in {len(overall['slsqp_outside'])} cases"
+        + (
+            " (by up to "
+            + ", ".join(f"{v:.2g} in {c}" for c, v in overall["slsqp_outside"][:3])
+            + ")"
+            if overall["slsqp_outside"]
+            else ""
+        )
+        + ".",
         "",
         "## Targets",
         "",

@@ -16,7 +16,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ._checks import FloatArray, finite_scalar
-from .chains import chain_length, chains, flatten
+from .chains import Term, chain_length, chains, flatten
 from .constraint import AnyOf, Constraint
 from .exceptions import SolverInputError
 from .figure import Figure
@@ -194,6 +194,44 @@ class Problem:
         other.leaves = tuple(leaves)
         other._set_goals()
         return other
+
+    def with_member(self, term: int, member: int) -> Problem:
+        """The same problem with disjunctive term ``term`` held to one of its members.
+
+        That term becomes ``weight · w_member G_member`` (no longer the smallest of its
+        members): a descent on it heads for that member's goal however far the others
+        pull. Its G_all is never below this problem's at the same pose. Variables,
+        chains and limits are shared.
+
+        Args:
+            term: Index into :attr:`terms` of an AnyOf.
+            member: Index into :attr:`leaves` of one of that term's members.
+
+        Raises:
+            SolverInputError: For a term that is not an AnyOf or a leaf not among its
+                members.
+        """
+        if not 0 <= term < len(self.terms) or not self.terms[term].disjunctive:
+            raise SolverInputError(f"with_member: term {term!r} is not an AnyOf set")
+        held = self.terms[term]
+        if member not in held.members:
+            raise SolverInputError(
+                f"with_member: leaf {member!r} is not a member of term {term} {held.members}"
+            )
+        terms = list(self.terms)
+        terms[term] = Term(held.weight, (member,), True)
+        other = copy.copy(self)
+        other.terms = tuple(terms)
+        return other
+
+    def chosen_members(self, theta: FloatArray) -> dict[int, int]:
+        """Each AnyOf term's member that counts at ``theta`` (its least weighted G_j)."""
+        weighted = self._weights * self.potentials(theta)
+        return {
+            t: term.members[int(np.argmin(weighted[list(term.members)]))]
+            for t, term in enumerate(self.terms)
+            if term.disjunctive
+        }
 
     def _set_goals(self) -> None:
         self._goals = StackedGoals([c.goal for c in self.leaves])

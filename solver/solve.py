@@ -13,7 +13,10 @@ Two steps beyond Zhao & Badler 1994 live here:
   weighs 1e-6 and the Kuhn–Tucker test stops it 1e-5 of a limb short (the problem
   bank's reachable targets met to 1e-6 fell from 95% to 72%).
 - Restarts start alternately spread over the feasible set and near the best pose so
-  far (:mod:`.optimizer.feasible`).
+  far (:mod:`.optimizer.feasible`). Before them, each AnyOf member that does not count
+  where the first descent ends is tried from the start with the set held to it
+  (:meth:`Problem.with_member`); and a best descent cut off by the per-descent cap goes
+  on between two restarts (:func:`_descents`).
 """
 
 from __future__ import annotations
@@ -302,13 +305,19 @@ def _descents(
     root = space.scale / np.sqrt(weight)
     unscaled = bool(np.all(scale == 1.0))
 
-    def objective(phi: FloatArray) -> tuple[float, FloatArray]:
-        value, gradient = problem.evaluate_variables(space.theta(phi))
-        return value / weight, gradient if unscaled else gradient * scale
+    def objective_of(held: Problem) -> Callable[[FloatArray], tuple[float, FloatArray]]:
+        def objective(phi: FloatArray) -> tuple[float, FloatArray]:
+            value, gradient = held.evaluate_variables(space.theta(phi))
+            return value / weight, gradient if unscaled else gradient * scale
 
-    def curvature(phi: FloatArray) -> FloatArray:
-        factor = problem.gauss_newton_factor(space.theta(phi))
-        return factor if unscaled else factor * root[:, None]
+        return objective
+
+    def curvature_of(held: Problem) -> Callable[[FloatArray], FloatArray]:
+        def curvature(phi: FloatArray) -> FloatArray:
+            factor = held.gauss_newton_factor(space.theta(phi))
+            return factor if unscaled else factor * root[:, None]
+
+        return curvature
 
     reporter = None
     if callback is not None:
@@ -322,50 +331,68 @@ def _descents(
     starts: Starts | None = None
     # A descent that crawls must not use up the restarts' budget.
     per_descent = max_iterations if restarts == 0 else max(_DESCENT_ITERATIONS, 4 * space.n)
-    total_iterations = 0
-    total_evaluations = 0
-    best: Descent | None = None
-    runs = 0
-    for attempt in range(restarts + 1):
-        if attempt == 0:
-            start = phi0
-        else:
-            assert best is not None
-            if starts is None:
-                starts = _starts(problem, space, phi0, restarts, seed)
-            start = starts.start(attempt, best.phi)
-        run = descend(
-            objective,
+    spent = [0, 0]  # iterations, evaluations
+
+    def run(start: FloatArray, held: Problem = problem, quiet: bool = False) -> Descent:
+        """One descent of ``held`` (the problem, or it with an AnyOf held to a member)."""
+        result = descend(
+            objective_of(held),
             start,
             space.a_eq,
             space.b_eq,
             space.rows_in,
             space.b_in,
             tolerance=tolerance,
-            max_iterations=min(max_iterations - total_iterations, per_descent),
+            max_iterations=min(max_iterations - spent[0], per_descent),
             deadline=deadline,
-            callback=reporter,
-            curvature=curvature if gauss_newton else None,
+            callback=None if quiet else reporter,
+            curvature=curvature_of(held) if gauss_newton else None,
             goal_value=goal_value,
         )
-        runs = attempt
-        total_iterations += run.iterations
-        total_evaluations += run.evaluations
-        if best is None or run.value < best.value:
-            best = run
+        spent[0] += result.iterations
+        spent[1] += result.evaluations
+        return result
+
+    def finished(best: Descent, last: Descent) -> bool:
         out_of_time = deadline is not None and time.perf_counter() >= deadline
-        if (
+        return (
             best.value <= tolerance
             or (goal_value is not None and best.value <= goal_value)
-            or run.status is Status.TIME_LIMIT
+            or last.status is Status.TIME_LIMIT
             or out_of_time
-            or total_iterations >= max_iterations
-        ):
-            break
-    assert best is not None
+            or spent[0] >= max_iterations
+        )
+
+    best = last = run(phi0)
+    plans = _plans(problem, space, best, restarts)
+    done = 0
+    runs = 0
+    while done < len(plans) and not finished(best, last):
+        plan = plans[done]
+        done += 1
+        if plan == _RESUME:
+            # The best descent was cut off by the per-descent cap, not stopped: it goes
+            # on from where it stood (H started afresh), between two restarts.
+            last = run(best.phi)
+        else:
+            runs += 1
+            if isinstance(plan, tuple):
+                # An AnyOf held to one member from the start, then the problem itself
+                # from where that ends (the set's G is its least member's: never more).
+                last = run(run(phi0, problem.with_member(*plan), quiet=True).phi)
+            else:
+                assert isinstance(plan, int)
+                if starts is None:
+                    starts = _starts(problem, space, phi0, restarts, seed)
+                last = run(starts.start(plan, best.phi))
+        if last.value < best.value:
+            best = last
+        if plan != _RESUME and best.status is Status.MAX_ITERATIONS:
+            plans.insert(done, _RESUME)
+    total_iterations, total_evaluations = spent
     ending = best
-    if best.status is not Status.CONVERGED and best is not run and run.status in _OUT_OF_BUDGET:
-        ending = run
+    if best.status is not Status.CONVERGED and best is not last and last.status in _OUT_OF_BUDGET:
+        ending = last
     message = ending.message
     if weight != 1.0:
         message += f" (of G_all / {weight:.6g}, its smallest weight)"
@@ -381,6 +408,33 @@ def _descents(
         multipliers=best.multipliers * weight,
     )
     return outcome, runs
+
+
+Plan = tuple[int, int] | int
+"""What a restart of :func:`_descents` does: hold AnyOf term t to leaf j ``(t, j)``,
+start from seeded start k ≥ 1 of :class:`.optimizer.feasible.Starts`, or
+:data:`_RESUME`."""
+_RESUME = 0
+"""A plan: go on with the best descent, cut off by its per-descent cap."""
+
+
+def _plans(problem: Problem, space: ReducedSpace, first: Descent, restarts: int) -> list[Plan]:
+    """What the restarts after ``first`` start from, in order, at most ``restarts``.
+
+    First, each AnyOf member that does not count at ``first``'s pose, the set held to it
+    (a descent follows the member whose weighted G is least; another member, heavier
+    where it starts, may be the one that can be met: it is tried from the start); then
+    seeded starts 1, 2, … of :class:`.optimizer.feasible.Starts`.
+    """
+    if restarts == 0:
+        return []
+    chosen = problem.chosen_members(space.theta(first.phi))
+    members: list[Plan] = []
+    for term, counting in chosen.items():
+        members += [(term, member) for member in problem.terms[term].members if member != counting]
+    members = members[:restarts]
+    seeded: list[Plan] = list(range(1, restarts - len(members) + 1))
+    return members + seeded
 
 
 def weight_scale(problem: Problem) -> float:

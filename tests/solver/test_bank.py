@@ -1,17 +1,20 @@
 """The problem bank's CI slice (``fixtures.bank``): every case solved and checked.
 
 On each case of ``bank("ci")``: one local descent (``restarts=0``) stays within the
-limits, never increases G, ends before the iteration limit; its final G is no worse
-than SLSQP's from the same start on all but 2% of the slice. Solved as the Solve
-button does (default restarts), reachable cases are met to 1e-6 × chain length, and
-every "not reachable" verdict holds: SLSQP from several feasible starts gets no
-closer either.
+limits, never increases G, ends before the iteration limit. Solved as the Solve button
+does (default restarts), reachable cases are met to 1e-6 × chain length, the final G
+is no worse than SLSQP's from the same start on all but 2% of the slice, and every
+"not reachable" verdict holds: SLSQP from several feasible starts gets no closer
+either. SLSQP's G is taken at its pose moved into the limits: it may end outside them
+(by up to 1.5 rad on the full bank, where its line search fails), at a G no pose
+inside reaches.
 """
 
 from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 
@@ -54,10 +57,10 @@ KNOWN: dict[tuple[str, str], str] = {
 }
 """(test, case) pairs that fail on the current solver, and why: strict xfails."""
 SLSQP_SHORTFALLS = (
-    "7 of 50 cases end above SLSQP's G from the same start: human-0 (a local minimum "
-    "at G 37 where SLSQP meets every goal) and unreachable goals with weights up to "
-    "1e6 that end at another Kuhn–Tucker point (human-15, human-17, tree-15, tree-18, "
-    "tree-21, tree-23)"
+    "one local descent (restarts=0) ends above SLSQP's G from the same start on 3 of "
+    "50 cases: human-0 (a local minimum at G 37 where SLSQP meets every goal), tree-15 "
+    "and tree-23 (unreachable goals: another Kuhn–Tucker point); the restarts find "
+    "poses at least as good"
 )
 
 
@@ -173,22 +176,43 @@ def test_bank_not_reachable_verdicts_are_true(case: Case) -> None:
     assert best > problem.goal_tolerance(MET), f"SLSQP reaches G = {best:.3g}"
 
 
-def slsqp_shortfalls() -> list[str]:
-    """Cases whose local descent ends above SLSQP's G from the same start."""
+def slsqp_shortfalls(solved: Callable[[str], tuple[SolveResult, bool]]) -> list[str]:
+    """Cases whose solve ends above SLSQP's G from the same start (at SLSQP's pose
+    moved into the limits); ``solved``: a case's result, and whether a met goal counts
+    as no worse (the Solve button stops once every goal is met)."""
     worse = []
     for case in CASES:
-        run = descent(case.name)
-        reference = peer(run.problem, run.theta0)
-        if not at_most_slsqp(run.result.fun, reference.fun):
-            worse.append(f"{case.name} (G {run.result.fun:.6g}, SLSQP {reference.fun:.6g})")
+        problem, theta0 = build(case, solver)
+        result, met_counts = solved(case.name)
+        reference = peer(problem, theta0)
+        if met_counts and is_met(problem, result.x):
+            continue
+        if not at_most_slsqp(result.fun, reference.inside):
+            worse.append(f"{case.name} (G {result.fun:.6g}, SLSQP {reference.inside:.6g})")
     return worse
 
 
-@pytest.mark.xfail(strict=True, reason=SLSQP_SHORTFALLS)
 def test_bank_final_objective_is_at_most_slsqps_on_98_percent() -> None:
-    worse = slsqp_shortfalls()
+    worse = slsqp_shortfalls(lambda name: (default_solve(name)[2], True))
     allowed = math.floor(SLSQP_FAILURES * len(CASES))
     assert len(worse) <= allowed, f"{len(worse)} above SLSQP (≤ {allowed}): {worse}"
+
+
+@pytest.mark.xfail(strict=True, reason=SLSQP_SHORTFALLS)
+def test_bank_one_descent_objective_is_at_most_slsqps_on_98_percent() -> None:
+    worse = slsqp_shortfalls(lambda name: (descent(name).result, False))
+    allowed = math.floor(SLSQP_FAILURES * len(CASES))
+    assert len(worse) <= allowed, f"{len(worse)} above SLSQP (≤ {allowed}): {worse}"
+
+
+def test_slsqp_is_judged_inside_the_limits() -> None:
+    # human-3 of the full bank: SLSQP's line search fails (exit mode 8) 3e-4 rad
+    # outside a limit, at a G below any pose inside.
+    case = {case.name: case for case in bank("full")}["human-3"]
+    problem, theta0 = build(case, solver)
+    reference = peer(problem, theta0)
+    assert reference.violation > 1e-5
+    assert reference.inside > reference.fun
 
 
 @pytest.mark.parametrize("name", ["chain-2", "chain-6"])
@@ -200,4 +224,27 @@ def test_long_chain_descent_meets_its_reachable_goals(name: str) -> None:
     result = solve(problem, theta0, restarts=0, max_iterations=ITERATION_CAP)
     assert result.status == "converged", result.message
     assert result.nit <= 10
+    assert is_met(problem, result.x), goal_errors(problem, result.x)
+
+
+def test_restarts_try_each_anyof_member_from_the_start() -> None:
+    # tree-25: at rest the AnyOf counts its light half-space member, which no pose meets
+    # (32 seeded restarts ended at G 7.06); its heavier position members can be met.
+    case = {case.name: case for case in bank("full")}["tree-25"]
+    problem, theta0 = build(case, solver)
+    one = solve(problem, theta0, restarts=0)
+    assert one.outcome == "local_minimum"
+    result = solve(problem, theta0, goal_tolerance=problem.goal_tolerance(MET))
+    assert result.outcome == "met"
+    assert is_met(problem, result.x), goal_errors(problem, result.x)
+    assert problem.limits.max_violation(result.x) <= 1e-9
+
+
+def test_a_descent_cut_off_by_its_cap_goes_on_between_restarts() -> None:
+    # tube-9: weights 1.3 to 7.6e5; one descent meets every goal in about 530
+    # iterations, past the 280 a descent gets when restarts follow.
+    case = {case.name: case for case in bank("full")}["tube-9"]
+    problem, theta0 = build(case, solver)
+    result = solve(problem, theta0, goal_tolerance=problem.goal_tolerance(MET))
+    assert result.status == "converged", result.message
     assert is_met(problem, result.x), goal_errors(problem, result.x)

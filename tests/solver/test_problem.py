@@ -104,6 +104,41 @@ def test_any_of_value_and_gradient_with_members_of_different_types(seed: int) ->
 
 
 @pytest.mark.parametrize("seed", SEEDS)
+def test_an_anyof_held_to_each_member_weighs_that_member(seed: int) -> None:
+    rng, plan, fig, theta = random_posed_figure(900 + seed, 3, 9)
+    names = [s.name for s in plan.segments]
+    members = [
+        Constraint(
+            random_effector(rng, str(rng.choice(names))),
+            goals.Position(rng.normal(size=3)),
+            weight=rng.uniform(0.2, 3.0),
+        )
+        for _ in range(3)
+    ]
+    weight = rng.uniform(0.2, 3.0)
+    problem = Problem(fig, [members[0], AnyOf(members, weight=weight)])
+    weighted = np.array([c.weight for c in members]) * problem.potentials(theta)[1:]
+    assert problem.chosen_members(theta) == {1: 1 + int(np.argmin(weighted))}
+    value = problem.objective(theta)[0]
+    for j in range(3):
+        held = problem.with_member(1, 1 + j)
+        held_value = held.objective(theta)[0]
+        assert held_value == pytest.approx(
+            problem.potentials(theta)[0] * members[0].weight + weight * weighted[j], rel=1e-12
+        )
+        assert held_value >= value - 1e-12 * abs(value)
+        assert held.chosen_members(theta) == {1: 1 + j}
+        gradient = held.objective(theta)[1]
+        expected = central_difference(objective_value(held), theta)
+        assert relative_error(expected[held.variables], gradient[held.variables]) <= FD_TOLERANCE
+    assert problem.objective(theta)[0] == value  # the original is untouched
+    with pytest.raises(SolverInputError, match="not an AnyOf"):
+        problem.with_member(0, 0)
+    with pytest.raises(SolverInputError, match="not a member"):
+        problem.with_member(1, 0)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
 def test_sum_of_constraints_with_chain_starts_matches_finite_differences(seed: int) -> None:
     # Several constraints on random segments, each with a random chain start among the
     # ancestors of its effector, one AnyOf among them: chain reconciliation in action.
