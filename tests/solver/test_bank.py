@@ -46,15 +46,7 @@ VERDICT_STARTS = 4
 SLSQP_FAILURES = 0.02
 """Share of the slice whose final G may exceed SLSQP's (the issue's 98%)."""
 
-CRAWL = (
-    "the descent crawls to the iteration limit on unreachable goals weighted 3 to 3e5: "
-    "along a curved valley of the heavy goal, G falls by about 1e-13 relative per unit "
-    "step while the projected gradient grows; Gauss–Newton restarts of H do not help "
-    "(issue 10)"
-)
-KNOWN: dict[tuple[str, str], str] = {
-    ("iterations", "tree-7"): CRAWL,
-}
+KNOWN: dict[tuple[str, str], str] = {}
 """(test, case) pairs that fail on the current solver, and why: strict xfails."""
 SLSQP_SHORTFALLS = (
     "one local descent (restarts=0) ends above SLSQP's G from the same start on 3 of "
