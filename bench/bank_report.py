@@ -68,6 +68,7 @@ def group(rows: list[dict[str, Any]]) -> dict[str, Any]:
             "iterations": _spread([run["iterations"] for run in runs]),
             "time_s": _spread([run["time"] for run in runs]),
             "max_iterations": sum(run["status"] == "max_iterations" for run in runs),
+            "cycling": sum((run.get("readds") or 0) > 0 for run in runs),
             "at_most_slsqp": _share(compared),
             "at_most_slsqp_misses": [
                 row["case"]
@@ -129,7 +130,14 @@ def targets(overall: dict[str, Any]) -> list[list[str]]:
             f"{previous0['max_iterations']} + {previous['max_iterations']}",
             "",
             "yes" if capped == 0 else "**no**",
-        ]
+        ],
+        [
+            "(a) solves that re-add a dropped limit with G no lower (cycling): 0",
+            f"{reach0['cycling']} + {reach['cycling']}",
+            "not measured",
+            "",
+            "yes" if reach0["cycling"] + reach["cycling"] == 0 else "**no**",
+        ],
     ]
     for kind, ours, theirs in (("restarts=0", reach0, previous0), ("default", reach, previous)):
         share = ours["at_most_slsqp"]

@@ -88,6 +88,7 @@ def run_reach(case: Case, module: ModuleType, *, restarts: int | None) -> dict[s
         "objective": float(judge.evaluate(result.x)[0]),
         "met": is_met(judge, result.x),
         "violation": float(judge.limits.max_violation(result.x)),
+        "readds": getattr(result, "readds", None),
     }
 
 

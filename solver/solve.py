@@ -255,6 +255,7 @@ def solve(
         outcome=verdict,
         unreachable=unreachable,
         held_by=held_by,
+        readds=outcome.readds,
     )
 
 
@@ -331,7 +332,7 @@ def _descents(
     starts: Starts | None = None
     # A descent that crawls must not use up the restarts' budget.
     per_descent = max_iterations if restarts == 0 else max(_DESCENT_ITERATIONS, 4 * space.n)
-    spent = [0, 0]  # iterations, evaluations
+    spent = [0, 0, 0]  # iterations, evaluations, re-adds
 
     def run(start: FloatArray, held: Problem = problem, quiet: bool = False) -> Descent:
         """One descent of ``held`` (the problem, or it with an AnyOf held to a member)."""
@@ -351,6 +352,7 @@ def _descents(
         )
         spent[0] += result.iterations
         spent[1] += result.evaluations
+        spent[2] += result.readds
         return result
 
     def finished(best: Descent, last: Descent) -> bool:
@@ -389,7 +391,7 @@ def _descents(
             best = last
         if plan != _RESUME and best.status is Status.MAX_ITERATIONS:
             plans.insert(done, _RESUME)
-    total_iterations, total_evaluations = spent
+    total_iterations, total_evaluations, readds = spent
     ending = best
     if best.status is not Status.CONVERGED and best is not last and last.status in _OUT_OF_BUDGET:
         ending = last
@@ -404,6 +406,7 @@ def _descents(
         message=message,
         iterations=total_iterations,
         evaluations=total_evaluations,
+        readds=readds,
         projected_gradient=best.projected_gradient * weight,
         multipliers=best.multipliers * weight,
     )

@@ -214,6 +214,8 @@ class _Run:
         self.stepped = False
         self.flat = 0
         self.crawls = 0
+        self.dropped: dict[int, float] = {}  # row: G when it was dropped
+        self.readds = 0
         self.projected = np.inf
         self.multipliers = np.empty(0)
 
@@ -229,6 +231,7 @@ class _Run:
             active=tuple(self.active.rows),
             projected_gradient=float(self.projected),
             multipliers=self.multipliers[self.active.k :].copy(),
+            readds=self.readds,
         )
 
     @property
@@ -362,6 +365,7 @@ class _Run:
         pa = self.active.project(a, exclude=column)
         h = self.h  # on the active set before the drop
         row = self.active.remove(position)
+        self.dropped[row] = self.value
         self.inactive[row] = True
         self.h = h.plus_outer(pa, 1.0 / float(a @ pa))
         self.fresh = False
@@ -369,6 +373,8 @@ class _Run:
     def add(self, row: int) -> None:
         """Step 4: ``row`` (already in the active set) now holds; H loses its direction."""
         self.inactive[row] = False
+        if self.dropped.pop(row, np.inf) <= self.value:
+            self.readds += 1
         if self.curvature is None:
             a = self.a_in[row]
             ha = self.h @ a

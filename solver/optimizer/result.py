@@ -73,6 +73,8 @@ class Descent:
         active: Active inequality rows at the end.
         projected_gradient: ‖Pg‖ at the end.
         multipliers: Inequality multipliers of ``active``.
+        readds: Limits added back to the active set with G no lower than when they
+            were dropped: the signature of a cycle (0 in every descent measured).
     """
 
     phi: FloatArray
@@ -85,6 +87,7 @@ class Descent:
     active: tuple[int, ...]
     projected_gradient: float
     multipliers: FloatArray
+    readds: int = 0
 
 
 @dataclass(frozen=True)
@@ -114,6 +117,9 @@ class SolveResult:
             of reach: their :meth:`~solver.Problem.reach_margins` are negative.
         held_by: Labels of the active limits with positive multipliers at ``x``: the
             limits that stop the goals from coming closer here.
+        readds: Over all descents, limits added back to the active set with G no
+            lower than when they were dropped (a cycle's signature: dropping and adding
+            one limit over and over); 0 for methods without an active set.
     """
 
     x: FloatArray = field(repr=False)
@@ -132,6 +138,7 @@ class SolveResult:
     outcome: Outcome
     unreachable: tuple[int, ...]
     held_by: tuple[str, ...]
+    readds: int = 0
 
     @property
     def success(self) -> bool:

@@ -41,6 +41,7 @@ def test_mixed_weights_never_cycle_between_dropping_and_adding_a_limit(metric: s
     for problem, theta0 in _mixed_weight_problems(16, seed=7):
         result = solve(problem, theta0, restarts=0, max_iterations=1500, start_metric=metric)
         assert result.status != "max_iterations", result.message
+        assert result.readds == 0
         if metric == "gauss_newton":  # the default ends at a Kuhn–Tucker point to rounding
             w = weight_scale(problem)  # of G_all / w, its smallest weight
             projected, objective = result.projected_gradient / w, result.objective / w

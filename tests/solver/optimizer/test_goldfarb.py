@@ -172,3 +172,36 @@ def test_limit_rows_by_their_nonzeros_give_the_dense_rows_descent(gauss_newton: 
     np.testing.assert_allclose(runs[1].phi, runs[0].phi, atol=1e-12)
     assert runs[1].status is Status.CONVERGED
     assert float(np.min(a_in @ runs[1].phi - b_in)) >= -1e-12
+
+
+def test_a_limit_added_back_without_a_decrease_counts_as_a_readd() -> None:
+    from solver.optimizer.active_set import ActiveSet
+    from solver.optimizer.goldfarb import _Run
+
+    a_in, b_in = _nonnegative(3)
+    start = np.array([0.0, 1.0, 1.0])  # on the limit φ₀ ≥ 0
+    active = ActiveSet.at(start, *EMPTY_EQ, a_in, b_in, slack=1e-10)
+    run = _Run(_distance_to(np.array([1.0, 0.5, 0.5])), start, active, 1e-12, None, None)
+    run.multipliers = run.active.multipliers(run.gradient)
+    run.drop(0)  # the limit leaves the active set at G = 1.5 …
+    run.active.add(0)
+    run.add(0)  # … and comes back with G unchanged: one cycle's turn
+    assert run.readds == 1
+    run.drop(0)
+    run.value -= 0.5  # a step lowered G before the limit came back: no cycle
+    run.active.add(0)
+    run.add(0)
+    assert run.readds == 1
+    # From the same start, the descent itself never adds a dropped limit back.
+    result = descend(
+        _distance_to(np.array([1.0, 0.5, 0.5])),
+        start,
+        *EMPTY_EQ,
+        a_in,
+        b_in,
+        tolerance=1e-12,
+        max_iterations=100,
+        deadline=None,
+    )
+    assert result.status is Status.CONVERGED and result.readds == 0
+    np.testing.assert_allclose(result.phi, [1.0, 0.5, 0.5], atol=1e-9)
