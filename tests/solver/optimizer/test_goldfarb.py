@@ -205,3 +205,32 @@ def test_a_limit_added_back_without_a_decrease_counts_as_a_readd() -> None:
     )
     assert result.status is Status.CONVERGED and result.readds == 0
     np.testing.assert_allclose(result.phi, [1.0, 0.5, 0.5], atol=1e-9)
+
+
+def test_a_crawl_leaves_a_face_by_a_negative_multiplier_else_leaves_gauss_newton() -> None:
+    from solver.optimizer.active_set import ActiveSet
+    from solver.optimizer.goldfarb import _Run
+
+    a_in, b_in = _nonnegative(3)
+    target = np.array([1.0, 0.5, 0.5])
+    curvature = lambda phi: np.sqrt(2.0) * np.eye(3)  # noqa: E731
+    # On the face φ₀ = 0 the target pulls inward: the crawl leaves the face by it.
+    start = np.array([0.0, 0.5, 0.5])
+    active = ActiveSet.at(start, *EMPTY_EQ, a_in, b_in, slack=1e-10)
+    run = _Run(_distance_to(target), start, active, 1e-12, None, curvature)
+    run.crawled()
+    assert run.leave and run.curvature is not None
+    ineq = run.active.multipliers(run.gradient)[run.active.k :]
+    assert ineq[0] == pytest.approx(-2.0)
+    assert run.choose_drop(ineq, hg_norm=10.0, floor=1e-12) == 0
+    # Once: Goldfarb's test alone keeps the face while ‖Hg‖ > −β.
+    assert not run.leave and run.choose_drop(ineq, hg_norm=10.0, floor=1e-12) is None
+    # Inside every limit: two crawls restart H from the curvature, the third leaves it.
+    inside = np.array([0.5, 0.5, 0.5])
+    active = ActiveSet.at(inside, *EMPTY_EQ, a_in, b_in, slack=1e-10)
+    run = _Run(_distance_to(target), inside, active, 1e-12, None, curvature)
+    for crawls in (1, 2):
+        run.crawled()
+        assert run.curvature is not None and run.fresh and run.crawls == crawls
+    run.crawled()
+    assert run.curvature is None and run.fresh
