@@ -340,6 +340,7 @@ class _Run:
 
     def choose_drop(self, ineq: FloatArray, hg_norm: float, floor: float) -> int | None:
         """Step 2's test: the inequality to drop, or None (``floor``: step 1's ε)."""
+        leave, self.leave = self.leave, False  # a crawl's request holds for one test
         if not ineq.size:
             return None
         diagonal = np.diag(self.active.gram_inverse)[self.active.k :]
@@ -347,8 +348,7 @@ class _Run:
         worst = int(np.argmin(beta))
         if beta[worst] >= 0.0:
             return None
-        if self.leave:
-            self.leave = False
+        if leave:
             return worst
         if self.projected <= floor:
             return worst if ineq[worst] < -floor else None

@@ -225,6 +225,9 @@ def test_a_crawl_leaves_a_face_by_a_negative_multiplier_else_leaves_gauss_newton
     assert run.choose_drop(ineq, hg_norm=10.0, floor=1e-12) == 0
     # Once: Goldfarb's test alone keeps the face while ‖Hg‖ > −β.
     assert not run.leave and run.choose_drop(ineq, hg_norm=10.0, floor=1e-12) is None
+    # The request holds for one test only, even one with nothing to drop.
+    run.leave = True
+    assert run.choose_drop(-ineq, hg_norm=10.0, floor=1e-12) is None and not run.leave
     # Inside every limit: two crawls restart H from the curvature, the third leaves it.
     inside = np.array([0.5, 0.5, 0.5])
     active = ActiveSet.at(inside, *EMPTY_EQ, a_in, b_in, slack=1e-10)
