@@ -387,7 +387,9 @@ def _descents(
                 if starts is None:
                     starts = _starts(problem, space, phi0, restarts, seed)
                 last = run(starts.start(plan, best.phi))
-        if last.value < best.value:
+        # A resumed descent goes on from the best pose: never worse, and its status
+        # (converged, say) is the one that now holds there.
+        if last.value < best.value or (plan == _RESUME and last.value <= best.value):
             best = last
         if plan != _RESUME and best.status is Status.MAX_ITERATIONS:
             plans.insert(done, _RESUME)
