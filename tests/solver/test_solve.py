@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from problems import planar_arm, random_problem, tip, translation
 
 from solver import (
+    AnyOf,
     Constraint,
     Dof,
     Effector,
@@ -98,6 +99,32 @@ def test_solve_with_restarts_is_feasible_deterministic_and_never_worse(seed: int
     assert first.fun <= single.fun
     np.testing.assert_array_equal(first.x, again.x)
     assert first.nfev == again.nfev
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_restarts_with_anyof_sets_are_feasible_deterministic_and_never_worse(seed: int) -> None:
+    # The restarts hold each AnyOf set to its other members first; whatever they find is
+    # judged on the problem itself: its G, never a held member's.
+    base, theta0 = random_problem(2000 + seed, 6, 2)
+    rng = np.random.default_rng(seed)
+    names = [segment.name for segment in base.figure.segments]
+    members = [
+        Constraint(
+            Effector(str(rng.choice(names)), point=tuple(rng.normal(size=3) * 0.2)),
+            goals.Position(tuple(rng.normal(size=3) * 0.8)),
+            weight=float(10.0 ** rng.uniform(0.0, 3.0)),
+        )
+        for _ in range(3)
+    ]
+    problem = Problem(base.figure, [*base.constraints, AnyOf(members, weight=2.0)])
+    single = solve(problem, theta0, restarts=0)
+    first = solve(problem, theta0, restarts=4, seed=7)
+    again = solve(problem, theta0, restarts=4, seed=7)
+    assert first.max_violation <= 1e-9
+    assert first.fun <= single.fun
+    assert first.fun == problem.objective(first.x)[0]
+    np.testing.assert_array_equal(first.x, again.x)
+    assert first.readds == 0
 
 
 # -- anytime and limits on work ----------------------------------------------------------
