@@ -16,10 +16,11 @@ after every step that lowers G by 20% or more (instead of step 5's
 update: the hybrid of Gauss–Newton and BFGS of Fletcher & Xu 1987). Goals that can be
 met make G a zero-residual least-squares problem, where these Gauss–Newton steps
 converge quadratically; where G stays large (an unreachable goal), BFGS takes over.
-A step that lowers G by at most 1e-9 of itself is a crawl (seen where heavy goals stay
-out of reach: ``Z(Zᵀ(B + μI)Z)⁻¹Zᵀ`` with μ ≥ G shrinks every step to nothing): H
-restarts from the curvature, and at the third crawl the descent leaves the Gauss–Newton
-metric and goes on from the projector.
+A step that lowers G by at most 1e-9 of itself is a crawl (:meth:`_Run.crawled`): on a
+face where a limit's multiplier is negative, the descent leaves the face by the most
+negative one; otherwise H restarts from the curvature, and at the third crawl the
+descent leaves the Gauss–Newton metric and goes on from the projector (where heavy goals
+stay out of reach, ``Z(Zᵀ(B + μI)Z)⁻¹Zᵀ`` with μ ≥ G shrinks every step to nothing).
 
 H is never formed as an n×n matrix while it is a scaled identity plus a term of rank
 below n/2 (:mod:`.low_rank`): the starts and every update below are kept as their
