@@ -121,7 +121,6 @@ def run_method(
     tolerance: float,
     max_iterations: int,
     restarts: int,
-    seed: int,
     goal_value: float | None,
     starts: Callable[[], Starts],
 ) -> tuple[Descent, int]:
@@ -138,9 +137,9 @@ def run_method(
         tolerance: Stop test of the method (see each).
         max_iterations: Most iterations over all descents.
         restarts: Most restarts.
-        seed: Unused here (``starts`` is seeded).
         goal_value: G_all / weight at which the goals count as met.
-        starts: Makes the restarts' starts.
+        starts: Makes the restarts' starts (called once, at the first restart: one
+            seeded sequence of starts for the whole solve).
 
     Returns:
         The best descent, with the iterations of all, and the restarts run.
@@ -154,9 +153,15 @@ def run_method(
 
     phi0 = space.phi(space.base)
     best: Descent | None = None
+    made: Starts | None = None
     total_iterations = total_evaluations = runs = 0
     for attempt in range(restarts + 1):
-        start = phi0 if attempt == 0 else starts().start(attempt, best.phi)  # type: ignore[union-attr]
+        if attempt == 0:
+            start = phi0
+        else:
+            assert best is not None
+            made = made or starts()
+            start = made.start(attempt, best.phi)
         budget = max_iterations - total_iterations
         run = _descend(
             method,

@@ -209,7 +209,6 @@ def solve(
             tolerance=tolerance,
             max_iterations=max_iterations,
             restarts=restarts,
-            seed=seed,
             goal_value=None if goal_tolerance is None else goal_tolerance / weight,
             starts=lambda: _starts(problem, space, space.phi(space.base), restarts, seed),
         )
