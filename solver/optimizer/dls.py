@@ -57,7 +57,7 @@ from .budget import Budget, Reporter, finished
 from .projection import multipliers, restore
 from .result import Descent, Status
 from .space import ReducedSpace
-from .tasks import TaskModel, stack
+from .tasks import Task, TaskModel, stack
 
 __all__ = ["DAMPING", "damped_inverse", "descend_dls"]
 
@@ -147,13 +147,7 @@ def descend_dls(
         if stop is not None:
             status, detail = stop
             break
-        by_leaf = {task.leaf: task for task in tasks}
-        stacked = []
-        for level, weight in zip(levels, level_weight, strict=True):
-            residual, rows = stack([by_leaf[int(i)] for i in level if int(i) in by_leaf], space.n)
-            root = np.sqrt(weight)
-            stacked.append((residual / root, rows / root))
-        delta = _clamped_step(phi, stacked, space, damping)
+        delta = _clamped_step(phi, _stacked(tasks, levels, level_weight, space.n), space, damping)
         held = 0
         while held < len(levels) - 1 and errors[held] <= tolerance:
             held += 1
@@ -167,11 +161,13 @@ def descend_dls(
                 trial_values, trial_tasks = model.evaluate(trial)
                 evaluations += 1
                 if held:
-                    trial, trial_values, extra = _polish(
-                        model, levels[:held], level_weight[:held], trial, trial_values, space
+                    trial, trial_values, trial_tasks, extra = _polish(
+                        model,
+                        levels[:held],
+                        level_weight[:held],
+                        (trial, trial_values, trial_tasks),
+                        space,
                     )
-                    if extra:
-                        trial_values, trial_tasks = model.evaluate(trial)
                     evaluations += extra
                 trial_errors = _errors(model, trial_values, levels, level_weight)
                 verdict = _compare(trial_errors, errors, tolerance)
@@ -196,7 +192,9 @@ def descend_dls(
         met = 0
         while met < len(levels) and errors[met] <= tolerance:
             met += 1
-        phi, values, extra = _polish(model, levels[:met], level_weight[:met], phi, values, space)
+        phi, values, tasks, extra = _polish(
+            model, levels[:met], level_weight[:met], (phi, values, tasks), space
+        )
         evaluations += extra
     total = float(model.coefficients(values) @ values) / scale
     return finished(phi, total, status, detail, (iterations, evaluations))
@@ -206,10 +204,9 @@ def _polish(
     model: TaskModel,
     levels: Sequence[IntArray],
     weights: Sequence[float],
-    phi: FloatArray,
-    values: FloatArray,
+    at: tuple[FloatArray, FloatArray, list[Task]],
     space: ReducedSpace,
-) -> tuple[FloatArray, FloatArray, int]:
+) -> tuple[FloatArray, FloatArray, list[Task], int]:
     """Undamped Gauss–Newton steps on ``levels`` alone (the met top levels).
 
     A step of the lower levels moves in the null space of the met levels only to first
@@ -217,33 +214,43 @@ def _polish(
     wrist, moved by the shoulder). These steps bring them back, each in the null space
     of the levels above it, for as long as that lowers their errors (at most
     :data:`_POLISH`): the compensation of Greeff et al.'s Table 1, by least squares.
+    ``at`` is φ with the model's potentials and tasks there.
 
     Returns:
-        φ, the potentials there, and the evaluations made.
+        φ, the potentials and tasks there, and the evaluations made.
     """
+    phi, values, tasks = at
     evaluations = 0
     if not levels:
-        return phi, values, evaluations
+        return phi, values, tasks, evaluations
     for _ in range(_POLISH):
         errors = _errors(model, values, levels, weights)
         if float(errors.sum()) <= 0.0:
             break
-        _, tasks = model.evaluate(phi)
-        by_leaf = {task.leaf: task for task in tasks}
-        stacked = []
-        for level, weight in zip(levels, weights, strict=True):
-            residual, rows = stack([by_leaf[int(i)] for i in level if int(i) in by_leaf], space.n)
-            stacked.append((residual / np.sqrt(weight), rows / np.sqrt(weight)))
-        trial = restore(phi + _clamped_step(phi, stacked, space, 0.0), space)
+        step = _clamped_step(phi, _stacked(tasks, levels, weights, space.n), space, 0.0)
+        trial = restore(phi + step, space)
         if trial is None:
             break
-        trial_values, _ = model.evaluate(trial)
+        trial_values, trial_tasks = model.evaluate(trial)
         evaluations += 1
         trial_errors = _errors(model, trial_values, levels, weights)
         if float(trial_errors.sum()) >= float(errors.sum()):
             break
-        phi, values = trial, trial_values
-    return phi, values, evaluations
+        phi, values, tasks = trial, trial_values, trial_tasks
+    return phi, values, tasks, evaluations
+
+
+def _stacked(
+    tasks: list[Task], levels: Sequence[IntArray], weights: Sequence[float], n: int
+) -> list[tuple[FloatArray, FloatArray]]:
+    """Each level's residuals and rows from the tasks, over √ of the level's weight."""
+    by_leaf = {task.leaf: task for task in tasks}
+    stacked = []
+    for level, weight in zip(levels, weights, strict=True):
+        residual, rows = stack([by_leaf[int(i)] for i in level if int(i) in by_leaf], n)
+        root = np.sqrt(weight)
+        stacked.append((residual / root, rows / root))
+    return stacked
 
 
 def _errors(
