@@ -20,7 +20,7 @@ import numpy as np
 from bpy.props import IntProperty
 from bpy.types import Operator
 
-from ..solver.limits import clamp_to_limits, outside_limits
+from ..solver.limits import outside_limits
 from . import live
 from .bridge import goals, keys, pose, solving
 from .bridge.rig import Array, Rig, armature_object, build_rig, to_numpy
@@ -37,17 +37,20 @@ CHANNELS = (
 """The pose-bone channels a bake records on every frame, and their sizes."""
 
 
-def start_pose(rig: Rig, warm: Array, animated: Array) -> tuple[Array, bool]:
+def start_pose(setup: goals.Setup, warm: Array, animated: Array) -> tuple[Array, bool]:
     """The pose a frame's solve starts from, and whether it had to be clamped.
 
     The warm start (the chains at the previous frame's solution) when it is within the
-    limits, else the animation's own pose, else that pose clamped to the limits.
+    limits the solve holds (:attr:`solver.Problem.moving_limits`), else the animation's
+    own pose, else that pose with the DOFs the solve moves clamped into their limits
+    (:func:`.bridge.solving.clamp_moving`: a bone the solve never writes keeps its
+    animated value, as Blender will pose it).
     """
-    figure = rig.figure
+    limits = setup.problem.moving_limits
     for candidate in (warm, animated):
-        if outside_limits(figure.limits, candidate) is None:
+        if outside_limits(limits, candidate) is None:
             return candidate, False
-    return clamp_to_limits(animated, figure.limits, figure.lower, figure.upper), True
+    return solving.clamp_moving(setup, animated), True
 
 
 class BakeSession:
@@ -119,7 +122,7 @@ class BakeSession:
             if self.theta is not None:
                 chains = setup.problem.variable_mask
                 start[chains] = self.theta[chains]
-            start, clamped = start_pose(rig, start, animated)
+            start, clamped = start_pose(setup, start, animated)
             if clamped:
                 self.clamped.append(frame)
             outcome = solving.run_solve(setup, start, obj.reach, time_limit=None, restarts=0)

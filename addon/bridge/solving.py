@@ -101,7 +101,7 @@ def run_solve(
     }
     margins = dict(zip(setup.names, problem.leaf_reach_margins(result.theta).tolist(), strict=True))
     unmet = [name for name, r in residuals.items() if r > settings.reach_distance]
-    held = held_limits(setup.rig, result)
+    held = held_limits(setup.rig, result) if unmet else []
     reasons = {name: _reason(result, residuals[name], margins[name], held) for name in unmet}
     message = _headline(result, unmet, reasons, margins)
     return Outcome(result, residuals, unmet, 1000.0 * result.elapsed, margins, reasons, message)
