@@ -7,24 +7,16 @@ Part of ``bench_bank.py``.
 
 from __future__ import annotations
 
-import subprocess
-import sys
-import tarfile
-import tempfile
 import time
-from io import BytesIO
-from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from baseline import PREVIOUS, load
 from fixtures.bank import Case, build
 from fixtures.bank_checks import MET, at_most_slsqp, is_met, multistart_slsqp
-from harness import ROOT
 
 import solver
 
-PREVIOUS = "2d225ae"
-"""The commit whose ``solver/`` is the previous solver."""
 PREVIOUS_NAME = "baseline_solver"
 """The package name the previous solver is imported under."""
 ITERATION_CAP = 1000
@@ -38,28 +30,9 @@ SLSQP_BELOW = 320
 """Variables below which SLSQP runs at all (its dense steps cost O(n³): minutes above)."""
 
 
-def previous_solver(folder: Path) -> ModuleType:
-    """``solver/`` at :data:`PREVIOUS`, extracted into ``folder`` and imported as
-    :data:`PREVIOUS_NAME` (its imports are relative, so any name works)."""
-    archive = subprocess.run(
-        ["git", "archive", "--format=tar", PREVIOUS, "solver"],
-        cwd=ROOT,
-        check=True,
-        capture_output=True,
-    ).stdout
-    with tarfile.open(fileobj=BytesIO(archive)) as tar:
-        tar.extractall(folder, filter="data")
-    (folder / "solver").rename(folder / PREVIOUS_NAME)
-    if str(folder) not in sys.path:
-        sys.path.insert(0, str(folder))
-    import importlib
-
-    return importlib.import_module(PREVIOUS_NAME)
-
-
-def temporary_folder() -> Path:
-    """A fresh temporary folder (left for the system to clean)."""
-    return Path(tempfile.mkdtemp(prefix="reach-bank-"))
+def previous_solver() -> ModuleType:
+    """``solver/`` at :data:`PREVIOUS`, imported as :data:`PREVIOUS_NAME` (``baseline.load``)."""
+    return load(PREVIOUS, PREVIOUS_NAME)
 
 
 def run_reach(case: Case, module: ModuleType, *, restarts: int | None) -> dict[str, Any]:

@@ -27,7 +27,8 @@ measured". The targets:
 * from ``scale.json``: a 600-DOF tree with 20 goals, warm drag event ≤ 20 ms median
   (beside the same figure's cold solve), and a 500-bone chain (1,500 DOFs) dragged at
   ≥ 10 events/s;
-* the problem bank (issue 10): no solve at ``max_iterations`` and final G ≤ SLSQP's
+* the problem bank (issue 10): no solve at ``max_iterations`` by cycling (those at it
+  for the budget are shown beside) and final G ≤ SLSQP's
   + 1e-8 relative on ≥ 98%; every "not reachable" verdict true (multi-start SLSQP);
   reachable targets from rest met to 1e-6 × chain length on ≥ 99.5%.
 
