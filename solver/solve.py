@@ -180,6 +180,7 @@ def solve(
         )
     deadline = None if time_limit is None else started + float(time_limit)
     space = ReducedSpace.build(problem, theta_start)
+    weight = weight_scale(problem)
 
     if space.n == 0:
         value, gradient = problem.evaluate(theta_start)
@@ -197,7 +198,6 @@ def solve(
         )
         runs = 0
     elif method != "goldfarb":
-        weight = weight_scale(problem)
         outcome, runs = run_method(
             method,
             options,
@@ -222,6 +222,7 @@ def solve(
             max_iterations=max_iterations,
             restarts=restarts,
             seed=seed,
+            weight=weight,
             gauss_newton=start_metric == "gauss_newton",
             goal_tolerance=goal_tolerance,
         )
@@ -233,7 +234,7 @@ def solve(
         for j, multiplier in zip(outcome.active, outcome.multipliers, strict=True)
         if multiplier > tolerance
     )
-    met = goal_tolerance if goal_tolerance is not None else tolerance * weight_scale(problem)
+    met = goal_tolerance if goal_tolerance is not None else tolerance * weight
     verdict, unreachable = _verdict(
         problem, theta, value, outcome.status, met, pins=method == "dls"
     )
@@ -287,11 +288,13 @@ def _descents(
     max_iterations: int,
     restarts: int,
     seed: int,
+    weight: float,
     gauss_newton: bool,
     goal_tolerance: float | None,
 ) -> tuple[Descent, int]:
     """The first descent and the restarts after it (see :func:`solve`).
 
+    ``weight``: :func:`weight_scale` of the problem (the descents see G_all / weight);
     ``gauss_newton``: whether H starts from the goals' Gauss–Newton curvature.
 
     Returns:
@@ -299,7 +302,6 @@ def _descents(
         status of the last one where it ran out of time or iterations; and the number
         of restarts run.
     """
-    weight = weight_scale(problem)
     # The descents see G_all / weight over φ: its gradient is s ∘ ∇G_all / weight.
     scale = space.scale / weight
     root = space.scale / np.sqrt(weight)

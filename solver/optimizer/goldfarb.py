@@ -414,9 +414,10 @@ class _Run:
             self.active.add(hit)
             self.add(hit)
             return None
-        cap = limit
-        trial = _Trial(self.objective, self.phi, step, self.active, cap, hit if hit >= 0 else None)
-        search = line_search(trial, self.value, slope, cap)
+        trial = _Trial(
+            self.objective, self.phi, step, self.active, limit, hit if hit >= 0 else None
+        )
+        search = line_search(trial, self.value, slope, limit)
         self.evaluations += search.evaluations
         if search.alpha <= 0.0 or search.gradient is None:
             return None if self.reset() else self.stuck()
@@ -432,7 +433,7 @@ class _Run:
         if self.callback is not None:
             self.callback(self.phi, self.value)
         self.fresh = False
-        if trial.hit is not None and search.alpha >= cap:  # Step 4
+        if trial.hit is not None and search.alpha >= limit:  # Step 4
             self.active = trial.rows_at_cap()
             self.add(hit)
             return None

@@ -15,10 +15,10 @@ method on numpy alone, over the scaled variables φ:
   onto them too (:func:`.projection.restore`), and the direction is first made to
   keep the equalities (projected onto their null space).
 - It stops when the projected gradient ``‖restore(φ − g) − φ‖∞`` is at most
-  ``tolerance`` (a Kuhn–Tucker point of the bounds, polygons and equalities), when a
+  ``tolerance`` (a Kuhn–Tucker point of the bounds, polygons and equalities), when
   three steps in a row lower the objective by less than 1e-12 of it (scipy's
-  ``ftol``), when the
-  goals are met, at the budget, or when the search finds no decrease.
+  ``ftol``), when the goals are met, at the budget, or when the search finds no
+  decrease.
 """
 
 from __future__ import annotations
