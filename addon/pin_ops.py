@@ -47,8 +47,7 @@ class REACH_OT_pin_bone(BoneOperator, Operator):
         if made != {"FINISHED"}:
             raise BlenderDataError(f"could not add a pin on '{bone}'")
         entry = obj.reach.constraints[name]
-        entry.pinned = True
-        entry.goal.empty_display_type = "SPHERE"
+        entry.pinned = True  # its goal is a sphere empty, as every position goal's
         return {"FINISHED"}
 
 

@@ -76,8 +76,10 @@ class Rig:
         armature: The armature object's name.
         figure: The solver's figure; segment k is ``layout[k].name``.
         layout: Per bone, its channels' positions in θ, parents before children.
-        warnings: Things the user should know (drivers, bone constraints, …).
-        defects: See below.
+        warnings: Things the user should know about the rig as a whole (drivers,
+            bone constraints and keyed bones are :attr:`notes`).
+        defects: Per bone Reach cannot pose, why (pose scale, no inherited rotation):
+            refused only where it would move an effector (:func:`~.goals.build_problem`).
     """
 
     armature: str
@@ -104,9 +106,6 @@ class Rig:
                 )
                 lines.append(NOTES[kind].format(count=len(chosen), bones=listed))
         return lines
-
-    """Per bone Reach cannot pose, why (pose scale, no inherited rotation): refused only
-    where it would move an effector (:func:`~.goals.build_problem`)."""
 
     def bone(self, name: str) -> BoneLayout:
         """The layout of bone ``name``."""
