@@ -46,8 +46,6 @@ VERDICT_STARTS = 4
 SLSQP_FAILURES = 0.02
 """Share of the slice whose final G may exceed SLSQP's (the issue's 98%)."""
 
-KNOWN: dict[tuple[str, str], str] = {}
-"""(test, case) pairs that fail on the current solver, and why: strict xfails."""
 SLSQP_SHORTFALLS = (
     "one local descent (restarts=0) ends above SLSQP's G from the same start on 3 of "
     "50 cases: human-0 (a local minimum at G 37 where SLSQP meets every goal), tree-15 "
@@ -56,14 +54,9 @@ SLSQP_SHORTFALLS = (
 )
 
 
-def params(test: str, cases: tuple[Case, ...] = CASES) -> list[object]:
-    """The cases as parameters, the known failures of ``test`` marked."""
-    out = []
-    for case in cases:
-        reason = KNOWN.get((test, case.name))
-        marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
-        out.append(pytest.param(case, id=case.name, marks=marks))
-    return out
+def params(cases: tuple[Case, ...] = CASES) -> list[object]:
+    """The cases as parameters, named."""
+    return [pytest.param(case, id=case.name) for case in cases]
 
 
 @dataclass(frozen=True)
@@ -104,7 +97,7 @@ def test_bank_is_deterministic() -> None:
     assert again == list(CASES)
 
 
-@pytest.mark.parametrize("case", params("witness", REACHABLE))
+@pytest.mark.parametrize("case", params(REACHABLE))
 def test_bank_reachable_cases_are_met_at_their_witness_pose(case: Case) -> None:
     if case.witness is None:  # the tube task: met to G ≈ 1e-20 (test_fixtures.py)
         assert case.family == "tube"
@@ -115,14 +108,14 @@ def test_bank_reachable_cases_are_met_at_their_witness_pose(case: Case) -> None:
     assert np.max(goal_errors(problem, witness)) <= 1e-9
 
 
-@pytest.mark.parametrize("case", params("limits"))
+@pytest.mark.parametrize("case", params())
 def test_bank_descent_never_violates_a_limit(case: Case) -> None:
     run = descent(case.name)
     assert run.result.max_violation <= 1e-9
     assert run.violation <= 1e-9
 
 
-@pytest.mark.parametrize("case", params("monotonic"))
+@pytest.mark.parametrize("case", params())
 def test_bank_descent_never_increases_the_objective(case: Case) -> None:
     values = descent(case.name).values
     rises = [
@@ -133,7 +126,7 @@ def test_bank_descent_never_increases_the_objective(case: Case) -> None:
     assert not rises
 
 
-@pytest.mark.parametrize("case", params("iterations"))
+@pytest.mark.parametrize("case", params())
 def test_bank_descent_ends_before_the_iteration_limit(case: Case) -> None:
     result = descent(case.name).result
     assert result.status != "max_iterations", result.message
@@ -148,7 +141,7 @@ def default_solve(name: str) -> tuple[Problem, np.ndarray, SolveResult]:
     return problem, theta0, result
 
 
-@pytest.mark.parametrize("case", params("met", REACHABLE))
+@pytest.mark.parametrize("case", params(REACHABLE))
 def test_bank_reachable_goals_are_met_with_default_restarts(case: Case) -> None:
     problem, _, result = default_solve(case.name)
     assert is_met(problem, result.x), goal_errors(problem, result.x)
@@ -156,7 +149,7 @@ def test_bank_reachable_goals_are_met_with_default_restarts(case: Case) -> None:
     assert result.unreachable == ()
 
 
-@pytest.mark.parametrize("case", params("verdict"))
+@pytest.mark.parametrize("case", params())
 def test_bank_not_reachable_verdicts_are_true(case: Case) -> None:
     problem, theta0, result = default_solve(case.name)
     if result.outcome != "not_reachable":
