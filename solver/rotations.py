@@ -18,8 +18,10 @@ from .exceptions import SolverInputError
 
 __all__ = [
     "EULER_ORDERS",
+    "ROTATION_ROUNDING",
     "euler_matrix",
     "euler_quaternions",
+    "fit_euler",
     "is_similarity",
     "matrix_euler",
     "quaternion_matrix",
@@ -78,6 +80,26 @@ def _near(angle: float, target: float) -> float:
     return angle + 2.0 * math.pi * round((target - angle) / (2.0 * math.pi))
 
 
+def _solutions(r: FloatArray, order: str, first: float) -> list[tuple[float, float, float]]:
+    """The Euler decompositions (first, middle, last angle) of ``r`` in ``order``.
+
+    Away from gimbal lock there are two (the middle angle in [−π/2, π/2] first); at
+    gimbal lock only a combination of the outer angles is defined, and the first angle
+    is ``first``.
+    """
+    i, j, k, s = _axes(order)
+    cos_b = math.hypot(r[i, i], r[j, i])
+    b = math.atan2(float(np.clip(-s * r[k, i], -1.0, 1.0)), cos_b)
+    if cos_b > 1e-9:
+        a = math.atan2(s * r[k, j], r[k, k])
+        c = math.atan2(s * r[j, i], r[i, i])
+        return [(a, b, c), (a + math.pi, math.pi - b, c + math.pi)]
+    # R_k(c) = R · R_i(a)ᵀ · R_j(b)ᵀ, a rotation about axis k
+    rest = r @ _rotation(i, first).T @ _rotation(j, b).T
+    u, v = (k + 1) % 3, (k + 2) % 3
+    return [(first, b, math.atan2(rest[v, u], rest[u, u]))]
+
+
 def matrix_euler(matrix: ArrayLike, order: str, compat: ArrayLike | None = None) -> FloatArray:
     """Euler angles [rad] (about X, Y, Z) of a rotation matrix, in ``order``.
 
@@ -93,20 +115,9 @@ def matrix_euler(matrix: ArrayLike, order: str, compat: ArrayLike | None = None)
         Angles, shape (3,).
     """
     r = finite_array(matrix, "rotation matrix", (3, 3))
-    i, j, k, s = _axes(order)
+    i, j, k, _ = _axes(order)
     near = None if compat is None else finite_array(compat, "compat angles", (3,))
-    cos_b = math.hypot(r[i, i], r[j, i])
-    b = math.atan2(float(np.clip(-s * r[k, i], -1.0, 1.0)), cos_b)
-    if cos_b > 1e-9:
-        a = math.atan2(s * r[k, j], r[k, k])
-        c = math.atan2(s * r[j, i], r[i, i])
-        solutions = [(a, b, c), (a + math.pi, math.pi - b, c + math.pi)]
-    else:  # gimbal lock: only a combination of the outer angles is defined
-        a = 0.0 if near is None else float(near[i])
-        # R_k(c) = R · R_i(a)ᵀ · R_j(b)ᵀ, a rotation about axis k
-        rest = r @ _rotation(i, a).T @ _rotation(j, b).T
-        u, v = (k + 1) % 3, (k + 2) % 3
-        solutions = [(a, b, math.atan2(rest[v, u], rest[u, u]))]
+    solutions = _solutions(r, order, 0.0 if near is None else float(near[i]))
     best: tuple[float, ...] = solutions[0]
     if near is not None:
         target = (float(near[i]), float(near[j]), float(near[k]))
@@ -119,6 +130,116 @@ def matrix_euler(matrix: ArrayLike, order: str, compat: ArrayLike | None = None)
     result = np.zeros(3)
     result[i], result[j], result[k] = best
     return result
+
+
+ROTATION_ROUNDING = 1e-6
+"""Largest turn [rad] between a rotation and the one Blender stores of it in single
+precision. Each of a unit quaternion's four floats is within half a unit in the last
+place (2^-25) of its value, which turns the rotation by at most 2^-23 (1.2e-7 rad); an
+axis-angle of up to a full turn is off by at most about 8e-7 rad (its angle's rounding,
+2^-22, plus the axis's, 2π · 2^-24). A rotation stored so is inside Euler-angle limits
+when some Euler angles within this turn of it are."""
+
+
+def _turn(first: FloatArray, second: FloatArray, order: str) -> float:
+    """The angle [rad] between the rotations of two sets of Euler angles (small angles)."""
+    difference = euler_matrix(first, order) - euler_matrix(second, order)
+    return float(np.linalg.norm(difference)) / math.sqrt(2.0)
+
+
+def _excess(rows: FloatArray, offsets: FloatArray, angles: FloatArray) -> float:
+    return float(np.max(offsets - rows @ angles, initial=0.0))
+
+
+def _slide(
+    angles: FloatArray, order: str, rows: FloatArray, offsets: FloatArray, tolerance: float
+) -> FloatArray:
+    """``angles`` moved to meet the limits as far as a turn within ``tolerance`` allows.
+
+    Turning the first angle by δ and the last by −δ·(R_j(b)·e_i)_k turns the rotation by
+    |δ|·cos b only (b the middle angle): near gimbal lock, a long way in angles for a
+    rotation Blender stores to single precision.
+    """
+    gaps = offsets - rows @ angles  # a row is met where along · δ ≥ gap
+    if float(np.max(gaps, initial=0.0)) <= 0.0:
+        return angles
+    i, j, k, _ = _axes(order)
+    direction = np.zeros(3)
+    direction[i] = 1.0
+    direction[k] = -float(_rotation(j, float(angles[j]))[k, i])
+    along = rows @ direction
+    moving = np.flatnonzero(along != 0.0)
+    candidates = (gaps[moving] / along[moving]).tolist()
+    for p in moving:  # where two rows pulling opposite ways are equally violated
+        for q in moving:
+            if along[p] > 0.0 > along[q]:
+                candidates.append(float((gaps[p] - gaps[q]) / (along[p] - along[q])))
+    reach = min(tolerance / max(abs(math.cos(float(angles[j]))), 1e-300), 2.0 * math.pi)
+    for _ in range(64):
+        best = min(
+            (float(np.max(gaps - along * d, initial=0.0)), abs(d), d)
+            for d in np.clip([0.0, -reach, reach, *candidates], -reach, reach).tolist()
+        )
+        delta = float(best[2])
+        moved: FloatArray = angles + delta * direction
+        # the turn grows faster than |δ|·cos b far along: shrink to what the tolerance allows
+        if delta == 0.0 or _turn(angles, moved, order) <= tolerance:
+            return moved
+        reach = 0.5 * abs(delta)
+    return angles
+
+
+def fit_euler(
+    matrix: ArrayLike,
+    order: str,
+    rows: ArrayLike,
+    offsets: ArrayLike,
+    compat: ArrayLike | None = None,
+    tolerance: float = ROTATION_ROUNDING,
+) -> FloatArray:
+    """Euler angles [rad] (about X, Y, Z) of a stored rotation that best keep limits.
+
+    A rotation read from single-precision channels has many Euler readings equally
+    true to it: its two decompositions, each shifted by whole turns, and, near gimbal
+    lock (the middle angle near ±90°), outer angles that a turn within ``tolerance``
+    moves far. Of these, the one that violates ``rows · angles ≥ offsets`` least is
+    returned; among equals, the one nearest ``compat`` (default: the reading of
+    :func:`matrix_euler` without it). A pose written within its limits is so read back
+    within them, however ill-conditioned its Euler angles.
+
+    Args:
+        matrix: The rotation, shape (3, 3).
+        order: One of :data:`EULER_ORDERS`.
+        rows: Limit rows over the angles about X, Y, Z, shape (m, 3).
+        offsets: Their right-hand sides, shape (m,).
+        compat: Angles (about X, Y, Z) to stay near among equally good readings.
+        tolerance: Largest turn [rad] of the rotation a reading may make
+            (:data:`ROTATION_ROUNDING`).
+
+    Returns:
+        Angles, shape (3,).
+    """
+    r = finite_array(matrix, "rotation matrix", (3, 3))
+    limit_rows = finite_array(rows, "limit rows").reshape(-1, 3)
+    limit_offsets = finite_array(offsets, "limit offsets", (limit_rows.shape[0],))
+    i, j, k, _ = _axes(order)
+    near = matrix_euler(r, order, compat)
+    centre = np.zeros(3) if compat is None else np.asarray(compat, dtype=float)
+    involved = np.any(limit_rows != 0.0, axis=0).astype(float)  # whole turns matter there
+    readings = []
+    for first, middle, last in _solutions(r, order, float(near[i])):
+        base = np.zeros(3)
+        base[i], base[j], base[k] = first, middle, last
+        base = np.array([_near(float(x), float(t)) for x, t in zip(base, centre, strict=True)])
+        for shift in np.ndindex(*(3 if limited else 1 for limited in involved)):
+            turns = np.array(shift, dtype=float) - involved  # −1, 0, +1 on limited angles
+            readings.append(
+                _slide(base + 2.0 * math.pi * turns, order, limit_rows, limit_offsets, tolerance)
+            )
+    excess = np.array([_excess(limit_rows, limit_offsets, a) for a in readings])
+    fitting = np.flatnonzero(excess <= excess.min() + 1e-12)
+    distance = [float(np.sum((readings[f] - near) ** 2)) for f in fitting]
+    return readings[int(fitting[int(np.argmin(distance))])]
 
 
 def euler_quaternions(angles: ArrayLike, axes: ArrayLike) -> FloatArray:

@@ -31,6 +31,35 @@ CHANGE_THRESHOLD = 1e-6
 ([rad] or length)."""
 
 
+def bone_matrix(pose_bone: Any, mode: str) -> Array | None:
+    """The rotation matrix (3, 3) of a quaternion or axis-angle bone (None: an Euler bone).
+
+    Raises:
+        BlenderDataError: If the channel is not finite, or a quaternion is zero.
+    """
+    if mode in rotations.EULER_ORDERS:
+        return None
+    if mode == "QUATERNION":
+        values = np.array(pose_bone.rotation_quaternion, dtype=float)
+    else:
+        values = np.array(pose_bone.rotation_axis_angle, dtype=float)
+    if not np.all(np.isfinite(values)):
+        raise _not_finite(pose_bone.name)
+    if mode == "QUATERNION" and not values.any():
+        raise BlenderDataError(
+            f"bone '{pose_bone.name}' has a zero quaternion (0, 0, 0, 0), which is no rotation; "
+            "clear its rotation (Alt R) or set W to 1"
+        )
+    if mode == "QUATERNION":
+        return rotations.quaternion_matrix(values)
+    angle, axis = float(values[0]), values[1:]
+    norm = float(np.linalg.norm(axis))
+    if norm == 0.0:
+        return np.eye(3)
+    half = 0.5 * angle
+    return rotations.quaternion_matrix((math.cos(half), *(math.sin(half) * axis / norm)))
+
+
 def bone_angles(pose_bone: Any, mode: str, order: str, compat: Array | None = None) -> Array:
     """The bone's rotation as Euler angles [rad] about X, Y, Z in ``order`` (float64).
 
@@ -43,32 +72,13 @@ def bone_angles(pose_bone: Any, mode: str, order: str, compat: Array | None = No
     Raises:
         BlenderDataError: If the channel is not finite, or a quaternion is zero.
     """
-    if mode in rotations.EULER_ORDERS:
-        values = np.array(pose_bone.rotation_euler, dtype=float)
-    elif mode == "QUATERNION":
-        values = np.array(pose_bone.rotation_quaternion, dtype=float)
-    else:
-        values = np.array(pose_bone.rotation_axis_angle, dtype=float)
+    matrix = bone_matrix(pose_bone, mode)
+    if matrix is not None:
+        return rotations.matrix_euler(matrix, order, compat)
+    values = np.array(pose_bone.rotation_euler, dtype=float)
     if not np.all(np.isfinite(values)):
         raise _not_finite(pose_bone.name)
-    if mode in rotations.EULER_ORDERS:
-        return values
-    if mode == "QUATERNION" and not values.any():
-        raise BlenderDataError(
-            f"bone '{pose_bone.name}' has a zero quaternion (0, 0, 0, 0), which is no rotation; "
-            "clear its rotation (Alt R) or set W to 1"
-        )
-    if mode == "QUATERNION":
-        matrix = rotations.quaternion_matrix(values)
-    else:
-        angle, axis = float(values[0]), values[1:]
-        norm = float(np.linalg.norm(axis))
-        if norm == 0.0:
-            matrix = np.eye(3)
-        else:
-            half = 0.5 * angle
-            matrix = rotations.quaternion_matrix((math.cos(half), *(math.sin(half) * axis / norm)))
-    return rotations.matrix_euler(matrix, order, compat)
+    return values
 
 
 def _not_finite(bone: str) -> BlenderDataError:
@@ -104,23 +114,76 @@ def read_pose(obj: Any, rig: Rig, previous: Array | None = None, *, rounding: bo
     """
     theta = np.zeros(rig.figure.n_dofs)
     bones = obj.pose.bones
-    for entry in rig.layout:
+    stored: dict[int, Array] = {}
+    for number, entry in enumerate(rig.layout):
         pose_bone = bones.get(entry.name)
         if pose_bone is None:
             raise BlenderDataError(f"bone '{entry.name}' no longer exists in '{obj.name}'")
-        compat = None
-        if previous is not None and entry.mode not in rotations.EULER_ORDERS:
-            compat = _axis_angles(previous, entry)
-        angles = bone_angles(pose_bone, entry.mode, entry.order, compat)
-        theta[entry.rotation : entry.rotation + 3] = [
-            angles[AXES.index(a)] for a in entry.order[::-1]
-        ]
+        matrix = bone_matrix(pose_bone, entry.mode)
+        if matrix is None:
+            angles = bone_angles(pose_bone, entry.mode, entry.order)
+        else:
+            stored[number] = matrix
+            compat = None if previous is None else _axis_angles(previous, entry)
+            angles = rotations.matrix_euler(matrix, entry.order, compat)
+        _set_axis_angles(theta, entry, angles)
         if entry.translation >= 0:
             location = np.array(pose_bone.location, dtype=float)
             if not np.all(np.isfinite(location)):
                 raise _not_finite(entry.name)
             theta[entry.translation : entry.translation + 3] = location
+    fit_limits(rig, theta, stored, previous)
     return settle(rig, theta) if rounding else theta
+
+
+def _set_axis_angles(theta: Array, entry: BoneLayout, angles: Array) -> None:
+    """Put Euler angles about X, Y, Z into the bone's rotation DOFs of θ."""
+    theta[entry.rotation : entry.rotation + 3] = [angles[AXES.index(a)] for a in entry.order[::-1]]
+
+
+def fit_limits(
+    rig: Rig, theta: Array, stored: dict[int, Array], previous: Array | None = None
+) -> None:
+    """Read the quaternion and axis-angle bones whose reading breaks a limit again, in place.
+
+    Their Euler angles are a choice: of the readings of each stored rotation that turn
+    it by at most :data:`~solver.rotations.ROTATION_ROUNDING` (single precision), the one
+    that keeps the limits best (:func:`~solver.rotations.fit_euler`). Near gimbal lock a
+    rotation written on a bound reads back far past it in angles, and beyond ±90° on the
+    middle angle, on the other decomposition; the limits are what the written angles
+    kept, so they choose.
+
+    Args:
+        rig: The rig read.
+        theta: Joint values as first read, shape (n_dofs,); changed in place.
+        stored: Per layout index of a quaternion or axis-angle bone, its rotation matrix.
+        previous: A nearby θ: among equally good readings, the nearest to it is taken.
+    """
+    limits = rig.figure.limits
+    eq, ineq = limits.violations(theta)
+    broken_eq, broken_in = eq > 0.0, ineq > 0.0
+    if not stored or not (broken_eq.any() or broken_in.any()):
+        return
+    for number, matrix in stored.items():
+        entry = rig.layout[number]
+        dofs = slice(entry.rotation, entry.rotation + 3)
+        on_in = limits.a_in[:, dofs].any(axis=1)
+        on_eq = limits.a_eq[:, dofs].any(axis=1)
+        if not ((on_in & broken_in).any() or (on_eq & broken_eq).any()):
+            continue
+        # every row touching the bone as a ≥ b over its angles, the other DOFs held;
+        # an equality as two such rows
+        a_in, a_eq = limits.a_in[on_in], limits.a_eq[on_eq]
+        local = np.vstack((a_in[:, dofs], a_eq[:, dofs], -a_eq[:, dofs]))
+        gap_eq = limits.b_eq[on_eq] - a_eq @ theta
+        rest = np.concatenate((limits.b_in[on_in] - a_in @ theta, gap_eq, -gap_eq))
+        rest += local @ theta[dofs]
+        by_axis = np.zeros((local.shape[0], 3))  # columns per axis X, Y, Z
+        for offset, axis in enumerate(entry.order[::-1]):
+            by_axis[:, AXES.index(axis)] = local[:, offset]
+        compat = None if previous is None else _axis_angles(previous, entry)
+        angles = rotations.fit_euler(matrix, entry.order, by_axis, rest, compat=compat)
+        _set_axis_angles(theta, entry, angles)
 
 
 def settle(rig: Rig, theta: Array) -> Array:

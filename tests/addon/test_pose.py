@@ -95,3 +95,61 @@ def test_a_snapshot_puts_back_what_changed_bit_for_bit(reach):
     hand.rotation_quaternion = (0.9, 0.1, 0.0, 0.0)
     snapshot.restore()
     assert rigs.pose_channels(obj) == before  # bit for bit: −0.0 stays −0.0
+
+
+def _upper_arm_written(reach, mode, degrees):
+    """The metarig's right upper arm (read in order YXZ), its twist bounded to ±90°,
+    turned ``degrees`` about X, Y, Z and written by Reach in rotation ``mode``."""
+    obj = rigs.metarig()
+    upper = obj.pose.bones["upper_arm.R"]
+    upper.rotation_mode = mode
+    upper.use_ik_limit_y = True
+    upper.ik_min_y, upper.ik_max_y = -math.pi / 2, math.pi / 2
+    assert bpy.ops.reach.figure_from_armature(armature=obj.name) == {"FINISHED"}
+    rig = reach.addon.bridge.rig.build_rig(obj)
+    theta = np.zeros(rig.figure.n_dofs)
+    entry = rig.bone("upper_arm.R")
+    for axis, value in zip("XYZ", degrees, strict=True):
+        theta[entry.rotation + entry.order[::-1].index(axis)] = math.radians(value)
+    reach.addon.bridge.pose.write_pose(obj, rig, theta)
+    bpy.context.view_layer.update()
+    return obj, rig, theta
+
+
+def _arm_on_its_twist_bound(reach, mode, raised=87.60308305):
+    """The arm raised ``raised``° about X with its twist on its −90° bound: near gimbal
+    lock, where the Euler angles of a single-precision rotation are ill-conditioned."""
+    return _upper_arm_written(reach, mode, (raised, -90.0, 108.08524173))
+
+
+@pytest.mark.parametrize("mode", ["QUATERNION", "AXIS_ANGLE"])
+def test_a_pose_written_on_a_bound_near_gimbal_lock_reads_back_inside_the_limits(reach, mode):
+    obj, rig, theta = _arm_on_its_twist_bound(reach, mode)
+    assert rig.figure.limits.max_violation(theta) == 0.0
+    read = reach.addon.bridge.pose.read_pose(obj, rig, rounding=False)
+    assert rig.figure.limits.max_violation(read) == 0.0
+    # the same rotation, to single precision: the kinematics agree with Blender's pose
+    names = [e.name for e in rig.layout]
+    assert np.max(np.abs(rig.figure.forward(read) - blender_frames(obj, names))) <= 1e-6
+
+
+def test_solve_starts_from_a_pose_it_wrote_next_to_gimbal_lock(reach):
+    # raised 89.995°: single precision puts the plain reading 2.6e-4 rad past the bound,
+    # far beyond rounding, and Solve refused the pose as outside the limits
+    obj, _, _ = _arm_on_its_twist_bound(reach, "QUATERNION", raised=89.995)
+    bpy.ops.reach.add_constraint(
+        armature=obj.name, bone="forearm.R", chain_start="upper_arm.R", name="hand"
+    )
+    goal = obj.reach.constraints["hand"].goal
+    shoulder = obj.matrix_world @ obj.pose.bones["upper_arm.R"].head
+    goal.location = goal.location.lerp(shoulder, 0.05)  # 5% nearer the shoulder: reachable
+    assert bpy.ops.reach.solve(armature=obj.name) == {"FINISHED"}
+    assert obj.reach.stats.message == "all constraints met"
+
+
+def test_a_quaternion_bone_past_90_degrees_on_its_middle_angle_reads_back_inside(reach):
+    # X at 100°: the plain reading (middle angle within ±90°) turns Y and Z by 180°,
+    # past Y's ±90° bounds; the limits choose the other decomposition
+    obj, rig, theta = _upper_arm_written(reach, "QUATERNION", (100.0, 60.0, -20.0))
+    read = reach.addon.bridge.pose.read_pose(obj, rig, rounding=False)
+    assert np.allclose(read, theta, atol=1e-6)

@@ -120,3 +120,137 @@ def test_is_similarity_accepts_rotations_times_uniform_scale_only():
     assert not is_similarity(turn @ np.diag((1.0, 1.0, -1.0)))  # mirrored
     assert not is_similarity(turn @ np.array([[1.0, 0.1, 0.0], [0.0, 1.0, 0.0], [0, 0, 1.0]]))
     assert not is_similarity(np.zeros((3, 3)))
+
+
+def _stored(values, order):
+    """The rotation of Euler ``values`` as Blender stores it: a single-precision quaternion."""
+    from solver.rotations import euler_quaternions
+
+    axes = np.array([["XYZ".index(a) for a in order]])
+    turns = np.take_along_axis(np.asarray(values, float)[None], axes, axis=1)
+    return quaternion_matrix(euler_quaternions(turns, axes)[0].astype(np.float32))
+
+
+def _bounds(ranges):
+    """Rows and offsets of ``low ≤ angle[axis] ≤ high`` for each ``axis: (low, high)``."""
+    rows, offsets = [], []
+    for axis, (low, high) in ranges.items():
+        row = np.zeros(3)
+        row[axis] = 1.0
+        rows += [row, -row]
+        offsets += [low, -high]
+    return np.array(rows), np.array(offsets)
+
+
+def _in_order(order, first, middle, last):
+    """Angles about X, Y, Z from the first, middle and last angle of ``order``."""
+    values = np.zeros(3)
+    values["XYZ".index(order[0])] = first
+    values["XYZ".index(order[1])] = middle
+    values["XYZ".index(order[2])] = last
+    return values
+
+
+def _assert_fitted(stored, order, rows, offsets):
+    """fit_euler reads ``stored`` inside the limits and within single precision of it."""
+    from solver.rotations import ROTATION_ROUNDING, fit_euler
+
+    fitted = fit_euler(stored, order, rows, offsets)
+    assert _excess(rows, offsets, fitted) <= 1e-9
+    assert _turn(euler_matrix(fitted, order), stored) <= ROTATION_ROUNDING
+    return fitted
+
+
+def _excess(rows, offsets, angles):
+    return float(np.max(offsets - rows @ angles, initial=0.0))
+
+
+def _turn(first, second):
+    return float(np.linalg.norm(first - second)) / math.sqrt(2.0)
+
+
+def test_fit_euler_reads_a_bound_near_gimbal_lock_back_on_it():
+    # an upper arm (quaternion, read in order YXZ) raised 87.6° about X with its twist
+    # on the −90° bound: single precision alone puts the plain reading 1e-6 rad past it
+    values = np.radians([87.60308305, -90.0, 108.08524173])
+    rows, offsets = _bounds({1: (-math.pi / 2, math.pi / 2)})
+    stored = _stored(values, "YXZ")
+    assert _excess(rows, offsets, matrix_euler(stored, "YXZ")) > 1e-7
+    fitted = _assert_fitted(stored, "YXZ", rows, offsets)
+    assert _excess(rows, offsets, fitted) == 0.0
+    assert np.allclose(fitted, values, atol=1e-4)
+
+
+@pytest.mark.parametrize("order", EULER_ORDERS)
+@given(
+    middle=st.floats(math.radians(75.0), math.pi / 2),
+    sign=st.sampled_from((-1.0, 1.0)),
+    outer=st.lists(st.floats(-2.5, 2.5), min_size=2, max_size=2),
+    first_on_bound=st.booleans(),
+)
+def test_fit_euler_keeps_an_outer_bound_near_and_at_gimbal_lock(
+    order, middle, sign, outer, first_on_bound
+):
+    values = _in_order(order, outer[0], sign * middle, outer[1])
+    bounded = "XYZ".index(order[0] if first_on_bound else order[2])
+    rows, offsets = _bounds({bounded: (values[bounded] - 0.5, values[bounded])})  # on its upper
+    _assert_fitted(_stored(values, order), order, rows, offsets)
+
+
+@pytest.mark.parametrize("order", EULER_ORDERS)
+def test_fit_euler_keeps_the_middle_angle_on_a_bound_of_90_degrees(order):
+    # the middle angle on its bound at exactly 90° (gimbal lock), both outer angles
+    # bounded in a range away from 0, where matrix_euler would put the first angle
+    first, mid, last = ("XYZ".index(a) for a in order)
+    rows, offsets = _bounds(
+        {first: (0.5, 0.7), mid: (-math.pi / 2, math.pi / 2), last: (-0.4, -0.2)}
+    )
+    _assert_fitted(_stored(_in_order(order, 0.6, math.pi / 2, -0.3), order), order, rows, offsets)
+
+
+@pytest.mark.parametrize("order", EULER_ORDERS)
+def test_fit_euler_takes_the_decomposition_inside_the_limits(order):
+    # the middle angle at 100°: the plain reading (middle in ±90°) turns both outer
+    # angles by 180°, past their ±90° bounds
+    values = _in_order(order, 0.4, math.radians(100.0), -0.7)
+    rows, offsets = _bounds(
+        {"XYZ".index(order[0]): (-1.5, 1.5), "XYZ".index(order[2]): (-1.5, 1.5)}
+    )
+    stored = _stored(values, order)
+    assert _excess(rows, offsets, matrix_euler(stored, order)) > 1.0
+    assert np.allclose(_assert_fitted(stored, order, rows, offsets), values, atol=1e-6)
+
+
+def test_fit_euler_takes_whole_turns_into_the_limits():
+    from solver.rotations import fit_euler
+
+    values = np.array([0.2, -0.1, math.radians(185.0)])
+    rows, offsets = _bounds({2: (math.radians(170.0), math.radians(200.0))})
+    fitted = fit_euler(_stored(values, "XYZ"), "XYZ", rows, offsets)
+    assert np.allclose(fitted, values, atol=1e-6)
+
+
+def test_fit_euler_reads_a_pose_inside_the_limits_as_matrix_euler_does():
+    from solver.rotations import fit_euler
+
+    values = np.array([0.3, -0.4, 1.1])
+    stored = _stored(values, "ZXY")
+    rows, offsets = _bounds({0: (-1.0, 1.0)})
+    compat = values + 1e-3
+    assert np.array_equal(
+        fit_euler(stored, "ZXY", rows, offsets, compat=compat),
+        matrix_euler(stored, "ZXY", compat=compat),
+    )
+
+
+def test_fit_euler_leaves_a_real_violation_where_no_reading_helps():
+    # 0.1 rad past a bound away from gimbal lock: no reading within single precision
+    # of the rotation is inside; the reading stays within that precision of the plain one
+    from solver.rotations import ROTATION_ROUNDING, fit_euler
+
+    values = np.array([0.3, 0.2, -0.5])
+    rows, offsets = _bounds({0: (-1.0, 0.2)})
+    stored = _stored(values, "XYZ")
+    fitted = fit_euler(stored, "XYZ", rows, offsets)
+    assert 0.1 - 2 * ROTATION_ROUNDING <= _excess(rows, offsets, fitted) <= 0.1 + 1e-7
+    assert _turn(euler_matrix(fitted, "XYZ"), stored) <= ROTATION_ROUNDING
