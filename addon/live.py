@@ -71,9 +71,12 @@ class LiveSession:
         solves: How many solves live mode has made.
         pending: The last solve, to be measured on Blender's evaluated pose once Blender
             has evaluated what it wrote (at the next depsgraph update).
+        resuming: Live mode was saved on in a file just opened: the first update, once
+            Blender has evaluated the armature's scene, solves against where the goals
+            truly are and keeps the saved pose unless that solve moves it.
     """
 
-    def __init__(self, obj: Any) -> None:
+    def __init__(self, obj: Any, *, resuming: bool = False) -> None:
         self.uid = int(obj.session_uid)
         self.armature = obj.name
         self.watched: dict[str, Channels] = {}
@@ -84,6 +87,7 @@ class LiveSession:
         self.theta: Array | None = None
         self.solves = 0
         self.pending: tuple[goals.Setup, solving.Outcome] | None = None
+        self.resuming = resuming
 
     def find(self) -> Any | None:
         """The armature object, by name or, after a rename, by ``session_uid``."""
@@ -112,6 +116,8 @@ class LiveSession:
         obj = self.find()
         if obj is None or self.busy or obj.mode == "EDIT":  # edit mode: wait for the pose
             return False
+        if self.resuming:
+            return self._resume(obj, scene)
         self._judge(obj)  # Blender has evaluated the pose the last solve wrote
         objects, bones = self._state(obj)
         if not self.written:  # first call: remember, solve once
@@ -124,6 +130,25 @@ class LiveSession:
             ]
         return self._solve(obj, scene, moved_by_hand, follow=False)
 
+    def _resume(self, obj: Any, scene: Any) -> bool:
+        """The first solve after the file was opened, once ``scene`` is evaluated.
+
+        Until then the goals stand at the origin and keyed bones at their saved
+        channels. The solve starts from the pose Blender evaluated and writes only if it
+        moves a bone (a pose saved while live mode held it stays bit for bit); what
+        Blender evaluated is what later updates compare against, so bones put back by
+        their keys are not taken for bones moved by hand. If it cannot solve, live mode
+        is shown off, with the reason.
+        """
+        if all(other != scene for other in obj.users_scene):
+            return False  # evaluated in a scene the armature is not in: wait for its own
+        self.resuming = False
+        if self._solve(obj, scene, [], follow=False, keep=True):
+            return True
+        stop(obj.name)
+        obj.reach.stats.message = f"live mode is off after loading: {self.last_error}"
+        return False
+
     def follow_frame(self, scene: Any) -> bool:
         """Re-solve on the scene's current frame; return whether it solved.
 
@@ -133,6 +158,8 @@ class LiveSession:
         obj = self.find()
         if obj is None or self.busy:
             return False
+        if self.resuming:
+            return self._resume(obj, scene)
         return self._solve(obj, scene, [], follow=True)
 
     def _judge(self, obj: Any) -> None:
@@ -148,7 +175,13 @@ class LiveSession:
         if judged is not outcome:
             solving.store_stats(obj, judged, outcome.milliseconds)
 
-    def _solve(self, obj: Any, scene: Any, held: list[str], *, follow: bool) -> bool:
+    def _solve(
+        self, obj: Any, scene: Any, held: list[str], *, follow: bool, keep: bool = False
+    ) -> bool:
+        """Solve from the current pose and write it; return whether it solved.
+
+        ``keep`` (a file just opened): write only if the solve moves a bone, key nothing.
+        """
         self.busy = True
         frame = int(scene.frame_current)
         try:
@@ -170,11 +203,12 @@ class LiveSession:
                 setup, theta, obj.reach, time_limit=obj.reach.time_budget, restarts=0
             )
             solved = outcome.result.theta
-            pose.write_pose(obj, built, solved, setup.movable)
+            moved = pose.changed_bones(built, theta, solved)
+            if moved or not keep:
+                pose.write_pose(obj, built, solved, setup.movable)
             solving.store_stats(obj, outcome, outcome.milliseconds)
             self.pending = (setup, outcome)
-            if not follow:
-                moved = pose.changed_bones(built, theta, solved)
+            if not (follow or keep):
                 keys.auto_key(scene, obj, built, moved, frame)
             self.frame, self.theta = frame, solved
             self.solves += 1
@@ -291,21 +325,34 @@ def _handlers() -> tuple[tuple[Any, Any], ...]:
 
 
 def _on_load(*_: Any) -> None:
-    """After a file is opened: live mode back on where it was saved on, else shown off."""
+    """After a file is opened: live mode back on where it was saved on, else shown off.
+
+    Nothing is solved before Blender has evaluated the armature's scene (until then the
+    goals stand at the origin): each session resumes at its scene's first evaluation,
+    which is asked for here for the window's scene.
+    """
     _sessions.clear()
     stop()
     objects: list[Any] = list(bpy.data.objects)
     for obj in objects:
         if obj.type != "ARMATURE" or not obj.reach.live:
             continue
-        scenes = obj.users_scene
-        try:
-            if not scenes:
-                raise BlenderDataError(f"'{obj.name}' is in no scene")
-            start(obj, scenes[0])
-        except ReachError as error:
+        if not obj.users_scene:
             obj.reach.live = False
-            obj.reach.stats.message = f"live mode is off after loading: {error}"
+            obj.reach.stats.message = f"live mode is off after loading: '{obj.name}' is in no scene"
+            continue
+        live = LiveSession(obj, resuming=True)
+        _sessions[live.uid] = live
+    if not _sessions:
+        return
+    for handlers, handler in _handlers():
+        if handler not in handlers:
+            handlers.append(handler)
+    context = bpy.context
+    if context.view_layer is not None and context.scene is not None:
+        context.view_layer.update()  # evaluates the scene: its depsgraph handler resumes
+        for live in _each_session():
+            live.update(context.scene)  # if Blender had nothing to evaluate
 
 
 for _handler in (_on_depsgraph_update, _on_frame_change, _on_load):

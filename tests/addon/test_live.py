@@ -100,12 +100,69 @@ def test_live_mode_is_on_again_after_saving_and_opening_the_file(reach, tmp_path
     bpy.ops.wm.open_mainfile(filepath=path)
     obj = bpy.data.objects[name]
     assert obj.reach.live and reach.addon.live.is_live(obj.name)
+    _assert_feet_follow_a_move(obj, feet)
+
+
+def _assert_feet_follow_a_move(obj, feet):
+    """Move the armature: live mode keeps the feet where ``feet`` says (world points)."""
     obj.location = (0.0, 0.02, -0.06)
-    bpy.context.view_layer.update()
-    bpy.context.view_layer.update()
+    bpy.context.view_layer.update()  # fires the depsgraph handler: live re-solves
+    bpy.context.view_layer.update()  # evaluates the pose it wrote
     leg = rigs.chain_length(obj, ("thigh.L", "shin.L"))
     for side, where in feet.items():
         assert np.linalg.norm(rigs.world_tail(obj, f"shin.{side}") - where) <= 1e-4 * leg
+
+
+def _save_and_open(obj, path):
+    """Save the file, open it again; return the armature as loaded."""
+    name = obj.name
+    bpy.ops.wm.save_as_mainfile(filepath=str(path))
+    bpy.ops.wm.open_mainfile(filepath=str(path))
+    return bpy.data.objects[name]
+
+
+def test_opening_a_file_in_live_mode_changes_no_pose_and_keeps_a_true_verdict(reach, tmp_path):
+    # the hand's goal just out of reach: the saved pose is as close as the arm allows
+    obj = four_limbs()
+    goal = obj.reach.constraints["hand.L"].goal
+    shoulder = obj.matrix_world @ obj.pose.bones["upper_arm.L"].head
+    goal.location = shoulder + (goal.location - shoulder) * 1.4
+    assert bpy.ops.reach.live(armature=obj.name) == {"FINISHED"}
+    bpy.context.view_layer.update()
+    saved_message = obj.reach.stats.message
+    assert saved_message.startswith("not reachable: hand.L out of reach by ")
+    saved = rigs.pose_channels(obj)
+    obj = _save_and_open(obj, tmp_path / "live.blend")
+    assert reach.addon.live.is_live(obj.name)
+    assert rigs.pose_channels(obj) == saved  # bit for bit
+    assert obj.reach.stats.message == saved_message
+    # and it goes on following: the feet stay down while the armature moves
+    _assert_feet_follow_a_move(obj, {s: rigs.world_tail(obj, f"shin.{s}") for s in ("L", "R")})
+
+
+def test_live_mode_after_opening_a_file_does_not_hold_keyed_bones_as_moved_by_hand(reach, tmp_path):
+    # the legs keyed at rest, then posed by live mode to goals off the rest pose: on
+    # opening, Blender's animation puts the keyed pose back, and live mode solves from it
+    obj = four_limbs()
+    for bone in ("thigh.L", "shin.L", "thigh.R", "shin.R"):
+        obj.pose.bones[bone].keyframe_insert("rotation_quaternion", frame=1)
+    for side in ("L", "R"):
+        goal = obj.reach.constraints[f"foot.{side}"].goal
+        goal.location = Vector(goal.location) + Vector((0.0, -0.05, 0.05))
+    assert bpy.ops.reach.live(armature=obj.name) == {"FINISHED"}
+    bpy.context.view_layer.update()
+    assert obj.reach.stats.message == "all constraints met"
+    obj = _save_and_open(obj, tmp_path / "keyed.blend")
+    bpy.context.view_layer.update()
+    leg = rigs.chain_length(obj, ("thigh.L", "shin.L"))
+    for side in ("L", "R"):
+        goal = np.array(obj.reach.constraints[f"foot.{side}"].goal.matrix_world.translation)
+        assert np.linalg.norm(rigs.world_tail(obj, f"shin.{side}") - goal) <= 1e-5 * leg
+    assert obj.reach.stats.message == "all constraints met"
+    obj.location = (0.0, 0.0, -0.03)  # a move: the legs are free to follow, not held
+    bpy.context.view_layer.update()
+    bpy.context.view_layer.update()
+    assert obj.reach.stats.message == "all constraints met"
 
 
 def test_live_mode_that_cannot_resume_after_opening_the_file_is_shown_off(reach, tmp_path):
