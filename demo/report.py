@@ -22,7 +22,9 @@ RESIDUAL_TOLERANCE = 1e-4
 """Largest distance from a goal [arm lengths] the demo accepts (each event, final pose)."""
 
 LIMIT_TOLERANCE = 1e-6
-"""Largest joint-limit excess [rad] the demo accepts (Blender rounds to single precision)."""
+"""Largest joint-limit excess [rad] the demo accepts: the turn single precision leaves a
+stored rotation (the solver's ``rotations.ROTATION_ROUNDING``). Quaternion bones are read
+back as the Euler angles within that turn that keep their limits best."""
 
 
 def percentile(values: Sequence[float], q: float) -> float:

@@ -97,3 +97,19 @@ ensure_venv() {
         echo "$want" >"$stamp"
     fi
 }
+
+# Each Blender version Reach supports, with the Python its bpy wheel is built for
+# (requirements/blender-<version>.txt pins it; the venv is .venv-blender-<version>).
+blenders=(4.2:3.11 4.5:3.11 5.0:3.11 5.2:3.13)
+
+# blender_python VERSION: print the Python version Blender VERSION's bpy needs, or die.
+blender_python() {
+    local entry
+    for entry in "${blenders[@]}"; do
+        if [[ "${entry%%:*}" == "$1" ]]; then
+            printf '%s\n' "${entry#*:}"
+            return 0
+        fi
+    done
+    die "there is no Blender '$1' here; the versions are ${blenders[*]%%:*}"
+}
