@@ -157,7 +157,8 @@ def _assert_fitted(stored, order, rows, offsets):
 
     fitted = fit_euler(stored, order, rows, offsets)
     assert _excess(rows, offsets, fitted) <= 1e-9
-    assert _turn(euler_matrix(fitted, order), stored) <= ROTATION_ROUNDING
+    # the turn is capped at the tolerance from the first reading, itself 1e-16 off
+    assert _turn(euler_matrix(fitted, order), stored) <= ROTATION_ROUNDING + 1e-12
     return fitted
 
 
@@ -253,4 +254,4 @@ def test_fit_euler_leaves_a_real_violation_where_no_reading_helps():
     stored = _stored(values, "XYZ")
     fitted = fit_euler(stored, "XYZ", rows, offsets)
     assert 0.1 - 2 * ROTATION_ROUNDING <= _excess(rows, offsets, fitted) <= 0.1 + 1e-7
-    assert _turn(euler_matrix(fitted, "XYZ"), stored) <= ROTATION_ROUNDING
+    assert _turn(euler_matrix(fitted, "XYZ"), stored) <= ROTATION_ROUNDING + 1e-12
