@@ -187,6 +187,15 @@ class Setup:
     frames: list[Any] = field(default_factory=list)
 
     @property
+    def sets(self) -> dict[str, list[str]]:
+        """Each Any-of set's name and the names of its members."""
+        return {
+            item.name: [member.name for member in item.constraints]
+            for item in self.problem.constraints
+            if isinstance(item, AnyOf)
+        }
+
+    @property
     def lines(self) -> list[str]:
         """The bones on some effector's line of ancestors: the bones that move an effector."""
         segments = effector_lines(self.rig, self.problem)

@@ -32,10 +32,12 @@ class Outcome:
         result: The solver's result.
         residuals: Per enabled constraint, √P: the distance (world units) still to go
             for positional goals, the orientation error expressed as a length for others.
-        unmet: Names of constraints whose residual is above ``reach_distance``.
+        unmet: Names of constraints whose residual is above ``reach_distance``; an Any-of
+            set counts as one (:func:`unmet_constraints`).
         milliseconds: Wall time of the solve alone.
         margins: Per enabled constraint, how far its target lies inside (+) or beyond
-            (−) everything its chain can reach (+inf for goals with no target point).
+            (−) everything its chain can reach (+inf for goals with no target point); for
+            a member of an Any-of set, the set's: its members' largest.
         reasons: Per unmet constraint, why, in words: "out of reach by 12 cm" only when
             proved, else how far off it is and what holds it.
         message: The headline: met, not reachable (proved), a local minimum, or
@@ -100,11 +102,40 @@ def run_solve(
         name: math.sqrt(max(float(v), 0.0)) for name, v in zip(setup.names, values, strict=True)
     }
     margins = dict(zip(setup.names, problem.leaf_reach_margins(result.theta).tolist(), strict=True))
-    unmet = [name for name, r in residuals.items() if r > settings.reach_distance]
+    for members in setup.sets.values():  # a set is out of reach only if every member is
+        best = max(margins[m] for m in members)
+        margins.update(dict.fromkeys(members, best))
+    unmet = unmet_constraints(setup, residuals, settings.reach_distance)
     held = held_limits(setup.rig, result) if unmet else []
-    reasons = {name: _reason(result, residuals[name], margins[name], held) for name in unmet}
+    reasons = {
+        name: _reason(result, residuals[name], margins[name], held) + _of_set(setup, name)
+        for name in unmet
+    }
     message = _headline(result, unmet, reasons, margins)
     return Outcome(result, residuals, unmet, 1000.0 * result.elapsed, margins, reasons, message)
+
+
+def unmet_constraints(setup: Setup, residuals: dict[str, float], within: float) -> list[str]:
+    """The constraints not met within ``within``, an Any-of set counting as one.
+
+    A set is met when one of its members is; when none is, its nearest member stands
+    for it.
+    """
+    unmet = {name for name, r in residuals.items() if r > within}
+    for members in setup.sets.values():
+        nearest = min(members, key=residuals.__getitem__)
+        unmet.difference_update(members)
+        if residuals[nearest] > within:
+            unmet.add(nearest)
+    return [name for name in residuals if name in unmet]
+
+
+def _of_set(setup: Setup, name: str) -> str:
+    """The words after the reason of a member standing for its Any-of set ("" if none)."""
+    for set_name, members in setup.sets.items():
+        if name in members and len(members) > 1:
+            return f", the nearest of Any of '{set_name}'"
+    return ""
 
 
 def _reason(result: SolveResult, residual: float, margin: float, held: list[str]) -> str:
@@ -122,22 +153,24 @@ def _reason(result: SolveResult, residual: float, margin: float, held: list[str]
 def held_limits(rig: Rig, result: SolveResult) -> list[str]:
     """The limits holding the pose (``result.held_by``) as the sidebar names them.
 
-    A joint's bound reads "forearm.L rotation X ≤ 0°"; a polygon edge or a group keeps
-    the solver's label.
+    A joint's bound reads "forearm.L rotation X ≤ 0°"; a polygon edge (even one along
+    an axis, over a single DOF) or a group keeps the solver's label.
     """
     figure = rig.figure
     limits = figure.limits
     labels = list(limits.in_labels)
     texts = []
     for label in result.held_by:
-        row = limits.a_in[labels.index(label)]
+        k = labels.index(label)
+        row = limits.a_in[k]
         (entries,) = np.nonzero(row)
-        if entries.size != 1:
-            texts.append(label)
-            continue
         index = int(entries[0])
         above = row[index] > 0.0
-        bound = float(figure.lower[index] if above else figure.upper[index])
+        bound = float(limits.b_in[k] / row[index])
+        own = figure.lower[index] if above else figure.upper[index]
+        if entries.size != 1 or bound != own:  # not the joint's own bound
+            texts.append(label)
+            continue
         rotation = bool(figure.kinematics.dof_rotation[index])
         value = f"{math.degrees(bound):.4g}°" if rotation else length_text(bound)
         name = figure.dofs[index].name or figure.dof_label(index)
@@ -185,11 +218,12 @@ def judge(obj: Any, setup: Setup, outcome: Outcome, settings: Any) -> Outcome:
     if not measured.diverging:
         return outcome
     residuals = measured.residuals
-    unmet = [name for name, r in residuals.items() if r > settings.reach_distance]
+    unmet = unmet_constraints(setup, residuals, settings.reach_distance)
     reasons = dict(outcome.reasons)
     for name in unmet:
         if name not in outcome.unmet:
             reasons[name] = f"{length_text(residuals[name])} off on Blender's pose"
+            reasons[name] += _of_set(setup, name)
     bones = "; ".join(f"{bone}: {why}" for bone, why in measured.diverging.items())
     where = f"Blender poses {len(measured.diverging)} bone(s) otherwise than Reach ({bones})"
     fix = "mute those constraints or drivers, key or bake the pose, or constrain the control bones"

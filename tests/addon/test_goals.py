@@ -139,23 +139,42 @@ def test_geometric_goals_take_their_direction_from_the_empty_z_axis(reach, kind)
         assert np.dot(tail - point, z) < 0.0  # it started outside: the goal did move it
 
 
-def test_any_of_set_meets_the_nearer_goal(reach):
+def _either(obj, offsets):
+    """Goals for forearm.L's tail at ``offsets`` from it (name → offset), in one Any-of set."""
+    tail = np.array(obj.matrix_world @ obj.pose.bones["forearm.L"].tail)
+    made = {}
+    for name, offset in offsets.items():
+        goal = bpy.data.objects.new(name, None)
+        bpy.context.scene.collection.objects.link(goal)
+        goal.location = tuple(tail + np.array(offset))
+        on_forearm(obj, goal, "POSITION", name, any_of="either")
+        made[name] = goal
+    return made
+
+
+def test_any_of_set_meets_the_nearer_goal_and_says_it_is_met(reach):
     obj = rigs.metarig()
     bpy.ops.reach.figure_from_armature(armature=obj.name)
-    tail = np.array(obj.matrix_world @ obj.pose.bones["forearm.L"].tail)
-    near = bpy.data.objects.new("Near", None)
-    far = bpy.data.objects.new("Far", None)
-    for goal, where in (
-        (near, tail + np.array((0.0, -0.05, -0.05))),
-        (far, tail + np.array((-2.0, 0.0, 3.0))),
-    ):
-        bpy.context.scene.collection.objects.link(goal)
-        goal.location = tuple(where)
-        on_forearm(obj, goal, "POSITION", goal.name, any_of="either")
+    goals = _either(obj, {"Near": (0.0, -0.05, -0.05), "Far": (-2.0, 0.0, 3.0)})
     assert bpy.ops.reach.solve(armature=obj.name) == {"FINISHED"}
     bpy.context.view_layer.update()
     moved = np.array(obj.matrix_world @ obj.pose.bones["forearm.L"].tail)
-    assert np.linalg.norm(moved - np.array(near.location)) <= 1e-5
+    assert np.linalg.norm(moved - np.array(goals["Near"].location)) <= 1e-5
+    # the set is met: its far member is not reported as unmet, nor out of reach
+    assert obj.reach.stats.message == "all constraints met"
+    assert obj.reach.stats.unmet == ""
+
+
+def test_an_any_of_set_with_no_member_met_is_one_unmet_constraint(reach):
+    obj = rigs.metarig()
+    bpy.ops.reach.figure_from_armature(armature=obj.name)
+    _either(obj, {"Near": (-2.0, 0.0, 2.0), "Far": (-2.0, 0.0, 3.0)})
+    assert bpy.ops.reach.solve(armature=obj.name) == {"FINISHED"}
+    assert obj.reach.stats.unmet == "Near"
+    message = obj.reach.stats.message
+    assert message.startswith("not reachable: Near out of reach by ")
+    assert "the nearest of Any of 'either'" in message
+    assert "Far" not in message
 
 
 def test_solve_reports_a_goal_empty_that_was_removed(reach):

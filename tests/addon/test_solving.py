@@ -59,6 +59,29 @@ def test_a_goal_the_limits_keep_away_is_not_called_out_of_reach(reach):
     assert forearm.rotation_euler.x == pytest.approx(0.0, abs=1e-7)
 
 
+def test_a_pose_held_by_a_limit_polygon_edge_along_an_axis_names_the_polygon(reach):
+    # a square polygon over the upper arm's X and Z, on a joint with no IK limits: its
+    # edge X ≤ 0.3 is a row over one DOF, but not the joint's bound (which is +inf)
+    obj = rigs.metarig()
+    assert bpy.ops.reach.figure_from_armature(armature=obj.name) == {"FINISHED"}
+    forearm = obj.pose.bones["forearm.L"]
+    forearm.lock_ik_x = forearm.lock_ik_y = forearm.lock_ik_z = True
+    rigs.add_vertices(obj, "upper_arm.L", [(-0.3, -0.3), (0.3, -0.3), (0.3, 0.3), (-0.3, 0.3)])
+    rigs.pose_xz(obj, "upper_arm.L", 0.8, 0.0)  # beyond the edge: where the goal goes
+    bpy.context.view_layer.update()
+    assert bpy.ops.reach.add_constraint(
+        armature=obj.name, bone="forearm.L", chain_start="upper_arm.L", name="h"
+    ) == {"FINISHED"}
+    rigs.pose_xz(obj, "upper_arm.L", 0.0, 0.0)
+    bpy.context.view_layer.update()
+    assert bpy.ops.reach.solve(armature=obj.name) == {"FINISHED"}
+    stats = obj.reach.stats
+    assert stats.unmet == "h"
+    assert "held by " in stats.reasons
+    assert "inf" not in stats.reasons
+    assert "edge" in stats.reasons
+
+
 def test_start_pose_outside_the_limits_is_refused_then_clamped_on_request(reach):
     obj = four_limbs()
     forearm = obj.pose.bones["forearm.L"]
