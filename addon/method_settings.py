@@ -55,6 +55,7 @@ class ReachMethod(PropertyGroup):
         name="Subdivide",
         description="Intermediate goals solved in turn on the way to each goal",
         min=0,
+        max=1000,
         soft_max=20,
         default=0,
     )

@@ -321,7 +321,7 @@ class ReachSettings(PropertyGroup):
             "Kuhn–Tucker tolerance of the solve, on the objective divided by the smallest "
             "constraint weight: a solve stops once it can get no closer by more than this"
         ),
-        min=0.0,
+        min=1e-15,  # the solver needs it > 0
         default=1e-10,
         precision=12,
     )
@@ -329,6 +329,8 @@ class ReachSettings(PropertyGroup):
         name="Restarts",
         description="Restarts from other poses when a solve stalls (Solve only)",
         min=0,
+        max=1000,
+        soft_max=64,
         default=8,
     )
     reach_distance: FloatProperty(  # type: ignore[valid-type]

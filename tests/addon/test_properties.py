@@ -86,3 +86,42 @@ def test_a_drag_event_item_holds_what_the_stats_record_held(reach):
     assert item.out_of_reach == pytest.approx(0.12)
     for name in ("milliseconds", "solve_milliseconds", "budget", "residual", "objective"):
         assert getattr(item, name) == pytest.approx(getattr(stats, name), rel=1e-6), name
+
+
+def _numbers(group):
+    """The editable number settings of a property group: (name, hard min, hard max)."""
+    return [
+        (p.identifier, p.hard_min, p.hard_max)
+        for p in group.bl_rna.properties
+        if p.type in {"FLOAT", "INT"} and not p.is_readonly and p.array_length == 0
+    ]
+
+
+def _groups(obj):
+    """Every group of settings a user edits: the figure's, its method's, a constraint's."""
+    return {
+        "settings": obj.reach,
+        "method": obj.reach.method,
+        "constraint": obj.reach.constraints["hand.L"],
+    }
+
+
+@pytest.mark.parametrize("method", ["goldfarb", "lbfgsb", "dls", "jacobian_transpose"])
+@pytest.mark.parametrize("end", ["hard_min", "hard_max"])
+def test_no_setting_allows_a_value_the_solver_refuses(reach, method, end):
+    # every number at either end of what the setting allows, one at a time: Solve runs
+    # (the goals are met where they stand, so even a huge budget ends at once)
+    obj = four_limbs()
+    obj.reach.method.kind = method
+    skipped = {"active_constraint", "active_group"}  # list indices, not settings
+    for where, group in _groups(obj).items():
+        for name, low, high in _numbers(group):
+            if name in skipped:
+                continue
+            before = getattr(group, name)
+            setattr(group, name, low if end == "hard_min" else high)
+            try:
+                bpy.ops.reach.solve(armature=obj.name)
+            except RuntimeError as error:
+                pytest.fail(f"{where}.{name} = {getattr(group, name)}: {error}")
+            setattr(group, name, before)
