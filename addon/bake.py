@@ -23,7 +23,7 @@ from bpy.types import Operator
 from ..solver.limits import outside_limits
 from . import live
 from .bridge import goals, keys, pose, solving
-from .bridge.rig import Array, Rig, armature_object, build_rig, to_numpy
+from .bridge.rig import Array, Rig, armature_object, build_rig
 from .errors import BlenderDataError, ReachError
 from .operator_base import ArmatureOperator, Result
 from .properties import BAKE_REDUCE, BAKE_TOLERANCE
@@ -80,7 +80,6 @@ class BakeSession:
         self.snapshot = pose.PoseSnapshot(obj)
         self.layout_rig: Rig = build_rig(obj)
         self.rig: Rig = self.layout_rig
-        self.world: Array = to_numpy(obj.matrix_world)
         self.setup: goals.Setup | None = None
         self.theta: Array | None = None
         self.baked: list[int] = []
@@ -106,9 +105,8 @@ class BakeSession:
         self.snapshot.restore()  # bones without keys start from where they were
         self.scene.frame_set(frame)
         keys.apply_switches(obj, frame)
-        world = to_numpy(obj.matrix_world)
-        if not np.array_equal(world, self.world):
-            self.rig, self.world, self.setup = build_rig(obj), world, None
+        if not self.rig.is_current(obj):  # the armature or a fixed bone location is animated
+            self.rig, self.setup = build_rig(obj), None
         rig = self.rig
         animated = pose.read_pose(obj, rig)
         solution = animated

@@ -90,6 +90,22 @@ class Rig:
     notes: dict[str, list[str]] = field(default_factory=dict)
     """Bones by what makes Blender pose them otherwise than Reach writes them (a key of
     :data:`NOTES`); :meth:`messages` groups them into one line per kind."""
+    offsets: dict[str, tuple[float, ...]] = field(default_factory=dict)
+    """Per bone with no translation DOF but a pose location, that location: part of the
+    bone's rest in the figure, as Blender applies it (a hips bone moved by hand)."""
+
+    world: Array | None = field(default=None, repr=False)
+    """The armature's world matrix the figure was built with."""
+
+    def is_current(self, obj: Any) -> bool:
+        """Whether the figure still models the armature (if not, build it again).
+
+        It does while the armature's world matrix and the bones' fixed locations are the
+        ones it was built with.
+        """
+        if self.world is not None and not np.array_equal(to_numpy(obj.matrix_world), self.world):
+            return False
+        return fixed_locations(obj, self.layout) == self.offsets
 
     def messages(self, bones: Iterable[str] | None = None) -> list[str]:
         """The warnings, and one line per kind of :attr:`notes` among ``bones`` (all: None).
@@ -219,6 +235,7 @@ def build_rig(obj: Any, hold: Iterable[str] = ()) -> Rig:
     warnings: list[str] = []
     defects: dict[str, str] = {}
     notes: dict[str, list[str]] = {kind: [] for kind in NOTES}
+    offsets: dict[str, tuple[float, ...]] = {}
     for bone in ordered_bones(obj):
         pose_bone = obj.pose.bones[bone.name]
         defect = _defect(bone, pose_bone)
@@ -232,6 +249,11 @@ def build_rig(obj: Any, hold: Iterable[str] = ()) -> Rig:
         check_rest(rest, f"bone '{bone.name}'")
         order = euler_order(obj, pose_bone)
         translates = obj.reach.translate_root and bone.parent is None and not bone.use_connect
+        offset = _fixed_location(bone, pose_bone, translates)
+        if offset is not None:  # Blender moves the bone by its location before turning it
+            offsets[bone.name] = offset
+            rest = rest.copy()
+            rest[:3, 3] += rest[:3, :3] @ np.array(offset)
         dofs = _bone_dofs(pose_bone, order, translates=translates, lock=bone.name in held)
         parent = bone.parent.name if bone.parent is not None else None
         first = figure.n_dofs
@@ -252,7 +274,36 @@ def build_rig(obj: Any, hold: Iterable[str] = ()) -> Rig:
     _add_polygons(obj, figure, by_name, warnings)
     _add_groups(obj, figure, by_name)
     notes["driven"], notes["keyed"] = _animated_bones(obj)
-    return Rig(obj.name, figure, tuple(layout), warnings, defects, notes)
+    return Rig(obj.name, figure, tuple(layout), warnings, defects, notes, offsets, world)
+
+
+def _fixed_location(bone: Any, pose_bone: Any, translates: bool) -> tuple[float, ...] | None:
+    """The bone's pose location where the figure keeps it fixed (None: none, or a DOF).
+
+    A connected bone ignores its location; a bone without Local Location moves in its
+    parent's axes, which the figure does not model (Blender's pose then differs, and the
+    verdict says so).
+    """
+    if translates or bone.use_connect or not bone.use_local_location:
+        return None
+    location = tuple(float(v) for v in pose_bone.location)
+    if not any(location) or not all(math.isfinite(v) for v in location):
+        return None
+    return location
+
+
+def fixed_locations(obj: Any, layout: Iterable[BoneLayout]) -> dict[str, tuple[float, ...]]:
+    """The fixed locations :func:`build_rig` would put into the figure now."""
+    bones, pose_bones = obj.data.bones, obj.pose.bones
+    found = {}
+    for entry in layout:
+        bone = bones.get(entry.name)
+        if bone is None:
+            continue
+        offset = _fixed_location(bone, pose_bones[entry.name], entry.translation >= 0)
+        if offset is not None:
+            found[entry.name] = offset
+    return found
 
 
 def _defect(bone: Any, pose_bone: Any) -> str:
@@ -262,6 +313,11 @@ def _defect(bone: Any, pose_bone: Any) -> str:
         return (
             f"bone '{bone.name}' has pose scale {tuple(round(s, 4) for s in scale)}; "
             "Reach poses bones of scale 1 (clear its scale with Alt S)"
+        )
+    if not all(math.isfinite(v) for v in pose_bone.location):
+        return (
+            f"bone '{bone.name}' has a non-finite (NaN or infinite) location; "
+            "clear it (Alt G) or set finite values"
         )
     if not bone.use_inherit_rotation:
         return (

@@ -65,6 +65,24 @@ def test_bake_follows_a_keyframed_goal_on_every_frame_and_keys_only_moved_bones(
             assert np.linalg.norm(rigs.world_tail(obj, f"shin.{side}") - where) <= 1e-5 * arm
 
 
+def test_bake_holds_the_feet_while_keyed_hips_without_a_location_dof_go_down(reach):
+    # Move root off: the hips' keyed location is no DOF but moves the legs on each frame
+    obj = four_limbs()
+    scene = bpy.context.scene
+    feet = {side: rigs.world_tail(obj, f"shin.{side}") for side in ("L", "R")}
+    hips = obj.pose.bones["spine"]
+    hips.keyframe_insert("location", frame=1)
+    hips.location = (0.0, -0.12, 0.0)
+    hips.keyframe_insert("location", frame=8)
+    assert bpy.ops.reach.bake(armature=obj.name, frame_start=1, frame_end=8) == {"FINISHED"}
+    leg = rigs.chain_length(obj, ("thigh.L", "shin.L"))
+    for frame in range(1, 9):
+        scene.frame_set(frame)
+        for side, where in feet.items():
+            off = np.linalg.norm(rigs.world_tail(obj, f"shin.{side}") - where)
+            assert off <= 1e-5 * leg, (frame, side)
+
+
 def test_feet_planted_over_keyed_ranges_do_not_slide_and_are_free_elsewhere(reach):
     obj = rigs.metarig()
     assert bpy.ops.reach.figure_from_armature(armature=obj.name, translate_root=True) == {

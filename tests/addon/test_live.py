@@ -6,6 +6,7 @@ import math
 
 import bpy
 import numpy as np
+import pytest
 import rigs
 from mathutils import Vector
 from rigs import four_limbs
@@ -47,6 +48,31 @@ def test_live_mode_holds_a_bone_the_user_moves_and_re_solves_the_rest(reach):
     leg = rigs.chain_length(obj, ("thigh.L", "shin.L"))
     for side, where in feet.items():
         assert np.linalg.norm(rigs.world_tail(obj, f"shin.{side}") - where) <= 1e-4 * leg
+
+
+@pytest.mark.parametrize("translate_root", [False, True])
+def test_live_mode_holds_the_feet_when_the_hips_are_moved_by_hand(reach, translate_root):
+    # without Move root the hips have no location DOF: their location, set by hand, is
+    # part of the model, so the feet still stand where they stood
+    obj = rigs.metarig()
+    assert bpy.ops.reach.figure_from_armature(armature=obj.name, translate_root=translate_root) == {
+        "FINISHED"
+    }
+    rigs.limbs(obj, hands=False)
+    feet = {side: rigs.world_tail(obj, f"shin.{side}") for side in ("L", "R")}
+    hip_joint = (obj.matrix_world @ obj.pose.bones["thigh.L"].head).z
+    assert bpy.ops.reach.live(armature=obj.name) == {"FINISHED"}
+    hips = obj.pose.bones["spine"]
+    hips.location = (0.0, -0.15, 0.0)  # 15 cm down (the bone's Y points up the spine)
+    bpy.context.view_layer.update()
+    bpy.context.view_layer.update()
+    assert tuple(hips.location) == (0.0, np.float32(-0.15), 0.0)
+    lowered = hip_joint - (obj.matrix_world @ obj.pose.bones["thigh.L"].head).z
+    assert lowered > 0.14  # the hips went down (along the spine, a little tilted)
+    leg = rigs.chain_length(obj, ("thigh.L", "shin.L"))
+    for side, where in feet.items():
+        assert np.linalg.norm(rigs.world_tail(obj, f"shin.{side}") - where) <= 1e-5 * leg
+    assert obj.reach.stats.message == "all constraints met"
 
 
 def test_live_mode_follows_a_keyframed_goal_on_every_frame_played_or_scrubbed(reach):
