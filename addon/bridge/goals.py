@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+import bpy
 import numpy as np
 
 from ...solver import AnyOf, Constraint, Effector, Problem, goals
@@ -39,14 +40,47 @@ def goal_object(entry: Any, armature: Any, scene: Any) -> Any:
         raise BlenderDataError(
             f"{label}: goal '{goal.name}' was deleted (it is in no collection of the scene)"
         )
-    parent = goal.parent
-    while parent is not None:
-        if parent == armature:
-            raise BlenderDataError(
-                f"{label}: goal '{goal.name}' is parented to the armature it poses; unparent it"
-            )
-        parent = parent.parent
+    route = _follows(goal, armature, set())
+    if route:
+        raise BlenderDataError(
+            f"{label}: goal '{goal.name}' moves with the armature it poses ({route}), so "
+            "every pose would move it again; unparent it, or mute or remove that constraint "
+            "or driver"
+        )
     return goal
+
+
+def _follows(obj: Any, armature: Any, seen: set[str]) -> str:
+    """How ``obj`` is moved by ``armature`` (a parent, a constraint, a driver), or "".
+
+    Routes through other objects count: an empty parented to another that copies a bone.
+    """
+    if obj.name in seen:
+        return ""
+    seen.add(obj.name)
+    parent = obj.parent
+    if parent is not None and (parent == armature or _follows(parent, armature, seen)):
+        return f"'{obj.name}' is parented to '{parent.name}'"
+    for constraint in obj.constraints:
+        if getattr(constraint, "mute", False) or constraint.influence == 0.0:
+            continue
+        targets = [getattr(constraint, "target", None)]
+        targets += [t.target for t in getattr(constraint, "targets", ())]  # Armature constraint
+        for target in targets:
+            if target is not None and (target == armature or _follows(target, armature, seen)):
+                kind = constraint.type.replace("_", " ").title()
+                return f"the {kind} constraint '{constraint.name}' of '{obj.name}'"
+    animation = obj.animation_data
+    for driver in animation.drivers if animation is not None else ():
+        for variable in driver.driver.variables:
+            for target in variable.targets:
+                source = target.id
+                if source is not None and (
+                    source == armature
+                    or (isinstance(source, bpy.types.Object) and _follows(source, armature, seen))
+                ):
+                    return f"a driver on '{obj.name}' {driver.data_path}"
+    return ""
 
 
 def goal_frame(goal: Any, label: str) -> tuple[Array, Array, Array, Array]:

@@ -266,3 +266,42 @@ def test_an_orientation_refuses_the_same_axis_for_the_goals_x_and_y(reach):
     entry = obj.reach.constraints[-1]
     entry.match_x_axis, entry.match_y_axis = "POS_Z", "NEG_Z"
     solve_fails(obj, r"goal's X \(POS_Z\) and Y \(NEG_Z\) must be different axes")
+
+
+def _constrain(goal, kind, target, **settings):
+    constraint = goal.constraints.new(kind)
+    constraint.target = target
+    for name, value in settings.items():
+        setattr(constraint, name, value)
+    return constraint
+
+
+def test_a_goal_that_moves_with_its_own_armature_is_refused_by_any_route(reach):
+    obj = four_limbs()
+    goal = obj.reach.constraints["hand.L"].goal
+    before = rigs.pose_channels(obj)
+    # a Child Of on one of the armature's bones: each pose would move the goal again
+    child_of = _constrain(goal, "CHILD_OF", obj, subtarget="spine.003")
+    solve_fails(obj, r"moves with the armature it poses \(the Child Of constraint 'Child Of'")
+    goal.constraints.remove(child_of)
+    # through another object: the goal parented to an empty that copies a bone's place
+    helper = bpy.data.objects.new("Helper", None)
+    bpy.context.scene.collection.objects.link(helper)
+    _constrain(helper, "COPY_LOCATION", obj, subtarget="spine.003")
+    goal.parent = helper
+    solve_fails(obj, r"moves with the armature it poses \('Goal hand.L' is parented to 'Helper'\)")
+    # a driver reading the armature
+    goal.parent = None
+    driver = goal.driver_add("location", 2).driver
+    variable = driver.variables.new()
+    variable.targets[0].id = obj
+    variable.targets[0].data_path = "location.z"
+    driver.expression = variable.name
+    solve_fails(obj, r"moves with the armature it poses \(a driver on 'Goal hand.L' location\)")
+    assert rigs.pose_channels(obj) == before  # nothing was written
+    goal.driver_remove("location", 2)
+    # a Child Of on an object that the armature does not move is fine
+    stand = bpy.data.objects.new("Stand", None)
+    bpy.context.scene.collection.objects.link(stand)
+    _constrain(goal, "CHILD_OF", stand)
+    assert bpy.ops.reach.solve(armature=obj.name) == {"FINISHED"}
