@@ -8,7 +8,7 @@ from functools import cached_property
 
 import numpy as np
 
-from ._checks import BoolArray, FloatArray
+from ._checks import BoolArray, FloatArray, IntArray
 from .exceptions import SolverInputError
 from .rows import LimitRows
 
@@ -19,6 +19,7 @@ __all__ = [
     "clamp_to_limits",
     "outside_limits",
     "polygon_rows",
+    "project_onto_limits",
 ]
 
 
@@ -219,36 +220,159 @@ def outside_limits(limits: LinearLimits, theta: FloatArray) -> tuple[str, float]
 
 
 def clamp_to_limits(
-    theta: FloatArray, limits: LinearLimits, lower: FloatArray, upper: FloatArray
+    theta: FloatArray,
+    limits: LinearLimits,
+    lower: FloatArray,
+    upper: FloatArray,
+    *,
+    free: BoolArray | None = None,
 ) -> FloatArray:
-    """``theta`` moved into the limits: near the nearest point inside them, joint by joint.
+    """``theta`` moved to the nearest pose inside the limits (least squares in θ).
 
-    The bounds are clipped, then the most violated row is projected onto, then the
-    bounds clipped again, until no limit is violated by more than 1e-12 (at most 50
-    rounds). For a pose outside one joint's bounds or one polygon, this is the nearest
-    pose inside.
+    The bounds are clipped first; when rows couple DOFs (polygons, joint groups), the
+    nearest pose is then found exactly by :func:`project_onto_limits`, so the result is
+    inside every limit to 1e-12 (a chain of equalities defeats projecting onto one row
+    at a time, which can stall outside by far more).
 
     Args:
         theta: Joint values, shape (n,).
         limits: The limits (bounds included as rows).
         lower: Lower bounds, shape (n,), −inf where unbounded.
         upper: Upper bounds, shape (n,), +inf where unbounded.
+        free: The DOFs that may move (a mask, shape (n,)); default: all. The others keep
+            their values, and rows that hold only them are left as they are.
 
     Returns:
         The clamped θ, shape (n,).
     """
-    clamped = np.clip(theta, lower, upper)
-    for _ in range(50):
-        if limits.max_violation(clamped) <= 1e-12:
+    movable = np.ones(theta.shape, dtype=bool) if free is None else np.asarray(free, dtype=bool)
+    clamped = np.where(movable, np.clip(theta, lower, upper), theta)
+    if _violation(limits, clamped, movable) <= _INSIDE:
+        return clamped
+    return project_onto_limits(theta, limits, free=movable)
+
+
+_INSIDE = 1e-12
+"""Violation below which a clipped pose counts as inside the limits ([rad] or length)."""
+
+
+def _violation(limits: LinearLimits, theta: FloatArray, free: BoolArray) -> float:
+    """The largest violation of a row that holds some free DOF."""
+    eq, ineq = limits.violations(theta)
+    eq = eq[np.any(limits.a_eq[:, free] != 0.0, axis=1)]
+    ineq = ineq[np.any(limits.a_in[:, free] != 0.0, axis=1)]
+    return float(max(eq.max(initial=0.0), ineq.max(initial=0.0)))
+
+
+def project_onto_limits(
+    theta: FloatArray, limits: LinearLimits, *, free: BoolArray | None = None
+) -> FloatArray:
+    """The pose inside the limits nearest to ``theta`` (Euclidean), moving only ``free``.
+
+    Only the DOFs joined to a violated row through rows move: each such group (a joint
+    with its polygon, the joints of a group) is projected exactly, as a least-distance
+    problem (Lawson & Hanson 1974, ch. 23): the equalities are kept by moving in their
+    null space, the inequalities by non-negative least squares. Where the rows admit no
+    pose at all, the group keeps ``theta``'s values.
+
+    Args:
+        theta: Joint values, shape (n,).
+        limits: The limits (bounds included as rows).
+        free: The DOFs that may move (a mask, shape (n,)); default: all.
+
+    Returns:
+        The projected θ, shape (n,).
+    """
+    movable = np.ones(theta.shape, dtype=bool) if free is None else np.asarray(free, dtype=bool)
+    result = np.array(theta, dtype=np.float64)
+    eq, ineq = limits.violations(result)
+    seeds = np.flatnonzero(
+        np.any(limits.a_eq[eq > 0.0] != 0.0, axis=0)
+        | np.any(limits.a_in[ineq > 0.0] != 0.0, axis=0)
+    )
+    done = np.zeros(theta.shape, dtype=bool)
+    for seed in seeds:
+        if done[seed] or not movable[seed]:
+            continue
+        group, eq_rows, in_rows = _joined(limits, movable, int(seed))
+        done[group] = True
+        result[group] = _nearest(limits, result, group, eq_rows, in_rows)
+    return result
+
+
+def _joined(
+    limits: LinearLimits, movable: BoolArray, seed: int
+) -> tuple[IntArray, IntArray, IntArray]:
+    """The free DOFs joined to ``seed`` through rows, and the rows that hold them."""
+    group = np.zeros(movable.shape, dtype=bool)
+    group[seed] = True
+    while True:
+        eq_rows = np.flatnonzero(np.any(limits.a_eq[:, group] != 0.0, axis=1))
+        in_rows = np.flatnonzero(np.any(limits.a_in[:, group] != 0.0, axis=1))
+        reached = np.any(limits.a_eq[eq_rows] != 0.0, axis=0) | np.any(
+            limits.a_in[in_rows] != 0.0, axis=0
+        )
+        grown = group | (reached & movable)
+        if np.array_equal(grown, group):
+            return np.flatnonzero(group), eq_rows, in_rows
+        group = grown
+
+
+def _nearest(
+    limits: LinearLimits, theta: FloatArray, group: IntArray, eq_rows: IntArray, in_rows: IntArray
+) -> FloatArray:
+    """The values of ``group`` nearest to θ's that keep the rows, the other DOFs held."""
+    start = theta[group]
+    held = theta.copy()
+    held[group] = 0.0
+    e = limits.a_eq[np.ix_(eq_rows, group)]
+    e_rhs = limits.b_eq[eq_rows] - limits.a_eq[eq_rows] @ held
+    a = limits.a_in[np.ix_(in_rows, group)]
+    a_rhs = limits.b_in[in_rows] - limits.a_in[in_rows] @ held
+    # the equalities: the nearest point on them, and moves along their null space
+    base, basis = start, np.eye(group.size)
+    if eq_rows.size:
+        base = start - np.linalg.lstsq(e, e @ start - e_rhs, rcond=None)[0]
+        _, singular, vt = np.linalg.svd(e)
+        rank = int(np.sum(singular > 1e-12 * max(float(singular[0]), 1.0)))
+        basis = vt[rank:].T
+    if not in_rows.size or basis.shape[1] == 0:
+        return base
+    # least distance: the shortest z with (a·basis) z ≥ a_rhs − a·base
+    g, h = a @ basis, a_rhs - a @ base
+    if np.all(h <= 0.0):
+        return base
+    stacked = np.vstack((g.T, h))
+    target = np.zeros(stacked.shape[0])
+    target[-1] = 1.0
+    residual: FloatArray = stacked @ _nnls(stacked, target) - target
+    if abs(residual[-1]) <= 1e-14:  # the rows admit no pose
+        return start
+    nearest: FloatArray = base + basis @ (-residual[:-1] / residual[-1])
+    return nearest
+
+
+def _nnls(matrix: FloatArray, target: FloatArray) -> FloatArray:
+    """Min ‖matrix · u − target‖ over u ≥ 0 (Lawson & Hanson's active-set algorithm)."""
+    n = matrix.shape[1]
+    u = np.zeros(n)
+    passive = np.zeros(n, dtype=bool)
+    tolerance = 1e-12 * max(1.0, float(np.abs(matrix).max(initial=0.0)))
+    for _ in range(3 * n + 10):
+        gradient = matrix.T @ (target - matrix @ u)
+        if passive.all() or np.where(passive, -np.inf, gradient).max() <= tolerance:
             break
-        eq, ineq = limits.violations(clamped)
-        if eq.size and eq.max(initial=0.0) >= ineq.max(initial=0.0):
-            k = int(np.argmax(eq))
-            row, rhs = limits.a_eq[k], limits.b_eq[k]
-            clamped = clamped - row * ((row @ clamped - rhs) / (row @ row))
-        else:
-            k = int(np.argmax(ineq))
-            row, rhs = limits.a_in[k], limits.b_in[k]
-            clamped = clamped + row * ((rhs - row @ clamped) / (row @ row) + 1e-12)
-        clamped = np.clip(clamped, lower, upper)
-    return clamped
+        passive[int(np.argmax(np.where(passive, -np.inf, gradient)))] = True
+        for _ in range(3 * n + 10):
+            trial = np.zeros(n)
+            trial[passive] = np.linalg.lstsq(matrix[:, passive], target, rcond=None)[0]
+            if np.all(trial[passive] > tolerance):
+                u = trial
+                break
+            blocking = passive & (trial <= tolerance)
+            drop = u[blocking] - trial[blocking]
+            ratios = np.divide(u[blocking], drop, out=np.zeros(drop.shape), where=drop > 0.0)
+            u = u + float(ratios.min()) * (trial - u)
+            passive &= u > tolerance
+            u[~passive] = 0.0
+    return u

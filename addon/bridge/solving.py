@@ -277,14 +277,13 @@ def check_start(setup: Setup, theta: Array) -> None:
 def clamp_moving(setup: Setup, theta: Array) -> Array:
     """``theta`` with the DOFs a solve may move brought into the limits it holds."""
     figure = setup.rig.figure
-    moving = setup.problem.variables
-    lower = np.full(figure.n_dofs, -np.inf)
-    upper = np.full(figure.n_dofs, np.inf)
-    lower[moving], upper[moving] = figure.lower[moving], figure.upper[moving]
-    clamped = clamp_to_limits(theta, setup.problem.moving_limits, lower, upper)
-    result = theta.copy()
-    result[moving] = clamped[moving]
-    return result
+    return clamp_to_limits(
+        theta,
+        setup.problem.moving_limits,
+        figure.lower,
+        figure.upper,
+        free=setup.problem.variable_mask,
+    )
 
 
 def solve_from_pose(

@@ -6,11 +6,10 @@ feasible here, in the reduced space's unit rows (``E φ = e``, ``A φ ≥ b``, b
 the rows): a step is cut where it meets a limit (:func:`step_limit`, the ratio test),
 and a point outside is moved back inside (:func:`restore`): onto the equalities, into
 the bounds, onto the most violated row, in turn, until no limit is violated by more
-than 1e-12 (the same rounds as :func:`solver.limits.clamp_to_limits`, over φ and
-with the equalities kept; its own copy, since it works on the reduced space's rows and
-may refuse). A point
-that does not come back within the rounds is refused (None), so a method keeps its
-last feasible iterate instead.
+than 1e-12 (rounds over φ with the equalities kept, which may refuse, where
+:func:`solver.limits.clamp_to_limits` projects exactly). A point that does not come
+back within the rounds is refused (None), so a method keeps its last feasible iterate
+instead.
 """
 
 from __future__ import annotations

@@ -102,3 +102,35 @@ def test_clamp_pose_moves_the_pose_into_the_limits(reach):
     assert bpy.ops.reach.clamp_pose(armature=obj.name) == {"FINISHED"}
     assert forearm.rotation_euler.x == pytest.approx(math.radians(-150.0), abs=1e-6)
     assert forearm.rotation_euler.y == pytest.approx(0.3)
+
+
+def test_clamp_with_a_group_of_five_ends_inside_and_solve_and_bake_accept_it(reach):
+    # the spine's and neck's bends about X turn together; each bounded. Clamping one row at
+    # a time stalled outside, and Solve with Clamp and Bake refused the pose Clamp made
+    obj = four_limbs()
+    bones = ("spine", "spine.001", "spine.002", "spine.003", "spine.004")
+    assert bpy.ops.reach.group_add(armature=obj.name, name="Back") == {"FINISHED"}
+    for bone, ratio, (low, high) in zip(
+        bones,
+        (1.0, -1.5, 0.7, 2.0, -0.4),
+        ((-0.3, 0.2), (-0.6, 0.5), (-0.2, 0.4), (-0.5, 0.3), (-0.1, 0.6)),
+        strict=True,
+    ):
+        assert bpy.ops.reach.group_member_add(armature=obj.name, bone=bone, ratio=ratio) == {
+            "FINISHED"
+        }
+        pose_bone = obj.pose.bones[bone]
+        pose_bone.use_ik_limit_x = True
+        pose_bone.ik_min_x, pose_bone.ik_max_x = low, high
+        pose_bone.rotation_mode = "XYZ"
+        pose_bone.rotation_euler = (0.9 * (-1) ** len(bone), 0.2, -0.1)
+    for side in ("L", "R"):  # the hands' chains through the spine: the solve holds the group
+        obj.reach.constraints[f"hand.{side}"].chain_start = "spine"
+    assert bpy.ops.reach.clamp_pose(armature=obj.name) == {"FINISHED"}
+    rig = reach.addon.bridge.rig.build_rig(obj)
+    theta = reach.addon.bridge.pose.read_pose(obj, rig, rounding=False)
+    assert rig.figure.limits.max_violation(theta) <= 1e-6  # single precision
+    assert bpy.ops.reach.solve(armature=obj.name) == {"FINISHED"}
+    assert bpy.ops.reach.clamp_pose(armature=obj.name) == {"FINISHED"}
+    assert bpy.ops.reach.solve(armature=obj.name, clamp=True) == {"FINISHED"}
+    assert bpy.ops.reach.bake(armature=obj.name, frame_start=1, frame_end=3) == {"FINISHED"}
