@@ -53,10 +53,11 @@ def measure(obj: Any, setup: Setup, theta: Array, model: dict[str, float]) -> Me
     """
     world = to_numpy(obj.matrix_world)
     bones = obj.pose.bones
+    twins = mesh_bones(obj, {leaf.effector.segment for leaf in setup.problem.leaves})
     residuals: dict[str, float] = {}
     for name, leaf in zip(setup.names, setup.problem.leaves, strict=True):
         effector = leaf.effector
-        frame = world @ to_numpy(bones[effector.segment].matrix)
+        frame = world @ _carrier(obj, effector.segment, twins.get(effector.segment))
         point = (frame @ np.append(effector.point, 1.0))[:3]
         x = _unit(frame[:3, :3] @ np.asarray(effector.x_axis))
         y = _unit(frame[:3, :3] @ np.asarray(effector.y_axis))
@@ -65,7 +66,63 @@ def measure(obj: Any, setup: Setup, theta: Array, model: dict[str, float]) -> Me
     size = max(1.0, float(np.max(setup.problem.chain_lengths, initial=0.0)))
     agree = all(abs(residuals[n] - model[n]) <= AGREE * size for n in setup.names)
     diverging = {} if agree else diverging_bones(obj, setup, theta)
+    if not agree:
+        for bone, twin in twins.items():
+            if _differs(world, bones[bone].matrix, _carrier(obj, bone, twin), size):
+                diverging[twin] = (
+                    f"the deform bone that moves the mesh where '{bone}' is does not follow "
+                    "it (the rig poses it from other controls, such as a limb switched to IK)"
+                )
     return Measured(residuals, diverging)
+
+
+def mesh_bones(obj: Any, bones: set[str]) -> dict[str, str]:
+    """Per bone of ``bones`` that deforms nothing, the deform bone standing in its place.
+
+    A control rig moves the mesh by its deform bones, which follow the controls through
+    its own constraints: the deform bone whose rest starts where the control's does and
+    points the same way (the longest such, up to the control's length) is the one the
+    user sees. Armatures without deform bones, and deform bones, have none.
+    """
+    data = obj.data.bones
+    deform = [b for b in data if b.use_deform]
+    twins: dict[str, str] = {}
+    for name in bones:
+        bone = data.get(name)
+        if bone is None or bone.use_deform or not deform:
+            continue
+        head, axis, length = bone.head_local, bone.y_axis, bone.length
+        candidates = [
+            b
+            for b in deform
+            if (b.head_local - head).length <= 1e-4 * length
+            and b.y_axis.dot(axis) >= 1.0 - 1e-6
+            and b.length <= length * (1.0 + 1e-4)
+        ]
+        if candidates:
+            twins[name] = max(candidates, key=lambda b: b.length).name
+    return twins
+
+
+def _carrier(obj: Any, bone: str, twin: str | None) -> Array:
+    """The evaluated pose matrix (armature space) that carries points of ``bone``'s frame.
+
+    It is the bone's own, or its deform twin's moved to the bone's rest (see
+    :func:`mesh_bones`).
+    """
+    matrix = to_numpy(obj.pose.bones[bone if twin is None else twin].matrix)
+    if twin is None:
+        return matrix
+    data = obj.data.bones
+    rest = np.linalg.solve(to_numpy(data[twin].matrix_local), to_numpy(data[bone].matrix_local))
+    return matrix @ rest
+
+
+def _differs(world: Array, first: Any, second: Array, size: float) -> bool:
+    """Whether two armature-space frames differ beyond :data:`AGREE` or :data:`AGREE_ANGLE`."""
+    one, two = world @ to_numpy(first), world @ second
+    moved = float(np.linalg.norm(one[:3, 3] - two[:3, 3]))
+    return moved > AGREE * size or _angle(one, two) > AGREE_ANGLE
 
 
 def diverging_bones(obj: Any, setup: Setup, theta: Array) -> dict[str, str]:
@@ -85,16 +142,20 @@ def diverging_bones(obj: Any, setup: Setup, theta: Array) -> dict[str, str]:
     for k in sorted(lines):  # parents come before children in the figure
         name = setup.rig.layout[k].name
         frame = world @ to_numpy(obj.pose.bones[name].matrix)
-        scale = float(np.cbrt(abs(np.linalg.det(frame[:3, :3])))) or 1.0
-        turn = frame[:3, :3] @ model[k][:3, :3].T / scale**2
-        axis = (turn[2, 1] - turn[1, 2], turn[0, 2] - turn[2, 0], turn[1, 0] - turn[0, 1])
-        angle = math.atan2(0.5 * math.hypot(*axis), 0.5 * (float(np.trace(turn)) - 1.0))
         moved = float(np.linalg.norm(frame[:3, 3] - model[k][:3, 3]))
-        differs[k] = moved > AGREE * size or angle > AGREE_ANGLE
+        differs[k] = moved > AGREE * size or _angle(frame, model[k]) > AGREE_ANGLE
         parent = int(parents[k])
         if differs[k] and not differs.get(parent, False):
             found[name] = _why(obj, name)
     return found
+
+
+def _angle(first: Array, second: Array) -> float:
+    """The angle [rad] between the rotations of two frames (4, 4) of the same scale."""
+    scale = float(np.cbrt(abs(np.linalg.det(first[:3, :3])))) or 1.0
+    turn = first[:3, :3] @ second[:3, :3].T / scale**2
+    axis = (turn[2, 1] - turn[1, 2], turn[0, 2] - turn[2, 0], turn[1, 0] - turn[0, 1])
+    return math.atan2(0.5 * math.hypot(*axis), 0.5 * (float(np.trace(turn)) - 1.0))
 
 
 def _why(obj: Any, bone: str) -> str:

@@ -80,3 +80,41 @@ def test_without_constraints_blenders_pose_and_reachs_agree(reach):
     assert bpy.ops.reach.solve(armature=obj.name) == {"FINISHED"}
     assert obj.reach.stats.message == "all constraints met"
     assert _gap(obj, "forearm.L", goal) <= 1e-5
+
+
+def _generated_human():
+    """A control rig Rigify generates from the basic human metarig (limbs in IK mode)."""
+    bpy.ops.object.armature_basic_human_metarig_add()
+    bpy.ops.pose.rigify_generate()
+    obj = bpy.context.active_object
+    bpy.ops.object.mode_set(mode="OBJECT")
+    assert bpy.ops.reach.figure_from_armature(armature=obj.name) == {"FINISHED"}
+    return obj
+
+
+def test_met_is_measured_on_the_deform_bones_of_a_control_rig(reach):
+    # FK controls constrained while the arm is in IK mode: the deform bones that move the
+    # mesh follow the IK controls, so the FK arm meeting its goal is not "met"
+    obj = _generated_human()
+    assert bpy.ops.reach.add_constraint(
+        armature=obj.name, bone="forearm_fk.L", chain_start="upper_arm_fk.L", name="hand"
+    ) == {"FINISHED"}
+    goal = obj.reach.constraints["hand"].goal
+    shoulder = obj.matrix_world @ obj.pose.bones["upper_arm_fk.L"].head
+    goal.location = goal.location.lerp(shoulder, 0.2)  # a bent elbow: reachable
+    assert bpy.ops.reach.solve(armature=obj.name) == {"FINISHED"}
+    stats = obj.reach.stats
+    assert stats.unmet == "hand"
+    assert stats.message.startswith("not met on Blender's pose: hand ")
+    assert "DEF-forearm.L: the deform bone that moves the mesh where 'forearm_fk.L' is" in (
+        stats.message
+    )
+    # the arm switched to FK: the deform bones follow the FK controls, and it is met
+    obj.pose.bones["upper_arm_parent.L"]["IK_FK"] = 1.0
+    obj.update_tag()
+    bpy.context.view_layer.update()
+    assert bpy.ops.reach.solve(armature=obj.name) == {"FINISHED"}
+    assert obj.reach.stats.message == "all constraints met"
+    deform = obj.matrix_world @ obj.pose.bones["DEF-forearm.L.001"].tail
+    arm = obj.data.bones["forearm_fk.L"].length + obj.data.bones["upper_arm_fk.L"].length
+    assert (deform - goal.matrix_world.translation).length <= 1e-5 * arm
