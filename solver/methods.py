@@ -25,7 +25,7 @@ from .optimizer.feasible import Starts
 from .optimizer.jacobian_transpose import FALLOFF, SLOPE, descend_transpose, tree_weights
 from .optimizer.lbfgsb import MEMORY, descend_lbfgsb
 from .optimizer.projection import active_rows, multipliers
-from .optimizer.result import Descent, Status
+from .optimizer.result import Descent, Status, replaces
 from .optimizer.space import ReducedSpace
 from .optimizer.tasks import TaskModel, leaves_by_level
 from .problem import Problem
@@ -180,7 +180,7 @@ def run_method(
         runs = attempt
         total_iterations += run.iterations
         total_evaluations += run.evaluations
-        if best is None or run.value < best.value:
+        if best is None or replaces(run, best, phi0):
             best = run
         met = best.value <= tolerance or (goal_value is not None and best.value <= goal_value)
         out_of_time = deadline is not None and time.perf_counter() >= deadline

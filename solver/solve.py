@@ -34,7 +34,7 @@ from .limits import outside_limits
 from .methods import METHODS, method_options, run_method
 from .optimizer.feasible import Box, Starts
 from .optimizer.goldfarb import descend
-from .optimizer.result import Descent, Outcome, SolveResult, Status
+from .optimizer.result import Descent, Outcome, SolveResult, Status, replaces
 from .optimizer.space import ReducedSpace
 from .problem import Problem
 
@@ -390,7 +390,7 @@ def _descents(
                 last = run(starts.start(plan, best.phi))
         # A resumed descent goes on from the best pose: never worse, and its status
         # (converged, say) is the one that now holds there.
-        if last.value < best.value or (plan == _RESUME and last.value <= best.value):
+        if (last.value <= best.value) if plan == _RESUME else replaces(last, best, phi0):
             best = last
         if plan != _RESUME and best.status is Status.MAX_ITERATIONS:
             plans.insert(done, _RESUME)

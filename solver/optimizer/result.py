@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+import numpy as np
+
 from .._checks import FloatArray
 
 __all__ = ["MESSAGES", "Descent", "Outcome", "SolveResult", "Status"]
@@ -88,6 +90,26 @@ class Descent:
     projected_gradient: float
     multipliers: FloatArray
     readds: int = 0
+
+
+RESTART_GAIN = 1e-8
+"""Share of G a restart's pose must lower it by to replace the best pose so far. A
+smaller gain is rounding, not a better pose, and a pose reached from elsewhere may be
+far from the start (a torso turned half round for 1e-13 of G)."""
+
+
+def replaces(new: Descent, best: Descent, start: FloatArray) -> bool:
+    """Whether a restart's descent ``new`` replaces the best one so far.
+
+    It does when it lowers G by more than :data:`RESTART_GAIN` of it; within that, when
+    it ends nearer the start (φ, the solve's start pose), so equal poses stay near it.
+    """
+    slack = RESTART_GAIN * abs(best.value)
+    if new.value < best.value - slack:
+        return True
+    if new.value > best.value + slack:
+        return False
+    return float(np.linalg.norm(new.phi - start)) < float(np.linalg.norm(best.phi - start))
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,7 @@ from solver import (
     goals,
     solve,
 )
+from solver.optimizer.result import RESTART_GAIN
 from solver.optimizer.space import ReducedSpace
 from solver.solve import weight_scale
 
@@ -96,7 +97,7 @@ def test_solve_with_restarts_is_feasible_deterministic_and_never_worse(seed: int
     first = solve(problem, theta0, restarts=4, seed=7)
     again = solve(problem, theta0, restarts=4, seed=7)
     assert first.max_violation <= 1e-9
-    assert first.fun <= single.fun
+    assert first.fun <= single.fun * (1.0 + RESTART_GAIN)  # equal poses: the nearer wins
     np.testing.assert_array_equal(first.x, again.x)
     assert first.nfev == again.nfev
 
@@ -121,7 +122,7 @@ def test_restarts_with_anyof_sets_are_feasible_deterministic_and_never_worse(see
     first = solve(problem, theta0, restarts=4, seed=7)
     again = solve(problem, theta0, restarts=4, seed=7)
     assert first.max_violation <= 1e-9
-    assert first.fun <= single.fun
+    assert first.fun <= single.fun * (1.0 + RESTART_GAIN)  # equal poses: the nearer wins
     assert first.fun == problem.objective(first.x)[0]
     np.testing.assert_array_equal(first.x, again.x)
     assert first.readds == 0
