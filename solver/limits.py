@@ -116,6 +116,12 @@ class LinearLimits:
         """:attr:`a_in` as :class:`~solver.rows.LimitRows` (products by its nonzeros)."""
         return LimitRows(self.a_in)
 
+    @cached_property
+    def held(self) -> BoolArray:
+        """Whether each DOF has a coefficient in some row (a bound, a polygon, a group)."""
+        used: BoolArray = np.any(self.a_in != 0.0, axis=0) | np.any(self.a_eq != 0.0, axis=0)
+        return used
+
     def max_violation(self, theta: FloatArray) -> float:
         """The largest violation of any limit at ``theta`` (0 when feasible)."""
         eq, ineq = self.violations(theta)

@@ -226,7 +226,7 @@ def solve(
             gauss_newton=start_metric == "gauss_newton",
             goal_tolerance=goal_tolerance,
         )
-    theta = space.theta(outcome.phi)
+    theta = unwound(problem, space.theta(outcome.phi), theta_start)
     value, gradient = problem.evaluate(theta)
     active = tuple(int(space.in_rows[j]) for j in outcome.active)
     held_by = tuple(
@@ -473,6 +473,23 @@ def _starts(
     box = Box.around(phi0, space.lower, space.upper, turn / space.scale)
     limits = (space.lower, space.upper, space.a_eq, space.a_in, space.b_in)
     return Starts(phi0, box, limits, restarts, seed)
+
+
+def unwound(problem: Problem, theta: FloatArray, start: FloatArray) -> FloatArray:
+    """``theta`` with each free rotation within half a turn of its start value.
+
+    A rotation with no bound and in no limit row turns the figure the same by any whole
+    number of turns; the pose nearest the start is kept, so no method winds a joint up
+    (25 rad after a far goal) and Blender's single precision keeps the angle exact.
+    """
+    figure = problem.figure
+    free = problem.variable_mask & figure.kinematics.dof_rotation & ~figure.limits.held
+    if not free.any():
+        return theta
+    result = theta.copy()
+    turns = np.round((theta[free] - start[free]) / (2.0 * np.pi))
+    result[free] = theta[free] - 2.0 * np.pi * turns
+    return result
 
 
 def _check_options(

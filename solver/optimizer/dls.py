@@ -49,6 +49,7 @@ restarts run (a crawl of 1e-8 per step used to take the whole iteration budget).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 import numpy as np
 
@@ -134,6 +135,7 @@ def descend_dls(
     level_weight = [max(float(weights[level].max(initial=0.0)), 1e-300) for level in levels]
     positive = weights[weights > 0.0]
     scale = float(positive.min()) if positive.size else 1.0
+    reach = model.problem.chain_lengths * np.sqrt(weights)
     phi = phi0.copy()
     values, tasks = model.evaluate(phi)
     evaluations = 1
@@ -147,7 +149,8 @@ def descend_dls(
         if stop is not None:
             status, detail = stop
             break
-        delta = _clamped_step(phi, _stacked(tasks, levels, level_weight, space.n), space, damping)
+        pulls = _stacked(_near(tasks, reach), levels, level_weight, space.n)
+        delta = _clamped_step(phi, pulls, space, damping)
         held = 0
         while held < len(levels) - 1 and errors[held] <= tolerance:
             held += 1
@@ -251,6 +254,25 @@ def _stacked(
         root = np.sqrt(weight)
         stacked.append((residual / root, rows / root))
     return stacked
+
+
+def _near(tasks: list[Task], reach: FloatArray) -> list[Task]:
+    """The tasks with each residual no longer than its chain's length (times √weight).
+
+    A goal far beyond reach then pulls as one a chain length away would.
+
+    A step grows with the residual, so a goal 10 m off spun joints whole turns in one
+    step (25 rad at 10 m, 1.4e6 rad at 1e6 m); Buss & Kim (2005) clamp the error the
+    same way.
+    """
+    near = []
+    for task in tasks:
+        length = float(np.linalg.norm(task.residual))
+        limit = float(reach[task.leaf])
+        if length > limit > 0.0:
+            task = replace(task, residual=task.residual * (limit / length))
+        near.append(task)
+    return near
 
 
 def _errors(

@@ -39,7 +39,7 @@ import numpy as np
 
 from .._checks import FloatArray
 from .budget import Budget, Reporter, finished
-from .projection import restore
+from .projection import MAX_TURN, restore
 from .result import Descent, Status
 from .space import ReducedSpace
 from .tasks import TaskModel
@@ -115,6 +115,7 @@ def descend_transpose(
     Returns:
         The last iterate (the best); ``value`` is G_all / scale.
     """
+    turning = model.problem.figure.kinematics.dof_rotation[space.variables]
     phi = phi0.copy()
     values, tasks = model.evaluate(phi)
     evaluations = 1
@@ -150,6 +151,8 @@ def descend_transpose(
             step = -slope_along / bend if bend > 0.0 else 1.0
         else:
             step = step_size
+        turn = float(np.max(np.abs(space.scale[turning] * direction[turning]), initial=0.0))
+        step = min(step, MAX_TURN / turn) if turn > 0.0 else step
         accepted = None
         for _ in range(_HALVINGS):
             trial = restore(phi + step * direction, space)

@@ -28,6 +28,12 @@ FEASIBLE = 1e-10
 """Largest violation :func:`restore` accepts (the solver promises 1e-9)."""
 
 
+MAX_TURN = np.pi / 4
+"""Largest turn [rad] of any joint in one Jacobian-transpose step. The pull grows with
+the residual, so a goal 10 m off would spin joints whole turns in one step; Buss & Kim
+(2005) cap each joint's change at π/4 the same way."""
+
+
 def violation(phi: FloatArray, space: ReducedSpace) -> float:
     """The largest violation of a limit at φ."""
     worst = 0.0

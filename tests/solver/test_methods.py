@@ -121,3 +121,27 @@ def test_each_method_reports_the_same_outcome_fields(method: str) -> None:
     assert result.unreachable == (0,)
     reached = problem.effector_states(result.x)[0][0]
     assert np.linalg.norm(reached) == pytest.approx(sum(ARM), abs=1e-3)
+
+
+@pytest.mark.parametrize("method", ["goldfarb", "lbfgsb", "dls", "jacobian_transpose"])
+@pytest.mark.parametrize("distance", [10.0, 1e3, 1e6])
+def test_a_far_goal_winds_no_joint_up(method: str, distance: float) -> None:
+    # unbounded joints: the arm points at a goal far out of reach, each joint within
+    # half a turn of where it started (DLS and the Jacobian transpose spun them 25 rad
+    # at 10 m and 1.4e6 rad at 1e6 m)
+    from problems import translation
+
+    from solver import Dof, Figure
+
+    lengths = [0.3, 0.25, 0.2]
+    fig = Figure()
+    for k in range(3):
+        rest = translation(0.0, lengths[k - 1] if k else 0.0, 0.0)
+        fig.add_segment(f"link{k}", f"link{k - 1}" if k else None, rest, [Dof.rotation("z")])
+    target = distance * np.array([math.cos(2.0), math.sin(2.0), 0.0])
+    problem = Problem(fig, [Constraint(tip(fig, lengths), goals.Position(tuple(target)))])
+    start = np.array([0.2, -0.3, 0.1])
+    result = solve(problem, start, method=method, restarts=0, max_iterations=300)
+    assert np.all(np.abs(result.x - start) <= math.pi)
+    reach = problem.effector_states(result.x)[0][0]
+    assert np.linalg.norm(reach - target) <= distance - 0.9 * sum(lengths)  # it points there
