@@ -2,6 +2,11 @@
 # messages, steps, finding a Python of a given version and the pinned virtualenvs.
 # The sourcing script sets `tool` (its name in messages, e.g. tools/test) first.
 
+# numpy's BLAS runs Reach's small matrices fastest on one thread; with several, a busy
+# machine makes them wait on each other (the demo's drag events, 3 ms alone, took up to
+# 460 ms beside two other busy processes, and missed the time budget).
+export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
+
 die() {
     printf '\n%s: FAILED: %s\n' "$tool" "$*" >&2
     exit 1
