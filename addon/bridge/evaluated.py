@@ -53,7 +53,7 @@ def measure(obj: Any, setup: Setup, theta: Array, model: dict[str, float]) -> Me
     """
     world = to_numpy(obj.matrix_world)
     bones = obj.pose.bones
-    twins = mesh_bones(obj, {leaf.effector.segment for leaf in setup.problem.leaves})
+    twins = setup.twins
     residuals: dict[str, float] = {}
     for name, leaf in zip(setup.names, setup.problem.leaves, strict=True):
         effector = leaf.effector
@@ -76,39 +76,11 @@ def measure(obj: Any, setup: Setup, theta: Array, model: dict[str, float]) -> Me
     return Measured(residuals, diverging)
 
 
-def mesh_bones(obj: Any, bones: set[str]) -> dict[str, str]:
-    """Per bone of ``bones`` that deforms nothing, the deform bone standing in its place.
-
-    A control rig moves the mesh by its deform bones, which follow the controls through
-    its own constraints: the deform bone whose rest starts where the control's does and
-    points the same way (the longest such, up to the control's length) is the one the
-    user sees. Armatures without deform bones, and deform bones, have none.
-    """
-    data = obj.data.bones
-    deform = [b for b in data if b.use_deform]
-    twins: dict[str, str] = {}
-    for name in bones:
-        bone = data.get(name)
-        if bone is None or bone.use_deform or not deform:
-            continue
-        head, axis, length = bone.head_local, bone.y_axis, bone.length
-        candidates = [
-            b
-            for b in deform
-            if (b.head_local - head).length <= 1e-4 * length
-            and b.y_axis.dot(axis) >= 1.0 - 1e-6
-            and b.length <= length * (1.0 + 1e-4)
-        ]
-        if candidates:
-            twins[name] = max(candidates, key=lambda b: b.length).name
-    return twins
-
-
 def _carrier(obj: Any, bone: str, twin: str | None) -> Array:
     """The evaluated pose matrix (armature space) that carries points of ``bone``'s frame.
 
     It is the bone's own, or its deform twin's moved to the bone's rest (see
-    :func:`mesh_bones`).
+    :func:`.rig.mesh_bones`).
     """
     matrix = to_numpy(obj.pose.bones[bone if twin is None else twin].matrix)
     if twin is None:

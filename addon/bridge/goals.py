@@ -16,7 +16,7 @@ import numpy as np
 
 from ...solver import AnyOf, Constraint, Effector, Problem, goals
 from ..errors import BlenderDataError, labelled
-from .rig import Array, Rig, build_rig, to_numpy
+from .rig import Array, Rig, build_rig, mesh_bones, to_numpy
 
 GOAL_TYPES = (
     "POSITION",
@@ -219,6 +219,9 @@ class Setup:
     goals: list[Any]
     movable: list[str]
     frames: list[Any] = field(default_factory=list)
+    twins: dict[str, str] = field(default_factory=dict)
+    """Per effector bone that deforms nothing, the deform bone standing in its place
+    (:func:`.rig.mesh_bones`): what "met" is measured on. Found once per problem."""
 
     @property
     def sets(self) -> dict[str, list[str]]:
@@ -313,7 +316,8 @@ def build_problem(obj: Any, scene: Any, rig: Rig | None = None) -> Setup:
     by_name = dict(zip([e.name for e in entries], goal_objects, strict=True))
     targets = [by_name[n] for n in names]
     frames = [goal.matrix_world.copy() for goal in targets]
-    return Setup(rig, problem, names, targets, movable, frames)
+    twins = mesh_bones(obj, {leaf.effector.segment for leaf in problem.leaves})
+    return Setup(rig, problem, names, targets, movable, frames, twins)
 
 
 def _check_defects(rig: Rig, problem: Problem) -> None:

@@ -161,16 +161,17 @@ def fit_limits(
     """
     limits = rig.figure.limits
     eq, ineq = limits.violations(theta)
-    broken_eq, broken_in = eq > 0.0, ineq > 0.0
-    if not stored or not (broken_eq.any() or broken_in.any()):
+    if not stored or not (eq.any() or ineq.any()):
         return
+    broken = np.any(limits.a_in[ineq > 0.0] != 0.0, axis=0)  # the DOFs of broken rows
+    broken |= np.any(limits.a_eq[eq > 0.0] != 0.0, axis=0)
     for number, matrix in stored.items():
         entry = rig.layout[number]
         dofs = slice(entry.rotation, entry.rotation + 3)
+        if not broken[dofs].any():
+            continue
         on_in = limits.a_in[:, dofs].any(axis=1)
         on_eq = limits.a_eq[:, dofs].any(axis=1)
-        if not ((on_in & broken_in).any() or (on_eq & broken_eq).any()):
-            continue
         # every row touching the bone as a ≥ b over its angles, the other DOFs held;
         # an equality as two such rows
         a_in, a_eq = limits.a_in[on_in], limits.a_eq[on_eq]

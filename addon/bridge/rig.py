@@ -430,3 +430,31 @@ def _written(path: str) -> bool:
 def _bone_of(path: str) -> str:
     """The bone of a ``pose.bones["name"].channel`` path."""
     return path.split('"')[1] if '"' in path else ""
+
+
+def mesh_bones(obj: Any, bones: set[str]) -> dict[str, str]:
+    """Per bone of ``bones`` that deforms nothing, the deform bone standing in its place.
+
+    A control rig moves the mesh by its deform bones, which follow the controls through
+    its own constraints: the deform bone whose rest starts where the control's does and
+    points the same way (the longest such, up to the control's length) is the one the
+    user sees. Armatures without deform bones, and deform bones, have none.
+    """
+    data = obj.data.bones
+    deform = [b for b in data if b.use_deform]
+    twins: dict[str, str] = {}
+    for name in bones:
+        bone = data.get(name)
+        if bone is None or bone.use_deform or not deform:
+            continue
+        head, axis, length = bone.head_local, bone.y_axis, bone.length
+        candidates = [
+            b
+            for b in deform
+            if (b.head_local - head).length <= 1e-4 * length
+            and b.y_axis.dot(axis) >= 1.0 - 1e-6
+            and b.length <= length * (1.0 + 1e-4)
+        ]
+        if candidates:
+            twins[name] = max(candidates, key=lambda b: b.length).name
+    return twins
