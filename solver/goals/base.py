@@ -158,6 +158,21 @@ class Goal(ABC):
         """
         return math.inf
 
+    def within(self, centre: FloatArray, radius: float) -> Goal:
+        """This goal with its target set moved to within ``radius`` of ``centre``.
+
+        A target set farther than ``radius`` from ``centre`` moves straight toward it
+        until it touches that sphere; one already within is kept (``self``). A goal far
+        beyond its chain's reach then pulls as one just beyond it does: the same
+        direction, at a size that leaves the other goals' terms above rounding. This
+        default is for goals with no positional target, which are kept.
+
+        Args:
+            centre: The sphere's centre in world, shape (3,).
+            radius: The sphere's radius, ≥ 0.
+        """
+        return self
+
     def evaluate(self, point: FloatArray, x_axis: FloatArray, y_axis: FloatArray) -> GoalValue:
         """P and its gradient at one effector state.
 
@@ -186,6 +201,16 @@ class Goal(ABC):
             finite_array(x_axis, "x_axis", (3,)),
             finite_array(y_axis, "y_axis", (3,)),
         ).value
+
+
+def toward(point: FloatArray, centre: FloatArray, radius: float) -> FloatArray:
+    """``point`` moved straight toward ``centre`` to within ``radius`` of it (kept if within)."""
+    offset = point - centre
+    distance = float(np.linalg.norm(offset))
+    if distance <= radius:
+        return point
+    moved: FloatArray = centre + offset * (radius / distance)
+    return moved
 
 
 def rows(vectors: Sequence[FloatArray]) -> FloatArray:

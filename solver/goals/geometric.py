@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import ClassVar
 
@@ -9,7 +10,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._checks import FloatArray, finite_array, unit_vector
-from .base import Batch, CurvatureBatch, Goal, rows
+from .base import Batch, CurvatureBatch, Goal, rows, toward
 
 __all__ = ["HalfSpace", "Line", "Plane"]
 
@@ -33,6 +34,14 @@ class Line(Goal):
         offset = centre - self.point
         across = offset - (offset @ self.direction) * self.direction
         return radius - float(np.linalg.norm(across))
+
+    def within(self, centre: FloatArray, radius: float) -> Goal:
+        """See :meth:`Goal.within`: the line, moved across toward the centre."""
+        offset = centre - self.point
+        across = offset - (offset @ self.direction) * self.direction
+        foot = centre - across
+        moved = toward(foot, centre, radius)
+        return self if moved is foot else Line(moved, self.direction)
 
     @classmethod
     def stack(cls, goals: Sequence[Goal]) -> Batch:
@@ -89,6 +98,17 @@ class _PointNormal(Goal):
         """
         height = float((centre - self.point) @ self.normal)
         return radius + height if self._ONE_SIDED else radius - abs(height)
+
+    def within(self, centre: FloatArray, radius: float) -> Goal:
+        """See :meth:`Goal.within`: the plane, moved along its normal toward the centre.
+
+        A half-space whose side holds points within ``radius`` of the centre is kept.
+        """
+        height = float((centre - self.point) @ self.normal)
+        reach = -radius if self._ONE_SIDED else math.copysign(radius, height)
+        if (height >= -radius) if self._ONE_SIDED else abs(height) <= radius:
+            return self
+        return type(self)(self.point + (height - reach) * self.normal, self.normal)
 
     @classmethod
     def stack(cls, goals: Sequence[Goal]) -> Batch:

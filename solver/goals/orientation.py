@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import math
 from collections.abc import Sequence
 
@@ -10,7 +11,7 @@ from numpy.typing import ArrayLike
 
 from .._checks import FloatArray, finite_array, finite_scalar, nonnegative
 from ..exceptions import SolverInputError
-from .base import C5, Batch, Goal, column, orthonormal_pair, rows
+from .base import C5, Batch, Goal, column, orthonormal_pair, rows, toward
 
 __all__ = ["Orientation", "PositionOrientation"]
 
@@ -89,6 +90,15 @@ class PositionOrientation(Goal):
         if self.w_position == 0.0:
             return math.inf
         return radius - float(np.linalg.norm(self.point - centre))
+
+    def within(self, centre: FloatArray, radius: float) -> Goal:
+        """See :meth:`Goal.within`: the point, moved toward the centre, when it counts."""
+        point = toward(self.point, centre, radius)
+        if self.w_position == 0.0 or point is self.point:
+            return self
+        moved = copy.copy(self)
+        moved.point = point
+        return moved
 
     def curvature(self) -> tuple[float, float, float]:
         """See :meth:`Goal.curvature`."""

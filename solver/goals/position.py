@@ -8,7 +8,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._checks import FloatArray, finite_array
-from .base import Batch, Goal, rows
+from .base import Batch, Goal, rows, toward
 
 __all__ = ["Position"]
 
@@ -28,6 +28,11 @@ class Position(Goal):
     def reach_margin(self, centre: FloatArray, radius: float) -> float:
         """See :meth:`Goal.reach_margin`: the point's distance inside the ball."""
         return radius - float(np.linalg.norm(self.point - centre))
+
+    def within(self, centre: FloatArray, radius: float) -> Goal:
+        """See :meth:`Goal.within`: the point, moved toward the centre."""
+        point = toward(self.point, centre, radius)
+        return self if point is self.point else Position(point)
 
     @classmethod
     def stack(cls, goals: Sequence[Goal]) -> Batch:

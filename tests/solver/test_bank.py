@@ -33,6 +33,7 @@ from fixtures.bank_checks import (
 
 import solver
 from solver import Problem, SolveResult, solve
+from solver.solve import within_reach
 
 CASES = bank("ci")
 BY_NAME = {case.name: case for case in CASES}
@@ -70,13 +71,15 @@ class Descent:
 
 @cache
 def descent(name: str) -> Descent:
-    """One local descent of a case, with every iterate's G and largest violation."""
+    """One local descent of a case, with every iterate's largest violation and the G it
+    minimises (far targets moved in, :func:`solver.solve.within_reach`)."""
     problem, theta0 = build(BY_NAME[name], solver)
+    solved = within_reach(problem, theta0)
     values: list[float] = []
     worst = [0.0]
 
     def watch(theta: np.ndarray, value: float) -> None:
-        values.append(value)
+        values.append(solved.objective(theta)[0])
         worst[0] = max(worst[0], problem.limits.max_violation(theta))
 
     result = solve(problem, theta0, restarts=0, max_iterations=ITERATION_CAP, callback=watch)

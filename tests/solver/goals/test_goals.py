@@ -233,3 +233,48 @@ def test_goals_copy_their_parameters() -> None:
     goal = goals.Position(point)
     point[0] = 100.0
     assert goal.potential((1.0, 2.0, 3.0), X, Y) == 0.0
+
+
+# -- targets moved within a sphere -----------------------------------------------------
+
+
+@pytest.mark.parametrize("kind", GOAL_TYPES)
+@pytest.mark.parametrize("seed", SEEDS)
+def test_within_moves_a_far_target_onto_the_sphere_in_the_same_direction(
+    kind: str, seed: int
+) -> None:
+    rng = np.random.default_rng(seed)
+    goal = random_goal(kind, rng)
+    centre, radius = rng.normal(scale=3.0, size=3), rng.uniform(0.1, 1.0)
+    moved = goal.within(centre, radius)
+    if goal.reach_margin(centre, radius) >= 0.0:
+        assert moved is goal  # a target already within is kept
+        return
+    assert type(moved) is type(goal)
+    assert moved.reach_margin(centre, radius) == pytest.approx(0.0, abs=1e-12)
+    # seen from the centre, the pull on the point keeps its direction
+    x, y = random_frame(rng)
+    before = goal.evaluate(centre, x, y)
+    after = moved.evaluate(centre, x, y)
+    cosine = before.d_point @ after.d_point
+    cosine /= np.linalg.norm(before.d_point) * np.linalg.norm(after.d_point)
+    assert cosine == pytest.approx(1.0, abs=1e-12)
+    # and the axes are pulled as before
+    np.testing.assert_allclose(after.d_x, before.d_x, atol=1e-12)
+    np.testing.assert_allclose(after.d_y, before.d_y, atol=1e-12)
+
+
+@pytest.mark.parametrize("kind", ["Orientation", "Aim"])
+def test_within_keeps_goals_without_a_positional_target(kind: str) -> None:
+    goal = random_goal(kind, np.random.default_rng(0))
+    assert goal.within(np.full(3, 1e9), 0.0) is goal
+
+
+def test_within_keeps_a_half_space_whose_side_holds_the_centre() -> None:
+    goal = goals.HalfSpace((0.0, 0.0, -1e6), Z)  # everything above z = −1e6 m
+    assert goal.within(np.zeros(3), 0.5) is goal
+    above = goals.HalfSpace((0.0, 0.0, 1e6), Z)  # everything above z = 1e6 m
+    moved = above.within(np.zeros(3), 0.5)
+    assert isinstance(moved, goals.HalfSpace)
+    np.testing.assert_allclose(moved.point, (0.0, 0.0, 0.5))
+    np.testing.assert_allclose(moved.normal, Z)
