@@ -74,6 +74,7 @@ class BakeSession:
         if not len(obj.reach.constraints):
             raise BlenderDataError(f"armature '{obj.name}' has no constraints to bake")
         self.scene = context.scene
+        self.view_layer = context.view_layer
         self.obj = obj
         self.frames = list(range(frame_start, frame_end + 1))
         self.original_frame = int(self.scene.frame_current)
@@ -88,6 +89,8 @@ class BakeSession:
         self.residual = 0.0
         self.unmet: list[int] = []
         self.clamped: list[int] = []
+        self.diverging: dict[str, str] = {}
+        """Bones Blender posed otherwise than Reach wrote them on some frame, and why."""
 
     @property
     def done(self) -> bool:
@@ -126,6 +129,9 @@ class BakeSession:
             outcome = solving.run_solve(setup, start, obj.reach, time_limit=None, restarts=0)
             solution = outcome.result.theta
             pose.write_pose(obj, rig, solution, setup.movable)
+            self.view_layer.update()
+            outcome = solving.judge(obj, setup, outcome, obj.reach)  # on Blender's pose
+            self.diverging.update(outcome.diverging)
             self.residual = max(self.residual, *outcome.residuals.values())
             if outcome.unmet:
                 self.unmet.append(frame)
@@ -183,7 +189,11 @@ class BakeSession:
         if not self.done:
             text += f"; stopped before frame {self.frames[len(self.baked)]}"
         if self.unmet:
-            text += f"; not met on {len(self.unmet)} frames (first {self.unmet[0]})"
+            where = " on Blender's pose" if self.diverging else ""
+            text += f"; not met{where} on {len(self.unmet)} frames (first {self.unmet[0]})"
+        if self.diverging:
+            bones = "; ".join(f"{bone}: {why}" for bone, why in self.diverging.items())
+            text += f"; Blender poses {len(self.diverging)} bone(s) otherwise than Reach ({bones})"
         if self.clamped:
             text += f"; the animation's pose was outside the limits on {len(self.clamped)} frames"
         return text

@@ -227,6 +227,11 @@ def markdown(record: dict[str, Any]) -> list[str]:
         )
         + ".",
         "",
+        "Every G is the one Reach's descents minimise, SLSQP's too: targets beyond twice "
+        "their chain's reach moved in onto that sphere (`solver.solve.within_reach`), in "
+        f"{sum(bool(row['slsqp'].get('moved')) for row in record['cases'])} cases; whether "
+        "goals are met is judged on the goals as set.",
+        "",
         "## Targets",
         "",
         *table(["target", "Reach", "previous", "SLSQP", "met?"], targets(overall)),

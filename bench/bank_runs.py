@@ -16,6 +16,7 @@ from fixtures.bank import Case, build
 from fixtures.bank_checks import MET, at_most_slsqp, is_met, multistart_slsqp
 
 import solver
+from solver.solve import within_reach
 
 PREVIOUS_NAME = "baseline_solver"
 """The package name the previous solver is imported under."""
@@ -39,10 +40,13 @@ def run_reach(case: Case, module: ModuleType, *, restarts: int | None) -> dict[s
     """One Reach solve of ``case`` with ``module``: one local descent (``restarts=0``)
     or as the Solve button solves (default restarts, goals met to 1e-6 × chain length).
 
-    The pose is judged with the current solver's problem (the same objective).
+    The pose is judged with the current solver's problem: G as its descents minimise it
+    (far targets moved in, ``within_reach``) beside SLSQP's on the same, and the goals
+    met or not as set.
     """
     problem, theta0 = build(case, module)
-    judge, _ = build(case, solver)
+    goals, _ = build(case, solver)
+    judge = within_reach(goals, theta0)
     options: dict[str, Any] = {"max_iterations": ITERATION_CAP, "time_limit": TIME_LIMIT}
     if restarts is None:
         options["goal_tolerance"] = problem.goal_tolerance(MET)
@@ -59,7 +63,7 @@ def run_reach(case: Case, module: ModuleType, *, restarts: int | None) -> dict[s
         "outcome": None if outcome is None else str(outcome),
         "unreachable": list(getattr(result, "unreachable", ())),
         "objective": float(judge.evaluate(result.x)[0]),
-        "met": is_met(judge, result.x),
+        "met": is_met(goals, result.x),
         "violation": float(judge.limits.max_violation(result.x)),
         "readds": getattr(result, "readds", None),
     }
@@ -68,7 +72,8 @@ def run_reach(case: Case, module: ModuleType, *, restarts: int | None) -> dict[s
 def run_slsqp(case: Case, starts: int) -> dict[str, Any]:
     """SLSQP from θ0 and, below :data:`MULTISTART_BELOW` variables, from ``starts − 1``
     seeded feasible poses; None fields above :data:`SLSQP_BELOW` variables."""
-    problem, theta0 = build(case, solver)
+    goals, theta0 = build(case, solver)
+    problem = within_reach(goals, theta0)  # the G Reach's descents minimise
     n = int(problem.variables.size)
     if n >= SLSQP_BELOW:
         return {
@@ -89,11 +94,14 @@ def run_slsqp(case: Case, starts: int) -> dict[str, Any]:
         "inside": runs[0].inside,
         "violation": runs[0].violation,
         "time": elapsed / len(runs),
-        "met": is_met(problem, runs[0].x),
+        "met": is_met(goals, runs[0].x),
         "starts": len(runs),
-        "best": best.fun,
-        "best_met": is_met(problem, best.x),
-        "goal_tolerance": problem.goal_tolerance(MET),
+        "best": float(goals.objective(best.x)[0]),
+        "best_met": is_met(goals, best.x),
+        "goal_tolerance": goals.goal_tolerance(MET),
+        "moved": sum(
+            a.goal is not b.goal for a, b in zip(goals.leaves, problem.leaves, strict=True)
+        ),
     }
 
 

@@ -211,3 +211,39 @@ def test_bake_refuses_an_empty_range(reach):
     else:
         raise AssertionError("an empty range must be refused")
     assert obj.animation_data is None or fcurve_paths(obj) == set()
+
+
+def test_bake_judges_each_frame_on_blenders_pose_and_names_the_bone_that_differs(reach):
+    # a Copy Rotation on the forearm: Reach's model meets the hand goal on every frame,
+    # Blender's pose misses it, and the bake said nothing of it
+    obj = four_limbs()
+    for entry in obj.reach.constraints:
+        entry.enabled = entry.name == "hand.L"
+    goal = obj.reach.constraints["hand.L"].goal
+    goal.location = Vector(goal.location) + Vector((-0.08, -0.05, -0.05))
+    keyed_goal(obj, "hand.L", (0.03, -0.02, 0.04))
+    turned = bpy.data.objects.new("turned", None)
+    bpy.context.scene.collection.objects.link(turned)
+    turned.rotation_euler = (0.0, 0.0, 1.2)
+    copy = obj.pose.bones["forearm.L"].constraints.new("COPY_ROTATION")
+    copy.target = turned
+    bake, context = harness(reach, obj)
+    bake.execute(context)
+    summary = bake.reports[-1][1]
+    assert "not met on Blender's pose on 12 frames (first 1)" in summary, summary
+    assert "forearm.L: its Copy Rotation constraint" in summary
+    scene = bpy.context.scene
+    scene.frame_set(4)
+    target = np.array(goal.matrix_world.translation)
+    assert np.linalg.norm(rigs.world_tail(obj, "forearm.L") - target) > 0.01
+    largest = summary.split("largest residual ")[1].split(";")[0]
+    assert largest.endswith(" cm"), summary  # Blender's miss, not the model's 8e-09 mm
+
+
+def test_bake_without_anything_blender_poses_otherwise_reports_every_frame_met(reach):
+    obj = four_limbs()
+    keyed_goal(obj, "hand.L", (0.06, -0.05, 0.08))
+    bake, context = harness(reach, obj)
+    bake.execute(context)
+    summary = bake.reports[-1][1]
+    assert "not met" not in summary and "Blender" not in summary, summary
