@@ -1,7 +1,8 @@
 """Every ``reach.*`` operator, driven with random names, NaNs, infinities, zero and huge
 scales, deleted and renamed objects and bones (a fixed seed): no Python traceback ever
-reaches the user, and a failure leaves every pose channel and goal transform as it was,
-bit for bit."""
+reaches the user, a failure leaves every pose channel and goal transform as it was, bit
+for bit, and a solve or drag that says its constraints are met has met them on the pose
+Blender shows."""
 
 from __future__ import annotations
 
@@ -9,7 +10,9 @@ import math
 import random
 
 import bpy
+import numpy as np
 import rigs
+from mathutils import Vector
 from rigs import four_limbs
 
 SEED = 12
@@ -133,6 +136,40 @@ def options(rng, idname, obj):
     return chosen
 
 
+def misses(obj):
+    """The enabled constraints the sidebar counts as met but Blender's pose misses.
+
+    Each point goal is measured here on the evaluated bones, apart from Reach's own
+    measure: the effector's world point against the goal empty's point, line or plane.
+    """
+    bpy.context.view_layer.update()
+    unmet = set(filter(None, (n.strip() for n in obj.reach.stats.unmet.split(","))))
+    world = obj.matrix_world
+    found = []
+    for entry in obj.reach.constraints:
+        goal = entry.goal
+        if not entry.enabled or entry.name in unmet or goal is None or entry.any_of:
+            continue
+        bone = obj.pose.bones[entry.bone]
+        local = {"HEAD": Vector(), "TAIL": Vector((0.0, bone.length, 0.0))}.get(
+            entry.effector, Vector(entry.offset)
+        )
+        point = np.array(world @ bone.matrix @ local)
+        frame = np.array(goal.matrix_world)
+        target, axis = frame[:3, 3], frame[:3, 2] / np.linalg.norm(frame[:3, 2])
+        offset = point - target
+        gap = {
+            "POSITION": np.linalg.norm(offset),
+            "LINE": np.linalg.norm(offset - (offset @ axis) * axis),
+            "PLANE": abs(offset @ axis),
+            "HALF_SPACE": max(0.0, -(offset @ axis)),
+        }.get(entry.goal_type)
+        size = max(1.0, float(np.max(np.abs(point))), float(np.max(np.abs(target))))
+        if gap is not None and gap > obj.reach.reach_distance + 1e-5 * size:
+            found.append((entry.name, entry.goal_type, float(gap)))
+    return found
+
+
 def call(idname, chosen):
     """Run the operator; its result, or the error text it reported."""
     try:
@@ -150,7 +187,7 @@ def test_no_operator_shows_a_traceback_or_loses_state(reach):
     )
     assert {"solve", "drag_goal", "live", "figure_from_armature", "forget_bone"} <= set(idnames)
     obj = None
-    counts = {"finished": 0, "refused": 0}
+    counts = {"finished": 0, "refused": 0, "judged": 0}
     for step in range(STEPS):
         if step % RESET_EVERY == 0:
             reach.addon.live.stop()
@@ -161,6 +198,8 @@ def test_no_operator_shows_a_traceback_or_loses_state(reach):
         idname = rng.choice(idnames)
         chosen = options(rng, idname, obj)
         before = state()
+        if obj.name in bpy.data.objects:
+            obj.reach.stats.message = ""  # set again only by a solve that ran
         result = call(idname, chosen)
         if idname == "live" and result == {"FINISHED"}:
             reach.addon.live.stop()
@@ -174,5 +213,9 @@ def test_no_operator_shows_a_traceback_or_loses_state(reach):
             assert result <= {"FINISHED", "CANCELLED"}, where
             if "CANCELLED" in result:
                 assert state() == before, where
+            elif idname in {"solve", "drag_goal"} and obj.reach.stats.message:
+                assert not misses(obj), f"{where}: counted as met, missed {misses(obj)}"
+                counts["judged"] += 1
             counts["finished" if "FINISHED" in result else "refused"] += 1
     assert counts["finished"] >= STEPS // 4, counts  # enough get through to act
+    assert counts["judged"] >= STEPS // 30, counts  # and enough solves to judge
