@@ -272,3 +272,42 @@ def test_live_mode_measures_met_on_blenders_pose(reach):
     assert stats.message.startswith("not met on Blender's pose: hand.L ")
     assert "forearm.L: its Copy Rotation constraint" in stats.message
     assert bpy.ops.reach.live(armature=obj.name, stop=True) == {"FINISHED"}
+
+
+def test_live_mode_holds_the_feet_of_a_rigify_rig_when_its_torso_is_moved_by_hand(reach):
+    # legs in FK mode, feet held on their FK controls: the torso's location, set by hand,
+    # moves every leg's parents through Rigify's MCH bones, and the feet of the deform
+    # bones (what moves the mesh) stay where they stood
+    bpy.ops.object.armature_basic_human_metarig_add()
+    bpy.ops.pose.rigify_generate()
+    obj = bpy.context.active_object
+    bpy.ops.object.mode_set(mode="OBJECT")
+    assert bpy.ops.reach.figure_from_armature(armature=obj.name) == {"FINISHED"}
+    for side in "LR":
+        obj.pose.bones[f"thigh_parent.{side}"]["IK_FK"] = 1.0
+        assert bpy.ops.reach.add_constraint(
+            armature=obj.name,
+            bone=f"shin_fk.{side}",
+            chain_start=f"thigh_fk.{side}",
+            name=f"foot.{side}",
+        ) == {"FINISHED"}
+    obj.update_tag()
+    bpy.context.view_layer.update()
+
+    def feet():
+        bones = obj.pose.bones
+        return {s: np.array(obj.matrix_world @ bones[f"DEF-shin.{s}.001"].tail) for s in "LR"}
+
+    before = feet()
+    hips = np.array(obj.matrix_world @ obj.pose.bones["DEF-thigh.L"].head)
+    assert bpy.ops.reach.live(armature=obj.name) == {"FINISHED"}
+    obj.pose.bones["torso"].location = (0.0, 0.0, -0.15)
+    bpy.context.view_layer.update()
+    bpy.context.view_layer.update()
+    lowered = hips[2] - (obj.matrix_world @ obj.pose.bones["DEF-thigh.L"].head).z
+    assert lowered > 0.14
+    leg = obj.data.bones["thigh_fk.L"].length + obj.data.bones["shin_fk.L"].length
+    for side, where in feet().items():
+        assert np.linalg.norm(where - before[side]) <= 1e-5 * leg, side
+    assert obj.reach.stats.message == "all constraints met"
+    assert bpy.ops.reach.live(armature=obj.name, stop=True) == {"FINISHED"}
