@@ -36,10 +36,12 @@ class Measured:
         residuals: Per enabled constraint, √P on Blender's pose (the solver's units).
         diverging: Per bone whose evaluated pose differs first from Reach's (on an
             effector's line of ancestors), why; empty when the two agree.
+        agree: Whether every residual on Blender's pose is Reach's model's.
     """
 
     residuals: dict[str, float]
     diverging: dict[str, str]
+    agree: bool = True
 
 
 def measure(obj: Any, setup: Setup, theta: Array, model: dict[str, float]) -> Measured:
@@ -73,7 +75,7 @@ def measure(obj: Any, setup: Setup, theta: Array, model: dict[str, float]) -> Me
                     f"the deform bone that moves the mesh where '{bone}' is does not follow "
                     "it (the rig poses it from other controls, such as a limb switched to IK)"
                 )
-    return Measured(residuals, diverging)
+    return Measured(residuals, diverging, agree)
 
 
 def _carrier(obj: Any, bone: str, twin: str | None) -> Array:

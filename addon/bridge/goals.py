@@ -108,12 +108,41 @@ def goal_frame(goal: Any, label: str) -> tuple[Array, Array, Array, Array]:
     return point, x, y, z
 
 
+LONG_BONE = 3.0
+"""A bone longer than this many times the spacing of its joints has a length an importer
+gave it (a glTF skeleton in centimetres comes with bones 100× too long), not its body's."""
+
+
+def joint_spacing(bone: Any) -> float:
+    """The spacing of the bone's joints (armature units), 0 for a lone bone.
+
+    The larger of the distances from its head to its parent's and its children's heads.
+    """
+    head = bone.head_local
+    spacing = 0.0
+    if bone.parent is not None:
+        spacing = float((head - bone.parent.head_local).length)
+    for child in bone.children:
+        spacing = max(spacing, float((child.head_local - head).length))
+    return spacing
+
+
+def tail_length(bone: Any) -> float:
+    """How far along the bone its tail effector sits (armature units).
+
+    Its length; for a bone longer than :data:`LONG_BONE` times its joints' spacing,
+    that spacing, so that a tail effector stays on the body.
+    """
+    length, spacing = float(bone.length), joint_spacing(bone)
+    return spacing if spacing > 0.0 and length > LONG_BONE * spacing else length
+
+
 def effector_point(entry: Any, bone: Any) -> tuple[float, float, float]:
     """The constraint's effector point in the bone's frame."""
     if entry.effector == "HEAD":
         return (0.0, 0.0, 0.0)
     if entry.effector == "TAIL":
-        return (0.0, float(bone.length), 0.0)
+        return (0.0, tail_length(bone), 0.0)
     x, y, z = (float(v) for v in entry.offset)
     return (x, y, z)
 
@@ -345,12 +374,15 @@ def refresh_goals(obj: Any, scene: Any, setup: Setup) -> Setup:
     """``setup`` with the goals of the goal objects that moved since it was built.
 
     Only goals whose object's world matrix changed are rebuilt, and the problem keeps
-    its chains (:meth:`solver.Problem.with_goals`); any other change to the constraints
-    builds the problem afresh.
+    its chains (:meth:`solver.Problem.with_goals`); any other change to the constraints,
+    or an armature moved (or a fixed bone location changed) since, builds the problem
+    afresh.
 
     Raises:
         BlenderDataError: As :func:`build_problem`: a deleted goal, NaN, ….
     """
+    if not setup.rig.is_current(obj):
+        return build_problem(obj, scene)
     entries = [c for c in obj.reach.constraints if c.enabled]
     if sorted(e.name for e in entries) != sorted(setup.names):
         return build_problem(obj, scene, setup.rig)

@@ -215,7 +215,7 @@ def judge(obj: Any, setup: Setup, outcome: Outcome, settings: Any) -> Outcome:
         settings: The armature's Reach settings (its "met within" distance).
     """
     measured = evaluated.measure(obj, setup, outcome.result.theta, outcome.residuals)
-    if not measured.diverging:
+    if measured.agree:
         return outcome
     residuals = measured.residuals
     unmet = unmet_constraints(setup, residuals, settings.reach_distance)
@@ -224,9 +224,14 @@ def judge(obj: Any, setup: Setup, outcome: Outcome, settings: Any) -> Outcome:
         if name not in outcome.unmet:
             reasons[name] = f"{length_text(residuals[name])} off on Blender's pose"
             reasons[name] += _of_set(setup, name)
+    if not measured.diverging and not unmet and not outcome.unmet:
+        return replace(outcome, residuals=residuals)  # met on both, to rounding
     bones = "; ".join(f"{bone}: {why}" for bone, why in measured.diverging.items())
     where = f"Blender poses {len(measured.diverging)} bone(s) otherwise than Reach ({bones})"
     fix = "mute those constraints or drivers, key or bake the pose, or constrain the control bones"
+    if not measured.diverging:  # the armature itself moved since the figure was made
+        where = "Blender's pose is not where Reach's figure of the armature puts it"
+        fix = "solve again"
     if unmet:
         listed = "; ".join(f"{name} {reasons[name]}" for name in unmet)
         message = f"not met on Blender's pose: {listed}. {where}: {fix}"

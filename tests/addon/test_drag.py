@@ -271,3 +271,19 @@ def test_r_twice_is_a_trackball_and_esc_puts_the_goals_rotation_back(reach):
     assert drag.mode == "ROTATE" and drag.axis == "Z"
     assert drag.modal(context, event("ESC")) == {"CANCELLED"}
     assert [tuple(float(v).hex() for v in goal.rotation_euler), tuple(goal.location)] == channels
+
+
+def test_dragging_the_armature_itself_judges_the_goals_where_it_went(reach):
+    # the figure was made with the armature where it stood: after an event far away, the
+    # drag's verdict said the goals it left 3 m behind were met
+    obj = four_limbs()
+    bpy.context.view_layer.objects.active = obj
+    path = [{"name": "", "location": where} for where in ((0.0, 0.0, -1e30), (-0.93, -2.0, -2.0))]
+    assert bpy.ops.reach.drag_goal(armature=obj.name, goal="", path=path) == {"FINISHED"}
+    assert tuple(obj.location) == pytest.approx((-0.93, -2.0, -2.0))
+    stats = obj.reach.stats
+    assert set(stats.unmet.split(", ")) == {"hand.L", "hand.R", "foot.L", "foot.R"}
+    for name in ("hand.L", "foot.L"):
+        bone = obj.reach.constraints[name].bone
+        goal = np.array(obj.reach.constraints[name].goal.location)
+        assert np.linalg.norm(rigs.world_tail(obj, bone) - goal) > 1.0

@@ -214,7 +214,8 @@ def test_no_operator_shows_a_traceback_or_loses_state(reach):
             if "CANCELLED" in result:
                 assert state() == before, where
             elif idname in {"solve", "drag_goal"} and obj.reach.stats.message:
-                assert not misses(obj), f"{where}: counted as met, missed {misses(obj)}"
+                missed = misses(obj)
+                assert not missed, f"{where}: {obj.reach.stats.message!r}, yet missed {missed}"
                 counts["judged"] += 1
             counts["finished" if "FINISHED" in result else "refused"] += 1
     assert counts["finished"] >= STEPS // 4, counts  # enough get through to act
