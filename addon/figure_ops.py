@@ -15,6 +15,7 @@ from bpy.props import BoolProperty, StringProperty
 from bpy.types import Operator
 from mathutils import Matrix, Vector
 
+from .bridge.goals import tail_length
 from .bridge.pose import bone_angles
 from .bridge.rig import Rig, armature_object, build_rig, euler_order, to_numpy
 from .errors import BlenderDataError
@@ -208,17 +209,16 @@ def _make_goal(
     """A new empty at the effector, with the bone's axes, shaped by the goal type."""
     pose_bone = obj.pose.bones[bone]
     matrix = obj.matrix_world @ pose_bone.matrix
+    size = tail_length(obj.data.bones[bone])
     if effector == "TAIL":
-        point = obj.matrix_world @ pose_bone.tail
+        point = matrix @ Vector((0.0, size, 0.0))
     elif effector == "HEAD":
         point = obj.matrix_world @ pose_bone.head
     else:
         point = matrix @ Vector(offset)
     goal = bpy.data.objects.new(f"Goal {name}", None)
     goal.empty_display_type = EMPTY_DISPLAY[goal_type]
-    goal.empty_display_size = max(
-        0.05, 0.25 * obj.data.bones[bone].length * obj.matrix_world.to_scale()[0]
-    )
+    goal.empty_display_size = max(0.05, 0.25 * size * obj.matrix_world.to_scale()[0])
     rotation = matrix.to_quaternion()
     goal.matrix_world = Matrix.Translation(point) @ rotation.to_matrix().to_4x4()
     collections = obj.users_collection

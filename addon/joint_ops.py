@@ -12,8 +12,8 @@ from typing import Any
 from bpy.props import StringProperty
 from bpy.types import Operator
 
-from .bridge.pose import bone_angles
-from .bridge.rig import AXES, armature_object, euler_order, joint_settings
+from .bridge.pose import joint_angles
+from .bridge.rig import AXES, armature_object, joint_settings
 from .errors import BlenderDataError
 from .operator_base import (
     ArmatureOperator,
@@ -50,14 +50,13 @@ def joint_entry(obj: Any, bone: str, *, create: bool) -> Any:
 def pose_angles(obj: Any, bone: str, axes: str) -> tuple[float, float]:
     """The bone's current rotations about the two ``axes`` (e.g. ``"XZ"``) [rad].
 
-    They are read as a solve reads them (in the bone's Euler order), from the bone
-    alone, so that a limit polygon still being drawn does not stop it.
+    They are read as a solve reads them (about the joint's axes, in its Euler order),
+    from the bone alone, so that a limit polygon still being drawn does not stop it.
 
     Raises:
         BlenderDataError: If the bone's channels are not finite.
     """
-    pose_bone = obj.pose.bones[bone]
-    angles = bone_angles(pose_bone, pose_bone.rotation_mode, euler_order(obj, pose_bone))
+    angles = joint_angles(obj, obj.pose.bones[bone])
     return float(angles[AXES.index(axes[0])]), float(angles[AXES.index(axes[1])])
 
 

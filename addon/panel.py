@@ -232,8 +232,11 @@ class REACH_PT_joint(ArmaturePanel, Panel):
         pin = row.operator("reach.pin_bone", text="Pin", icon="PINNED")
         pin.armature, pin.bone = obj.name, bone.name
         layout.prop(pose_bone, "rotation_mode")
+        joint = obj.reach.joints.get(bone.name)
+        if joint is not None and joint.use_axes:
+            layout.label(text="Turns about its own axes (Joint Axes below)", icon="INFO")
+            return
         if pose_bone.rotation_mode in POLYGON_MODES:
-            joint = obj.reach.joints.get(bone.name)
             if joint is not None:
                 layout.prop(joint, "euler_order", text="Reach Euler Order")
             else:
@@ -251,6 +254,47 @@ class REACH_PT_joint(ArmaturePanel, Panel):
             limits.prop(pose_bone, f"ik_min_{axis}", text="Min")
             limits.prop(pose_bone, f"ik_max_{axis}", text="Max")
             col.separator()
+
+
+class REACH_PT_joint_axes(ArmaturePanel, Panel):
+    """The active bone's own joint axes: a hinge or a cone about any axis, human limits."""
+
+    bl_label = "Joint Axes"
+    bl_parent_id = "REACH_PT_joint"
+    bl_options = {"DEFAULT_CLOSED"}
+
+    @classmethod
+    def poll(cls, context: Any) -> bool:  # noqa: D102
+        return super().poll(context) and context.active_object.data.bones.active is not None
+
+    def draw(self, context: Any) -> None:  # noqa: D102
+        layout: Any = self.layout
+        obj = context.active_object
+        bone = obj.data.bones.active.name
+        row = layout.row(align=True)
+        shapes = (("reach.joint_hinge", "CON_ROTLIMIT"), ("reach.joint_cone", "MESH_CONE"))
+        for idname, icon in shapes:
+            op = row.operator(idname, icon=icon)
+            op.armature, op.bone = obj.name, bone
+        op = layout.operator("reach.human_limits", icon="ARMATURE_DATA")
+        op.armature = obj.name
+        joint = obj.reach.joints.get(bone)
+        if joint is None:
+            return
+        layout.prop(joint, "use_axes")
+        if not joint.use_axes:
+            return
+        layout.prop(joint, "axes")
+        layout.prop(joint, "euler_order", text="Euler Order")
+        col = layout.column(align=True)
+        for k, axis in enumerate("XYZ"):
+            row = col.row(align=True)
+            row.prop(joint, "lock", index=k, text=f"Lock {axis}", toggle=True)
+            row.prop(joint, "use_limit", index=k, text="Limit")
+            limits = row.row(align=True)
+            limits.active = joint.use_limit[k] and not joint.lock[k]
+            limits.prop(joint, "limit_min", index=k, text="Min")
+            limits.prop(joint, "limit_max", index=k, text="Max")
 
 
 class REACH_PT_joint_polygon(ArmaturePanel, Panel):
@@ -370,6 +414,7 @@ classes = (
     REACH_PT_bake,
     REACH_PT_constraint_settings,
     REACH_PT_joint,
+    REACH_PT_joint_axes,
     REACH_PT_joint_polygon,
     REACH_PT_groups,
     REACH_PT_solver,

@@ -15,6 +15,7 @@ from typing import Any
 import bpy
 from bpy.props import (
     BoolProperty,
+    BoolVectorProperty,
     CollectionProperty,
     EnumProperty,
     FloatProperty,
@@ -190,6 +191,33 @@ class ReachJoint(PropertyGroup):
     )
     polygon: CollectionProperty(type=ReachVertex, name="Limit polygon")  # type: ignore[valid-type]
     active_vertex: IntProperty(name="Active vertex")  # type: ignore[valid-type]
+    use_axes: BoolProperty(  # type: ignore[valid-type]
+        name="Own axes",
+        description=(
+            "Turn the joint about its own axes (a hinge or a cone about any axis), limited "
+            "by the limits below instead of the bone's IK limits"
+        ),
+        default=False,
+    )
+    axes: FloatVectorProperty(  # type: ignore[valid-type]
+        name="Joint axes",
+        description="The joint's X, Y and Z axes: the bone's axes turned by this rotation",
+        size=4,
+        subtype="QUATERNION",
+        default=(1.0, 0.0, 0.0, 0.0),
+    )
+    use_limit: BoolVectorProperty(  # type: ignore[valid-type]
+        name="Limit", description="Limit the rotation about each joint axis", size=3
+    )
+    limit_min: FloatVectorProperty(  # type: ignore[valid-type]
+        name="Minimum", description="Least rotation about each joint axis", size=3, subtype="EULER"
+    )
+    limit_max: FloatVectorProperty(  # type: ignore[valid-type]
+        name="Maximum", description="Most rotation about each joint axis", size=3, subtype="EULER"
+    )
+    lock: BoolVectorProperty(  # type: ignore[valid-type]
+        name="Lock", description="No rotation about this joint axis", size=3
+    )
 
 
 class ReachGroupMember(PropertyGroup):

@@ -16,6 +16,7 @@ from . import (
     bake,
     drag,
     figure_ops,
+    joint_axes,
     joint_ops,
     live,
     operator_base,
@@ -35,6 +36,7 @@ classes = (
     *live.classes,
     *bake.classes,
     *joint_ops.classes,
+    *joint_axes.classes,
     *panel.classes,
 )
 

@@ -24,6 +24,7 @@ __all__ = [
     "fit_euler",
     "is_similarity",
     "matrix_euler",
+    "matrix_quaternion",
     "quaternion_matrix",
 ]
 
@@ -74,6 +75,31 @@ def quaternion_matrix(quaternion: ArrayLike) -> FloatArray:
             [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)],
         ]
     )
+
+
+def matrix_quaternion(matrix: ArrayLike) -> FloatArray:
+    """The unit quaternion (w, x, y, z), w ≥ 0, of a rotation matrix (3, 3).
+
+    Found from the largest of w, x, y, z (Shepperd 1978), which keeps full precision
+    for every rotation.
+    """
+    r = finite_array(matrix, "rotation matrix", (3, 3))
+    trace = float(np.trace(r))
+    squares = np.array([1.0 + trace, *(1.0 + 2.0 * np.diag(r) - trace)])
+    k = int(np.argmax(squares))
+    q = np.empty(4)
+    q[k] = 0.5 * math.sqrt(max(squares[k], 0.0))
+    pairs = {
+        0: (r[2, 1] - r[1, 2], r[0, 2] - r[2, 0], r[1, 0] - r[0, 1]),
+        1: (r[2, 1] - r[1, 2], r[0, 1] + r[1, 0], r[0, 2] + r[2, 0]),
+        2: (r[0, 2] - r[2, 0], r[0, 1] + r[1, 0], r[1, 2] + r[2, 1]),
+        3: (r[1, 0] - r[0, 1], r[0, 2] + r[2, 0], r[1, 2] + r[2, 1]),
+    }[k]
+    others = [j for j in range(4) if j != k]
+    for j, value in zip(others, pairs, strict=True):
+        q[j] = 0.25 * value / q[k]
+    q /= np.linalg.norm(q)
+    return -q if q[0] < 0.0 else q
 
 
 def _near(angle: float, target: float) -> float:

@@ -19,7 +19,7 @@ from numpy.typing import NDArray
 from ...solver import rotations
 from ...solver.limits import clamp_to_limits
 from ..errors import BlenderDataError
-from .rig import AXES, Array, BoneLayout, IndexArray, Rig
+from .rig import AXES, Array, BoneLayout, IndexArray, Rig, euler_order, joint_frame
 
 ROUNDING_SLACK = 1e-5
 """Blender stores channels and limits in single precision: a joint the solver left
@@ -81,6 +81,39 @@ def bone_angles(pose_bone: Any, mode: str, order: str, compat: Array | None = No
     return values
 
 
+def joint_matrix(pose_bone: Any, mode: str, frame: Array, matrix: Array | None = None) -> Array:
+    """The bone's rotation seen in its joint's own axes: ``frameᵀ · R · frame``.
+
+    Args:
+        pose_bone: The pose bone.
+        mode: Its rotation mode.
+        frame: The joint's axes (columns) in the bone's frame.
+        matrix: The bone's rotation if already read (:func:`bone_matrix`).
+    """
+    if matrix is None:
+        matrix = bone_matrix(pose_bone, mode)
+    if matrix is None:
+        matrix = rotations.euler_matrix(bone_angles(pose_bone, mode, mode), mode)
+    turned: Array = frame.T @ matrix @ frame
+    return turned
+
+
+def joint_angles(obj: Any, pose_bone: Any) -> Array:
+    """The bone's rotation as the angles about X, Y, Z a solve reads.
+
+    They are about the joint's own axes, in its Euler order (:func:`.rig.euler_order`),
+    where the joint has them.
+
+    Raises:
+        BlenderDataError: If the bone's channels are not finite.
+    """
+    mode, order = pose_bone.rotation_mode, euler_order(obj, pose_bone)
+    frame = joint_frame(obj, pose_bone.name)
+    if frame is None:
+        return bone_angles(pose_bone, mode, order)
+    return rotations.matrix_euler(joint_matrix(pose_bone, mode, frame), order)
+
+
 def _not_finite(bone: str) -> BlenderDataError:
     return BlenderDataError(
         f"bone '{bone}' has a non-finite (NaN or infinite) rotation or location; "
@@ -120,6 +153,8 @@ def read_pose(obj: Any, rig: Rig, previous: Array | None = None, *, rounding: bo
         if pose_bone is None:
             raise BlenderDataError(f"bone '{entry.name}' no longer exists in '{obj.name}'")
         matrix = bone_matrix(pose_bone, entry.mode)
+        if entry.frame is not None:  # the joint turns about its own axes
+            matrix = joint_matrix(pose_bone, entry.mode, entry.frame, matrix)
         if matrix is None:
             angles = bone_angles(pose_bone, entry.mode, entry.order)
         else:
@@ -258,9 +293,11 @@ class PoseWriter:
                 axes.reshape(-1, 3),
             )
 
-        self.euler = plan([e for e in chosen if e.mode in rotations.EULER_ORDERS])
-        self.quaternion = plan([e for e in chosen if e.mode == "QUATERNION"])
-        self.axis_angle = plan([e for e in chosen if e.mode == "AXIS_ANGLE"])
+        own = [e for e in chosen if e.frame is None]
+        self.euler = plan([e for e in own if e.mode in rotations.EULER_ORDERS])
+        self.quaternion = plan([e for e in own if e.mode == "QUATERNION"])
+        self.axis_angle = plan([e for e in own if e.mode == "AXIS_ANGLE"])
+        self.framed = [(rows[e.name], e) for e in chosen if e.frame is not None]
         moving = [e for e in chosen if e.translation >= 0]
         self.location = (
             np.array([rows[e.name] for e in moving], np.intp),
@@ -300,6 +337,8 @@ class PoseWriter:
         rows, index = self.location
         if rows.size:
             self._set(bones, "location", 3, rows, theta[index])
+        for row, entry in self.framed:
+            _write_framed(bones[row], entry, theta)
         if not self.empty:
             obj.update_tag()
 
@@ -312,6 +351,27 @@ class PoseWriter:
         current = self._get(bones, channel, width)
         current[rows] = values
         bones.foreach_set(channel, current.ravel())
+
+
+def _write_framed(pose_bone: Any, entry: BoneLayout, theta: Array) -> None:
+    """Write a joint with its own axes: ``R = frame · E(θ) · frameᵀ`` in the bone's mode."""
+    assert entry.frame is not None
+    angles = _axis_angles(theta, entry)
+    matrix = entry.frame @ rotations.euler_matrix(angles, entry.order) @ entry.frame.T
+    mode = entry.mode
+    if mode in rotations.EULER_ORDERS:
+        current = np.array(pose_bone.rotation_euler, dtype=float)
+        compat = current if np.all(np.isfinite(current)) else None
+        pose_bone.rotation_euler = rotations.matrix_euler(matrix, mode, compat)
+        return
+    quaternion = rotations.matrix_quaternion(matrix)
+    if mode == "QUATERNION":
+        current = np.array(pose_bone.rotation_quaternion, dtype=float)
+        pose_bone.rotation_quaternion = -quaternion if quaternion @ current < 0.0 else quaternion
+        return
+    sine = float(np.linalg.norm(quaternion[1:]))
+    axis = quaternion[1:] / sine if sine > 0.0 else np.array([0.0, 1.0, 0.0])
+    pose_bone.rotation_axis_angle = (2.0 * math.atan2(sine, quaternion[0]), *axis)
 
 
 @dataclass(frozen=True)

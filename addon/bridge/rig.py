@@ -18,7 +18,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ...solver import Dof, Figure
-from ...solver.rotations import EULER_ORDERS, is_similarity
+from ...solver.rotations import EULER_ORDERS, is_similarity, quaternion_matrix
 from ..errors import BlenderDataError, labelled
 
 Array = NDArray[np.float64]
@@ -54,6 +54,9 @@ class BoneLayout:
         translation: Index of its first translation DOF in θ, or -1 if it has none.
         rotation: Index of its first rotation DOF in θ; the three DOFs are about the
             axes of ``order`` reversed.
+        frame: The joint's own axes (:attr:`ReachJoint.use_axes`) as the columns of a
+            rotation in the bone's frame, or None: the DOFs turn about these axes, and
+            the bone's rotation is ``frame · E(θ) · frameᵀ``.
     """
 
     name: str
@@ -61,6 +64,7 @@ class BoneLayout:
     order: str
     translation: int
     rotation: int
+    frame: Array | None = None
 
     def axis_position(self, axis: str) -> int:
         """Position within the segment's DOF list of the rotation about ``axis``."""
@@ -207,11 +211,30 @@ def euler_order(obj: Any, pose_bone: Any) -> str:
     An Euler bone's own order; for a quaternion or axis-angle bone, the order of its
     joint settings (:data:`DEFAULT_EULER_ORDER` without them).
     """
-    mode = str(pose_bone.rotation_mode)
-    if mode in EULER_ORDERS:
-        return mode
     joint = joint_settings(obj, pose_bone.name)
+    mode = str(pose_bone.rotation_mode)
+    if mode in EULER_ORDERS and (joint is None or not joint.use_axes):
+        return mode
     return str(joint.euler_order) if joint is not None else DEFAULT_EULER_ORDER
+
+
+def joint_frame(obj: Any, bone: str) -> Array | None:
+    """The joint's own axes in the bone's frame (columns); None: it turns about the bone's.
+
+    Raises:
+        BlenderDataError: For a zero or non-finite rotation of the axes.
+    """
+    joint = joint_settings(obj, bone)
+    if joint is None or not joint.use_axes:
+        return None
+    quaternion = np.array(joint.axes, dtype=float)
+    norm = float(np.linalg.norm(quaternion))
+    if not math.isfinite(norm) or norm == 0.0:
+        raise BlenderDataError(
+            f"the joint axes of bone '{bone}' are a zero or non-finite rotation; "
+            "set them again (Hinge, Cone or Human Limits) or turn Own axes off"
+        )
+    return quaternion_matrix(quaternion / norm)
 
 
 def build_rig(obj: Any, hold: Iterable[str] = ()) -> Rig:
@@ -254,7 +277,10 @@ def build_rig(obj: Any, hold: Iterable[str] = ()) -> Rig:
             offsets[bone.name] = offset
             rest = rest.copy()
             rest[:3, 3] += rest[:3, :3] @ np.array(offset)
+        frame = joint_frame(obj, bone.name)
         dofs = _bone_dofs(pose_bone, order, translates=translates, lock=bone.name in held)
+        if frame is not None:
+            dofs[-3:] = _joint_dofs(joint_settings(obj, bone.name), frame, order, bone.name in held)
         parent = bone.parent.name if bone.parent is not None else None
         first = figure.n_dofs
         with labelled(f"bone '{bone.name}'"):
@@ -266,6 +292,7 @@ def build_rig(obj: Any, hold: Iterable[str] = ()) -> Rig:
                 order,
                 translation=first if translates else -1,
                 rotation=first + 3 if translates else first,
+                frame=frame,
             )
         )
         if any(c.enabled if hasattr(c, "enabled") else not c.mute for c in pose_bone.constraints):
@@ -353,6 +380,27 @@ def _bone_dofs(pose_bone: Any, order: str, *, translates: bool, lock: bool) -> l
                 upper=upper,
                 rigidity=1.0 if locked else min(max(stiffness, 0.0), 1.0),
                 name=f"{name} rotation {axis}",
+            )
+        )
+    return dofs
+
+
+def _joint_dofs(joint: Any, frame: Array, order: str, held: bool) -> list[Dof]:
+    """A joint's rotations about its own axes (the columns of ``frame``), with its limits."""
+    name = joint.name
+    dofs = []
+    for axis in order[::-1]:
+        k = AXES.index(axis)
+        lower = upper = None
+        if joint.use_limit[k]:
+            lower, upper = float(joint.limit_min[k]), float(joint.limit_max[k])
+        dofs.append(
+            Dof.rotation(
+                frame[:, k],
+                lower=lower,
+                upper=upper,
+                rigidity=1.0 if held or joint.lock[k] else 0.0,
+                name=f"{name} joint rotation {axis}",
             )
         )
     return dofs

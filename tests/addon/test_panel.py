@@ -244,8 +244,15 @@ def live_figure():
     assert bpy.ops.reach.live(armature=obj.name) == {"FINISHED"}
 
 
+def hinged_figure():
+    obj = rigs.figure()
+    assert bpy.ops.reach.human_limits(armature=obj.name) == {"FINISHED"}
+    obj.data.bones.active = obj.data.bones["forearm.L"]
+
+
 STATES = {
     "nothing active": lambda: None,
+    "a figure with human limits": hinged_figure,
     "an empty": empty_object,
     "an armature, no bone": bare_metarig,
     "an armature, not a figure": rigs.metarig,
@@ -338,3 +345,23 @@ def test_solver_panel_draws_the_settings_split(reach):
         "reach_distance",
         "kind",
     ]
+
+
+def test_joint_axes_panel_offers_the_shapes_and_shows_a_hinged_joints_own_limits(reach):
+    obj = rigs.figure()
+    obj.data.bones.active = obj.data.bones["forearm.L"]
+    layout = draw(reach.addon.panel.REACH_PT_joint_axes)
+    for idname in ("reach.joint_hinge", "reach.joint_cone"):
+        (op,) = layout.operators(idname)
+        assert (op.armature, op.bone) == (obj.name, "forearm.L")
+    (human,) = layout.operators("reach.human_limits")
+    assert human.armature == obj.name
+    assert "axes" not in layout.props() and "limit_min" not in layout.props()
+    assert bpy.ops.reach.human_limits(armature=obj.name) == {"FINISHED"}
+    layout = draw(reach.addon.panel.REACH_PT_joint_axes)
+    assert {"use_axes", "axes", "euler_order", "lock", "use_limit", "limit_min"} <= set(
+        layout.props()
+    )
+    joint = draw(reach.addon.panel.REACH_PT_joint)
+    assert "Turns about its own axes (Joint Axes below)" in joint.labels()
+    assert "ik_min_x" not in joint.props()  # Blender's IK limits do not apply to it

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from solver import SolverInputError
+from solver import SolverInputError, rotations
 from solver.rotations import EULER_ORDERS, euler_matrix, matrix_euler, quaternion_matrix
 
 angles = st.lists(st.floats(-math.pi, math.pi), min_size=3, max_size=3)
@@ -255,3 +255,16 @@ def test_fit_euler_leaves_a_real_violation_where_no_reading_helps():
     fitted = fit_euler(stored, "XYZ", rows, offsets)
     assert 0.1 - 2 * ROTATION_ROUNDING <= _excess(rows, offsets, fitted) <= 0.1 + 1e-7
     assert _turn(euler_matrix(fitted, "XYZ"), stored) <= ROTATION_ROUNDING + 1e-12
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_matrix_quaternion_inverts_quaternion_matrix(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    q = rng.normal(size=4)
+    if seed % 4 == 1:  # near a half turn, where w is small
+        q[0] = 1e-9
+    q /= np.linalg.norm(q)
+    q = -q if q[0] < 0.0 else q
+    found = rotations.matrix_quaternion(rotations.quaternion_matrix(q))
+    np.testing.assert_allclose(found, q, atol=1e-12)
+    assert found[0] >= 0.0
