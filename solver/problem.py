@@ -332,9 +332,18 @@ class Problem:
         """The ball each leaf's effector point stays in (:func:`.reach.reach_balls`).
 
         Only the fixed DOFs of ``theta`` count: the balls are measured with every
-        variable translation at 0.
+        variable translation at 0. The last balls are kept, shared with the problems
+        :meth:`with_goals` makes (a drag's events, whose fixed DOFs stay put).
         """
-        return reach_balls(self.figure, *self._reach_pose(theta))
+        key = np.asarray(theta, dtype=np.float64)[~self.variable_mask].tobytes()
+        kept = self.memo.get("reach_balls")
+        if isinstance(kept, tuple) and kept[0] == key:
+            return kept[1], kept[2]
+        centres, radii = reach_balls(self.figure, *self._reach_pose(theta))
+        centres.setflags(write=False)
+        radii.setflags(write=False)
+        self.memo["reach_balls"] = (key, centres, radii)
+        return centres, radii
 
     def _reach_pose(self, theta: FloatArray) -> tuple[ReachChains, FloatArray, FloatArray]:
         """The balls' chains, world frames and effector points.

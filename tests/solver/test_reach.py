@@ -136,3 +136,21 @@ def test_the_balls_do_not_depend_on_the_pose_of_the_variables() -> None:
         )
         for mine, theirs in zip(_balls(problem, theta), _balls(problem, other), strict=True):
             np.testing.assert_allclose(mine, theirs, rtol=1e-12, atol=1e-12)
+
+
+def test_kept_balls_follow_the_fixed_dofs_and_are_shared_with_moved_goals() -> None:
+    fig = planar_arm([0.5, 0.4, 0.3])
+    constraint = Constraint(
+        tip(fig, [0.5, 0.4, 0.3]), goals.Position((0.2, 0.3, 0.0)), chain_start="link1"
+    )
+    problem = Problem(fig, [constraint])
+    first = problem.reach_balls(np.array([0.0, 0.1, 0.2]))
+    moved = problem.with_goals({0: goals.Position((0.5, 0.0, 0.0))})
+    again = moved.reach_balls(np.array([0.0, -0.7, 0.9]))  # only variables changed
+    assert again[0] is first[0]
+    turned = moved.reach_balls(np.array([0.6, 0.1, 0.2]))  # the fixed link0 turned
+    fresh = Problem(fig, [constraint]).reach_balls(np.array([0.6, 0.0, 0.0]))
+    np.testing.assert_allclose(turned[0], fresh[0])
+    assert not np.allclose(turned[0], first[0])
+    with pytest.raises(ValueError):
+        turned[0][0, 0] = 1.0  # kept balls are read-only
