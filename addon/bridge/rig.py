@@ -100,6 +100,8 @@ class Rig:
 
     world: Array | None = field(default=None, repr=False)
     """The armature's world matrix the figure was built with."""
+    locations: NDArray[np.float32] | None = field(default=None, repr=False)
+    """Every pose bone's location as it was then (a quick test of :meth:`is_current`)."""
 
     def is_current(self, obj: Any) -> bool:
         """Whether the figure still models the armature (if not, build it again).
@@ -109,6 +111,8 @@ class Rig:
         """
         if self.world is not None and not np.array_equal(to_numpy(obj.matrix_world), self.world):
             return False
+        if self.locations is not None and np.array_equal(pose_locations(obj), self.locations):
+            return True  # no location changed at all
         return fixed_locations(obj, self.layout) == self.offsets
 
     def messages(self, bones: Iterable[str] | None = None) -> list[str]:
@@ -198,6 +202,13 @@ def world_matrix(obj: Any) -> Array:
             "apply the scale (Ctrl A) or make it uniform"
         )
     return world
+
+
+def pose_locations(obj: Any) -> NDArray[np.float32]:
+    """Every pose bone's location channels, as stored, in one read."""
+    values = np.empty(3 * len(obj.pose.bones), np.float32)
+    obj.pose.bones.foreach_get("location", values)
+    return values
 
 
 def joint_settings(obj: Any, bone: str) -> Any | None:
@@ -301,7 +312,8 @@ def build_rig(obj: Any, hold: Iterable[str] = ()) -> Rig:
     _add_polygons(obj, figure, by_name, warnings)
     _add_groups(obj, figure, by_name)
     notes["driven"], notes["keyed"] = _animated_bones(obj)
-    return Rig(obj.name, figure, tuple(layout), warnings, defects, notes, offsets, world)
+    locations = pose_locations(obj)
+    return Rig(obj.name, figure, tuple(layout), warnings, defects, notes, offsets, world, locations)
 
 
 def _fixed_location(bone: Any, pose_bone: Any, translates: bool) -> tuple[float, ...] | None:
