@@ -6,10 +6,10 @@ from __future__ import annotations
 import math
 
 import bpy
+import imported_skeletons
 import numpy as np
 import pytest
 import rigs
-from fixtures import bvh
 from mathutils import Vector
 from rigs import four_limbs
 
@@ -77,30 +77,16 @@ def test_a_cone_keeps_the_bone_within_its_angle_of_the_axis(reach):
 # -- imported skeletons ------------------------------------------------------------------
 
 
-def _bvh(folder):
-    path = folder / "skeleton.bvh"
-    path.write_text(bvh.bvh_text())
-    assert bpy.ops.import_anim.bvh(filepath=str(path), global_scale=bvh.SCALE) == {"FINISHED"}
-    return bpy.context.active_object
+@pytest.fixture(scope="module")
+def skeletons(tmp_path_factory):
+    """Each kind's imported skeleton, saved by a child Blender (see imported_skeletons)."""
+    return imported_skeletons.make(tmp_path_factory.mktemp("skeletons"))
 
 
-def imported(kind, folder):
+def imported(kind, skeletons):
     """The BVH skeleton as Blender's importer of ``kind`` reads it, bones rolled at random
     (as game skeletons come: their hinges between the bones' axes)."""
-    bpy.ops.wm.read_homefile(use_empty=True)
-    obj = _bvh(folder)
-    if kind != "bvh":
-        path = str(folder / f"skeleton.{'glb' if kind == 'gltf' else 'fbx'}")
-        if kind == "gltf":
-            bpy.ops.export_scene.gltf(filepath=path, export_format="GLB")
-        else:
-            bpy.ops.export_scene.fbx(filepath=path, add_leaf_bones=False)
-        bpy.ops.wm.read_homefile(use_empty=True)
-        if kind == "gltf":
-            assert bpy.ops.import_scene.gltf(filepath=path) == {"FINISHED"}
-        else:
-            assert bpy.ops.import_scene.fbx(filepath=path) == {"FINISHED"}
-        obj = next(o for o in bpy.data.objects if o.type == "ARMATURE")
+    obj = imported_skeletons.append(skeletons[kind])
     bpy.context.view_layer.objects.active = obj
     bpy.ops.object.mode_set(mode="EDIT")
     rng = np.random.default_rng(7)
@@ -155,9 +141,9 @@ def _goals(obj):
 
 @pytest.mark.parametrize("kind", ["bvh", "fbx", "gltf"])
 def test_human_limits_bend_an_imported_skeletons_elbows_and_knees_the_right_way(
-    reach, tmp_path, kind
+    reach, skeletons, kind
 ):
-    obj = imported(kind, tmp_path)
+    obj = imported(kind, skeletons)
     assert bpy.ops.reach.figure_from_armature(armature=obj.name) == {"FINISHED"}
     assert bpy.ops.reach.human_limits(armature=obj.name) == {"FINISHED"}
     assert {j.name for j in obj.reach.joints if j.use_axes} == {
@@ -199,19 +185,11 @@ def test_limb_parts_are_known_by_the_names_of_rigify_mixamo_ue_and_bvh(reach):
     assert part("LeftHand") is None and part("spine") is None and part("hand.L") is None
 
 
-def test_a_gltf_skeleton_with_bones_100_times_too_long_gets_goals_its_size(reach, tmp_path):
+def test_a_gltf_skeleton_with_bones_100_times_too_long_gets_goals_its_size(reach, skeletons):
     # a skeleton in centimetres under a 0.01 scale comes back from glTF with its joints in
     # place but each bone 100 times its joints' spacing (the hand 25 m long): the tail
     # effector sat 25 m off the hand and its goal empty was 6 m across
-    bpy.ops.wm.read_homefile(use_empty=True)
-    path = tmp_path / "skeleton.bvh"
-    path.write_text(bvh.bvh_text())
-    assert bpy.ops.import_anim.bvh(filepath=str(path), global_scale=1.0) == {"FINISHED"}
-    bpy.context.active_object.scale = (0.01, 0.01, 0.01)
-    glb = str(tmp_path / "skeleton.glb")
-    bpy.ops.export_scene.gltf(filepath=glb, export_format="GLB")
-    bpy.ops.wm.read_homefile(use_empty=True)
-    assert bpy.ops.import_scene.gltf(filepath=glb) == {"FINISHED"}
+    imported_skeletons.append(skeletons["gltf_cm"])
     obj = next(o for o in bpy.data.objects if o.type == "ARMATURE")
     world = obj.matrix_world
     bones = obj.data.bones
