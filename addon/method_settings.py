@@ -2,8 +2,8 @@
 
 ``Object.reach.method`` (:class:`ReachMethod`) holds the choice among
 :data:`solver.METHODS` and the options of each; :func:`draw_method` shows the choice and
-the chosen method's options in the solver panel. :func:`.bridge.methods.solve_options`
-turns them into ``solve``'s keyword arguments for drags, live mode and Solve alike.
+the chosen method's options in the solver panel. :func:`.bridge.methods.method_of`
+turns them into ``solve``'s method object for drags, live mode and Solve alike.
 """
 
 from __future__ import annotations

@@ -172,7 +172,12 @@ def main() -> None:
 
         def identity(problem: Any, theta: Any, budget: float, tol: float) -> Any:
             return reach.solver.solve(
-                problem, theta, budget, tol, restarts=0, start_metric="identity"
+                problem,
+                theta,
+                time_limit=budget,
+                tolerance=tol,
+                restarts=0,
+                method=reach.solver.Goldfarb(start_metric="identity"),
             )
 
         def before(problem: Any, theta: Any, budget: float, tol: float) -> Any:

@@ -48,7 +48,7 @@ from fixtures.models import (  # noqa: E402
 )
 from papers_figure import FOUR, ONE, STEP, TOLERANCES, drag, from_rest  # noqa: E402
 
-from solver import Problem, solve  # noqa: E402
+from solver import Goldfarb, Problem, solve  # noqa: E402
 
 TUBE_MET = 1e-12
 """G_all [m²] below which the tube task counts as solved: every goal within 1 µm."""
@@ -106,7 +106,7 @@ def tube_runs(grouped: bool, repeats: int) -> dict[str, Any]:
         last = None
         for _ in range(repeats):
             began = time.perf_counter()
-            last = solve(problem, start, start_metric=metric)
+            last = solve(problem, start, method=Goldfarb(start_metric=metric))
             times.append(time.perf_counter() - began)
         assert last is not None
         potentials = problem.potentials(last.x)

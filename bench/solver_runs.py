@@ -17,7 +17,7 @@ from fixtures.models import (
 )
 from fixtures.peers import slsqp
 
-from solver import Constraint, Figure, Problem, goals, solve
+from solver import Constraint, Figure, Goldfarb, Problem, goals, solve
 
 EFFECTORS = ("hand.L", "hand.R", "foot.L", "foot.R")
 SUCCESS = 1e-6
@@ -83,7 +83,8 @@ def run_reach(
     start_metric: str = "gauss_newton",
 ) -> dict[str, Any]:
     began = time.perf_counter()
-    result = solve(problem, start, restarts=restarts, start_metric=start_metric)
+    method = Goldfarb(start_metric=start_metric)
+    result = solve(problem, start, restarts=restarts, method=method)
     elapsed = time.perf_counter() - began
     return record(problem, targets, elapsed, result.x, result.nit, result.nfev, result.status)
 

@@ -10,9 +10,11 @@ its limits), ``kinematics`` (batched forward kinematics and DOF axes), ``limits`
 (linear joint limits), ``rotations`` (Euler angles and quaternions), ``constraint``
 and ``goals`` (what to reach), ``chains`` (which DOFs each constraint moves),
 ``problem`` (the objective and its gradient), ``reach`` (where effectors can be),
-``solve`` (restarts around the descents of ``optimizer``: ``goldfarb`` with its
-``active_set``, ``metric`` and ``linesearch``, the reduced ``space``, ``feasible``
-restarts and the ``result``).
+``methods`` (each method's options as one object, and its descent), ``restarts`` (the
+one driver of every method's descents), ``solve`` (checks, dispatch and the verdict)
+and ``optimizer`` (the step routines: ``goldfarb`` with its ``active_set``, ``metric``
+and ``linesearch``, ``lbfgsb``, ``dls``, ``jacobian_transpose``, the reduced ``space``,
+``feasible`` starts and the ``result``).
 """
 
 from . import goals
@@ -20,6 +22,7 @@ from .constraint import AnyOf, Constraint, Effector
 from .exceptions import ReachError, SolverInputError
 from .figure import Figure
 from .limits import LinearLimits
+from .methods import Dls, Goldfarb, JacobianTranspose, Lbfgsb, Method
 from .optimizer.result import Outcome, SolveResult, Status
 from .pins import PIN_WEIGHT, pin
 from .problem import Problem
@@ -31,10 +34,15 @@ __all__ = [
     "PIN_WEIGHT",
     "AnyOf",
     "Constraint",
+    "Dls",
     "Dof",
     "Effector",
     "Figure",
+    "Goldfarb",
+    "JacobianTranspose",
+    "Lbfgsb",
     "LinearLimits",
+    "Method",
     "Outcome",
     "Problem",
     "ReachError",

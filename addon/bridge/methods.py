@@ -1,28 +1,29 @@
-"""The stored method choice (``Object.reach.method``) as ``solve``'s keyword arguments."""
+"""The stored method choice (``Object.reach.method``) as the solver's method object."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from ...solver import Dls, Goldfarb, JacobianTranspose, Lbfgsb, Method
 
-def solve_options(method: Any) -> dict[str, Any]:
-    """``method=`` and the chosen method's options for :func:`solver.solve`.
+
+def method_of(method: Any) -> Method:
+    """The method object for :func:`solver.solve`: the chosen method with its stored options.
 
     A zero damping or step size means the solver's own default; a cut-off of −1 none.
     """
     kind = str(method.kind)
-    options: dict[str, Any] = {"method": kind}
+    chosen: Method
     if kind == "lbfgsb":
-        options["tikhonov"] = float(method.tikhonov)
-        if method.subdivide:
-            options["subdivide"] = int(method.subdivide)
+        chosen = Lbfgsb(tikhonov=float(method.tikhonov), subdivide=int(method.subdivide))
     elif kind == "dls":
-        if method.damping > 0.0:
-            options["damping"] = float(method.damping)
+        chosen = Dls(damping=float(method.damping) if method.damping > 0.0 else None)
     elif kind == "jacobian_transpose":
-        options["falloff"] = float(method.falloff)
-        if method.step_size > 0.0:
-            options["step_size"] = float(method.step_size)
-        if method.cutoff >= 0:
-            options["cutoff"] = int(method.cutoff)
-    return options
+        chosen = JacobianTranspose(
+            step_size=float(method.step_size) if method.step_size > 0.0 else None,
+            falloff=float(method.falloff),
+            cutoff=int(method.cutoff) if method.cutoff >= 0 else None,
+        )
+    else:
+        chosen = Goldfarb()
+    return chosen

@@ -19,7 +19,7 @@ from ...solver.limits import clamp_to_limits, outside_limits
 from ..errors import BlenderDataError, labelled
 from . import evaluated
 from .goals import Setup
-from .methods import solve_options
+from .methods import method_of
 from .pose import changed_bones, read_pose, write_pose
 from .rig import Array, Rig
 
@@ -94,7 +94,7 @@ def run_solve(
             time_limit=time_limit,
             tolerance=settings.tolerance,
             restarts=restarts,
-            **solve_options(settings.method),
+            method=method_of(settings.method),
         )
     problem = setup.problem
     values = problem.potentials(result.theta)

@@ -51,14 +51,16 @@ def test_the_method_and_its_options_are_stored_and_passed_to_the_solver(reach):
     method.kind = "jacobian_transpose"
     method.cutoff = 2
     method.falloff = 0.5
-    options = reach.addon.bridge.methods.solve_options(method)
-    assert options == {"method": "jacobian_transpose", "falloff": 0.5, "cutoff": 2}
+    solver = reach.solver
+    chosen = reach.addon.bridge.methods.method_of(method)
+    assert chosen == solver.JacobianTranspose(falloff=0.5, cutoff=2)
     method.kind = "lbfgsb"
     method.tikhonov = 0.25
-    assert reach.addon.bridge.methods.solve_options(method) == {
-        "method": "lbfgsb",
-        "tikhonov": 0.25,
-    }
+    chosen = reach.addon.bridge.methods.method_of(method)
+    assert isinstance(chosen, solver.Lbfgsb)
+    assert (chosen.tikhonov, chosen.subdivide, chosen.theta_ref) == (0.25, 0, None)
+    method.kind = "dls"
+    assert reach.addon.bridge.methods.method_of(method) == solver.Dls()
 
 
 @pytest.mark.parametrize("method", METHODS)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import os
+from collections.abc import Callable
 
 import numpy as np
 import pytest
@@ -12,7 +13,17 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from problems import planar_arm, random_problem, tip
 
-from solver import METHODS, Constraint, Problem, goals, solve
+from solver import (
+    METHODS,
+    Constraint,
+    Dls,
+    Goldfarb,
+    JacobianTranspose,
+    Lbfgsb,
+    Problem,
+    goals,
+    solve,
+)
 
 ARM = [0.3, 0.25]
 
@@ -75,42 +86,46 @@ def test_each_method_honours_the_time_limit(method: str) -> None:
     assert result.fun <= problem.objective(theta0)[0]
 
 
-@pytest.mark.parametrize(
-    ("method", "option"),
-    [
-        ("goldfarb", {"tikhonov": 1.0}),
-        ("dls", {"subdivide": 2}),
-        ("lbfgsb", {"damping": 0.1}),
-        ("jacobian_transpose", {"theta_ref": np.zeros(4)}),
-        ("dls", {"step_size": 0.1}),
-        ("lbfgsb", {"falloff": 0.5}),
-    ],
-)
-def test_solve_raises_if_a_method_is_given_an_option_it_does_not_take(
-    method: str, option: dict
-) -> None:
-    name = next(iter(option))
+@pytest.mark.parametrize("method", ["newton", 3, None, Goldfarb])
+def test_solve_raises_for_a_method_it_does_not_know(method: object) -> None:
     problem, _theta0 = random_problem(3, 2, 1)
-    with raises_input_error(f"method '{method}' does not take option '{name}'"):
-        solve(problem, np.zeros(problem.n_dofs), method=method, **option)
+    with raises_input_error("unknown method"):
+        solve(problem, np.zeros(problem.n_dofs), method=method)  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize(
-    ("options", "message"),
+    ("make", "message"),
     [
-        ({"method": "lbfgsb", "tikhonov": -1.0}, "tikhonov must be"),
-        ({"method": "lbfgsb", "subdivide": 1.5}, "subdivide must be an integer"),
-        ({"method": "lbfgsb", "theta_ref": [0.0]}, "theta_ref"),
-        ({"method": "jacobian_transpose", "falloff": 2.0}, "falloff must be in"),
-        ({"method": "jacobian_transpose", "cutoff": -1}, "cutoff must be an integer"),
-        ({"method": "dls", "damping": math.nan}, "damping"),
-        ({"method": "dls", "start_metric": "identity"}, "start_metric is an option of"),
+        (lambda: Lbfgsb(tikhonov=-1.0), "tikhonov must be"),
+        (lambda: Lbfgsb(subdivide=1.5), "subdivide must be an integer"),
+        (lambda: Lbfgsb(memory=0), "memory must be an integer"),
+        (lambda: Lbfgsb(theta_ref=[math.inf]), "theta_ref"),
+        (lambda: JacobianTranspose(falloff=2.0), "falloff must be"),
+        (lambda: JacobianTranspose(step_size=0.0), "step_size must be"),
+        (lambda: JacobianTranspose(cutoff=-1), "cutoff must be an integer"),
+        (lambda: Dls(damping=math.nan), "damping"),
+        (lambda: Goldfarb(start_metric="newton"), "unknown start_metric"),
     ],
 )
-def test_solve_raises_if_a_method_option_is_bad(options: dict, message: str) -> None:
-    problem, _ = random_problem(3, 2, 1)
+def test_a_method_refuses_a_bad_option_when_made(make: Callable[[], object], message: str) -> None:
     with raises_input_error(message):
-        solve(problem, np.zeros(problem.n_dofs), **options)
+        make()
+
+
+def test_solve_refuses_a_reference_pose_of_the_wrong_length() -> None:
+    problem, _ = random_problem(3, 2, 1)
+    method = Lbfgsb(theta_ref=[0.0])
+    with raises_input_error("theta_ref"):
+        solve(problem, np.zeros(problem.n_dofs), method=method)
+
+
+def test_a_method_by_name_is_the_method_with_its_defaults() -> None:
+    problem, theta0 = random_problem(5, 4, 2)
+    for name, made in (("lbfgsb", Lbfgsb()), ("jacobian_transpose", JacobianTranspose())):
+        by_name = solve(problem, theta0, method=name, restarts=1)
+        by_object = solve(problem, theta0, method=made, restarts=1)
+        np.testing.assert_array_equal(by_name.x, by_object.x)
+        assert by_name.nit == by_object.nit
 
 
 @pytest.mark.parametrize("method", METHODS[1:])

@@ -18,14 +18,16 @@ from solver import (
     Dof,
     Effector,
     Figure,
+    Goldfarb,
     Problem,
     SolverInputError,
     goals,
     solve,
 )
+from solver.methods.base import weight_scale
 from solver.optimizer.result import RESTART_GAIN
 from solver.optimizer.space import ReducedSpace
-from solver.solve import weight_scale, within_reach
+from solver.solve import within_reach
 
 
 def kkt_residuals(problem: Problem, theta0: np.ndarray, theta: np.ndarray, active: tuple[int, ...]):
@@ -74,7 +76,12 @@ def test_solve_iterates_are_feasible_and_monotonic_and_end_at_kuhn_tucker_points
         assert value == pytest.approx(problem.objective(theta)[0], rel=1e-12, abs=1e-300)
 
     result = solve(
-        problem, theta0, restarts=0, max_iterations=400, start_metric=metric, callback=record
+        problem,
+        theta0,
+        restarts=0,
+        max_iterations=400,
+        method=Goldfarb(start_metric=metric),
+        callback=record,
     )
     assert max(violations) <= 1e-9
     assert result.max_violation <= 1e-9
@@ -185,7 +192,7 @@ def test_pinned_counts_planar_arm(metric: str) -> None:
     lengths = [1.0, 0.7, 0.4]
     fig = planar_arm(lengths, lower=-2.0, upper=2.0)
     problem = Problem(fig, [Constraint(tip(fig, lengths), goals.Position((-0.6, 1.1, 0.0)))])
-    result = solve(problem, np.zeros(3), restarts=0, start_metric=metric)
+    result = solve(problem, np.zeros(3), restarts=0, method=Goldfarb(start_metric=metric))
     assert result.status == "converged"
     assert (result.nit, result.nfev) == PINNED["planar_arm", metric]
 
@@ -193,7 +200,7 @@ def test_pinned_counts_planar_arm(metric: str) -> None:
 @pytest.mark.parametrize("metric", ["gauss_newton", "identity"])
 def test_pinned_counts_random_tree(metric: str) -> None:
     problem, theta0 = random_problem(4242, 6, 3)
-    result = solve(problem, theta0, restarts=0, start_metric=metric)
+    result = solve(problem, theta0, restarts=0, method=Goldfarb(start_metric=metric))
     assert (result.nit, result.nfev) == PINNED["random_tree", metric]
 
 

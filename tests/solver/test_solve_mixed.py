@@ -7,8 +7,8 @@ import math
 import numpy as np
 import pytest
 
-from solver import Constraint, Effector, Problem, goals, solve
-from solver.solve import weight_scale
+from solver import Constraint, Effector, Goldfarb, Problem, goals, solve
+from solver.methods.base import weight_scale
 
 
 def _mixed_weight_problems(count: int, seed: int) -> list[tuple[Problem, np.ndarray]]:
@@ -39,7 +39,9 @@ def test_mixed_weights_never_cycle_between_dropping_and_adding_a_limit(metric: s
     # limit just dropped; without Goldfarb's drop update the row was added back at once,
     # over and over, until max_iterations (most of these solves).
     for problem, theta0 in _mixed_weight_problems(16, seed=7):
-        result = solve(problem, theta0, restarts=0, max_iterations=1500, start_metric=metric)
+        result = solve(
+            problem, theta0, restarts=0, max_iterations=1500, method=Goldfarb(start_metric=metric)
+        )
         assert result.status != "max_iterations", result.message
         assert result.readds == 0
         if metric == "gauss_newton":  # the default ends at a Kuhn–Tucker point to rounding

@@ -8,8 +8,8 @@ from fixtures.models import human_figure, limb_effectors, random_feasible_pose
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from solver import AnyOf, Constraint, Problem, goals, solve
-from solver.solve import weight_scale
+from solver import AnyOf, Constraint, Goldfarb, Problem, goals, solve
+from solver.methods.base import weight_scale
 
 FIGURE = human_figure()
 EFFECTORS = limb_effectors(FIGURE)
@@ -53,7 +53,7 @@ def test_weights_times_1_1e3_1e6_take_the_same_steps_to_the_same_pose(
             limbs_problem(seed, (factor,) * 3, far=far),
             FIGURE.zero_pose(),
             restarts=0,
-            start_metric=metric,
+            method=Goldfarb(start_metric=metric),
         )
         for factor in (1.0, 1e3, 1e6)
     ]

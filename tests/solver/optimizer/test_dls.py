@@ -12,7 +12,7 @@ from fixtures.models import human_figure, limb_effectors, limb_length, random_fe
 from problems import planar_arm, tip
 
 import solver
-from solver import Constraint, Effector, Problem, goals, pin, solve
+from solver import Constraint, Dls, Effector, Problem, goals, pin, solve
 from solver.optimizer.dls import damped_inverse
 
 LENGTHS = [0.3, 0.25, 0.2]
@@ -37,8 +37,7 @@ def test_dls_joint_speed_stays_bounded_near_a_singular_stretch() -> None:
     solve(
         problem,
         theta0,
-        method="dls",
-        damping=damping,
+        method=Dls(damping=damping),
         restarts=0,
         max_iterations=20,
         callback=lambda theta, value: poses.append(theta.copy()),

@@ -6,7 +6,7 @@ import numpy as np
 from fixtures.models import tube_task
 from problems import planar_arm, tip
 
-from solver import Constraint, Problem, goals, solve
+from solver import Constraint, JacobianTranspose, Problem, goals, solve
 from solver.optimizer.jacobian_transpose import WINDOW
 
 LENGTHS = [0.3, 0.25, 0.2, 0.15]
@@ -37,7 +37,7 @@ def test_a_handle_moves_distant_joints_less_with_falloff() -> None:
 
     def moves(**options: float) -> np.ndarray:
         result = solve(
-            problem, theta0, method="jacobian_transpose", restarts=0, max_iterations=3, **options
+            problem, theta0, method=JacobianTranspose(**options), restarts=0, max_iterations=3
         )
         return np.abs(result.x - theta0)
 
@@ -50,7 +50,7 @@ def test_a_handle_moves_distant_joints_less_with_falloff() -> None:
 def test_a_cutoff_keeps_joints_beyond_it_still() -> None:
     problem = chain_problem((-0.4, 0.5))
     theta0 = np.zeros(4) + 0.1
-    result = solve(problem, theta0, method="jacobian_transpose", cutoff=1, restarts=0)
+    result = solve(problem, theta0, method=JacobianTranspose(cutoff=1), restarts=0)
     np.testing.assert_array_equal(result.x[:2], theta0[:2])
     assert np.any(result.x[2:] != theta0[2:])
 
@@ -60,9 +60,7 @@ def test_a_constant_step_size_is_the_seeds_e() -> None:
     result = solve(
         problem,
         np.zeros(4) + 0.1,
-        method="jacobian_transpose",
-        step_size=0.5,
-        falloff=1.0,
+        method=JacobianTranspose(step_size=0.5, falloff=1.0),
         restarts=0,
         max_iterations=3000,
     )

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from problems import planar_arm, tip
 
-from solver import Constraint, Problem, goals, solve
+from solver import Constraint, Lbfgsb, Problem, goals, solve
 
 LENGTHS = [0.3, 0.25, 0.2]
 TARGET = np.array([-0.35, 0.35, 0.0])
@@ -26,7 +26,7 @@ def test_a_larger_tikhonov_weight_keeps_the_pose_nearer_the_reference() -> None:
     distances = []
     for weight in (0.0, 1e-3, 1e-2, 1e-1):
         result = solve(
-            problem, theta0, method="lbfgsb", tikhonov=weight, theta_ref=reference, restarts=0
+            problem, theta0, method=Lbfgsb(tikhonov=weight, theta_ref=reference), restarts=0
         )
         assert result.max_violation <= 1e-9
         distances.append(float(np.linalg.norm(result.x - reference)))
@@ -37,7 +37,7 @@ def test_tikhonov_defaults_its_reference_to_the_start_pose() -> None:
     problem = arm_problem()
     theta0 = np.array([0.2, -0.4, 0.3])
     free = solve(problem, theta0, method="lbfgsb", restarts=0)
-    held = solve(problem, theta0, method="lbfgsb", tikhonov=0.05, restarts=0)
+    held = solve(problem, theta0, method=Lbfgsb(tikhonov=0.05), restarts=0)
     assert np.linalg.norm(held.x - theta0) < np.linalg.norm(free.x - theta0)
 
 
@@ -51,8 +51,7 @@ def test_subdivision_reaches_every_intermediate_goal_in_order() -> None:
     result = solve(
         problem,
         theta0,
-        method="lbfgsb",
-        subdivide=count,
+        method=Lbfgsb(subdivide=count),
         restarts=0,
         callback=lambda theta, value: path.append(problem.effector_states(theta)[0][0]),
     )
@@ -69,6 +68,6 @@ def test_subdivision_reaches_every_intermediate_goal_in_order() -> None:
 def test_subdivision_counts_the_iterations_of_every_stage() -> None:
     problem = arm_problem()
     whole = solve(problem, np.zeros(3), method="lbfgsb", restarts=0)
-    split = solve(problem, np.zeros(3), method="lbfgsb", subdivide=4, restarts=0)
+    split = solve(problem, np.zeros(3), method=Lbfgsb(subdivide=4), restarts=0)
     assert split.nit > whole.nit
     assert split.fun == pytest.approx(0.0, abs=1e-12)

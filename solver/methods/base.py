@@ -1,0 +1,163 @@
+"""What every method is to the restart driver, and the problem as its descents see it.
+
+A method is one frozen object of its options with a ``descend`` step (:class:`Method`);
+every descent sees G_all / w over the scaled free DOFs (:class:`Scaled`).
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import ClassVar, Self
+
+import numpy as np
+
+from .._checks import FloatArray, finite_scalar
+from ..exceptions import SolverInputError
+from ..optimizer.budget import Budget, Reporter
+from ..optimizer.result import Descent
+from ..optimizer.space import ReducedSpace
+from ..problem import Problem
+
+__all__ = ["Method", "Scaled", "positive", "weight_scale", "whole"]
+
+Objective = Callable[[FloatArray], tuple[float, FloatArray]]
+"""φ ↦ (G_all / w, its gradient over φ)."""
+
+
+@dataclass(frozen=True)
+class Scaled:
+    """A problem as every descent sees it: G_all / w over the scaled free DOFs φ.
+
+    Dividing by w, the smallest weight (:func:`solver.problem.weight_scale`), makes
+    the steps and stops the same whatever one factor multiplies every weight.
+
+    Attributes:
+        space: The reduced space at the start pose (φ = θ[free] / scale).
+        weight: w.
+    """
+
+    space: ReducedSpace
+    weight: float
+
+    def objective(self, problem: Problem) -> Objective:
+        """φ ↦ (G_all / w, s ∘ ∇G_all / w) of ``problem`` (the problem, or it varied)."""
+        space, weight = self.space, self.weight
+        scale = space.scale / weight
+        unscaled = bool(np.all(scale == 1.0))
+
+        def objective(phi: FloatArray) -> tuple[float, FloatArray]:
+            value, gradient = problem.evaluate_variables(space.theta(phi))
+            return value / weight, gradient if unscaled else gradient * scale
+
+        return objective
+
+    def curvature(self, problem: Problem) -> Callable[[FloatArray], FloatArray]:
+        """φ ↦ F with F Fᵀ the Gauss–Newton estimate of the Hessian of G_all / w over φ."""
+        space = self.space
+        root = space.scale / np.sqrt(self.weight)
+        unscaled = bool(np.all(root == 1.0))
+
+        def curvature(phi: FloatArray) -> FloatArray:
+            factor = problem.gauss_newton_factor(space.theta(phi))
+            return factor if unscaled else factor * root[:, None]
+
+        return curvature
+
+    def reporter(self, callback: Callable[[FloatArray, float], None] | None) -> Reporter | None:
+        """``callback`` of (θ, G_all) as a descent's reporter of (φ, G_all / w)."""
+        if callback is None:
+            return None
+        space, weight = self.space, self.weight
+
+        def report(phi: FloatArray, value: float) -> None:
+            callback(space.theta(phi), value * weight)
+
+        return report
+
+
+class Method(ABC):
+    """A method of :func:`solver.solve`: its options (a frozen dataclass) and its descent.
+
+    Attributes:
+        name: The name :func:`solver.solve` also accepts for it (one of
+            :data:`solver.METHODS`).
+        finds_multipliers: Whether a descent ends at a Kuhn–Tucker test with its active
+            rows and multipliers; otherwise the driver finds them at the best pose.
+        holds_pins: Whether pins hold exactly (they are met before any other goal), so
+            their reach margins prove a goal out of reach too.
+    """
+
+    name: ClassVar[str]
+    finds_multipliers: ClassVar[bool] = False
+    holds_pins: ClassVar[bool] = False
+
+    def checked(self, problem: Problem) -> Self:
+        """These options, checked against ``problem`` (the options the figure sizes).
+
+        Raises:
+            SolverInputError: For an option that does not fit the problem.
+        """
+        return self
+
+    @abstractmethod
+    def descend(
+        self,
+        problem: Problem,
+        scaled: Scaled,
+        start: FloatArray,
+        budget: Budget,
+        reporter: Reporter | None,
+        *,
+        first: bool,
+    ) -> Descent:
+        """One descent of ``problem`` from the feasible ``start`` (φ) within ``budget``.
+
+        ``problem`` is the solve's problem or it varied (an AnyOf held to a member);
+        ``first``: whether this is the solve's first descent. The descent's value and
+        gradient are those of G_all / w.
+        """
+
+
+def weight_scale(problem: Problem) -> float:
+    """The smallest positive weight a leaf has in G_all (an ``AnyOf``'s times its member's).
+
+    The descents minimise G_all divided by it, so that multiplying every weight by one
+    factor changes neither their steps nor their stops: 1 for a problem without a
+    positive weight.
+    """
+    smallest = np.inf
+    weights = [leaf.weight for leaf in problem.leaves]
+    for term in problem.terms:
+        factor = term.weight if term.disjunctive else 1.0
+        for member in term.members:
+            if factor * weights[member] > 0.0:
+                smallest = min(smallest, factor * weights[member])
+    return float(smallest) if np.isfinite(smallest) else 1.0
+
+
+def positive(value: object, name: str, *, zero: bool = False, most: float | None = None) -> float:
+    """``value`` as a float > 0 (≥ 0 with ``zero``, ≤ ``most`` if given).
+
+    Raises:
+        SolverInputError: Naming the option, for anything else.
+    """
+    number = finite_scalar(value, name)  # type: ignore[arg-type]
+    if number < 0.0 or (number == 0.0 and not zero) or (most is not None and number > most):
+        bound = "≥ 0" if zero else "> 0"
+        if most is not None:
+            bound += f" and ≤ {most:g}"
+        raise SolverInputError(f"{name} must be {bound}, got {value!r}", item=name)
+    return number
+
+
+def whole(value: object, name: str, least: int) -> int:
+    """``value`` as an int ≥ ``least``.
+
+    Raises:
+        SolverInputError: Naming the option, for anything else.
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < least:
+        raise SolverInputError(f"{name} must be an integer ≥ {least}, got {value!r}", item=name)
+    return int(value)

@@ -1,0 +1,65 @@
+"""Damped least squares by priority level, pins first.
+
+After Baerlocher & Boulic 1998 and Greeff, Haber & Seidel 2005: higher levels and pins
+are met first, each level in the null space of those above.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+
+from .._checks import FloatArray
+from ..optimizer.budget import Budget, Reporter
+from ..optimizer.dls import DAMPING, descend_dls
+from ..optimizer.result import Descent
+from ..optimizer.tasks import TaskModel, leaves_by_level
+from ..problem import Problem
+from .base import Method, Scaled, positive
+
+__all__ = ["Dls"]
+
+
+@dataclass(frozen=True)
+class Dls(Method):
+    """Damped least-squares steps by ``priority`` level, pins first, limits kept every step.
+
+    Attributes:
+        damping: λ_max [length] of the damping near singular poses, ≥ 0, or None for
+            0.05 × the longest chain.
+    """
+
+    name: ClassVar[str] = "dls"
+    holds_pins: ClassVar[bool] = True
+
+    damping: float | None = None
+
+    def __post_init__(self) -> None:
+        if self.damping is not None:
+            object.__setattr__(self, "damping", positive(self.damping, "damping", zero=True))
+
+    def descend(
+        self,
+        problem: Problem,
+        scaled: Scaled,
+        start: FloatArray,
+        budget: Budget,
+        reporter: Reporter | None,
+        *,
+        first: bool,
+    ) -> Descent:
+        """One descent (see :meth:`Method.descend <solver.methods.base.Method.descend>`)."""
+        damping = self.damping
+        if damping is None:
+            damping = DAMPING * float(np.max(problem.chain_lengths, initial=1.0))
+        return descend_dls(
+            TaskModel(problem, scaled.space),
+            leaves_by_level(problem),
+            start,
+            scaled.space,
+            budget,
+            damping=damping,
+            callback=reporter,
+        )

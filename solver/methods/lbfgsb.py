@@ -1,0 +1,148 @@
+"""L-BFGS-B on G_all plus a pull toward a reference pose, optionally in stages.
+
+L-BFGS-B itself is Zhu, Byrd, Lu & Nocedal 1994; the Tikhonov pull and the intermediate
+goals follow its use for inverse kinematics.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import ClassVar, Self
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from .._checks import FloatArray, finite_array
+from ..goals.base import Goal
+from ..optimizer.budget import Budget, Reporter
+from ..optimizer.lbfgsb import MEMORY, descend_lbfgsb
+from ..optimizer.result import Descent, Status
+from ..optimizer.space import ReducedSpace
+from ..problem import Problem
+from .base import Method, Scaled, positive, whole
+
+__all__ = ["Lbfgsb"]
+
+
+@dataclass(frozen=True, eq=False)
+class Lbfgsb(Method):
+    """Limited-memory BFGS with bounds on ``G_all + tikhonov · ‖θ − θ_ref‖²``.
+
+    Attributes:
+        tikhonov: Weight of ``‖θ − θ_ref‖²`` [1/rad²], ≥ 0.
+        theta_ref: θ_ref, shape (n_dofs,), or None for the start pose.
+        subdivide: M intermediate goals solved in turn before the goal itself (on the
+            first descent): each target moves along the straight line from its
+            effector's place at the start, ``p_k = r₀ + k/(M + 1) (p − r₀)``.
+        memory: (s, y) pairs kept.
+    """
+
+    name: ClassVar[str] = "lbfgsb"
+
+    tikhonov: float = 0.0
+    theta_ref: ArrayLike | None = None
+    subdivide: int = 0
+    memory: int = MEMORY
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "tikhonov", positive(self.tikhonov, "tikhonov", zero=True))
+        object.__setattr__(self, "subdivide", whole(self.subdivide, "subdivide", 0))
+        object.__setattr__(self, "memory", whole(self.memory, "memory", 1))
+        if self.theta_ref is not None:
+            object.__setattr__(self, "theta_ref", finite_array(self.theta_ref, "theta_ref"))
+
+    def checked(self, problem: Problem) -> Self:
+        """These options, θ_ref checked against the figure's DOFs."""
+        if self.theta_ref is not None:
+            finite_array(self.theta_ref, "theta_ref", (problem.n_dofs,))
+        return self
+
+    def descend(
+        self,
+        problem: Problem,
+        scaled: Scaled,
+        start: FloatArray,
+        budget: Budget,
+        reporter: Reporter | None,
+        *,
+        first: bool,
+    ) -> Descent:
+        """One descent (see :meth:`Method.descend <solver.methods.base.Method.descend>`)."""
+        stages = _stages(problem, scaled.space, start, self.subdivide if first else 0)
+        iterations = evaluations = 0
+        run: Descent | None = None
+        for stage in stages:
+            stop = Budget(
+                budget.tolerance,
+                max(budget.max_iterations - iterations, 1),
+                budget.deadline,
+                budget.goal_value if stage is problem else None,
+            )
+            run = descend_lbfgsb(
+                self._regularised(stage, scaled),
+                start if run is None else run.phi,
+                scaled.space,
+                stop,
+                memory=self.memory,
+                callback=reporter,
+            )
+            iterations += run.iterations
+            evaluations += run.evaluations
+            if run.status is Status.TIME_LIMIT:
+                break
+        assert run is not None
+        return replace(run, iterations=iterations, evaluations=evaluations)
+
+    def _regularised(
+        self, problem: Problem, scaled: Scaled
+    ) -> Callable[[FloatArray], tuple[float, FloatArray, float]]:
+        """(G_all + tikhonov ‖θ − θ_ref‖²) / w over φ, its gradient, and G_all / w."""
+        space, weight = scaled.space, scaled.weight
+        reference = space.base if self.theta_ref is None else np.asarray(self.theta_ref)
+        ref = reference[space.variables]
+        tikhonov = self.tikhonov
+        scale = space.scale
+
+        def objective(phi: FloatArray) -> tuple[float, FloatArray, float]:
+            value, gradient = problem.evaluate_variables(space.theta(phi))
+            gradient = gradient * scale
+            goals = value / weight
+            if tikhonov == 0.0:
+                return goals, gradient / weight, goals
+            offset = scale * phi - ref
+            penalty = tikhonov * float(offset @ offset)
+            return (
+                goals + penalty / weight,
+                (gradient + 2.0 * tikhonov * offset * scale) / weight,
+                goals,
+            )
+
+        return objective
+
+
+def _stages(problem: Problem, space: ReducedSpace, start: FloatArray, count: int) -> list[Problem]:
+    """``count`` intermediate problems, then the problem itself.
+
+    Each goal with a target point (all but orientation goals; not pins) moves it along
+    the straight line from its effector's place at the start: the k-th of ``count + 1``
+    equal steps.
+    """
+    if count == 0:
+        return [problem]
+    points = problem.effector_states(space.theta(start))[0]
+    stages: list[Problem] = []
+    for k in range(1, count + 1):
+        fraction = k / (count + 1)
+        replacements: dict[int, Goal] = {}
+        for i, leaf in enumerate(problem.leaves):
+            target = getattr(leaf.goal, "point", None)
+            if leaf.pinned or target is None:
+                continue
+            goal = copy.copy(leaf.goal)
+            goal.point = points[i] + fraction * (target - points[i])  # type: ignore[attr-defined]
+            replacements[i] = goal
+        stages.append(problem.with_goals(replacements))
+    stages.append(problem)
+    return stages

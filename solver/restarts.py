@@ -1,0 +1,235 @@
+"""The restart driver: a method's first descent and the restarts after it, best kept.
+
+Every method runs through :func:`descents`: one plan of what each restart starts from
+(:func:`plans`), one stop test, one reporter and one budget. When the first descent
+ends with the goals unmet (a local minimum, often on a limit boundary, or an
+unreachable goal), each AnyOf member that does not count where it ends is tried from
+the start with the set held to it (:meth:`Problem.with_member`), then seeded starts
+alternate between spread over the feasible set and near the best pose so far
+(:class:`.optimizer.feasible.Starts`); a best descent cut off by the per-descent cap
+goes on between two restarts.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from ._checks import FloatArray
+from .methods.base import Method, Scaled
+from .optimizer.budget import Budget
+from .optimizer.feasible import Box, Starts
+from .optimizer.projection import active_rows, multipliers
+from .optimizer.result import Descent, Status, replaces
+from .problem import Problem
+
+__all__ = ["DESCENT_ITERATIONS", "RESUME", "Limits", "Plan", "descents", "plans"]
+
+DESCENT_ITERATIONS = 200
+"""Least iterations of one descent when restarts may follow (else 4 per variable): a
+descent that crawls must not use up the restarts' budget."""
+
+_OUT_OF_BUDGET = (Status.TIME_LIMIT, Status.MAX_ITERATIONS)
+"""Statuses of a last descent that ran out of budget: they outrank a best one's."""
+
+Plan = tuple[int, int] | int
+"""What a restart does: hold AnyOf term t to leaf j ``(t, j)``, start from seeded start
+k ≥ 1 of :class:`.optimizer.feasible.Starts`, or :data:`RESUME`."""
+RESUME = 0
+"""A plan: go on with the best descent, cut off by its per-descent cap."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    """A solve's budget and stops, common to all its descents.
+
+    Attributes:
+        tolerance: Each method's stop test, of G_all / w; at most this counts as met.
+        max_iterations: Most iterations over all descents.
+        deadline: ``time.perf_counter()`` value to stop at, or None.
+        goal_value: G_all / w at which the goals count as met (None: only ``tolerance``).
+        restarts: Most restarts.
+        seed: Seed of the restarts' random starts.
+    """
+
+    tolerance: float
+    max_iterations: int
+    deadline: float | None
+    goal_value: float | None
+    restarts: int
+    seed: int
+
+
+class _Driver:
+    """The state of one solve's descents: what they spent and the starts made so far."""
+
+    def __init__(
+        self,
+        method: Method,
+        problem: Problem,
+        scaled: Scaled,
+        limits: Limits,
+        callback: Callable[[FloatArray, float], None] | None,
+    ) -> None:
+        self.method, self.problem, self.scaled, self.limits = method, problem, scaled, limits
+        self.reporter = scaled.reporter(callback)
+        self.phi0 = scaled.space.phi(scaled.space.base)
+        n = scaled.space.n
+        self.per_descent = (
+            limits.max_iterations if limits.restarts == 0 else max(DESCENT_ITERATIONS, 4 * n)
+        )
+        self.iterations = self.evaluations = self.readds = 0
+        self.starts: Starts | None = None
+
+    def run(
+        self, start: FloatArray, held: Problem | None = None, *, first: bool = False
+    ) -> Descent:
+        """One descent from ``start`` of the problem, or of it ``held`` (not reported)."""
+        limits = self.limits
+        budget = Budget(
+            limits.tolerance,
+            min(limits.max_iterations - self.iterations, self.per_descent),
+            limits.deadline,
+            limits.goal_value,
+        )
+        result = self.method.descend(
+            self.problem if held is None else held,
+            self.scaled,
+            start,
+            budget,
+            None if held is not None else self.reporter,
+            first=first,
+        )
+        self.iterations += result.iterations
+        self.evaluations += result.evaluations
+        self.readds += result.readds
+        return result
+
+    def finished(self, best: Descent, last: Descent) -> bool:
+        """The one stop test: goals met, or time or iterations spent."""
+        limits = self.limits
+        out_of_time = limits.deadline is not None and time.perf_counter() >= limits.deadline
+        return (
+            best.value <= limits.tolerance
+            or (limits.goal_value is not None and best.value <= limits.goal_value)
+            or last.status is Status.TIME_LIMIT
+            or out_of_time
+            or self.iterations >= limits.max_iterations
+        )
+
+    def restart(self, plan: Plan, best: Descent) -> Descent:
+        """The descent of one restart's ``plan``."""
+        if isinstance(plan, tuple):
+            # An AnyOf held to one member from the start, then the problem itself from
+            # where that ends (the set's G is its least member's: never more).
+            return self.run(self.run(self.phi0, self.problem.with_member(*plan)).phi)
+        if self.starts is None:
+            self.starts = _starts(
+                self.problem, self.scaled, self.phi0, self.limits.restarts, self.limits.seed
+            )
+        return self.run(self.starts.start(plan, best.phi))
+
+
+def descents(
+    method: Method,
+    problem: Problem,
+    scaled: Scaled,
+    limits: Limits,
+    callback: Callable[[FloatArray, float], None] | None,
+) -> tuple[Descent, int]:
+    """The first descent of ``method`` and the restarts after it; the best is kept.
+
+    Returns:
+        The best descent, its value, gradient, projected gradient and multipliers those
+        of G_all (unscaled), with the iterations and evaluations of all descents and
+        the status of the last one where it ran out of time or iterations while the best
+        had not converged; and the number of restarts run.
+    """
+    driver = _Driver(method, problem, scaled, limits, callback)
+    best = last = driver.run(driver.phi0, first=True)
+    planned = plans(problem, scaled, best, limits.restarts)
+    done = runs = 0
+    while done < len(planned) and not driver.finished(best, last):
+        plan = planned[done]
+        done += 1
+        if plan == RESUME:
+            # The best descent was cut off by the per-descent cap, not stopped: it goes
+            # on from where it stood (afresh), between two restarts; never worse, and
+            # its status (converged, say) is the one that now holds there.
+            last = driver.run(best.phi)
+            if last.value <= best.value:
+                best = last
+            continue
+        runs += 1
+        last = driver.restart(plan, best)
+        if replaces(last, best, driver.phi0):
+            best = last
+        if best.status is Status.MAX_ITERATIONS:
+            planned.insert(done, RESUME)
+    ending = best
+    if best.status is not Status.CONVERGED and best is not last and last.status in _OUT_OF_BUDGET:
+        ending = last
+    return _unscaled(driver, best, ending), runs
+
+
+def _unscaled(driver: _Driver, best: Descent, ending: Descent) -> Descent:
+    """``best`` in G_all's own scale, with the totals and ``ending``'s status."""
+    weight = driver.scaled.weight
+    message = ending.message
+    if weight != 1.0:
+        message += f" (of G_all / {weight:.6g}, its smallest weight)"
+    gradient, active, lambdas = best.gradient, best.active, best.multipliers
+    if not driver.method.finds_multipliers:
+        space = driver.scaled.space
+        gradient = driver.scaled.objective(driver.problem)(best.phi)[1]
+        active = tuple(int(k) for k in active_rows(best.phi, space))
+        lambdas = multipliers(gradient, np.array(active, dtype=np.intp), space)
+    return replace(
+        best,
+        value=best.value * weight,
+        gradient=gradient * weight,
+        status=ending.status,
+        message=message,
+        iterations=driver.iterations,
+        evaluations=driver.evaluations,
+        readds=driver.readds,
+        active=active,
+        projected_gradient=best.projected_gradient * weight,
+        multipliers=lambdas * weight,
+    )
+
+
+def plans(problem: Problem, scaled: Scaled, first: Descent, restarts: int) -> list[Plan]:
+    """What the restarts after ``first`` start from, in order, at most ``restarts``.
+
+    First, each AnyOf member that does not count at ``first``'s pose, the set held to it
+    (a descent follows the member whose weighted G is least; another member, heavier
+    where it starts, may be the one that can be met: it is tried from the start); then
+    seeded starts 1, 2, … of :class:`.optimizer.feasible.Starts`.
+    """
+    if restarts == 0:
+        return []
+    chosen = problem.chosen_members(scaled.space.theta(first.phi))
+    members: list[Plan] = []
+    for term, counting in chosen.items():
+        members += [(term, member) for member in problem.terms[term].members if member != counting]
+    members = members[:restarts]
+    seeded: list[Plan] = list(range(1, restarts - len(members) + 1))
+    return members + seeded
+
+
+def _starts(problem: Problem, scaled: Scaled, phi0: FloatArray, restarts: int, seed: int) -> Starts:
+    """The restarts' starts (see :class:`.optimizer.feasible.Starts`).
+
+    Spread starts cover the bounds, and a full turn either side of the start for an
+    unbounded rotation; an unbounded translation stays at the start.
+    """
+    space = scaled.space
+    dofs = problem.figure.dofs
+    turn = np.array([np.pi if dofs[j].kind == "rotation" else 0.0 for j in space.variables])
+    box = Box.around(phi0, space.lower, space.upper, turn / space.scale)
+    bounds = (space.lower, space.upper, space.a_eq, space.a_in, space.b_in)
+    return Starts(phi0, box, bounds, restarts, seed)
