@@ -1,4 +1,4 @@
-"""Damped least squares with task priority and pins (seeds 002 and 004).
+"""Damped least squares with task priority and pins (Greeff, Haber & Seidel 2005).
 
 Each iteration linearises every goal as a task ``R + A δ`` (:mod:`.tasks`) and solves
 the levels in order (Siciliano & Slotine 1991; Baerlocher & Boulic 1998, 2004):
@@ -213,9 +213,9 @@ def _polish(
     """Undamped Gauss–Newton steps on ``levels`` alone (the met top levels).
 
     A step of the lower levels moves in the null space of the met levels only to first
-    order, and leaves them off by the second order of the step (seed 004's pinned
-    wrist, moved by the shoulder). These steps bring them back, each in the null space
-    of the levels above it, for as long as that lowers their errors (at most
+    order, and leaves them off by the second order of the step (Greeff, Haber & Seidel
+    2005's pinned wrist, moved by the shoulder). These steps bring them back, each in
+    the null space of the levels above it, for as long as that lowers their errors (at most
     :data:`_POLISH`): the compensation of Greeff et al.'s Table 1, by least squares.
     ``at`` is φ with the model's potentials and tasks there.
 

@@ -1,4 +1,4 @@
-"""Gradient descent on handles with the Jacobian transpose (seed 003; Welman 1993).
+"""Gradient descent on handles with the Jacobian transpose (Grimes & Pentney 2001; Welman 1993).
 
 Each handle (constraint) pulls its effector like a spring: ``dq = −e · Σ_i W_i g_i``
 with ``g_i = 2 A_iᵀ R_i`` the gradient of its weighted potential (``Jᵀ`` times the

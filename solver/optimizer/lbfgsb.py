@@ -1,6 +1,7 @@
-"""Limited-memory BFGS with bounds (Byrd, Lu, Nocedal & Zhu 1995), as seed 002 uses it.
+"""Limited-memory BFGS with bounds (Byrd, Lu, Nocedal & Zhu 1995) for inverse kinematics.
 
-Seed 002 (Tikhonov-regularised inverse kinematics by nonlinear programming) minimises
+Tikhonov-regularised inverse kinematics by nonlinear programming (the L-BFGS-B paper
+among the project's sources, from Seoul National University) minimises
 ``G_all + tikhonov · ‖θ − θ_ref‖²`` under the joint bounds with L-BFGS-B. This is that
 method on numpy alone, over the scaled variables φ:
 
