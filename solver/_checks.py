@@ -94,3 +94,14 @@ def nonnegative(value: float, what: str) -> float:
     if number < 0.0:
         raise SolverInputError(f"{what} must be ≥ 0, got {number}", item=what)
     return number
+
+
+def whole(value: object, name: str, least: int) -> int:
+    """Return ``value`` as an int ≥ ``least`` (a bool is not one).
+
+    Raises:
+        SolverInputError: Naming the option, for anything else.
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < least:
+        raise SolverInputError(f"{name} must be an integer ≥ {least}, got {value!r}", item=name)
+    return int(value)

@@ -25,7 +25,7 @@ from collections.abc import Callable
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._checks import FloatArray, finite_scalar
+from ._checks import FloatArray, finite_scalar, whole
 from .exceptions import SolverInputError
 from .goals import Goal
 from .limits import outside_limits
@@ -257,8 +257,7 @@ def _check_options(
         raise SolverInputError(f"time_limit must be > 0 seconds or None, got {time_limit}")
     if finite_scalar(tolerance, "tolerance") <= 0.0:
         raise SolverInputError(f"tolerance must be > 0, got {tolerance}")
-    for name, number, least in (("max_iterations", max_iterations, 1), ("restarts", restarts, 0)):
-        if isinstance(number, bool) or not isinstance(number, (int, np.integer)) or number < least:
-            raise SolverInputError(f"{name} must be an integer ≥ {least}, got {number!r}")
+    whole(max_iterations, "max_iterations", 1)
+    whole(restarts, "restarts", 0)
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
         raise SolverInputError(f"seed must be an integer, got {seed!r}")

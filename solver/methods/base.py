@@ -20,7 +20,7 @@ from ..optimizer.result import Descent
 from ..optimizer.space import ReducedSpace
 from ..problem import Problem
 
-__all__ = ["Method", "Scaled", "positive", "weight_scale", "whole"]
+__all__ = ["Method", "Scaled", "positive", "weight_scale"]
 
 Objective = Callable[[FloatArray], tuple[float, FloatArray]]
 """φ ↦ (G_all / w, its gradient over φ)."""
@@ -137,27 +137,16 @@ def weight_scale(problem: Problem) -> float:
     return float(smallest) if np.isfinite(smallest) else 1.0
 
 
-def positive(value: object, name: str, *, zero: bool = False, most: float | None = None) -> float:
-    """``value`` as a float > 0 (≥ 0 with ``zero``, ≤ ``most`` if given).
+def positive(value: object, name: str, *, most: float | None = None) -> float:
+    """``value`` as a float > 0 (and ≤ ``most`` if given); ≥ 0 is :func:`.._checks.nonnegative`.
 
     Raises:
         SolverInputError: Naming the option, for anything else.
     """
     number = finite_scalar(value, name)  # type: ignore[arg-type]
-    if number < 0.0 or (number == 0.0 and not zero) or (most is not None and number > most):
-        bound = "≥ 0" if zero else "> 0"
+    if number <= 0.0 or (most is not None and number > most):
+        bound = "> 0"
         if most is not None:
             bound += f" and ≤ {most:g}"
         raise SolverInputError(f"{name} must be {bound}, got {value!r}", item=name)
     return number
-
-
-def whole(value: object, name: str, least: int) -> int:
-    """``value`` as an int ≥ ``least``.
-
-    Raises:
-        SolverInputError: Naming the option, for anything else.
-    """
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < least:
-        raise SolverInputError(f"{name} must be an integer ≥ {least}, got {value!r}", item=name)
-    return int(value)

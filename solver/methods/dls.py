@@ -11,13 +11,13 @@ from typing import ClassVar
 
 import numpy as np
 
-from .._checks import FloatArray
+from .._checks import FloatArray, nonnegative
 from ..optimizer.budget import Budget, Reporter
 from ..optimizer.dls import DAMPING, descend_dls
 from ..optimizer.result import Descent
 from ..optimizer.tasks import TaskModel, leaves_by_level
 from ..problem import Problem
-from .base import Method, Scaled, positive
+from .base import Method, Scaled
 
 __all__ = ["Dls"]
 
@@ -38,7 +38,7 @@ class Dls(Method):
 
     def __post_init__(self) -> None:
         if self.damping is not None:
-            object.__setattr__(self, "damping", positive(self.damping, "damping", zero=True))
+            object.__setattr__(self, "damping", nonnegative(self.damping, "damping"))
 
     def descend(
         self,

@@ -8,13 +8,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from .._checks import FloatArray
+from .._checks import FloatArray, whole
 from ..optimizer.budget import Budget, Reporter
 from ..optimizer.jacobian_transpose import FALLOFF, SLOPE, descend_transpose, tree_weights
 from ..optimizer.result import Descent
 from ..optimizer.tasks import TaskModel
 from ..problem import Problem
-from .base import Method, Scaled, positive, whole
+from .base import Method, Scaled, positive
 
 __all__ = ["JacobianTranspose"]
 

@@ -14,14 +14,14 @@ from typing import ClassVar, Self
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._checks import FloatArray, finite_array
+from .._checks import FloatArray, finite_array, nonnegative, whole
 from ..goals.base import Goal
 from ..optimizer.budget import Budget, Reporter
 from ..optimizer.lbfgsb import MEMORY, descend_lbfgsb
 from ..optimizer.result import Descent, Status
 from ..optimizer.space import ReducedSpace
 from ..problem import Problem
-from .base import Method, Scaled, positive, whole
+from .base import Method, Scaled
 
 __all__ = ["Lbfgsb"]
 
@@ -47,7 +47,7 @@ class Lbfgsb(Method):
     memory: int = MEMORY
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "tikhonov", positive(self.tikhonov, "tikhonov", zero=True))
+        object.__setattr__(self, "tikhonov", nonnegative(self.tikhonov, "tikhonov"))
         object.__setattr__(self, "subdivide", whole(self.subdivide, "subdivide", 0))
         object.__setattr__(self, "memory", whole(self.memory, "memory", 1))
         if self.theta_ref is not None:
