@@ -23,9 +23,9 @@ from .exceptions import ReachError, SolverInputError
 from .figure import Figure
 from .limits import LinearLimits
 from .methods import Dls, Goldfarb, JacobianTranspose, Lbfgsb, Method
-from .optimizer.result import Outcome, SolveResult, Status
 from .pins import PIN_WEIGHT, pin
 from .problem import Problem
+from .result import Outcome, SolveResult, Status
 from .segment import Dof, Segment
 from .solve import METHODS, solve
 

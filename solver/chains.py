@@ -18,7 +18,7 @@ from .constraint import AnyOf, Constraint
 from .exceptions import SolverInputError
 from .figure import Figure
 
-__all__ = ["Term", "chain_length", "chains", "flatten"]
+__all__ = ["Term", "chain_length", "chains", "combine", "flatten", "leaf_weights", "regroup"]
 
 
 @dataclass(frozen=True)
@@ -114,3 +114,52 @@ def chain_length(world: FloatArray, path: Sequence[int], point: FloatArray) -> f
     """
     joints = np.array([world[k][:3, 3] for k in reversed(path)] + [point])
     return float(np.sqrt(((joints[1:] - joints[:-1]) ** 2).sum(axis=1)).sum())
+
+
+def combine(
+    terms: Sequence[Term], weights: FloatArray, weighted: FloatArray
+) -> tuple[float, FloatArray]:
+    """G_all from the leaves' weighted potentials, and each leaf's coefficient in it.
+
+    A disjunctive term counts its smallest member only, times the set's weight; the
+    other members' coefficients are 0.
+
+    Args:
+        terms: The terms of G_all.
+        weights: Each leaf's own weight, shape (m,).
+        weighted: Each leaf's weight times its potential, shape (m,).
+    """
+    total = 0.0
+    coefficient = np.zeros(len(weighted))
+    for term in terms:
+        members = term.members
+        if term.disjunctive:
+            best = members[int(np.argmin(weighted[list(members)]))]
+            total += term.weight * float(weighted[best])
+            coefficient[best] = term.weight * weights[best]
+        else:
+            total += float(weighted[members[0]])
+            coefficient[members[0]] = weights[members[0]]
+    return total, coefficient
+
+
+def leaf_weights(terms: Sequence[Term], weights: FloatArray) -> FloatArray:
+    """Each leaf's weight in G_all when it counts: its own, times its set's if it has one."""
+    result = np.empty(len(weights))
+    for term in terms:
+        for member in term.members:
+            result[member] = (term.weight if term.disjunctive else 1.0) * weights[member]
+    return result
+
+
+def regroup(
+    terms: Sequence[Term], items: Sequence[Constraint | AnyOf], leaves: Sequence[Constraint]
+) -> tuple[Constraint | AnyOf, ...]:
+    """``items`` rebuilt around new ``leaves`` (same terms): the inverse of :func:`flatten`."""
+    result: list[Constraint | AnyOf] = []
+    for term, item in zip(terms, items, strict=True):
+        if isinstance(item, AnyOf):
+            result.append(AnyOf([leaves[k] for k in term.members], item.weight, name=item.name))
+        else:
+            result.append(leaves[term.members[0]])
+    return tuple(result)

@@ -109,6 +109,18 @@ class Constraint:
         self.pinned = bool(pinned)
         self.name = name or f"{type(goal).__name__} on {effector.segment}"
 
+    def with_goal(self, goal: Goal) -> Constraint:
+        """The same constraint (effector, weight, chain, priority, pin, name) on ``goal``."""
+        return Constraint(
+            self.effector,
+            goal,
+            self.weight,
+            self.chain_start,
+            self.priority,
+            pinned=self.pinned,
+            name=self.name,
+        )
+
     def __repr__(self) -> str:
         extra = f", priority={self.priority}" if self.priority else ""
         return f"Constraint({self.name!r}, weight={self.weight}{extra})"

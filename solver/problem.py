@@ -1,34 +1,56 @@
 """A figure with constraints: the objective G_all(θ), its gradient and its curvature.
 
 G_all is the weighted sum of the constraints' potentials (Zhao & Badler 1994). The
-objective, the gradient and the Gauss–Newton curvature stay in one class, a little over
-350 lines: all three read the same cached pose, stacked goals and chain masks, and
-splitting them would pass those private arrays between modules. Chains live in
-:mod:`.chains`, the goals' batched evaluation in :mod:`.goals.stacked`.
+problem evaluates the goals at the effectors (:mod:`.goals.stacked`) and hands their
+forces to the chain rule (:mod:`.jacobian`); chains and terms are :mod:`.chains`', the
+reach proofs :mod:`.reach`'s.
 """
 
 from __future__ import annotations
 
 import copy
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike
 
 from ._checks import FloatArray, finite_scalar
-from .chains import Term, chain_length, chains, flatten
+from .chains import Term, chain_length, chains, combine, flatten, leaf_weights, regroup
 from .constraint import AnyOf, Constraint
 from .exceptions import SolverInputError
 from .figure import Figure
 from .goals.base import Goal
-from .goals.orientation import PositionOrientation
-from .goals.position import Position
 from .goals.stacked import StackedGoals
+from .jacobian import Jacobian
 from .limits import LinearLimits
-from .reach import ReachChains, pin_balls, reach_balls
-from .vectors import cross, skews
+from .optimizer.variable_rows import VariableRows
+from .reach import Reach
 
-__all__ = ["Problem"]
+__all__ = ["Derived", "Problem"]
+
+_Pose = tuple[FloatArray, FloatArray, FloatArray, FloatArray, FloatArray]
+"""Effector points, x and y axes (m, 3 each); the variables' axes and pivots (n_v, 3 each)."""
+
+
+@dataclass(slots=True)
+class Derived:
+    """What solvers derive from a problem's figure and chains alone, made when first asked.
+
+    Goals do not enter it, so the problems :meth:`Problem.with_goals` and
+    :meth:`Problem.with_member` make share one (the events of a drag build it once).
+
+    Attributes:
+        moving_limits: :attr:`Problem.moving_limits`.
+        chain_lengths: :attr:`Problem.chain_lengths`.
+        reach: :attr:`Problem.reach`.
+        variable_rows: The limit rows over the variables, scaled (:mod:`.optimizer.space`).
+    """
+
+    moving_limits: LinearLimits | None = None
+    chain_lengths: FloatArray | None = None
+    reach: Reach | None = None
+    variable_rows: VariableRows | None = None
 
 
 class Problem:
@@ -62,8 +84,8 @@ class Problem:
         self.figure = figure
         self.kinematics = figure.kinematics
         self.limits = figure.limits
-        self.memo: dict[str, object] = {}
-        """What solvers derive from the figure and chains alone, kept by :meth:`with_goals`."""
+        self.derived = Derived()
+        """What solvers derive from the figure and chains alone, shared by :meth:`with_goals`."""
         self._version = figure.version
         leaves, terms = flatten(items)
         self.constraints = tuple(items)
@@ -71,7 +93,6 @@ class Problem:
         self.terms = terms
         paths, chain_mask = chains(figure, leaves)
         self._paths = tuple(paths)
-        self._chain_lengths: FloatArray | None = None
         locked = np.array([dof.locked for dof in figure.dofs], dtype=bool)
         self.variable_mask = chain_mask.any(axis=0) & ~locked
         self.variables = np.flatnonzero(self.variable_mask)
@@ -86,15 +107,11 @@ class Problem:
         self._local = local
         self._weights = np.array([c.weight for c in leaves])
         moves = self.kinematics.moves[np.ix_(self.effector_segments, self.variables)]
-        self._moves_variables = np.ascontiguousarray(moves.T, dtype=np.float64)
+        self.jacobian = Jacobian(moves.T, self.kinematics.dof_rotation[self.variables])
+        """How the variables move the effectors (:mod:`.jacobian`)."""
         self._plain = all(not t.disjunctive for t in terms)
-        self._set_goals()
-        self._last_pose: (
-            tuple[FloatArray, tuple[FloatArray, FloatArray, FloatArray, FloatArray, FloatArray]]
-            | None
-        ) = None
-        self._variable_rotation = self.kinematics.dof_rotation[self.variables][:, None]
-        self._all_rotations = bool(np.all(self._variable_rotation))
+        self._goals = StackedGoals([c.goal for c in leaves])
+        self._last_pose: tuple[FloatArray, _Pose] | None = None
 
     @property
     def moving_limits(self) -> LinearLimits:
@@ -104,11 +121,9 @@ class Problem:
         neither checks them at the start pose nor reports them: a bone outside every
         chain, posed outside its limits, does not stop the others from being solved.
         """
-        limits = self.memo.get("moving_limits")
-        if not isinstance(limits, LinearLimits):
-            limits = self.limits.touching(self.variable_mask)
-            self.memo["moving_limits"] = limits
-        return limits
+        if self.derived.moving_limits is None:
+            self.derived.moving_limits = self.limits.touching(self.variable_mask)
+        return self.derived.moving_limits
 
     @property
     def chain_lengths(self) -> FloatArray:
@@ -118,12 +133,21 @@ class Problem:
         its segments to the effector point: the limb length that goal errors are
         measured against.
         """
-        if self._chain_lengths is None:
+        if self.derived.chain_lengths is None:
             world = self.kinematics.frames(np.zeros(self.figure.n_dofs)).world
-            points = self._states(world)[0]
+            points = self.states_at(world)[0]
             pairs = zip(self._paths, points, strict=True)
-            self._chain_lengths = np.array([chain_length(world, p, r) for p, r in pairs])
-        return self._chain_lengths
+            self.derived.chain_lengths = np.array([chain_length(world, p, r) for p, r in pairs])
+        return self.derived.chain_lengths
+
+    @property
+    def reach(self) -> Reach:
+        """Where each effector can be (:class:`.reach.Reach`): the proofs behind the verdict."""
+        if self.derived.reach is None:
+            self.derived.reach = Reach(
+                self.figure, self.variable_mask, self.effector_segments, self._local
+            )
+        return self.derived.reach
 
     def goal_tolerance(self, relative: float) -> float:
         """The G_all below which every goal is met to ``relative`` × its chain length.
@@ -142,11 +166,7 @@ class Problem:
         fraction = finite_scalar(relative, "goal_tolerance: relative")
         if fraction < 0.0:
             raise SolverInputError(f"goal_tolerance: relative must be ≥ 0, got {fraction}")
-        weights = np.empty(len(self.leaves))
-        for term in self.terms:
-            for member in term.members:
-                scale = term.weight if term.disjunctive else 1.0
-                weights[member] = scale * self._weights[member]
+        weights = leaf_weights(self.terms, self._weights)
         positive = weights > 0.0
         if not np.any(positive):
             return 0.0
@@ -172,27 +192,11 @@ class Problem:
                 raise SolverInputError(
                     f"with_goals: leaf index {index!r} is not in 0..{len(leaves) - 1}"
                 )
-            old = leaves[index]
-            leaves[index] = Constraint(
-                old.effector,
-                goal,
-                old.weight,
-                old.chain_start,
-                old.priority,
-                pinned=old.pinned,
-                name=old.name,
-            )
-        constraints: list[Constraint | AnyOf] = []
-        for term, item in zip(self.terms, self.constraints, strict=True):
-            if isinstance(item, AnyOf):
-                members = [leaves[k] for k in term.members]
-                constraints.append(AnyOf(members, item.weight, name=item.name))
-            else:
-                constraints.append(leaves[term.members[0]])
+            leaves[index] = leaves[index].with_goal(goal)
         other = copy.copy(self)
-        other.constraints = tuple(constraints)
+        other.constraints = regroup(self.terms, self.constraints, leaves)
         other.leaves = tuple(leaves)
-        other._set_goals()
+        other._goals = StackedGoals([c.goal for c in leaves])
         return other
 
     def with_member(self, term: int, member: int) -> Problem:
@@ -233,9 +237,6 @@ class Problem:
             if term.disjunctive
         }
 
-    def _set_goals(self) -> None:
-        self._goals = StackedGoals([c.goal for c in self.leaves])
-
     @property
     def n_dofs(self) -> int:
         """Length of θ."""
@@ -270,9 +271,10 @@ class Problem:
 
     def effector_states(self, theta: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
         """World points and unit axes of all leaf effectors, each shape (m, 3)."""
-        return self._states(self.kinematics.frames(theta).world)
+        return self.states_at(self.kinematics.frames(theta).world)
 
-    def _states(self, world: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
+    def states_at(self, world: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
+        """:meth:`effector_states` from world frames (:meth:`Kinematics.frames`)."""
         columns = world[self.effector_segments] @ self._local
         points = columns[:, :3, 0]
         x = columns[:, :3, 1]
@@ -290,14 +292,12 @@ class Problem:
     def reach_margins(self, theta: ArrayLike, *, pins: bool = True) -> tuple[float, ...]:
         """Per constraint, how far its target lies inside (+) or outside (−) its reach.
 
-        Each effector point stays within a ball about its chain's fixed pivot, and,
-        given the pins (:func:`solver.pin`), within a ball about each pin's target on
-        its chain (see :mod:`.reach`); the margin is how deep the goal's target set
-        enters the smallest of those balls, in length units. A negative margin proves
-        the constraint cannot be met from any pose (that holds the pins); a positive one
-        does not promise that it can (joint limits are not counted). Goals with no
-        positional target (orientation, aim) get +inf; an :class:`AnyOf` gets the
-        largest margin of its members.
+        The margin is how deep the goal's target set enters the smallest ball its
+        effector point cannot leave: about its chain's fixed pivot, and, given the pins
+        (:func:`solver.pin`), about each pin's target on its chain (:mod:`.reach`). A
+        negative margin proves the constraint cannot be met from any pose that holds the
+        pins; a positive one promises nothing (joint limits are not counted). Goals with
+        no positional target get +inf; an :class:`AnyOf` the largest of its members'.
 
         Args:
             theta: Joint values, shape (n_dofs,): fixed DOFs place the pivots.
@@ -306,58 +306,14 @@ class Problem:
         Raises:
             SolverInputError: If ``theta`` has the wrong length or holds NaN.
         """
-        margins = self.leaf_reach_margins(self.figure.check_theta(theta), pins=pins)
-        return tuple(float(margins[list(term.members)].max()) for term in self.terms)
+        leaves = self.leaf_reach_margins(self.figure.check_theta(theta), pins=pins)
+        return tuple(float(leaves[list(term.members)].max()) for term in self.terms)
 
     def leaf_reach_margins(self, theta: FloatArray, *, pins: bool = True) -> FloatArray:
         """:meth:`reach_margins` per leaf constraint, unchecked, shape (m,)."""
-        chains, world, points = self._reach_pose(theta)
-        centres, radii = reach_balls(self.figure, chains, world, points)
-        pairs = zip(self.leaves, centres, radii, strict=True)
-        margins = np.array([leaf.goal.reach_margin(c, r) for leaf, c, r in pairs])
-        targets: dict[int, FloatArray] = {}
-        for j, leaf in enumerate(self.leaves if pins else ()):
-            goal = leaf.goal
-            positional = isinstance(goal, Position) or (
-                isinstance(goal, PositionOrientation) and goal.w_position > 0
-            )
-            if leaf.pinned and positional:
-                targets[j] = goal.point  # type: ignore[attr-defined]
-        balls = pin_balls(self.figure, chains, world, points, self.effector_segments, targets)
-        for i, centre, radius in balls:
-            margins[i] = min(margins[i], self.leaves[i].goal.reach_margin(centre, radius))
-        return margins
-
-    def reach_balls(self, theta: FloatArray) -> tuple[FloatArray, FloatArray]:
-        """The ball each leaf's effector point stays in (:func:`.reach.reach_balls`).
-
-        Only the fixed DOFs of ``theta`` count: the balls are measured with every
-        variable translation at 0. The last balls are kept, shared with the problems
-        :meth:`with_goals` makes (a drag's events, whose fixed DOFs stay put).
-        """
-        key = np.asarray(theta, dtype=np.float64)[~self.variable_mask].tobytes()
-        kept = self.memo.get("reach_balls")
-        if isinstance(kept, tuple) and kept[0] == key:
-            return kept[1], kept[2]
-        centres, radii = reach_balls(self.figure, *self._reach_pose(theta))
-        centres.setflags(write=False)
-        radii.setflags(write=False)
-        self.memo["reach_balls"] = (key, centres, radii)
-        return centres, radii
-
-    def _reach_pose(self, theta: FloatArray) -> tuple[ReachChains, FloatArray, FloatArray]:
-        """The balls' chains, world frames and effector points.
-
-        They are measured at ``theta`` with every variable translation at 0.
-        """
-        chains = self.memo.get("reach")
-        if not isinstance(chains, ReachChains):
-            chains = ReachChains.build(self.figure, self.variable_mask, self.effector_segments)
-            self.memo["reach"] = chains
-        posed = np.array(theta, dtype=np.float64)
-        posed[self.variables[~self.kinematics.dof_rotation[self.variables]]] = 0.0
-        world = self.kinematics.frames(posed).world
-        return chains, world, self._states(world)[0]
+        goals = [leaf.goal for leaf in self.leaves]
+        pinned = [leaf.pinned for leaf in self.leaves]
+        return self.reach.margins(theta, goals, pinned, pins=pins)
 
     def evaluate(self, theta: FloatArray) -> tuple[float, FloatArray]:
         """G_all and its gradient without input checks; the gradient has length n_dofs."""
@@ -369,13 +325,9 @@ class Problem:
     def evaluate_variables(self, theta: FloatArray) -> tuple[float, FloatArray]:
         """G_all and its partial derivatives by the variables only (the solver's hot path).
 
-        Effector e's wrench (moment about the origin ``r_e × ∂P/∂r + torque``, force
-        ``∂P/∂r``), summed over the effectors a DOF moves, gives that DOF's derivative:
-        ``u · (M − q × F)`` for a rotation about axis u through pivot q, ``u · F`` for a
-        translation.
-
         Returns:
-            ``(value, gradient)``, the gradient of shape (len(variables),).
+            ``(value, gradient)``, the gradient of shape (len(variables),)
+            (:meth:`Jacobian.gradient <solver.jacobian.Jacobian.gradient>`).
         """
         points, x, y, axes, pivots = self._pose(theta)
         values, d_point, torque = self._goals(points, x, y)
@@ -384,23 +336,8 @@ class Problem:
             total = float(weighted.sum())
             coefficient = self._weights
         else:
-            total, coefficient = self._combine(weighted)
-        wrench = np.empty((len(values), 6))
-        moment = cross(points, d_point)
-        if torque is not None:
-            moment += torque
-        wrench[:, :3] = moment
-        wrench[:, 3:] = d_point
-        wrench *= coefficient[:, None]
-        dof_wrench = self._moves_variables @ wrench
-        force = dof_wrench[:, 3:]
-        if self._all_rotations:
-            load = dof_wrench[:, :3] - cross(pivots, force)
-        else:
-            load = np.where(
-                self._variable_rotation, dof_wrench[:, :3] - cross(pivots, force), force
-            )
-        return total, (axes * load).sum(axis=1)
+            total, coefficient = combine(self.terms, self._weights, weighted)
+        return total, self.jacobian.gradient(points, d_point, torque, coefficient, axes, pivots)
 
     def gauss_newton(self, theta: FloatArray) -> FloatArray:
         """Gauss–Newton curvature ``Σ_e c_e J_eᵀ diag(κ_e) J_e`` of G_all at ``theta``.
@@ -427,65 +364,26 @@ class Problem:
         """F with ``F Fᵀ`` = :meth:`gauss_newton_variables`, shape (n_v, k), k ≤ 9m.
 
         The solver inverts the damped curvature through F (Woodbury's identity) when F
-        has fewer columns than rows, at O(n·k²) instead of O(n³).
-
-        Row e of J for DOF j is ``u_j × (r_e − q_j) = u_j × r_e + q_j × u_j`` for a
-        rotation and ``u_j`` for a translation (an axis row: ``u_j × x_e``); as row
-        vectors ``u × r = u [r]×``, so all of J is one product with the stacked skew
-        matrices of the effectors' points (and axes).
+        has fewer columns than rows, at O(n·k²) instead of O(n³). Plane, line,
+        half-space and aim goals weigh some directions of the effector's motion and not
+        others (:meth:`solver.goals.Goal.stack_curvature`); their F is
+        :meth:`Jacobian.factored <solver.jacobian.Jacobian.factored>`.
         """
         points, x, y, axes, pivots = self._pose(theta)
         if self._plain:
             coefficient = self._weights
         else:
             values = self._goals(points, x, y)[0]
-            coefficient = self._combine(self._weights * values)[1]
-        m = points.shape[0]
-        if self._all_rotations:
-            spin, shift = axes, cross(pivots, axes)
-        else:
-            spin = axes * self._variable_rotation
-            shift = np.where(self._variable_rotation, cross(pivots, axes), axes)
+            coefficient = combine(self.terms, self._weights, self._weights * values)[1]
         if not self._goals.isotropic:
-            return self._gauss_newton_factored(points, x, y, spin, shift, coefficient)
+            factors = self._goals.factors(points, x, y) * np.sqrt(coefficient)[:, None, None]
+            return self.jacobian.factored(points, x, y, axes, pivots, factors)
         weights = np.sqrt(coefficient[:, None] * self._goals.curvature)  # (m, 3): point, x, y
-        vectors = np.concatenate([points, x, y]) if self._goals.axes_weighted else points
-        rows = spin @ skews(vectors)  # (n, 3·m) or (n, 9·m)
-        rows[:, : 3 * m] += np.tile(shift, m)
-        columns = weights.T[: rows.shape[1] // (3 * m)].reshape(-1)  # per effector block
-        scale = np.repeat(np.tile(self._moves_variables, columns.size // m) * columns, 3, axis=1)
-        jacobian: FloatArray = rows * scale
-        return jacobian
+        if self._goals.axes_weighted:
+            return self.jacobian.factor(np.concatenate([points, x, y]), axes, pivots, weights.T)
+        return self.jacobian.factor(points, axes, pivots, weights.T[:1])
 
-    def _gauss_newton_factored(
-        self,
-        points: FloatArray,
-        x: FloatArray,
-        y: FloatArray,
-        spin: FloatArray,
-        shift: FloatArray,
-        coefficient: FloatArray,
-    ) -> FloatArray:
-        """:meth:`gauss_newton_factor` with each goal's own curvature factor.
-
-        Plane, line, half-space and aim goals weigh some directions of the effector's
-        motion and not others (:meth:`solver.goals.Goal.stack_curvature`): J_e of every
-        effector over (δr, δx, δy), shape (n_v, 9), times its factor F_e, and
-        ``B = Σ_e w_e (J_e F_e)(J_e F_e)ᵀ``: the factor is the columns ``√w_e J_e F_e``.
-        """
-        m = points.shape[0]
-        n = spin.shape[0]
-        rows = spin @ skews(np.concatenate([points, x, y]))  # (n, 9m): [block][effector][xyz]
-        rows[:, : 3 * m] += np.tile(shift, m)
-        jacobian = rows.reshape(n, 3, m, 3).transpose(0, 2, 1, 3).reshape(n, m, 9)
-        jacobian *= self._moves_variables[:, :, None]
-        factors = self._goals.factors(points, x, y) * np.sqrt(coefficient)[:, None, None]
-        weighted: FloatArray = np.einsum("nmi,mij->nmj", jacobian, factors).reshape(n, 9 * m)
-        return weighted
-
-    def _pose(
-        self, theta: FloatArray
-    ) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray, FloatArray]:
+    def _pose(self, theta: FloatArray) -> _Pose:
         """Effector points and axes (m, 3 each), variable DOF axes and pivots (n_v, 3 each).
 
         The last pose is kept: the solver asks for the gradient and the curvature at the
@@ -495,22 +393,8 @@ class Problem:
         if cached is not None and np.array_equal(cached[0], theta):
             return cached[1]
         frames = self.kinematics.frames(theta)
-        points, x, y = self._states(frames.world)
+        points, x, y = self.states_at(frames.world)
         axes, pivots = self.kinematics.dof_axes(frames, self.variables)
         pose = (points, x, y, axes, pivots)
         self._last_pose = (theta.copy(), pose)
         return pose
-
-    def _combine(self, weighted: FloatArray) -> tuple[float, FloatArray]:
-        total = 0.0
-        coefficient = np.zeros(len(weighted))
-        for term in self.terms:
-            members = term.members
-            if term.disjunctive:
-                best = members[int(np.argmin(weighted[list(members)]))]
-                total += term.weight * float(weighted[best])
-                coefficient[best] = term.weight * self._weights[best]
-            else:
-                total += float(weighted[members[0]])
-                coefficient[members[0]] = self._weights[members[0]]
-        return total, coefficient

@@ -25,18 +25,29 @@ translation DOF below s adds its range, as above). So while the pin holds, r sta
 in the ball of that radius about t: a tighter outer bound whenever the pin sits
 below the chain's pivot. It proves "out of reach" for a method that holds pins
 exactly (``"dls"``), and says what is out of reach "given the pins" for the others.
+
+The same balls bound how far a descent need look: :meth:`Reach.within` moves every
+target beyond :data:`FAR_REACH` times its ball onto that sphere, so that a goal a
+billion metres out does not outweigh a met goal until its term falls below rounding.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from ._checks import BoolArray, FloatArray, IntArray
 from .figure import Figure
+from .goals.base import Goal
+from .goals.orientation import PositionOrientation
+from .goals.position import Position
 
-__all__ = ["ReachChains", "pin_balls", "reach_balls"]
+__all__ = ["FAR_REACH", "Reach", "ReachChains", "pin_balls", "reach_balls"]
+
+FAR_REACH = 2.0
+"""Targets farther than this many times their chain's reach from its pivot are moved in."""
 
 
 @dataclass(frozen=True)
@@ -175,3 +186,100 @@ def pin_balls(
                 radius += float(span[moving].sum()) * _translation_scale(world, chains.paths[i])
             balls.append((i, target, radius))
     return balls
+
+
+class Reach:
+    """The reach proofs of one problem's effectors: their balls, margins and far targets.
+
+    Built from what the goals do not change (the figure, the variables, the effectors),
+    so one serves every problem :meth:`Problem.with_goals <solver.Problem.with_goals>`
+    makes from the same one; the goals come with each question.
+
+    Args:
+        figure: The figure.
+        variable_mask: Whether each DOF is a variable, shape (n_dofs,).
+        effectors: Each leaf's effector segment, shape (m,).
+        local: Each leaf's effector point (and axes) as columns in its segment's frame,
+            shape (m, 4, k), the point first (as :class:`solver.Problem` keeps them).
+    """
+
+    def __init__(
+        self, figure: Figure, variable_mask: BoolArray, effectors: IntArray, local: FloatArray
+    ) -> None:
+        self.figure = figure
+        self.chains = ReachChains.build(figure, variable_mask, effectors)
+        self._effectors = effectors
+        self._local = local
+        variables = np.flatnonzero(variable_mask)
+        self._fixed = ~variable_mask
+        self._translations = variables[~figure.kinematics.dof_rotation[variables]]
+        self._last: tuple[bytes, FloatArray, FloatArray] | None = None
+
+    def balls(self, theta: FloatArray) -> tuple[FloatArray, FloatArray]:
+        """The ball each effector point stays in (:func:`reach_balls`), read-only.
+
+        Only the fixed DOFs of ``theta`` count: the balls are measured with every
+        variable translation at 0. The last balls are kept (a drag's events, whose
+        fixed DOFs stay put, measure them once).
+        """
+        key = np.asarray(theta, dtype=np.float64)[self._fixed].tobytes()
+        if self._last is not None and self._last[0] == key:
+            return self._last[1], self._last[2]
+        centres, radii = reach_balls(self.figure, self.chains, *self._pose(theta))
+        centres.setflags(write=False)
+        radii.setflags(write=False)
+        self._last = (key, centres, radii)
+        return centres, radii
+
+    def margins(
+        self, theta: FloatArray, goals: Sequence[Goal], pinned: Sequence[bool], *, pins: bool
+    ) -> FloatArray:
+        """Each leaf's reach margin: the smallest over its chain's ball and its pins' balls.
+
+        Args:
+            theta: Joint values, shape (n_dofs,), already checked.
+            goals: Each leaf's goal.
+            pinned: Whether each leaf is a pin (:func:`solver.pin`).
+            pins: Count the pins' balls.
+
+        Returns:
+            Shape (m,): how deep each goal's target set enters the smallest ball, in
+            length units (negative: out of reach).
+        """
+        world, points = self._pose(theta)
+        centres, radii = reach_balls(self.figure, self.chains, world, points)
+        triples = zip(goals, centres, radii, strict=True)
+        result = np.array([goal.reach_margin(c, r) for goal, c, r in triples])
+        targets: dict[int, FloatArray] = {}
+        for j, (goal, held) in enumerate(zip(goals, pinned, strict=True)):
+            placed = isinstance(goal, PositionOrientation) and goal.w_position > 0
+            if pins and held and (isinstance(goal, Position) or placed):
+                targets[j] = goal.point  # type: ignore[attr-defined]
+        ring = pin_balls(self.figure, self.chains, world, points, self._effectors, targets)
+        for i, centre, radius in ring:
+            result[i] = min(result[i], goals[i].reach_margin(centre, radius))
+        return result
+
+    def within(self, theta: FloatArray, goals: Sequence[Goal]) -> dict[int, Goal]:
+        """The goals to move in: each whose target set lies beyond :data:`FAR_REACH` balls.
+
+        The ball of each leaf (:meth:`balls`) scales by :data:`FAR_REACH`; such a goal
+        moves straight toward the centre onto it (:meth:`Goal.within
+        <solver.goals.Goal.within>`). Returns the moved goals by leaf index.
+        """
+        centres, radii = self.balls(theta)
+        moved: dict[int, Goal] = {}
+        for j, (goal, centre, radius) in enumerate(zip(goals, centres, radii, strict=True)):
+            if np.isfinite(radius):
+                near = goal.within(centre, FAR_REACH * float(radius))
+                if near is not goal:
+                    moved[j] = near
+        return moved
+
+    def _pose(self, theta: FloatArray) -> tuple[FloatArray, FloatArray]:
+        """World frames and effector points with every variable translation at 0."""
+        posed = np.array(theta, dtype=np.float64)
+        posed[self._translations] = 0.0
+        world = self.figure.kinematics.frames(posed).world
+        points = (world[self._effectors] @ self._local)[:, :3, 0]
+        return world, points

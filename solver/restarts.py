@@ -23,8 +23,8 @@ from .methods.base import Method, Scaled
 from .optimizer.budget import Budget
 from .optimizer.feasible import Box, Starts
 from .optimizer.projection import active_rows, multipliers
-from .optimizer.result import Descent, Status, replaces
 from .problem import Problem
+from .result import Descent, Status, replaces
 
 __all__ = ["DESCENT_ITERATIONS", "RESUME", "Limits", "Plan", "descents", "plans"]
 

@@ -11,7 +11,7 @@ Two steps beyond Zhao & Badler 1994 happen on the way:
   the largest, a light goal beside a heavy one would weigh next to nothing and stop
   short of its target.
 - The descents minimise G_all with each target moved to within
-  :data:`FAR_REACH` times its chain's reach of the chain's pivot
+  :data:`~solver.reach.FAR_REACH` times its chain's reach of the chain's pivot
   (:func:`within_reach`): a goal a billion metres out would otherwise
   outweigh a met goal so far that the met goal's term falls below rounding. Moved in,
   the far goal pulls the same way; the result and its verdict are G_all's own.
@@ -27,19 +27,15 @@ from numpy.typing import ArrayLike
 
 from ._checks import FloatArray, finite_scalar, whole
 from .exceptions import SolverInputError
-from .goals import Goal
 from .limits import outside_limits
 from .methods import METHODS, Method, Scaled, as_method
 from .methods.base import weight_scale
-from .optimizer.result import Descent, Outcome, SolveResult, Status
 from .optimizer.space import ReducedSpace
 from .problem import Problem
 from .restarts import Limits, descents
+from .result import Descent, Outcome, SolveResult, Status
 
-__all__ = ["FAR_REACH", "METHODS", "solve", "unwound", "within_reach"]
-
-FAR_REACH = 2.0
-"""Targets farther than this many times their chain's reach from its pivot are moved in."""
+__all__ = ["METHODS", "solve", "unwound", "within_reach"]
 
 
 def solve(
@@ -216,20 +212,13 @@ def _reporting(
 
 
 def within_reach(problem: Problem, theta: FloatArray) -> Problem:
-    """``problem`` with each target moved to within :data:`FAR_REACH` reaches of its pivot.
+    """``problem`` with each target farther than its chain's reach allows moved in.
 
-    The reach ball of each leaf (:meth:`Problem.reach_balls`, fixed by the DOFs that do
-    not vary) scales by :data:`FAR_REACH`; a goal whose target set lies beyond it moves
-    straight toward the centre onto it (:meth:`Goal.within <solver.goals.Goal.within>`).
-    Returns ``problem`` itself when no target is that far.
+    :meth:`Reach.within <solver.reach.Reach.within>` says which goals lie beyond
+    :data:`~solver.reach.FAR_REACH` times their ball; ``problem`` itself is returned
+    when none does.
     """
-    centres, radii = problem.reach_balls(theta)
-    moved: dict[int, Goal] = {}
-    for j, (leaf, centre, radius) in enumerate(zip(problem.leaves, centres, radii, strict=True)):
-        if np.isfinite(radius):
-            goal = leaf.goal.within(centre, FAR_REACH * float(radius))
-            if goal is not leaf.goal:
-                moved[j] = goal
+    moved = problem.reach.within(theta, [leaf.goal for leaf in problem.leaves])
     return problem.with_goals(moved) if moved else problem
 
 

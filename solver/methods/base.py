@@ -16,9 +16,9 @@ import numpy as np
 from .._checks import FloatArray, finite_scalar
 from ..exceptions import SolverInputError
 from ..optimizer.budget import Budget, Reporter
-from ..optimizer.result import Descent
 from ..optimizer.space import ReducedSpace
 from ..problem import Problem
+from ..result import Descent
 
 __all__ = ["Method", "Scaled", "positive", "weight_scale"]
 

@@ -14,9 +14,9 @@ import numpy as np
 from .._checks import FloatArray, nonnegative
 from ..optimizer.budget import Budget, Reporter
 from ..optimizer.dls import DAMPING, descend_dls
-from ..optimizer.result import Descent
 from ..optimizer.tasks import TaskModel, leaves_by_level
 from ..problem import Problem
+from ..result import Descent
 from .base import Method, Scaled
 
 __all__ = ["Dls"]

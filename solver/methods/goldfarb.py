@@ -13,8 +13,8 @@ from .._checks import FloatArray
 from ..exceptions import SolverInputError
 from ..optimizer.budget import Budget, Reporter
 from ..optimizer.goldfarb import descend
-from ..optimizer.result import Descent
 from ..problem import Problem
+from ..result import Descent
 from .base import Method, Scaled
 
 __all__ = ["START_METRICS", "Goldfarb"]

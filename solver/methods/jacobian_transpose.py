@@ -11,9 +11,9 @@ from typing import ClassVar
 from .._checks import FloatArray, whole
 from ..optimizer.budget import Budget, Reporter
 from ..optimizer.jacobian_transpose import FALLOFF, SLOPE, descend_transpose, tree_weights
-from ..optimizer.result import Descent
 from ..optimizer.tasks import TaskModel
 from ..problem import Problem
+from ..result import Descent
 from .base import Method, Scaled, positive
 
 __all__ = ["JacobianTranspose"]

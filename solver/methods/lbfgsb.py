@@ -18,9 +18,9 @@ from .._checks import FloatArray, finite_array, nonnegative, whole
 from ..goals.base import Goal
 from ..optimizer.budget import Budget, Reporter
 from ..optimizer.lbfgsb import MEMORY, descend_lbfgsb
-from ..optimizer.result import Descent, Status
 from ..optimizer.space import ReducedSpace
 from ..problem import Problem
+from ..result import Descent, Status
 from .base import Method, Scaled
 
 __all__ = ["Lbfgsb"]

@@ -1,13 +1,34 @@
-"""The active set of a projected-gradient method (Rosen 1960): rows, projections, multipliers."""
+"""The active set of a projected-gradient method (Rosen 1960).
+
+Its rows, projections and multipliers, the ratio test, and the floor of the
+Kuhn–Tucker test on them.
+"""
 
 from __future__ import annotations
 
 import numpy as np
 
-from .._checks import FloatArray
+from .._checks import BoolArray, FloatArray
 from ..rows import LimitRows
 
-__all__ = ["ActiveSet"]
+__all__ = ["ActiveSet", "kkt_floor"]
+
+
+_ROUNDING = 1e-7
+"""Relative size of ‖Pg‖ against ‖g‖ below which rounding hides any further decrease."""
+_ROUNDING_ROOT = 1e-6
+"""Size of ‖Pg‖ against √G below which a step's decrease (about ‖Pg‖²) is lost to rounding."""
+
+
+def kkt_floor(tolerance: float, gradient: FloatArray, value: float) -> float:
+    """ε of the Kuhn–Tucker test: ``max(tolerance, 1e-7·‖g‖, 1e-6·√G)``.
+
+    The relative terms matter only while G stays large (an unreachable goal): a step
+    along a projected gradient of size 1e-6·√G lowers G by about 1e-12·G, which
+    rounding hides.
+    """
+    norm = float(np.sqrt(gradient @ gradient))
+    return max(tolerance, _ROUNDING * norm, _ROUNDING_ROOT * float(np.sqrt(abs(value))))
 
 
 class ActiveSet:
@@ -137,3 +158,31 @@ class ActiveSet:
             return phi
         corrected: FloatArray = phi - self.matrix @ (self.gram_inverse @ residual)
         return corrected
+
+    def first_block(
+        self, step: FloatArray, phi: FloatArray, inactive: BoolArray
+    ) -> tuple[float, int]:
+        """The ratio test: how far along ``step`` from ``phi`` the first inactive row holds.
+
+        Returns:
+            ``(λ_max, row)``: the largest step factor that keeps every ``inactive`` row
+            satisfied and the row met there, or ``(inf, -1)`` when no row blocks. A row
+            in the span of the active rows (a degenerate vertex: three limits through
+            one point) cannot be added, and is passed over; the step keeps it to
+            rounding.
+        """
+        rates = self.a_in @ step
+        blocking = inactive & (rates < -1e-14 * float(np.sqrt(step @ step)))
+        while True:
+            limit = np.inf
+            hit = -1
+            if np.any(blocking):
+                candidates = np.flatnonzero(blocking)
+                slack = self.a_in.rows_times(candidates, phi) - self.b_in[candidates]
+                ratios = np.maximum(slack, 0.0) / -rates[candidates]
+                best = int(np.argmin(ratios))
+                limit = float(ratios[best])
+                hit = int(candidates[best])
+            if hit < 0 or self.independent(self.a_in[hit]):
+                return limit, hit
+            blocking[hit] = False

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._checks import FloatArray
-from .result import Descent, Status
+from ..result import Descent, Status
 
 __all__ = ["Budget", "Reporter", "finished"]
 

@@ -34,16 +34,15 @@ the top — equalities and rows moved exactly onto their bound — and the step 
 again in what is left; this repeats until no row stops the step. Then a clamped row
 whose multiplier shows it holding the step back from moving inward (the residual
 falls away from its bound) is released and the step solved again, each row released
-at most once per step. A fixed number of clamps is not enough: on the 53-DOF human a
-step from rest meets twenty limits, and a step cut at the ninth is cut to nothing.
-What is left is cut at the first limit not clamped, and the point restored exactly
+at most once per step (a step from rest may meet a score of limits at once). What is
+left is cut at the first limit not clamped, and the point restored exactly
 (:func:`.projection.restore`). A step is kept when it makes the highest level it
 changes better (lexicographic order; a level's change below ``tolerance`` × 1e-6 plus
 :data:`_STILL` of its error, or within ``tolerance`` of zero, is none), else halved:
 the null-space steps of low levels disturb the upper levels only to second order, so
 halving always lets them through, and the next step's top level corrects it. Three
 steps in a row without a change end the descent, so a local minimum ends it and the
-restarts run (a crawl of 1e-8 per step used to take the whole iteration budget).
+restarts run.
 """
 
 from __future__ import annotations
@@ -54,13 +53,13 @@ from dataclasses import replace
 import numpy as np
 
 from .._checks import FloatArray, IntArray
+from ..result import Descent, Status
 from .budget import Budget, Reporter, finished
 from .projection import multipliers, restore
-from .result import Descent, Status
 from .space import ReducedSpace
-from .tasks import Task, TaskModel, stack
+from .tasks import Task, TaskModel, damped_inverse, stack
 
-__all__ = ["DAMPING", "damped_inverse", "descend_dls"]
+__all__ = ["DAMPING", "descend_dls"]
 
 DAMPING = 0.05
 """Default λ_max as a fraction of the longest chain length."""
@@ -71,37 +70,6 @@ _STILL = 1e-6
 """A level's relative change below this is none: three such steps end the descent."""
 _HALVINGS = 12
 _POLISH = 4
-
-
-def damped_inverse(
-    matrix: FloatArray, damping: float, residual: float = np.inf
-) -> tuple[FloatArray, FloatArray]:
-    """The adaptively damped pseudo-inverse of ``matrix`` and its row-space basis.
-
-    Args:
-        matrix: Shape (k, n).
-        damping: λ_max ≥ 0.
-        residual: The norm of the residual the inverse is applied to: below
-            ``damping`` the damping shrinks with it (see the module).
-
-    Returns:
-        ``(inverse, basis)``: shapes (n, k) and (r, n), r the numerical rank; ``basisᵀ
-        basis`` projects onto the row space.
-    """
-    if not matrix.size:
-        return np.zeros(matrix.shape[::-1]), np.zeros((0, matrix.shape[1]))
-    u, sigma, vt = np.linalg.svd(matrix, full_matrices=False)
-    keep = sigma > 1e-10 * max(float(sigma.max(initial=0.0)), 1e-300)
-    if not np.any(keep):
-        return np.zeros(matrix.shape[::-1]), np.zeros((0, matrix.shape[1]))
-    u, sigma, vt = u[:, keep], sigma[keep], vt[keep]
-    threshold = 4.0 * damping
-    smallest = float(sigma.min())
-    lam2 = damping**2 * (1.0 - (smallest / threshold) ** 2) if smallest < threshold else 0.0
-    if damping > 0.0:
-        lam2 *= min(1.0, residual / damping)
-    inverse: FloatArray = (vt.T * (sigma / (sigma**2 + lam2))) @ u.T
-    return inverse, vt
 
 
 def descend_dls(

@@ -4,28 +4,18 @@ Goldfarb 1969 and Rosen 1960, as used by Zhao & Badler 1994, App. A.
 
 Minimise G(φ) subject to ``E φ = e`` and ``A φ ≥ b`` (unit rows), from a feasible φ.
 
-State: feasible φ; the active set (equalities always in); ``H`` (n×n, positive
-semi-definite, ``H·N = 0`` for the matrix N of active rows as columns). H starts as the
-projector ``I − N(NᵀN)⁻¹Nᵀ`` (Zhao & Badler 1994), or, given the goals' Gauss–Newton
-curvature B, as ``Z(Zᵀ(B + μI)Z)⁻¹Zᵀ`` with Z a basis of N's null space and μ a damping
-(the larger of 1e-7 × the largest diagonal entry and G): the first step is then a
-damped least-squares step, and a warm-started drag event converges in a few
-iterations. With the Gauss–Newton start, H also starts afresh, from the curvature at
-the current iterate, whenever a row is added (instead of step 4's rank-one update) and
-after every step that lowers G by 20% or more (instead of step 5's
-update: the hybrid of Gauss–Newton and BFGS of Fletcher & Xu 1987). Goals that can be
-met make G a zero-residual least-squares problem, where these Gauss–Newton steps
-converge quadratically; where G stays large (an unreachable goal), BFGS takes over.
-A step that lowers G by at most 1e-9 of itself is a crawl (:meth:`_Run.crawled`): on a
-face where a limit's multiplier is negative, the descent leaves the face by the most
-negative one; otherwise H restarts from the curvature, and at the third crawl the
-descent leaves the Gauss–Newton metric and goes on from the projector (where heavy goals
-stay out of reach, ``Z(Zᵀ(B + μI)Z)⁻¹Zᵀ`` with μ ≥ G shrinks every step to nothing).
-
-H is never formed as an n×n matrix while it is a scaled identity plus a term of rank
-below n/2 (:mod:`.low_rank`): the starts and every update below are kept as their
-vectors, and step 2 projects the dropped row through ``(NᵀN)⁻¹`` instead of building P.
-An iteration then costs O(n·r) in the r vectors of H, not O(n²).
+State: feasible φ; the active set (equalities always in); ``H`` (positive
+semi-definite, ``H·N = 0`` for the matrix N of active rows as columns), kept as a scaled
+identity plus a low-rank term (:mod:`.low_rank`) so that an iteration costs O(n·r).
+H starts as the projector ``I − N(NᵀN)⁻¹Nᵀ`` (Zhao & Badler 1994), or, given the goals'
+Gauss–Newton curvature B, as the damped inverse ``Z(Zᵀ(B + μI)Z)⁻¹Zᵀ`` on N's null
+space (:mod:`.metric`): the first step is then a damped least-squares step, and a
+warm-started drag event converges in a few iterations. With that start, H also starts
+afresh from the curvature whenever a row is added (instead of step 4's update) and
+after every step that lowers G by 20% or more (instead of step 5's: the hybrid of
+Fletcher & Xu 1987): met goals make G a zero-residual least-squares problem, where
+Gauss–Newton steps converge quadratically; where G stays large, BFGS takes over. A
+step that lowers G by next to nothing is a crawl (:meth:`_Run.crawled`).
 
 1. g = ∇G(φ); multipliers λ = (NᵀN)⁻¹Nᵀg; projected gradient ``Pg = g − Nλ``. If
    ‖Pg‖ ≤ ε and every inequality multiplier is ≥ −ε: a Kuhn–Tucker point. Here
@@ -46,10 +36,9 @@ Every trial point is projected back onto the active rows (a correction of roundi
 size), so iterates stay feasible; G is evaluated at exactly the accepted point and never
 increases.
 
-The active set (:mod:`.active_set`), H's start and update (:mod:`.metric`) and the line
-search (:mod:`.linesearch`) live beside this module; what stays here is steps 1–5 as
-one loop over one state (φ, G, g, the active set and H), which reads best in one piece,
-next to the description above.
+The active set and its ratio test (:mod:`.active_set`), H's start and update
+(:mod:`.metric`) and the line search (:mod:`.linesearch`) live beside this module;
+steps 1–5 stay here as one loop over one state (φ, G, g, the active set and H).
 """
 
 from __future__ import annotations
@@ -60,23 +49,19 @@ from collections.abc import Callable
 import numpy as np
 
 from .._checks import FloatArray
+from ..result import Descent, Status
 from ..rows import LimitRows
-from .active_set import ActiveSet
-from .linesearch import line_search
+from .active_set import ActiveSet, kkt_floor
+from .linesearch import ProjectedTrial, line_search
 from .metric import Metric, fletcher_update, gauss_newton_start, projector_start
-from .result import Descent, Status
 
-__all__ = ["descend", "kkt_floor"]
+__all__ = ["descend"]
 
 Objective = Callable[[FloatArray], tuple[float, FloatArray]]
 Curvature = Callable[[FloatArray], FloatArray]
 
 _ACTIVE = 1e-10
 """A row is active at the start when its slack is at most this."""
-_ROUNDING = 1e-7
-"""Relative size of ‖Pg‖ against ‖g‖ below which rounding hides any further decrease."""
-_ROUNDING_ROOT = 1e-6
-"""Size of ‖Pg‖ against √G below which a step's decrease (about ‖Pg‖²) is lost to rounding."""
 _CRAWL = 1e-9
 """Relative decrease of G at or below which a step with the Gauss–Newton metric crawls."""
 _CRAWLS = 3
@@ -88,54 +73,6 @@ _GAUSS_NEWTON_DROP = 0.8
 """With the Gauss–Newton metric, a step that leaves G at most this fraction of its
 value restarts H from the curvature at the new point (the hybrid switch of Fletcher & Xu 1987:
 G fell by 20% or more) instead of the BFGS update."""
-
-
-def kkt_floor(tolerance: float, gradient: FloatArray, value: float) -> float:
-    """ε of the Kuhn–Tucker test: ``max(tolerance, 1e-7·‖g‖, 1e-6·√G)``.
-
-    The relative terms matter only while G stays large (an unreachable goal): a step
-    along a projected gradient of size 1e-6·√G lowers G by about 1e-12·G, which
-    rounding hides.
-    """
-    norm = float(np.sqrt(gradient @ gradient))
-    return max(tolerance, _ROUNDING * norm, _ROUNDING_ROOT * float(np.sqrt(abs(value))))
-
-
-class _Trial:
-    """The line search's view of the objective along ``φ + α s``.
-
-    A trial at the cap, where the step meets row ``hit``, is projected onto the active
-    rows plus that row; their set is built on first use (most searches stop short).
-    """
-
-    def __init__(
-        self,
-        objective: Objective,
-        phi: FloatArray,
-        step: FloatArray,
-        active: ActiveSet,
-        cap: float,
-        hit: int | None,
-    ) -> None:
-        self.objective, self.phi, self.step = objective, phi, step
-        self.active, self.cap, self.hit = active, cap, hit
-        self.with_hit: ActiveSet | None = None
-        self.points: dict[float, FloatArray] = {}
-
-    def rows_at_cap(self) -> ActiveSet:
-        """The active rows plus the row hit at the cap."""
-        assert self.hit is not None
-        if self.with_hit is None:
-            self.with_hit = self.active.with_row(self.hit)
-        return self.with_hit
-
-    def __call__(self, alpha: float) -> tuple[float, FloatArray, float]:
-        point = self.phi + alpha * self.step
-        at_cap = self.hit is not None and alpha >= self.cap
-        point = (self.rows_at_cap() if at_cap else self.active).correct(point)
-        self.points[alpha] = point
-        value, gradient = self.objective(point)
-        return value, gradient, float(gradient @ self.step)
 
 
 def descend(
@@ -393,28 +330,12 @@ class _Run:
     def step(self, step: FloatArray, slope: float) -> Descent | None:
         """Steps 3–5: ratio test, line search, then add a row or update H."""
         step = self.active.project(step)
-        rates = self.a_in @ step
-        blocking = self.inactive & (rates < -1e-14 * float(np.sqrt(step @ step)))
-        while True:
-            limit = np.inf
-            hit = -1
-            if np.any(blocking):
-                candidates = np.flatnonzero(blocking)
-                slack = self.a_in.rows_times(candidates, self.phi) - self.b_in[candidates]
-                ratios = np.maximum(slack, 0.0) / -rates[candidates]
-                best = int(np.argmin(ratios))
-                limit = float(ratios[best])
-                hit = int(candidates[best])
-            if hit < 0 or self.active.independent(self.a_in[hit]):
-                break
-            # A row in the span of the active rows (a degenerate vertex: three limits
-            # through one point) cannot be added; the step keeps it to rounding.
-            blocking[hit] = False
+        limit, hit = self.active.first_block(step, self.phi, self.inactive)
         if hit >= 0 and limit <= 1e-15:  # blocked at once: add the row without moving
             self.active.add(hit)
             self.add(hit)
             return None
-        trial = _Trial(
+        trial = ProjectedTrial(
             self.objective, self.phi, step, self.active, limit, hit if hit >= 0 else None
         )
         search = line_search(trial, self.value, slope, limit)
@@ -455,15 +376,13 @@ class _Run:
         With a limit whose multiplier is negative, the descent is near the face's own
         minimum: the next iteration leaves the face by the most negative one
         (Goldfarb's test waits for ``‖Hg‖ ≤ −β``, which a damped metric may not reach
-        before the steps stop counting: a 400-DOF chain with 20 goals crawled to
-        1,000 iterations so). Otherwise H restarts from the curvature, and at the
-        third crawl the descent leaves the curvature for the projector: where G
-        stays large (goals out of reach weighted up to 1e6), ``B + μI`` with μ ≥ G is
-        no model of the curvature and each step lowered G by 1e-13 of itself (the
-        problem bank's tree-7, human-55, human-57 and tube-11 ran 1,000 iterations
-        so); from the projector, BFGS reaches a Kuhn–Tucker point in 25 to 465. The
-        first two crawls restart H from the curvature rather than leave it: the 1990
-        figure's four limbs from rest need that to meet 98% of their targets, not 96%.
+        before the steps stop counting, as on long chains with many goals). Otherwise H
+        restarts from the curvature, and at the third crawl the descent leaves the
+        curvature for the projector: where G stays large (heavy goals out of reach),
+        ``B + μI`` with μ ≥ G is no model of the curvature and each step lowers G by
+        next to nothing of itself. From the projector, BFGS reaches a Kuhn–Tucker point.
+        The first two crawls restart H from the curvature rather than leave it, which
+        meets more targets of the 1990 figure's four limbs from rest.
         """
         ineq = self.active.multipliers(self.gradient)[self.active.k :]
         if ineq.size and float(ineq.min()) < 0.0:

@@ -38,9 +38,9 @@ from __future__ import annotations
 import numpy as np
 
 from .._checks import FloatArray
+from ..result import Descent, Status
 from .budget import Budget, Reporter, finished
 from .projection import MAX_TURN, restore
-from .result import Descent, Status
 from .space import ReducedSpace
 from .tasks import TaskModel
 

@@ -30,9 +30,9 @@ from collections.abc import Callable
 import numpy as np
 
 from .._checks import FloatArray
+from ..result import Descent, Status
 from .budget import Budget, Reporter, finished
 from .projection import restore
-from .result import Descent, Status
 from .space import ReducedSpace
 
 __all__ = ["MEMORY", "descend_lbfgsb"]

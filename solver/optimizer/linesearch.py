@@ -14,8 +14,8 @@ search expands, trying 4α, 16α, … up to the cap, until G rises, the slope fl
 the cap is reached, then interpolates as above. Without it, a metric far too small in
 the free directions could only grow by BFGS updates, and those need ``σᵀy > 0``: on an
 unreachable goal weighted 5·10⁴ with one free direction left along which G is
-concave, every unit step lowered G by 3·10⁻¹¹ relative, H never grew, and the descent
-crawled to the iteration limit (the problem bank's human-5, 1,000 iterations).
+concave, every unit step lowers G by next to nothing, H never grows, and the descent
+crawls to the iteration limit.
 """
 
 from __future__ import annotations
@@ -25,8 +25,9 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 from .._checks import FloatArray
+from .active_set import ActiveSet
 
-__all__ = ["LineSearchResult", "cubic_minimiser", "line_search"]
+__all__ = ["LineSearchResult", "ProjectedTrial", "cubic_minimiser", "line_search"]
 
 _EXPANSION = 4.0
 """Factor by which an expanding search lengthens its trial step."""
@@ -140,3 +141,41 @@ def line_search(
     if lo_alpha > 0.0 and lo_gradient is not None:
         return LineSearchResult(lo_alpha, lo_value, lo_gradient, evaluations)
     return LineSearchResult(0.0, value0, None, evaluations)
+
+
+class ProjectedTrial:
+    """A :data:`Trial` along ``φ + α s`` that keeps each point on the active rows.
+
+    A trial at the cap, where the step meets row ``hit``, is projected onto the active
+    rows plus that row; their set is built on first use (most searches stop short).
+    """
+
+    def __init__(
+        self,
+        objective: Callable[[FloatArray], tuple[float, FloatArray]],
+        phi: FloatArray,
+        step: FloatArray,
+        active: ActiveSet,
+        cap: float,
+        hit: int | None,
+    ) -> None:
+        self.objective, self.phi, self.step = objective, phi, step
+        self.active, self.cap, self.hit = active, cap, hit
+        self.with_hit: ActiveSet | None = None
+        self.points: dict[float, FloatArray] = {}
+
+    def rows_at_cap(self) -> ActiveSet:
+        """The active rows plus the row hit at the cap."""
+        assert self.hit is not None
+        if self.with_hit is None:
+            self.with_hit = self.active.with_row(self.hit)
+        return self.with_hit
+
+    def __call__(self, alpha: float) -> tuple[float, FloatArray, float]:
+        """G, its gradient and G'(α) at the corrected point for ``alpha`` (kept in points)."""
+        point = self.phi + alpha * self.step
+        at_cap = self.hit is not None and alpha >= self.cap
+        point = (self.rows_at_cap() if at_cap else self.active).correct(point)
+        self.points[alpha] = point
+        value, gradient = self.objective(point)
+        return value, gradient, float(gradient @ self.step)

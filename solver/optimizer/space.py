@@ -18,6 +18,7 @@ import numpy as np
 from .._checks import FloatArray, IntArray
 from ..problem import Problem
 from ..rows import LimitRows
+from .variable_rows import VariableRows
 
 __all__ = ["ReducedSpace"]
 
@@ -58,12 +59,12 @@ class ReducedSpace:
         """Reduce ``problem``'s limits to its free DOFs at the start pose ``theta0``.
 
         The rows over the variables depend on the problem alone: they are made once and
-        kept in ``problem.memo`` (drag events share them through ``Problem.with_goals``).
+        kept in ``problem.derived`` (drag events share them through ``Problem.with_goals``).
         """
-        rows = problem.memo.get("reduced_rows")
-        if not isinstance(rows, _Rows):
-            rows = _Rows.of(problem)
-            problem.memo["reduced_rows"] = rows
+        rows = problem.derived.variable_rows
+        if rows is None:
+            rows = VariableRows.of(problem.figure, problem.variables)
+            problem.derived.variable_rows = rows
         variables, scale = problem.variables, rows.scale
         phi0 = theta0[variables] / scale
         limits = problem.limits
@@ -100,51 +101,3 @@ class ReducedSpace:
         theta = self.base.copy()
         theta[self.variables] = self.scale * phi
         return theta
-
-
-@dataclass(frozen=True)
-class _Rows:
-    """The limit rows over a problem's variables, scaled and normalised: θ-independent."""
-
-    scale: FloatArray
-    fixed: IntArray
-    a_in: FloatArray
-    in_rows: IntArray
-    norms: FloatArray
-    fixed_in: FloatArray
-    a_eq: FloatArray
-    lower: FloatArray
-    upper: FloatArray
-    rows_in: LimitRows
-
-    @classmethod
-    def of(cls, problem: Problem) -> _Rows:
-        variables = problem.variables
-        dofs = problem.figure.dofs
-        scale = np.array([dofs[j].scale for j in variables], dtype=np.float64)
-        mask = np.ones(problem.n_dofs, dtype=bool)
-        mask[variables] = False
-        fixed = np.flatnonzero(mask)
-        limits = problem.limits
-        a_in = limits.a_in[:, variables] * scale
-        norms = np.linalg.norm(a_in, axis=1)
-        keep = norms > 1e-12
-        in_rows = np.flatnonzero(keep)
-        a_eq = limits.a_eq[:, variables] * scale
-        if a_eq.shape[0]:
-            _, singular, vt = np.linalg.svd(a_eq, full_matrices=False)
-            rank = int(np.sum(singular > 1e-10 * max(float(singular.max(initial=0.0)), 1e-300)))
-            a_eq = vt[:rank]
-        unit = a_in[keep] / norms[keep, None]
-        return cls(
-            scale=scale,
-            fixed=fixed,
-            a_in=unit,
-            in_rows=in_rows,
-            norms=norms[keep],
-            fixed_in=limits.a_in[np.ix_(in_rows, fixed)],
-            a_eq=a_eq,
-            lower=problem.figure.lower[variables] / scale,
-            upper=problem.figure.upper[variables] / scale,
-            rows_in=LimitRows(unit),
-        )

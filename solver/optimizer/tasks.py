@@ -27,7 +27,7 @@ from ..goals.base import Goal
 from ..problem import Problem
 from .space import ReducedSpace
 
-__all__ = ["Task", "TaskModel"]
+__all__ = ["Task", "TaskModel", "damped_inverse"]
 
 
 @dataclass(frozen=True)
@@ -163,3 +163,34 @@ def leaves_by_level(problem: Problem) -> list[IntArray]:
         key = (0, 0) if leaf.pinned else (1, leaf.priority)
         levels.setdefault(key, []).append(i)
     return [np.array(levels[key], np.intp) for key in sorted(levels)]
+
+
+def damped_inverse(
+    matrix: FloatArray, damping: float, residual: float = np.inf
+) -> tuple[FloatArray, FloatArray]:
+    """The adaptively damped pseudo-inverse of ``matrix`` and its row-space basis.
+
+    Args:
+        matrix: Shape (k, n).
+        damping: λ_max ≥ 0.
+        residual: The norm of the residual the inverse is applied to: below
+            ``damping`` the damping shrinks with it (see :mod:`.dls`).
+
+    Returns:
+        ``(inverse, basis)``: shapes (n, k) and (r, n), r the numerical rank; ``basisᵀ
+        basis`` projects onto the row space.
+    """
+    if not matrix.size:
+        return np.zeros(matrix.shape[::-1]), np.zeros((0, matrix.shape[1]))
+    u, sigma, vt = np.linalg.svd(matrix, full_matrices=False)
+    keep = sigma > 1e-10 * max(float(sigma.max(initial=0.0)), 1e-300)
+    if not np.any(keep):
+        return np.zeros(matrix.shape[::-1]), np.zeros((0, matrix.shape[1]))
+    u, sigma, vt = u[:, keep], sigma[keep], vt[keep]
+    threshold = 4.0 * damping
+    smallest = float(sigma.min())
+    lam2 = damping**2 * (1.0 - (smallest / threshold) ** 2) if smallest < threshold else 0.0
+    if damping > 0.0:
+        lam2 *= min(1.0, residual / damping)
+    inverse: FloatArray = (vt.T * (sigma / (sigma**2 + lam2))) @ u.T
+    return inverse, vt

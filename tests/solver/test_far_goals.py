@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from solver import Constraint, Outcome, Problem, goals, solve
-from solver.solve import FAR_REACH, within_reach
+from solver.reach import FAR_REACH
+from solver.solve import within_reach
 
 DIRECTION = np.array([0.3, -0.8, 0.5]) / np.linalg.norm([0.3, -0.8, 0.5])
 METHODS = ("goldfarb", "lbfgsb", "dls", "jacobian_transpose")
@@ -48,7 +49,7 @@ def test_a_far_goal_leaves_a_met_goal_on_another_chain_met(method: str, distance
     assert result.outcome is Outcome.NOT_REACHABLE
     assert result.unreachable == (0,)
     hand = problem.effector_states(result.x)[0][0]
-    shoulder = problem.reach_balls(result.x)[0][0]
+    shoulder = problem.reach.balls(result.x)[0][0]
     pointing = (hand - shoulder) @ DIRECTION / np.linalg.norm(hand - shoulder)
     assert pointing > 0.99  # the arm points at the goal
 
@@ -71,7 +72,7 @@ def test_within_reach_moves_only_targets_beyond_far_reach() -> None:
     problem, _ = _hand_and_foot(1e15, root=False)
     theta = np.zeros(problem.n_dofs)
     near = within_reach(problem, theta)
-    centres, radii = problem.reach_balls(theta)
+    centres, radii = problem.reach.balls(theta)
     np.testing.assert_array_equal(near.leaves[1].goal.point, problem.leaves[1].goal.point)
     moved = near.leaves[0].goal
     assert np.linalg.norm(moved.point - centres[0]) == pytest.approx(FAR_REACH * radii[0])

@@ -15,15 +15,11 @@ from solver import AnyOf, Constraint, Dof, Effector, Figure, Problem, goals
 # -- soundness: no pose of the variables leaves the ball -------------------------------
 
 
-def _balls(problem: Problem, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    return problem.reach_balls(theta)
-
-
 @settings(max_examples=40, deadline=None)
 @given(st.integers(0, 10_000), st.integers(2, 12), st.integers(1, 4))
 def test_no_pose_of_the_variables_leaves_the_ball(seed: int, n_segments: int, n_goals: int) -> None:
     problem, theta = random_problem(seed, n_segments, n_goals)
-    centres, radii = _balls(problem, theta)
+    centres, radii = problem.reach.balls(theta)
     figure = problem.figure
     rng = np.random.default_rng(seed)
     variables = problem.variables
@@ -43,7 +39,7 @@ def test_the_ball_of_a_free_planar_arm_is_its_full_reach() -> None:
     lengths = [0.5, 0.3, 0.2]
     fig = planar_arm(lengths)
     problem = Problem(fig, [Constraint(tip(fig, lengths), goals.Position((0.0, 0.0, 0.0)))])
-    centres, radii = _balls(problem, np.array([0.3, -0.2, 0.4]))
+    centres, radii = problem.reach.balls(np.array([0.3, -0.2, 0.4]))
     np.testing.assert_allclose(centres[0], 0.0, atol=1e-15)
     assert radii[0] == pytest.approx(1.0, rel=1e-12)
 
@@ -54,7 +50,7 @@ def test_a_chain_start_puts_the_pivot_at_its_joint_which_fixed_dofs_place() -> N
     constraint = Constraint(tip(fig, lengths), goals.Position((0.0, 0.0, 0.0)), chain_start="link1")
     problem = Problem(fig, [constraint])
     theta = np.array([math.pi / 2, 0.0, 0.0])  # the fixed shoulder turns the elbow to −x
-    centres, radii = _balls(problem, theta)
+    centres, radii = problem.reach.balls(theta)
     np.testing.assert_allclose(centres[0], (-0.5, 0.0, 0.0), atol=1e-12)
     assert radii[0] == pytest.approx(0.5, rel=1e-12)
 
@@ -65,7 +61,7 @@ def test_nothing_moving_leaves_a_ball_of_radius_zero_at_the_effector() -> None:
     fig.add_segment("arm", "base", translation(0.0, 1.0, 0.0), [])
     effector = Effector("arm", (0.0, 0.5, 0.0))
     problem = Problem(fig, [Constraint(effector, goals.Position((0, 0, 0)))])
-    centres, radii = _balls(problem, np.zeros(1))
+    centres, radii = problem.reach.balls(np.zeros(1))
     np.testing.assert_allclose(centres[0], (0.0, 1.5, 0.0))
     assert radii[0] == 0.0
     assert problem.reach_margins(np.zeros(1))[0] == pytest.approx(-1.5)
@@ -79,7 +75,7 @@ def test_a_translation_lengthens_the_reach_by_its_largest_excursion_or_to_infini
         fig.add_segment("arm", "base", translation(0.0, 1.0, 0.0), [slide])
         effector = Effector("arm", (0.0, 0.0, 0.0))
         problem = Problem(fig, [Constraint(effector, goals.Position((0, 0, 0)))])
-        assert _balls(problem, np.zeros(2))[1][0] == pytest.approx(expected)
+        assert problem.reach.balls(np.zeros(2))[1][0] == pytest.approx(expected)
 
 
 # -- each goal's margin against the ball -------------------------------------------------
@@ -134,7 +130,9 @@ def test_the_balls_do_not_depend_on_the_pose_of_the_variables() -> None:
         other[variables] = rng.uniform(
             np.maximum(figure.lower[variables], -2.0), np.minimum(figure.upper[variables], 2.0)
         )
-        for mine, theirs in zip(_balls(problem, theta), _balls(problem, other), strict=True):
+        for mine, theirs in zip(
+            problem.reach.balls(theta), problem.reach.balls(other), strict=True
+        ):
             np.testing.assert_allclose(mine, theirs, rtol=1e-12, atol=1e-12)
 
 
@@ -144,12 +142,12 @@ def test_kept_balls_follow_the_fixed_dofs_and_are_shared_with_moved_goals() -> N
         tip(fig, [0.5, 0.4, 0.3]), goals.Position((0.2, 0.3, 0.0)), chain_start="link1"
     )
     problem = Problem(fig, [constraint])
-    first = problem.reach_balls(np.array([0.0, 0.1, 0.2]))
+    first = problem.reach.balls(np.array([0.0, 0.1, 0.2]))
     moved = problem.with_goals({0: goals.Position((0.5, 0.0, 0.0))})
-    again = moved.reach_balls(np.array([0.0, -0.7, 0.9]))  # only variables changed
+    again = moved.reach.balls(np.array([0.0, -0.7, 0.9]))  # only variables changed
     assert again[0] is first[0]
-    turned = moved.reach_balls(np.array([0.6, 0.1, 0.2]))  # the fixed link0 turned
-    fresh = Problem(fig, [constraint]).reach_balls(np.array([0.6, 0.0, 0.0]))
+    turned = moved.reach.balls(np.array([0.6, 0.1, 0.2]))  # the fixed link0 turned
+    fresh = Problem(fig, [constraint]).reach.balls(np.array([0.6, 0.0, 0.0]))
     np.testing.assert_allclose(turned[0], fresh[0])
     assert not np.allclose(turned[0], first[0])
     with pytest.raises(ValueError):

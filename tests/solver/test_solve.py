@@ -25,8 +25,8 @@ from solver import (
     solve,
 )
 from solver.methods.base import weight_scale
-from solver.optimizer.result import RESTART_GAIN
 from solver.optimizer.space import ReducedSpace
+from solver.result import RESTART_GAIN
 from solver.solve import within_reach
 
 

@@ -64,7 +64,7 @@ def test_restarts_keep_the_start_side_pose_when_the_gain_is_rounding() -> None:
     # a goal out of reach; the neck's twist turns the effector, 1e-9 off its axis, by a
     # gain of 1e-10 of G: restarts used to take a neck turned 174° for it
     from solver import Dof, Effector, Figure
-    from solver.optimizer.result import RESTART_GAIN
+    from solver.result import RESTART_GAIN
 
     figure = Figure()
     figure.add_segment(

@@ -13,7 +13,7 @@ from problems import planar_arm, tip
 
 import solver
 from solver import Constraint, Dls, Effector, Problem, goals, pin, solve
-from solver.optimizer.dls import damped_inverse
+from solver.optimizer.tasks import damped_inverse
 
 LENGTHS = [0.3, 0.25, 0.2]
 

@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from solver import Status
-from solver.optimizer.goldfarb import descend, kkt_floor
+from solver.optimizer.active_set import kkt_floor
+from solver.optimizer.goldfarb import descend
 from solver.rows import LimitRows
 
 EMPTY_EQ = (np.zeros((0, 3)), np.zeros(0))

@@ -7,7 +7,7 @@ from enum import StrEnum
 
 import numpy as np
 
-from .._checks import FloatArray
+from ._checks import FloatArray
 
 __all__ = ["MESSAGES", "Descent", "Outcome", "SolveResult", "Status"]
 

@@ -9,7 +9,7 @@ import pytest
 
 import solver
 from solver import Constraint, Effector, Figure, Problem, SolveResult, Status, goals, solve
-from solver.optimizer.result import MESSAGES
+from solver.result import MESSAGES
 
 
 def test_status_is_exported_and_equals_its_string_value() -> None:
