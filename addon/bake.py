@@ -22,8 +22,9 @@ from bpy.types import Operator
 
 from ..solver.limits import outside_limits
 from . import live
-from .bridge import goals, keys, pose, solving
-from .bridge.rig import Array, Rig, armature_object, build_rig
+from .bridge import goals, keys, pose, snapshot, solving
+from .bridge.arrays import Array
+from .bridge.rig import Rig, armature_object, build_rig
 from .errors import BlenderDataError, ReachError
 from .operator_base import ArmatureOperator, Result
 from .properties import BAKE_REDUCE, BAKE_TOLERANCE
@@ -78,7 +79,7 @@ class BakeSession:
         self.obj = obj
         self.frames = list(range(frame_start, frame_end + 1))
         self.original_frame = int(self.scene.frame_current)
-        self.snapshot = pose.PoseSnapshot(obj)
+        self.snapshot = snapshot.PoseSnapshot(obj)
         self.layout_rig: Rig = build_rig(obj)
         self.rig: Rig = self.layout_rig
         self.setup: goals.Setup | None = None

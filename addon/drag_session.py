@@ -12,57 +12,18 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass, field
 from typing import Any
 
-from .bridge import goals, keys, pose, solving
-from .bridge.rig import Array
+from .bridge import goals, keys, pose, snapshot, solving
+from .bridge.arrays import Array
 from .errors import BlenderDataError, ReachError
-from .records import shown, store
+from .records import EventStats, store
 
 MIN_BUDGET_SHARE = 0.25
 """The adaptive budget never falls below this share of the user's time budget."""
 
 SMOOTHING = 0.3
 """Weight of the newest measurement in the running average of the overhead."""
-
-
-@dataclass(frozen=True)
-class EventStats:
-    """What one drag event cost and achieved (``ReachDragEvent`` stores the labelled fields).
-
-    Attributes:
-        location: The goal's location (its ``location`` channel) at this event.
-        milliseconds: Goal move → solve → write-back → depsgraph update.
-        solve_milliseconds: The solve alone.
-        budget: The time limit the solve had [s].
-        residual: Largest constraint residual √P (world units).
-        objective: G_all.
-        iterations: Solver iterations.
-        status: Solver status.
-        max_violation: Largest joint-limit violation of the written pose.
-        outcome: The solver's outcome (met, not reachable, local minimum, unfinished).
-        out_of_reach: How far the farthest goal proved out of reach lies beyond its
-            chain (world units; 0 when none is).
-        unmet: Constraints not met within the armature's "met within" distance on
-            Blender's evaluated pose (not stored: the sidebar shows them for the last
-            solve only).
-        diverging: Bones Blender poses otherwise than Reach wrote them (not stored).
-    """
-
-    location: tuple[float, float, float] = field(metadata=shown("Location"))
-    milliseconds: float = field(metadata=shown("Event (ms)"))
-    solve_milliseconds: float = field(metadata=shown("Solve (ms)"))
-    budget: float = field(metadata=shown("Budget (s)"))
-    residual: float = field(metadata=shown("Residual"))
-    objective: float = field(metadata=shown("Objective"))
-    iterations: int = field(metadata=shown("Iterations"))
-    status: str = field(metadata=shown("Status"))
-    max_violation: float = field(metadata=shown("Largest limit violation"))
-    outcome: str = field(metadata=shown("Outcome"))
-    out_of_reach: float = field(metadata=shown("Out of reach"))
-    unmet: tuple[str, ...]
-    diverging: tuple[str, ...] = ()
 
 
 GoalChannels = tuple[tuple[float, ...], ...]
@@ -130,7 +91,7 @@ class DragSession:
         self.view_layer = context.view_layer
         self.obj = obj
         self.goal = goal
-        self.snapshot = pose.PoseSnapshot(obj, [goal])
+        self.snapshot = snapshot.PoseSnapshot(obj, [goal])
         self.goal_start = goal_channels(goal)
         self.turned = False
         self.setup = goals.build_problem(obj, self.scene)

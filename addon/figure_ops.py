@@ -16,8 +16,9 @@ from bpy.types import Operator
 from mathutils import Matrix, Vector
 
 from .bridge.goals import tail_length
+from .bridge.joints import euler_order
 from .bridge.pose import bone_angles
-from .bridge.rig import Rig, armature_object, build_rig, euler_order, to_numpy
+from .bridge.rig import Rig, armature_object, build_rig, to_numpy
 from .errors import BlenderDataError
 from .operator_base import (
     ArmatureOperator,

@@ -22,7 +22,8 @@ from bpy.props import FloatProperty, FloatVectorProperty
 from bpy.types import Operator
 
 from ..solver.rotations import matrix_quaternion
-from .bridge.rig import Array, armature_object, to_numpy
+from .bridge.arrays import Array
+from .bridge.rig import armature_object, to_numpy
 from .errors import BlenderDataError
 from .joint_ops import JointOperator, joint_entry
 from .operator_base import ArmatureOperator, Result

@@ -12,8 +12,9 @@ from typing import Any
 from bpy.props import StringProperty
 from bpy.types import Operator
 
+from .bridge.joints import joint_settings
 from .bridge.pose import joint_angles
-from .bridge.rig import AXES, armature_object, joint_settings
+from .bridge.rig import armature_object
 from .errors import BlenderDataError
 from .operator_base import (
     ArmatureOperator,
@@ -25,6 +26,7 @@ from .operator_base import (
 )
 from .properties import MEMBER_AXIS, MEMBER_RATIO
 from .renames import forget, unique_name
+from .vocabulary import AXES
 
 VERTEX_TOLERANCE = 1e-6
 """Two polygon vertices closer than this (in both angles, [rad]) are the same vertex."""

@@ -22,13 +22,12 @@ from contextlib import contextmanager
 from typing import Any
 
 import bpy
-from bpy.app.handlers import persistent
 from bpy.props import BoolProperty
 from bpy.types import Operator
 
 from . import renames
-from .bridge import goals, keys, pose, rig, solving
-from .bridge.rig import Array
+from .bridge import goals, keys, pose, rig, snapshot, solving
+from .bridge.arrays import Array
 from .errors import BlenderDataError, ReachError
 from .operator_base import ArmatureOperator, Result
 
@@ -38,7 +37,7 @@ Channels = tuple[str, ...]
 
 def _flat(matrix: Any) -> Channels:
     """A matrix's entries, bit for bit."""
-    return tuple(float(v).hex() for row in matrix for v in row)
+    return snapshot.bits(v for row in matrix for v in row)
 
 
 def _channels(pose_bone: Any) -> Channels:
@@ -52,7 +51,7 @@ def _channels(pose_bone: Any) -> Channels:
         *pose_bone.rotation_quaternion,
         *pose_bone.rotation_axis_angle,
     )
-    return tuple(float(v).hex() for v in values)
+    return snapshot.bits(values)
 
 
 class LiveSession:
@@ -248,9 +247,6 @@ def start(obj: Any, scene: Any) -> LiveSession:
         raise BlenderDataError(f"live mode not started: {live.last_error}")
     _sessions[live.uid] = live
     obj.reach.live = True
-    for handlers, handler in _handlers():
-        if handler not in handlers:
-            handlers.append(handler)
     return live
 
 
@@ -266,10 +262,6 @@ def stop(armature: str | None = None) -> None:
         obj = live.find() if live is not None else None
         if obj is not None:
             obj.reach.live = False
-    if not _sessions:
-        for handlers, handler in _handlers():
-            if handler in handlers:
-                handlers.remove(handler)
 
 
 def pause() -> None:
@@ -302,29 +294,23 @@ def _each_session() -> list[LiveSession]:
     return live
 
 
-def _on_depsgraph_update(scene: Any, depsgraph: Any) -> None:
+def depsgraph_updated(scene: Any) -> None:
+    """Re-solve every live session whose goals, armature or free bones moved."""
     if _paused[0]:
         return
     for live in _each_session():
         live.update(scene)
 
 
-def _on_frame_change(scene: Any, depsgraph: Any) -> None:
+def frame_changed(scene: Any) -> None:
+    """Every live session follows the new frame (its keyed goals and bones)."""
     if _paused[0]:
         return
     for live in _each_session():
         live.follow_frame(scene)
 
 
-def _handlers() -> tuple[tuple[Any, Any], ...]:
-    handlers = bpy.app.handlers
-    return (
-        (handlers.depsgraph_update_post, _on_depsgraph_update),
-        (handlers.frame_change_post, _on_frame_change),
-    )
-
-
-def _on_load(*_: Any) -> None:
+def restore_after_load() -> None:
     """After a file is opened: live mode back on where it was saved on, else shown off.
 
     Nothing is solved before Blender has evaluated the armature's scene (until then the
@@ -345,30 +331,11 @@ def _on_load(*_: Any) -> None:
         _sessions[live.uid] = live
     if not _sessions:
         return
-    for handlers, handler in _handlers():
-        if handler not in handlers:
-            handlers.append(handler)
     context = bpy.context
     if context.view_layer is not None and context.scene is not None:
         context.view_layer.update()  # evaluates the scene: its depsgraph handler resumes
         for live in _each_session():
             live.update(context.scene)  # if Blender had nothing to evaluate
-
-
-for _handler in (_on_depsgraph_update, _on_frame_change, _on_load):
-    persistent(_handler)  # kept when a file is opened
-
-
-def register_load_handler() -> None:
-    """Restore live mode whenever a file is opened (called at registration)."""
-    if _on_load not in bpy.app.handlers.load_post:
-        bpy.app.handlers.load_post.append(_on_load)
-
-
-def unregister_load_handler() -> None:
-    """Undo :func:`register_load_handler` (live mode itself ends with :func:`stop`)."""
-    if _on_load in bpy.app.handlers.load_post:
-        bpy.app.handlers.load_post.remove(_on_load)
 
 
 class REACH_OT_live(ArmatureOperator, Operator):

@@ -20,8 +20,8 @@ import bpy
 from bpy.props import IntProperty, StringProperty
 from bpy.types import Operator
 
-from .bridge.pose import PoseSnapshot
 from .bridge.rig import armature_object
+from .bridge.snapshot import PoseSnapshot
 from .errors import BlenderDataError, ReachError
 from .renames import check_bone_names, repair
 

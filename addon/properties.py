@@ -4,7 +4,7 @@ One root pointer, ``Object.reach`` (:class:`ReachSettings`), holds an armature's
 constraints, joint settings, joint groups, solver settings and last statistics. A
 setting an operator also takes (``TRANSLATE_ROOT``, ``GOAL_TYPE``, …) is declared once,
 as a property factory both call; ``ReachDragEvent`` is derived from
-:class:`~.drag_session.EventStats`.
+:class:`~.records.EventStats`.
 """
 
 from __future__ import annotations
@@ -27,11 +27,9 @@ from bpy.props import (
 from bpy.types import PropertyGroup
 
 from ..solver.rotations import EULER_ORDERS
-from .bridge.goals import GOAL_TYPES
-from .bridge.rig import AXES, DEFAULT_EULER_ORDER
-from .drag_session import EventStats
 from .method_settings import ReachMethod
-from .records import property_group
+from .records import EventStats, property_group
+from .vocabulary import AXES, DEFAULT_EULER_ORDER, GOAL_TYPES
 
 GOAL_TYPE_UI = {
     "POSITION": (

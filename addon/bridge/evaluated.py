@@ -17,8 +17,10 @@ from typing import Any
 
 import numpy as np
 
+from .animated import DRIVEN_CHANNELS, action_curves
+from .arrays import Array
 from .goals import Setup, effector_lines
-from .rig import DRIVEN_CHANNELS, Array, action_curves, to_numpy
+from .rig import to_numpy
 
 AGREE = 1e-5
 """Relative difference (of the figure's largest chain length) below which Blender's
@@ -82,7 +84,7 @@ def _carrier(obj: Any, bone: str, twin: str | None) -> Array:
     """The evaluated pose matrix (armature space) that carries points of ``bone``'s frame.
 
     It is the bone's own, or its deform twin's moved to the bone's rest (see
-    :func:`.rig.mesh_bones`).
+    :func:`.animated.mesh_bones`).
     """
     matrix = to_numpy(obj.pose.bones[bone if twin is None else twin].matrix)
     if twin is None:

@@ -16,18 +16,10 @@ import numpy as np
 
 from ...solver import AnyOf, Constraint, Effector, Problem, goals
 from ..errors import BlenderDataError, labelled
-from .rig import Array, Rig, build_rig, mesh_bones, to_numpy
-
-GOAL_TYPES = (
-    "POSITION",
-    "ORIENTATION",
-    "POSITION_ORIENTATION",
-    "AIM",
-    "LINE",
-    "PLANE",
-    "HALF_SPACE",
-)
-"""The goal types a constraint may have (``ReachConstraint.goal_type``)."""
+from ..vocabulary import GOAL_TYPES
+from .animated import mesh_bones
+from .arrays import Array
+from .rig import Rig, build_rig, to_numpy
 
 
 def goal_object(entry: Any, armature: Any, scene: Any) -> Any:
@@ -250,7 +242,7 @@ class Setup:
     frames: list[Any] = field(default_factory=list)
     twins: dict[str, str] = field(default_factory=dict)
     """Per effector bone that deforms nothing, the deform bone standing in its place
-    (:func:`.rig.mesh_bones`): what "met" is measured on. Found once per problem."""
+    (:func:`.animated.mesh_bones`): what "met" is measured on. Found once per problem."""
 
     @property
     def sets(self) -> dict[str, list[str]]:

@@ -13,7 +13,8 @@ from typing import Any
 
 import numpy as np
 
-from .rig import Array, Rig
+from .arrays import Array
+from .rig import Rig
 
 ROTATION_CHANNELS = {"QUATERNION": "rotation_quaternion", "AXIS_ANGLE": "rotation_axis_angle"}
 """The rotation channel of a bone by rotation mode; any other mode is an Euler order."""

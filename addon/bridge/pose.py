@@ -8,18 +8,19 @@ conventions.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 from typing import Any
 
-import bpy
 import numpy as np
 from numpy.typing import NDArray
 
 from ...solver import rotations
 from ...solver.limits import clamp_to_limits
 from ..errors import BlenderDataError
-from .rig import AXES, Array, BoneLayout, IndexArray, Rig, euler_order, joint_frame
+from ..vocabulary import AXES
+from .arrays import Array, IndexArray
+from .joints import euler_order, joint_frame
+from .rig import BoneLayout, Rig
 
 ROUNDING_SLACK = 1e-5
 """Blender stores channels and limits in single precision: a joint the solver left
@@ -101,7 +102,7 @@ def joint_matrix(pose_bone: Any, mode: str, frame: Array, matrix: Array | None =
 def joint_angles(obj: Any, pose_bone: Any) -> Array:
     """The bone's rotation as the angles about X, Y, Z a solve reads.
 
-    They are about the joint's own axes, in its Euler order (:func:`.rig.euler_order`),
+    They are about the joint's own axes, in its Euler order (:func:`.joints.euler_order`),
     where the joint has them.
 
     Raises:
@@ -372,71 +373,3 @@ def _write_framed(pose_bone: Any, entry: BoneLayout, theta: Array) -> None:
     sine = float(np.linalg.norm(quaternion[1:]))
     axis = quaternion[1:] / sine if sine > 0.0 else np.array([0.0, 1.0, 0.0])
     pose_bone.rotation_axis_angle = (2.0 * math.atan2(sine, quaternion[0]), *axis)
-
-
-@dataclass(frozen=True)
-class BoneChannels:
-    """A pose bone's raw channels, for exact restore."""
-
-    mode: str
-    location: tuple[float, ...]
-    euler: tuple[float, ...]
-    quaternion: tuple[float, ...]
-    axis_angle: tuple[float, ...]
-    scale: tuple[float, ...]
-
-    def bits(self) -> tuple[str, ...]:
-        """Every value bit for bit (−0.0 is not 0.0, a NaN equals itself)."""
-        values = (*self.location, *self.euler, *self.quaternion, *self.axis_angle, *self.scale)
-        return (self.mode, *(float(v).hex() for v in values))
-
-
-def _hex(values: Iterable[float]) -> tuple[str, ...]:
-    return tuple(float(v).hex() for v in values)
-
-
-class PoseSnapshot:
-    """Every pose bone's channels, and chosen objects' locations, as they were.
-
-    :meth:`restore` puts back exactly the same floats.
-    """
-
-    def __init__(self, obj: Any, objects: Iterable[Any] = ()) -> None:
-        self.armature = obj.name
-        self.bones = {
-            b.name: BoneChannels(
-                b.rotation_mode,
-                tuple(b.location),
-                tuple(b.rotation_euler),
-                tuple(b.rotation_quaternion),
-                tuple(b.rotation_axis_angle),
-                tuple(b.scale),
-            )
-            for b in obj.pose.bones
-        }
-        self.objects = {o.name: tuple(o.location) for o in objects}
-
-    def restore(self) -> None:
-        """Put back every channel that differs from the snapshot, and only those.
-
-        A bone left alone keeps its very bits: Blender stores an infinite location it
-        was given, but writing one back stores its largest float instead.
-        """
-        obj = bpy.data.objects.get(self.armature)
-        if obj is not None:
-            now = PoseSnapshot(obj)
-            for name, channels in self.bones.items():
-                bone = obj.pose.bones.get(name)
-                current = now.bones.get(name)
-                if bone is None or (current is not None and current.bits() == channels.bits()):
-                    continue
-                bone.rotation_mode = channels.mode
-                bone.location = channels.location
-                bone.rotation_euler = channels.euler
-                bone.rotation_quaternion = channels.quaternion
-                bone.rotation_axis_angle = channels.axis_angle
-                bone.scale = channels.scale
-        for name, location in self.objects.items():
-            other = bpy.data.objects.get(name)
-            if other is not None and _hex(other.location) != _hex(location):
-                other.location = location

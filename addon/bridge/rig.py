@@ -17,19 +17,13 @@ import bpy
 import numpy as np
 from numpy.typing import NDArray
 
-from ...solver import Dof, Figure
-from ...solver.rotations import EULER_ORDERS, is_similarity, quaternion_matrix
+from ...solver import Figure
+from ...solver.rotations import is_similarity
 from ..errors import BlenderDataError, labelled
+from .animated import animated_bones
+from .arrays import Array
+from .joints import bone_dofs, euler_order, joint_dofs, joint_frame, joint_settings
 
-Array = NDArray[np.float64]
-"""A float64 array."""
-IndexArray = NDArray[np.intp]
-"""An array of indices."""
-
-AXES = "XYZ"
-"""Blender's axes, in the order of its Euler and location channels."""
-DEFAULT_EULER_ORDER = "YXZ"
-"""The Euler order Reach reads a quaternion or axis-angle bone in, until the user picks one."""
 NOTES = {
     "constraints": "{count} bone(s) with bone constraints, which Blender applies after "
     "Reach's pose: {bones}; mute them or constrain the control bones",
@@ -38,9 +32,6 @@ NOTES = {
     "({bones}); key the pose (auto-keying) or bake",
 }
 """One grouped line per kind of bone that Blender poses otherwise than Reach writes it."""
-
-DRIVEN_CHANNELS = ("rotation_euler", "rotation_quaternion", "rotation_axis_angle", "location")
-"""Pose-bone channels Reach writes: a driver on one of them overrides Reach."""
 
 
 @dataclass(frozen=True)
@@ -211,43 +202,6 @@ def pose_locations(obj: Any) -> NDArray[np.float32]:
     return values
 
 
-def joint_settings(obj: Any, bone: str) -> Any | None:
-    """The armature's Reach joint settings for ``bone``, if any were made."""
-    return obj.reach.joints.get(bone)
-
-
-def euler_order(obj: Any, pose_bone: Any) -> str:
-    """The Euler order of the bone's rotation DOFs.
-
-    An Euler bone's own order; for a quaternion or axis-angle bone, the order of its
-    joint settings (:data:`DEFAULT_EULER_ORDER` without them).
-    """
-    joint = joint_settings(obj, pose_bone.name)
-    mode = str(pose_bone.rotation_mode)
-    if mode in EULER_ORDERS and (joint is None or not joint.use_axes):
-        return mode
-    return str(joint.euler_order) if joint is not None else DEFAULT_EULER_ORDER
-
-
-def joint_frame(obj: Any, bone: str) -> Array | None:
-    """The joint's own axes in the bone's frame (columns); None: it turns about the bone's.
-
-    Raises:
-        BlenderDataError: For a zero or non-finite rotation of the axes.
-    """
-    joint = joint_settings(obj, bone)
-    if joint is None or not joint.use_axes:
-        return None
-    quaternion = np.array(joint.axes, dtype=float)
-    norm = float(np.linalg.norm(quaternion))
-    if not math.isfinite(norm) or norm == 0.0:
-        raise BlenderDataError(
-            f"the joint axes of bone '{bone}' are a zero or non-finite rotation; "
-            "set them again (Hinge, Cone or Human Limits) or turn Own axes off"
-        )
-    return quaternion_matrix(quaternion / norm)
-
-
 def build_rig(obj: Any, hold: Iterable[str] = ()) -> Rig:
     """Compile the armature object ``obj`` into a figure.
 
@@ -289,9 +243,9 @@ def build_rig(obj: Any, hold: Iterable[str] = ()) -> Rig:
             rest = rest.copy()
             rest[:3, 3] += rest[:3, :3] @ np.array(offset)
         frame = joint_frame(obj, bone.name)
-        dofs = _bone_dofs(pose_bone, order, translates=translates, lock=bone.name in held)
+        dofs = bone_dofs(pose_bone, order, translates=translates, lock=bone.name in held)
         if frame is not None:
-            dofs[-3:] = _joint_dofs(joint_settings(obj, bone.name), frame, order, bone.name in held)
+            dofs[-3:] = joint_dofs(joint_settings(obj, bone.name), frame, order, bone.name in held)
         parent = bone.parent.name if bone.parent is not None else None
         first = figure.n_dofs
         with labelled(f"bone '{bone.name}'"):
@@ -311,7 +265,7 @@ def build_rig(obj: Any, hold: Iterable[str] = ()) -> Rig:
     by_name = {e.name: e for e in layout}
     _add_polygons(obj, figure, by_name, warnings)
     _add_groups(obj, figure, by_name)
-    notes["driven"], notes["keyed"] = _animated_bones(obj)
+    notes["driven"], notes["keyed"] = animated_bones(obj)
     locations = pose_locations(obj)
     return Rig(obj.name, figure, tuple(layout), warnings, defects, notes, offsets, world, locations)
 
@@ -365,59 +319,6 @@ def _defect(bone: Any, pose_bone: Any) -> str:
     return ""
 
 
-def _bone_dofs(pose_bone: Any, order: str, *, translates: bool, lock: bool) -> list[Dof]:
-    """The bone's DOFs: translations along X, Y, Z (if it ``translates``), then rotations."""
-    name = pose_bone.name
-    dofs: list[Dof] = []
-    if translates:
-        for k, axis in enumerate(AXES):
-            locked = lock or pose_bone.lock_location[k]
-            dofs.append(
-                Dof.translation(
-                    axis.lower(), rigidity=1.0 if locked else 0.0, name=f"{name} location {axis}"
-                )
-            )
-    for axis in order[::-1]:
-        letter = axis.lower()
-        locked = lock or bool(getattr(pose_bone, f"lock_ik_{letter}"))
-        lower = upper = None
-        if getattr(pose_bone, f"use_ik_limit_{letter}"):
-            lower = float(getattr(pose_bone, f"ik_min_{letter}"))
-            upper = float(getattr(pose_bone, f"ik_max_{letter}"))
-        stiffness = float(getattr(pose_bone, f"ik_stiffness_{letter}"))
-        dofs.append(
-            Dof.rotation(
-                letter,
-                lower=lower,
-                upper=upper,
-                rigidity=1.0 if locked else min(max(stiffness, 0.0), 1.0),
-                name=f"{name} rotation {axis}",
-            )
-        )
-    return dofs
-
-
-def _joint_dofs(joint: Any, frame: Array, order: str, held: bool) -> list[Dof]:
-    """A joint's rotations about its own axes (the columns of ``frame``), with its limits."""
-    name = joint.name
-    dofs = []
-    for axis in order[::-1]:
-        k = AXES.index(axis)
-        lower = upper = None
-        if joint.use_limit[k]:
-            lower, upper = float(joint.limit_min[k]), float(joint.limit_max[k])
-        dofs.append(
-            Dof.rotation(
-                frame[:, k],
-                lower=lower,
-                upper=upper,
-                rigidity=1.0 if held or joint.lock[k] else 0.0,
-                name=f"{name} joint rotation {axis}",
-            )
-        )
-    return dofs
-
-
 def _add_polygons(
     obj: Any, figure: Figure, layout: dict[str, BoneLayout], warnings: list[str]
 ) -> None:
@@ -458,63 +359,3 @@ def _add_groups(obj: Any, figure: Figure, layout: dict[str, BoneLayout]) -> None
             # θ_key / ratio = θ_first / r0  ⇔  r0·θ_key − ratio·θ_first = 0
             with labelled(label):
                 figure.add_linear_equality({key: r0, first: -ratio}, rhs=0.0)
-
-
-def _animated_bones(obj: Any) -> tuple[list[str], list[str]]:
-    """Bones with a driver, and bones with keys, on a channel Reach writes."""
-    animation = obj.animation_data
-    if animation is None:
-        return [], []
-    driven = [_bone_of(d.data_path) for d in animation.drivers if _written(d.data_path)]
-    keyed: list[str] = []
-    if animation.action is not None:
-        keyed = [_bone_of(c.data_path) for c in action_curves(animation.action)]
-        keyed = [b for b in keyed if b]
-    return list(dict.fromkeys(b for b in driven if b)), list(dict.fromkeys(keyed))
-
-
-def action_curves(action: Any) -> list[Any]:
-    """The F-curves of ``action`` on channels Reach writes (flat or layered actions)."""
-    curves = list(getattr(action, "fcurves", None) or [])
-    for layer in getattr(action, "layers", []):  # layered actions (Blender 4.4 and later)
-        for strip in layer.strips:
-            for bag in getattr(strip, "channelbags", []):
-                curves.extend(bag.fcurves)
-    return [c for c in curves if _written(c.data_path)]
-
-
-def _written(path: str) -> bool:
-    return path.startswith("pose.bones[") and path.endswith(DRIVEN_CHANNELS)
-
-
-def _bone_of(path: str) -> str:
-    """The bone of a ``pose.bones["name"].channel`` path."""
-    return path.split('"')[1] if '"' in path else ""
-
-
-def mesh_bones(obj: Any, bones: set[str]) -> dict[str, str]:
-    """Per bone of ``bones`` that deforms nothing, the deform bone standing in its place.
-
-    A control rig moves the mesh by its deform bones, which follow the controls through
-    its own constraints: the deform bone whose rest starts where the control's does and
-    points the same way (the longest such, up to the control's length) is the one the
-    user sees. Armatures without deform bones, and deform bones, have none.
-    """
-    data = obj.data.bones
-    deform = [b for b in data if b.use_deform]
-    twins: dict[str, str] = {}
-    for name in bones:
-        bone = data.get(name)
-        if bone is None or bone.use_deform or not deform:
-            continue
-        head, axis, length = bone.head_local, bone.y_axis, bone.length
-        candidates = [
-            b
-            for b in deform
-            if (b.head_local - head).length <= 1e-4 * length
-            and b.y_axis.dot(axis) >= 1.0 - 1e-6
-            and b.length <= length * (1.0 + 1e-4)
-        ]
-        if candidates:
-            twins[name] = max(candidates, key=lambda b: b.length).name
-    return twins

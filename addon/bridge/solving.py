@@ -18,10 +18,11 @@ from ...solver import SolveResult, solve
 from ...solver.limits import clamp_to_limits, outside_limits
 from ..errors import BlenderDataError, labelled
 from . import evaluated
+from .arrays import Array
 from .goals import Setup
 from .methods import method_of
 from .pose import changed_bones, read_pose, write_pose
-from .rig import Array, Rig
+from .rig import Rig
 
 
 @dataclass(frozen=True)

@@ -174,10 +174,12 @@ def test_live_button_stops_live_mode_while_it_is_on(reach):
 def test_joint_panels_without_an_active_bone_or_polygon(reach):
     obj = rigs.figure()
     obj.data.bones.active = None
-    assert "Select a bone to edit its joint" in draw(reach.addon.panel.REACH_PT_joint).labels()
+    assert (
+        "Select a bone to edit its joint" in draw(reach.addon.joint_panels.REACH_PT_joint).labels()
+    )
     obj.data.bones.active = obj.data.bones["forearm.L"]
     obj.reach.joints.remove(obj.reach.joints.find("forearm.L"))
-    layout = draw(reach.addon.panel.REACH_PT_joint_polygon)
+    layout = draw(reach.addon.joint_panels.REACH_PT_joint_polygon)
     (add,) = layout.operators("reach.polygon_add_vertex")
     assert (add.armature, add.bone) == (obj.name, "forearm.L")
     assert any(text.startswith("No polygon yet") for text in layout.labels())
@@ -190,7 +192,7 @@ def test_polygon_panel_warns_about_too_few_vertices(reach):
     bone.rotation_mode = "XYZ"
     bone.rotation_euler = (math.radians(10), 0.0, 0.0)
     assert bpy.ops.reach.polygon_add_vertex(armature=obj.name, bone="upper_arm.L") == {"FINISHED"}
-    labels = draw(reach.addon.panel.REACH_PT_joint_polygon).labels()
+    labels = draw(reach.addon.joint_panels.REACH_PT_joint_polygon).labels()
     assert "1 of at least 3 vertices: add more" in labels
 
 
@@ -208,16 +210,16 @@ def test_panels_show_for_an_armature_and_hide_for_other_objects(reach):
 
 
 def test_active_constraint_and_polygon_panels_need_something_active(reach):
-    panel = reach.addon.panel
+    panel, joint_panels = reach.addon.panel, reach.addon.joint_panels
     obj = rigs.metarig()
     obj.data.bones.active = None
     assert panel.REACH_PT_constraints.poll(bpy.context)
     assert not panel.REACH_PT_constraint_settings.poll(bpy.context)
-    assert not panel.REACH_PT_joint_polygon.poll(bpy.context)
+    assert not joint_panels.REACH_PT_joint_polygon.poll(bpy.context)
     obj.data.bones.active = obj.data.bones["forearm.L"]
     assert bpy.ops.reach.add_constraint(armature=obj.name) == {"FINISHED"}
     assert panel.REACH_PT_constraint_settings.poll(bpy.context)
-    assert panel.REACH_PT_joint_polygon.poll(bpy.context)
+    assert joint_panels.REACH_PT_joint_polygon.poll(bpy.context)
 
 
 def empty_object():
@@ -299,21 +301,21 @@ def test_joint_panel_shows_the_euler_order_only_for_quaternion_and_axis_angle(re
     obj.data.bones.active = obj.data.bones["upper_arm.L"]
     bone = obj.pose.bones["upper_arm.L"]
     bone.rotation_mode = "XYZ"
-    layout = draw(reach.addon.panel.REACH_PT_joint)
+    layout = draw(reach.addon.joint_panels.REACH_PT_joint)
     assert "euler_order" not in layout.props()
     assert "upper_arm.L" in layout.labels()
     assert {"rotation_mode", "lock_ik_x", "ik_min_z", "ik_max_z"} <= set(layout.props())
     bone.rotation_mode = "QUATERNION"
-    labels = draw(reach.addon.panel.REACH_PT_joint).labels()
+    labels = draw(reach.addon.joint_panels.REACH_PT_joint).labels()
     assert "Make the figure to choose its Euler order" in labels
     assert bpy.ops.reach.figure_from_armature(armature=obj.name) == {"FINISHED"}
     bone.rotation_mode = "AXIS_ANGLE"
-    assert "euler_order" in draw(reach.addon.panel.REACH_PT_joint).props()
+    assert "euler_order" in draw(reach.addon.joint_panels.REACH_PT_joint).props()
 
 
 def test_polygon_and_group_panels_point_their_lists_and_buttons_at_the_active_entries(reach):
     obj = rich_figure()
-    polygon = draw(reach.addon.panel.REACH_PT_joint_polygon)
+    polygon = draw(reach.addon.joint_panels.REACH_PT_joint_polygon)
     (listed,) = [d for d in polygon.everything() if d.function == "template_list"]
     assert listed.arguments["dataptr"] == obj.reach.joints["upper_arm.L"]
     assert listed.arguments["active_propname"] == "active_vertex"
@@ -321,7 +323,7 @@ def test_polygon_and_group_panels_point_their_lists_and_buttons_at_the_active_en
     for idname in ("reach.polygon_remove_vertex", "reach.polygon_clear"):
         (op,) = polygon.operators(idname)
         assert (op.armature, op.bone) == (obj.name, "upper_arm.L")
-    groups = draw(reach.addon.panel.REACH_PT_groups)
+    groups = draw(reach.addon.joint_panels.REACH_PT_groups)
     lists = [d.arguments for d in groups.everything() if d.function == "template_list"]
     assert [a["listtype_name"] for a in lists] == ["REACH_UL_groups", "REACH_UL_group_members"]
     assert lists[1]["dataptr"] == obj.reach.groups["Spine"]
@@ -330,7 +332,7 @@ def test_polygon_and_group_panels_point_their_lists_and_buttons_at_the_active_en
     (remove,) = groups.operators("reach.group_member_remove")
     assert remove.group == "Spine"
     obj.reach.active_group = -1
-    assert draw(reach.addon.panel.REACH_PT_groups).labels() == []
+    assert draw(reach.addon.joint_panels.REACH_PT_groups).labels() == []
 
 
 def test_solver_panel_draws_the_settings_split(reach):
@@ -350,7 +352,7 @@ def test_solver_panel_draws_the_settings_split(reach):
 def test_joint_axes_panel_offers_the_shapes_and_shows_a_hinged_joints_own_limits(reach):
     obj = rigs.figure()
     obj.data.bones.active = obj.data.bones["forearm.L"]
-    layout = draw(reach.addon.panel.REACH_PT_joint_axes)
+    layout = draw(reach.addon.joint_panels.REACH_PT_joint_axes)
     for idname in ("reach.joint_hinge", "reach.joint_cone"):
         (op,) = layout.operators(idname)
         assert (op.armature, op.bone) == (obj.name, "forearm.L")
@@ -358,10 +360,10 @@ def test_joint_axes_panel_offers_the_shapes_and_shows_a_hinged_joints_own_limits
     assert human.armature == obj.name
     assert "axes" not in layout.props() and "limit_min" not in layout.props()
     assert bpy.ops.reach.human_limits(armature=obj.name) == {"FINISHED"}
-    layout = draw(reach.addon.panel.REACH_PT_joint_axes)
+    layout = draw(reach.addon.joint_panels.REACH_PT_joint_axes)
     assert {"use_axes", "axes", "euler_order", "lock", "use_limit", "limit_min"} <= set(
         layout.props()
     )
-    joint = draw(reach.addon.panel.REACH_PT_joint)
+    joint = draw(reach.addon.joint_panels.REACH_PT_joint)
     assert "Turns about its own axes (Joint Axes below)" in joint.labels()
     assert "ik_min_x" not in joint.props()  # Blender's IK limits do not apply to it

@@ -90,7 +90,7 @@ def test_a_snapshot_puts_back_what_changed_bit_for_bit(reach):
     toe = obj.pose.bones["toe.L"]
     toe.location = (1e30, 0.0, -0.0)
     hand = obj.pose.bones["forearm.L"]
-    snapshot = reach.addon.bridge.pose.PoseSnapshot(obj)
+    snapshot = reach.addon.bridge.snapshot.PoseSnapshot(obj)
     before = rigs.pose_channels(obj)
     hand.rotation_quaternion = (0.9, 0.1, 0.0, 0.0)
     snapshot.restore()
