@@ -91,9 +91,9 @@ def _woodbury_start(factor: FloatArray, active: FloatArray, value: float) -> Met
     ``H = I/μ + [Q, U] diag(−I/μ, −σ²/(μ(σ² + μ))) [Q, U]ᵀ`` with ``PF = U Σ Vᵀ`` the
     thin singular value decomposition (the same matrix). ``−S⁻¹/μ`` itself loses
     ``cond(S)`` to rounding, up to 1e7 with μ at 1e-7 of the curvature: near a met
-    goal of a 1,000-DOF chain it made gᵀHg negative, the step rose and the descent
-    stalled at G 1.3e-10 after four quadratic steps, short of the goal (the problem
-    bank's chain-2). Through U, H's error is rounding of g/μ, far below gᵀHg.
+    goal of a long chain it can make gᵀHg negative, so that the step rises and the
+    descent stalls short of the goal. Through U, H's error is rounding of g/μ, far
+    below gᵀHg.
     """
     n, k = factor.shape
     projected = factor
