@@ -1,17 +1,17 @@
-"""A benchmark script's command line and files: where the repository and the results
-are, the options every benchmark takes, and writing what it measured (JSON, Markdown).
-
-It imports nothing heavy, so a benchmark imports ``machine`` (one BLAS thread) before it
-and numpy after it.
+"""A benchmark's command line and files: where the repository and the results are, the
+options every benchmark takes, writing what it measured (JSON, Markdown), and importing
+a module from a file outside the packages on ``sys.path``.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import sys
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
+from types import ModuleType
 from typing import Any, NamedTuple
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -20,15 +20,35 @@ RESULTS = ROOT / "bench" / "results"
 """Where the benchmarks write their results, and where plots and the summary read them."""
 
 
-def use_repository() -> None:
-    """Put the repository root and ``tests/`` on ``sys.path``.
+def import_path(name: str, path: Path) -> ModuleType:
+    """Import the module file or package folder at ``path`` as ``name``, once.
 
-    Then ``import solver`` finds the solver, and ``import fixtures`` the figures and
-    peers the benchmarks share with the tests.
+    For code that is not in a package on ``sys.path`` (the previous solver extracted to
+    a temporary folder, the add-on tests' helpers): a package's modules may import one
+    another relatively; the module is in ``sys.modules`` under ``name``, so absolute
+    imports of ``name`` find it too.
+
+    Raises:
+        ImportError: When ``path`` is neither a Python file nor a package folder.
     """
-    for folder in (ROOT, ROOT / "tests"):
-        if str(folder) not in sys.path:
-            sys.path.insert(0, str(folder))
+    if name in sys.modules:
+        return sys.modules[name]
+    if path.is_dir():
+        spec = importlib.util.spec_from_file_location(
+            name, path / "__init__.py", submodule_search_locations=[str(path)]
+        )
+    else:
+        spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None or not Path(str(spec.origin)).is_file():
+        raise ImportError(f"{shown(path)} is neither a Python file nor a package", name=name)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[name]
+        raise
+    return module
 
 
 def shown(path: Path) -> Path:

@@ -1,9 +1,4 @@
-"""The machine a benchmark ran on.
-
-Importing this module pins BLAS to one thread (unless ``OPENBLAS_NUM_THREADS`` /
-``OMP_NUM_THREADS`` / ``MKL_NUM_THREADS`` are set), so benchmarks import it before numpy:
-the matrices are tiny, and on a busy machine threaded BLAS makes times vary tenfold.
-"""
+"""The machine a benchmark ran on (BLAS threads as :mod:`bench` pinned them)."""
 
 from __future__ import annotations
 
@@ -13,9 +8,9 @@ import platform
 from pathlib import Path
 from typing import Any
 
-THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
-for _variable in THREAD_VARIABLES:
-    os.environ.setdefault(_variable, "1")
+import numpy as np
+
+from bench import THREAD_VARIABLES
 
 
 def blas_threads() -> dict[str, str]:
@@ -36,8 +31,6 @@ def cpu_model() -> str:
 
 def about() -> dict[str, Any]:
     """The head of every benchmark's record: date, machine, Python, numpy, BLAS threads."""
-    import numpy as np  # here, not above: this module is imported before numpy
-
     return {
         "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
         "cpu_count": os.cpu_count(),

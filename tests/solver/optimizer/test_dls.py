@@ -113,7 +113,7 @@ def test_the_damping_fades_with_a_residual_below_lambda() -> None:
 
 @pytest.mark.parametrize("index", [0, 2, 4, 13])
 def test_dls_reaches_human_targets_where_many_limits_clamp_the_step(index: int) -> None:
-    # Targets of bench_methods.py's task (a) on which every step from rest meets more
+    # Targets of bench.solver.methods' task (a) on which every step from rest meets more
     # limits than a fixed number of clamps: the step was cut to nothing far from them.
     figure = human_figure()
     effectors = limb_effectors(figure)

@@ -1,0 +1,211 @@
+"""Bake 250 frames with 4 constraints on the Rigify human, beside Blender's own IK.
+
+    .venv-blender-5.0/bin/python -m bench.blender.bake [--quick] [--frames N] [--seed S]
+
+The Rigify basic human metarig (elbow limits as in ``versus_ik``) sways in place: the
+armature object moves forward, sideways and down along a keyed path, both feet stay on
+goals on the floor, and both hands follow goals keyed on circles in front of the chest
+(4 position constraints: hands from the clavicles, feet from the thighs). In one run,
+on the same scene and goals:
+
+* Blender's Standard IK (500 iterations) with an IK constraint per limb on the same
+  effectors, chains and goal empties: the time to evaluate every frame
+  (``scene.frame_set``), which is when Blender's IK solves;
+* Reach's ``reach.bake`` over the same frames (the operator as a script calls it):
+  its wall time and frames per second, including setting each frame, solving and
+  keying the moved bones at the end.
+
+Both are measured on Blender's evaluated pose afterwards (Reach's from its keys played
+back): per frame the largest effector-to-goal distance over its limb's length.
+Results: ``bench/results/bake.json`` and ``bake.md``.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from typing import Any
+
+import bpy
+import numpy as np
+from mathutils import Vector
+
+from bench.blender import rigs
+from bench.blender.scenarios import Limb
+from bench.harness import BenchmarkParser, Count, table, write_results
+from bench.machine import about
+
+LIMBS = (
+    Limb(
+        "hand.L",
+        "forearm.L",
+        ("forearm.L", "upper_arm.L", "shoulder.L"),
+        ("upper_arm.L", "forearm.L"),
+    ),
+    Limb(
+        "hand.R",
+        "forearm.R",
+        ("forearm.R", "upper_arm.R", "shoulder.R"),
+        ("upper_arm.R", "forearm.R"),
+    ),
+    Limb("foot.L", "shin.L", ("shin.L", "thigh.L"), ("thigh.L", "shin.L")),
+    Limb("foot.R", "shin.R", ("shin.R", "thigh.R"), ("thigh.R", "shin.R")),
+)
+"""The four constraints: effector (a bone's tail), chain and the limb's own bones."""
+
+KEY_EVERY = 5
+"""Frames between the keys of the armature's path and the hands' circles."""
+RADIUS = 0.08
+"""The hands' circles' radius [m]."""
+
+
+def scene_with_goals(frames: int, rng: np.random.Generator) -> tuple[Any, dict[str, Any]]:
+    """The metarig, a goal empty at each effector, the keyed path and circles."""
+    obj = rigs.new_metarig()
+    bpy.context.scene.frame_start, bpy.context.scene.frame_end = 1, frames
+    rigs.set_elbow_limits(obj, ("forearm.L", "forearm.R"))
+    bpy.context.view_layer.update()
+    targets = {}
+    for limb in LIMBS:
+        tail = obj.matrix_world @ obj.pose.bones[limb.bone].tail
+        if limb.name.startswith("hand"):  # in front of the chest, the elbow bent
+            tail = tail + Vector((-0.2 if tail.x > 0.0 else 0.2, -0.1, 0.0))
+        targets[limb.name] = rigs.add_empty(f"goal {limb.name}", tuple(tail))
+    phases = rng.uniform(0.0, 2.0 * math.pi, size=2)
+    for frame in range(1, frames + 1, KEY_EVERY):
+        t = 2.0 * math.pi * (frame - 1) / 100.0
+        obj.location = (0.02 * math.sin(t), -0.04 * math.sin(0.5 * t), -0.04 - 0.02 * math.cos(t))
+        obj.keyframe_insert("location", frame=frame)
+        for name, phase in zip(("hand.L", "hand.R"), phases, strict=True):
+            goal = targets[name]
+            start = goal.get("start") or list(goal.location)
+            goal["start"] = start
+            goal.location = (
+                start[0],
+                start[1] + RADIUS * (math.cos(t + phase) - math.cos(phase)),
+                start[2] + RADIUS * (math.sin(t + phase) - math.sin(phase)),
+            )
+            goal.keyframe_insert("location", frame=frame)
+    bpy.context.scene.frame_set(1)
+    return obj, targets
+
+
+def residuals(obj: Any, targets: dict[str, Any], frames: int) -> np.ndarray:
+    """Per frame, the largest effector-to-goal distance over its limb's length."""
+    scene = bpy.context.scene
+    worst = np.zeros(frames)
+    lengths = np.array([rigs.limb_length(obj, limb) for limb in LIMBS])
+    for k, frame in enumerate(range(1, frames + 1)):
+        scene.frame_set(frame)
+        points = rigs.effector_points(obj, LIMBS)
+        goals = np.array([tuple(targets[limb.name].matrix_world.translation) for limb in LIMBS])
+        worst[k] = float((np.linalg.norm(points - goals, axis=1) / lengths).max())
+    return worst
+
+
+def blender_ik(obj: Any, targets: dict[str, Any], frames: int) -> dict[str, Any]:
+    """Blender's Standard IK: the time to evaluate every frame, and its residuals."""
+    rigs.add_blender_ik(obj, LIMBS, targets)
+    settings = rigs.configure_blender_ik(obj, "LEGACY", 500)
+    scene = bpy.context.scene
+    scene.frame_set(1)
+    began = time.perf_counter()
+    for frame in range(1, frames + 1):
+        scene.frame_set(frame)
+    seconds = time.perf_counter() - began
+    worst = residuals(obj, targets, frames)
+    rigs.remove_blender_ik(obj)
+    rigs.reset_pose(obj)
+    scene.frame_set(1)
+    return {"settings": settings, "seconds": seconds, **spread(worst, frames, seconds)}
+
+
+def reach_bake(obj: Any, targets: dict[str, Any], frames: int) -> dict[str, Any]:
+    """Reach: make the figure, add the constraints, bake; time it, then its residuals."""
+    assert bpy.ops.reach.figure_from_armature(armature=obj.name) == {"FINISHED"}
+    for limb in LIMBS:
+        result = bpy.ops.reach.add_constraint(
+            armature=obj.name,
+            bone=limb.bone,
+            effector="TAIL",
+            goal=targets[limb.name].name,
+            chain_start=limb.chain[-1],
+            name=limb.name,
+        )
+        assert result == {"FINISHED"}, result
+    bpy.context.scene.frame_set(1)
+    began = time.perf_counter()
+    result = bpy.ops.reach.bake(armature=obj.name, frame_start=1, frame_end=frames)
+    seconds = time.perf_counter() - began
+    assert result == {"FINISHED"}, result
+    worst = residuals(obj, targets, frames)
+    return {"seconds": seconds, **spread(worst, frames, seconds)}
+
+
+def spread(worst: np.ndarray, frames: int, seconds: float) -> dict[str, Any]:
+    """Frames per second and the residuals' spread (÷ limb length)."""
+    return {
+        "frames_per_second": frames / seconds,
+        "ms_per_frame": 1000.0 * seconds / frames,
+        "residual_median": float(np.median(worst)),
+        "residual_max": float(worst.max()),
+        "share_1e-5": float(np.mean(worst <= 1e-5)),
+    }
+
+
+def main() -> None:
+    parser = BenchmarkParser(__doc__, "bake", "50 frames", {"frames": Count("frames", 50, 250)})
+    args = parser.parse_args()
+    rng = np.random.default_rng(args.seed)
+    rigs.load_reach()
+    started = time.perf_counter()
+    try:
+        obj, targets = scene_with_goals(args.frames, rng)
+        blender = blender_ik(obj, targets, args.frames)
+        reach = reach_bake(obj, targets, args.frames)
+    finally:
+        rigs.unload_reach()
+    record = {
+        **about(),
+        "quick": args.quick,
+        "blender": bpy.app.version_string,
+        "frames": args.frames,
+        "seed": args.seed,
+        "constraints": [limb.name for limb in LIMBS],
+        "wall_s": round(time.perf_counter() - started, 1),
+        "reach_bake": reach,
+        "blender_standard_ik": blender,
+    }
+    rows = [
+        [
+            name,
+            f"{run['seconds']:.2f}",
+            f"{run['frames_per_second']:.1f}",
+            f"{run['ms_per_frame']:.1f}",
+            f"{run['residual_median']:.1e}",
+            f"{run['residual_max']:.1e}",
+            f"{run['share_1e-5']:.0%}",
+        ]
+        for name, run in (
+            ("Reach bake (solve + keys)", reach),
+            ("Blender Standard IK, 500 it. (evaluate)", blender),
+        )
+    ]
+    lines = [
+        "# Bake: 250 frames, 4 constraints, Rigify basic human",
+        "",
+        f"Blender {record['blender']}, {record['cpu_model']}, {args.frames} frames, "
+        f"seed {args.seed}. Residual: the largest effector-to-goal distance ÷ limb length "
+        "per frame, on Blender's evaluated pose.",
+        "",
+        *table(
+            ["run", "seconds", "frames/s", "ms/frame", "residual median", "max", "≤1e-5"],
+            rows,
+        ),
+    ]
+    write_results(args.output, record, lines)
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()
