@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from ._checks import FloatArray
-from .methods.base import Method, Scaled
+from .methods.base import Leg, Method, Scaled
 from .optimizer.budget import Budget
 from .optimizer.feasible import Box, Starts
 from .optimizer.projection import active_rows, multipliers
@@ -95,14 +95,9 @@ class _Driver:
             limits.deadline,
             limits.goal_value,
         )
-        result = self.method.descend(
-            self.problem if held is None else held,
-            self.scaled,
-            start,
-            budget,
-            None if held is not None else self.reporter,
-            first=first,
-        )
+        reporter = None if held is not None else self.reporter
+        problem = self.problem if held is None else held
+        result = self.method.descend(Leg(problem, self.scaled, start, budget, reporter, first))
         self.iterations += result.iterations
         self.evaluations += result.evaluations
         self.readds += result.readds

@@ -20,7 +20,7 @@ from ..optimizer.space import ReducedSpace
 from ..problem import Problem
 from ..result import Descent
 
-__all__ = ["Method", "Scaled", "positive", "weight_scale"]
+__all__ = ["Leg", "Method", "Scaled", "positive", "weight_scale"]
 
 Objective = Callable[[FloatArray], tuple[float, FloatArray]]
 """φ ↦ (G_all / w, its gradient over φ)."""
@@ -77,6 +77,27 @@ class Scaled:
         return report
 
 
+@dataclass(frozen=True, eq=False)
+class Leg:
+    """One descent the restart driver asks a method for.
+
+    Attributes:
+        problem: The solve's problem, or it varied (an AnyOf held to a member).
+        scaled: The reduced space and the weight scale w the descent works in.
+        start: The feasible start φ.
+        budget: Its stops: tolerance, iterations, deadline, the goals' value.
+        reporter: Told (φ, G_all / w) after each step, or None (not reported).
+        first: Whether this is the solve's first descent.
+    """
+
+    problem: Problem
+    scaled: Scaled
+    start: FloatArray
+    budget: Budget
+    reporter: Reporter | None
+    first: bool
+
+
 class Method(ABC):
     """A method of :func:`solver.solve`: its options (a frozen dataclass) and its descent.
 
@@ -102,21 +123,10 @@ class Method(ABC):
         return self
 
     @abstractmethod
-    def descend(
-        self,
-        problem: Problem,
-        scaled: Scaled,
-        start: FloatArray,
-        budget: Budget,
-        reporter: Reporter | None,
-        *,
-        first: bool,
-    ) -> Descent:
-        """One descent of ``problem`` from the feasible ``start`` (φ) within ``budget``.
+    def descend(self, leg: Leg) -> Descent:
+        """Run ``leg``: one descent from its feasible start within its budget.
 
-        ``problem`` is the solve's problem or it varied (an AnyOf held to a member);
-        ``first``: whether this is the solve's first descent. The descent's value and
-        gradient are those of G_all / w.
+        The descent's value and gradient are those of G_all / w.
         """
 
 

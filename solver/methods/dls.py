@@ -11,13 +11,11 @@ from typing import ClassVar
 
 import numpy as np
 
-from .._checks import FloatArray, nonnegative
-from ..optimizer.budget import Budget, Reporter
+from .._checks import nonnegative
 from ..optimizer.dls import DAMPING, descend_dls
 from ..optimizer.tasks import TaskModel, leaves_by_level
-from ..problem import Problem
 from ..result import Descent
-from .base import Method, Scaled
+from .base import Leg, Method
 
 __all__ = ["Dls"]
 
@@ -40,26 +38,17 @@ class Dls(Method):
         if self.damping is not None:
             object.__setattr__(self, "damping", nonnegative(self.damping, "damping"))
 
-    def descend(
-        self,
-        problem: Problem,
-        scaled: Scaled,
-        start: FloatArray,
-        budget: Budget,
-        reporter: Reporter | None,
-        *,
-        first: bool,
-    ) -> Descent:
+    def descend(self, leg: Leg) -> Descent:
         """One descent (see :meth:`Method.descend <solver.methods.base.Method.descend>`)."""
         damping = self.damping
         if damping is None:
-            damping = DAMPING * float(np.max(problem.chain_lengths, initial=1.0))
+            damping = DAMPING * float(np.max(leg.problem.chain_lengths, initial=1.0))
         return descend_dls(
-            TaskModel(problem, scaled.space),
-            leaves_by_level(problem),
-            start,
-            scaled.space,
-            budget,
+            TaskModel(leg.problem, leg.scaled.space),
+            leaves_by_level(leg.problem),
+            leg.start,
+            leg.scaled.space,
+            leg.budget,
             damping=damping,
-            callback=reporter,
+            callback=leg.reporter,
         )

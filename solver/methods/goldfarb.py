@@ -9,13 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from .._checks import FloatArray
 from ..exceptions import SolverInputError
-from ..optimizer.budget import Budget, Reporter
 from ..optimizer.goldfarb import descend
-from ..problem import Problem
 from ..result import Descent
-from .base import Method, Scaled
+from .base import Leg, Method
 
 __all__ = ["START_METRICS", "Goldfarb"]
 
@@ -47,29 +44,22 @@ class Goldfarb(Method):
                 item="start_metric",
             )
 
-    def descend(
-        self,
-        problem: Problem,
-        scaled: Scaled,
-        start: FloatArray,
-        budget: Budget,
-        reporter: Reporter | None,
-        *,
-        first: bool,
-    ) -> Descent:
+    def descend(self, leg: Leg) -> Descent:
         """One descent (see :meth:`Method.descend <solver.methods.base.Method.descend>`)."""
-        space = scaled.space
+        space = leg.scaled.space
         return descend(
-            scaled.objective(problem),
-            start,
+            leg.scaled.objective(leg.problem),
+            leg.start,
             space.a_eq,
             space.b_eq,
             space.rows_in,
             space.b_in,
-            tolerance=budget.tolerance,
-            max_iterations=budget.max_iterations,
-            deadline=budget.deadline,
-            callback=reporter,
-            curvature=scaled.curvature(problem) if self.start_metric == "gauss_newton" else None,
-            goal_value=budget.goal_value,
+            tolerance=leg.budget.tolerance,
+            max_iterations=leg.budget.max_iterations,
+            deadline=leg.budget.deadline,
+            callback=leg.reporter,
+            curvature=leg.scaled.curvature(leg.problem)
+            if self.start_metric == "gauss_newton"
+            else None,
+            goal_value=leg.budget.goal_value,
         )

@@ -8,13 +8,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from .._checks import FloatArray, whole
-from ..optimizer.budget import Budget, Reporter
+from .._checks import whole
 from ..optimizer.jacobian_transpose import FALLOFF, SLOPE, descend_transpose, tree_weights
 from ..optimizer.tasks import TaskModel
-from ..problem import Problem
 from ..result import Descent
-from .base import Method, Scaled, positive
+from .base import Leg, Method, positive
 
 __all__ = ["JacobianTranspose"]
 
@@ -47,26 +45,17 @@ class JacobianTranspose(Method):
             object.__setattr__(self, "cutoff", whole(self.cutoff, "cutoff", 0))
         object.__setattr__(self, "slope", positive(self.slope, "slope"))
 
-    def descend(
-        self,
-        problem: Problem,
-        scaled: Scaled,
-        start: FloatArray,
-        budget: Budget,
-        reporter: Reporter | None,
-        *,
-        first: bool,
-    ) -> Descent:
+    def descend(self, leg: Leg) -> Descent:
         """One descent (see :meth:`Method.descend <solver.methods.base.Method.descend>`)."""
-        model = TaskModel(problem, scaled.space)
+        model = TaskModel(leg.problem, leg.scaled.space)
         return descend_transpose(
             model,
             tree_weights(model, self.falloff, self.cutoff),
-            start,
-            scaled.space,
-            budget,
-            scale=scaled.weight,
+            leg.start,
+            leg.scaled.space,
+            leg.budget,
+            scale=leg.scaled.weight,
             step_size=self.step_size,
             slope=self.slope,
-            callback=reporter,
+            callback=leg.reporter,
         )

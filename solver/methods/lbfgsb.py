@@ -16,12 +16,12 @@ from numpy.typing import ArrayLike
 
 from .._checks import FloatArray, finite_array, nonnegative, whole
 from ..goals.base import Goal
-from ..optimizer.budget import Budget, Reporter
+from ..optimizer.budget import Budget
 from ..optimizer.lbfgsb import MEMORY, descend_lbfgsb
 from ..optimizer.space import ReducedSpace
 from ..problem import Problem
 from ..result import Descent, Status
-from .base import Method, Scaled
+from .base import Leg, Method, Scaled
 
 __all__ = ["Lbfgsb"]
 
@@ -59,34 +59,27 @@ class Lbfgsb(Method):
             finite_array(self.theta_ref, "theta_ref", (problem.n_dofs,))
         return self
 
-    def descend(
-        self,
-        problem: Problem,
-        scaled: Scaled,
-        start: FloatArray,
-        budget: Budget,
-        reporter: Reporter | None,
-        *,
-        first: bool,
-    ) -> Descent:
+    def descend(self, leg: Leg) -> Descent:
         """One descent (see :meth:`Method.descend <solver.methods.base.Method.descend>`)."""
-        stages = _stages(problem, scaled.space, start, self.subdivide if first else 0)
+        stages = _stages(
+            leg.problem, leg.scaled.space, leg.start, self.subdivide if leg.first else 0
+        )
         iterations = evaluations = 0
         run: Descent | None = None
         for stage in stages:
             stop = Budget(
-                budget.tolerance,
-                max(budget.max_iterations - iterations, 1),
-                budget.deadline,
-                budget.goal_value if stage is problem else None,
+                leg.budget.tolerance,
+                max(leg.budget.max_iterations - iterations, 1),
+                leg.budget.deadline,
+                leg.budget.goal_value if stage is leg.problem else None,
             )
             run = descend_lbfgsb(
-                self._regularised(stage, scaled),
-                start if run is None else run.phi,
-                scaled.space,
+                self._regularised(stage, leg.scaled),
+                leg.start if run is None else run.phi,
+                leg.scaled.space,
                 stop,
                 memory=self.memory,
-                callback=reporter,
+                callback=leg.reporter,
             )
             iterations += run.iterations
             evaluations += run.evaluations
