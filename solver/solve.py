@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from dataclasses import replace
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -115,8 +116,9 @@ def solve(
             item=label,
         )
     near = within_reach(problem, theta_start)
+    report = callback
     if callback is not None and near is not problem:
-        callback = _reporting(problem, callback)
+        report = _reporting(problem, callback)
     space = ReducedSpace.build(near, theta_start)
     weight = weight_scale(near)
     if space.n == 0:
@@ -130,7 +132,10 @@ def solve(
             restarts=restarts,
             seed=seed,
         )
-        outcome, runs = descents(chosen, near, Scaled(space, weight), limits, callback)
+        scaled = Scaled(space, weight)
+        outcome, runs = descents(chosen, near, scaled, limits, report)
+        if near is not problem:
+            outcome = _no_worse(chosen, problem, scaled, theta_start, outcome, limits, callback)
     theta = unwound(problem, space.theta(outcome.phi), theta_start)
     value, gradient = problem.evaluate(theta)
     active = tuple(int(space.in_rows[j]) for j in outcome.active)
@@ -161,6 +166,38 @@ def solve(
         unreachable=unreachable,
         held_by=held_by,
         readds=outcome.readds,
+    )
+
+
+def _no_worse(
+    method: Method,
+    problem: Problem,
+    scaled: Scaled,
+    theta_start: FloatArray,
+    outcome: Descent,
+    limits: Limits,
+    callback: Callable[[FloatArray, float], None] | None,
+) -> Descent:
+    """``outcome``, or where it ends above the start on the goals as set, a better descent.
+
+    The descents minimise G_all with far targets moved in; near the start that G can
+    fall while the goals' own G rises. One descent of the goals as set from the start
+    then never ends above it (every method's descent is monotone in G_all), if any
+    iteration is left; of the two, the lower on the goals' own G is kept, with both
+    descents' counts.
+    """
+    space = scaled.space
+    value = problem.evaluate(space.theta(outcome.phi))[0]
+    left = limits.max_iterations - outcome.iterations
+    if left <= 0 or value <= problem.evaluate(theta_start)[0]:
+        return outcome
+    once = replace(limits, max_iterations=left, restarts=0)
+    again = descents(method, problem, scaled, once, callback)[0]
+    kept = again if problem.evaluate(space.theta(again.phi))[0] <= value else outcome
+    return replace(
+        kept,
+        iterations=outcome.iterations + again.iterations,
+        evaluations=outcome.evaluations + again.evaluations,
     )
 
 

@@ -79,3 +79,19 @@ def test_within_reach_moves_only_targets_beyond_far_reach() -> None:
     beyond = centres[0] + 0.99 * FAR_REACH * radii[0] * DIRECTION  # out of reach, not far
     close = problem.with_goals({0: goals.Position(tuple(beyond))})
     assert within_reach(close, theta) is close
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_far_targets_never_leave_the_goals_own_g_above_the_start(method: str) -> None:
+    """The descents see the targets moved in; the goals as set still end no worse.
+
+    On this problem the moved-in targets lead every method to a pose worse than the
+    start on the goals as set, unless the solve descends on those goals once more.
+    """
+    from problems import random_problem
+
+    problem, theta0 = random_problem(1004, 1, 3)
+    assert within_reach(problem, theta0) is not problem
+    result = solve(problem, theta0, method=method, restarts=1, max_iterations=150)
+    assert result.fun <= problem.objective(theta0)[0]
+    assert result.nit <= 150
