@@ -21,11 +21,11 @@ class Jacobian:
     """The effectors' Jacobian over a problem's variables, applied without forming it.
 
     Args:
-        moves: Whether each variable moves each effector, shape (n_v, m), as floats.
+        moves: Whether each variable moves each effector, shape (n_v, m).
         rotation: Whether each variable is a rotation, shape (n_v,).
     """
 
-    def __init__(self, moves: FloatArray, rotation: BoolArray) -> None:
+    def __init__(self, moves: BoolArray, rotation: BoolArray) -> None:
         self.moves = np.ascontiguousarray(moves, dtype=np.float64)
         self._rotation = rotation[:, None]
         self._all_rotations = bool(np.all(rotation))
