@@ -20,9 +20,8 @@ import numpy as np
 from bpy.props import IntProperty
 from bpy.types import Operator
 
-from ..solver.limits import outside_limits
 from . import live
-from .bridge import goals, keys, pose, snapshot, solving
+from .bridge import keys, posing, snapshot, solving
 from .bridge.arrays import Array
 from .bridge.rig import Rig, armature_object, build_rig
 from .errors import BlenderDataError, ReachError
@@ -36,22 +35,6 @@ CHANNELS = (
     ("location", 3),
 )
 """The pose-bone channels a bake records on every frame, and their sizes."""
-
-
-def start_pose(setup: goals.Setup, warm: Array, animated: Array) -> tuple[Array, bool]:
-    """The pose a frame's solve starts from, and whether it had to be clamped.
-
-    The warm start (the chains at the previous frame's solution) when it is within the
-    limits the solve holds (:attr:`solver.Problem.moving_limits`), else the animation's
-    own pose, else that pose with the DOFs the solve moves clamped into their limits
-    (:func:`.bridge.solving.clamp_moving`: a bone the solve never writes keeps its
-    animated value, as Blender will pose it).
-    """
-    limits = setup.problem.moving_limits
-    for candidate in (warm, animated):
-        if outside_limits(limits, candidate) is None:
-            return candidate, False
-    return solving.clamp_moving(setup, animated), True
 
 
 class BakeSession:
@@ -81,9 +64,7 @@ class BakeSession:
         self.original_frame = int(self.scene.frame_current)
         self.snapshot = snapshot.PoseSnapshot(obj)
         self.layout_rig: Rig = build_rig(obj)
-        self.rig: Rig = self.layout_rig
-        self.setup: goals.Setup | None = None
-        self.theta: Array | None = None
+        self.poser = posing.Poser(obj, self.scene, self.view_layer)
         self.baked: list[int] = []
         self.channels: list[dict[str, Array]] = []
         self.moved: set[str] = set()
@@ -109,35 +90,16 @@ class BakeSession:
         self.snapshot.restore()  # bones without keys start from where they were
         self.scene.frame_set(frame)
         keys.apply_switches(obj, frame)
-        if not self.rig.is_current(obj):  # the armature or a fixed bone location is animated
-            self.rig, self.setup = build_rig(obj), None
-        rig = self.rig
-        animated = pose.read_pose(obj, rig)
-        solution = animated
         if any(entry.enabled for entry in obj.reach.constraints):
-            if self.setup is None:
-                self.setup = goals.build_problem(obj, self.scene, rig)
-            else:
-                self.setup = goals.refresh_goals(obj, self.scene, self.setup)
-            setup = self.setup
-            start = animated.copy()
-            if self.theta is not None:
-                chains = setup.problem.variable_mask
-                start[chains] = self.theta[chains]
-            start, clamped = start_pose(setup, start, animated)
-            if clamped:
+            step = self.poser.step(posing.Start.WARM, time_limit=None, clamp=True, stats=False)
+            if step.clamped:
                 self.clamped.append(frame)
-            outcome = solving.run_solve(setup, start, obj.reach, time_limit=None, restarts=0)
-            solution = outcome.result.theta
-            pose.write_pose(obj, rig, solution, setup.movable)
-            self.view_layer.update()
-            outcome = solving.judge(obj, setup, outcome, obj.reach)  # on Blender's pose
+            outcome = step.outcome  # judged on Blender's pose
             self.diverging.update(outcome.diverging)
             self.residual = max(self.residual, *outcome.residuals.values())
             if outcome.unmet:
                 self.unmet.append(frame)
-            self.theta = solution
-        self.moved.update(pose.changed_bones(rig, animated, solution))
+            self.moved.update(step.moved)
         self.channels.append(self._record())
         self.baked.append(frame)
         return frame

@@ -13,18 +13,17 @@ plain mixin a headless test can drive with recorded events.
 
 from __future__ import annotations
 
-import math
 import time
 from typing import Any
 
 import bpy
 from bpy.props import CollectionProperty, StringProperty
 from bpy.types import Operator
-from mathutils import Matrix, Vector
 
 from .bridge.rig import armature_object
 from .drag_session import DragSession, drag_header
 from .errors import BlenderDataError, ReachError
+from .gestures import Mouse, Move, Turn
 from .operator_base import (
     ArmatureOperator,
     Result,
@@ -35,23 +34,12 @@ from .operator_base import (
     goal_users,
 )
 from .properties import ReachPathPoint
-from .view import (
-    AXIS_KEYS,
-    ViewMatrices,
-    drag_delta,
-    drag_rotation,
-    location_to_region,
-    moved_location,
-    parent_space,
-    rotated_matrix,
-)
+from .view import AXIS_KEYS, ViewMatrices
 
 CONFIRM = {"LEFTMOUSE", "RET", "NUMPAD_ENTER"}
 """Events that keep the dragged pose."""
 CANCEL = {"RIGHTMOUSE", "ESC"}
 """Events that restore the pose and the goal."""
-MODE_TEXT = {"ROTATE": "rotate", "TRACKBALL": "trackball"}
-"""How the header names a turning drag."""
 
 
 def find_armature(name: str, goal: Any, context: Any) -> Any:
@@ -70,16 +58,8 @@ class DragGoal(ArmatureOperator):
     Attributes:
         drag: The drag's session (from ``invoke`` on).
         view: The viewport's matrices when the drag started.
-        start_mouse: Region coordinate of the mouse when the drag started [px].
-        start_location: The goal's ``location`` when the drag started.
-        depth: The goal's world location when the drag started: the drag's depth.
-        to_parent: World move → ``location`` move (None: the goal has no parent).
-        axis: The world axis the drag (or the turn) is constrained to, or None.
-        mode: "MOVE", "ROTATE" (R) or "TRACKBALL" (R twice).
+        gesture: What the mouse does now: move the goal (G) or turn it (R).
         mouse: The last mouse position [px].
-        turn_start: Mouse position when the goal began to turn [px].
-        turn_base: The goal's world matrix when it began to turn.
-        pivot: Region coordinate of the goal, the centre of the turn [px].
         step_end: When the last event's work ended (``perf_counter``), 0 before any.
         drawn: When the viewport last drew, 0 before it did.
         draw_handle: The viewport draw handler that notes ``drawn``.
@@ -94,16 +74,8 @@ class DragGoal(ArmatureOperator):
 
     drag: DragSession
     view: ViewMatrices
-    start_mouse: tuple[int, int]
-    start_location: Vector
-    depth: Vector
-    to_parent: Matrix | None
-    axis: str | None
-    mode: str
-    mouse: tuple[int, int]
-    turn_start: tuple[int, int]
-    turn_base: Matrix
-    pivot: tuple[float, float]
+    gesture: Move | Turn
+    mouse: Mouse
     step_end: float
     drawn: float
     draw_handle: Any
@@ -152,16 +124,8 @@ class DragGoal(ArmatureOperator):
         goal = self.drag.goal
         drag_started(self.drag.obj.name, goal.name)
         self.view = ViewMatrices.from_region(context.region, context.region_data)
-        self.start_mouse = (event.mouse_region_x, event.mouse_region_y)
-        self.start_location = goal.location.copy()
-        self.depth = goal.matrix_world.translation.copy()
-        parent = goal.parent
-        self.to_parent = parent_space(
-            parent.matrix_world if parent is not None else None, goal.matrix_parent_inverse
-        )
-        self.axis = None
-        self.mode = "MOVE"
-        self.mouse = self.start_mouse
+        self.mouse = (event.mouse_region_x, event.mouse_region_y)
+        self.gesture = Move.of(self.view, self.mouse, goal)
         self.step_end = 0.0
         self.drawn = 0.0
         self.draw_handle = bpy.types.SpaceView3D.draw_handler_add(
@@ -185,21 +149,22 @@ class DragGoal(ArmatureOperator):
 
     def handle(self, context: Any, event: Any) -> Result:
         """One window event of an interactive drag."""
+        gesture = self.gesture
         if event.type == "MOUSEMOVE":
             self.mouse = (event.mouse_region_x, event.mouse_region_y)
-            if self.mode == "MOVE":
-                return self.move(context, self.mouse)
-            return self.rotate(context, self.mouse)
+            return self.follow(context)
         if event.value != "PRESS":
             return {"RUNNING_MODAL"}
         if event.type in AXIS_KEYS:
-            if self.mode == "TRACKBALL":
-                self.mode = "ROTATE"
-            self.axis = None if self.axis == event.type else event.type
+            if isinstance(gesture, Turn):
+                gesture.mode = "ROTATE"  # an axis ends a trackball turn
+            gesture.axis = None if gesture.axis == event.type else event.type
         elif event.type == "R":
-            self.begin_turn("TRACKBALL" if self.mode == "ROTATE" else "ROTATE")
-        elif event.type == "G" and self.mode != "MOVE":
-            self.begin_move()
+            trackball = isinstance(gesture, Turn) and gesture.mode == "ROTATE"
+            mode = "TRACKBALL" if trackball else "ROTATE"
+            self.gesture = Turn.of(self.view, self.mouse, self.drag.goal, mode)
+        elif event.type == "G" and isinstance(gesture, Turn):
+            self.gesture = Move.of(self.view, self.mouse, self.drag.goal)
         elif event.type in CONFIRM:
             self.end(context)
             self.drag.finish()
@@ -210,52 +175,24 @@ class DragGoal(ArmatureOperator):
             return {"CANCELLED"}
         return {"RUNNING_MODAL"}
 
-    def move(self, context: Any, mouse: tuple[int, int]) -> Result:
-        """Drag the goal to where the mouse points and solve; show how it went."""
-        drag = self.drag
+    def follow(self, context: Any) -> Result:
+        """Move or turn the goal as the mouse says and solve; show how it went."""
+        drag, gesture = self.drag, self.gesture
         if self.drawn > self.step_end > 0.0:
             drag.note_redraw(self.drawn - self.step_end)
-        delta = drag_delta(self.view, self.start_mouse, mouse, self.depth, self.axis)
         try:
-            stats = drag.step(moved_location(self.start_location, delta, self.to_parent))
+            if isinstance(gesture, Move):
+                stats = drag.step(gesture.location_at(self.mouse))
+                header = drag_header(stats, gesture.axis)
+            else:
+                matrix, angle = gesture.matrix_at(self.mouse)
+                stats = drag.turn(matrix)
+                header = drag_header(stats, gesture.axis, gesture.text(angle))
         except ReachError as error:
             self.report({"WARNING"}, str(error))  # type: ignore[attr-defined]
             return {"RUNNING_MODAL"}
         self.step_end = time.perf_counter()
-        context.area.header_text_set(drag_header(stats, self.axis))
-        return {"RUNNING_MODAL"}
-
-    def begin_turn(self, mode: str) -> None:
-        """Turn the goal from now on (``mode`` "ROTATE" or "TRACKBALL"), from where it is."""
-        goal = self.drag.goal
-        self.mode = mode
-        self.axis = None
-        self.turn_start = self.mouse
-        self.turn_base = goal.matrix_world.copy()
-        self.pivot = location_to_region(self.view, self.turn_base.translation)
-
-    def begin_move(self) -> None:
-        """Move the goal again (G), from where it is and where the mouse is."""
-        goal = self.drag.goal
-        self.mode = "MOVE"
-        self.axis = None
-        self.start_mouse = self.mouse
-        self.start_location = goal.location.copy()
-        self.depth = goal.matrix_world.translation.copy()
-
-    def rotate(self, context: Any, mouse: tuple[int, int]) -> Result:
-        """Turn the goal as the mouse turns about it (or as a trackball) and solve."""
-        rotation, angle = drag_rotation(
-            self.view, self.pivot, self.turn_start, mouse, self.mode, self.axis
-        )
-        try:
-            stats = self.drag.turn(rotated_matrix(self.turn_base, rotation))
-        except ReachError as error:
-            self.report({"WARNING"}, str(error))  # type: ignore[attr-defined]
-            return {"RUNNING_MODAL"}
-        self.step_end = time.perf_counter()
-        turn = f"{MODE_TEXT[self.mode]} {math.degrees(angle):.1f}°"
-        context.area.header_text_set(drag_header(stats, self.axis, turn))
+        context.area.header_text_set(header)
         return {"RUNNING_MODAL"}
 
     def note_drawn(self) -> None:

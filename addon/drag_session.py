@@ -14,7 +14,7 @@ import math
 import time
 from typing import Any
 
-from .bridge import goals, keys, pose, snapshot, solving
+from .bridge import goals, keys, pose, posing, snapshot, solving
 from .bridge.arrays import Array
 from .errors import BlenderDataError, ReachError
 from .records import EventStats, store
@@ -24,31 +24,6 @@ MIN_BUDGET_SHARE = 0.25
 
 SMOOTHING = 0.3
 """Weight of the newest measurement in the running average of the overhead."""
-
-
-GoalChannels = tuple[tuple[float, ...], ...]
-"""A goal object's location, rotation (every mode's channel) and scale."""
-
-
-def goal_channels(goal: Any) -> GoalChannels:
-    """The goal's transform channels, for an exact restore."""
-    return (
-        tuple(goal.location),
-        tuple(goal.rotation_euler),
-        tuple(goal.rotation_quaternion),
-        tuple(goal.rotation_axis_angle),
-        tuple(goal.scale),
-    )
-
-
-def set_goal_channels(goal: Any, channels: GoalChannels) -> None:
-    """Put back channels read by :func:`goal_channels`."""
-    location, euler, quaternion, axis_angle, scale = channels
-    goal.location = location
-    goal.rotation_euler = euler
-    goal.rotation_quaternion = quaternion
-    goal.rotation_axis_angle = axis_angle
-    goal.scale = scale
 
 
 def drag_header(stats: EventStats, axis: str | None = None, turn: str | None = None) -> str:
@@ -92,17 +67,27 @@ class DragSession:
         self.obj = obj
         self.goal = goal
         self.snapshot = snapshot.PoseSnapshot(obj, [goal])
-        self.goal_start = goal_channels(goal)
         self.turned = False
-        self.setup = goals.build_problem(obj, self.scene)
-        self.writer = pose.PoseWriter(obj, self.setup.rig, self.setup.movable)
-        self.theta: Array = pose.read_pose(obj, self.setup.rig)
-        solving.check_start(self.setup, self.theta)
-        self.start = self.theta.copy()
+        self.poser = posing.Poser(obj, self.scene, self.view_layer)
+        self.start = self.poser.begin().copy()
         self.events: list[EventStats] = []
         self.overhead = 0.0
         self.redraw = 0.0
         self.last: solving.Outcome | None = None
+
+    @property
+    def setup(self) -> goals.Setup:
+        """The problem of the last event (of the pose at the start before any)."""
+        setup = self.poser.setup
+        assert setup is not None  # built by Poser.begin
+        return setup
+
+    @property
+    def theta(self) -> Array:
+        """The pose of the last event (the start before any)."""
+        theta = self.poser.theta
+        assert theta is not None  # set by Poser.begin
+        return theta
 
     @property
     def budget(self) -> float:
@@ -127,7 +112,7 @@ class DragSession:
         values = tuple(float(v) for v in location)
         if len(values) != 3 or not all(math.isfinite(v) for v in values):
             raise BlenderDataError(f"drag location {values} is not a finite 3D point")
-        previous = goal_channels(self.goal)
+        previous = snapshot.ObjectChannels.of(self.goal)
         self.goal.location = (values[0], values[1], values[2])
         return self._follow(start, previous)
 
@@ -140,36 +125,26 @@ class DragSession:
         start = time.perf_counter()
         if not all(math.isfinite(v) for row in matrix for v in row):
             raise BlenderDataError("the goal's rotation is not finite")
-        previous = goal_channels(self.goal)
+        previous = snapshot.ObjectChannels.of(self.goal)
         self.goal.matrix_world = matrix
         self.turned = True
         return self._follow(start, previous)
 
-    def _follow(self, start: float, previous: GoalChannels) -> EventStats:
+    def _follow(self, start: float, previous: snapshot.ObjectChannels) -> EventStats:
         """Solve for the goal as just set; on failure put the goal back (``previous``)."""
         self.view_layer.update()
         budget = self.budget
         try:
-            setup = goals.refresh_goals(self.obj, self.scene, self.setup)
-            outcome = solving.run_solve(
-                setup, self.theta, self.obj.reach, time_limit=budget, restarts=0
-            )
+            step = self.poser.step(posing.Start.FOLLOW, time_limit=budget, stats=False)
         except ReachError:
-            set_goal_channels(self.goal, previous)
+            previous.put(self.goal)
             self.view_layer.update()
             raise
-        solved = time.perf_counter()
-        if setup.movable != self.setup.movable:
-            self.writer = pose.PoseWriter(self.obj, setup.rig, setup.movable)
-        self.writer.write(self.obj, outcome.result.theta)
-        self.view_layer.update()
-        outcome = solving.judge(self.obj, setup, outcome, self.obj.reach)
+        outcome = step.outcome
         end = time.perf_counter()
-        self.setup = setup
-        self.theta = outcome.result.theta
         self.last = outcome
         self.overhead = (1.0 - SMOOTHING) * self.overhead + SMOOTHING * (
-            (end - solved) + (solved - start) - outcome.result.elapsed
+            (end - start) - outcome.result.elapsed
         )
         x, y, z = (float(v) for v in self.goal.location)
         stats = EventStats(
@@ -193,7 +168,6 @@ class DragSession:
     def cancel(self) -> None:
         """Restore every bone and the goal exactly as they were."""
         self.snapshot.restore()
-        set_goal_channels(self.goal, self.goal_start)
         self.view_layer.update()
 
     def finish(self) -> None:

@@ -26,8 +26,7 @@ from bpy.props import BoolProperty
 from bpy.types import Operator
 
 from . import renames
-from .bridge import goals, keys, pose, rig, snapshot, solving
-from .bridge.arrays import Array
+from .bridge import keys, posing, rig, snapshot
 from .errors import BlenderDataError, ReachError
 from .operator_base import ArmatureOperator, Result
 
@@ -66,7 +65,7 @@ class LiveSession:
         uid: The armature's ``session_uid`` (kept through renames).
         armature: The armature's name when last seen.
         frame: The frame of the last solve (None before any).
-        theta: The last solve's joint values (None before any).
+        poser: The solve step; its last solution is the next frame's warm start.
         solves: How many solves live mode has made.
         pending: The last solve, to be measured on Blender's evaluated pose once Blender
             has evaluated what it wrote (at the next depsgraph update).
@@ -83,9 +82,9 @@ class LiveSession:
         self.busy = False
         self.last_error = ""
         self.frame: int | None = None
-        self.theta: Array | None = None
+        self.poser = posing.Poser(obj, None, None)  # judged later, on the next update
         self.solves = 0
-        self.pending: tuple[goals.Setup, solving.Outcome] | None = None
+        self.pending: posing.Step | None = None
         self.resuming = resuming
 
     def find(self) -> Any | None:
@@ -162,17 +161,15 @@ class LiveSession:
         return self._solve(obj, scene, [], follow=True)
 
     def _judge(self, obj: Any) -> None:
-        """Measure the last solve on Blender's evaluated pose (see :func:`solving.judge`)."""
+        """Measure the last solve on Blender's evaluated pose (see :meth:`Poser.judge`)."""
         if self.pending is None:
             return
-        setup, outcome = self.pending
+        step = self.pending
         self.pending = None
         try:
-            judged = solving.judge(obj, setup, outcome, obj.reach)
+            self.poser.judge(step)
         except (ReachError, KeyError, ReferenceError):  # bones or goals gone since
             return
-        if judged is not outcome:
-            solving.store_stats(obj, judged, outcome.milliseconds)
 
     def _solve(
         self, obj: Any, scene: Any, held: list[str], *, follow: bool, keep: bool = False
@@ -180,6 +177,7 @@ class LiveSession:
         """Solve from the current pose and write it; return whether it solved.
 
         ``keep`` (a file just opened): write only if the solve moves a bone, key nothing.
+        The problem is built afresh each time (held bones, changed settings).
         """
         self.busy = True
         frame = int(scene.frame_current)
@@ -187,29 +185,19 @@ class LiveSession:
             renames.repair(obj)  # a bone renamed since the last update
             if follow:
                 keys.apply_switches(obj, frame)
-            built = rig.build_rig(obj, hold=held)
-            setup = goals.build_problem(obj, scene, built)
-            theta = pose.read_pose(obj, built)
             adjacent = self.frame is not None and abs(frame - self.frame) == 1
-            if follow and adjacent and self.theta is not None and self.theta.shape == theta.shape:
-                warm = theta.copy()
-                chains = setup.problem.variable_mask
-                warm[chains] = self.theta[chains]
-                if setup.problem.moving_limits.max_violation(warm) == 0.0:
-                    theta = warm
-            solving.check_start(setup, theta)
-            outcome = solving.run_solve(
-                setup, theta, obj.reach, time_limit=obj.reach.time_budget, restarts=0
+            self.poser.obj, self.poser.scene = obj, scene
+            step = self.poser.step(
+                posing.Start.WARM if follow and adjacent else posing.Start.POSE,
+                time_limit=obj.reach.time_budget,
+                rebuild=True,
+                hold=held,
+                keep=keep,
+                judge=False,
+                key=not (follow or keep),
             )
-            solved = outcome.result.theta
-            moved = pose.changed_bones(built, theta, solved)
-            if moved or not keep:
-                pose.write_pose(obj, built, solved, setup.movable)
-            solving.store_stats(obj, outcome, outcome.milliseconds)
-            self.pending = (setup, outcome)
-            if not (follow or keep):
-                keys.auto_key(scene, obj, built, moved, frame)
-            self.frame, self.theta = frame, solved
+            self.pending = step
+            self.frame = frame
             self.solves += 1
             self.last_error = ""
         except ReachError as error:

@@ -2,17 +2,13 @@
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 from bpy.props import BoolProperty
 from bpy.types import Operator
 
-from .bridge.goals import build_problem
-from .bridge.keys import auto_key
-from .bridge.pose import changed_bones, read_pose, write_pose
+from .bridge.posing import Poser, Start, clamp_pose
 from .bridge.rig import armature_object, build_rig
-from .bridge.solving import clamp_pose, judge, solve_from_pose, store_stats
 from .operator_base import ArmatureOperator, Result, report_warnings
 
 
@@ -29,22 +25,16 @@ class REACH_OT_solve(ArmatureOperator, Operator):
     )
 
     def run(self, context: Any) -> Result:  # noqa: D102
-        start = time.perf_counter()
         obj = armature_object(self.armature, context)
-        setup = build_problem(obj, context.scene)
-        outcome = solve_from_pose(
-            obj, setup, time_limit=None, restarts=obj.reach.restarts, clamp=self.clamp
+        step = Poser(obj, context.scene, context.view_layer).step(
+            Start.POSE,
+            time_limit=None,
+            restarts=obj.reach.restarts,
+            clamp=self.clamp,
+            key=True,
         )
-        # clamped or solved, only the chains' bones move
-        before = read_pose(obj, setup.rig, rounding=False)
-        write_pose(obj, setup.rig, outcome.result.theta, setup.movable)
-        moved = changed_bones(setup.rig, before, outcome.result.theta)
-        auto_key(context.scene, obj, setup.rig, moved, context.scene.frame_current)
-        context.view_layer.update()
-        outcome = judge(obj, setup, outcome, obj.reach)
-        store_stats(obj, outcome, 1000.0 * (time.perf_counter() - start))
-        report_warnings(self, setup.rig.messages(setup.lines))
-        if outcome.unmet:
+        report_warnings(self, step.setup.rig.messages(step.setup.lines))
+        if step.outcome.unmet:
             self.report({"WARNING"}, obj.reach.stats.message)
         return {"FINISHED"}
 

@@ -1,9 +1,13 @@
 """The one adapter between Blender data and the solver's, one job per module.
 
-* :mod:`.rig`: an armature object → :class:`solver.Figure` (bones, limits, groups).
-* :mod:`.pose`: pose-bone channels ↔ θ (read, write, snapshots).
+* :mod:`.rig`: an armature object → :class:`solver.Figure` (bones, limits, groups);
+  :mod:`.joints` the DOFs of one bone, :mod:`.animated` what else poses a bone.
+* :mod:`.pose`: pose-bone channels ↔ θ (read, write); :mod:`.snapshot` exact restores.
 * :mod:`.goals`: goal empties → solver goals, constraints → :class:`solver.Problem`.
-* :mod:`.solving`: one solve from the current pose, and what it achieved.
+* :mod:`.solving`: one solve and what it achieved; :mod:`.evaluated` the same measured
+  on Blender's evaluated pose.
+* :mod:`.posing`: the solve step every operator runs (problem, start pose, solve,
+  write, judge, stats, keys).
 * :mod:`.keys`: keyframes of a posed figure.
 
 Operators, the drag loop and live mode only call these modules. The conventions, which

@@ -12,7 +12,7 @@ from typing import Any
 
 import bpy
 
-__all__ = ["BoneChannels", "PoseSnapshot", "bits"]
+__all__ = ["BoneChannels", "ObjectChannels", "PoseSnapshot", "bits"]
 
 
 @dataclass(frozen=True)
@@ -32,13 +32,57 @@ class BoneChannels:
         return (self.mode, *bits(values))
 
 
+@dataclass(frozen=True)
+class ObjectChannels:
+    """An object's transform channels (location, every rotation mode's, scale)."""
+
+    location: tuple[float, ...]
+    euler: tuple[float, ...]
+    quaternion: tuple[float, ...]
+    axis_angle: tuple[float, ...]
+    scale: tuple[float, ...]
+
+    @classmethod
+    def of(cls, obj: Any) -> ObjectChannels:
+        """The channels of ``obj`` as they are."""
+        return cls(
+            tuple(obj.location),
+            tuple(obj.rotation_euler),
+            tuple(obj.rotation_quaternion),
+            tuple(obj.rotation_axis_angle),
+            tuple(obj.scale),
+        )
+
+    def bits(self) -> tuple[str, ...]:
+        """Every value bit for bit (−0.0 is not 0.0, a NaN equals itself)."""
+        return bits((*self.location, *self.euler, *self.quaternion, *self.axis_angle, *self.scale))
+
+    def put(self, obj: Any) -> None:
+        """Give ``obj`` these channels again, writing only those that differ."""
+        now = ObjectChannels.of(obj)
+        for name in ("location", "euler", "quaternion", "axis_angle", "scale"):
+            value = getattr(self, name)
+            if bits(getattr(now, name)) != bits(value):
+                setattr(obj, OBJECT_CHANNELS[name], value)
+
+
+OBJECT_CHANNELS = {
+    "location": "location",
+    "euler": "rotation_euler",
+    "quaternion": "rotation_quaternion",
+    "axis_angle": "rotation_axis_angle",
+    "scale": "scale",
+}
+"""Each :class:`ObjectChannels` field's property on an object."""
+
+
 def bits(values: Iterable[float]) -> tuple[str, ...]:
     """``values`` bit for bit, as hex: −0.0 is not 0.0, and a NaN equals itself."""
     return tuple(float(v).hex() for v in values)
 
 
 class PoseSnapshot:
-    """Every pose bone's channels, and chosen objects' locations, as they were.
+    """Every pose bone's channels, and chosen objects' transforms, as they were.
 
     :meth:`restore` puts back exactly the same floats.
     """
@@ -56,7 +100,7 @@ class PoseSnapshot:
             )
             for b in obj.pose.bones
         }
-        self.objects = {o.name: tuple(o.location) for o in objects}
+        self.objects = {o.name: ObjectChannels.of(o) for o in objects}
 
     def restore(self) -> None:
         """Put back every channel that differs from the snapshot, and only those.
@@ -78,7 +122,7 @@ class PoseSnapshot:
                 bone.rotation_quaternion = channels.quaternion
                 bone.rotation_axis_angle = channels.axis_angle
                 bone.scale = channels.scale
-        for name, location in self.objects.items():
+        for name, channels in self.objects.items():
             other = bpy.data.objects.get(name)
-            if other is not None and bits(other.location) != bits(location):
-                other.location = location
+            if other is not None:
+                channels.put(other)

@@ -1,8 +1,9 @@
-"""One solve from the armature's current pose, and what it achieved in the user's terms.
+"""One solve, and what it achieved in the user's terms.
 
 The solver is Zhao & Badler's (1994): :func:`run_solve` names the constraints it could
-not meet; :func:`solve_from_pose` first checks (or clamps) the start pose;
-:func:`store_stats` keeps the outcome on the armature for the sidebar.
+not meet and why; :func:`judge` measures the outcome on Blender's evaluated pose;
+:func:`store_stats` keeps it on the armature for the sidebar. The step around them
+(problem, start pose, write, keys) is :class:`.posing.Poser`'s.
 """
 
 from __future__ import annotations
@@ -15,13 +16,11 @@ import numpy as np
 
 from ...solver import Outcome as SolverOutcome
 from ...solver import SolveResult, solve
-from ...solver.limits import clamp_to_limits, outside_limits
-from ..errors import BlenderDataError, labelled
+from ..errors import labelled
 from . import evaluated
 from .arrays import Array
 from .goals import Setup
 from .methods import method_of
-from .pose import changed_bones, read_pose, write_pose
 from .rig import Rig
 
 
@@ -246,86 +245,6 @@ def judge(obj: Any, setup: Setup, outcome: Outcome, settings: Any) -> Outcome:
         message=message,
         diverging=measured.diverging,
     )
-
-
-def check_start(setup: Setup, theta: Array) -> None:
-    """Refuse a start pose outside the limits a solve holds, naming the limit.
-
-    Only the limits of the bones the solve may move count (``Problem.moving_limits``):
-    a bone in no chain, posed outside its limits, stops nothing.
-
-    Raises:
-        BlenderDataError: Naming the DOF and its bound in degrees, or the polygon or
-            group, and saying how to clamp the pose.
-    """
-    figure = setup.rig.figure
-    violated = outside_limits(setup.problem.moving_limits, theta)
-    if violated is None:
-        return
-    label, amount = violated
-    excess = np.full(figure.n_dofs, -np.inf)
-    moving = setup.problem.variables
-    excess[moving] = np.maximum(figure.lower - theta, theta - figure.upper)[moving]
-    index = int(np.argmax(excess))
-    if excess[index] >= amount:  # a joint's bound: said in degrees, as the sidebar shows it
-        name = figure.dofs[index].name or figure.dof_label(index)
-        below = theta[index] < figure.lower[index]
-        bound = figure.lower[index] if below else figure.upper[index]
-        what = f"{name} is {math.degrees(theta[index]):.2f}°, limit {math.degrees(bound):.2f}°"
-    else:
-        what = f"{label} is violated by {amount:.4g}"
-    raise BlenderDataError(
-        f"the current pose is outside the limits: {what}; "
-        "clamp the pose to the limits first (Clamp to limits)"
-    )
-
-
-def clamp_moving(setup: Setup, theta: Array) -> Array:
-    """``theta`` with the DOFs a solve may move brought into the limits it holds."""
-    figure = setup.rig.figure
-    return clamp_to_limits(
-        theta,
-        setup.problem.moving_limits,
-        figure.lower,
-        figure.upper,
-        free=setup.problem.variable_mask,
-    )
-
-
-def solve_from_pose(
-    obj: Any, setup: Setup, *, time_limit: float | None, restarts: int, clamp: bool = False
-) -> Outcome:
-    """Solve from the armature's current pose with its settings.
-
-    Args:
-        obj: The armature object.
-        setup: Its problem.
-        time_limit: Seconds the solve may take, or None.
-        restarts: Seeded restarts when a descent stalls.
-        clamp: First move the bones the solve may move into their limits.
-
-    Raises:
-        BlenderDataError: A start pose outside the limits (unless ``clamp``) or bad input.
-    """
-    theta = read_pose(obj, setup.rig)
-    if clamp:
-        theta = clamp_moving(setup, theta)
-    check_start(setup, theta)
-    return run_solve(setup, theta, obj.reach, time_limit=time_limit, restarts=restarts)
-
-
-def clamp_pose(obj: Any, rig: Rig) -> list[str]:
-    """Move the armature's pose into its limits (nearest pose inside them).
-
-    Returns:
-        The bones that moved (only these are written).
-    """
-    figure = rig.figure
-    theta = read_pose(obj, rig)
-    clamped = clamp_to_limits(theta, figure.limits, figure.lower, figure.upper)
-    changed = changed_bones(rig, theta, clamped, threshold=0.0)
-    write_pose(obj, rig, clamped, changed)
-    return changed
 
 
 def store_stats(obj: Any, outcome: Outcome, milliseconds: float) -> None:

@@ -49,8 +49,8 @@ class PhaseClock:
 
 
 class TimedViewLayer:
-    """Stands in for ``DragSession.view_layer``: the step's first update follows the goal
-    move, the second the pose write."""
+    """Stands in for the drag's and its solve step's view layer: an event's first update
+    follows the goal move, the second the pose write."""
 
     def __init__(self, view_layer: Any, clock: PhaseClock, first: str, second: str) -> None:
         self.view_layer = view_layer
@@ -104,7 +104,8 @@ def profile_drag(
     iterations, evaluations = [], []
     try:
         drag = start_drag(reach, obj, goals, rest, dragged)
-        drag.view_layer = TimedViewLayer(drag.view_layer, clock, labels["goal"], labels["pose"])
+        timed = TimedViewLayer(drag.view_layer, clock, labels["goal"], labels["pose"])
+        drag.view_layer = drag.poser.view_layer = timed
         clock.totals.clear()
         begin = time.perf_counter()
         for points in targets:

@@ -58,12 +58,11 @@ def reach_random(
         begin = time.perf_counter()
         move(goals, points)
         view_layer.update()
-        setup = bridge.goals.build_problem(obj, scene)
-        outcome = bridge.solving.solve_from_pose(
-            obj, setup, time_limit=None, restarts=settings.restarts
+        poser = bridge.posing.Poser(obj, scene, view_layer)
+        step = poser.step(
+            bridge.posing.Start.POSE, time_limit=None, restarts=settings.restarts, stats=False
         )
-        bridge.pose.write_pose(obj, setup.rig, outcome.result.theta, setup.movable)
-        view_layer.update()
+        setup, outcome = step.setup, step.outcome
         elapsed = time.perf_counter() - begin
         run = measure(stage, points, elapsed)
         result = outcome.result

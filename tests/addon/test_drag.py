@@ -236,7 +236,7 @@ def test_r_in_a_replayed_drag_rotates_an_orientation_goal_and_the_bone_follows(r
     turned = (pivot[0] + (here[0] - pivot[0]) // 2, pivot[1] + (here[0] - pivot[0]) // 2)
     assert drag.modal(context, event("MOUSEMOVE", "NOTHING", *turned)) == {"RUNNING_MODAL"}
     header = context.area.headers[-1]
-    angle = reach.addon.view.screen_angle(drag.pivot, here, turned)
+    angle = reach.addon.view.screen_angle(drag.gesture.pivot, here, turned)
     assert abs(math.degrees(angle) - 45.0) < 1.0
     assert f"rotate {math.degrees(angle):.1f}°" in header
     toward = Vector((0.0, -1.0, 0.0))  # the front view looks along +Y
@@ -262,13 +262,13 @@ def test_r_twice_is_a_trackball_and_esc_puts_the_goals_rotation_back(reach):
     invoked(drag, context, start)
     drag.modal(context, event("R"))
     drag.modal(context, event("R"))
-    assert drag.mode == "TRACKBALL"
+    assert drag.gesture.mode == "TRACKBALL"
     x, y = mouse_at(context, start)
     assert drag.modal(context, event("MOUSEMOVE", "NOTHING", x + 30, y)) == {"RUNNING_MODAL"}
     assert "trackball 17.2°" in context.area.headers[-1]
     assert tuple(float(v).hex() for v in goal.rotation_euler) != channels[0]
     drag.modal(context, event("Z"))
-    assert drag.mode == "ROTATE" and drag.axis == "Z"
+    assert drag.gesture.mode == "ROTATE" and drag.gesture.axis == "Z"
     assert drag.modal(context, event("ESC")) == {"CANCELLED"}
     assert [tuple(float(v).hex() for v in goal.rotation_euler), tuple(goal.location)] == channels
 

@@ -1,0 +1,120 @@
+"""The one solve step (``bridge.posing``): where a solve starts, what it writes and keeps."""
+
+from __future__ import annotations
+
+import math
+
+import bpy
+import numpy as np
+import pytest
+import rigs
+from mathutils import Vector
+from rigs import four_limbs
+
+
+def poser(reach, obj):
+    return reach.addon.bridge.posing.Poser(obj, bpy.context.scene, bpy.context.view_layer)
+
+
+def bent_elbow(obj, degrees: float) -> None:
+    forearm = obj.pose.bones["forearm.L"]
+    forearm.rotation_mode = "XYZ"
+    forearm.rotation_euler = (math.radians(degrees), 0.0, 0.0)  # limit: X in [-150°, 0°]
+    bpy.context.view_layer.update()
+
+
+def test_a_step_solves_writes_judges_and_records(reach):
+    obj = four_limbs()
+    goal = obj.reach.constraints["hand.L"].goal
+    goal.location += Vector((-0.08, -0.05, -0.05))  # in reach: the arm bends
+    bpy.context.view_layer.update()
+    before = rigs.pose_channels(obj)
+    step = poser(reach, obj).step(reach.addon.bridge.posing.Start.POSE, time_limit=None)
+    assert step.written and "forearm.L" in step.moved
+    assert rigs.pose_channels(obj) != before
+    assert not step.outcome.unmet
+    assert obj.reach.stats.message == step.outcome.message == "all constraints met"
+    assert obj.reach.stats.milliseconds == pytest.approx(step.milliseconds)
+    hand = rigs.world_tail(obj, "forearm.L")
+    assert np.linalg.norm(hand - np.array(goal.matrix_world.translation)) <= 1e-5
+
+
+def test_a_warm_start_is_the_previous_solution_on_the_chains_and_the_pose_elsewhere(reach):
+    obj = four_limbs()
+    posing = reach.addon.bridge.posing
+    it = poser(reach, obj)
+    it.step(posing.Start.POSE, time_limit=None)
+    previous = it.theta.copy()
+    setup = it.prepare()
+    read = it.read(setup.rig)
+    read[:] = np.clip(read + 0.01, setup.rig.figure.lower, setup.rig.figure.upper)
+    start, clamped = it.start_pose(setup, read, posing.Start.WARM)
+    chains = setup.problem.variable_mask
+    assert not clamped
+    assert np.array_equal(start[chains], previous[chains])
+    assert np.array_equal(start[~chains], read[~chains])
+    follow, _ = it.start_pose(setup, read, posing.Start.FOLLOW)
+    assert np.array_equal(follow, previous)
+    pose, _ = it.start_pose(setup, read, posing.Start.POSE)
+    assert np.array_equal(pose, read)
+
+
+def test_a_warm_start_past_the_limits_falls_back_to_the_pose_then_clamps_or_refuses(reach):
+    obj = four_limbs()
+    posing = reach.addon.bridge.posing
+    it = poser(reach, obj)
+    setup = it.prepare()
+    figure = setup.rig.figure
+    elbow = next(i for i, dof in enumerate(figure.dofs) if dof.name == "forearm.L rotation X")
+    it.theta = it.read(setup.rig)
+    it.theta[elbow] = math.radians(30.0)  # past the elbow's 0° bound
+    read = it.read(setup.rig)
+    start, clamped = it.start_pose(setup, read, posing.Start.WARM)
+    assert not clamped and np.array_equal(start, read)
+    read[elbow] = math.radians(20.0)
+    with pytest.raises(reach.addon.errors.BlenderDataError, match=r"forearm\.L rotation X is 20"):
+        it.start_pose(setup, read, posing.Start.WARM)
+    start, clamped = it.start_pose(setup, read, posing.Start.WARM, clamp=True)
+    assert clamped and start[elbow] <= 1e-12
+    assert figure.limits.max_violation(start) <= 1e-12
+
+
+def test_a_refused_start_writes_nothing(reach):
+    obj = four_limbs()
+    bent_elbow(obj, 20.0)
+    before = rigs.pose_channels(obj)
+    posing = reach.addon.bridge.posing
+    with pytest.raises(reach.addon.errors.BlenderDataError, match="outside the limits"):
+        poser(reach, obj).step(posing.Start.POSE, time_limit=None)
+    assert rigs.pose_channels(obj) == before
+
+
+def test_keep_writes_nothing_when_the_solve_moves_no_bone(reach):
+    obj = four_limbs()
+    posing = reach.addon.bridge.posing
+    poser(reach, obj).step(posing.Start.POSE, time_limit=None)  # every goal met
+    before = rigs.pose_channels(obj)
+    step = poser(reach, obj).step(posing.Start.POSE, time_limit=None, keep=True)
+    assert not step.moved and not step.written
+    assert rigs.pose_channels(obj) == before
+
+
+def test_a_step_judged_later_measures_on_blenders_pose(reach):
+    obj = four_limbs()
+    posing = reach.addon.bridge.posing
+    goal = obj.reach.constraints["hand.L"].goal
+    goal.location += Vector((-0.08, -0.05, -0.05))  # in reach: the arm bends
+    bpy.context.view_layer.update()
+    it = poser(reach, obj)
+    step = it.step(posing.Start.POSE, time_limit=None, judge=False)
+    assert not step.outcome.unmet and obj.reach.stats.unmet == ""
+    turned = bpy.data.objects.new("turned", None)  # Blender now poses the forearm otherwise
+    bpy.context.scene.collection.objects.link(turned)
+    turned.rotation_euler = (0.0, 0.0, 1.2)
+    obj.pose.bones["forearm.L"].constraints.new("COPY_ROTATION").target = turned
+    bpy.context.view_layer.update()
+    judged = it.judge(step)
+    assert judged.unmet == ["hand.L"]
+    assert "forearm.L" in judged.diverging
+    assert obj.reach.stats.unmet == "hand.L"
+    assert obj.reach.stats.message.startswith("not met on Blender's pose: hand.L ")
