@@ -45,13 +45,12 @@ ROUNDING = 1e-13
 VERDICT_STARTS = 4
 """SLSQP's starts (θ0 and seeded random poses) against a "not reachable" verdict."""
 SLSQP_FAILURES = 0.02
-"""Share of the slice whose final G may exceed SLSQP's (the issue's 98%)."""
+"""Share of the slice whose final G may exceed SLSQP's."""
 
 SLSQP_SHORTFALLS = (
     "one local descent (restarts=0) ends above SLSQP's G from the same start on 3 of "
-    "50 cases: human-0 (a local minimum at G 37 where SLSQP meets every goal), tree-15 "
-    "and tree-23 (unreachable goals: another Kuhn–Tucker point); the restarts find "
-    "poses at least as good"
+    "the slice's 50 cases (a local minimum where SLSQP meets every goal; unreachable "
+    "goals at another Kuhn–Tucker point); the restarts find poses at least as good"
 )
 
 
@@ -197,7 +196,7 @@ def test_bank_one_descent_objective_is_at_most_slsqps_on_98_percent() -> None:
 
 
 def test_slsqp_is_judged_inside_the_limits() -> None:
-    # human-3 of the full bank: SLSQP's line search fails (exit mode 8) 3e-4 rad
+    # A full-bank case where SLSQP's line search fails (exit mode 8) 3e-4 rad
     # outside a limit, at a G below any pose inside.
     case = {case.name: case for case in bank("full")}["human-3"]
     problem, theta0 = build(case, solver)
@@ -219,7 +218,7 @@ def test_long_chain_descent_meets_its_reachable_goals(name: str) -> None:
 
 
 def test_restarts_try_each_anyof_member_from_the_start() -> None:
-    # tree-25: at rest the AnyOf counts its light half-space member, which no pose meets
+    # At rest this case's AnyOf counts its light half-space member, which no pose meets
     # (32 seeded restarts ended at G 7.06); its heavier position members can be met.
     case = {case.name: case for case in bank("full")}["tree-25"]
     problem, theta0 = build(case, solver)
@@ -232,7 +231,7 @@ def test_restarts_try_each_anyof_member_from_the_start() -> None:
 
 
 def test_a_descent_cut_off_by_its_cap_goes_on_between_restarts() -> None:
-    # tube-9: weights 1.3 to 7.6e5; one descent meets every goal in about 530
+    # Weights 1.3 to 7.6e5; one descent meets every goal in about 530
     # iterations, past the 280 a descent gets when restarts follow.
     case = {case.name: case for case in bank("full")}["tube-9"]
     problem, theta0 = build(case, solver)

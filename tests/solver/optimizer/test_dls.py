@@ -94,7 +94,8 @@ def test_dls_holds_a_pin_while_another_goal_pulls() -> None:
             np.linalg.norm(problem.effector_states(theta)[0][0] - place)
         ),
     )
-    assert max(drift) <= 1e-5  # each step's pin is put back (seed 004's compensation)
+    # each step's pin is put back (the compensation of Greeff, Haber & Seidel 2005)
+    assert max(drift) <= 1e-5
     assert np.linalg.norm(problem.effector_states(result.x)[0][0] - place) <= 1e-9
     # As close as a pin of overwhelming weight lets Goldfarb's method get.
     heavy = Problem(fig, [pin(fig, theta0, "link3", (0.0, 0.15, 0.0), weight=1e6), pull])
@@ -138,7 +139,7 @@ def test_dls_reaches_human_targets_where_many_limits_clamp_the_step(index: int) 
 
 
 def test_dls_stops_on_the_smallest_weights_scale() -> None:
-    # The bank's tree-17: weights from 1 to 1e6. Measured against the largest weight,
+    # A bank case with weights from 1 to 1e6. Measured against the largest weight,
     # G_all ≤ tolerance counted a weight-1 goal 3.3e-6 × chain off as met.
     case = next(c for c in bank("ci") if c.name == "tree-17")
     problem, theta0 = build(case, solver)

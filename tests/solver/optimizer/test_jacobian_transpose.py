@@ -1,4 +1,4 @@
-"""Jacobian transpose (seed 003): the 15-step slope stop and tree-distance weights."""
+"""Jacobian transpose (Grimes & Pentney 2001): the 15-step slope stop and tree-distance weights."""
 
 from __future__ import annotations
 

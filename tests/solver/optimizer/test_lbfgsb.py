@@ -1,4 +1,4 @@
-"""L-BFGS-B (seed 002): Tikhonov's term and the goal subdivision."""
+"""L-BFGS-B (Byrd, Lu, Nocedal & Zhu 1995): Tikhonov's term and the goal subdivision."""
 
 from __future__ import annotations
 
