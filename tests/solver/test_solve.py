@@ -65,13 +65,16 @@ def kkt_residuals(problem: Problem, theta0: np.ndarray, theta: np.ndarray, activ
 def test_solve_iterates_are_feasible_and_monotonic_and_end_at_kuhn_tucker_points(
     seed: int, n_segments: int, n_goals: int, metric: str
 ) -> None:
+    # The descent minimises G with far targets moved in (``within_reach``); when it ends
+    # above the start on the goals as set, one more descent of those goals runs from the
+    # start. Each descent is monotone in what it minimises and ends at its Kuhn–Tucker point.
     problem, theta0 = random_problem(seed, n_segments, n_goals)
-    solved = within_reach(problem, theta0)  # what the descents minimise
-    values: list[float] = []
+    solved = within_reach(problem, theta0)  # what the first descent minimises
+    thetas: list[np.ndarray] = []
     violations: list[float] = []
 
     def record(theta: np.ndarray, value: float) -> None:
-        values.append(solved.objective(theta)[0])
+        thetas.append(theta.copy())
         violations.append(problem.limits.max_violation(theta))
         assert value == pytest.approx(problem.objective(theta)[0], rel=1e-12, abs=1e-300)
 
@@ -85,13 +88,27 @@ def test_solve_iterates_are_feasible_and_monotonic_and_end_at_kuhn_tucker_points
     )
     assert max(violations) <= 1e-9
     assert result.max_violation <= 1e-9
-    assert all(b <= a for a, b in itertools.pairwise(values)), "G increased"
-    assert solved.objective(result.x)[0] <= solved.objective(theta0)[0]
+    near = [solved.objective(theta)[0] for theta in thetas]
+    rise = next((k for k in range(1, len(near)) if near[k] > near[k - 1]), len(near))
+    first, second = thetas[:rise], thetas[rise:]
+    start = problem.objective(theta0)[0]
+    if second:  # the first descent ended above the start on the goals as set
+        assert problem.objective(first[-1])[0] > start
+        real = [problem.objective(theta)[0] for theta in second]
+        assert real[0] <= start
+        assert all(b <= a for a, b in itertools.pairwise(real)), "G increased"
+        assert result.fun <= start
+    else:
+        assert solved.objective(result.x)[0] <= solved.objective(theta0)[0]
     if result.status == "converged":
-        projected, smallest, norm = kkt_residuals(solved, theta0, result.x, result.active)
+        kept_first = not second or np.linalg.norm(result.x - first[-1]) <= np.linalg.norm(
+            result.x - second[-1]
+        )
+        ended = solved if kept_first else problem
+        projected, smallest, norm = kkt_residuals(ended, theta0, result.x, result.active)
         # The test is on G_all divided by its smallest weight w, here undone.
         w = weight_scale(problem)
-        value = solved.objective(result.x)[0]
+        value = ended.objective(result.x)[0]
         floor = w * max(1e-10, 1e-7 * norm / w, 1e-6 * math.sqrt(value / w))
         assert projected <= floor
         assert smallest >= -floor
