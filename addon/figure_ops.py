@@ -15,6 +15,7 @@ from bpy.props import BoolProperty, StringProperty
 from bpy.types import Operator
 from mathutils import Matrix, Vector
 
+from .bridge.controls import describe_limbs, find_limbs
 from .bridge.goals import tail_length
 from .bridge.joints import euler_order
 from .bridge.pose import bone_angles
@@ -96,11 +97,15 @@ class REACH_OT_figure_from_armature(ArmatureOperator, Operator):
             settings.is_figure, settings.translate_root = previous
             raise
         mark_figure(obj, rig)
-        report_warnings(self, rig.messages())
+        limbs = find_limbs(obj)
+        # a control rig's constraints and drivers are its mechanism: its limbs are the news
+        report_warnings(self, rig.messages(kinds=("keyed",) if limbs else None))
         self.report(
             {"INFO"},
             f"'{obj.name}': {len(rig.layout)} bones, {rig.figure.n_dofs} degrees of freedom",
         )
+        for line in describe_limbs(limbs):
+            self.report({"INFO"}, line)
         return {"FINISHED"}
 
 

@@ -106,14 +106,20 @@ class Rig:
             return True  # no location changed at all
         return fixed_locations(obj, self.layout) == self.offsets
 
-    def messages(self, bones: Iterable[str] | None = None) -> list[str]:
+    def messages(
+        self, bones: Iterable[str] | None = None, kinds: Iterable[str] | None = None
+    ) -> list[str]:
         """The warnings, and one line per kind of :attr:`notes` among ``bones`` (all: None).
 
-        A generated rig's hundred constrained bones make one line, not a hundred.
+        A generated rig's hundred constrained bones make one line, not a hundred;
+        ``kinds`` keeps only those kinds of notes (all: None).
         """
         shown = None if bones is None else set(bones)
+        wanted = None if kinds is None else set(kinds)
         lines = list(self.warnings)
         for kind, names in self.notes.items():
+            if wanted is not None and kind not in wanted:
+                continue
             chosen = [n for n in names if shown is None or n in shown]
             if chosen:
                 listed = ", ".join(chosen[:6]) + (
