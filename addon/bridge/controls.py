@@ -51,6 +51,8 @@ class Limb:
         switch: The switch property's name (Rigify's ``IK_FK``).
         fk: Per skeleton bone, the bone it copies in FK mode.
         ik: Per skeleton bone, the bone it copies in IK mode.
+        chain_end: The index in ``bones`` of the IK chain's last bone (the one the end
+            control carries); the bones after it have controls of their own.
         ik_controls: The IK controls above the chain's target, end control first
             (``hand_ik.L``; a paw's heel control after it).
         ik_base: The control at the IK chain's root (its swivel when there is no pole).
@@ -65,6 +67,7 @@ class Limb:
     switch: str
     fk: tuple[str, ...]
     ik: tuple[str, ...]
+    chain_end: int
     ik_controls: tuple[str, ...]
     ik_base: str
     pole: str
@@ -236,6 +239,7 @@ def _limb(
         switch=switch[1],
         fk=tuple(row[1] for row in rows),
         ik=tuple(row[2] for row in rows),
+        chain_end=next((k for k, row in enumerate(rows) if row[2] == target), len(rows) - 1),
         ik_controls=ik_controls,
         ik_base=base,
         pole=pole,

@@ -1,0 +1,241 @@
+"""Controls placed so that a control rig's skeleton bones take given poses.
+
+Reach solves on a control rig's skeleton (the bones its deform bones follow) and writes
+the result onto the controls an animator keys: per limb in the mode its switch says.
+A control that carries a skeleton bone rigidly is moved by the pose delta between them:
+``C_new = T · S⁻¹ · C`` (S the bone's pose now, C the control's, T the bone's target),
+and its channels are found from its parent's new pose with Blender's own
+``Bone.convert_local_to_pose``. A bone between controls follows the control above it
+rigidly; Blender's evaluation then checks every target and the write is repeated from
+the evaluated pose where a mechanism did otherwise (a few passes at most).
+
+- FK mode: each FK control, root first.
+- IK mode: the end control carries the chain's last bone; the bones after it through
+  their own controls; the elbow or knee plane through the pole when the rig uses one,
+  else by turning the chain's base control about the line from the chain's root to its
+  end. Blender's IK then poses the chain: the end exactly, the middle joint as closely
+  as the rig's own IK stretch lets it (Rigify's shortens a bent chain by 1–3%).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from mathutils import Matrix, Vector
+
+from ..errors import BlenderDataError
+from .controls import Limb, is_control
+
+PASSES = 4
+"""Most writes of one limb before its targets are left as Blender evaluates them."""
+
+PROGRESS = 0.5
+"""A further pass is made only while each cuts the miss to at most this share."""
+
+TOLERANCE = 1e-6
+"""A skeleton bone is placed when it is this close to its target (times its length)."""
+
+
+@dataclass(frozen=True)
+class Placed:
+    """What placing one limb's controls did.
+
+    Attributes:
+        controls: The controls written (each once, however many passes).
+        passes: Writes made (each followed by one evaluation).
+        error: The largest distance of a skeleton bone's head or tail from its
+            target's, over the bone's length, as Blender evaluated the last pass.
+    """
+
+    controls: tuple[str, ...]
+    passes: int
+    error: float
+
+
+def pose_matrices(obj: Any, names: Any) -> dict[str, Matrix]:
+    """The pose-space matrices Blender evaluated for bones ``names``, copied."""
+    bones = obj.pose.bones
+    return {name: bones[name].matrix.copy() for name in names}
+
+
+class ControlWriter:
+    """Writes controls whose parents may just have been written, in one evaluation.
+
+    A written control's new pose is remembered; the parent of the next one is predicted
+    from it when the control lies below it (bones in between following rigidly).
+    """
+
+    def __init__(self, obj: Any) -> None:
+        self.obj = obj
+        self.new: dict[str, Matrix] = {}
+
+    def parent_pose(self, pose_bone: Any) -> Matrix | None:
+        """The pose the parent of ``pose_bone`` will have once the writes are evaluated."""
+        parent = pose_bone.parent
+        if parent is None:
+            return None
+        current = parent
+        while current is not None:
+            if current.name in self.new:
+                predicted: Matrix = (
+                    self.new[current.name] @ current.matrix.inverted_safe() @ parent.matrix
+                )
+                return predicted
+            current = current.parent
+        copied: Matrix = parent.matrix.copy()
+        return copied
+
+    def write(self, name: str, pose: Matrix) -> None:
+        """Give control ``name`` the pose-space matrix ``pose`` (once evaluated)."""
+        pose_bone = self.obj.pose.bones[name]
+        bone = pose_bone.bone
+        parent = self.parent_pose(pose_bone)
+        if parent is None:
+            basis = bone.convert_local_to_pose(pose, bone.matrix_local, invert=True)
+        else:
+            basis = bone.convert_local_to_pose(
+                pose,
+                bone.matrix_local,
+                parent_matrix=parent,
+                parent_matrix_local=pose_bone.parent.bone.matrix_local,
+                invert=True,
+            )
+        pose_bone.matrix_basis = basis
+        self.new[name] = pose.copy()
+
+
+def carried(target: Matrix, bone_now: Matrix, control_now: Matrix) -> Matrix:
+    """The control's pose that brings a bone it carries rigidly to ``target``."""
+    result: Matrix = target @ bone_now.inverted_safe() @ control_now
+    return result
+
+
+def limb_error(obj: Any, bones: Any, targets: Mapping[str, Matrix]) -> float:
+    """The largest head or tail miss of ``bones`` with a target, over their lengths."""
+    worst = 0.0
+    for name in bones:
+        if name not in targets:
+            continue
+        pose_bone = obj.pose.bones[name]
+        length = max(pose_bone.bone.length, 1e-12)
+        target = targets[name]
+        tail = Vector((0.0, length, 0.0))
+        now = pose_bone.matrix
+        miss = max(
+            (now.translation - target.translation).length,
+            (now @ tail - target @ tail).length,
+        )
+        worst = max(worst, miss / length)
+    return worst
+
+
+def place_limb(obj: Any, view_layer: Any, limb: Limb, targets: Mapping[str, Matrix]) -> Placed:
+    """Write the limb's controls so that its skeleton bones take the ``targets`` poses.
+
+    Args:
+        obj: The control rig, evaluated (its pose bones' matrices current).
+        view_layer: Updated after each pass to evaluate the rig.
+        limb: The limb (:func:`.controls.find_limbs`), in FK or IK mode.
+        targets: Pose-space matrices for some or all of ``limb.bones``.
+
+    Raises:
+        BlenderDataError: For a limb blended between IK and FK, or in IK mode with middle
+            controls (a paw's heel), naming them; nothing is written.
+    """
+    switch = f"set '{limb.switch}' on '{limb.settings}' to 1 (FK)"
+    if limb.mode == "MIXED":
+        raise BlenderDataError(f"limb {limb.name} is blended between IK and FK; {switch}")
+    if limb.mode == "IK" and len(limb.ik_controls) > 1:
+        raise BlenderDataError(
+            f"limb {limb.name} in IK mode turns its end through "
+            f"{', '.join(limb.ik_controls[1:])}, which Reach does not place; {switch}"
+        )
+    # the bones the controls place exactly: in IK mode Blender's IK poses those before
+    exact = limb.bones if limb.mode == "FK" else limb.bones[limb.chain_end :]
+    written: dict[str, None] = {}
+    passes, error, before = 0, limb_error(obj, exact, targets), math.inf
+    while passes < PASSES and TOLERANCE < error <= PROGRESS * before:
+        before = error
+        writer = ControlWriter(obj)
+        if limb.mode == "FK":
+            _write_fk(obj, writer, limb, targets)
+        else:
+            _write_ik(obj, writer, limb, targets)
+        written.update(dict.fromkeys(writer.new))
+        view_layer.update()
+        passes += 1
+        if limb.mode == "IK":
+            swivel = _write_swivel(obj, limb, targets)
+            if swivel:
+                written[swivel] = None
+                view_layer.update()
+        error = limb_error(obj, exact, targets)
+    return Placed(tuple(written), passes, limb_error(obj, limb.bones, targets))
+
+
+def _write_fk(obj: Any, writer: ControlWriter, limb: Limb, targets: Mapping[str, Matrix]) -> None:
+    """Each targeted bone's FK control, root first."""
+    bones = obj.pose.bones
+    for name, control in zip(limb.bones, limb.fk, strict=True):
+        if name in targets and is_control(control):
+            writer.write(control, carried(targets[name], bones[name].matrix, bones[control].matrix))
+
+
+def _write_ik(obj: Any, writer: ControlWriter, limb: Limb, targets: Mapping[str, Matrix]) -> None:
+    """The end control for the chain's last bone, then the bones after it by theirs."""
+    bones = obj.pose.bones
+    end = limb.ik_controls[0]
+    last = limb.bones[limb.chain_end]
+    if last in targets:
+        writer.write(end, carried(targets[last], bones[last].matrix, bones[end].matrix))
+    after = limb.chain_end + 1
+    for name, source in zip(limb.bones[after:], limb.ik[after:], strict=True):
+        if name in targets and is_control(source):
+            now = bones[source].matrix
+            writer.write(source, carried(targets[name], bones[name].matrix, now))
+
+
+def _write_swivel(obj: Any, limb: Limb, targets: Mapping[str, Matrix]) -> str:
+    """Turn the chain's plane onto the targets' (pole or base twist); the control written.
+
+    The plane is the one through the chain's root, middle joint and end; it is turned
+    about the line from the root to the end. "" when the targets leave it free.
+    """
+    first, middle = limb.bones[0], limb.bones[1]
+    if first not in targets or middle not in targets:
+        return ""
+    bones = obj.pose.bones
+    root = targets[first].translation
+    end = bones[limb.bones[limb.chain_end]].matrix.translation
+    axis = end - root
+    if axis.length < 1e-12:
+        return ""
+    axis.normalize()
+    wanted = _off_line(targets[middle].translation - root, axis)
+    now = _off_line(bones[middle].matrix.translation - root, axis)
+    if wanted is None or now is None:
+        return ""
+    angle = now.angle(wanted)
+    if now.cross(wanted).dot(axis) < 0.0:
+        angle = -angle
+    if abs(angle) < 1e-9:
+        return ""
+    writer = ControlWriter(obj)
+    if limb.uses_pole and limb.pole:
+        pole = bones[limb.pole].matrix.copy()
+        reach = (bones[first].bone.length + bones[middle].bone.length) or 1.0
+        pole.translation = root + (end - root) / 2.0 + wanted.normalized() * reach
+        writer.write(limb.pole, pole)
+        return limb.pole
+    turn = Matrix.Translation(root) @ Matrix.Rotation(angle, 4, axis) @ Matrix.Translation(-root)
+    writer.write(limb.ik_base, turn @ bones[limb.ik_base].matrix)
+    return limb.ik_base
+
+
+def _off_line(vector: Vector, axis: Vector) -> Vector | None:
+    """``vector``'s part perpendicular to the unit ``axis`` (None when it has none)."""
+    off: Vector = vector - axis * vector.dot(axis)
+    return off if off.length > 1e-9 * max(vector.length, 1e-12) else None

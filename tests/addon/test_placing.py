@@ -1,0 +1,127 @@
+"""Controls placed so that a control rig's skeleton takes given poses (``bridge.placing``),
+on rigs Rigify generates in the test: only controls are written, FK exactly, IK at the end."""
+
+from __future__ import annotations
+
+import importlib
+import math
+import random
+
+import bpy
+import pytest
+from mathutils import Matrix, Quaternion, Vector
+from test_controls import generated, switch_to
+
+SKELETON = ("DEF-", "ORG-", "MCH-")
+
+
+def rest_pose(obj) -> None:
+    for pose_bone in obj.pose.bones:
+        pose_bone.matrix_basis = Matrix.Identity(4)
+    bpy.context.view_layer.update()
+
+
+def random_targets(obj, limb, rng: random.Random) -> dict[str, Matrix]:
+    """Poses of the limb's skeleton bones its FK controls reach (turned up to 40° each)."""
+    switch_to(obj, limb, 1.0)
+    for control in limb.fk:
+        pose_bone = obj.pose.bones[control]
+        axis = Vector([rng.gauss(0.0, 1.0) for _ in range(3)]).normalized()
+        turn = Quaternion(axis, math.radians(rng.uniform(-40.0, 40.0)))
+        pose_bone.rotation_mode = "QUATERNION"
+        pose_bone.rotation_quaternion = turn
+    bpy.context.view_layer.update()
+    return {name: obj.pose.bones[name].matrix.copy() for name in limb.bones}
+
+
+def skeleton_channels(obj) -> dict[str, tuple[str, ...]]:
+    """Every deform, original and mechanism bone's channels, bit for bit."""
+    return {
+        b.name: tuple(float(v).hex() for row in b.matrix_basis for v in row)
+        for b in obj.pose.bones
+        if b.name.startswith(SKELETON)
+    }
+
+
+def miss(obj, name: str, target: Matrix) -> float:
+    """How far the bone's head and tail are from the target's, over its length."""
+    pose_bone = obj.pose.bones[name]
+    length = pose_bone.bone.length
+    tail = Vector((0.0, length, 0.0))
+    now = pose_bone.matrix
+    return (
+        max((now.translation - target.translation).length, (now @ tail - target @ tail).length)
+        / length
+    )
+
+
+def limb_of(reach, obj, name: str):
+    return next(limb for limb in reach.addon.bridge.controls.find_limbs(obj) if limb.name == name)
+
+
+@pytest.mark.parametrize("kind", ["basic_human", "basic_quadruped", "horse", "bird"])
+def test_fk_controls_pose_every_limb_exactly_and_nothing_else_is_written(reach, kind):
+    placing = importlib.import_module(f"{reach.__name__}.addon.bridge.placing")
+    obj = generated(kind)
+    rng = random.Random(kind)
+    for found in reach.addon.bridge.controls.find_limbs(obj):
+        for _ in range(2):
+            rest_pose(obj)
+            targets = random_targets(obj, found, rng)
+            rest_pose(obj)
+            limb = limb_of(reach, obj, found.name)
+            before = skeleton_channels(obj)
+            placed = placing.place_limb(obj, bpy.context.view_layer, limb, targets)
+            assert set(placed.controls) == set(limb.fk)
+            assert placed.error <= 1e-5
+            for name, target in targets.items():
+                assert miss(obj, name, target) <= 1e-5, (found.name, name)
+            assert skeleton_channels(obj) == before  # only controls moved
+
+
+@pytest.mark.parametrize("pole", [False, True])
+def test_ik_controls_put_the_chain_end_exactly_and_the_joint_in_its_plane(reach, pole):
+    placing = importlib.import_module(f"{reach.__name__}.addon.bridge.placing")
+    obj = generated("basic_human")
+    rng = random.Random(11)
+    for name in ("upper_arm.L", "thigh.R"):
+        for _ in range(3):
+            rest_pose(obj)
+            targets = random_targets(obj, limb_of(reach, obj, name), rng)
+            rest_pose(obj)
+            limb = limb_of(reach, obj, name)
+            switch_to(obj, limb, 0.0)
+            obj.pose.bones[limb.settings]["pole_vector"] = pole
+            obj.update_tag()
+            bpy.context.view_layer.update()
+            limb = limb_of(reach, obj, name)
+            before = skeleton_channels(obj)
+            placed = placing.place_limb(obj, bpy.context.view_layer, limb, targets)
+            swivel = limb.pole if pole else limb.ik_base
+            assert limb.ik_controls[0] in placed.controls and swivel in placed.controls
+            end = limb.bones[limb.chain_end]
+            assert miss(obj, end, targets[end]) <= 1e-4
+            root, middle = (targets[b].translation for b in limb.bones[:2])
+            line = targets[end].translation - root
+            wanted = (middle - root).cross(line)
+            now = (obj.pose.bones[limb.bones[1]].matrix.translation - root).cross(line)
+            assert math.degrees(wanted.angle(now)) <= 2.0  # the joint's side of the line
+            # Rigify's IK stretch shortens a bent chain a little: the joint is near
+            assert placed.error <= 0.1
+            assert skeleton_channels(obj) == before
+
+
+def test_a_blended_limb_or_a_paw_in_ik_mode_is_refused_by_name(reach):
+    placing = importlib.import_module(f"{reach.__name__}.addon.bridge.placing")
+    errors = reach.addon.errors
+    obj = generated("basic_quadruped")
+    limb = limb_of(reach, obj, "front_thigh.L")
+    targets = {name: obj.pose.bones[name].matrix.copy() for name in limb.bones}
+    before = skeleton_channels(obj)
+    with pytest.raises(errors.BlenderDataError, match=r"front_foot_heel_ik\.L.*to 1 \(FK\)"):
+        placing.place_limb(obj, bpy.context.view_layer, limb, targets)
+    switch_to(obj, limb, 0.5)
+    blended = limb_of(reach, obj, "front_thigh.L")
+    with pytest.raises(errors.BlenderDataError, match="blended between IK and FK"):
+        placing.place_limb(obj, bpy.context.view_layer, blended, targets)
+    assert skeleton_channels(obj) == before
