@@ -127,14 +127,11 @@ class BakeSession:
         written = 0
         rows = {b.name: k for k, b in enumerate(obj.pose.bones)}
         if self.baked:
-            for entry in self.layout_rig.layout:
-                if entry.name not in self.moved:
-                    continue
-                for channel in keys.bone_channels(self.layout_rig, entry.name):
-                    values = np.array([c[channel][rows[entry.name]] for c in self.channels])
-                    written += keys.key_frames(
-                        obj, entry.name, channel, self.baked, values, tolerance
-                    )
+            moved = keys.written_channels(obj, self.layout_rig, self.moved)
+            for name, channels in moved:
+                for channel in channels:
+                    values = np.array([c[channel][rows[name]] for c in self.channels])
+                    written += keys.key_frames(obj, name, channel, self.baked, values, tolerance)
         self.snapshot.restore()
         self.scene.frame_set(self.original_frame)
         return written

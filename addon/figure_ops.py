@@ -15,6 +15,7 @@ from bpy.props import BoolProperty, StringProperty
 from bpy.types import Operator
 from mathutils import Matrix, Vector
 
+from .bridge.control_rig import chain_of, control_model
 from .bridge.controls import describe_limbs, find_limbs
 from .bridge.goals import tail_length
 from .bridge.joints import euler_order
@@ -138,7 +139,10 @@ class REACH_OT_add_constraint(BoneOperator, Operator):
             raise BlenderDataError(
                 f"armature '{obj.name}' has no bone '{chain_start}' (chain start)"
             )
-        if chain_start and not _is_ancestor(obj.data.bones[chain_start], obj.data.bones[bone]):
+        model = control_model(obj)
+        if model is not None:  # a control rig: the bone and chain on its limbs' skeleton
+            chain_of(model, bone, chain_start, f"a constraint on '{bone}'")
+        elif chain_start and not _is_ancestor(obj.data.bones[chain_start], obj.data.bones[bone]):
             raise BlenderDataError(
                 f"chain start '{chain_start}' is not '{bone}' or one of its parents"
             )

@@ -47,7 +47,7 @@ class REACH_OT_clamp_pose(ArmatureOperator, Operator):
 
     def run(self, context: Any) -> Result:  # noqa: D102
         obj = armature_object(self.armature, context)
-        changed = clamp_pose(obj, build_rig(obj))
+        changed = clamp_pose(obj, build_rig(obj), context.view_layer)
         context.view_layer.update()
         self.report(
             {"INFO"},

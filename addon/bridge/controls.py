@@ -87,7 +87,8 @@ class Limb:
         if self.mode == "FK":
             return tuple(c for c in self.fk if is_control(c))
         swivel = self.pole if self.uses_pole else self.ik_base  # the pole, else the base's twist
-        return tuple(c for c in (*self.ik_controls, swivel) if c)
+        tails = (c for c in self.ik[self.chain_end + 1 :] if is_control(c))
+        return tuple(c for c in (self.ik_controls[0], *tails, swivel) if c)
 
     def describe(self) -> str:
         """One line for the user: the limb, its mode and the controls Reach drives."""

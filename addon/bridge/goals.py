@@ -19,6 +19,7 @@ from ..errors import BlenderDataError, labelled
 from ..vocabulary import GOAL_TYPES
 from .animated import mesh_bones
 from .arrays import Array
+from .control_rig import stand_in
 from .rig import Rig, build_rig, to_numpy
 
 
@@ -304,11 +305,14 @@ def build_problem(obj: Any, scene: Any, rig: Rig | None = None) -> Setup:
         goal = goal_object(entry, obj, scene)
         solver_goal = build_goal(entry, goal)
         with labelled(label):
+            point, start = effector(entry, bone), entry.chain_start or None
+            if rig.model is not None:  # a control rig: on its skeleton
+                point, start = stand_in(rig.model, entry, point, label)
             constraint = Constraint(
-                effector(entry, bone),
+                point,
                 solver_goal,
                 weight=entry.weight,
-                chain_start=entry.chain_start or None,
+                chain_start=start,
                 priority=entry.priority,
                 pinned=entry.pinned,
                 name=entry.name,

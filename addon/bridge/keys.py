@@ -50,18 +50,31 @@ def insert_keys(
         The data paths keyed.
     """
     keyed = []
-    for entry in rig.layout:
-        if entry.name not in bones:
-            continue
-        pose_bone = obj.pose.bones[entry.name]
-        for channel in bone_channels(rig, entry.name):
+    for name, channels in written_channels(obj, rig, bones):
+        pose_bone = obj.pose.bones[name]
+        for channel in channels:
             path = pose_bone.path_from_id(channel)
             indices = [-1] if keying_set is None else keying_indices(keying_set, obj, path)
             for index in indices:
-                pose_bone.keyframe_insert(channel, index=index, frame=frame, group=entry.name)
+                pose_bone.keyframe_insert(channel, index=index, frame=frame, group=name)
             if indices:
                 keyed.append(path)
     return keyed
+
+
+def written_channels(obj: Any, rig: Rig, bones: Collection[str]) -> list[tuple[str, list[str]]]:
+    """The pose bones a pose of the figure's ``bones`` is written into, with their channels.
+
+    The bones themselves; on a control rig, the controls of their limbs' current mode
+    (rotation and location: an IK control moves).
+    """
+    if rig.model is None:
+        return [(e.name, bone_channels(rig, e.name)) for e in rig.layout if e.name in bones]
+    pose = obj.pose.bones
+    return [
+        (name, [rotation_channel(pose[name].rotation_mode), "location"])
+        for name in rig.model.written(bones)
+    ]
 
 
 def keying_indices(keying_set: Any, obj: Any, path: str) -> list[int]:

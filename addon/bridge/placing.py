@@ -32,6 +32,10 @@ from .controls import Limb, is_control
 PASSES = 4
 """Most writes of one limb before its targets are left as Blender evaluates them."""
 
+CARRIED = 1e-4
+"""In IK mode the chain's end is this close to its target once placed, or the end
+control does not carry it rigidly (a heel or roll mechanism): the write is refused."""
+
 PROGRESS = 0.5
 """A further pass is made only while each cuts the miss to at most this share."""
 
@@ -132,18 +136,23 @@ def limb_error(obj: Any, bones: Any, targets: Mapping[str, Matrix]) -> float:
     return worst
 
 
-def place_limb(obj: Any, view_layer: Any, limb: Limb, targets: Mapping[str, Matrix]) -> Placed:
+def place_limb(
+    obj: Any, view_layer: Any | None, limb: Limb, targets: Mapping[str, Matrix]
+) -> Placed:
     """Write the limb's controls so that its skeleton bones take the ``targets`` poses.
 
     Args:
         obj: The control rig, evaluated (its pose bones' matrices current).
-        view_layer: Updated after each pass to evaluate the rig.
+        view_layer: Updated after each pass to evaluate the rig; None (inside a
+            depsgraph handler, where Blender evaluates after the handler returns): one
+            pass from the predicted parents, no swivel, the error not measured (NaN).
         limb: The limb (:func:`.controls.find_limbs`), in FK or IK mode.
         targets: Pose-space matrices for some or all of ``limb.bones``.
 
     Raises:
         BlenderDataError: For a limb blended between IK and FK, or in IK mode with middle
-            controls (a paw's heel), naming them; nothing is written.
+            controls (a paw's heel), naming them (nothing is written); for a limb in IK
+            mode whose end control does not carry its end (the caller restores the pose).
     """
     switch = f"set '{limb.switch}' on '{limb.settings}' to 1 (FK)"
     if limb.mode == "MIXED":
@@ -165,14 +174,23 @@ def place_limb(obj: Any, view_layer: Any, limb: Limb, targets: Mapping[str, Matr
         else:
             _write_ik(obj, writer, limb, targets)
         written.update(dict.fromkeys(writer.new))
-        view_layer.update()
         passes += 1
+        if view_layer is None:
+            return Placed(tuple(written), passes, math.nan)
+        view_layer.update()
         if limb.mode == "IK":
             swivel = _write_swivel(obj, limb, targets)
             if swivel:
                 written[swivel] = None
                 view_layer.update()
         error = limb_error(obj, exact, targets)
+    if limb.mode == "IK" and error > CARRIED:
+        end = limb.bones[limb.chain_end]
+        raise BlenderDataError(
+            f"limb {limb.name} in IK mode: its end control '{limb.ik_controls[0]}' does not "
+            f"carry '{end}' where Reach puts it (the rig turns it by a mechanism of its "
+            f"own); {switch}"
+        )
     return Placed(tuple(written), passes, limb_error(obj, limb.bones, targets))
 
 

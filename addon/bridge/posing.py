@@ -23,6 +23,7 @@ from ...solver.limits import clamp_to_limits, outside_limits
 from ..errors import BlenderDataError
 from . import goals, solving
 from .arrays import Array
+from .control_rig import read_model, write_model
 from .goals import Setup
 from .keys import auto_key
 from .pose import PoseWriter, changed_bones, read_pose, settle, write_pose
@@ -121,7 +122,12 @@ class Poser:
         return setup
 
     def read(self, rig: Rig) -> Array:
-        """The pose as Blender stores it, unrounded (:func:`~.pose.read_pose`)."""
+        """The pose as Blender stores it, unrounded (:func:`~.pose.read_pose`).
+
+        A control rig's: its skeleton as Blender evaluates it (:func:`.control_rig.read_model`).
+        """
+        if rig.model is not None:
+            return read_model(self.obj, rig, self.theta)
         return read_pose(self.obj, rig, self.theta, rounding=False)
 
     def begin(self) -> Array:
@@ -217,7 +223,9 @@ class Poser:
         solution = outcome.result.theta
         moved = changed_bones(setup.rig, read, solution)
         written = bool(moved) or not keep
-        if written:
+        if written and setup.rig.model is not None:  # a control rig: onto its controls
+            write_model(self.obj, setup.rig, solution, setup.movable, self.view_layer)
+        elif written:
             if self.writer is None:
                 self.writer = PoseWriter(self.obj, setup.rig, setup.movable)
             self.writer.write(self.obj, solution)
@@ -282,15 +290,17 @@ def clamp_moving(setup: Setup, theta: Array) -> Array:
     )
 
 
-def clamp_pose(obj: Any, rig: Rig) -> list[str]:
+def clamp_pose(obj: Any, rig: Rig, view_layer: Any) -> list[str]:
     """Move the armature's pose into its limits (nearest pose inside them).
 
     Returns:
-        The bones that moved (only these are written).
+        The bones that moved (only these are written; a control rig's controls).
     """
     figure = rig.figure
-    theta = read_pose(obj, rig)
+    theta = read_pose(obj, rig) if rig.model is None else read_model(obj, rig)
     clamped = clamp_to_limits(theta, figure.limits, figure.lower, figure.upper)
     changed = changed_bones(rig, theta, clamped, threshold=0.0)
+    if rig.model is not None:
+        return write_model(obj, rig, clamped, changed, view_layer) if changed else []
     write_pose(obj, rig, clamped, changed)
     return changed

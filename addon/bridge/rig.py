@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import bpy
 import numpy as np
@@ -23,6 +23,9 @@ from ..errors import BlenderDataError, labelled
 from .animated import animated_bones
 from .arrays import Array
 from .joints import bone_dofs, euler_order, joint_dofs, joint_frame, joint_settings
+
+if TYPE_CHECKING:
+    from .control_rig import ControlModel
 
 NOTES = {
     "constraints": "{count} bone(s) with bone constraints, which Blender applies after "
@@ -93,6 +96,9 @@ class Rig:
     """The armature's world matrix the figure was built with."""
     locations: NDArray[np.float32] | None = field(default=None, repr=False)
     """Every pose bone's location as it was then (a quick test of :meth:`is_current`)."""
+    model: ControlModel | None = field(default=None, repr=False)
+    """On a control rig, its limbs: the figure is their skeleton, written onto controls
+    (:mod:`.control_rig`); None: the figure is the armature's bones themselves."""
 
     def is_current(self, obj: Any) -> bool:
         """Whether the figure still models the armature (if not, build it again).
@@ -102,6 +108,8 @@ class Rig:
         """
         if self.world is not None and not np.array_equal(to_numpy(obj.matrix_world), self.world):
             return False
+        if self.model is not None:
+            return self.model.is_current(obj)
         if self.locations is not None and np.array_equal(pose_locations(obj), self.locations):
             return True  # no location changed at all
         return fixed_locations(obj, self.layout) == self.offsets
@@ -217,11 +225,16 @@ def build_rig(obj: Any, hold: Iterable[str] = ()) -> Rig:
             the user has just moved by hand.
 
     Returns:
-        The rig.
+        The rig: on a control rig, of its limbs' skeleton (:mod:`.control_rig`).
 
     Raises:
         BlenderDataError: For data the solver cannot represent, named.
     """
+    from .control_rig import build_model_rig  # it builds on this module's Rig
+
+    modelled = build_model_rig(obj, hold)
+    if modelled is not None:
+        return modelled
     world = world_matrix(obj)
     held = set(hold)
     figure = Figure()

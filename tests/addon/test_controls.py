@@ -112,5 +112,5 @@ def test_make_figure_on_a_control_rig_names_its_limbs_not_its_mechanism(reach, c
     out = capfd.readouterr().out
     assert "control rig: 4 switchable limb(s)" in out
     assert "upper_arm.L (IK): hand_ik.L, upper_arm_ik.L" in out
-    assert "thigh.R (IK): foot_ik.R, thigh_ik.R" in out
+    assert "thigh.R (IK): foot_ik.R, toe_ik.R, thigh_ik.R" in out
     assert "bone constraints" not in out and "driven by drivers" not in out

@@ -92,9 +92,11 @@ def _generated_human():
     return obj
 
 
-def test_met_is_measured_on_the_deform_bones_of_a_control_rig(reach):
-    # FK controls constrained while the arm is in IK mode: the deform bones that move the
-    # mesh follow the IK controls, so the FK arm meeting its goal is not "met"
+def test_a_control_rigs_limb_is_met_on_its_deform_bones_through_the_controls_of_its_mode(
+    reach,
+):
+    # FK controls constrained while the arm is in IK mode: Reach poses the arm's skeleton
+    # and writes the IK controls, so the deform bones that move the mesh meet the goal
     obj = _generated_human()
     assert bpy.ops.reach.add_constraint(
         armature=obj.name, bone="forearm_fk.L", chain_start="upper_arm_fk.L", name="hand"
@@ -102,19 +104,29 @@ def test_met_is_measured_on_the_deform_bones_of_a_control_rig(reach):
     goal = obj.reach.constraints["hand"].goal
     shoulder = obj.matrix_world @ obj.pose.bones["upper_arm_fk.L"].head
     goal.location = goal.location.lerp(shoulder, 0.2)  # a bent elbow: reachable
+    bpy.context.view_layer.update()
+    arm = obj.data.bones["forearm_fk.L"].length + obj.data.bones["upper_arm_fk.L"].length
+    fk = ("upper_arm_fk.L", "forearm_fk.L", "hand_fk.L")
+
+    def channels(names):
+        return [tuple(v for row in obj.pose.bones[n].matrix_basis for v in row) for n in names]
+
+    def deform_miss():
+        deform = obj.matrix_world @ obj.pose.bones["DEF-forearm.L.001"].tail
+        return (deform - goal.matrix_world.translation).length
+
+    before = channels(fk)
     assert bpy.ops.reach.solve(armature=obj.name) == {"FINISHED"}
-    stats = obj.reach.stats
-    assert stats.unmet == "hand"
-    assert stats.message.startswith("not met on Blender's pose: hand ")
-    assert "DEF-forearm.L: the deform bone that moves the mesh where 'forearm_fk.L' is" in (
-        stats.message
-    )
-    # the arm switched to FK: the deform bones follow the FK controls, and it is met
+    assert obj.reach.stats.message == "all constraints met"
+    assert deform_miss() <= 1e-5 * arm
+    assert channels(fk) == before  # the FK controls do not pose an arm in IK mode
+    # the arm switched to FK: its FK controls are written, and it is met again
     obj.pose.bones["upper_arm_parent.L"]["IK_FK"] = 1.0
     obj.update_tag()
     bpy.context.view_layer.update()
+    goal.location = goal.location.lerp(shoulder, 0.1)
+    bpy.context.view_layer.update()
     assert bpy.ops.reach.solve(armature=obj.name) == {"FINISHED"}
     assert obj.reach.stats.message == "all constraints met"
-    deform = obj.matrix_world @ obj.pose.bones["DEF-forearm.L.001"].tail
-    arm = obj.data.bones["forearm_fk.L"].length + obj.data.bones["upper_arm_fk.L"].length
-    assert (deform - goal.matrix_world.translation).length <= 1e-5 * arm
+    assert deform_miss() <= 1e-5 * arm
+    assert channels(fk) != before

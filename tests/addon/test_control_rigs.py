@@ -1,0 +1,161 @@
+"""Reach's operators on rigs Rigify generates in the test: solved on the limbs' skeleton,
+written and keyed only on the controls of each limb's mode, met on the deform bones."""
+
+from __future__ import annotations
+
+import bpy
+import pytest
+from test_controls import generated, switch_to
+from test_placing import SKELETON, skeleton_channels
+
+LIMB_ENDS = {
+    # kind: (limb, FK end control, IK end control or "" when IK mode is not placed)
+    "basic_human": ("upper_arm.L", "hand_fk.L", "hand_ik.L"),
+    "human": ("thigh.L", "foot_fk.L", "foot_ik.L"),
+    "basic_quadruped": ("front_thigh.L", "front_foot_fk.L", ""),
+    "horse": ("thigh.L", "hind_foot_fk.L", ""),
+    "bird": ("thigh.L", "foot_fk.L", "foot_ik.L"),
+}
+
+
+def limb_named(reach, obj, name):
+    return next(limb for limb in reach.addon.bridge.controls.find_limbs(obj) if limb.name == name)
+
+
+def reachable_goal(obj, limb, constraint: str) -> None:
+    """Move the goal toward the limb's root by a fifth: the limb bends to reach it."""
+    goal = obj.reach.constraints[constraint].goal
+    root = obj.matrix_world @ obj.pose.bones[limb.bones[0]].head
+    goal.location = goal.location.lerp(root, 0.2)
+    bpy.context.view_layer.update()
+
+
+def deform_miss(obj, limb, constraint: str) -> float:
+    """How far the constrained control's head is from the goal, carried by the deform
+    bone at the limb's chain end as Blender evaluates it (what moves the mesh)."""
+    end = limb.bones[limb.chain_end]
+    deform = "DEF-" + end.removeprefix("ORG-")
+    data = obj.data.bones
+    named = data[obj.reach.constraints[constraint].bone]
+    rest = data[deform].matrix_local.inverted() @ named.matrix_local  # named in deform's frame
+    head = obj.matrix_world @ obj.pose.bones[deform].matrix @ rest.translation
+    return (head - obj.reach.constraints[constraint].goal.matrix_world.translation).length
+
+
+def limb_length(obj, limb) -> float:
+    return sum(obj.data.bones[b].length for b in limb.bones[: limb.chain_end])
+
+
+@pytest.mark.parametrize("kind", LIMB_ENDS)
+@pytest.mark.parametrize("mode", ["FK", "IK"])
+def test_solve_poses_a_limb_through_its_controls_and_meets_on_the_deform_bones(reach, kind, mode):
+    name, fk_end, ik_end = LIMB_ENDS[kind]
+    if mode == "IK" and not ik_end:
+        return  # a paw in IK mode: refused by name (below)
+    obj = generated(kind)
+    limb = limb_named(reach, obj, name)
+    switch_to(obj, limb, 1.0 if mode == "FK" else 0.0)
+    end = fk_end if mode == "FK" else ik_end
+    assert bpy.ops.reach.figure_from_armature(armature=obj.name) == {"FINISHED"}
+    assert bpy.ops.reach.add_constraint(
+        armature=obj.name, bone=end, effector="HEAD", name="end"
+    ) == {"FINISHED"}
+    reachable_goal(obj, limb, "end")
+    before = skeleton_channels(obj)
+    controls = {b.name: tuple(b.matrix_basis.copy()) for b in obj.pose.bones}
+    assert bpy.ops.reach.solve(armature=obj.name) == {"FINISHED"}
+    assert obj.reach.stats.message == "all constraints met", obj.reach.stats.message
+    assert deform_miss(obj, limb, "end") <= 1e-5 * limb_length(obj, limb)
+    assert skeleton_channels(obj) == before  # no deform, original or mechanism bone
+    moved = {n for n, m in controls.items() if tuple(obj.pose.bones[n].matrix_basis) != m}
+    mode_controls = set(limb_named(reach, obj, name).controls)
+    assert moved and moved <= mode_controls, (moved, mode_controls)
+    assert not any(n.startswith(SKELETON) for n in moved)
+
+
+@pytest.mark.parametrize("kind", ["basic_quadruped", "horse"])
+def test_a_paw_in_ik_mode_is_refused_by_name_and_nothing_moves(reach, kind):
+    name = LIMB_ENDS[kind][0]
+    obj = generated(kind)
+    limb = limb_named(reach, obj, name)
+    assert bpy.ops.reach.figure_from_armature(armature=obj.name) == {"FINISHED"}
+    end = limb.ik_controls[0]
+    assert bpy.ops.reach.add_constraint(
+        armature=obj.name, bone=end, effector="HEAD", name="end"
+    ) == {"FINISHED"}
+    reachable_goal(obj, limb, "end")
+    channels = {b.name: tuple(v for row in b.matrix_basis for v in row) for b in obj.pose.bones}
+    with pytest.raises(RuntimeError, match=rf"limb {name} in IK mode.*to 1 \(FK\)"):
+        bpy.ops.reach.solve(armature=obj.name)
+    now = {b.name: tuple(v for row in b.matrix_basis for v in row) for b in obj.pose.bones}
+    assert now == channels
+    switch_to(obj, limb, 1.0)  # the way out the message gives
+    assert bpy.ops.reach.solve(armature=obj.name) == {"FINISHED"}
+    assert obj.reach.stats.message == "all constraints met"
+
+
+def test_a_chain_from_outside_the_limb_names_the_controls_to_start_from(reach):
+    obj = generated("basic_human")
+    assert bpy.ops.reach.figure_from_armature(armature=obj.name) == {"FINISHED"}
+    with pytest.raises(RuntimeError, match=r"chain start 'torso' is not in limb upper_arm\.L"):
+        bpy.ops.reach.add_constraint(
+            armature=obj.name, bone="hand_ik.L", effector="HEAD", chain_start="torso"
+        )
+    assert len(obj.reach.constraints) == 0
+    assert bpy.ops.reach.add_constraint(
+        armature=obj.name, bone="DEF-forearm.L.001", effector="TAIL", chain_start="upper_arm_fk.L"
+    ) == {"FINISHED"}
+    limb = limb_named(reach, obj, "upper_arm.L")
+    reachable_goal(obj, limb, obj.reach.constraints[0].name)
+    assert bpy.ops.reach.solve(armature=obj.name) == {"FINISHED"}
+    assert obj.reach.stats.message == "all constraints met"
+
+
+def keyed_bones(reach, obj) -> set[str]:
+    """The pose bones with keys in the armature's action."""
+    return {
+        fcurve.data_path.split('"')[1]
+        for fcurve in reach.addon.bridge.keys.fcurves(obj)
+        if fcurve.data_path.startswith('pose.bones["')
+    }
+
+
+def constrained(obj, limb, bone: str, name: str):
+    """A figure with one constraint on ``bone``'s head; its goal, where the limb starts."""
+    assert bpy.ops.reach.figure_from_armature(armature=obj.name) == {"FINISHED"}
+    assert bpy.ops.reach.add_constraint(
+        armature=obj.name, bone=bone, effector="HEAD", name=name
+    ) == {"FINISHED"}
+    goal = obj.reach.constraints[name].goal
+    return goal, obj.matrix_world @ obj.pose.bones[limb.bones[0]].head
+
+
+def test_a_drag_with_auto_keying_keys_only_the_controls_it_moved(reach):
+    obj = generated("basic_human")
+    limb = limb_named(reach, obj, "upper_arm.L")
+    goal, root = constrained(obj, limb, "hand_ik.L", "hand")
+    start = goal.location.copy()
+    path = [{"name": "", "location": tuple(start.lerp(root, 0.04 * k))} for k in range(1, 8)]
+    bpy.context.scene.tool_settings.use_keyframe_insert_auto = True
+    before = skeleton_channels(obj)
+    assert bpy.ops.reach.drag_goal(armature=obj.name, goal=goal.name, path=path) == {"FINISHED"}
+    assert obj.reach.stats.message == "all constraints met"
+    assert deform_miss(obj, limb, "hand") <= 1e-5 * limb_length(obj, limb)
+    assert skeleton_channels(obj) == before
+    assert keyed_bones(reach, obj) == {"hand_ik.L", "upper_arm_ik.L"}
+
+
+def test_a_bake_keys_only_controls_and_holds_the_goal_on_every_frame(reach):
+    obj = generated("basic_human")
+    limb = limb_named(reach, obj, "thigh.L")
+    switch_to(obj, limb, 1.0)
+    goal, root = constrained(obj, limb, "foot_fk.L", "foot")
+    start = goal.location.copy()
+    for frame, share in ((1, 0.05), (5, 0.25)):
+        goal.location = start.lerp(root, share)
+        goal.keyframe_insert("location", frame=frame)
+    assert bpy.ops.reach.bake(armature=obj.name, frame_start=1, frame_end=5) == {"FINISHED"}
+    assert keyed_bones(reach, obj) == set(limb.fk)  # the FK controls of the leg, no other
+    for frame in range(1, 6):
+        bpy.context.scene.frame_set(frame)
+        assert deform_miss(obj, limb, "foot") <= 1e-5 * limb_length(obj, limb), frame
