@@ -23,7 +23,8 @@ from bpy.types import Operator
 from . import live
 from .bridge import keys, posing, snapshot, solving
 from .bridge.arrays import Array
-from .bridge.rig import Rig, armature_object, build_rig
+from .bridge.control_rig import figure_rig
+from .bridge.rig import Rig, armature_object
 from .errors import BlenderDataError, ReachError
 from .operator_base import ArmatureOperator, Result
 from .properties import BAKE_REDUCE, BAKE_TOLERANCE
@@ -63,7 +64,7 @@ class BakeSession:
         self.frames = list(range(frame_start, frame_end + 1))
         self.original_frame = int(self.scene.frame_current)
         self.snapshot = snapshot.PoseSnapshot(obj)
-        self.layout_rig: Rig = build_rig(obj)
+        self.layout_rig: Rig = figure_rig(obj)
         self.poser = posing.Poser(obj, self.scene, self.view_layer)
         self.baked: list[int] = []
         self.channels: list[dict[str, Array]] = []

@@ -15,12 +15,12 @@ from bpy.props import BoolProperty, StringProperty
 from bpy.types import Operator
 from mathutils import Matrix, Vector
 
-from .bridge.control_rig import chain_of, control_model
+from .bridge.control_rig import chain_of, control_model, figure_rig
 from .bridge.controls import describe_limbs, find_limbs
 from .bridge.goals import tail_length
 from .bridge.joints import euler_order
 from .bridge.pose import bone_angles
-from .bridge.rig import Rig, armature_object, build_rig, to_numpy
+from .bridge.rig import Rig, armature_object, to_numpy
 from .errors import BlenderDataError
 from .operator_base import (
     ArmatureOperator,
@@ -93,7 +93,7 @@ class REACH_OT_figure_from_armature(ArmatureOperator, Operator):
         previous = (settings.is_figure, settings.translate_root)
         settings.translate_root = self.translate_root
         try:
-            rig = build_rig(obj)
+            rig = figure_rig(obj)
         except BlenderDataError:
             settings.is_figure, settings.translate_root = previous
             raise
@@ -149,7 +149,7 @@ class REACH_OT_add_constraint(BoneOperator, Operator):
         goal = _existing_goal(self.goal)
         check_pose(obj, bone)
         if not obj.reach.is_figure:
-            mark_figure(obj, build_rig(obj))
+            mark_figure(obj, figure_rig(obj))
         name = unique_name(obj.reach.constraints, self.name or f"{bone} {self.goal_type.lower()}")
         if goal is None:
             goal = _make_goal(

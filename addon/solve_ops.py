@@ -7,8 +7,9 @@ from typing import Any
 from bpy.props import BoolProperty
 from bpy.types import Operator
 
+from .bridge.control_rig import figure_rig
 from .bridge.posing import Poser, Start, clamp_pose
-from .bridge.rig import armature_object, build_rig
+from .bridge.rig import armature_object
 from .operator_base import ArmatureOperator, Result, report_warnings
 
 
@@ -47,7 +48,7 @@ class REACH_OT_clamp_pose(ArmatureOperator, Operator):
 
     def run(self, context: Any) -> Result:  # noqa: D102
         obj = armature_object(self.armature, context)
-        changed = clamp_pose(obj, build_rig(obj), context.view_layer)
+        changed = clamp_pose(obj, figure_rig(obj), context.view_layer)
         context.view_layer.update()
         self.report(
             {"INFO"},

@@ -25,7 +25,7 @@ from .arrays import Array
 from .controls import Limb, find_limbs
 from .joints import bone_dofs, euler_order
 from .placing import place_limb
-from .rig import BoneLayout, Rig, world_matrix
+from .rig import BoneLayout, Rig, build_rig, world_matrix
 
 SEGMENT_SUFFIX = re.compile(r"\.\d{3}$")
 """A deform bone's segment number (Rigify splits a limb bone's deform bone in parts)."""
@@ -129,6 +129,19 @@ def control_model(obj: Any) -> ControlModel | None:
 
 def _rest(bone: Any) -> Array:
     return np.array(bone.matrix_local, dtype=float)
+
+
+def figure_rig(obj: Any, hold: Iterable[str] = ()) -> Rig:
+    """The rig Reach solves on.
+
+    A control rig's limbs (:func:`build_model_rig`), else the armature's bones
+    (:func:`.rig.build_rig`).
+
+    Raises:
+        BlenderDataError: For data the solver cannot represent, named.
+    """
+    modelled = build_model_rig(obj, hold)
+    return modelled if modelled is not None else build_rig(obj, hold)
 
 
 def build_model_rig(obj: Any, hold: Iterable[str] = ()) -> Rig | None:
@@ -235,7 +248,7 @@ def write_model(
         BlenderDataError: A limb blended between IK and FK, or a paw in IK mode.
     """
     model = rig.model
-    assert model is not None  # a control rig's
+    assert isinstance(model, ControlModel)  # a control rig's
     world_inverse = np.linalg.inv(np.array(obj.matrix_world, dtype=float))
     frames = rig.figure.forward(theta)
     index = {entry.name: k for k, entry in enumerate(rig.layout)}
@@ -289,15 +302,15 @@ def chain_of(model: ControlModel, bone: str, chain_start: str, label: str) -> tu
     return stand, start.bone
 
 
-def stand_in(
-    model: ControlModel, entry: Any, effector: Effector, label: str
-) -> tuple[Effector, str]:
+def stand_in(rig: Rig, entry: Any, effector: Effector, label: str) -> tuple[Effector, str]:
     """The effector and chain start of constraint ``entry`` on the control rig's skeleton.
 
     The effector's point and axes, given in the named bone's frame, are taken into its
     skeleton bone's (:class:`Stand`); the chain starts at the skeleton bone its start
     stands for (:func:`chain_of`).
     """
+    model = rig.model
+    assert isinstance(model, ControlModel)  # a control rig's
     stand, start = chain_of(model, entry.bone, entry.chain_start, label)
     turn = _orthonormal(stand.rest[:3, :3])  # rest matrices are stored in single precision
     point = stand.rest @ np.append(effector.point, 1.0)

@@ -19,8 +19,8 @@ from ..errors import BlenderDataError, labelled
 from ..vocabulary import GOAL_TYPES
 from .animated import mesh_bones
 from .arrays import Array
-from .control_rig import stand_in
-from .rig import Rig, build_rig, to_numpy
+from .control_rig import figure_rig, stand_in
+from .rig import Rig, to_numpy
 
 
 def goal_object(entry: Any, armature: Any, scene: Any) -> Any:
@@ -284,7 +284,7 @@ def build_problem(obj: Any, scene: Any, rig: Rig | None = None) -> Setup:
     Raises:
         BlenderDataError: No enabled constraints, a missing goal or bone, NaN, ….
     """
-    rig = build_rig(obj) if rig is None else rig
+    rig = figure_rig(obj) if rig is None else rig
     entries = [c for c in obj.reach.constraints if c.enabled]
     if not entries:
         raise BlenderDataError(f"armature '{obj.name}' has no enabled constraints; add one first")
@@ -307,7 +307,7 @@ def build_problem(obj: Any, scene: Any, rig: Rig | None = None) -> Setup:
         with labelled(label):
             point, start = effector(entry, bone), entry.chain_start or None
             if rig.model is not None:  # a control rig: on its skeleton
-                point, start = stand_in(rig.model, entry, point, label)
+                point, start = stand_in(rig, entry, point, label)
             constraint = Constraint(
                 point,
                 solver_goal,

@@ -39,7 +39,7 @@ control does not carry it rigidly (a heel or roll mechanism): the write is refus
 PROGRESS = 0.5
 """A further pass is made only while each cuts the miss to at most this share."""
 
-TOLERANCE = 1e-6
+TOLERANCE = 5e-6
 """A skeleton bone is placed when it is this close to its target (times its length)."""
 
 

@@ -23,11 +23,11 @@ from ...solver.limits import clamp_to_limits, outside_limits
 from ..errors import BlenderDataError
 from . import goals, solving
 from .arrays import Array
-from .control_rig import read_model, write_model
+from .control_rig import figure_rig, read_model, write_model
 from .goals import Setup
 from .keys import auto_key
 from .pose import PoseWriter, changed_bones, read_pose, settle, write_pose
-from .rig import Rig, build_rig
+from .rig import Rig
 
 
 class Start(enum.Enum):
@@ -109,7 +109,7 @@ class Poser:
         """
         held = tuple(hold)
         if rebuild or self.setup is None or held or self.held:
-            rig = build_rig(self.obj, hold=held)
+            rig = figure_rig(self.obj, hold=held)
             setup = goals.build_problem(self.obj, self.scene, rig)
         else:
             setup = goals.refresh_goals(self.obj, self.scene, self.setup)

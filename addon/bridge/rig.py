@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import bpy
 import numpy as np
@@ -24,8 +24,16 @@ from .animated import animated_bones
 from .arrays import Array
 from .joints import bone_dofs, euler_order, joint_dofs, joint_frame, joint_settings
 
-if TYPE_CHECKING:
-    from .control_rig import ControlModel
+
+class Model(Protocol):
+    """What a rig whose figure is not its bones' answers (:class:`.control_rig.ControlModel`)."""
+
+    def is_current(self, obj: Any) -> bool:
+        """Whether the figure still models the armature."""
+
+    def written(self, bones: Iterable[str]) -> list[str]:
+        """The pose bones a write of the figure's ``bones`` changes."""
+
 
 NOTES = {
     "constraints": "{count} bone(s) with bone constraints, which Blender applies after "
@@ -96,7 +104,7 @@ class Rig:
     """The armature's world matrix the figure was built with."""
     locations: NDArray[np.float32] | None = field(default=None, repr=False)
     """Every pose bone's location as it was then (a quick test of :meth:`is_current`)."""
-    model: ControlModel | None = field(default=None, repr=False)
+    model: Model | None = field(default=None, repr=False)
     """On a control rig, its limbs: the figure is their skeleton, written onto controls
     (:mod:`.control_rig`); None: the figure is the armature's bones themselves."""
 
@@ -225,16 +233,12 @@ def build_rig(obj: Any, hold: Iterable[str] = ()) -> Rig:
             the user has just moved by hand.
 
     Returns:
-        The rig: on a control rig, of its limbs' skeleton (:mod:`.control_rig`).
+        The rig of the armature's bones (the figure Reach solves on is
+        :func:`.control_rig.figure_rig`'s: a control rig's limbs, else this).
 
     Raises:
         BlenderDataError: For data the solver cannot represent, named.
     """
-    from .control_rig import build_model_rig  # it builds on this module's Rig
-
-    modelled = build_model_rig(obj, hold)
-    if modelled is not None:
-        return modelled
     world = world_matrix(obj)
     held = set(hold)
     figure = Figure()
