@@ -24,7 +24,7 @@ from ..errors import BlenderDataError, labelled
 from .arrays import Array
 from .controls import Limb, find_limbs
 from .joints import bone_dofs, euler_order
-from .placing import place_limb
+from .placing import place_limbs
 from .rig import BoneLayout, Rig, build_rig, world_matrix
 
 SEGMENT_SUFFIX = re.compile(r"\.\d{3}$")
@@ -253,15 +253,17 @@ def write_model(
     frames = rig.figure.forward(theta)
     index = {entry.name: k for k, entry in enumerate(rig.layout)}
     chosen = set(bones)
+    placed = [
+        (
+            limb,
+            {name: Matrix((world_inverse @ frames[index[name]]).tolist()) for name in limb.bones},
+        )
+        for limb in model.limbs
+        if chosen.intersection(limb.bones)
+    ]
     written: list[str] = []
-    for limb in model.limbs:
-        if not chosen.intersection(limb.bones):
-            continue
-        targets = {
-            name: Matrix((world_inverse @ frames[index[name]]).tolist()) for name in limb.bones
-        }
-        placed = place_limb(obj, view_layer, limb, targets)
-        written.extend(placed.controls)
+    for result in place_limbs(obj, view_layer, placed):
+        written.extend(result.controls)
     return written
 
 

@@ -20,7 +20,7 @@ the evaluated pose where a mechanism did otherwise (a few passes at most).
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,9 +32,10 @@ from .controls import Limb, is_control
 PASSES = 4
 """Most writes of one limb before its targets are left as Blender evaluates them."""
 
-CARRIED = 1e-4
-"""In IK mode the chain's end is this close to its target once placed, or the end
-control does not carry it rigidly (a heel or roll mechanism): the write is refused."""
+CARRIED = 1e-2
+"""In IK mode the chain's end is this close to its target once placed (times its
+length), or the end control does not carry it rigidly (a heel or roll mechanism turns
+it by tens of percent): the write is refused. Closer misses are left to the verdict."""
 
 PROGRESS = 0.5
 """A further pass is made only while each cuts the miss to at most this share."""
@@ -139,59 +140,95 @@ def limb_error(obj: Any, bones: Any, targets: Mapping[str, Matrix]) -> float:
 def place_limb(
     obj: Any, view_layer: Any | None, limb: Limb, targets: Mapping[str, Matrix]
 ) -> Placed:
-    """Write the limb's controls so that its skeleton bones take the ``targets`` poses.
+    """Write one limb's controls so that its skeleton bones take the ``targets`` poses.
+
+    As :func:`place_limbs` for that limb alone.
+    """
+    return place_limbs(obj, view_layer, [(limb, targets)])[0]
+
+
+def place_limbs(
+    obj: Any, view_layer: Any | None, limbs: Sequence[tuple[Limb, Mapping[str, Matrix]]]
+) -> list[Placed]:
+    """Write the limbs' controls so that their skeleton bones take their target poses.
+
+    The limbs are written together, pass by pass, so that one evaluation serves them all.
 
     Args:
         obj: The control rig, evaluated (its pose bones' matrices current).
         view_layer: Updated after each pass to evaluate the rig; None (inside a
             depsgraph handler, where Blender evaluates after the handler returns): one
             pass from the predicted parents, no swivel, the error not measured (NaN).
-        limb: The limb (:func:`.controls.find_limbs`), in FK or IK mode.
-        targets: Pose-space matrices for some or all of ``limb.bones``.
+        limbs: Per limb (:func:`.controls.find_limbs`, in FK or IK mode), pose-space
+            matrices for some or all of its bones.
 
     Raises:
         BlenderDataError: For a limb blended between IK and FK, or in IK mode with middle
             controls (a paw's heel), naming them (nothing is written); for a limb in IK
             mode whose end control does not carry its end (the caller restores the pose).
     """
-    switch = f"set '{limb.switch}' on '{limb.settings}' to 1 (FK)"
+    for limb, _ in limbs:
+        _check(limb)
+    # the bones the controls place exactly: in IK mode Blender's IK poses those before
+    exact = [limb.bones if limb.mode == "FK" else limb.bones[limb.chain_end :] for limb, _ in limbs]
+    written: list[dict[str, None]] = [{} for _ in limbs]
+    errors = [
+        limb_error(obj, bones, targets) for bones, (_, targets) in zip(exact, limbs, strict=True)
+    ]
+    before = [math.inf] * len(limbs)
+    passes = [0] * len(limbs)
+    for _ in range(PASSES):
+        active = [k for k, e in enumerate(errors) if TOLERANCE < e <= PROGRESS * before[k]]
+        if not active:
+            break
+        writer = ControlWriter(obj)
+        for k in active:
+            limb, targets = limbs[k]
+            (_write_fk if limb.mode == "FK" else _write_ik)(obj, writer, limb, targets)
+            written[k].update(dict.fromkeys(c for c in writer.new if c not in written[k]))
+            passes[k] += 1
+            before[k] = errors[k]
+        if view_layer is None:
+            return [Placed(tuple(w), p, math.nan) for w, p in zip(written, passes, strict=True)]
+        view_layer.update()
+        turned = False
+        for k in active:
+            limb, targets = limbs[k]
+            if limb.mode == "IK":
+                swivel = _write_swivel(obj, limb, targets)
+                if swivel:
+                    written[k][swivel] = None
+                    turned = True
+        if turned:
+            view_layer.update()
+        for k in active:
+            errors[k] = limb_error(obj, exact[k], limbs[k][1])
+    for (limb, _), error in zip(limbs, errors, strict=True):
+        if limb.mode == "IK" and error > CARRIED:
+            raise BlenderDataError(
+                f"limb {limb.name} in IK mode: its end control '{limb.ik_controls[0]}' does "
+                f"not carry '{limb.bones[limb.chain_end]}' where Reach puts it (the rig turns "
+                f"it by a mechanism of its own); {_way_out(limb)}"
+            )
+    return [
+        Placed(tuple(w), p, limb_error(obj, limb.bones, targets))
+        for w, p, (limb, targets) in zip(written, passes, limbs, strict=True)
+    ]
+
+
+def _way_out(limb: Limb) -> str:
+    return f"set '{limb.switch}' on '{limb.settings}' to 1 (FK)"
+
+
+def _check(limb: Limb) -> None:
+    """Refuse a limb Reach does not place, naming it and the way out."""
     if limb.mode == "MIXED":
-        raise BlenderDataError(f"limb {limb.name} is blended between IK and FK; {switch}")
+        raise BlenderDataError(f"limb {limb.name} is blended between IK and FK; {_way_out(limb)}")
     if limb.mode == "IK" and len(limb.ik_controls) > 1:
         raise BlenderDataError(
             f"limb {limb.name} in IK mode turns its end through "
-            f"{', '.join(limb.ik_controls[1:])}, which Reach does not place; {switch}"
+            f"{', '.join(limb.ik_controls[1:])}, which Reach does not place; {_way_out(limb)}"
         )
-    # the bones the controls place exactly: in IK mode Blender's IK poses those before
-    exact = limb.bones if limb.mode == "FK" else limb.bones[limb.chain_end :]
-    written: dict[str, None] = {}
-    passes, error, before = 0, limb_error(obj, exact, targets), math.inf
-    while passes < PASSES and TOLERANCE < error <= PROGRESS * before:
-        before = error
-        writer = ControlWriter(obj)
-        if limb.mode == "FK":
-            _write_fk(obj, writer, limb, targets)
-        else:
-            _write_ik(obj, writer, limb, targets)
-        written.update(dict.fromkeys(writer.new))
-        passes += 1
-        if view_layer is None:
-            return Placed(tuple(written), passes, math.nan)
-        view_layer.update()
-        if limb.mode == "IK":
-            swivel = _write_swivel(obj, limb, targets)
-            if swivel:
-                written[swivel] = None
-                view_layer.update()
-        error = limb_error(obj, exact, targets)
-    if limb.mode == "IK" and error > CARRIED:
-        end = limb.bones[limb.chain_end]
-        raise BlenderDataError(
-            f"limb {limb.name} in IK mode: its end control '{limb.ik_controls[0]}' does not "
-            f"carry '{end}' where Reach puts it (the rig turns it by a mechanism of its "
-            f"own); {switch}"
-        )
-    return Placed(tuple(written), passes, limb_error(obj, limb.bones, targets))
 
 
 def _write_fk(obj: Any, writer: ControlWriter, limb: Limb, targets: Mapping[str, Matrix]) -> None:

@@ -1,0 +1,200 @@
+"""Control rigs Rigify generates, against their metarigs, in Blender.
+
+    .venv-blender-5.0/bin/python -m bench.blender.control_rigs [--quick] [--events N]
+
+Per Rigify kind with limbs and per mode (FK; IK where Reach places it): the generated
+rig with one constraint on a limb's end control (head), dragged toward the limb's root
+as a user's drag runs it (``DragSession.step``), beside the same drag on the metarig
+(the metarig bone the skeleton bone copies, chain from the limb's first bone), in the
+same process. The table: bones, ms per drag event (median) on the rig and on the
+metarig and their ratio, the largest residual on Blender's deform bones over the limb
+(relative to its length) and the verdict. Then a Solve with a constraint on each of the
+four IK end controls of the human rigs. Results: ``bench/results/control_rigs.json`` and
+``control_rigs.md``.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import bpy
+import numpy as np
+
+from bench.blender import rigs
+from bench.harness import BenchmarkParser, Count, table, write_results
+from bench.machine import about
+
+LIMBS = {
+    # kind: (limb, FK end control, IK end control or "" when IK mode is not placed)
+    "basic_human": ("upper_arm.L", "hand_fk.L", "hand_ik.L"),
+    "human": ("thigh.L", "foot_fk.L", "foot_ik.L"),
+    "basic_quadruped": ("front_thigh.L", "front_foot_fk.L", ""),
+    "cat": ("upper_arm.L", "hand_fk.L", ""),
+    "wolf": ("thigh.L", "foot_fk.L", ""),
+    "horse": ("thigh.L", "hind_foot_fk.L", ""),
+    "bird": ("thigh.L", "foot_fk.L", "foot_ik.L"),
+}
+
+
+def generated(kind: str) -> tuple[Any, Any]:
+    """A fresh file with Rigify's ``kind`` metarig and the rig generated from it."""
+    bpy.ops.wm.read_homefile(use_empty=True)
+    getattr(bpy.ops.object, f"armature_{kind}_metarig_add")()
+    metarig = bpy.context.active_object
+    bpy.ops.object.mode_set(mode="OBJECT")
+    bpy.ops.pose.rigify_generate()
+    rig = bpy.context.active_object
+    bpy.ops.object.mode_set(mode="OBJECT")
+    return metarig, rig
+
+
+def drag(reach: Any, obj: Any, bone: str, chain_start: str, root: str, events: int) -> dict:
+    """Constrain ``bone``'s head, drag its goal a fifth of the way to ``root``'s head."""
+    assert bpy.ops.reach.figure_from_armature(armature=obj.name) == {"FINISHED"}
+    assert bpy.ops.reach.add_constraint(
+        armature=obj.name, bone=bone, effector="HEAD", chain_start=chain_start, name="end"
+    ) == {"FINISHED"}
+    goal = obj.reach.constraints["end"].goal
+    start = goal.location.copy()
+    target = obj.matrix_world @ obj.pose.bones[root].head
+    session = reach.addon.drag_session.DragSession(bpy.context, obj, goal)
+    times, residuals = [], []
+    for k in range(1, events + 1):
+        begin = time.perf_counter()
+        stats = session.step(start.lerp(target, 0.2 * k / events))
+        times.append(1e3 * (time.perf_counter() - begin))
+        residuals.append(stats.residual)
+    session.finish()
+    return {
+        "median_ms": float(np.median(times)),
+        "residual": max(residuals),
+        "verdict": obj.reach.stats.message,
+        "bones": len(obj.data.bones),
+    }
+
+
+def measure(reach: Any, kind: str, mode: str, events: int) -> dict[str, Any]:
+    name, fk_end, ik_end = LIMBS[kind]
+    metarig, rig = generated(kind)
+    limb = next(x for x in reach.addon.bridge.controls.find_limbs(rig) if x.name == name)
+    rig.pose.bones[limb.settings][limb.switch] = 1.0 if mode == "FK" else 0.0
+    rig.update_tag()
+    bpy.context.view_layer.update()
+    length = sum(rig.data.bones[b].length for b in limb.bones[: limb.chain_end])
+    on_rig = drag(reach, rig, fk_end if mode == "FK" else ik_end, "", limb.bones[0], events)
+    plain = [b.removeprefix("ORG-") for b in limb.bones]
+    on_meta = drag(reach, metarig, plain[limb.chain_end], plain[0], plain[0], events)
+    return {
+        "rig": kind,
+        "mode": mode,
+        "limb": name,
+        "bones": on_rig["bones"],
+        "metarig_bones": on_meta["bones"],
+        "rig_ms": on_rig["median_ms"],
+        "metarig_ms": on_meta["median_ms"],
+        "ratio": on_rig["median_ms"] / on_meta["median_ms"],
+        "residual_over_limb": on_rig["residual"] / length,
+        "verdict": on_rig["verdict"],
+    }
+
+
+def solve_four_limbs(reach: Any, kind: str, repeats: int) -> dict[str, Any]:
+    """Solve with a constraint on each IK end control (arms and legs, IK mode), timed."""
+    _, rig = generated(kind)
+    assert bpy.ops.reach.figure_from_armature(armature=rig.name) == {"FINISHED"}
+    ends = ("hand_ik.L", "hand_ik.R", "foot_ik.L", "foot_ik.R")
+    starts, roots = {}, {}
+    limbs = reach.addon.bridge.controls.find_limbs(rig)
+    for end in ends:
+        assert bpy.ops.reach.add_constraint(
+            armature=rig.name, bone=end, effector="HEAD", name=end
+        ) == {"FINISHED"}
+        starts[end] = rig.reach.constraints[end].goal.location.copy()
+        root = next(limb.bones[0] for limb in limbs if limb.ik_controls[0] == end)
+        roots[end] = rig.matrix_world @ rig.pose.bones[root].head
+    times = []
+    for k in range(repeats):
+        for end in ends:  # each goal a little closer to its limb's root: the limbs bend
+            goal = rig.reach.constraints[end].goal
+            goal.location = starts[end].lerp(roots[end], 0.04 * (k + 1))
+        bpy.context.view_layer.update()
+        begin = time.perf_counter()
+        assert bpy.ops.reach.solve(armature=rig.name) == {"FINISHED"}
+        times.append(1e3 * (time.perf_counter() - begin))
+    return {
+        "rig": kind,
+        "bones": len(rig.data.bones),
+        "median_solve_ms": float(np.median(times)),
+        "verdict": rig.reach.stats.message,
+    }
+
+
+def main() -> None:
+    parser = BenchmarkParser(
+        __doc__, "control_rigs", "10 drag events", {"events": Count("events", 10, 40)}
+    )
+    args = parser.parse_args()
+    reach = rigs.load_reach()
+    started = time.perf_counter()
+    try:
+        records = [
+            measure(reach, kind, mode, args.events)
+            for kind, (_, _, ik_end) in LIMBS.items()
+            for mode in ("FK", "IK")
+            if mode == "FK" or ik_end
+        ]
+        solves = [solve_four_limbs(reach, kind, 5) for kind in ("basic_human", "human")]
+    finally:
+        rigs.unload_reach()
+    meta = {
+        **about(),
+        "quick": args.quick,
+        "blender": bpy.app.version_string,
+        "events": args.events,
+        "wall_s": round(time.perf_counter() - started, 1),
+    }
+    rows = [
+        [
+            f"{r['rig']} ({r['limb']}, {r['mode']})",
+            f"{r['bones']} / {r['metarig_bones']}",
+            f"{r['rig_ms']:.2f} / {r['metarig_ms']:.2f}",
+            f"{r['ratio']:.2f}",
+            f"{r['residual_over_limb']:.1e}",
+            r["verdict"],
+        ]
+        for r in records
+    ]
+    columns = [
+        "rig (limb, mode)",
+        "bones (rig / metarig)",
+        "ms per drag event (rig / metarig)",
+        "ratio",
+        "residual / limb",
+        "verdict",
+    ]
+    lines = [
+        "# Control rigs against their metarigs",
+        "",
+        f"Blender {meta['blender']}, {meta['cpu_model']}, {args.events} drag events per row; "
+        "one constraint on the limb's end control, dragged a fifth of the way to the "
+        "limb's root; the same drag on the metarig in the same process; residuals on "
+        "Blender's deform bones.",
+        "",
+        *table(columns, rows),
+        "",
+        "Solve (`reach.solve`, restarts as set) with a constraint on each IK end control "
+        "(both hands and feet, IK mode), each goal moved toward its limb's root, median of 5:",
+        "",
+        *table(
+            ["rig", "bones", "ms per Solve", "verdict"],
+            [[r["rig"], r["bones"], f"{r['median_solve_ms']:.1f}", r["verdict"]] for r in solves],
+        ),
+    ]
+    for line in lines:
+        print(line)
+    write_results(args.output, {**meta, "rigs": records, "solves": solves}, lines)
+
+
+if __name__ == "__main__":
+    main()
