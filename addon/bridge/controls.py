@@ -12,6 +12,7 @@ bones an animator keys, so that Make Figure can say so and a solve can write the
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from collections.abc import Iterable
@@ -19,6 +20,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import bpy
+
+from ..errors import BlenderDataError
 
 SWITCH_PATH = re.compile(r'^pose\.bones\["(?P<bone>[^"]+)"\]\["(?P<prop>[^"]+)"\]$')
 """A driver variable's path to a bone's custom property: the bone and the property."""
@@ -168,6 +171,10 @@ def find_limbs(obj: Any, depsgraph: Any | None = None) -> list[Limb]:
         obj: An armature object.
         depsgraph: The evaluated dependency graph (default: the context's): the mode is
             read from the influences and mutes Blender evaluates.
+
+    Raises:
+        BlenderDataError: A limb's bone copies a bone, or its switch is on a bone, that
+            the armature no longer has (a broken rig), naming both.
     """
     drivers = _switch_drivers(obj)
     if not drivers:
@@ -183,6 +190,19 @@ def find_limbs(obj: Any, depsgraph: Any | None = None) -> list[Limb]:
             switch = drivers.get((pose_bone.name, later.name))
             if switch is None:
                 continue
+            for copy in (copies[0], later):
+                if copy.subtarget not in obj.pose.bones:
+                    raise BlenderDataError(
+                        f"control rig '{obj.name}' is broken: '{pose_bone.name}' copies "
+                        f"'{copy.subtarget}' ({copy.name}), which is not in the armature; "
+                        "generate the rig again"
+                    )
+            if switch[0] not in obj.pose.bones:
+                raise BlenderDataError(
+                    f"control rig '{obj.name}' is broken: the switch of '{pose_bone.name}' "
+                    f"is on bone '{switch[0]}', which is not in the armature; "
+                    "generate the rig again"
+                )
             share = evaluated.pose.bones[pose_bone.name].constraints[later.name].influence
             grouped.setdefault(switch, []).append(
                 (pose_bone.name, copies[0].subtarget, later.subtarget, float(share))
@@ -224,6 +244,13 @@ def _limb(
                 uses_pole = uses_pole or live
     if not target:
         return None
+    for parent, child in itertools.pairwise(bones):
+        if obj.pose.bones[child].parent is None or obj.pose.bones[child].parent.name != parent:
+            raise BlenderDataError(
+                f"control rig '{obj.name}' is broken: '{child}' follows the switch "
+                f"'{switch[1]}' on '{switch[0]}' but its parent is not '{parent}' (a bone "
+                "of the limb lost its constraints); generate the rig again"
+            )
     base = next((b for b in _ancestors(obj, rows[0][2]) if is_control(b)), "")
     shared.update(_ancestors(obj, base) if base else ())
     own = [b for b in _ancestors(obj, target) if b not in shared]

@@ -159,3 +159,12 @@ def test_a_bake_keys_only_controls_and_holds_the_goal_on_every_frame(reach):
     for frame in range(1, 6):
         bpy.context.scene.frame_set(frame)
         assert deform_miss(obj, limb, "foot") <= 1e-5 * limb_length(obj, limb), frame
+
+
+def test_a_control_of_no_limb_is_refused_with_the_limbs_to_choose_from(reach):
+    obj = generated("basic_human")
+    assert bpy.ops.reach.figure_from_armature(armature=obj.name) == {"FINISHED"}
+    choices = r"constrain a limb's control \(thigh\.L \(IK\): foot_ik\.L, toe_ik\.L, thigh_ik\.L"
+    with pytest.raises(RuntimeError, match=rf"'torso' moves with no limb .*{choices}"):
+        bpy.ops.reach.add_constraint(armature=obj.name, bone="torso", effector="HEAD")
+    assert len(obj.reach.constraints) == 0

@@ -114,3 +114,17 @@ def test_make_figure_on_a_control_rig_names_its_limbs_not_its_mechanism(reach, c
     assert "upper_arm.L (IK): hand_ik.L, upper_arm_ik.L" in out
     assert "thigh.R (IK): foot_ik.R, toe_ik.R, thigh_ik.R" in out
     assert "bone constraints" not in out and "driven by drivers" not in out
+
+
+@pytest.mark.parametrize("deleted", ["MCH-forearm_ik.L", "forearm_fk.L"])
+def test_a_broken_rig_is_named_with_the_way_out_and_nothing_changes(reach, deleted):
+    obj = generated("basic_human")
+    bpy.context.view_layer.objects.active = obj
+    bpy.ops.object.mode_set(mode="EDIT")
+    obj.data.edit_bones.remove(obj.data.edit_bones[deleted])
+    bpy.ops.object.mode_set(mode="OBJECT")
+    with pytest.raises(
+        RuntimeError, match=r"control rig 'rig' is broken: .*generate the rig again"
+    ):
+        bpy.ops.reach.figure_from_armature(armature=obj.name)
+    assert not obj.reach.is_figure
