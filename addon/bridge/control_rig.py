@@ -164,7 +164,15 @@ def build_model_rig(obj: Any, hold: Iterable[str] = ()) -> Rig | None:
         BoneLayout(name, mode, order, translation=-1, rotation=first)
         for name, mode, order, first in _add_segments(obj, model, figure, world, held)
     ]
-    return Rig(obj.name, figure, tuple(layout), world=world, model=model)
+    warnings = []
+    shaped = [j.name for j in obj.reach.joints if len(j.polygon)]
+    shaped += [g.name for g in obj.reach.groups if g.enabled and len(g.members)]
+    if shaped:  # they name the armature's own bones, which this figure does not have
+        warnings.append(
+            f"limit polygons and joint groups ({', '.join(shaped)}) do not limit a control "
+            "rig's limbs: Reach holds the FK controls' IK locks and limits there"
+        )
+    return Rig(obj.name, figure, tuple(layout), warnings, world=world, model=model)
 
 
 def _add_segments(

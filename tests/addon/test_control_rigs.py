@@ -168,3 +168,25 @@ def test_a_control_of_no_limb_is_refused_with_the_limbs_to_choose_from(reach):
     with pytest.raises(RuntimeError, match=rf"'torso' moves with no limb .*{choices}"):
         bpy.ops.reach.add_constraint(armature=obj.name, bone="torso", effector="HEAD")
     assert len(obj.reach.constraints) == 0
+
+
+def test_the_fk_controls_ik_limits_hold_and_polygons_and_groups_are_said_to_not(reach, capfd):
+    obj = generated("basic_human")
+    limb = limb_named(reach, obj, "upper_arm.L")
+    switch_to(obj, limb, 1.0)
+    forearm = obj.pose.bones["forearm_fk.L"]
+    forearm.use_ik_limit_x = True
+    forearm.ik_min_x, forearm.ik_max_x = -0.3, 0.0  # the elbow bends at most 0.3 rad
+    forearm.lock_ik_y = forearm.lock_ik_z = True  # and only about X
+    group = obj.reach.groups.add()
+    group.name = "elbows"
+    group.members.add().bone = "forearm_fk.L"
+    goal, root = constrained(obj, limb, "hand_fk.L", "hand")
+    assert "joint groups (elbows) do not limit a control rig's limbs" in capfd.readouterr().out
+    goal.location = goal.location.lerp(root, 0.5)  # needs more elbow than the limit allows
+    bpy.context.view_layer.update()
+    assert bpy.ops.reach.solve(armature=obj.name) == {"FINISHED"}
+    assert "held by forearm_fk.L rotation X" in obj.reach.stats.reasons
+    rig = reach.addon.bridge.control_rig.figure_rig(obj)
+    theta = reach.addon.bridge.control_rig.read_model(obj, rig)
+    assert rig.figure.limits.max_violation(theta) <= 1e-6
