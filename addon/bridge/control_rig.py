@@ -25,7 +25,8 @@ from .arrays import Array
 from .controls import Limb, find_limbs
 from .joints import bone_dofs, euler_order
 from .placing import place_limbs
-from .rig import BoneLayout, Rig, build_rig, world_matrix
+from .pose import PoseWriter, axis_angles, read_pose, set_axis_angles
+from .rig import BoneLayout, Rig, build_rig, to_numpy, world_matrix
 
 SEGMENT_SUFFIX = re.compile(r"\.\d{3}$")
 """A deform bone's segment number (Rigify splits a limb bone's deform bone in parts)."""
@@ -101,7 +102,9 @@ def control_model(obj: Any) -> ControlModel | None:
 
     def add(name: str, bone: str) -> None:
         if name and name in data and name not in names:
-            rest = np.linalg.solve(_rest(data[bone]), _rest(data[name]))
+            rest = np.linalg.solve(
+                to_numpy(data[bone].matrix_local), to_numpy(data[name].matrix_local)
+            )
             names[name] = Stand(bone, rest)
 
     for limb in limbs:
@@ -125,10 +128,6 @@ def control_model(obj: Any) -> ControlModel | None:
             parents[parent.name] = np.array(parent.matrix, dtype=float)
     switches = {limb.settings: float(bones[limb.settings].get(limb.switch, 0.0)) for limb in limbs}
     return ControlModel(limbs, names, parents, switches)
-
-
-def _rest(bone: Any) -> Array:
-    return np.array(bone.matrix_local, dtype=float)
 
 
 def figure_rig(obj: Any, hold: Iterable[str] = ()) -> Rig:
@@ -188,11 +187,13 @@ def _add_segments(
                 parent = bone.parent
                 hung = np.eye(4)
                 if parent is not None:
-                    hung = model.parents[parent.name] @ np.linalg.inv(_rest(parent))
-                rest = world @ hung @ _rest(bone)
+                    hung = model.parents[parent.name] @ np.linalg.inv(to_numpy(parent.matrix_local))
+                rest = world @ hung @ to_numpy(bone.matrix_local)
                 parent_segment = None
             else:
-                rest = np.linalg.solve(_rest(data[limb.bones[k - 1]]), _rest(bone))
+                rest = np.linalg.solve(
+                    to_numpy(data[limb.bones[k - 1]].matrix_local), to_numpy(bone.matrix_local)
+                )
                 parent_segment = limb.bones[k - 1]
             control = bones[limb.fk[k]] if limb.fk[k] in bones else bones[name]
             order = euler_order(obj, control)
@@ -214,27 +215,15 @@ def read_model(obj: Any, rig: Rig, previous: Array | None = None) -> Array:
         pose = np.array(bones[entry.name].matrix, dtype=float)
         parent = bone.parent
         if parent is None:
-            local = np.linalg.solve(_rest(bone), pose)
+            local = np.linalg.solve(to_numpy(bone.matrix_local), pose)
         else:
             frame = np.array(bones[parent.name].matrix, dtype=float)
-            offset = np.linalg.solve(_rest(parent), _rest(bone))
+            offset = np.linalg.solve(to_numpy(parent.matrix_local), to_numpy(bone.matrix_local))
             local = np.linalg.solve(frame @ offset, pose)
-        turn = _orthonormal(local[:3, :3])
-        compat = None
-        if previous is not None:
-            compat = _axis_angles(previous, entry)
-        angles = rotations.matrix_euler(turn, entry.order, compat)
-        theta[entry.rotation : entry.rotation + 3] = [
-            angles["XYZ".index(a)] for a in entry.order[::-1]
-        ]
+        compat = None if previous is None else axis_angles(previous, entry)
+        angles = rotations.matrix_euler(_orthonormal(local[:3, :3]), entry.order, compat)
+        set_axis_angles(theta, entry, angles)
     return theta
-
-
-def _axis_angles(theta: Array, entry: Any) -> Array:
-    angles = np.zeros(3)
-    for offset, axis in enumerate(entry.order[::-1]):
-        angles["XYZ".index(axis)] = theta[entry.rotation + offset]
-    return angles
 
 
 def _orthonormal(matrix: Array) -> Array:
@@ -331,3 +320,34 @@ def stand_in(rig: Rig, entry: Any, effector: Effector, label: str) -> tuple[Effe
         y_axis=tuple(float(v) for v in turn @ np.asarray(effector.y_axis)),
     )
     return moved, start
+
+
+def read_figure(obj: Any, rig: Rig, previous: Array | None = None) -> Array:
+    """θ of the figure as Blender holds it.
+
+    The bones' channels, unrounded (:func:`.pose.read_pose`), or a control rig's
+    skeleton as Blender evaluates it (:func:`read_model`).
+    """
+    if rig.model is not None:
+        return read_model(obj, rig, previous)
+    return read_pose(obj, rig, previous, rounding=False)
+
+
+class ModelWriter:
+    """Writes θ of a control rig's figure onto its controls (:func:`write_model`)."""
+
+    def __init__(self, rig: Rig, bones: Iterable[str], view_layer: Any | None) -> None:
+        self.rig, self.bones, self.view_layer = rig, list(bones), view_layer
+
+    def write(self, obj: Any, theta: Array) -> None:
+        """Place the controls of the limbs holding the chosen bones."""
+        write_model(obj, self.rig, theta, self.bones, self.view_layer)
+
+
+def figure_writer(
+    obj: Any, rig: Rig, bones: Iterable[str], view_layer: Any | None
+) -> PoseWriter | ModelWriter:
+    """The writer of θ into the chosen bones: their channels, or a control rig's controls."""
+    if rig.model is not None:
+        return ModelWriter(rig, bones, view_layer)
+    return PoseWriter(obj, rig, list(bones))

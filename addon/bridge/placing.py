@@ -20,7 +20,7 @@ the evaluated pose where a mechanism did otherwise (a few passes at most).
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -58,12 +58,6 @@ class Placed:
     controls: tuple[str, ...]
     passes: int
     error: float
-
-
-def pose_matrices(obj: Any, names: Any) -> dict[str, Matrix]:
-    """The pose-space matrices Blender evaluated for bones ``names``, copied."""
-    bones = obj.pose.bones
-    return {name: bones[name].matrix.copy() for name in names}
 
 
 class ControlWriter:
@@ -233,8 +227,15 @@ def _check(limb: Limb) -> None:
 
 def _write_fk(obj: Any, writer: ControlWriter, limb: Limb, targets: Mapping[str, Matrix]) -> None:
     """Each targeted bone's FK control, root first."""
+    _write_carried(obj, writer, zip(limb.bones, limb.fk, strict=True), targets)
+
+
+def _write_carried(
+    obj: Any, writer: ControlWriter, pairs: Iterable[tuple[str, str]], targets: Mapping[str, Matrix]
+) -> None:
+    """Per (skeleton bone, the control carrying it) with a target, the control placed."""
     bones = obj.pose.bones
-    for name, control in zip(limb.bones, limb.fk, strict=True):
+    for name, control in pairs:
         if name in targets and is_control(control):
             writer.write(control, carried(targets[name], bones[name].matrix, bones[control].matrix))
 
@@ -247,10 +248,7 @@ def _write_ik(obj: Any, writer: ControlWriter, limb: Limb, targets: Mapping[str,
     if last in targets:
         writer.write(end, carried(targets[last], bones[last].matrix, bones[end].matrix))
     after = limb.chain_end + 1
-    for name, source in zip(limb.bones[after:], limb.ik[after:], strict=True):
-        if name in targets and is_control(source):
-            now = bones[source].matrix
-            writer.write(source, carried(targets[name], bones[name].matrix, now))
+    _write_carried(obj, writer, zip(limb.bones[after:], limb.ik[after:], strict=True), targets)
 
 
 def _write_swivel(obj: Any, limb: Limb, targets: Mapping[str, Matrix]) -> str:

@@ -122,7 +122,7 @@ def _not_finite(bone: str) -> BlenderDataError:
     )
 
 
-def _axis_angles(theta: Array, entry: BoneLayout) -> Array:
+def axis_angles(theta: Array, entry: BoneLayout) -> Array:
     """The bone's rotation DOFs of θ as Euler angles about X, Y, Z."""
     angles = np.zeros(3)
     for offset, axis in enumerate(entry.order[::-1]):
@@ -160,9 +160,9 @@ def read_pose(obj: Any, rig: Rig, previous: Array | None = None, *, rounding: bo
             angles = bone_angles(pose_bone, entry.mode, entry.order)
         else:
             stored[number] = matrix
-            compat = None if previous is None else _axis_angles(previous, entry)
+            compat = None if previous is None else axis_angles(previous, entry)
             angles = rotations.matrix_euler(matrix, entry.order, compat)
-        _set_axis_angles(theta, entry, angles)
+        set_axis_angles(theta, entry, angles)
         if entry.translation >= 0:
             location = np.array(pose_bone.location, dtype=float)
             if not np.all(np.isfinite(location)):
@@ -172,7 +172,7 @@ def read_pose(obj: Any, rig: Rig, previous: Array | None = None, *, rounding: bo
     return settle(rig, theta) if rounding else theta
 
 
-def _set_axis_angles(theta: Array, entry: BoneLayout, angles: Array) -> None:
+def set_axis_angles(theta: Array, entry: BoneLayout, angles: Array) -> None:
     """Put Euler angles about X, Y, Z into the bone's rotation DOFs of θ."""
     theta[entry.rotation : entry.rotation + 3] = [angles[AXES.index(a)] for a in entry.order[::-1]]
 
@@ -218,9 +218,9 @@ def fit_limits(
         by_axis = np.zeros((local.shape[0], 3))  # columns per axis X, Y, Z
         for offset, axis in enumerate(entry.order[::-1]):
             by_axis[:, AXES.index(axis)] = local[:, offset]
-        compat = None if previous is None else _axis_angles(previous, entry)
+        compat = None if previous is None else axis_angles(previous, entry)
         angles = rotations.fit_euler(matrix, entry.order, by_axis, rest, compat=compat)
-        _set_axis_angles(theta, entry, angles)
+        set_axis_angles(theta, entry, angles)
 
 
 def settle(rig: Rig, theta: Array) -> Array:
@@ -357,7 +357,7 @@ class PoseWriter:
 def _write_framed(pose_bone: Any, entry: BoneLayout, theta: Array) -> None:
     """Write a joint with its own axes: ``R = frame · E(θ) · frameᵀ`` in the bone's mode."""
     assert entry.frame is not None
-    angles = _axis_angles(theta, entry)
+    angles = axis_angles(theta, entry)
     matrix = entry.frame @ rotations.euler_matrix(angles, entry.order) @ entry.frame.T
     mode = entry.mode
     if mode in rotations.EULER_ORDERS:

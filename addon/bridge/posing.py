@@ -23,10 +23,10 @@ from ...solver.limits import clamp_to_limits, outside_limits
 from ..errors import BlenderDataError
 from . import goals, solving
 from .arrays import Array
-from .control_rig import figure_rig, read_model, write_model
+from .control_rig import ModelWriter, figure_rig, figure_writer, read_figure
 from .goals import Setup
 from .keys import auto_key
-from .pose import PoseWriter, changed_bones, read_pose, settle, write_pose
+from .pose import PoseWriter, changed_bones, settle
 from .rig import Rig
 
 
@@ -94,7 +94,7 @@ class Poser:
         self.setup: Setup | None = None
         self.theta: Array | None = None
         self.held: tuple[str, ...] = ()
-        self.writer: PoseWriter | None = None
+        self.writer: PoseWriter | ModelWriter | None = None
 
     def prepare(self, *, rebuild: bool = False, hold: Sequence[str] = ()) -> Setup:
         """The problem of the armature's enabled constraints as they are now.
@@ -122,13 +122,8 @@ class Poser:
         return setup
 
     def read(self, rig: Rig) -> Array:
-        """The pose as Blender stores it, unrounded (:func:`~.pose.read_pose`).
-
-        A control rig's: its skeleton as Blender evaluates it (:func:`.control_rig.read_model`).
-        """
-        if rig.model is not None:
-            return read_model(self.obj, rig, self.theta)
-        return read_pose(self.obj, rig, self.theta, rounding=False)
+        """The pose as Blender holds it (:func:`.control_rig.read_figure`)."""
+        return read_figure(self.obj, rig, self.theta)
 
     def begin(self) -> Array:
         """Build the problem and take the pose as it is as the last solution.
@@ -223,11 +218,9 @@ class Poser:
         solution = outcome.result.theta
         moved = changed_bones(setup.rig, read, solution)
         written = bool(moved) or not keep
-        if written and setup.rig.model is not None:  # a control rig: onto its controls
-            write_model(self.obj, setup.rig, solution, setup.movable, self.view_layer)
-        elif written:
+        if written:
             if self.writer is None:
-                self.writer = PoseWriter(self.obj, setup.rig, setup.movable)
+                self.writer = figure_writer(self.obj, setup.rig, setup.movable, self.view_layer)
             self.writer.write(self.obj, solution)
         self.theta = solution
         if judge:
@@ -297,10 +290,9 @@ def clamp_pose(obj: Any, rig: Rig, view_layer: Any) -> list[str]:
         The bones that moved (only these are written; a control rig's controls).
     """
     figure = rig.figure
-    theta = read_pose(obj, rig) if rig.model is None else read_model(obj, rig)
+    theta = settle(rig, read_figure(obj, rig))
     clamped = clamp_to_limits(theta, figure.limits, figure.lower, figure.upper)
     changed = changed_bones(rig, theta, clamped, threshold=0.0)
-    if rig.model is not None:
-        return write_model(obj, rig, clamped, changed, view_layer) if changed else []
-    write_pose(obj, rig, clamped, changed)
-    return changed
+    if changed:
+        figure_writer(obj, rig, changed, view_layer).write(obj, clamped)
+    return changed if rig.model is None else rig.model.written(changed)
