@@ -15,12 +15,13 @@ from bpy.props import BoolProperty, StringProperty
 from bpy.types import Operator
 from mathutils import Matrix, Vector
 
-from .bridge.control_rig import chain_of, control_model, figure_rig
+from .bridge.control_rig import ControlModel, chain_of, control_model, figure_rig
 from .bridge.controls import describe_limbs, find_limbs
 from .bridge.goals import tail_length
 from .bridge.joints import euler_order
 from .bridge.pose import bone_angles
 from .bridge.rig import Rig, armature_object, to_numpy
+from .bridge.trunk import describe_trunk
 from .errors import BlenderDataError
 from .operator_base import (
     ArmatureOperator,
@@ -107,6 +108,8 @@ class REACH_OT_figure_from_armature(ArmatureOperator, Operator):
         )
         for line in describe_limbs(limbs):
             self.report({"INFO"}, line)
+        if isinstance(rig.model, ControlModel) and rig.model.trunk.joints:
+            self.report({"INFO"}, describe_trunk(rig.model.trunk))
         return {"FINISHED"}
 
 

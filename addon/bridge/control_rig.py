@@ -1,12 +1,14 @@
-"""A control rig's limbs as Reach's figure: solved on the skeleton, written onto controls.
+"""A control rig as Reach's figure: solved on its skeleton, written onto its controls.
 
 On a control rig (:func:`.controls.find_limbs` finds switchable limbs) Reach's figure is
-the limbs' skeleton bones (Rigify's ORG bones, a clean chain per limb), each limb hung
-from its parent bone's pose as Blender evaluates it. Every name an animator may give a
-constraint stands for a skeleton bone (:class:`Stand`): the bone itself, its FK or IK
-control, its IK end control, or its deform bone. The pose is read from Blender's
-evaluated skeleton and written by placing the controls of each limb's current mode
-(:func:`.placing.place_limb`), so that only controls are ever written and keyed.
+the trunk's joints (:mod:`.trunk`: the root control, a control spread over spine bones,
+the shoulders) and the limbs' skeleton bones (Rigify's ORG bones, a clean chain per
+limb), each limb hung from the joint above it. Every name an animator may give a
+constraint stands for a segment (:class:`Stand`): a trunk control, or a limb's skeleton
+bone, its FK or IK control, its IK end control or its deform bone. The pose is read
+from Blender's evaluated bones and written into the trunk controls' channels and by
+placing the controls of each limb's current mode (:func:`.placing.place_limbs`), so
+that only controls are ever written and keyed.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from .joints import bone_dofs, euler_order
 from .placing import place_limbs
 from .pose import PoseWriter, axis_angles, read_pose, set_axis_angles
 from .rig import BoneLayout, Rig, build_rig, to_numpy, world_matrix
+from .trunk import Trunk, add_trunk, find_trunk, is_current, write_trunk
 
 SEGMENT_SUFFIX = re.compile(r"\.\d{3}$")
 """A deform bone's segment number (Rigify splits a limb bone's deform bone in parts)."""
@@ -48,19 +51,21 @@ class Stand:
 
 @dataclass
 class ControlModel:
-    """The limbs of a control rig Reach poses, and what each name stands for.
+    """The limbs of a control rig Reach poses, the trunk they hang from, and names.
 
     Attributes:
         limbs: The limbs, each in its current mode.
-        names: Per bone name an animator may use, the skeleton bone it stands for.
-        parents: Per limb root's parent bone, its evaluated pose when the figure was
-            built (the figure hangs the limb there).
-        switches: Per limb, its switch property's value then.
+        trunk: The controls above the limbs Reach turns and moves (:mod:`.trunk`).
+        names: Per bone name an animator may use, the segment it stands for.
+        starts: Per control that is spread over several segments (a share's), its
+            highest segment: it may start a chain but carries no effector.
+        switches: Per limb, its switch property's value when the figure was built.
     """
 
     limbs: tuple[Limb, ...]
+    trunk: Trunk
     names: dict[str, Stand]
-    parents: dict[str, Array] = field(default_factory=dict)
+    starts: dict[str, str] = field(default_factory=dict)
     switches: dict[str, float] = field(default_factory=dict)
 
     def stand(self, name: str) -> Stand | None:
@@ -71,22 +76,38 @@ class ControlModel:
         """The limb whose skeleton holds ``bone``."""
         return next((limb for limb in self.limbs if bone in limb.bones), None)
 
+    def above(self, segment: str) -> list[str]:
+        """The segments from the figure's root down to ``segment``."""
+        limb = self.limb_of(segment)
+        if limb is None:
+            return self.trunk.above(segment)
+        bones = list(limb.bones[: limb.bones.index(segment) + 1])
+        return self.trunk.above(limb.bones[0]) + bones
+
+    def control_of(self, segment: str) -> str:
+        """The control an animator names segment ``segment`` by."""
+        joint = self.trunk.joint(segment)
+        if joint is not None:
+            return joint.control
+        limb = self.limb_of(segment)
+        return limb.fk[limb.bones.index(segment)] if limb is not None else segment
+
     def written(self, bones: Iterable[str]) -> list[str]:
-        """The controls a write of the skeleton bones ``bones`` moves (its limbs')."""
+        """The controls a write of the segments ``bones`` moves (its joints' and limbs')."""
         chosen = set(bones)
         controls: dict[str, None] = {}
+        for joint in self.trunk.joints:
+            if joint.segment in chosen:
+                controls[joint.control] = None
         for limb in self.limbs:
             if chosen.intersection(limb.bones):
                 controls.update(dict.fromkeys(limb.controls))
         return list(controls)
 
     def is_current(self, obj: Any) -> bool:
-        """Whether the limbs still hang where, and switch as, the figure has them."""
+        """Whether the limbs still hang, and switch, as the figure has them."""
         bones = obj.pose.bones
-        for name, pose in self.parents.items():
-            if not np.array_equal(np.array(bones[name].matrix, dtype=float), pose):
-                return False
-        return all(
+        return is_current(obj, self.trunk) and all(
             float(bones[limb.settings].get(limb.switch, 0.0)) == self.switches[limb.settings]
             for limb in self.limbs
         )
@@ -97,6 +118,7 @@ def control_model(obj: Any) -> ControlModel | None:
     limbs = tuple(find_limbs(obj))
     if not limbs:
         return None
+    trunk = find_trunk(obj, limbs)
     data = obj.data.bones
     names: dict[str, Stand] = {}
 
@@ -107,6 +129,13 @@ def control_model(obj: Any) -> ControlModel | None:
             )
             names[name] = Stand(bone, rest)
 
+    starts: dict[str, str] = {}
+    for joint in trunk.joints:
+        if joint.share == 1.0:  # the control's own frame
+            add(joint.control, joint.segment)
+            add(joint.bone, joint.segment)
+        else:
+            starts.setdefault(joint.control, joint.segment)
     for limb in limbs:
         for k, bone in enumerate(limb.bones):
             add(bone, bone)
@@ -121,13 +150,8 @@ def control_model(obj: Any) -> ControlModel | None:
         if deform.name.startswith("DEF-") and skeleton is not None:
             add(deform.name, skeleton.bone)
     bones = obj.pose.bones
-    parents = {}
-    for limb in limbs:
-        parent = bones[limb.bones[0]].parent
-        if parent is not None:
-            parents[parent.name] = np.array(parent.matrix, dtype=float)
     switches = {limb.settings: float(bones[limb.settings].get(limb.switch, 0.0)) for limb in limbs}
-    return ControlModel(limbs, names, parents, switches)
+    return ControlModel(limbs, trunk, names, starts, switches)
 
 
 def figure_rig(obj: Any, hold: Iterable[str] = ()) -> Rig:
@@ -144,11 +168,13 @@ def figure_rig(obj: Any, hold: Iterable[str] = ()) -> Rig:
 
 
 def build_model_rig(obj: Any, hold: Iterable[str] = ()) -> Rig | None:
-    """The figure of a control rig's limbs (None: ``obj`` has no switchable limbs).
+    """The figure of a control rig's trunk and limbs (None: ``obj`` has no switchable limbs).
 
-    A limb's root hangs from its parent's evaluated pose; the other bones keep their
-    rest offsets. Each bone's DOFs are its FK control's (its IK locks and limits, as an
-    animator sets them on the control), locked when ``hold`` holds the bone or control.
+    The trunk's joints (:mod:`.trunk`) come first, each at its rest as Blender holds it
+    now; a limb's root hangs from the joint above it (or where it is, when none), and
+    the limb's other bones keep their rest offsets. A joint's DOFs are its control's, a
+    limb bone's its FK control's (IK locks and limits, as an animator sets them on the
+    control), locked when ``hold`` holds the bone or its control.
 
     Raises:
         BlenderDataError: For data the solver cannot represent, named.
@@ -159,10 +185,8 @@ def build_model_rig(obj: Any, hold: Iterable[str] = ()) -> Rig | None:
     world = world_matrix(obj)
     held = set(hold)
     figure = Figure()
-    layout = [
-        BoneLayout(name, mode, order, translation=-1, rotation=first)
-        for name, mode, order, first in _add_segments(obj, model, figure, world, held)
-    ]
+    layout = add_trunk(obj, model.trunk, figure, held)
+    layout += _add_limbs(obj, model, figure, held)
     warnings = []
     shaped = [j.name for j in obj.reach.joints if len(j.polygon)]
     shaped += [g.name for g in obj.reach.groups if g.enabled and len(g.members)]
@@ -174,22 +198,16 @@ def build_model_rig(obj: Any, hold: Iterable[str] = ()) -> Rig | None:
     return Rig(obj.name, figure, tuple(layout), warnings, world=world, model=model)
 
 
-def _add_segments(
-    obj: Any, model: ControlModel, figure: Figure, world: Array, hold: set[str]
-) -> list[tuple[str, str, str, int]]:
-    """Add every limb's bones to ``figure``; per bone (name, mode, order, first DOF)."""
+def _add_limbs(obj: Any, model: ControlModel, figure: Figure, hold: set[str]) -> list[BoneLayout]:
+    """Add every limb's bones to ``figure``."""
     data, bones = obj.data.bones, obj.pose.bones
-    rows = []
+    layout = []
     for limb in model.limbs:
         for k, name in enumerate(limb.bones):
             bone = data[name]
             if k == 0:
-                parent = bone.parent
-                hung = np.eye(4)
-                if parent is not None:
-                    hung = model.parents[parent.name] @ np.linalg.inv(to_numpy(parent.matrix_local))
-                rest = world @ hung @ to_numpy(bone.matrix_local)
-                parent_segment = None
+                parent_segment = model.trunk.hangs.get(name) or None
+                rest = model.trunk.rests[name]
             else:
                 rest = np.linalg.solve(
                     to_numpy(data[limb.bones[k - 1]].matrix_local), to_numpy(bone.matrix_local)
@@ -202,24 +220,27 @@ def _add_segments(
             first = figure.n_dofs
             with labelled(f"bone '{control.name}'"):
                 figure.add_segment(name, parent=parent_segment, rest=rest, dofs=dofs)
-            rows.append((name, str(control.rotation_mode), order, first))
-    return rows
+            layout.append(BoneLayout(name, str(control.rotation_mode), order, -1, first))
+    return layout
 
 
 def read_model(obj: Any, rig: Rig, previous: Array | None = None) -> Array:
-    """θ of the control rig's skeleton as Blender evaluates it now."""
+    """θ of the control rig's trunk and limbs as Blender evaluates them now.
+
+    Each segment's motion is its bone's evaluated pose in the frame of the segment
+    above, less its rest: ``D = R⁻¹ · W_parent⁻¹ · W``.
+    """
     theta = np.zeros(rig.figure.n_dofs)
-    data, bones = obj.data.bones, obj.pose.bones
+    bones = obj.pose.bones
+    world = to_numpy(obj.matrix_world)
+    poses: dict[str, Array] = {}
     for entry in rig.layout:
-        bone = data[entry.name]
-        pose = np.array(bones[entry.name].matrix, dtype=float)
-        parent = bone.parent
-        if parent is None:
-            local = np.linalg.solve(to_numpy(bone.matrix_local), pose)
-        else:
-            frame = np.array(bones[parent.name].matrix, dtype=float)
-            offset = np.linalg.solve(to_numpy(parent.matrix_local), to_numpy(bone.matrix_local))
-            local = np.linalg.solve(frame @ offset, pose)
+        segment = rig.figure.segment(entry.name)
+        pose = poses[entry.name] = world @ to_numpy(bones[entry.name].matrix)
+        above = poses[segment.parent] if segment.parent is not None else np.eye(4)
+        local = np.linalg.solve(above @ segment.rest, pose)
+        if entry.translation >= 0:
+            theta[entry.translation : entry.translation + 3] = local[:3, 3]
         compat = None if previous is None else axis_angles(previous, entry)
         angles = rotations.matrix_euler(_orthonormal(local[:3, :3]), entry.order, compat)
         set_axis_angles(theta, entry, angles)
@@ -236,7 +257,11 @@ def _orthonormal(matrix: Array) -> Array:
 def write_model(
     obj: Any, rig: Rig, theta: Array, bones: Iterable[str], view_layer: Any | None
 ) -> list[str]:
-    """Place the controls of every limb holding one of ``bones`` so that it takes θ.
+    """Write θ of the trunk joints and limbs among ``bones`` onto their controls.
+
+    The joints' controls take their channels (:func:`.trunk.write_trunk`); then the
+    controls of every limb holding one of ``bones`` are placed (:func:`.placing.place_limbs`),
+    the new poses of the joints above them predicted by the figure.
 
     Returns:
         The controls written.
@@ -246,10 +271,21 @@ def write_model(
     """
     model = rig.model
     assert isinstance(model, ControlModel)  # a control rig's
-    world_inverse = np.linalg.inv(np.array(obj.matrix_world, dtype=float))
+    world_inverse = np.linalg.inv(to_numpy(obj.matrix_world))
     frames = rig.figure.forward(theta)
     index = {entry.name: k for k, entry in enumerate(rig.layout)}
     chosen = set(bones)
+    motions = {}
+    for joint in model.trunk.joints:
+        if joint.segment in chosen:
+            motions[joint.segment] = _motion(rig, theta, rig.layout[index[joint.segment]])
+    written = write_trunk(obj, model.trunk, motions)
+    moved: dict[str, Matrix] = {}
+    if written:
+        obj.update_tag()
+        for joint in model.trunk.joints:  # a carrier's copy takes its pose too
+            pose = Matrix((world_inverse @ frames[index[joint.segment]]).tolist())
+            moved[joint.segment] = moved[joint.bone] = pose
     placed = [
         (
             limb,
@@ -258,47 +294,64 @@ def write_model(
         for limb in model.limbs
         if chosen.intersection(limb.bones)
     ]
-    written: list[str] = []
-    for result in place_limbs(obj, view_layer, placed):
+    for result in place_limbs(obj, view_layer, placed, moved):
         written.extend(result.controls)
     return written
 
 
+def _motion(rig: Rig, theta: Array, entry: BoneLayout) -> Array:
+    """The motion (4 × 4) θ gives segment ``entry``: its translation, then its turn."""
+    motion = np.eye(4)
+    motion[:3, :3] = rotations.euler_matrix(axis_angles(theta, entry), entry.order)
+    if entry.translation >= 0:
+        motion[:3, 3] = theta[entry.translation : entry.translation + 3]
+    return motion
+
+
 def chain_of(model: ControlModel, bone: str, chain_start: str, label: str) -> tuple[Stand, str]:
-    """The skeleton bone a constraint on ``bone`` moves, and its chain's first bone.
+    """The segment a constraint on ``bone`` moves, and its chain's first segment.
 
     Args:
-        model: The control rig's limbs.
+        model: The control rig's trunk and limbs.
         bone: The constrained bone as the user named it (a control, skeleton or deform
             bone).
-        chain_start: The chain's first bone as the user named it ("": the limb's root).
+        chain_start: The chain's first bone as the user named it ("": the limb's root,
+            or the trunk's for a joint of the trunk).
         label: How messages name the constraint.
 
     Raises:
-        BlenderDataError: A bone of no limb, or a chain start outside the bone's limb
-            or below it; the message names the bones to choose from.
+        BlenderDataError: A bone of no limb or joint, or a chain start that is not
+            above the bone; the message names the bones to choose from.
     """
     stand = model.stand(bone)
+    if stand is None and bone in model.starts:
+        raise BlenderDataError(
+            f"{label}: '{bone}' turns the spine by parts at several bones, so it has no "
+            "one frame to constrain; start a limb's chain at it, or constrain the limb or "
+            f"{model.trunk.joints[0].control}"
+        )
     if stand is None:
         choices = ", ".join(limb.describe() for limb in model.limbs)
+        joints = model.trunk.controls()
+        spread = f"; the trunk's {', '.join(joints)} may start its chain" if joints else ""
         raise BlenderDataError(
             f"{label}: '{bone}' moves with no limb Reach poses on this control rig; "
-            f"constrain a limb's control ({choices})"
+            f"constrain a limb's control ({choices}){spread}"
         )
+    above = model.above(stand.bone)
     limb = model.limb_of(stand.bone)
-    assert limb is not None  # every stand is a limb's
     if not chain_start:
-        return stand, limb.bones[0]
+        return stand, limb.bones[0] if limb is not None else above[0]
     start = model.stand(chain_start)
-    above = limb.bones[: limb.bones.index(stand.bone) + 1]
-    if start is None or start.bone not in above:
-        choices = ", ".join(c for c in limb.fk[: len(above)])
+    first = start.bone if start is not None else model.starts.get(chain_start, "")
+    if first not in above:
+        choices = ", ".join(dict.fromkeys(model.control_of(segment) for segment in above))
         raise BlenderDataError(
-            f"{label}: chain start '{chain_start}' is not in limb {limb.name} at or above "
-            f"'{bone}'; Reach poses a control rig's limbs: start the chain at one of "
-            f"{choices} (or their IK or deform bones), or leave it empty for the whole limb"
+            f"{label}: chain start '{chain_start}' is not above '{bone}' in the bones Reach "
+            f"poses on this control rig; start the chain at one of {choices} (or their "
+            "skeleton or deform bones), or leave it empty for the whole limb"
         )
-    return stand, start.bone
+    return stand, first
 
 
 def stand_in(rig: Rig, entry: Any, effector: Effector, label: str) -> tuple[Effector, str]:

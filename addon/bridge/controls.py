@@ -148,7 +148,7 @@ def rigify_controls(obj: Any) -> dict[str, list[str]]:
     return found
 
 
-def _ancestors(obj: Any, bone: str) -> list[str]:
+def ancestors(obj: Any, bone: str) -> list[str]:
     """``bone`` and its parents, nearest first."""
     names = []
     current = obj.pose.bones.get(bone)
@@ -228,10 +228,10 @@ def _limb(
     """
     names = {row[0] for row in rows}
     # root first: a bone's switched parent comes before it
-    depth = {row[0]: sum(1 for a in _ancestors(obj, row[0])[1:] if a in names) for row in rows}
+    depth = {row[0]: sum(1 for a in ancestors(obj, row[0])[1:] if a in names) for row in rows}
     rows = sorted(rows, key=lambda row: depth[row[0]])
     bones = tuple(row[0] for row in rows)
-    shared = set(_ancestors(obj, bones[0]))
+    shared = set(ancestors(obj, bones[0]))
     target, pole, uses_pole = "", "", False
     for source in (row[2] for row in rows):
         for constraint in obj.pose.bones[source].constraints:
@@ -251,9 +251,9 @@ def _limb(
                 f"'{switch[1]}' on '{switch[0]}' but its parent is not '{parent}' (a bone "
                 "of the limb lost its constraints); generate the rig again"
             )
-    base = next((b for b in _ancestors(obj, rows[0][2]) if is_control(b)), "")
-    shared.update(_ancestors(obj, base) if base else ())
-    own = [b for b in _ancestors(obj, target) if b not in shared]
+    base = next((b for b in ancestors(obj, rows[0][2]) if is_control(b)), "")
+    shared.update(ancestors(obj, base) if base else ())
+    own = [b for b in ancestors(obj, target) if b not in shared]
     ik_controls = tuple(b for b in reversed(own) if is_control(b))
     if switch[0] in listed:  # Rigify's own list: base, pole, middle controls, end
         controls = listed[switch[0]]

@@ -67,9 +67,10 @@ class ControlWriter:
     from it when the control lies below it (bones in between following rigidly).
     """
 
-    def __init__(self, obj: Any) -> None:
+    def __init__(self, obj: Any, moved: Mapping[str, Matrix] | None = None) -> None:
         self.obj = obj
-        self.new: dict[str, Matrix] = {}
+        self.new: dict[str, Matrix] = dict(moved or {})
+        self.given = set(self.new)
 
     def parent_pose(self, pose_bone: Any) -> Matrix | None:
         """The pose the parent of ``pose_bone`` will have once the writes are evaluated."""
@@ -142,7 +143,10 @@ def place_limb(
 
 
 def place_limbs(
-    obj: Any, view_layer: Any | None, limbs: Sequence[tuple[Limb, Mapping[str, Matrix]]]
+    obj: Any,
+    view_layer: Any | None,
+    limbs: Sequence[tuple[Limb, Mapping[str, Matrix]]],
+    moved: Mapping[str, Matrix] | None = None,
 ) -> list[Placed]:
     """Write the limbs' controls so that their skeleton bones take their target poses.
 
@@ -155,6 +159,9 @@ def place_limbs(
             pass from the predicted parents, no swivel, the error not measured (NaN).
         limbs: Per limb (:func:`.controls.find_limbs`, in FK or IK mode), pose-space
             matrices for some or all of its bones.
+        moved: Pose-space matrices of bones above the limbs written but not yet
+            evaluated (a trunk's joints): the first pass places the controls below
+            them from these.
 
     Raises:
         BlenderDataError: For a limb blended between IK and FK, or in IK mode with middle
@@ -175,16 +182,18 @@ def place_limbs(
         active = [k for k, e in enumerate(errors) if TOLERANCE < e <= PROGRESS * before[k]]
         if not active:
             break
-        writer = ControlWriter(obj)
+        writer = ControlWriter(obj, moved)
         for k in active:
             limb, targets = limbs[k]
             (_write_fk if limb.mode == "FK" else _write_ik)(obj, writer, limb, targets)
-            written[k].update(dict.fromkeys(c for c in writer.new if c not in written[k]))
+            new = (c for c in writer.new if c not in writer.given)
+            written[k].update(dict.fromkeys(c for c in new if c not in written[k]))
             passes[k] += 1
             before[k] = errors[k]
         if view_layer is None:
             return [Placed(tuple(w), p, math.nan) for w, p in zip(written, passes, strict=True)]
         view_layer.update()
+        moved = None  # evaluated now
         turned = False
         for k in active:
             limb, targets = limbs[k]

@@ -6,11 +6,12 @@ Per Rigify kind with limbs and per mode (FK; IK where Reach places it): the gene
 rig with one constraint on a limb's end control (head), dragged toward the limb's root
 as a user's drag runs it (``DragSession.step``), beside the same drag on the metarig
 (the metarig bone the skeleton bone copies, chain from the limb's first bone), in the
-same process. The table: bones, ms per drag event (median) on the rig and on the
-metarig and their ratio, the largest residual on Blender's deform bones over the limb
-(relative to its length) and the verdict. Then a Solve with a constraint on each of the
-four IK end controls of the human rigs. Results: ``bench/results/control_rigs.json`` and
-``control_rigs.md``.
+same process. The human rigs again with the chain from ``torso`` (the trunk's controls
+move too; on the metarig, from its root bone). The table: bones, ms per drag event
+(median) on the rig and on the metarig and their ratio, the largest residual on
+Blender's deform bones over the limb (relative to its length) and the verdict. Then a
+Solve with a constraint on each of the four IK end controls of the human rigs.
+Results: ``bench/results/control_rigs.json`` and ``control_rigs.md``.
 """
 
 from __future__ import annotations
@@ -74,7 +75,11 @@ def drag(reach: Any, obj: Any, bone: str, chain_start: str, root: str, events: i
     }
 
 
-def measure(reach: Any, kind: str, mode: str, events: int) -> dict[str, Any]:
+TRUNK_KINDS = ("basic_human", "human")
+"""The kinds also dragged with the chain from ``torso`` (on the metarig: from its root)."""
+
+
+def measure(reach: Any, kind: str, mode: str, events: int, trunk: bool = False) -> dict[str, Any]:
     name, fk_end, ik_end = LIMBS[kind]
     metarig, rig = generated(kind)
     limb = next(x for x in reach.addon.bridge.controls.find_limbs(rig) if x.name == name)
@@ -82,13 +87,15 @@ def measure(reach: Any, kind: str, mode: str, events: int) -> dict[str, Any]:
     rig.update_tag()
     bpy.context.view_layer.update()
     length = sum(rig.data.bones[b].length for b in limb.bones[: limb.chain_end])
-    on_rig = drag(reach, rig, fk_end if mode == "FK" else ik_end, "", limb.bones[0], events)
+    end = fk_end if mode == "FK" else ik_end
+    on_rig = drag(reach, rig, end, "torso" if trunk else "", limb.bones[0], events)
     plain = [b.removeprefix("ORG-") for b in limb.bones]
-    on_meta = drag(reach, metarig, plain[limb.chain_end], plain[0], plain[0], events)
+    start = next(b.name for b in metarig.data.bones if b.parent is None) if trunk else plain[0]
+    on_meta = drag(reach, metarig, plain[limb.chain_end], start, plain[0], events)
     return {
         "rig": kind,
         "mode": mode,
-        "limb": name,
+        "limb": name + (", from torso" if trunk else ""),
         "bones": on_rig["bones"],
         "metarig_bones": on_meta["bones"],
         "rig_ms": on_rig["median_ms"],
@@ -143,6 +150,11 @@ def main() -> None:
             for kind, (_, _, ik_end) in LIMBS.items()
             for mode in ("FK", "IK")
             if mode == "FK" or ik_end
+        ]
+        records += [
+            measure(reach, kind, mode, args.events, trunk=True)
+            for kind in TRUNK_KINDS
+            for mode in ("FK", "IK")
         ]
         solves = [solve_four_limbs(reach, kind, 5) for kind in ("basic_human", "human")]
     finally:

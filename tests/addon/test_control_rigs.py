@@ -42,6 +42,18 @@ def deform_miss(obj, limb, constraint: str) -> float:
     return (head - obj.reach.constraints[constraint].goal.matrix_world.translation).length
 
 
+def constrained_end(reach, kind: str, name: str, mode: str, end: str, chain_start: str = ""):
+    """Rigify's ``kind`` rig, limb ``name`` switched to ``mode``, and one constraint "end"
+    on the head of control ``end``; the rig and the limb in its mode."""
+    obj = generated(kind)
+    switch_to(obj, limb_named(reach, obj, name), 1.0 if mode == "FK" else 0.0)
+    assert bpy.ops.reach.figure_from_armature(armature=obj.name) == {"FINISHED"}
+    assert bpy.ops.reach.add_constraint(
+        armature=obj.name, bone=end, effector="HEAD", name="end", chain_start=chain_start
+    ) == {"FINISHED"}
+    return obj, limb_named(reach, obj, name)
+
+
 def limb_length(obj, limb) -> float:
     return sum(obj.data.bones[b].length for b in limb.bones[: limb.chain_end])
 
@@ -52,14 +64,7 @@ def test_solve_poses_a_limb_through_its_controls_and_meets_on_the_deform_bones(r
     name, fk_end, ik_end = LIMB_ENDS[kind]
     if mode == "IK" and not ik_end:
         return  # a paw in IK mode: refused by name (below)
-    obj = generated(kind)
-    limb = limb_named(reach, obj, name)
-    switch_to(obj, limb, 1.0 if mode == "FK" else 0.0)
-    end = fk_end if mode == "FK" else ik_end
-    assert bpy.ops.reach.figure_from_armature(armature=obj.name) == {"FINISHED"}
-    assert bpy.ops.reach.add_constraint(
-        armature=obj.name, bone=end, effector="HEAD", name="end"
-    ) == {"FINISHED"}
+    obj, limb = constrained_end(reach, kind, name, mode, fk_end if mode == "FK" else ik_end)
     reachable_goal(obj, limb, "end")
     before = skeleton_channels(obj)
     controls = {b.name: tuple(b.matrix_basis.copy()) for b in obj.pose.bones}
@@ -97,10 +102,13 @@ def test_a_paw_in_ik_mode_is_refused_by_name_and_nothing_moves(reach, kind):
 def test_a_chain_from_outside_the_limb_names_the_controls_to_start_from(reach):
     obj = generated("basic_human")
     assert bpy.ops.reach.figure_from_armature(armature=obj.name) == {"FINISHED"}
-    with pytest.raises(RuntimeError, match=r"chain start 'torso' is not in limb upper_arm\.L"):
-        bpy.ops.reach.add_constraint(
-            armature=obj.name, bone="hand_ik.L", effector="HEAD", chain_start="torso"
-        )
+    above = "torso, chest, shoulder.L, upper_arm_fk.L, forearm_fk.L, hand_fk.L"
+    for start in ("thigh_fk.L", "spine_fk.002"):  # another limb's; a spine control left as set
+        refused = rf"chain start '{start}' is not above 'hand_ik.L'.*{above}"
+        with pytest.raises(RuntimeError, match=refused):
+            bpy.ops.reach.add_constraint(
+                armature=obj.name, bone="hand_ik.L", effector="HEAD", chain_start=start
+            )
     assert len(obj.reach.constraints) == 0
     assert bpy.ops.reach.add_constraint(
         armature=obj.name, bone="DEF-forearm.L.001", effector="TAIL", chain_start="upper_arm_fk.L"
@@ -165,8 +173,11 @@ def test_a_control_of_no_limb_is_refused_with_the_limbs_to_choose_from(reach):
     obj = generated("basic_human")
     assert bpy.ops.reach.figure_from_armature(armature=obj.name) == {"FINISHED"}
     choices = r"constrain a limb's control \(thigh\.L \(IK\): foot_ik\.L, toe_ik\.L, thigh_ik\.L"
-    with pytest.raises(RuntimeError, match=rf"'torso' moves with no limb .*{choices}"):
-        bpy.ops.reach.add_constraint(armature=obj.name, bone="torso", effector="HEAD")
+    starts = "the trunk's torso, hips, chest, shoulder.L, shoulder.R may start its chain"
+    with pytest.raises(RuntimeError, match=rf"'head' moves with no limb .*{choices}.*{starts}"):
+        bpy.ops.reach.add_constraint(armature=obj.name, bone="head", effector="HEAD")
+    with pytest.raises(RuntimeError, match=r"'chest' turns the spine by parts .* or torso$"):
+        bpy.ops.reach.add_constraint(armature=obj.name, bone="chest", effector="HEAD")
     assert len(obj.reach.constraints) == 0
 
 

@@ -1,0 +1,384 @@
+"""The trunk of a control rig: the controls above its limbs that Reach turns and moves.
+
+A limb of a control rig hangs from a chain of bones (Rigify's spine) that the rig poses
+through a few controls. :func:`find_trunk` reads from the rig's own parents and
+constraints which of them Reach can pose exactly, by no bone names:
+
+- the **root** control: the highest control above a limb (Rigify's ``torso``), which
+  moves and turns everything below it;
+- **shares** of a control that is no parent of the limb (Rigify's ``chest`` and
+  ``hips``): mechanism bones above the limb that copy that control's local transform
+  in local space at an influence ``w`` each take the turn ``q^w`` of its rotation ``q``
+  (Blender blends the rotation by spherical interpolation), so the control is one
+  joint spread over several places, their angles tied equal;
+- **carriers**: a control whose pose a bone of the chain copies outright (Rigify's
+  ``shoulder.L``, copied by ``ORG-shoulder.L``).
+
+Every other bone of the chain (the spine's FK and tweak controls, mechanism bones)
+stays as the animator set it and is carried rigidly. A control whose turn reaches a
+limb through a mechanism that blends poses in world space (a quadruped's pivot between
+its hips and its chest) is left out, so that what Reach writes is what Blender poses.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+from mathutils import Matrix, Quaternion
+
+from ...solver import Dof, Figure
+from ..errors import labelled
+from .arrays import Array
+from .controls import Limb, ancestors, is_control
+from .joints import bone_dofs, euler_order
+from .rig import BoneLayout, to_numpy
+
+AGREE = 1e-5
+"""Largest difference (armature units, or cosines) between a rest the trunk measured
+when it was built and now, for the trunk to still model the rig."""
+
+
+@dataclass(frozen=True)
+class Joint:
+    """One joint of the trunk.
+
+    Attributes:
+        segment: The bone whose pose is the joint's frame (the control itself, or the
+            mechanism bone of a share).
+        control: The control whose channels hold the joint's turn.
+        share: The part of the control's turn the segment takes (1: all of it).
+        parent: The joint above ("" for the root).
+        translates: The joint moves as well as turns (the root control, when any of
+            its locations is free).
+        bone: The bone of the limb's chain at the joint (a carrier's copy; else the
+            segment).
+    """
+
+    segment: str
+    control: str
+    share: float
+    parent: str
+    translates: bool
+    bone: str
+
+
+@dataclass(frozen=True)
+class Trunk:
+    """The joints above a control rig's limbs, parents first.
+
+    Attributes:
+        joints: The joints, parents first.
+        hangs: Per limb root bone, the joint it hangs from ("" none: the limb hangs
+            where it is).
+        rests: Per joint segment and per hanging limb root, its rest in the frame of
+            the joint above, measured when the trunk was found (the figure's).
+    """
+
+    joints: tuple[Joint, ...]
+    hangs: dict[str, str]
+    rests: dict[str, Array]
+
+    def joint(self, segment: str) -> Joint | None:
+        """The joint of ``segment``, or None."""
+        return next((j for j in self.joints if j.segment == segment), None)
+
+    def first(self, control: str) -> str:
+        """The highest segment of ``control`` ("" when it is no joint)."""
+        return next((j.segment for j in self.joints if j.control == control), "")
+
+    def controls(self) -> list[str]:
+        """The joints' controls, each once, parents first."""
+        return list(dict.fromkeys(j.control for j in self.joints))
+
+    def above(self, segment: str) -> list[str]:
+        """The joints' segments from the root down to ``segment`` (a joint or a limb root)."""
+        chain: list[str] = []
+        current = self.hangs.get(segment, segment)
+        while current:
+            chain.append(current)
+            joint = self.joint(current)
+            current = joint.parent if joint is not None else ""
+        return chain[::-1]
+
+
+def _active(pose_bone: Any) -> list[Any]:
+    return [c for c in pose_bone.constraints if c.enabled and c.influence > 0.0]
+
+
+def _share(obj: Any, pose_bone: Any, path: set[str]) -> tuple[str, float] | None:
+    """The control and influence of a mechanism bone taking a share of a control's turn."""
+    constraints = _active(pose_bone)
+    if len(constraints) != 1 or is_control(pose_bone.name):
+        return None
+    copy = constraints[0]
+    if not (
+        copy.type == "COPY_TRANSFORMS"
+        and copy.target == obj
+        and copy.owner_space == "LOCAL"
+        and copy.target_space == "LOCAL"
+        and copy.mix_mode == "REPLACE"
+        and is_control(copy.subtarget)
+        and copy.subtarget in obj.pose.bones
+        and copy.subtarget not in path
+    ):
+        return None
+    if not np.allclose(to_numpy(pose_bone.matrix_basis), np.eye(4)):
+        return None  # a blend from a basis of its own is no share
+    return copy.subtarget, float(copy.influence)
+
+
+def _carried(obj: Any, pose_bone: Any) -> str:
+    """The control a bone copies outright from beside it ("" when it copies none)."""
+    constraints = _active(pose_bone)
+    if len(constraints) != 1:
+        return ""
+    copy = constraints[0]
+    control = obj.pose.bones.get(copy.subtarget) if copy.type == "COPY_TRANSFORMS" else None
+    if (
+        control is None
+        or copy.target != obj
+        or copy.influence < 1.0
+        or copy.owner_space != "WORLD"
+        or copy.target_space != "WORLD"
+        or not is_control(control.name)
+        or control.constraints
+        or (control.parent is None) != (pose_bone.parent is None)
+        or (control.parent is not None and control.parent.name != pose_bone.parent.name)
+    ):
+        return ""
+    return str(control.name)
+
+
+def _targets(obj: Any, pose_bone: Any) -> list[str]:
+    return [
+        str(c.subtarget)
+        for c in _active(pose_bone)
+        if getattr(c, "target", None) == obj and getattr(c, "subtarget", "")
+    ]
+
+
+def find_trunk(obj: Any, limbs: Iterable[Limb]) -> Trunk:
+    """The joints above ``limbs`` that Reach poses, and where each limb hangs."""
+    bones = obj.pose.bones
+    candidates: dict[str, Joint] = {}
+    paths: dict[str, list[str]] = {}  # per limb root, its joints' segments, root first
+    influences: dict[str, set[float]] = {}
+    blends: list[tuple[set[str], set[str]]] = []  # per blend: what moves it all, what moves it
+    for limb in limbs:
+        root = bones[limb.bones[0]]
+        path = ancestors(obj, root.parent.name)[::-1] if root.parent is not None else []
+        on_path = set(path)
+        joints: list[str] = []
+        for name in path:
+            pose_bone = bones[name]
+            constraints = _active(pose_bone)
+            share = _share(obj, pose_bone, on_path)
+            carrier = _carried(obj, pose_bone)
+            parent = joints[-1] if joints else ""
+            joint = None
+            if not joints:
+                if is_control(name) and not constraints:  # the root control
+                    joint = Joint(name, name, 1.0, "", not all(pose_bone.lock_location), name)
+            elif share is not None:
+                joint = Joint(name, share[0], share[1], parent, False, name)
+                influences.setdefault(share[0], set()).add(share[1])
+            elif carrier:
+                joint = Joint(carrier, carrier, 1.0, parent, False, name)
+            elif constraints:  # a blend or a stretch: only what moves all it reads passes
+                own = set(ancestors(obj, name))
+                reads = [set(ancestors(obj, t)) for t in _targets(obj, pose_bone)]
+                blends.append((own.intersection(*reads), own.union(*reads)))
+            if joint is not None:
+                candidates.setdefault(joint.segment, joint)
+                joints.append(joint.segment)
+        paths[root.name] = joints
+    dropped = {c for c, shares in influences.items() if len(shares) > 1}
+    for whole, moved in blends:
+        dropped.update(
+            j.control for j in candidates.values() if {j.segment, j.control} & (moved - whole)
+        )
+    return _prune(obj, candidates, paths, dropped)
+
+
+def _prune(
+    obj: Any, candidates: Mapping[str, Joint], paths: Mapping[str, list[str]], dropped: set[str]
+) -> Trunk:
+    """The trunk without the dropped controls' joints, each joint under the one kept above."""
+    kept: dict[str, Joint] = {}
+    hangs: dict[str, str] = {}
+    for root, segments in paths.items():
+        parent = ""
+        for segment in segments:
+            joint = candidates[segment]
+            if joint.control in dropped:
+                continue
+            if segment not in kept:
+                kept[segment] = replace(joint, parent=parent)
+            parent = segment
+        hangs[root] = parent
+    joints = tuple(kept.values())
+    trunk = Trunk(joints, hangs, {})
+    trunk.rests.update(measure_rests(obj, trunk))
+    return trunk
+
+
+def turn(obj: Any, joint: Joint) -> Array:
+    """The joint's motion now (4 × 4), read from its control's channels.
+
+    The control's turn, or the share of it, and the root's location.
+    """
+    basis = obj.pose.bones[joint.control].matrix_basis
+    rotation = basis.to_quaternion()
+    if joint.share != 1.0:
+        rotation = Quaternion().slerp(rotation, joint.share)
+    motion = np.eye(4)
+    motion[:3, :3] = to_numpy(rotation.to_matrix())
+    if joint.translates:
+        motion[:3, 3] = to_numpy(basis.translation)
+    return motion
+
+
+def frame(obj: Any, world: Array, segment: str) -> Array:
+    """The world pose of segment bone ``segment`` as Blender evaluates it now."""
+    return world @ to_numpy(obj.pose.bones[segment].matrix)
+
+
+def measure_rests(obj: Any, trunk: Trunk) -> dict[str, Array]:
+    """Each joint's and hanging limb root's rest in its parent joint's frame, measured now.
+
+    A joint's rest is its evaluated pose less its own motion (:func:`turn`); a limb's
+    root's is its parent bone's pose, carried by the joint above, times the root's
+    offset from that parent at rest.
+    """
+    world = to_numpy(obj.matrix_world)
+    frames = {j.segment: frame(obj, world, j.segment) for j in trunk.joints}
+    rests: dict[str, Array] = {}
+    for joint in trunk.joints:
+        above = frames[joint.parent] if joint.parent else np.eye(4)
+        rests[joint.segment] = np.linalg.solve(above, frames[joint.segment]) @ np.linalg.inv(
+            turn(obj, joint)
+        )
+    data = obj.data.bones
+    for root, hang in trunk.hangs.items():
+        parent = data[root].parent
+        offset = np.linalg.solve(to_numpy(parent.matrix_local), to_numpy(data[root].matrix_local))
+        pose = world @ to_numpy(obj.pose.bones[parent.name].matrix) @ offset
+        rests[root] = np.linalg.solve(frames[hang], pose) if hang else pose
+    return rests
+
+
+def is_current(obj: Any, trunk: Trunk) -> bool:
+    """Whether the bones Reach leaves as they are still carry the joints and limbs as built."""
+    if not trunk.rests:
+        return True
+    now = np.stack(list(measure_rests(obj, trunk).values()))
+    built = np.stack(list(trunk.rests.values()))  # the same order: joints, then limb roots
+    return bool(np.abs(now - built).max() <= AGREE)
+
+
+def share_dofs(joint: Joint, dofs: list[Dof]) -> list[Dof]:
+    """A share's DOFs: its control's, with the control's bounds times the share."""
+    if joint.share == 1.0:
+        return dofs
+    w = joint.share
+    return [
+        replace(
+            dof,
+            lower=None if dof.lower is None else w * dof.lower,
+            upper=None if dof.upper is None else w * dof.upper,
+        )
+        for dof in dofs
+    ]
+
+
+def add_trunk(obj: Any, trunk: Trunk, figure: Figure, hold: set[str]) -> list[BoneLayout]:
+    """Add the trunk's joints to ``figure``, a share's angles tied to its control's first."""
+    bones = obj.pose.bones
+    layout = []
+    for joint in trunk.joints:
+        control = bones[joint.control]
+        order = euler_order(obj, control)
+        locked = bool({joint.segment, joint.control} & hold)
+        own = bone_dofs(control, order, translates=joint.translates, lock=locked)
+        dofs = share_dofs(joint, own)
+        first = figure.n_dofs
+        with labelled(f"bone '{control.name}'"):
+            figure.add_segment(
+                joint.segment,
+                parent=joint.parent or None,
+                rest=trunk.rests[joint.segment],
+                dofs=dofs,
+            )
+        shift = 3 if joint.translates else 0
+        layout.append(
+            BoneLayout(
+                joint.segment,
+                str(control.rotation_mode),
+                order,
+                translation=first if joint.translates else -1,
+                rotation=first + shift,
+            )
+        )
+        highest = trunk.first(joint.control)
+        if highest != joint.segment:  # one turn, spread: the same angles at every share
+            for k, dof in enumerate(dofs):
+                if not dof.locked:
+                    figure.add_linear_equality({(joint.segment, k): 1.0, (highest, k): -1.0})
+    return layout
+
+
+def write_trunk(obj: Any, trunk: Trunk, motions: Mapping[str, Array]) -> list[str]:
+    """Write the motion of each joint segment in ``motions`` into its control's channels.
+
+    A share's control takes the turn whose share is the segment's (``q = h^(1/w)``);
+    the root control its location too. Returns the controls written.
+    """
+    written: dict[str, None] = {}
+    for joint in trunk.joints:
+        motion = motions.get(joint.segment)
+        if motion is None or joint.control in written:
+            continue
+        rotation = Matrix(motion[:3, :3].tolist()).to_quaternion()
+        if joint.share != 1.0:
+            axis, angle = rotation.to_axis_angle()
+            rotation = Quaternion(axis, angle / joint.share)
+        pose_bone = obj.pose.bones[joint.control]
+        _set_rotation(pose_bone, rotation)
+        if joint.translates:
+            pose_bone.location = motion[:3, 3].tolist()
+        written[joint.control] = None
+    return list(written)
+
+
+def _set_rotation(pose_bone: Any, rotation: Quaternion) -> None:
+    """Give ``pose_bone`` the rotation ``rotation`` in its own rotation mode."""
+    mode = pose_bone.rotation_mode
+    if mode == "QUATERNION":
+        if rotation.dot(pose_bone.rotation_quaternion) < 0.0:  # no flip between keys
+            rotation.negate()
+        pose_bone.rotation_quaternion = rotation
+    elif mode == "AXIS_ANGLE":
+        axis, angle = rotation.to_axis_angle()
+        pose_bone.rotation_axis_angle = (angle, axis.x, axis.y, axis.z)
+    else:
+        pose_bone.rotation_euler = rotation.to_euler(mode, pose_bone.rotation_euler)
+
+
+def describe_trunk(trunk: Trunk) -> str:
+    """What Make Figure says of a control rig's trunk: the controls a chain may start at."""
+    parts = []
+    for control in trunk.controls():
+        joints = [j for j in trunk.joints if j.control == control]
+        if joints[0].translates:
+            parts.append(f"{control} (moves and turns)")
+        elif len(joints) > 1:
+            parts.append(f"{control} (turns {len(joints)} spine bones)")
+        else:
+            parts.append(control)
+    return (
+        f"trunk: {', '.join(parts)}; a limb's constraint with its chain started at one of "
+        "them moves it too, the other spine controls stay as set"
+    )

@@ -1,0 +1,175 @@
+"""Chains from a control rig's trunk: Reach turns and moves the controls above the limbs
+(torso, chest, hips, shoulders), written and keyed on them, met on the deform bones."""
+
+from __future__ import annotations
+
+import bpy
+import pytest
+from mathutils import Quaternion, Vector
+from test_control_rigs import constrained_end, deform_miss, keyed_bones, limb_length, limb_named
+from test_controls import generated, switch_to
+from test_placing import SKELETON, skeleton_channels
+
+TRUNKS = {
+    # kind: the trunk's controls, parents first
+    "human": ["torso", "hips", "chest", "shoulder.L", "shoulder.R"],
+    "basic_human": ["torso", "hips", "chest", "shoulder.L", "shoulder.R"],
+    "cat": ["torso", "hips", "chest", "shoulder.L", "shoulder.R"],
+    "wolf": ["torso", "hips", "chest", "shoulder.L", "shoulder.R"],
+    "horse": ["torso", "hips", "chest", "shoulder.L", "shoulder.R"],
+    # a pivot blends the hips' and the chest's spines in world space: both are left out
+    "basic_quadruped": ["torso", "shoulder.L", "shoulder.R"],
+    "bird": ["torso"],
+}
+
+
+@pytest.mark.parametrize("kind", TRUNKS)
+def test_every_kind_has_the_trunk_controls_reach_poses_exactly(reach, kind):
+    obj = generated(kind)
+    model = reach.addon.bridge.control_rig.control_model(obj)
+    trunk = model.trunk
+    assert trunk.controls() == TRUNKS[kind]
+    root = trunk.joints[0]
+    assert (root.control, root.parent, root.translates) == ("torso", "", True)
+    for control in trunk.controls():
+        shares = {j.share for j in trunk.joints if j.control == control}
+        assert len(shares) == 1  # one turn, the same part of it at every place
+    for limb in model.limbs:
+        hang = trunk.hangs[limb.bones[0]]
+        assert hang and hang in {j.segment for j in trunk.joints}
+        if "shoulder.L" in TRUNKS[kind] and limb.name.endswith(".L") and "thigh" not in limb.name:
+            assert hang == "shoulder.L"  # an arm hangs from its shoulder
+        elif "front" in limb.name:
+            assert hang == "shoulder.L" or hang == "shoulder.R"
+
+
+def out_of_reach(obj, limb, name: str, push=(0.3, -0.4, 0.2)) -> float:
+    """Move the goal away by a share of the limb: only the trunk's help reaches it."""
+    length = limb_length(obj, limb)
+    obj.reach.constraints[name].goal.location += Vector(push) * length
+    bpy.context.view_layer.update()
+    return length
+
+
+def solved(reach, obj, limb) -> set[str]:
+    """Solve; the pose bones whose channels changed, after checking no skeleton bone did."""
+    before = skeleton_channels(obj)
+    channels = {b.name: tuple(b.matrix_basis.copy()) for b in obj.pose.bones}
+    assert bpy.ops.reach.solve(armature=obj.name) == {"FINISHED"}
+    assert skeleton_channels(obj) == before  # no deform, original or mechanism bone
+    moved = {n for n, m in channels.items() if tuple(obj.pose.bones[n].matrix_basis) != m}
+    assert not any(n.startswith(SKELETON) for n in moved)
+    return moved
+
+
+CHAINS = {
+    # kind, limb, FK end control, IK end control ("": a paw, refused in IK mode)
+    "human arm": ("human", "upper_arm.L", "hand_fk.L", "hand_ik.L"),
+    "wolf foreleg": ("wolf", "front_thigh.L", "front_foot_fk.L", ""),
+    "horse hind leg": ("horse", "thigh.L", "hind_foot_fk.L", ""),
+    "bird leg": ("bird", "thigh.L", "foot_fk.L", "foot_ik.L"),
+}
+
+
+MODES = [(case, "FK") for case in CHAINS] + [(case, "IK") for case in CHAINS if CHAINS[case][3]]
+
+
+@pytest.mark.parametrize(("case", "mode"), MODES)
+def test_a_chain_from_the_torso_reaches_past_the_limb_through_trunk_controls(reach, case, mode):
+    kind, name, fk_end, ik_end = CHAINS[case]
+    end = fk_end if mode == "FK" else ik_end
+    obj, limb = constrained_end(reach, kind, name, mode, end, chain_start="torso")
+    length = out_of_reach(obj, limb, "end")
+    moved = solved(reach, obj, limb)
+    assert obj.reach.stats.message == "all constraints met", obj.reach.stats.message
+    assert deform_miss(obj, limb, "end") <= 1e-5 * length
+    assert "torso" in moved
+    assert moved <= set(TRUNKS[kind]) | set(limb.controls), moved
+
+
+def test_a_chain_from_the_chest_or_hips_turns_them_and_leaves_the_torso(reach):
+    obj = generated("human")
+    arm, leg = limb_named(reach, obj, "upper_arm.L"), limb_named(reach, obj, "thigh.L")
+    for limb in (arm, leg):
+        switch_to(obj, limb, 1.0)
+    arm, leg = limb_named(reach, obj, "upper_arm.L"), limb_named(reach, obj, "thigh.L")  # FK
+    assert bpy.ops.reach.figure_from_armature(armature=obj.name) == {"FINISHED"}
+    for bone, start, name in (("hand_fk.L", "chest", "hand"), ("foot_fk.L", "hips", "foot")):
+        assert bpy.ops.reach.add_constraint(
+            armature=obj.name, bone=bone, effector="HEAD", name=name, chain_start=start
+        ) == {"FINISHED"}
+    out_of_reach(obj, arm, "hand", push=(0.15, -0.2, 0.1))
+    out_of_reach(obj, leg, "foot", push=(0.1, -0.15, 0.0))
+    moved = solved(reach, obj, arm)
+    assert obj.reach.stats.message == "all constraints met", obj.reach.stats.message
+    assert {"chest", "hips"} <= moved and "torso" not in moved
+    assert moved <= {"chest", "hips", "shoulder.L"} | set(arm.controls) | set(leg.controls)
+    for limb, name in ((arm, "hand"), (leg, "foot")):
+        assert deform_miss(obj, limb, name) <= 1e-5 * limb_length(obj, limb)
+    with pytest.raises(RuntimeError, match=r"chain start 'chest' is not above 'foot_fk\.L'"):
+        bpy.ops.reach.add_constraint(armature=obj.name, bone="foot_fk.L", chain_start="chest")
+
+
+def test_lowered_hips_keep_the_feet_where_they_are_pinned(reach):
+    obj = generated("human")
+    legs = [limb_named(reach, obj, f"thigh.{side}") for side in "LR"]
+    assert bpy.ops.reach.figure_from_armature(armature=obj.name) == {"FINISHED"}
+    for side in "LR":
+        assert bpy.ops.reach.add_constraint(
+            armature=obj.name, bone=f"foot_ik.{side}", effector="HEAD", name=f"foot.{side}"
+        ) == {"FINISHED"}
+    assert bpy.ops.reach.add_constraint(
+        armature=obj.name, bone="torso", effector="HEAD", name="hips"
+    ) == {"FINISHED"}
+    drop = 0.1 * limb_length(obj, legs[0])
+    obj.reach.constraints["hips"].goal.location.z -= drop
+    bpy.context.view_layer.update()
+    feet = {s: obj.matrix_world @ obj.pose.bones[f"DEF-foot.{s}"].head for s in "LR"}
+    moved = solved(reach, obj, legs[0])
+    assert obj.reach.stats.message == "all constraints met", obj.reach.stats.message
+    assert "torso" in moved
+    torso = obj.matrix_world @ obj.pose.bones["torso"].head
+    assert (torso - obj.reach.constraints["hips"].goal.matrix_world.translation).length < 1e-5
+    for side, leg in zip("LR", legs, strict=True):
+        foot = obj.matrix_world @ obj.pose.bones[f"DEF-foot.{side}"].head
+        assert (foot - feet[side]).length <= 1e-5 * limb_length(obj, leg), side
+
+
+def test_the_figure_holds_while_reach_moves_the_trunk_and_is_rebuilt_after_a_spine_control(reach):
+    obj = generated("basic_human")
+    arm = limb_named(reach, obj, "upper_arm.L")
+    assert bpy.ops.reach.figure_from_armature(armature=obj.name) == {"FINISHED"}
+    assert bpy.ops.reach.add_constraint(
+        armature=obj.name, bone="hand_ik.L", effector="HEAD", name="hand", chain_start="torso"
+    ) == {"FINISHED"}
+    out_of_reach(obj, arm, "hand")
+    rig = reach.addon.bridge.control_rig.figure_rig(obj)
+    assert "torso" in solved(reach, obj, arm)
+    assert rig.is_current(obj)  # Reach's own write: the same figure serves the next event
+    theta = reach.addon.bridge.control_rig.read_model(obj, rig)
+    again = reach.addon.bridge.control_rig.figure_rig(obj)
+    assert abs(theta - reach.addon.bridge.control_rig.read_model(obj, again)).max() < 1e-5
+    obj.pose.bones["spine_fk.002"].rotation_quaternion = Quaternion((1.0, 0.0, 0.0), 0.2)
+    bpy.context.view_layer.update()
+    assert not rig.is_current(obj)  # a control Reach leaves as set moved the limb's hang
+
+
+def test_a_bake_from_the_torso_keys_the_trunk_and_limb_controls_only(reach):
+    obj = generated("basic_human")
+    arm = limb_named(reach, obj, "upper_arm.L")
+    switch_to(obj, arm, 1.0)
+    assert bpy.ops.reach.figure_from_armature(armature=obj.name) == {"FINISHED"}
+    assert bpy.ops.reach.add_constraint(
+        armature=obj.name, bone="hand_fk.L", effector="HEAD", name="hand", chain_start="torso"
+    ) == {"FINISHED"}
+    goal = obj.reach.constraints["hand"].goal
+    start = goal.location.copy()
+    for frame, push in ((1, 0.1), (4, 0.35)):
+        goal.location = start + Vector((0.3, -0.4, 0.2)) * push * limb_length(obj, arm)
+        goal.keyframe_insert("location", frame=frame)
+    assert bpy.ops.reach.bake(armature=obj.name, frame_start=1, frame_end=4) == {"FINISHED"}
+    keyed = keyed_bones(reach, obj)
+    assert "torso" in keyed and keyed <= {"torso", "chest", "shoulder.L", *arm.fk}, keyed
+    for frame in range(1, 5):
+        bpy.context.scene.frame_set(frame)
+        assert deform_miss(obj, arm, "hand") <= 1e-5 * limb_length(obj, arm), frame
