@@ -27,7 +27,7 @@ from .arrays import Array
 from .controls import Limb, find_limbs
 from .joints import bone_dofs, euler_order
 from .placing import place_limbs
-from .pose import PoseWriter, axis_angles, read_pose, set_axis_angles
+from .pose import axis_angles, set_axis_angles
 from .rig import BoneLayout, Rig, build_rig, to_numpy, world_matrix
 from .trunk import Trunk, add_trunk, find_trunk, is_current, write_trunk
 
@@ -373,34 +373,3 @@ def stand_in(rig: Rig, entry: Any, effector: Effector, label: str) -> tuple[Effe
         y_axis=tuple(float(v) for v in turn @ np.asarray(effector.y_axis)),
     )
     return moved, start
-
-
-def read_figure(obj: Any, rig: Rig, previous: Array | None = None) -> Array:
-    """θ of the figure as Blender holds it.
-
-    The bones' channels, unrounded (:func:`.pose.read_pose`), or a control rig's
-    skeleton as Blender evaluates it (:func:`read_model`).
-    """
-    if rig.model is not None:
-        return read_model(obj, rig, previous)
-    return read_pose(obj, rig, previous, rounding=False)
-
-
-class ModelWriter:
-    """Writes θ of a control rig's figure onto its controls (:func:`write_model`)."""
-
-    def __init__(self, rig: Rig, bones: Iterable[str], view_layer: Any | None) -> None:
-        self.rig, self.bones, self.view_layer = rig, list(bones), view_layer
-
-    def write(self, obj: Any, theta: Array) -> None:
-        """Place the controls of the limbs holding the chosen bones."""
-        write_model(obj, self.rig, theta, self.bones, self.view_layer)
-
-
-def figure_writer(
-    obj: Any, rig: Rig, bones: Iterable[str], view_layer: Any | None
-) -> PoseWriter | ModelWriter:
-    """The writer of θ into the chosen bones: their channels, or a control rig's controls."""
-    if rig.model is not None:
-        return ModelWriter(rig, bones, view_layer)
-    return PoseWriter(obj, rig, list(bones))

@@ -13,7 +13,7 @@ from __future__ import annotations
 import enum
 import math
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,10 +23,10 @@ from ...solver.limits import clamp_to_limits, outside_limits
 from ..errors import BlenderDataError
 from . import goals, solving
 from .arrays import Array
-from .control_rig import ModelWriter, figure_rig, figure_writer, read_figure
+from .control_rig import figure_rig, read_model, write_model
 from .goals import Setup
 from .keys import auto_key
-from .pose import PoseWriter, changed_bones, settle
+from .pose import PoseWriter, changed_bones, read_pose, settle
 from .rig import Rig
 
 
@@ -122,7 +122,7 @@ class Poser:
         return setup
 
     def read(self, rig: Rig) -> Array:
-        """The pose as Blender holds it (:func:`.control_rig.read_figure`)."""
+        """The pose as Blender holds it (:func:`read_figure`)."""
         return read_figure(self.obj, rig, self.theta)
 
     def begin(self) -> Array:
@@ -296,3 +296,34 @@ def clamp_pose(obj: Any, rig: Rig, view_layer: Any) -> list[str]:
     if changed:
         figure_writer(obj, rig, changed, view_layer).write(obj, clamped)
     return changed if rig.model is None else rig.model.written(changed)
+
+
+def read_figure(obj: Any, rig: Rig, previous: Array | None = None) -> Array:
+    """θ of the figure as Blender holds it.
+
+    The bones' channels, unrounded (:func:`.pose.read_pose`), or a control rig's
+    skeleton as Blender evaluates it (:func:`.control_rig.read_model`).
+    """
+    if rig.model is not None:
+        return read_model(obj, rig, previous)
+    return read_pose(obj, rig, previous, rounding=False)
+
+
+class ModelWriter:
+    """Writes θ of a control rig's figure onto its controls (:func:`.control_rig.write_model`)."""
+
+    def __init__(self, rig: Rig, bones: Iterable[str], view_layer: Any | None) -> None:
+        self.rig, self.bones, self.view_layer = rig, list(bones), view_layer
+
+    def write(self, obj: Any, theta: Array) -> None:
+        """Place the controls of the limbs holding the chosen bones."""
+        write_model(obj, self.rig, theta, self.bones, self.view_layer)
+
+
+def figure_writer(
+    obj: Any, rig: Rig, bones: Iterable[str], view_layer: Any | None
+) -> PoseWriter | ModelWriter:
+    """The writer of θ into the chosen bones: their channels, or a control rig's controls."""
+    if rig.model is not None:
+        return ModelWriter(rig, bones, view_layer)
+    return PoseWriter(obj, rig, list(bones))
