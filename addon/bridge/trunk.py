@@ -22,18 +22,19 @@ its hips and its chest) is left out, so that what Reach writes is what Blender p
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
-from mathutils import Matrix, Quaternion
 
-from ...solver import Dof, Figure
+from ...solver import Dof, Figure, rotations
 from ..errors import labelled
 from .arrays import Array
 from .controls import Limb, ancestors, is_control
 from .joints import bone_dofs, euler_order
+from .pose import bone_matrix
 from .rig import BoneLayout, to_numpy
 
 AGREE = 1e-5
@@ -228,22 +229,39 @@ def _prune(
 def turn(obj: Any, joint: Joint) -> Array:
     """The joint's motion now (4 × 4), read from its control's channels.
 
-    The control's turn, or the share of it, and the root's location.
+    The control's turn, or the share of it, and the root's location; in double
+    precision, so that a share of a small turn is not lost to rounding.
     """
-    basis = obj.pose.bones[joint.control].matrix_basis
-    rotation = basis.to_quaternion()
-    if joint.share != 1.0:
-        rotation = Quaternion().slerp(rotation, joint.share)
+    pose_bone = obj.pose.bones[joint.control]
+    mode = pose_bone.rotation_mode
+    if mode == "QUATERNION":
+        quaternion = np.array(pose_bone.rotation_quaternion, dtype=float)
+    else:
+        rotation = bone_matrix(pose_bone, mode)
+        if rotation is None:  # an Euler bone
+            angles = np.array(pose_bone.rotation_euler, dtype=float)
+            rotation = rotations.euler_matrix(angles, mode)
+        quaternion = rotations.matrix_quaternion(rotation)
     motion = np.eye(4)
-    motion[:3, :3] = to_numpy(rotation.to_matrix())
+    motion[:3, :3] = rotations.quaternion_matrix(power(quaternion, joint.share))
     if joint.translates:
-        motion[:3, 3] = to_numpy(basis.translation)
+        motion[:3, 3] = np.array(pose_bone.location, dtype=float)
     return motion
 
 
-def frame(obj: Any, world: Array, segment: str) -> Array:
-    """The world pose of segment bone ``segment`` as Blender evaluates it now."""
-    return world @ to_numpy(obj.pose.bones[segment].matrix)
+def power(quaternion: Array, exponent: float) -> Array:
+    """The unit quaternion ``q^exponent``: the same axis, the angle times ``exponent``."""
+    w, x, y, z = (float(v) for v in quaternion)
+    norm = math.sqrt(w * w + x * x + y * y + z * z)
+    if w < 0.0:
+        norm = -norm
+    w, x, y, z = w / norm, x / norm, y / norm, z / norm
+    sine = math.sqrt(x * x + y * y + z * z)
+    if sine == 0.0:
+        return np.array([1.0, 0.0, 0.0, 0.0])
+    half = exponent * math.atan2(sine, w)
+    scale = math.sin(half) / sine
+    return np.array([math.cos(half), x * scale, y * scale, z * scale])
 
 
 def measure_rests(obj: Any, trunk: Trunk) -> dict[str, Array]:
@@ -251,22 +269,30 @@ def measure_rests(obj: Any, trunk: Trunk) -> dict[str, Array]:
 
     A joint's rest is its evaluated pose less its own motion (:func:`turn`); a limb's
     root's is its parent bone's pose, carried by the joint above, times the root's
-    offset from that parent at rest.
+    offset from that parent at rest. (Stacked: this runs on every drag event.)
     """
     world = to_numpy(obj.matrix_world)
-    frames = {j.segment: frame(obj, world, j.segment) for j in trunk.joints}
+    bones, data = obj.pose.bones, obj.data.bones
+    roots = list(trunk.hangs)
+    parents = [data[root].parent.name for root in roots]
+    joints = trunk.joints
+    poses = world @ np.array([bones[n].matrix for n in [j.segment for j in joints] + parents])
+    count = len(joints)
+    inverse = np.linalg.inv(poses[:count]) if count else np.zeros((0, 4, 4))
+    index = {j.segment: k for k, j in enumerate(joints)}
     rests: dict[str, Array] = {}
-    for joint in trunk.joints:
-        above = frames[joint.parent] if joint.parent else np.eye(4)
-        rests[joint.segment] = np.linalg.solve(above, frames[joint.segment]) @ np.linalg.inv(
-            turn(obj, joint)
-        )
-    data = obj.data.bones
-    for root, hang in trunk.hangs.items():
-        parent = data[root].parent
-        offset = np.linalg.solve(to_numpy(parent.matrix_local), to_numpy(data[root].matrix_local))
-        pose = world @ to_numpy(obj.pose.bones[parent.name].matrix) @ offset
-        rests[root] = np.linalg.solve(frames[hang], pose) if hang else pose
+    if count:
+        above = np.array([inverse[index[j.parent]] if j.parent else np.eye(4) for j in joints])
+        turns = np.array([turn(obj, j) for j in joints])
+        measured = above @ poses[:count] @ np.linalg.inv(turns)
+        rests.update(zip(index, measured, strict=True))
+    if roots:
+        rest = np.array([data[n].matrix_local for n in parents + roots])
+        offsets = np.linalg.solve(rest[: len(roots)], rest[len(roots) :])
+        hung = poses[count:] @ offsets
+        for root, pose in zip(roots, hung, strict=True):
+            hang = trunk.hangs[root]
+            rests[root] = inverse[index[hang]] @ pose if hang else pose
     return rests
 
 
@@ -341,30 +367,33 @@ def write_trunk(obj: Any, trunk: Trunk, motions: Mapping[str, Array]) -> list[st
         motion = motions.get(joint.segment)
         if motion is None or joint.control in written:
             continue
-        rotation = Matrix(motion[:3, :3].tolist()).to_quaternion()
+        quaternion = rotations.matrix_quaternion(motion[:3, :3])
         if joint.share != 1.0:
-            axis, angle = rotation.to_axis_angle()
-            rotation = Quaternion(axis, angle / joint.share)
+            quaternion = power(quaternion, 1.0 / joint.share)
         pose_bone = obj.pose.bones[joint.control]
-        _set_rotation(pose_bone, rotation)
+        _set_rotation(pose_bone, quaternion)
         if joint.translates:
             pose_bone.location = motion[:3, 3].tolist()
         written[joint.control] = None
     return list(written)
 
 
-def _set_rotation(pose_bone: Any, rotation: Quaternion) -> None:
-    """Give ``pose_bone`` the rotation ``rotation`` in its own rotation mode."""
+def _set_rotation(pose_bone: Any, quaternion: Array) -> None:
+    """Give ``pose_bone`` the rotation ``quaternion`` in its own rotation mode."""
     mode = pose_bone.rotation_mode
     if mode == "QUATERNION":
-        if rotation.dot(pose_bone.rotation_quaternion) < 0.0:  # no flip between keys
-            rotation.negate()
-        pose_bone.rotation_quaternion = rotation
+        if float(np.dot(quaternion, np.array(pose_bone.rotation_quaternion))) < 0.0:
+            quaternion = -quaternion  # no flip between keys
+        pose_bone.rotation_quaternion = quaternion.tolist()
     elif mode == "AXIS_ANGLE":
-        axis, angle = rotation.to_axis_angle()
-        pose_bone.rotation_axis_angle = (angle, axis.x, axis.y, axis.z)
+        q = power(quaternion, 1.0)  # w ≥ 0
+        sine = float(np.linalg.norm(q[1:]))
+        axis = q[1:] / sine if sine > 0.0 else np.array([0.0, 1.0, 0.0])
+        pose_bone.rotation_axis_angle = [2.0 * math.atan2(sine, float(q[0])), *axis.tolist()]
     else:
-        pose_bone.rotation_euler = rotation.to_euler(mode, pose_bone.rotation_euler)
+        compat = np.array(pose_bone.rotation_euler, dtype=float)
+        matrix = rotations.quaternion_matrix(quaternion)
+        pose_bone.rotation_euler = rotations.matrix_euler(matrix, mode, compat).tolist()
 
 
 def describe_trunk(trunk: Trunk) -> str:

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import bpy
+import numpy as np
 import pytest
 from mathutils import Quaternion, Vector
 from test_control_rigs import constrained_end, deform_miss, keyed_bones, limb_length, limb_named
@@ -173,3 +174,45 @@ def test_a_bake_from_the_torso_keys_the_trunk_and_limb_controls_only(reach):
     for frame in range(1, 5):
         bpy.context.scene.frame_set(frame)
         assert deform_miss(obj, arm, "hand") <= 1e-5 * limb_length(obj, arm), frame
+
+
+def test_a_small_turn_of_a_spread_control_is_written_and_read_back_exactly(reach):
+    """A share of a turn of a ten-thousandth of a radian: Blender's pose is the figure's, to
+    single precision (a lost turn would put the hips 1e-4 of the leg off)."""
+    control_rig = reach.addon.bridge.control_rig
+    obj = generated("human")
+    switch_to(obj, limb_named(reach, obj, "thigh.L"), 1.0)  # FK: the leg follows the hips
+    rig = control_rig.figure_rig(obj)
+    theta = control_rig.read_model(obj, rig)
+    index = {entry.name: entry for entry in rig.layout}
+    shares = [j.segment for j in rig.model.trunk.joints if j.control == "hips"]
+    for segment in shares:  # the same angles at every share
+        entry = index[segment]
+        theta[entry.rotation : entry.rotation + 3] += (1e-4, -2e-5, 3e-5)
+    written = control_rig.write_model(obj, rig, theta, shares, bpy.context.view_layer)
+    assert written == ["hips"]
+    bpy.context.view_layer.update()
+    frames = rig.figure.forward(theta)
+    size = limb_length(obj, limb_named(reach, obj, "thigh.L"))
+    for k, entry in enumerate(rig.layout):
+        if entry.name in shares or entry.name == "ORG-thigh.L":
+            pose = obj.matrix_world @ obj.pose.bones[entry.name].matrix
+            assert abs(np.array(pose) - frames[k]).max() <= 1e-5 * size, entry.name
+    back = control_rig.read_model(obj, rig, theta)
+    for segment in shares:  # read back as written (the IK legs, not written, moved on)
+        entry = index[segment]
+        turned = slice(entry.rotation, entry.rotation + 3)
+        assert abs(back[turned] - theta[turned]).max() < 1e-6
+
+
+@pytest.mark.parametrize("share", [0.25, 1 / 3, 0.5, 1.0])
+def test_the_power_of_a_turn_keeps_its_axis_and_scales_its_angle(reach, share):
+    power = reach.addon.bridge.trunk.power
+    for axis, angle in (((0.3, 0.5, -0.2), 0.9), ((1.0, 0.0, 0.0), 1e-6), ((0.0, 0.6, 0.8), 3.0)):
+        unit = np.array(axis) / np.linalg.norm(axis)
+        turn = np.array([np.cos(angle / 2), *(np.sin(angle / 2) * unit)])
+        part = power(turn, share)
+        half = share * angle / 2
+        assert abs(part - np.array([np.cos(half), *(np.sin(half) * unit)])).max() < 1e-12
+        assert abs(power(part, 1.0 / share) - turn).max() < 1e-12
+        assert abs(power(-turn, share) - part).max() < 1e-12  # either sign of the same turn
