@@ -24,6 +24,11 @@ from .errors import BlenderDataError
 STAMP = "_reach_name"
 """The bone ID property holding the name Reach last saw the bone under."""
 
+_followed: dict[int, list[str]] = {}
+"""Per armature (its data's address), its bone names when every bone was last stamped:
+while they are the same, no bone was renamed or added, and the stamps need no reading
+(a pose write evaluates the armature, and so runs :func:`repair`, on every drag event)."""
+
 
 def unique_name(collection: Any, base: str) -> str:
     """``base``, or ``base.001``, ``base.002``, … whichever is not yet in ``collection``."""
@@ -49,6 +54,10 @@ def follow_renames(obj: Any) -> list[str]:
         One line per renamed bone, for an info report.
     """
     bones = obj.data.bones
+    names = bones.keys()
+    key = obj.data.as_pointer()
+    if names and _followed.get(key) == names and bones[0].get(STAMP) == names[0]:
+        return []
     found: dict[str, list[str]] = {}
     for bone in bones:
         stamp = bone.get(STAMP)
@@ -60,6 +69,7 @@ def follow_renames(obj: Any) -> list[str]:
     for old, new in found.items():
         if len(new) == 1 and _rename(obj.reach, old, new[0]):
             messages.append(f"bone '{old}' is now '{new[0]}': Reach's settings follow it")
+    _followed[key] = names
     return messages
 
 

@@ -33,15 +33,17 @@ PASSES = 4
 """Most writes of one limb before its targets are left as Blender evaluates them."""
 
 CARRIED = 1e-2
-"""In IK mode the chain's end is this close to its target once placed (times its
-length), or the end control does not carry it rigidly (a heel or roll mechanism turns
-it by tens of percent): the write is refused. Closer misses are left to the verdict."""
+"""In IK mode the chain's end is this close to its target once placed (times the
+limb's length), or the end control does not carry it rigidly (a heel
+or roll mechanism turns it by tens of percent): the write is refused. Closer misses
+are left to the verdict."""
 
 PROGRESS = 0.5
 """A further pass is made only while each cuts the miss to at most this share."""
 
 TOLERANCE = 5e-6
-"""A skeleton bone is placed when it is this close to its target (times its length)."""
+"""A limb is placed when each of its skeleton bones is this close to its target (times
+the limb's length)."""
 
 
 @dataclass(frozen=True)
@@ -52,7 +54,7 @@ class Placed:
         controls: The controls written (each once, however many passes).
         passes: Writes made (each followed by one evaluation).
         error: The largest distance of a skeleton bone's head or tail from its
-            target's, over the bone's length, as Blender evaluated the last pass.
+            target's, over the limb's length, as Blender evaluated the last pass.
     """
 
     controls: tuple[str, ...]
@@ -113,23 +115,26 @@ def carried(target: Matrix, bone_now: Matrix, control_now: Matrix) -> Matrix:
     return result
 
 
-def limb_error(obj: Any, bones: Any, targets: Mapping[str, Matrix]) -> float:
-    """The largest head or tail miss of ``bones`` with a target, over their lengths."""
+def limb_error(obj: Any, limb: Limb, bones: Any, targets: Mapping[str, Matrix]) -> float:
+    """The largest head or tail miss of ``bones`` with a target, over the limb's length.
+
+    Over the whole limb's, not each bone's: a toe's single-precision rounding, or Blender's
+    IK landing a micrometre short, is no miss worth another evaluation of the rig.
+    """
+    pose = obj.pose.bones
     worst = 0.0
     for name in bones:
         if name not in targets:
             continue
-        pose_bone = obj.pose.bones[name]
-        length = max(pose_bone.bone.length, 1e-12)
-        target = targets[name]
-        tail = Vector((0.0, length, 0.0))
-        now = pose_bone.matrix
-        miss = max(
+        now, target = pose[name].matrix, targets[name]
+        tail = Vector((0.0, pose[name].bone.length, 0.0))
+        worst = max(
+            worst,
             (now.translation - target.translation).length,
             (now @ tail - target @ tail).length,
         )
-        worst = max(worst, miss / length)
-    return worst
+    length = sum(float(pose[name].bone.length) for name in limb.bones)
+    return worst / max(length, 1e-12)
 
 
 def place_limb(
@@ -174,7 +179,8 @@ def place_limbs(
     exact = [limb.bones if limb.mode == "FK" else limb.bones[limb.chain_end :] for limb, _ in limbs]
     written: list[dict[str, None]] = [{} for _ in limbs]
     errors = [
-        limb_error(obj, bones, targets) for bones, (_, targets) in zip(exact, limbs, strict=True)
+        limb_error(obj, limb, bones, targets)
+        for bones, (limb, targets) in zip(exact, limbs, strict=True)
     ]
     before = [math.inf] * len(limbs)
     passes = [0] * len(limbs)
@@ -205,7 +211,7 @@ def place_limbs(
         if turned:
             view_layer.update()
         for k in active:
-            errors[k] = limb_error(obj, exact[k], limbs[k][1])
+            errors[k] = limb_error(obj, limbs[k][0], exact[k], limbs[k][1])
     for (limb, _), error in zip(limbs, errors, strict=True):
         if limb.mode == "IK" and error > CARRIED:
             raise BlenderDataError(
@@ -214,7 +220,7 @@ def place_limbs(
                 f"it by a mechanism of its own); {_way_out(limb)}"
             )
     return [
-        Placed(tuple(w), p, limb_error(obj, limb.bones, targets))
+        Placed(tuple(w), p, limb_error(obj, limb, limb.bones, targets))
         for w, p, (limb, targets) in zip(written, passes, limbs, strict=True)
     ]
 
