@@ -5,7 +5,7 @@ through a few controls. :func:`find_trunk` reads from the rig's own parents and
 constraints which of them Reach can pose exactly, by no bone names:
 
 - the **root** control: the highest control above a limb (Rigify's ``torso``), which
-  moves and turns everything below it;
+  turns everything below it, and moves it with the figure's *Move root*;
 - **shares** of a control that is no parent of the limb (Rigify's ``chest`` and
   ``hips``): mechanism bones above the limb that copy that control's local transform
   in local space at an influence ``w`` each take the turn ``q^w`` of its rotation ``q``
@@ -52,8 +52,8 @@ class Joint:
         control: The control whose channels hold the joint's turn.
         share: The part of the control's turn the segment takes (1: all of it).
         parent: The joint above ("" for the root).
-        translates: The joint moves as well as turns (the root control, when any of
-            its locations is free).
+        translates: The joint moves as well as turns (the root control, when the
+            figure's *Move root* is on and any of its locations is free).
         bone: The bone of the limb's chain at the joint (a carrier's copy; else the
             segment).
     """
@@ -182,7 +182,8 @@ def find_trunk(obj: Any, limbs: Iterable[Limb]) -> Trunk:
             joint = None
             if not joints:
                 if is_control(name) and not constraints:  # the root control
-                    joint = Joint(name, name, 1.0, "", not all(pose_bone.lock_location), name)
+                    moves = obj.reach.translate_root and not all(pose_bone.lock_location)
+                    joint = Joint(name, name, 1.0, "", moves, name)
             elif share is not None:
                 joint = Joint(name, share[0], share[1], parent, False, name)
                 influences.setdefault(share[0], set()).add(share[1])
@@ -403,6 +404,8 @@ def describe_trunk(trunk: Trunk) -> str:
         joints = [j for j in trunk.joints if j.control == control]
         if joints[0].translates:
             parts.append(f"{control} (moves and turns)")
+        elif not joints[0].parent:
+            parts.append(f"{control} (turns; Move root moves it too)")
         elif len(joints) > 1:
             parts.append(f"{control} (turns {len(joints)} spine bones)")
         else:

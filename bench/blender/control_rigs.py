@@ -6,12 +6,13 @@ Per Rigify kind with limbs and per mode (FK; IK where Reach places it): the gene
 rig with one constraint on a limb's end control (head), dragged toward the limb's root
 as a user's drag runs it (``DragSession.step``), beside the same drag on the metarig
 (the metarig bone the skeleton bone copies, chain from the limb's first bone), in the
-same process. The human rigs again with the chain from ``torso`` (the trunk's controls
-move too; on the metarig, from its root bone). The table: bones, ms per drag event
-(median) on the rig and on the metarig and their ratio, the largest residual on
-Blender's deform bones over the limb (relative to its length) and the verdict. Then a
-Solve with a constraint on each of the four IK end controls of the human rigs.
-Results: ``bench/results/control_rigs.json`` and ``control_rigs.md``.
+same process. The human rigs again with the chain from ``torso`` and *Move root* on
+(the trunk's controls move too; on the metarig, from its root bone, which moves too).
+The table: bones, ms per drag event (median) on the rig and on the metarig and their
+ratio, the largest residual on Blender's deform bones over the limb (relative to its
+length) and the verdict. Then a Solve with a constraint on each of the four IK end
+controls of the human rigs. Results: ``bench/results/control_rigs.json`` and
+``control_rigs.md``.
 """
 
 from __future__ import annotations
@@ -50,9 +51,12 @@ def generated(kind: str) -> tuple[Any, Any]:
     return metarig, rig
 
 
-def drag(reach: Any, obj: Any, bone: str, chain_start: str, root: str, events: int) -> dict:
+def drag(
+    reach: Any, obj: Any, bone: str, chain_start: str, root: str, events: int, move_root: bool
+) -> dict:
     """Constrain ``bone``'s head, drag its goal a fifth of the way to ``root``'s head."""
-    assert bpy.ops.reach.figure_from_armature(armature=obj.name) == {"FINISHED"}
+    made = bpy.ops.reach.figure_from_armature(armature=obj.name, translate_root=move_root)
+    assert made == {"FINISHED"}
     assert bpy.ops.reach.add_constraint(
         armature=obj.name, bone=bone, effector="HEAD", chain_start=chain_start, name="end"
     ) == {"FINISHED"}
@@ -88,10 +92,10 @@ def measure(reach: Any, kind: str, mode: str, events: int, trunk: bool = False) 
     bpy.context.view_layer.update()
     length = sum(rig.data.bones[b].length for b in limb.bones[: limb.chain_end])
     end = fk_end if mode == "FK" else ik_end
-    on_rig = drag(reach, rig, end, "torso" if trunk else "", limb.bones[0], events)
+    on_rig = drag(reach, rig, end, "torso" if trunk else "", limb.bones[0], events, trunk)
     plain = [b.removeprefix("ORG-") for b in limb.bones]
     start = next(b.name for b in metarig.data.bones if b.parent is None) if trunk else plain[0]
-    on_meta = drag(reach, metarig, plain[limb.chain_end], start, plain[0], events)
+    on_meta = drag(reach, metarig, plain[limb.chain_end], start, plain[0], events, trunk)
     return {
         "rig": kind,
         "mode": mode,

@@ -42,12 +42,15 @@ def deform_miss(obj, limb, constraint: str) -> float:
     return (head - obj.reach.constraints[constraint].goal.matrix_world.translation).length
 
 
-def constrained_end(reach, kind: str, name: str, mode: str, end: str, chain_start: str = ""):
+def constrained_end(
+    reach, kind: str, name: str, mode: str, end: str, chain_start: str = "", move_root=False
+):
     """Rigify's ``kind`` rig, limb ``name`` switched to ``mode``, and one constraint "end"
     on the head of control ``end``; the rig and the limb in its mode."""
     obj = generated(kind)
     switch_to(obj, limb_named(reach, obj, name), 1.0 if mode == "FK" else 0.0)
-    assert bpy.ops.reach.figure_from_armature(armature=obj.name) == {"FINISHED"}
+    made = bpy.ops.reach.figure_from_armature(armature=obj.name, translate_root=move_root)
+    assert made == {"FINISHED"}
     assert bpy.ops.reach.add_constraint(
         armature=obj.name, bone=end, effector="HEAD", name="end", chain_start=chain_start
     ) == {"FINISHED"}

@@ -27,11 +27,14 @@ TRUNKS = {
 @pytest.mark.parametrize("kind", TRUNKS)
 def test_every_kind_has_the_trunk_controls_reach_poses_exactly(reach, kind):
     obj = generated(kind)
-    model = reach.addon.bridge.control_rig.control_model(obj)
+    control_rig = reach.addon.bridge.control_rig
+    model = control_rig.control_model(obj)
     trunk = model.trunk
     assert trunk.controls() == TRUNKS[kind]
     root = trunk.joints[0]
-    assert (root.control, root.parent, root.translates) == ("torso", "", True)
+    assert (root.control, root.parent, root.translates) == ("torso", "", False)
+    obj.reach.translate_root = True  # Move root: the root control moves too
+    assert control_rig.control_model(obj).trunk.joints[0].translates
     for control in trunk.controls():
         shares = {j.share for j in trunk.joints if j.control == control}
         assert len(shares) == 1  # one turn, the same part of it at every place
@@ -79,7 +82,7 @@ MODES = [(case, "FK") for case in CHAINS] + [(case, "IK") for case in CHAINS if 
 def test_a_chain_from_the_torso_reaches_past_the_limb_through_trunk_controls(reach, case, mode):
     kind, name, fk_end, ik_end = CHAINS[case]
     end = fk_end if mode == "FK" else ik_end
-    obj, limb = constrained_end(reach, kind, name, mode, end, chain_start="torso")
+    obj, limb = constrained_end(reach, kind, name, mode, end, chain_start="torso", move_root=True)
     length = out_of_reach(obj, limb, "end")
     moved = solved(reach, obj, limb)
     assert obj.reach.stats.message == "all constraints met", obj.reach.stats.message
@@ -114,7 +117,9 @@ def test_a_chain_from_the_chest_or_hips_turns_them_and_leaves_the_torso(reach):
 def test_lowered_hips_keep_the_feet_where_they_are_pinned(reach):
     obj = generated("human")
     legs = [limb_named(reach, obj, f"thigh.{side}") for side in "LR"]
-    assert bpy.ops.reach.figure_from_armature(armature=obj.name) == {"FINISHED"}
+    assert bpy.ops.reach.figure_from_armature(armature=obj.name, translate_root=True) == {
+        "FINISHED"
+    }
     for side in "LR":
         assert bpy.ops.reach.add_constraint(
             armature=obj.name, bone=f"foot_ik.{side}", effector="HEAD", name=f"foot.{side}"
