@@ -34,9 +34,9 @@ PASSES = 4
 
 CARRIED = 1e-2
 """In IK mode the chain's end is this close to its target once placed (times the
-limb's length), or the end control does not carry it rigidly (a heel
-or roll mechanism turns it by tens of percent): the write is refused. Closer misses
-are left to the verdict."""
+limb's length), or the end control does not carry it rigidly (a heel or roll
+mechanism turns it by tens of percent): the write is refused. Closer misses are left
+to the verdict."""
 
 PROGRESS = 0.5
 """A further pass is made only while each cuts the miss to at most this share."""

@@ -359,7 +359,15 @@ def _write_framed(pose_bone: Any, entry: BoneLayout, theta: Array) -> None:
     assert entry.frame is not None
     angles = axis_angles(theta, entry)
     matrix = entry.frame @ rotations.euler_matrix(angles, entry.order) @ entry.frame.T
-    mode = entry.mode
+    write_rotation(pose_bone, matrix, entry.mode)
+
+
+def write_rotation(pose_bone: Any, matrix: Array, mode: str) -> None:
+    """Give ``pose_bone`` the rotation ``matrix`` (3 × 3) in rotation mode ``mode``.
+
+    An Euler bone's angles are the ones nearest its current ones, and a quaternion
+    stays in the current one's hemisphere, so that keys do not flip.
+    """
     if mode in rotations.EULER_ORDERS:
         current = np.array(pose_bone.rotation_euler, dtype=float)
         compat = current if np.all(np.isfinite(current)) else None

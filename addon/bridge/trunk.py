@@ -34,7 +34,7 @@ from ..errors import labelled
 from .arrays import Array
 from .controls import Limb, ancestors, is_control
 from .joints import bone_dofs, euler_order
-from .pose import bone_matrix
+from .pose import bone_matrix, write_rotation
 from .rig import BoneLayout, to_numpy
 
 AGREE = 1e-5
@@ -306,7 +306,7 @@ def is_current(obj: Any, trunk: Trunk) -> bool:
     return bool(np.abs(now - built).max() <= AGREE)
 
 
-def share_dofs(joint: Joint, dofs: list[Dof]) -> list[Dof]:
+def _share_dofs(joint: Joint, dofs: list[Dof]) -> list[Dof]:
     """A share's DOFs: its control's, with the control's bounds times the share."""
     if joint.share == 1.0:
         return dofs
@@ -330,7 +330,7 @@ def add_trunk(obj: Any, trunk: Trunk, figure: Figure, hold: set[str]) -> list[Bo
         order = euler_order(obj, control)
         locked = bool({joint.segment, joint.control} & hold)
         own = bone_dofs(control, order, translates=joint.translates, lock=locked)
-        dofs = share_dofs(joint, own)
+        dofs = _share_dofs(joint, own)
         first = figure.n_dofs
         with labelled(f"bone '{control.name}'"):
             figure.add_segment(
@@ -372,29 +372,12 @@ def write_trunk(obj: Any, trunk: Trunk, motions: Mapping[str, Array]) -> list[st
         if joint.share != 1.0:
             quaternion = power(quaternion, 1.0 / joint.share)
         pose_bone = obj.pose.bones[joint.control]
-        _set_rotation(pose_bone, quaternion)
+        matrix = rotations.quaternion_matrix(quaternion)
+        write_rotation(pose_bone, matrix, pose_bone.rotation_mode)
         if joint.translates:
             pose_bone.location = motion[:3, 3].tolist()
         written[joint.control] = None
     return list(written)
-
-
-def _set_rotation(pose_bone: Any, quaternion: Array) -> None:
-    """Give ``pose_bone`` the rotation ``quaternion`` in its own rotation mode."""
-    mode = pose_bone.rotation_mode
-    if mode == "QUATERNION":
-        if float(np.dot(quaternion, np.array(pose_bone.rotation_quaternion))) < 0.0:
-            quaternion = -quaternion  # no flip between keys
-        pose_bone.rotation_quaternion = quaternion.tolist()
-    elif mode == "AXIS_ANGLE":
-        q = power(quaternion, 1.0)  # w ≥ 0
-        sine = float(np.linalg.norm(q[1:]))
-        axis = q[1:] / sine if sine > 0.0 else np.array([0.0, 1.0, 0.0])
-        pose_bone.rotation_axis_angle = [2.0 * math.atan2(sine, float(q[0])), *axis.tolist()]
-    else:
-        compat = np.array(pose_bone.rotation_euler, dtype=float)
-        matrix = rotations.quaternion_matrix(quaternion)
-        pose_bone.rotation_euler = rotations.matrix_euler(matrix, mode, compat).tolist()
 
 
 def describe_trunk(trunk: Trunk) -> str:
