@@ -142,7 +142,10 @@ def control_model(obj: Any) -> ControlModel | None:
             add(limb.fk[k], bone)
             if k > limb.chain_end or k == 0:  # the base control, and the tail's own
                 add(limb.ik[k], bone)
-        add(limb.ik_controls[0], limb.bones[limb.chain_end])
+            if k > limb.chain_end:
+                add(limb.tails[k - limb.chain_end - 1], bone)
+        for control in limb.ik_controls:  # the end control, and a paw's heel
+            add(control, limb.bones[limb.chain_end])
         add(limb.ik_base, limb.bones[0])
     for deform in (b for b in data if b.use_deform):  # Rigify's DEF-x(.00n) of ORG-x
         base = SEGMENT_SUFFIX.sub("", deform.name.removeprefix("DEF-"))
@@ -267,7 +270,7 @@ def write_model(
         The controls written.
 
     Raises:
-        BlenderDataError: A limb blended between IK and FK, or a paw in IK mode.
+        BlenderDataError: A limb blended between IK and FK, named.
     """
     model = rig.model
     assert isinstance(model, ControlModel)  # a control rig's

@@ -58,6 +58,9 @@ class Limb:
             control carries); the bones after it have controls of their own.
         ik_controls: The IK controls above the chain's target, end control first
             (``hand_ik.L``; a paw's heel control after it).
+        tails: Per bone after the chain's last one, the control that carries it in IK
+            mode (its IK source or the nearest control above that, below the end
+            control; "" when none).
         ik_base: The control at the IK chain's root (its swivel when there is no pole).
         pole: The pole control, or "" (none).
         uses_pole: The pole's IK constraint is the one Blender evaluates now.
@@ -72,6 +75,7 @@ class Limb:
     ik: tuple[str, ...]
     chain_end: int
     ik_controls: tuple[str, ...]
+    tails: tuple[str, ...]
     ik_base: str
     pole: str
     uses_pole: bool
@@ -90,8 +94,7 @@ class Limb:
         if self.mode == "FK":
             return tuple(c for c in self.fk if is_control(c))
         swivel = self.pole if self.uses_pole else self.ik_base  # the pole, else the base's twist
-        tails = (c for c in self.ik[self.chain_end + 1 :] if is_control(c))
-        return tuple(c for c in (self.ik_controls[0], *tails, swivel) if c)
+        return tuple(c for c in (*self.ik_controls, *self.tails, swivel) if c)
 
     def describe(self) -> str:
         """One line for the user: the limb, its mode and the controls Reach drives."""
@@ -261,20 +264,32 @@ def _limb(
         ik_controls = (controls[-1], *controls[2:-1])
     share = min(row[3] for row in rows)
     mode = "IK" if share >= 1.0 else "FK" if max(row[3] for row in rows) <= 0.0 else "MIXED"
+    chain_end = next((k for k, row in enumerate(rows) if row[2] == target), len(rows) - 1)
     return Limb(
         bones=bones,
         settings=switch[0],
         switch=switch[1],
         fk=tuple(row[1] for row in rows),
         ik=tuple(row[2] for row in rows),
-        chain_end=next((k for k, row in enumerate(rows) if row[2] == target), len(rows) - 1),
+        chain_end=chain_end,
         ik_controls=ik_controls,
+        tails=tuple(_carrier(obj, row[2], ik_controls) for row in rows[chain_end + 1 :]),
         ik_base=base,
         pole=pole,
         uses_pole=uses_pole,
         mode=mode,
         ik_share=share,
     )
+
+
+def _carrier(obj: Any, source: str, ik_controls: tuple[str, ...]) -> str:
+    """The control that carries ``source`` rigidly below the IK end control ("": none)."""
+    for name in ancestors(obj, source):
+        if name in ik_controls:
+            return ""
+        if is_control(name):
+            return name
+    return ""
 
 
 def describe_limbs(limbs: Iterable[Limb]) -> list[str]:

@@ -15,6 +15,10 @@ the evaluated pose where a mechanism did otherwise (a few passes at most).
   else by turning the chain's base control about the line from the chain's root to its
   end. Blender's IK then poses the chain: the end exactly, the middle joint as closely
   as the rig's own IK stretch lets it (Rigify's shortens a bent chain by 1–3%).
+- A paw in IK mode: the end control keeps the pose it had relative to the last bone,
+  which puts the paw's toe joint in place; a mechanism of the rig (a damped track, a
+  second IK chain) then turns the heel control's frame, so the heel control is written
+  once Blender has evaluated that, carrying the last bone onto its target exactly.
 """
 
 from __future__ import annotations
@@ -115,6 +119,16 @@ def carried(target: Matrix, bone_now: Matrix, control_now: Matrix) -> Matrix:
     return result
 
 
+def rigid(matrix: Matrix) -> Matrix:
+    """``matrix``'s turn and move alone, without scale or shear.
+
+    A rig's stretch or a partial constraint leaves some in a bone's pose; carried from
+    write to write it would grow.
+    """
+    turn_and_move: Matrix = Matrix.LocRotScale(matrix.translation, matrix.to_quaternion(), None)
+    return turn_and_move
+
+
 def limb_error(obj: Any, limb: Limb, bones: Any, targets: Mapping[str, Matrix]) -> float:
     """The largest head or tail miss of ``bones`` with a target, over the limb's length.
 
@@ -169,12 +183,13 @@ def place_limbs(
             them from these.
 
     Raises:
-        BlenderDataError: For a limb blended between IK and FK, or in IK mode with middle
-            controls (a paw's heel), naming them (nothing is written); for a limb in IK
-            mode whose end control does not carry its end (the caller restores the pose).
+        BlenderDataError: For a limb blended between IK and FK, naming its switch
+            (nothing is written); for a limb in IK mode whose end control does not carry
+            its end (the caller restores the pose).
     """
     for limb, _ in limbs:
         _check(limb)
+    holds = [_hold(obj, limb) for limb, _ in limbs]
     # the bones the controls place exactly: in IK mode Blender's IK poses those before
     exact = [limb.bones if limb.mode == "FK" else limb.bones[limb.chain_end :] for limb, _ in limbs]
     written: list[dict[str, None]] = [{} for _ in limbs]
@@ -191,25 +206,26 @@ def place_limbs(
         writer = ControlWriter(obj, moved)
         for k in active:
             limb, targets = limbs[k]
-            (_write_fk if limb.mode == "FK" else _write_ik)(obj, writer, limb, targets)
-            new = (c for c in writer.new if c not in writer.given)
-            written[k].update(dict.fromkeys(c for c in new if c not in written[k]))
+            earlier = set(writer.new)
+            if limb.mode == "FK":
+                _write_fk(obj, writer, limb, targets)
+            else:
+                _write_ik(obj, writer, limb, targets, holds[k])
+            written[k].update(dict.fromkeys(c for c in writer.new if c not in earlier))
             passes[k] += 1
             before[k] = errors[k]
         if view_layer is None:
             return [Placed(tuple(w), p, math.nan) for w, p in zip(written, passes, strict=True)]
         view_layer.update()
         moved = None  # evaluated now
-        turned = False
-        for k in active:
-            limb, targets = limbs[k]
-            if limb.mode == "IK":
-                swivel = _write_swivel(obj, limb, targets)
-                if swivel:
-                    written[k][swivel] = None
-                    turned = True
-        if turned:
-            view_layer.update()
+        ik = [k for k in active if limbs[k][0].mode == "IK"]
+        for step in (_write_swivel, _write_heel):  # each on the pose the one before left
+            wrote = {k: step(obj, limbs[k][0], limbs[k][1]) for k in ik}
+            for k, control in wrote.items():
+                if control:
+                    written[k][control] = None
+            if any(wrote.values()):
+                view_layer.update()
         for k in active:
             errors[k] = limb_error(obj, limbs[k][0], exact[k], limbs[k][1])
     for (limb, _), error in zip(limbs, errors, strict=True):
@@ -233,11 +249,19 @@ def _check(limb: Limb) -> None:
     """Refuse a limb Reach does not place, naming it and the way out."""
     if limb.mode == "MIXED":
         raise BlenderDataError(f"limb {limb.name} is blended between IK and FK; {_way_out(limb)}")
-    if limb.mode == "IK" and len(limb.ik_controls) > 1:
-        raise BlenderDataError(
-            f"limb {limb.name} in IK mode turns its end through "
-            f"{', '.join(limb.ik_controls[1:])}, which Reach does not place; {_way_out(limb)}"
-        )
+
+
+def _hold(obj: Any, limb: Limb) -> Matrix | None:
+    """A paw's end control in the frame of the chain's last bone, as posed now (else None).
+
+    Written at the last bone's target in that frame, the end control keeps the toe joint
+    on the bone's tail whatever the rig's mechanism below it does.
+    """
+    if limb.mode != "IK" or len(limb.ik_controls) < 2:
+        return None
+    bones = obj.pose.bones
+    held: Matrix = rigid(bones[limb.bones[limb.chain_end]].matrix).inverted_safe()
+    return held @ rigid(bones[limb.ik_controls[0]].matrix)
 
 
 def _write_fk(obj: Any, writer: ControlWriter, limb: Limb, targets: Mapping[str, Matrix]) -> None:
@@ -251,19 +275,49 @@ def _write_carried(
     """Per (skeleton bone, the control carrying it) with a target, the control placed."""
     bones = obj.pose.bones
     for name, control in pairs:
-        if name in targets and is_control(control):
+        if name in targets and control and is_control(control):
             writer.write(control, carried(targets[name], bones[name].matrix, bones[control].matrix))
 
 
-def _write_ik(obj: Any, writer: ControlWriter, limb: Limb, targets: Mapping[str, Matrix]) -> None:
-    """The end control for the chain's last bone, then the bones after it by theirs."""
+def _write_ik(
+    obj: Any,
+    writer: ControlWriter,
+    limb: Limb,
+    targets: Mapping[str, Matrix],
+    hold: Matrix | None,
+) -> None:
+    """The end control for the chain's last bone, then the bones after it by theirs.
+
+    A paw's end control is held as it was to the last bone (``hold``): its heel control
+    carries the bone the rest of the way (:func:`_write_heel`).
+    """
     bones = obj.pose.bones
     end = limb.ik_controls[0]
     last = limb.bones[limb.chain_end]
-    if last in targets:
+    if last in targets and hold is not None:
+        writer.write(end, rigid(targets[last]) @ hold)
+    elif last in targets:
         writer.write(end, carried(targets[last], bones[last].matrix, bones[end].matrix))
-    after = limb.chain_end + 1
-    _write_carried(obj, writer, zip(limb.bones[after:], limb.ik[after:], strict=True), targets)
+    tails = zip(limb.bones[limb.chain_end + 1 :], limb.tails, strict=True)
+    _write_carried(obj, writer, tails, targets)
+
+
+def _write_heel(obj: Any, limb: Limb, targets: Mapping[str, Matrix]) -> str:
+    """A paw's heel control carrying the chain's last bone onto its target; the control.
+
+    The heel lies below the end control, past the rig's own mechanism, and carries the
+    bone rigidly, so one write from the evaluated pose places it. "" for other limbs.
+    """
+    last = limb.bones[limb.chain_end]
+    if len(limb.ik_controls) < 2 or last not in targets:
+        return ""
+    bones = obj.pose.bones
+    heel = limb.ik_controls[-1]
+    # the bone's full pose: where a second IK chain's stretch scales the heel's frame, the
+    # heel's own scale makes up for it and the bone keeps its length
+    pose = carried(rigid(targets[last]), bones[last].matrix, bones[heel].matrix)
+    ControlWriter(obj).write(heel, pose)
+    return heel
 
 
 def _write_swivel(obj: Any, limb: Limb, targets: Mapping[str, Matrix]) -> str:

@@ -2,7 +2,7 @@
 
     .venv-blender-5.0/bin/python -m bench.blender.control_rigs [--quick] [--events N]
 
-Per Rigify kind with limbs and per mode (FK; IK where Reach places it): the generated
+Per Rigify kind with limbs and per mode (FK, IK): the generated
 rig with one constraint on a limb's end control (head), dragged toward the limb's root
 as a user's drag runs it (``DragSession.step``), beside the same drag on the metarig
 (the metarig bone the skeleton bone copies, chain from the limb's first bone), in the
@@ -28,13 +28,13 @@ from bench.harness import BenchmarkParser, Count, table, write_results
 from bench.machine import about
 
 LIMBS = {
-    # kind: (limb, FK end control, IK end control or "" when IK mode is not placed)
+    # kind: (limb, FK end control, IK end control)
     "basic_human": ("upper_arm.L", "hand_fk.L", "hand_ik.L"),
     "human": ("thigh.L", "foot_fk.L", "foot_ik.L"),
-    "basic_quadruped": ("front_thigh.L", "front_foot_fk.L", ""),
-    "cat": ("upper_arm.L", "hand_fk.L", ""),
-    "wolf": ("thigh.L", "foot_fk.L", ""),
-    "horse": ("thigh.L", "hind_foot_fk.L", ""),
+    "basic_quadruped": ("front_thigh.L", "front_foot_fk.L", "front_foot_ik.L"),
+    "cat": ("upper_arm.L", "hand_fk.L", "hand_ik.L"),
+    "wolf": ("thigh.L", "foot_fk.L", "foot_ik.L"),
+    "horse": ("thigh.L", "hind_foot_fk.L", "hind_foot_ik.L"),
     "bird": ("thigh.L", "foot_fk.L", "foot_ik.L"),
 }
 
@@ -150,10 +150,7 @@ def main() -> None:
     started = time.perf_counter()
     try:
         records = [
-            measure(reach, kind, mode, args.events)
-            for kind, (_, _, ik_end) in LIMBS.items()
-            for mode in ("FK", "IK")
-            if mode == "FK" or ik_end
+            measure(reach, kind, mode, args.events) for kind in LIMBS for mode in ("FK", "IK")
         ]
         records += [
             measure(reach, kind, mode, args.events, trunk=True)

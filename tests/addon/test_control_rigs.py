@@ -9,11 +9,13 @@ from test_controls import generated, switch_to
 from test_placing import SKELETON, skeleton_channels
 
 LIMB_ENDS = {
-    # kind: (limb, FK end control, IK end control or "" when IK mode is not placed)
+    # kind: (limb, FK end control, IK end control)
     "basic_human": ("upper_arm.L", "hand_fk.L", "hand_ik.L"),
     "human": ("thigh.L", "foot_fk.L", "foot_ik.L"),
-    "basic_quadruped": ("front_thigh.L", "front_foot_fk.L", ""),
-    "horse": ("thigh.L", "hind_foot_fk.L", ""),
+    "basic_quadruped": ("front_thigh.L", "front_foot_fk.L", "front_foot_ik.L"),
+    "cat": ("thigh.L", "foot_fk.L", "foot_ik.L"),
+    "wolf": ("front_thigh.L", "front_foot_fk.L", "front_foot_ik.L"),
+    "horse": ("thigh.L", "hind_foot_fk.L", "hind_foot_ik.L"),
     "bird": ("thigh.L", "foot_fk.L", "foot_ik.L"),
 }
 
@@ -65,8 +67,6 @@ def limb_length(obj, limb) -> float:
 @pytest.mark.parametrize("mode", ["FK", "IK"])
 def test_solve_poses_a_limb_through_its_controls_and_meets_on_the_deform_bones(reach, kind, mode):
     name, fk_end, ik_end = LIMB_ENDS[kind]
-    if mode == "IK" and not ik_end:
-        return  # a paw in IK mode: refused by name (below)
     obj, limb = constrained_end(reach, kind, name, mode, fk_end if mode == "FK" else ik_end)
     reachable_goal(obj, limb, "end")
     before = skeleton_channels(obj)
@@ -81,25 +81,27 @@ def test_solve_poses_a_limb_through_its_controls_and_meets_on_the_deform_bones(r
     assert not any(n.startswith(SKELETON) for n in moved)
 
 
-@pytest.mark.parametrize("kind", ["basic_quadruped", "horse"])
-def test_a_paw_in_ik_mode_is_refused_by_name_and_nothing_moves(reach, kind):
-    name = LIMB_ENDS[kind][0]
+@pytest.mark.parametrize(("kind", "name"), [("cat", "upper_arm.L"), ("wolf", "thigh.L")])
+def test_a_paw_dragged_in_ik_mode_turns_its_heel_and_stays_met(reach, kind, name):
+    """A front paw (its heel below a damped track) and a hind paw (below a second IK
+    chain), dragged far enough that the rig's IK stretch shrinks the chain by 1%."""
     obj = generated(kind)
     limb = limb_named(reach, obj, name)
-    assert bpy.ops.reach.figure_from_armature(armature=obj.name) == {"FINISHED"}
-    end = limb.ik_controls[0]
-    assert bpy.ops.reach.add_constraint(
-        armature=obj.name, bone=end, effector="HEAD", name="end"
-    ) == {"FINISHED"}
-    reachable_goal(obj, limb, "end")
-    channels = {b.name: tuple(v for row in b.matrix_basis for v in row) for b in obj.pose.bones}
-    with pytest.raises(RuntimeError, match=rf"limb {name} in IK mode.*to 1 \(FK\)"):
-        bpy.ops.reach.solve(armature=obj.name)
-    now = {b.name: tuple(v for row in b.matrix_basis for v in row) for b in obj.pose.bones}
-    assert now == channels
-    switch_to(obj, limb, 1.0)  # the way out the message gives
-    assert bpy.ops.reach.solve(armature=obj.name) == {"FINISHED"}
-    assert obj.reach.stats.message == "all constraints met"
+    end, heel = limb.ik_controls
+    goal, root = constrained(obj, limb, end, "paw")
+    start = goal.location.copy()
+    path = [{"name": "", "location": tuple(start.lerp(root, 0.005 * k))} for k in range(1, 41)]
+    before = skeleton_channels(obj)
+    assert bpy.ops.reach.drag_goal(armature=obj.name, goal=goal.name, path=path) == {"FINISHED"}
+    assert obj.reach.stats.message == "all constraints met", obj.reach.stats.message
+    assert deform_miss(obj, limb, "paw") <= 1e-5 * limb_length(obj, limb)
+    assert skeleton_channels(obj) == before
+    assert heel in limb.controls
+    turned = obj.pose.bones[heel]
+    assert turned.rotation_quaternion.angle > 1e-3  # the heel took up the paw's turn
+    foot = obj.pose.bones[limb.bones[limb.chain_end]].matrix.to_scale()
+    assert tuple(foot) == pytest.approx((1.0, 1.0, 1.0), abs=1e-5)  # keeps its length
+    assert max(turned.scale) - min(turned.scale) <= 1e-5  # no shear creeping in
 
 
 def test_a_chain_from_outside_the_limb_names_the_controls_to_start_from(reach):

@@ -67,15 +67,20 @@ def solved(reach, obj, limb) -> set[str]:
 
 
 CHAINS = {
-    # kind, limb, FK end control, IK end control ("": a paw, refused in IK mode)
+    # kind, limb, FK end control, IK end control
     "human arm": ("human", "upper_arm.L", "hand_fk.L", "hand_ik.L"),
-    "wolf foreleg": ("wolf", "front_thigh.L", "front_foot_fk.L", ""),
-    "horse hind leg": ("horse", "thigh.L", "hind_foot_fk.L", ""),
+    "wolf foreleg": ("wolf", "front_thigh.L", "front_foot_fk.L", "front_foot_ik.L"),
+    "horse hind leg": ("horse", "thigh.L", "hind_foot_fk.L", "hind_foot_ik.L"),
     "bird leg": ("bird", "thigh.L", "foot_fk.L", "foot_ik.L"),
 }
 
 
-MODES = [(case, "FK") for case in CHAINS] + [(case, "IK") for case in CHAINS if CHAINS[case][3]]
+MODES = [(case, mode) for case in CHAINS for mode in ("FK", "IK")]
+
+LANDING = {("horse hind leg", "IK"): 2e-5}
+"""Deform misses (times the limb) where Blender's own IK decides: the horse's hind toe
+copies its IK target's tail, which the heel shifts by the stretched chain's landing miss
+(1.4e-5 of the leg measured here) so that the foot lands; 1e-5 elsewhere."""
 
 
 @pytest.mark.parametrize(("case", "mode"), MODES)
@@ -86,7 +91,7 @@ def test_a_chain_from_the_torso_reaches_past_the_limb_through_trunk_controls(rea
     length = out_of_reach(obj, limb, "end")
     moved = solved(reach, obj, limb)
     assert obj.reach.stats.message == "all constraints met", obj.reach.stats.message
-    assert deform_miss(obj, limb, "end") <= 1e-5 * length
+    assert deform_miss(obj, limb, "end") <= LANDING.get((case, mode), 1e-5) * length
     assert "torso" in moved
     assert moved <= set(TRUNKS[kind]) | set(limb.controls), moved
 
