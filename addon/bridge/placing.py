@@ -306,7 +306,9 @@ def _write_heel(obj: Any, limb: Limb, targets: Mapping[str, Matrix]) -> str:
     """A paw's heel control carrying the chain's last bone onto its target; the control.
 
     The heel lies below the end control, past the rig's own mechanism, and carries the
-    bone rigidly, so one write from the evaluated pose places it. "" for other limbs.
+    bone rigidly, so one write from the evaluated pose places it up to where Blender's
+    stretched IK lands the bone's head (the next pass makes up for that). "" for other
+    limbs.
     """
     last = limb.bones[limb.chain_end]
     if len(limb.ik_controls) < 2 or last not in targets:
