@@ -16,7 +16,9 @@ Forget button (``reach.forget_bone``).
 
 from __future__ import annotations
 
+import contextlib
 import re
+from collections.abc import Iterator
 from typing import Any
 
 from .errors import BlenderDataError
@@ -28,6 +30,23 @@ _followed: dict[int, list[str]] = {}
 """Per armature (its data's address), its bone names when every bone was last stamped:
 while they are the same, no bone was renamed or added, and the stamps need no reading
 (a pose write evaluates the armature, and so runs :func:`repair`, on every drag event)."""
+
+
+_writing = 0
+"""How many of Reach's own pose writes are under way: the evaluations they make rename
+no bone, so :func:`repair` passes them by (reading a 700-bone rig's names costs a fifth
+of a millisecond, and a drag event on a control rig evaluates it two to four times)."""
+
+
+@contextlib.contextmanager
+def writing() -> Iterator[None]:
+    """Reach writes a pose: :func:`repair` does nothing until the block ends."""
+    global _writing
+    _writing += 1
+    try:
+        yield
+    finally:
+        _writing -= 1
 
 
 def unique_name(collection: Any, base: str) -> str:
@@ -115,12 +134,12 @@ def unique_names(settings: Any) -> list[str]:
 
 
 def repair(obj: Any) -> list[str]:
-    """Follow renamed bones and make names unique (nothing in edit mode).
+    """Follow renamed bones and make names unique (not in edit mode nor mid-write).
 
     Returns:
         What changed, one line each.
     """
-    if obj.mode == "EDIT" or not uses_reach(obj):
+    if _writing or obj.mode == "EDIT" or not uses_reach(obj):
         return []
     return follow_renames(obj) + unique_names(obj.reach)
 

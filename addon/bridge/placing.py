@@ -13,8 +13,9 @@ the evaluated pose where a mechanism did otherwise (a few passes at most).
 - IK mode: the end control carries the chain's last bone; the bones after it through
   their own controls; the elbow or knee plane through the pole when the rig uses one,
   else by turning the chain's base control about the line from the chain's root to its
-  end. Blender's IK then poses the chain: the end exactly, the middle joint as closely
-  as the rig's own IK stretch lets it (Rigify's shortens a bent chain by 1–3%).
+  end, when that moves the middle joint by more than :data:`SWIVEL`. Blender's IK then
+  poses the chain: the end exactly, the middle joint as closely as the rig's own IK
+  stretch lets it (Rigify's shortens a bent chain by 1–3%).
 - A paw in IK mode: the end control keeps the pose it had relative to the last bone,
   which puts the paw's toe joint in place; a mechanism of the rig (a damped track, a
   second IK chain) then turns the heel control's frame, so the heel control is written
@@ -42,8 +43,20 @@ limb's length), or the end control does not carry it rigidly (a heel or roll
 mechanism turns it by tens of percent): the write is refused. Closer misses are left
 to the verdict."""
 
+UNCHANGED = 1e-6
+"""A control whose channels would turn by less than this (in radians) and move by less
+than this times its length or its distance from the armature's origin, whichever is
+larger, is left as it is: single-precision rounding, not a move worth one more
+evaluation of the rig."""
+
 PROGRESS = 0.5
 """A further pass is made only while each cuts the miss to at most this share."""
+
+SWIVEL = 1e-3
+"""In IK mode the chain's plane is turned when that moves its middle joint further than
+this (times the chain's reach): Blender's IK stretch already leaves the joint 1–3% off
+its target (on Rigify's rigs), so a closer plane is not seen, yet costs one more
+evaluation of the rig."""
 
 TOLERANCE = 5e-6
 """A limb is placed when each of its skeleton bones is this close to its target (times
@@ -77,6 +90,8 @@ class ControlWriter:
         self.obj = obj
         self.new: dict[str, Matrix] = dict(moved or {})
         self.given = set(self.new)
+        self.changed = False
+        """Whether a write changed a control's channels, so the rig must be evaluated."""
 
     def parent_pose(self, pose_bone: Any) -> Matrix | None:
         """The pose the parent of ``pose_bone`` will have once the writes are evaluated."""
@@ -109,8 +124,18 @@ class ControlWriter:
                 parent_matrix_local=pose_bone.parent.bone.matrix_local,
                 invert=True,
             )
-        pose_bone.matrix_basis = basis
         self.new[name] = pose.copy()
+        if _moves(pose_bone.matrix_basis, basis, max(bone.length, pose.translation.length)):
+            pose_bone.matrix_basis = basis
+            self.changed = True
+
+
+def _moves(now: Matrix, new: Matrix, size: float) -> bool:
+    """Whether channel matrix ``new`` differs from ``now`` beyond :data:`UNCHANGED`."""
+    delta = new - now
+    turn = max(abs(delta[i][j]) for i in range(3) for j in range(3))
+    move = max(abs(delta[i][3]) for i in range(3))
+    return turn > UNCHANGED or move > UNCHANGED * max(size, 1e-9)
 
 
 def carried(target: Matrix, bone_now: Matrix, control_now: Matrix) -> Matrix:
@@ -216,15 +241,17 @@ def place_limbs(
             before[k] = errors[k]
         if view_layer is None:
             return [Placed(tuple(w), p, math.nan) for w, p in zip(written, passes, strict=True)]
-        view_layer.update()
+        if writer.changed or writer.given:
+            view_layer.update()
         moved = None  # evaluated now
         ik = [k for k in active if limbs[k][0].mode == "IK"]
         for step in (_write_swivel, _write_heel):  # each on the pose the one before left
-            wrote = {k: step(obj, limbs[k][0], limbs[k][1]) for k in ik}
+            after = ControlWriter(obj)
+            wrote = {k: step(obj, after, limbs[k][0], limbs[k][1]) for k in ik}
             for k, control in wrote.items():
                 if control:
                     written[k][control] = None
-            if any(wrote.values()):
+            if after.changed:
                 view_layer.update()
         for k in active:
             errors[k] = limb_error(obj, limbs[k][0], exact[k], limbs[k][1])
@@ -302,7 +329,7 @@ def _write_ik(
     _write_carried(obj, writer, tails, targets)
 
 
-def _write_heel(obj: Any, limb: Limb, targets: Mapping[str, Matrix]) -> str:
+def _write_heel(obj: Any, writer: ControlWriter, limb: Limb, targets: Mapping[str, Matrix]) -> str:
     """A paw's heel control carrying the chain's last bone onto its target; the control.
 
     The heel lies below the end control, past the rig's own mechanism, and carries the
@@ -318,11 +345,13 @@ def _write_heel(obj: Any, limb: Limb, targets: Mapping[str, Matrix]) -> str:
     # the bone's full pose: where a second IK chain's stretch scales the heel's frame, the
     # heel's own scale makes up for it and the bone keeps its length
     pose = carried(rigid(targets[last]), bones[last].matrix, bones[heel].matrix)
-    ControlWriter(obj).write(heel, pose)
+    writer.write(heel, pose)
     return heel
 
 
-def _write_swivel(obj: Any, limb: Limb, targets: Mapping[str, Matrix]) -> str:
+def _write_swivel(
+    obj: Any, writer: ControlWriter, limb: Limb, targets: Mapping[str, Matrix]
+) -> str:
     """Turn the chain's plane onto the targets' (pole or base twist); the control written.
 
     The plane is the one through the chain's root, middle joint and end; it is turned
@@ -345,12 +374,11 @@ def _write_swivel(obj: Any, limb: Limb, targets: Mapping[str, Matrix]) -> str:
     angle = now.angle(wanted)
     if now.cross(wanted).dot(axis) < 0.0:
         angle = -angle
-    if abs(angle) < 1e-9:
+    reach = (bones[first].bone.length + bones[middle].bone.length) or 1.0
+    if abs(angle) * now.length <= SWIVEL * reach:  # the middle joint is placed already
         return ""
-    writer = ControlWriter(obj)
     if limb.uses_pole and limb.pole:
         pole = bones[limb.pole].matrix.copy()
-        reach = (bones[first].bone.length + bones[middle].bone.length) or 1.0
         pole.translation = root + (end - root) / 2.0 + wanted.normalized() * reach
         writer.write(limb.pole, pole)
         return limb.pole

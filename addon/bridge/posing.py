@@ -21,6 +21,7 @@ import numpy as np
 
 from ...solver.limits import clamp_to_limits, outside_limits
 from ..errors import BlenderDataError
+from ..renames import writing
 from . import goals, solving
 from .arrays import Array
 from .control_rig import figure_rig, read_model, write_model
@@ -218,13 +219,15 @@ class Poser:
         solution = outcome.result.theta
         moved = changed_bones(setup.rig, read, solution)
         written = bool(moved) or not keep
-        if written:
-            if self.writer is None:
-                self.writer = figure_writer(self.obj, setup.rig, setup.movable, self.view_layer)
-            self.writer.write(self.obj, solution)
+        with writing():  # the evaluations below rename no bone
+            if written:
+                if self.writer is None:
+                    self.writer = figure_writer(self.obj, setup.rig, setup.movable, self.view_layer)
+                self.writer.write(self.obj, solution)
+            if judge:
+                self.view_layer.update()
         self.theta = solution
         if judge:
-            self.view_layer.update()
             outcome = solving.judge(self.obj, setup, outcome, self.obj.reach)
         milliseconds = 1000.0 * (time.perf_counter() - began)
         if stats:

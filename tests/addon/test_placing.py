@@ -111,6 +111,33 @@ def test_ik_controls_put_the_chain_end_exactly_and_the_joint_in_its_plane(reach,
             assert skeleton_channels(obj) == before
 
 
+def test_a_control_written_where_it_is_keeps_its_channels_bit_for_bit(reach):
+    placing = importlib.import_module(f"{reach.__name__}.addon.bridge.placing")
+    obj = generated("basic_human")
+    limb = limb_of(reach, obj, "upper_arm.L")
+    random_targets(obj, limb, random.Random(5))
+
+    def channels():
+        return {
+            c: tuple(v.hex() for row in obj.pose.bones[c].matrix_basis for v in row)
+            for c in limb.fk
+        }
+
+    before = channels()
+    writer = placing.ControlWriter(obj)
+    for control in limb.fk:  # root first: each parent's pose is predicted unchanged
+        writer.write(control, obj.pose.bones[control].matrix.copy())
+    assert not writer.changed  # no evaluation of the rig is needed
+    assert channels() == before
+    forearm = obj.pose.bones[limb.fk[1]]
+    head = forearm.matrix.translation
+    turn = Matrix.Translation(head) @ Matrix.Rotation(1e-3, 4, "X") @ Matrix.Translation(-head)
+    writer.write(limb.fk[1], turn @ forearm.matrix)
+    assert writer.changed
+    assert channels()[limb.fk[1]] != before[limb.fk[1]]
+    assert channels()[limb.fk[0]] == before[limb.fk[0]]
+
+
 def test_a_blended_limb_is_refused_by_name(reach):
     placing = importlib.import_module(f"{reach.__name__}.addon.bridge.placing")
     errors = reach.addon.errors

@@ -65,6 +65,19 @@ def test_renamed_bones_keep_their_polygon_group_and_constraints(reach, how):
     assert rig.figure.limits.max_violation(theta) <= 1e-6
 
 
+def test_evaluations_of_reachs_own_writes_pass_renames_by_and_later_ones_follow(reach):
+    obj = rigged()
+    obj.data.bones["upper_arm.L"].name = "arm"
+    with reach.addon.renames.writing():  # as inside a drag event's writes
+        obj.pose.bones["arm"].location.x = 0.01
+        bpy.context.view_layer.update()
+    assert "upper_arm.L" in obj.reach.joints and "arm" not in obj.reach.joints
+    obj.pose.bones["arm"].location.x = 0.0
+    bpy.context.view_layer.update()
+    assert "arm" in obj.reach.joints and "upper_arm.L" not in obj.reach.joints
+    assert len(obj.reach.joints["arm"].polygon) == len(SQUARE)
+
+
 def test_a_bone_renamed_in_edit_mode_is_followed(reach):
     obj = rigged()
     bpy.ops.object.mode_set(mode="EDIT")
