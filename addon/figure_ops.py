@@ -18,7 +18,7 @@ from mathutils import Matrix, Vector
 from .bridge.control_rig import ControlModel, chain_of, control_model, figure_rig
 from .bridge.controls import describe_limbs, find_limbs
 from .bridge.goals import tail_length
-from .bridge.joints import euler_order
+from .bridge.joints import euler_order, joint_settings
 from .bridge.pose import bone_angles
 from .bridge.rig import Rig, armature_object, to_numpy
 from .bridge.trunk import describe_trunk
@@ -182,7 +182,8 @@ def check_pose(obj: Any, bone: str) -> None:
         chain.append(pose_bone)
         pose_bone = pose_bone.parent
     for pose_bone in reversed(chain):
-        bone_angles(pose_bone, pose_bone.rotation_mode, euler_order(obj, pose_bone))
+        order = euler_order(joint_settings(obj, pose_bone.name), pose_bone)
+        bone_angles(pose_bone, pose_bone.rotation_mode, order)
     if not np.all(np.isfinite(to_numpy(obj.matrix_world @ obj.pose.bones[bone].matrix))):
         raise BlenderDataError(
             f"bone '{bone}' has no finite place: its or a parent's location or scale is NaN "

@@ -242,9 +242,7 @@ class Figure:
         """A readable name for θ[index], e.g. ``"forearm[0]"``."""
         for seg in self._segments:
             if index in seg.dof_indices:
-                k = index - seg.first_dof
-                name = seg.dofs[k].name
-                return f"{seg.name}[{k}]" + (f" ({name})" if name else "")
+                return _label(seg, index - seg.first_dof)
         return f"θ[{index}]"
 
     @property
@@ -309,8 +307,9 @@ class Figure:
 
     def _build_limits(self) -> LinearLimits:
         bounds: list[SparseRow] = []
-        for index, dof in enumerate(self.dofs):
-            label = self.dof_label(index)
+        labelled = ((seg, k, dof) for seg in self._segments for k, dof in enumerate(seg.dofs))
+        for index, (seg, k, dof) in enumerate(labelled):  # θ order: segments in turn
+            label = _label(seg, k)
             if dof.lower is not None:
                 bounds.append(SparseRow(((index, 1.0),), dof.lower, f"{label} ≥ {dof.lower:.6g}"))
             if dof.upper is not None:
@@ -318,3 +317,9 @@ class Figure:
         return LinearLimits.from_rows(
             self._n_dofs, [*bounds, *self._polygon_rows], self._equalities
         )
+
+
+def _label(segment: Segment, k: int) -> str:
+    """A readable name for the segment's ``k``-th DOF, e.g. ``"forearm[0] (bend)"``."""
+    name = segment.dofs[k].name
+    return f"{segment.name}[{k}]" + (f" ({name})" if name else "")

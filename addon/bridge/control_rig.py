@@ -25,7 +25,7 @@ from ...solver import Effector, Figure, rotations
 from ..errors import BlenderDataError, labelled
 from .arrays import Array
 from .controls import Limb, find_limbs
-from .joints import bone_dofs, euler_order
+from .joints import bone_dofs, euler_order, joint_settings
 from .placing import place_limbs
 from .pose import axis_angles, set_axis_angles
 from .rig import BoneLayout, Rig, build_rig, to_numpy, world_matrix
@@ -217,7 +217,7 @@ def _add_limbs(obj: Any, model: ControlModel, figure: Figure, hold: set[str]) ->
                 )
                 parent_segment = limb.bones[k - 1]
             control = bones[limb.fk[k]] if limb.fk[k] in bones else bones[name]
-            order = euler_order(obj, control)
+            order = euler_order(joint_settings(obj, control.name), control)
             locked = name in hold or control.name in hold
             dofs = bone_dofs(control, order, translates=False, lock=locked)
             first = figure.n_dofs

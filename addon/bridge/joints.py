@@ -19,6 +19,7 @@ from ..vocabulary import AXES, DEFAULT_EULER_ORDER
 from .arrays import Array
 
 __all__ = [
+    "all_joint_settings",
     "bone_dofs",
     "euler_order",
     "joint_dofs",
@@ -32,26 +33,35 @@ def joint_settings(obj: Any, bone: str) -> Any | None:
     return obj.reach.joints.get(bone)
 
 
-def euler_order(obj: Any, pose_bone: Any) -> str:
-    """The Euler order of the bone's rotation DOFs.
+def all_joint_settings(obj: Any) -> dict[str, Any]:
+    """Per bone, the armature's Reach joint settings, read once.
+
+    A collection's lookup by name reads every entry before the one found: a figure of
+    thousands of bones looks its joints up here instead.
+    """
+    return dict(obj.reach.joints.items())
+
+
+def euler_order(joint: Any | None, pose_bone: Any) -> str:
+    """The Euler order of the bone's rotation DOFs, given its ``joint`` settings (or None).
 
     An Euler bone's own order; for a quaternion or axis-angle bone, the order of its
     joint settings (:data:`DEFAULT_EULER_ORDER` without them).
     """
-    joint = joint_settings(obj, pose_bone.name)
     mode = str(pose_bone.rotation_mode)
     if mode in EULER_ORDERS and (joint is None or not joint.use_axes):
         return mode
     return str(joint.euler_order) if joint is not None else DEFAULT_EULER_ORDER
 
 
-def joint_frame(obj: Any, bone: str) -> Array | None:
-    """The joint's own axes in the bone's frame (columns); None: it turns about the bone's.
+def joint_frame(joint: Any | None, bone: str) -> Array | None:
+    """The joint's own axes in ``bone``'s frame (columns); None: it turns about the bone's.
+
+    ``joint``: the bone's joint settings, or None.
 
     Raises:
         BlenderDataError: For a zero or non-finite rotation of the axes.
     """
-    joint = joint_settings(obj, bone)
     if joint is None or not joint.use_axes:
         return None
     quaternion = np.array(joint.axes, dtype=float)

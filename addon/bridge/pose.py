@@ -19,7 +19,7 @@ from ...solver.limits import clamp_to_limits
 from ..errors import BlenderDataError
 from ..vocabulary import AXES
 from .arrays import Array, IndexArray
-from .joints import euler_order, joint_frame
+from .joints import euler_order, joint_frame, joint_settings
 from .rig import BoneLayout, Rig
 
 ROUNDING_SLACK = 1e-5
@@ -108,8 +108,9 @@ def joint_angles(obj: Any, pose_bone: Any) -> Array:
     Raises:
         BlenderDataError: If the bone's channels are not finite.
     """
-    mode, order = pose_bone.rotation_mode, euler_order(obj, pose_bone)
-    frame = joint_frame(obj, pose_bone.name)
+    joint = joint_settings(obj, pose_bone.name)
+    mode, order = pose_bone.rotation_mode, euler_order(joint, pose_bone)
+    frame = joint_frame(joint, pose_bone.name)
     if frame is None:
         return bone_angles(pose_bone, mode, order)
     return rotations.matrix_euler(joint_matrix(pose_bone, mode, frame), order)

@@ -22,7 +22,7 @@ from ...solver.rotations import is_similarity
 from ..errors import BlenderDataError, labelled
 from .animated import animated_bones
 from .arrays import Array
-from .joints import bone_dofs, euler_order, joint_dofs, joint_frame, joint_settings
+from .joints import all_joint_settings, bone_dofs, euler_order, joint_dofs, joint_frame
 
 
 class Model(Protocol):
@@ -247,6 +247,7 @@ def build_rig(obj: Any, hold: Iterable[str] = ()) -> Rig:
     defects: dict[str, str] = {}
     notes: dict[str, list[str]] = {kind: [] for kind in NOTES}
     offsets: dict[str, tuple[float, ...]] = {}
+    joints = all_joint_settings(obj)
     for bone in ordered_bones(obj):
         pose_bone = obj.pose.bones[bone.name]
         defect = _defect(bone, pose_bone)
@@ -258,17 +259,18 @@ def build_rig(obj: Any, hold: Iterable[str] = ()) -> Rig:
         else:
             rest = np.linalg.solve(to_numpy(bone.parent.matrix_local), local)
         check_rest(rest, f"bone '{bone.name}'")
-        order = euler_order(obj, pose_bone)
+        joint = joints.get(bone.name)
+        order = euler_order(joint, pose_bone)
         translates = obj.reach.translate_root and bone.parent is None and not bone.use_connect
         offset = _fixed_location(bone, pose_bone, translates)
         if offset is not None:  # Blender moves the bone by its location before turning it
             offsets[bone.name] = offset
             rest = rest.copy()
             rest[:3, 3] += rest[:3, :3] @ np.array(offset)
-        frame = joint_frame(obj, bone.name)
+        frame = joint_frame(joint, bone.name)
         dofs = bone_dofs(pose_bone, order, translates=translates, lock=bone.name in held)
         if frame is not None:
-            dofs[-3:] = joint_dofs(joint_settings(obj, bone.name), frame, order, bone.name in held)
+            dofs[-3:] = joint_dofs(joint, frame, order, bone.name in held)
         parent = bone.parent.name if bone.parent is not None else None
         first = figure.n_dofs
         with labelled(f"bone '{bone.name}'"):

@@ -33,7 +33,7 @@ from ...solver import Dof, Figure, rotations
 from ..errors import labelled
 from .arrays import Array
 from .controls import Limb, ancestors, is_control
-from .joints import bone_dofs, euler_order
+from .joints import bone_dofs, euler_order, joint_settings
 from .pose import bone_matrix, write_rotation
 from .rig import BoneLayout, to_numpy
 
@@ -327,7 +327,7 @@ def add_trunk(obj: Any, trunk: Trunk, figure: Figure, hold: set[str]) -> list[Bo
     layout = []
     for joint in trunk.joints:
         control = bones[joint.control]
-        order = euler_order(obj, control)
+        order = euler_order(joint_settings(obj, control.name), control)
         locked = bool({joint.segment, joint.control} & hold)
         own = bone_dofs(control, order, translates=joint.translates, lock=locked)
         dofs = _share_dofs(joint, own)
