@@ -27,6 +27,7 @@ from bpy.types import Operator
 
 from . import renames
 from .bridge import keys, posing, rig, snapshot
+from .bridge.inputs import figure_inputs
 from .errors import BlenderDataError, ReachError
 from .operator_base import ArmatureOperator, Result
 
@@ -72,6 +73,7 @@ class LiveSession:
         resuming: Live mode was saved on in a file just opened: the first update, once
             Blender has evaluated the armature's scene, solves against where the goals
             truly are and keeps the saved pose unless that solve moves it.
+        inputs: What the last solve's problem was built from (None: build it afresh).
     """
 
     def __init__(self, obj: Any, *, resuming: bool = False) -> None:
@@ -86,6 +88,7 @@ class LiveSession:
         self.solves = 0
         self.pending: posing.Step | None = None
         self.resuming = resuming
+        self.inputs: tuple[Any, ...] | None = None
 
     def find(self) -> Any | None:
         """The armature object, by name or, after a rename, by ``session_uid``."""
@@ -177,7 +180,8 @@ class LiveSession:
         """Solve from the current pose and write it; return whether it solved.
 
         ``keep`` (a file just opened): write only if the solve moves a bone, key nothing.
-        The problem is built afresh each time (held bones, changed settings).
+        The problem is built afresh when bones are held, or when what it is built from
+        changed (:func:`.bridge.inputs.figure_inputs`); else the last one is refreshed.
         """
         self.busy = True
         frame = int(scene.frame_current)
@@ -187,16 +191,18 @@ class LiveSession:
                 keys.apply_switches(obj, frame)
             adjacent = self.frame is not None and abs(frame - self.frame) == 1
             self.poser.obj, self.poser.scene = obj, scene
+            inputs = figure_inputs(obj)
+            rebuild, self.inputs = inputs != self.inputs, None  # kept once the step succeeds
             step = self.poser.step(
                 posing.Start.WARM if follow and adjacent else posing.Start.POSE,
                 time_limit=obj.reach.time_budget,
-                rebuild=True,
+                rebuild=rebuild,
                 hold=held,
                 keep=keep,
                 judge=False,
                 key=not (follow or keep),
             )
-            self.pending = step
+            self.pending, self.inputs = step, inputs
             self.frame = frame
             self.solves += 1
             self.last_error = ""

@@ -2,7 +2,8 @@
 
 * :mod:`.rig`: an armature object → :class:`solver.Figure` (bones, limits, groups);
   :mod:`.joints` the DOFs of one bone, :mod:`.animated` what else poses a bone.
-* :mod:`.pose`: pose-bone channels ↔ θ (read, write); :mod:`.snapshot` exact restores.
+* :mod:`.pose`: pose-bone channels ↔ θ (read, write); :mod:`.snapshot` exact restores;
+  :mod:`.inputs` what a figure is built from, to tell when to build it again.
 * :mod:`.goals`: goal empties → solver goals, constraints → :class:`solver.Problem`.
 * :mod:`.solving`: one solve and what it achieved; :mod:`.evaluated` the same measured
   on Blender's evaluated pose.

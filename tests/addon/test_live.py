@@ -311,3 +311,33 @@ def test_live_mode_holds_the_feet_of_a_rigify_rig_when_its_torso_is_moved_by_han
         assert np.linalg.norm(where - before[side]) <= 1e-5 * leg, side
     assert obj.reach.stats.message == "all constraints met"
     assert bpy.ops.reach.live(armature=obj.name, stop=True) == {"FINISHED"}
+
+
+def test_live_mode_keeps_its_problem_while_goals_move_and_builds_it_for_a_changed_setting(
+    reach,
+):
+    obj = four_limbs()
+    assert bpy.ops.reach.live(armature=obj.name) == {"FINISHED"}
+    session = reach.addon.live.session(obj.name)
+    goal = obj.reach.constraints["hand.L"].goal
+
+    def move_goal(offset):
+        goal.location = Vector(goal.location) + Vector(offset)
+        bpy.context.view_layer.update()  # live re-solves
+        bpy.context.view_layer.update()  # and measures what Blender evaluated
+
+    move_goal((0.02, 0.0, -0.02))
+    rig = session.poser.setup.rig
+    move_goal((0.02, 0.0, -0.02))
+    assert session.poser.setup.rig is rig  # refreshed with the goal, not built again
+    forearm = obj.pose.bones["forearm.L"]
+    elbow = np.array(forearm.matrix_basis)
+    for axis in "xyz":  # the elbow locked in the bone's IK settings
+        setattr(forearm, f"lock_ik_{axis}", True)
+    bpy.context.view_layer.update()
+    solves = session.solves
+    move_goal((-0.03, 0.02, 0.03))
+    assert session.solves == solves + 1
+    assert session.poser.setup.rig is not rig
+    np.testing.assert_allclose(np.array(forearm.matrix_basis), elbow, atol=1e-6)
+    assert bpy.ops.reach.live(armature=obj.name, stop=True) == {"FINISHED"}
