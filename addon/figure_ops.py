@@ -17,6 +17,7 @@ from mathutils import Matrix, Vector
 
 from .bridge.control_rig import ControlModel, chain_of, control_model, figure_rig
 from .bridge.controls import describe_limbs, find_limbs
+from .bridge.followers import check_chain
 from .bridge.goals import tail_length
 from .bridge.joints import euler_order, joint_settings
 from .bridge.pose import bone_angles
@@ -145,10 +146,8 @@ class REACH_OT_add_constraint(BoneOperator, Operator):
         model = control_model(obj)
         if model is not None:  # a control rig: the bone and chain on its limbs' skeleton
             chain_of(model, bone, chain_start, f"a constraint on '{bone}'")
-        elif chain_start and not _is_ancestor(obj.data.bones[chain_start], obj.data.bones[bone]):
-            raise BlenderDataError(
-                f"chain start '{chain_start}' is not '{bone}' or one of its parents"
-            )
+        elif chain_start:  # on the controls that bones following them move with
+            check_chain(obj, bone, chain_start)
         goal = _existing_goal(self.goal)
         check_pose(obj, bone)
         if not obj.reach.is_figure:
@@ -201,14 +200,6 @@ def _existing_goal(name: str) -> Any | None:
     if goal.type != "EMPTY":
         raise BlenderDataError(f"goal '{name}' is a {goal.type.lower()}, not an empty")
     return goal
-
-
-def _is_ancestor(candidate: Any, bone: Any) -> bool:
-    while bone is not None:
-        if bone == candidate:
-            return True
-        bone = bone.parent
-    return False
 
 
 def _make_goal(

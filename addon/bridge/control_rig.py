@@ -25,6 +25,7 @@ from ...solver import Effector, Figure, rotations
 from ..errors import BlenderDataError, labelled
 from .arrays import Array
 from .controls import Limb, find_limbs
+from .followers import effector_in, followed, nearest_rotation
 from .joints import bone_dofs, euler_order, joint_settings
 from .placing import place_limbs
 from .pose import axis_angles, set_axis_angles
@@ -161,13 +162,13 @@ def figure_rig(obj: Any, hold: Iterable[str] = ()) -> Rig:
     """The rig Reach solves on.
 
     A control rig's limbs (:func:`build_model_rig`), else the armature's bones
-    (:func:`.rig.build_rig`).
+    (:func:`.rig.build_rig`), bones that follow a control noted (:mod:`.followers`).
 
     Raises:
         BlenderDataError: For data the solver cannot represent, named.
     """
     modelled = build_model_rig(obj, hold)
-    return modelled if modelled is not None else build_rig(obj, hold)
+    return modelled if modelled is not None else followed(obj, build_rig(obj, hold))
 
 
 def build_model_rig(obj: Any, hold: Iterable[str] = ()) -> Rig | None:
@@ -245,16 +246,9 @@ def read_model(obj: Any, rig: Rig, previous: Array | None = None) -> Array:
         if entry.translation >= 0:
             theta[entry.translation : entry.translation + 3] = local[:3, 3]
         compat = None if previous is None else axis_angles(previous, entry)
-        angles = rotations.matrix_euler(_orthonormal(local[:3, :3]), entry.order, compat)
+        angles = rotations.matrix_euler(nearest_rotation(local[:3, :3]), entry.order, compat)
         set_axis_angles(theta, entry, angles)
     return theta
-
-
-def _orthonormal(matrix: Array) -> Array:
-    """The rotation nearest ``matrix`` (a limb shortened by its rig's IK stretch)."""
-    u, _, vt = np.linalg.svd(matrix)
-    nearest: Array = u @ vt
-    return nearest
 
 
 def write_model(
@@ -367,12 +361,4 @@ def stand_in(rig: Rig, entry: Any, effector: Effector, label: str) -> tuple[Effe
     model = rig.model
     assert isinstance(model, ControlModel)  # a control rig's
     stand, start = chain_of(model, entry.bone, entry.chain_start, label)
-    turn = _orthonormal(stand.rest[:3, :3])  # rest matrices are stored in single precision
-    point = stand.rest @ np.append(effector.point, 1.0)
-    moved = Effector(
-        stand.bone,
-        point=tuple(float(v) for v in point[:3]),
-        x_axis=tuple(float(v) for v in turn @ np.asarray(effector.x_axis)),
-        y_axis=tuple(float(v) for v in turn @ np.asarray(effector.y_axis)),
-    )
-    return moved, start
+    return effector_in(effector, stand.bone, stand.rest), start

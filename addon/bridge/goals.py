@@ -20,6 +20,7 @@ from ..vocabulary import GOAL_TYPES
 from .animated import mesh_bones
 from .arrays import Array
 from .control_rig import figure_rig, stand_in
+from .followers import follow_in
 from .rig import Rig, to_numpy
 
 
@@ -308,6 +309,8 @@ def build_problem(obj: Any, scene: Any, rig: Rig | None = None) -> Setup:
             point, start = effector(entry, bone), entry.chain_start or None
             if rig.model is not None:  # a control rig: on its skeleton
                 point, start = stand_in(rig, entry, point, label)
+            elif rig.followers:  # bones following controls: on the controls
+                point, start = follow_in(rig, entry, point, label)
             constraint = Constraint(
                 point,
                 solver_goal,

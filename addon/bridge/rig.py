@@ -38,6 +38,8 @@ class Model(Protocol):
 NOTES = {
     "constraints": "{count} bone(s) with bone constraints, which Blender applies after "
     "Reach's pose: {bones}; mute them or constrain the control bones",
+    "followed": "{count} bone(s) follow a control through their own constraints: a "
+    "constraint on one is on its control, which Reach poses ({bones})",
     "driven": "{count} bone(s) driven by drivers, which override Reach: {bones}",
     "keyed": "{count} bone(s) keyed: a frame change puts their keys back over Reach's pose "
     "({bones}); key the pose (auto-keying) or bake",
@@ -107,6 +109,9 @@ class Rig:
     model: Model | None = field(default=None, repr=False)
     """On a control rig, its limbs: the figure is their skeleton, written onto controls
     (:mod:`.control_rig`); None: the figure is the armature's bones themselves."""
+    followers: dict[str, Any] = field(default_factory=dict, repr=False)
+    """Per bone that follows a control through its own constraints, how
+    (:class:`.followers.Follow`): a constraint on it is on the control."""
 
     def is_current(self, obj: Any) -> bool:
         """Whether the figure still models the armature (if not, build it again).

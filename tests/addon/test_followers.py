@@ -1,0 +1,194 @@
+"""A rig built by hand whose deform bones follow controls through its own constraints:
+a constraint on a deform bone is on its control, only controls are written, and the
+goal is met on the deform bones Blender evaluates."""
+
+from __future__ import annotations
+
+import math
+import re
+
+import bpy
+import pytest
+from mathutils import Matrix, Vector
+
+ARM = (("upper", (0.0, 0.0, 1.5), (0.3, 0.0, 1.5)), ("fore", None, (0.55, 0.05, 1.5)))
+HAND = ("hand", None, (0.65, 0.05, 1.5))
+
+FOLLOWS = {
+    # how each deform bone follows its control
+    "copy": ("COPY_TRANSFORMS",),
+    "child": ("CHILD_OF",),
+    "parts": ("COPY_ROTATION", "COPY_LOCATION"),
+}
+
+
+def hand_made_rig(how: dict[str, tuple[str, ...]], control_roll: float = 0.0):
+    """A root, a control chain (upper, fore, hand) and a deform chain following it.
+
+    Each deform bone DEF-x follows control x by the constraints ``how[x]`` (with a Child
+    Of, it has no parent); the controls are rolled by ``control_roll`` against the deform
+    bones, so a deform bone's frame is not its control's.
+    """
+    data = bpy.data.armatures.new("hand-made")
+    obj = bpy.data.objects.new("hand-made", data)
+    bpy.context.scene.collection.objects.link(obj)
+    bpy.context.view_layer.objects.active = obj
+    bpy.ops.object.mode_set(mode="EDIT")
+    root = data.edit_bones.new("root")
+    root.head, root.tail = (0.0, 0.0, 0.0), (0.0, 0.0, 1.0)
+    root.use_deform = False
+    for prefix, roll, deform in (("", control_roll, False), ("DEF-", 0.0, True)):
+        parent, head = root, None
+        for name, start, tail in (*ARM, HAND):
+            bone = data.edit_bones.new(prefix + name)
+            bone.head = start if start is not None else head
+            bone.tail = tail
+            bone.roll = roll
+            child = deform and "CHILD_OF" in how[name]  # its parent would move it too
+            bone.parent = None if child else parent
+            bone.use_connect = start is None and not child
+            bone.use_deform = deform
+            parent, head = bone, tail
+    bpy.ops.object.mode_set(mode="OBJECT")
+    for name in ("upper", "fore", "hand"):
+        pose_bone = obj.pose.bones["DEF-" + name]
+        for kind in how[name]:
+            constraint = pose_bone.constraints.new(kind)
+            constraint.target, constraint.subtarget = obj, name
+            if kind == "CHILD_OF":  # keep the bone where it is: the inverse of the control now
+                constraint.inverse_matrix = (
+                    obj.matrix_world @ obj.pose.bones[name].matrix
+                ).inverted()
+    bpy.context.view_layer.update()
+    return obj
+
+
+def channels(obj, prefix: str) -> dict[str, tuple[str, ...]]:
+    return {
+        b.name: tuple(float(v).hex() for row in b.matrix_basis for v in row)
+        for b in obj.pose.bones
+        if b.name.startswith(prefix)
+    }
+
+
+def deform_tail(obj, name: str) -> Vector:
+    return obj.matrix_world @ obj.pose.bones[name].tail
+
+
+@pytest.mark.parametrize("how", ["copy", "child", "parts"])
+@pytest.mark.parametrize("roll", [0.0, 1.1])
+def test_a_deform_bone_constrained_poses_its_controls_and_meets_its_goal(reach, capfd, how, roll):
+    obj = hand_made_rig(dict.fromkeys(("upper", "fore", "hand"), FOLLOWS[how]), roll)
+    assert bpy.ops.reach.figure_from_armature(armature=obj.name) == {"FINISHED"}
+    out = capfd.readouterr().out
+    assert "3 bone(s) follow a control through their own constraints" in out
+    assert "DEF-hand → hand" in out and "bone constraints" not in out
+    assert bpy.ops.reach.add_constraint(
+        armature=obj.name, bone="DEF-hand", effector="TAIL", chain_start="DEF-upper", name="end"
+    ) == {"FINISHED"}
+    goal = obj.reach.constraints["end"].goal
+    assert (goal.location - deform_tail(obj, "DEF-hand")).length <= 1e-6
+    goal.location += Vector((-0.15, 0.1, -0.12))
+    bpy.context.view_layer.update()
+    deform = channels(obj, "DEF-")
+    assert bpy.ops.reach.solve(armature=obj.name) == {"FINISHED"}
+    bpy.context.view_layer.update()
+    arm = sum(obj.data.bones["DEF-" + n].length for n in ("upper", "fore", "hand"))
+    assert (deform_tail(obj, "DEF-hand") - goal.location).length <= 1e-5 * arm
+    assert obj.reach.stats.message == "all constraints met"
+    assert channels(obj, "DEF-") == deform  # only the controls were written
+    moved = [n for n in ("upper", "fore", "hand") if obj.pose.bones[n].matrix_basis != Matrix()]
+    assert moved and obj.pose.bones["root"].matrix_basis == Matrix()
+
+
+def test_an_orientation_goal_on_a_deform_bone_turns_it_not_its_control_frame(reach):
+    obj = hand_made_rig(dict.fromkeys(("upper", "fore", "hand"), FOLLOWS["copy"]), 0.7)
+    bpy.ops.reach.figure_from_armature(armature=obj.name)
+    assert bpy.ops.reach.add_constraint(
+        armature=obj.name,
+        bone="DEF-hand",
+        effector="TAIL",
+        goal_type="POSITION_ORIENTATION",
+        chain_start="DEF-upper",
+        name="end",
+    ) == {"FINISHED"}
+    goal = obj.reach.constraints["end"].goal
+    turn = Matrix.Rotation(math.radians(25.0), 4, "Z")
+    where = goal.matrix_world.translation + Vector((-0.1, 0.05, -0.05))
+    goal.matrix_world = Matrix.Translation(where) @ turn @ goal.matrix_world.to_3x3().to_4x4()
+    bpy.context.view_layer.update()
+    assert bpy.ops.reach.solve(armature=obj.name) == {"FINISHED"}
+    bpy.context.view_layer.update()
+    hand = obj.matrix_world @ obj.pose.bones["DEF-hand"].matrix
+    assert (
+        hand.to_quaternion().rotation_difference(goal.matrix_world.to_quaternion())
+    ).angle <= 1e-4
+    assert obj.reach.stats.message == "all constraints met"
+
+
+def flatten_controls(obj) -> None:
+    """Hang the fore and hand controls from the root: no chain of controls any more."""
+    bpy.ops.object.mode_set(mode="EDIT")
+    for name in ("fore", "hand"):
+        bone = obj.data.edit_bones[name]
+        bone.use_connect, bone.parent = False, obj.data.edit_bones["root"]
+    bpy.ops.object.mode_set(mode="OBJECT")
+
+
+REFUSED = (
+    "'DEF-hand' moves with control 'hand' and chain start 'DEF-upper' with 'upper', which is "
+    "not above it; start the chain at 'hand' or a bone above it"
+)
+
+
+def test_a_chain_start_whose_control_is_not_above_is_refused_by_name(reach):
+    obj = hand_made_rig(dict.fromkeys(("upper", "fore", "hand"), FOLLOWS["copy"]))
+    flatten_controls(obj)
+    bpy.ops.reach.figure_from_armature(armature=obj.name)
+    with pytest.raises(RuntimeError, match=re.escape(REFUSED)):
+        bpy.ops.reach.add_constraint(
+            armature=obj.name, bone="DEF-hand", chain_start="DEF-upper", name="end"
+        )
+    assert len(obj.reach.constraints) == 0
+
+
+def test_a_chain_whose_controls_were_taken_apart_since_is_refused_and_nothing_moves(reach):
+    obj = hand_made_rig(dict.fromkeys(("upper", "fore", "hand"), FOLLOWS["copy"]))
+    bpy.ops.reach.figure_from_armature(armature=obj.name)
+    assert bpy.ops.reach.add_constraint(
+        armature=obj.name, bone="DEF-hand", effector="TAIL", chain_start="DEF-upper", name="end"
+    ) == {"FINISHED"}
+    flatten_controls(obj)
+    obj.reach.constraints["end"].goal.location.x -= 0.1
+    bpy.context.view_layer.update()
+    before = channels(obj, "")
+    with pytest.raises(RuntimeError, match=re.escape(f"constraint 'end': {REFUSED}")):
+        bpy.ops.reach.solve(armature=obj.name)
+    assert channels(obj, "") == before
+
+
+def test_a_bone_half_following_is_named_among_the_constrained_bones(reach, capfd):
+    how = dict.fromkeys(("upper", "fore"), FOLLOWS["copy"]) | {"hand": ("COPY_ROTATION",)}
+    obj = hand_made_rig(how)
+    obj.pose.bones["DEF-hand"].constraints[0].influence = 0.5
+    assert bpy.ops.reach.figure_from_armature(armature=obj.name) == {"FINISHED"}
+    out = capfd.readouterr().out
+    assert "2 bone(s) follow a control" in out
+    assert (
+        "1 bone(s) with bone constraints, which Blender applies after Reach's pose: DEF-hand" in out
+    )
+
+
+def test_a_child_of_on_a_bone_whose_parent_moves_is_not_followed(reach):
+    obj = hand_made_rig(dict.fromkeys(("upper", "fore", "hand"), FOLLOWS["copy"]))
+    bpy.ops.object.mode_set(mode="EDIT")
+    obj.data.edit_bones["DEF-hand"].use_connect = False
+    bpy.ops.object.mode_set(mode="OBJECT")
+    hand = obj.pose.bones["DEF-hand"]
+    hand.constraints.remove(hand.constraints[0])
+    child = hand.constraints.new("CHILD_OF")  # on top of DEF-fore, which follows fore
+    child.target, child.subtarget = obj, "hand"
+    bpy.context.view_layer.update()
+    followers = reach.addon.bridge.followers.find_followers(obj)
+    assert set(followers) == {"DEF-upper", "DEF-fore"}
+    assert followers["DEF-fore"].control == "fore"
