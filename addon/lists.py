@@ -1,4 +1,4 @@
-"""The sidebar's lists: constraints, limit-polygon vertices, joint groups and their members.
+"""The sidebar's lists: constraints, polygon vertices, joint groups, members, followers.
 
 Each list draws one row per entry with :meth:`ReachList.draw_row`; Blender's long
 ``draw_item`` signature is spelled out once, in the mixin. :func:`draw_list` and
@@ -115,9 +115,23 @@ class REACH_UL_group_members(ReachList, UIList):
         row.prop(item, "ratio", text="")
 
 
+class REACH_UL_followers(ReachList, UIList):
+    """Bones set to move with a control: the bone, and its control (picked from the bones)."""
+
+    def draw_row(self, layout: Any, data: Any, item: Any, index: int) -> None:  # noqa: D102
+        obj = data.id_data  # the armature whose Object.reach holds the list
+        row = layout.row(align=True)
+        row.label(text=item.name, icon="BONE_DATA")
+        if obj is not None and obj.type == "ARMATURE":
+            row.prop_search(item, "control", obj.data, "bones", text="")
+        else:
+            row.prop(item, "control", text="")
+
+
 classes = (
     REACH_UL_constraints,
     REACH_UL_polygon,
     REACH_UL_groups,
     REACH_UL_group_members,
+    REACH_UL_followers,
 )

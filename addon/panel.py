@@ -61,6 +61,25 @@ class REACH_PT_figure(ReachPanel, Panel):
             op.armature, op.bone = obj.name, bone
 
 
+class REACH_PT_followers(ArmaturePanel, Panel):
+    """Bones set by hand to move with a control (Make Figure lists those it finds itself)."""
+
+    bl_label = "Moves With"
+    bl_parent_id = "REACH_PT_figure"
+    bl_options = {"DEFAULT_CLOSED"}
+
+    def draw(self, context: Any) -> None:  # noqa: D102
+        layout: Any = self.layout
+        obj = context.active_object
+        layout.label(text="Constraints on these bones go on their controls")
+        buttons = draw_list(
+            layout, "REACH_UL_followers", obj.reach, "followers", "active_follower", rows=3
+        )
+        add_bone_button(buttons, obj, "reach.follower_add")
+        op = buttons.operator("reach.follower_remove", text="", icon="REMOVE")
+        op.armature = obj.name
+
+
 class REACH_PT_constraints(ArmaturePanel, Panel):
     """The armature's constraints, and Solve / Live / Drag."""
 
@@ -226,6 +245,7 @@ class REACH_PT_stats(ArmaturePanel, Panel):
 classes = (
     *lists.classes,
     REACH_PT_figure,
+    REACH_PT_followers,
     REACH_PT_constraints,
     REACH_PT_bake,
     REACH_PT_constraint_settings,

@@ -29,42 +29,7 @@ from bpy.types import PropertyGroup
 from ..solver.rotations import EULER_ORDERS
 from .method_settings import ReachMethod
 from .records import EventStats, property_group
-from .vocabulary import AXES, DEFAULT_EULER_ORDER, GOAL_TYPES
-
-GOAL_TYPE_UI = {
-    "POSITION": (
-        "Position",
-        "Bring the effector point to the goal's location",
-        "EMPTY_SINGLE_ARROW",
-    ),
-    "ORIENTATION": (
-        "Orientation",
-        "Turn two bone axes (X and Y by default) to the goal's X and Y",
-        "ORIENTATION_LOCAL",
-    ),
-    "POSITION_ORIENTATION": (
-        "Position and orientation",
-        "Both, weighted by the position weight",
-        "EMPTY_AXIS",
-    ),
-    "AIM": ("Aim", "Aim a bone axis (Y by default) at the goal's location", "LIGHT_SPOT"),
-    "LINE": (
-        "Line",
-        "Keep the effector on the line through the goal along its Z axis",
-        "EMPTY_SINGLE_ARROW",
-    ),
-    "PLANE": (
-        "Plane",
-        "Keep the effector on the plane through the goal, normal to its Z axis",
-        "MESH_PLANE",
-    ),
-    "HALF_SPACE": (
-        "Half-space",
-        "Keep the effector on the side of the plane its Z axis points to",
-        "MOD_SOLIDIFY",
-    ),
-}
-"""Label, description and icon of each goal type."""
+from .vocabulary import AXES, DEFAULT_EULER_ORDER, GOAL_TYPE_UI, GOAL_TYPES
 
 GOAL_TYPE_ITEMS = [(kind, *GOAL_TYPE_UI[kind], k) for k, kind in enumerate(GOAL_TYPES)]
 
@@ -234,6 +199,12 @@ class ReachJointGroup(PropertyGroup):
     active_member: IntProperty(name="Active member")  # type: ignore[valid-type]
 
 
+class ReachFollower(PropertyGroup):
+    """A bone that moves with a control, set by hand (the entry is named after the bone)."""
+
+    control: StringProperty(name="Control", description="The control the bone moves with")  # type: ignore[valid-type]
+
+
 class ReachConstraint(PropertyGroup):
     """One spatial constraint: an effector on a bone, a goal empty, a goal type."""
 
@@ -330,6 +301,8 @@ class ReachSettings(PropertyGroup):
     joints: CollectionProperty(type=ReachJoint)  # type: ignore[valid-type]
     groups: CollectionProperty(type=ReachJointGroup)  # type: ignore[valid-type]
     active_group: IntProperty(name="Active group")  # type: ignore[valid-type]
+    followers: CollectionProperty(type=ReachFollower)  # type: ignore[valid-type]
+    active_follower: IntProperty(name="Active follower")  # type: ignore[valid-type]
     time_budget: FloatProperty(  # type: ignore[valid-type]
         name="Time budget",
         description="Seconds a drag event may spend solving",
@@ -384,6 +357,7 @@ classes = (
     ReachJoint,
     ReachGroupMember,
     ReachJointGroup,
+    ReachFollower,
     ReachConstraint,
     ReachStats,
     ReachDragEvent,

@@ -12,6 +12,7 @@ from . import (
     bake,
     drag,
     figure_ops,
+    follower_ops,
     handlers,
     joint_axes,
     joint_ops,
@@ -26,6 +27,7 @@ from . import (
 classes = (
     *properties.classes,
     *figure_ops.classes,
+    *follower_ops.classes,
     *pin_ops.classes,
     *solve_ops.classes,
     *drag.classes,

@@ -6,8 +6,9 @@ hides it from the Custom Properties panel; it moves with the bone through edit m
 into the .blend). A bone whose name differs from its stamp while no bone has the
 stamped name any more was renamed: :func:`repair` moves every Reach setting that named
 it (constraints' effector and chain start bones, joint settings with their limit
-polygon, joint group members) to the new name. A duplicated bone carries its original's
-stamp while the original keeps its name: it is only stamped afresh. :func:`repair` also
+polygon, joint group members, bones set to move with a control) to the new name. A
+duplicated bone carries its original's stamp while the original keeps its name: it is
+only stamped afresh. :func:`repair` also
 gives a constraint or joint group that was renamed to a taken name a free one, as
 Blender does (``name.001``). Names that no bone has and no stamp explains are listed by
 :func:`missing_bones`, for the report of :func:`check_bone_names` and the Figure panel's
@@ -112,6 +113,11 @@ def _rename(settings: Any, old: str, new: str) -> bool:
             if member.bone == old:
                 member.bone = member.name = new
                 renamed = True
+    for follower in settings.followers:
+        if follower.name == old:
+            follower.name, renamed = new, True
+        if follower.control == old:
+            follower.control, renamed = new, True
     return renamed
 
 
@@ -159,6 +165,11 @@ def missing_bones(obj: Any) -> dict[str, list[str]]:
         for member in group.members:
             if bones.get(member.bone) is None:
                 missing.setdefault(member.bone, []).append(f"joint group '{group.name}'")
+    for follower in obj.reach.followers:
+        if bones.get(follower.name) is None:
+            missing.setdefault(follower.name, []).append(f"moving with '{follower.control}'")
+        if follower.control and bones.get(follower.control) is None:
+            missing.setdefault(follower.control, []).append(f"the control of '{follower.name}'")
     return missing
 
 
@@ -178,7 +189,9 @@ def check_bone_names(obj: Any) -> None:
 
 
 def forget(obj: Any, bone: str) -> None:
-    """Remove the joint settings and joint group memberships of ``bone``, a name no bone has.
+    """Remove every Reach setting naming ``bone``, a name no bone has.
+
+    Its joint settings, joint group memberships, and what moves with it set by hand.
 
     Raises:
         BlenderDataError: If the armature has that bone, or nothing names it.
@@ -198,5 +211,11 @@ def forget(obj: Any, bone: str) -> None:
                 group.members.remove(index)
                 found = True
         group.active_member = max(0, min(group.active_member, len(group.members) - 1))
+    followers = settings.followers
+    for index in reversed(range(len(followers))):
+        if bone in (followers[index].name, followers[index].control):
+            followers.remove(index)
+            found = True
+    settings.active_follower = max(0, min(settings.active_follower, len(followers) - 1))
     if not found:
         raise BlenderDataError(f"no Reach setting of '{obj.name}' names bone '{bone}'")

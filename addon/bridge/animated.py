@@ -8,6 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
+from .arrays import Array
+
 DRIVEN_CHANNELS = ("rotation_euler", "rotation_quaternion", "rotation_axis_angle", "location")
 """Pose-bone channels Reach writes: a driver on one of them overrides Reach."""
 
@@ -44,17 +48,20 @@ def _bone_of(path: str) -> str:
     return path.split('"')[1] if '"' in path else ""
 
 
-def mesh_bones(obj: Any, bones: set[str]) -> dict[str, str]:
+def mesh_bones(obj: Any, bones: set[str]) -> dict[str, tuple[str, Array]]:
     """Per bone of ``bones`` that deforms nothing, the deform bone standing in its place.
 
     A control rig moves the mesh by its deform bones, which follow the controls through
     its own constraints: the deform bone whose rest starts where the control's does and
     points the same way (the longest such, up to the control's length) is the one the
     user sees. Armatures without deform bones, and deform bones, have none.
+
+    Returns:
+        Per such bone, its deform bone and the bone's rest in the deform bone's frame.
     """
     data = obj.data.bones
     deform = [b for b in data if b.use_deform]
-    twins: dict[str, str] = {}
+    twins: dict[str, tuple[str, Array]] = {}
     for name in bones:
         bone = data.get(name)
         if bone is None or bone.use_deform or not deform:
@@ -68,5 +75,7 @@ def mesh_bones(obj: Any, bones: set[str]) -> dict[str, str]:
             and b.length <= length * (1.0 + 1e-4)
         ]
         if candidates:
-            twins[name] = max(candidates, key=lambda b: b.length).name
+            twin = max(candidates, key=lambda b: b.length)
+            rest = np.linalg.solve(np.array(twin.matrix_local), np.array(bone.matrix_local))
+            twins[name] = (twin.name, rest)
     return twins

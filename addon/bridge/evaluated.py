@@ -73,25 +73,24 @@ def measure(obj: Any, setup: Setup, theta: Array, model: dict[str, float]) -> Me
     if not agree:
         for bone, twin in twins.items():
             if _differs(world, bones[bone].matrix, _carrier(obj, bone, twin), size):
-                diverging[twin] = (
+                diverging[twin[0]] = (
                     f"the deform bone that moves the mesh where '{bone}' is does not follow "
                     "it (the rig poses it from other controls, such as a limb switched to IK)"
                 )
     return Measured(residuals, diverging, agree)
 
 
-def _carrier(obj: Any, bone: str, twin: str | None) -> Array:
+def _carrier(obj: Any, bone: str, twin: tuple[str, Array] | None) -> Array:
     """The evaluated pose matrix (armature space) that carries points of ``bone``'s frame.
 
-    It is the bone's own, or its deform twin's moved to the bone's rest (see
-    :func:`.animated.mesh_bones`).
+    It is the bone's own, or that of the bone standing in for it (``twin``: that bone,
+    and ``bone``'s frame in its frame; see :attr:`.goals.Setup.twins`).
     """
-    matrix = to_numpy(obj.pose.bones[bone if twin is None else twin].matrix)
     if twin is None:
-        return matrix
-    data = obj.data.bones
-    rest = np.linalg.solve(to_numpy(data[twin].matrix_local), to_numpy(data[bone].matrix_local))
-    return matrix @ rest
+        return to_numpy(obj.pose.bones[bone].matrix)
+    name, frame = twin
+    carrier: Array = to_numpy(obj.pose.bones[name].matrix) @ frame
+    return carrier
 
 
 def _differs(world: Array, first: Any, second: Array, size: float) -> bool:

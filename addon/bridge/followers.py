@@ -8,7 +8,9 @@ the same armature. Such a bone is carried rigidly by that control (through any n
 of such bones in between), so a constraint an animator puts on it is Reach's constraint
 on the control, at the same point: :func:`follow_in` moves it there, and Reach poses
 (and keys) the control. A bone posed by constraints of other kinds, or following a
-bone that is, is not followed: Make Figure names it among the constrained bones.
+bone that is, is not followed: Make Figure names it among the constrained bones, and
+the animator may set the control it moves with by hand (``reach.follower_add``; the
+offset is then the one Blender evaluates as the figure is made).
 """
 
 from __future__ import annotations
@@ -39,6 +41,12 @@ class Follow:
     control: str
     offset: Array
 
+    @property
+    def inverse(self) -> Array:
+        """The control's frame in this bone's frame."""
+        inverse: Array = np.linalg.inv(self.offset)
+        return inverse
+
 
 def nearest_rotation(matrix: Array) -> Array:
     """The rotation nearest the 3 × 3 ``matrix`` (single precision, or a stretch's scale)."""
@@ -63,7 +71,10 @@ def effector_in(effector: Effector, segment: str, frame: Array) -> Effector:
 
 
 def find_followers(obj: Any) -> dict[str, Follow]:
-    """Per bone that follows a control (see the module), its control and offset."""
+    """Per bone that follows a control, its control and offset.
+
+    Found from the constraints (see the module), or set by hand (``Object.reach.followers``).
+    """
     bones = obj.pose.bones
     leaders: dict[str, str] = {}
     for pose_bone in bones:
@@ -71,6 +82,9 @@ def find_followers(obj: Any) -> dict[str, Follow]:
         leader = _leader(obj, pose_bone, active) if active else ""
         if leader:
             leaders[pose_bone.name] = leader
+    for entry in obj.reach.followers:  # set by hand: over what the constraints say
+        if entry.name in bones and entry.control in bones and entry.name != entry.control:
+            leaders[entry.name] = entry.control
     follows: dict[str, Follow] = {}
     for name in leaders:
         control, seen = name, {name}
@@ -80,9 +94,15 @@ def find_followers(obj: Any) -> dict[str, Follow]:
         if control in leaders or any(_active(c) for c in bones[control].constraints):
             # a circle, or a leader posed otherwise
             continue
-        offset = np.linalg.solve(to_numpy(bones[control].matrix), to_numpy(bones[name].matrix))
-        follows[name] = Follow(control, offset)
+        carrier, carried = to_numpy(bones[control].matrix), to_numpy(bones[name].matrix)
+        if _invertible(carrier) and _invertible(carried):  # else no offset to measure
+            follows[name] = Follow(control, np.linalg.solve(carrier, carried))
     return follows
+
+
+def _invertible(matrix: Array) -> bool:
+    """Whether a pose matrix is finite with a turn that has an inverse (no zero scale)."""
+    return bool(np.all(np.isfinite(matrix))) and abs(float(np.linalg.det(matrix[:3, :3]))) > 1e-12
 
 
 def _active(constraint: Any) -> bool:

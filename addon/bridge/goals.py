@@ -242,9 +242,11 @@ class Setup:
     goals: list[Any]
     movable: list[str]
     frames: list[Any] = field(default_factory=list)
-    twins: dict[str, str] = field(default_factory=dict)
-    """Per effector bone that deforms nothing, the deform bone standing in its place
-    (:func:`.animated.mesh_bones`): what "met" is measured on. Found once per problem."""
+    twins: dict[str, tuple[str, Array]] = field(default_factory=dict)
+    """Per effector bone "met" is measured on another bone for, that bone and the
+    effector bone's frame in its frame: the bone a constraint named, where it follows
+    its control (:mod:`.followers`), else the deform bone standing in for a bone that
+    deforms nothing (:func:`.animated.mesh_bones`). Found once per problem."""
 
     @property
     def sets(self) -> dict[str, list[str]]:
@@ -292,6 +294,7 @@ def build_problem(obj: Any, scene: Any, rig: Rig | None = None) -> Setup:
     groups: dict[str, list[Constraint]] = {}
     order: list[Constraint | str] = []
     goal_objects = []
+    named: dict[str, tuple[str, Array]] = {}
     for entry in entries:
         label = f"constraint '{entry.name}'"
         bone = obj.data.bones.get(entry.bone)
@@ -311,6 +314,8 @@ def build_problem(obj: Any, scene: Any, rig: Rig | None = None) -> Setup:
                 point, start = stand_in(rig, entry, point, label)
             elif rig.followers:  # bones following controls: on the controls
                 point, start = follow_in(rig, entry, point, label)
+                if entry.bone in rig.followers:  # "met" on the bone named, all the same
+                    named[point.segment] = (entry.bone, rig.followers[entry.bone].inverse)
             constraint = Constraint(
                 point,
                 solver_goal,
@@ -344,7 +349,7 @@ def build_problem(obj: Any, scene: Any, rig: Rig | None = None) -> Setup:
     by_name = dict(zip([e.name for e in entries], goal_objects, strict=True))
     targets = [by_name[n] for n in names]
     frames = [goal.matrix_world.copy() for goal in targets]
-    twins = mesh_bones(obj, {leaf.effector.segment for leaf in problem.leaves})
+    twins = mesh_bones(obj, {leaf.effector.segment for leaf in problem.leaves}) | named
     return Setup(rig, problem, names, targets, movable, frames, twins)
 
 

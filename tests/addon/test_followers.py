@@ -75,6 +75,28 @@ def deform_tail(obj, name: str) -> Vector:
     return obj.matrix_world @ obj.pose.bones[name].tail
 
 
+def constrain_the_hand_and_solve(obj, offset) -> float:
+    """A constraint on DEF-hand's tail from DEF-upper, its goal moved by ``offset``, solved.
+
+    Returns:
+        How far DEF-hand's tail ends from the goal, over the arm's length; only the
+        controls were written.
+    """
+    assert bpy.ops.reach.add_constraint(
+        armature=obj.name, bone="DEF-hand", effector="TAIL", chain_start="DEF-upper", name="end"
+    ) == {"FINISHED"}
+    goal = obj.reach.constraints["end"].goal
+    assert (goal.location - deform_tail(obj, "DEF-hand")).length <= 1e-6
+    goal.location += Vector(offset)
+    bpy.context.view_layer.update()
+    deform = channels(obj, "DEF-")
+    assert bpy.ops.reach.solve(armature=obj.name) == {"FINISHED"}
+    bpy.context.view_layer.update()
+    assert channels(obj, "DEF-") == deform  # only the controls were written
+    arm = sum(obj.data.bones["DEF-" + n].length for n in ("upper", "fore", "hand"))
+    return (deform_tail(obj, "DEF-hand") - goal.location).length / arm
+
+
 @pytest.mark.parametrize("how", ["copy", "child", "parts"])
 @pytest.mark.parametrize("roll", [0.0, 1.1])
 def test_a_deform_bone_constrained_poses_its_controls_and_meets_its_goal(reach, capfd, how, roll):
@@ -83,20 +105,8 @@ def test_a_deform_bone_constrained_poses_its_controls_and_meets_its_goal(reach, 
     out = capfd.readouterr().out
     assert "3 bone(s) follow a control through their own constraints" in out
     assert "DEF-hand → hand" in out and "bone constraints" not in out
-    assert bpy.ops.reach.add_constraint(
-        armature=obj.name, bone="DEF-hand", effector="TAIL", chain_start="DEF-upper", name="end"
-    ) == {"FINISHED"}
-    goal = obj.reach.constraints["end"].goal
-    assert (goal.location - deform_tail(obj, "DEF-hand")).length <= 1e-6
-    goal.location += Vector((-0.15, 0.1, -0.12))
-    bpy.context.view_layer.update()
-    deform = channels(obj, "DEF-")
-    assert bpy.ops.reach.solve(armature=obj.name) == {"FINISHED"}
-    bpy.context.view_layer.update()
-    arm = sum(obj.data.bones["DEF-" + n].length for n in ("upper", "fore", "hand"))
-    assert (deform_tail(obj, "DEF-hand") - goal.location).length <= 1e-5 * arm
+    assert constrain_the_hand_and_solve(obj, (-0.15, 0.1, -0.12)) <= 1e-5
     assert obj.reach.stats.message == "all constraints met"
-    assert channels(obj, "DEF-") == deform  # only the controls were written
     moved = [n for n in ("upper", "fore", "hand") if obj.pose.bones[n].matrix_basis != Matrix()]
     assert moved and obj.pose.bones["root"].matrix_basis == Matrix()
 
@@ -192,3 +202,63 @@ def test_a_child_of_on_a_bone_whose_parent_moves_is_not_followed(reach):
     followers = reach.addon.bridge.followers.find_followers(obj)
     assert set(followers) == {"DEF-upper", "DEF-fore"}
     assert followers["DEF-fore"].control == "fore"
+
+
+def test_a_control_set_by_hand_takes_a_bone_its_constraints_do_not_say_onto_it(reach, capfd):
+    # DEF-hand copies only the hand control's rotation; hanging from DEF-fore, which
+    # follows fore, it still moves with hand rigidly: the animator says so
+    how = dict.fromkeys(("upper", "fore"), FOLLOWS["copy"]) | {"hand": ("COPY_ROTATION",)}
+    obj = hand_made_rig(how)
+    assert bpy.ops.reach.follower_add(armature=obj.name, bone="DEF-hand", control="hand") == {
+        "FINISHED"
+    }
+    assert bpy.ops.reach.figure_from_armature(armature=obj.name) == {"FINISHED"}
+    out = capfd.readouterr().out
+    assert "3 bone(s) follow a control" in out and "bone constraints" not in out
+    assert constrain_the_hand_and_solve(obj, (-0.1, 0.12, -0.08)) <= 1e-5
+    assert obj.reach.stats.message == "all constraints met"
+    assert bpy.ops.reach.follower_remove(armature=obj.name) == {"FINISHED"}
+    assert len(obj.reach.followers) == 0
+
+
+@pytest.mark.parametrize(
+    ("bone", "control", "refused"),
+    [
+        ("DEF-hand", "nowhere", "armature 'hand-made' has no bone 'nowhere'"),
+        ("hand", "hand", "'hand' cannot move with itself"),
+        ("fore", "DEF-fore", "'DEF-fore' moves with 'fore' already"),
+    ],
+)
+def test_a_control_set_by_hand_is_refused_by_name_when_it_cannot_be(reach, bone, control, refused):
+    obj = hand_made_rig(dict.fromkeys(("upper", "fore", "hand"), FOLLOWS["copy"]))
+    with pytest.raises(RuntimeError, match=re.escape(refused)):
+        bpy.ops.reach.follower_add(armature=obj.name, bone=bone, control=control)
+    assert len(obj.reach.followers) == 0
+
+
+def test_a_control_set_by_hand_follows_renames_and_a_deleted_one_can_be_forgotten(reach):
+    obj = hand_made_rig(dict.fromkeys(("upper", "fore", "hand"), FOLLOWS["copy"]))
+    bpy.ops.reach.figure_from_armature(armature=obj.name)
+    bpy.ops.reach.follower_add(armature=obj.name, bone="DEF-hand", control="hand")
+    obj.data.bones["hand"].name = "palm"
+    bpy.context.view_layer.update()  # renames are followed on the next update
+    assert obj.reach.followers["DEF-hand"].control == "palm"
+    bpy.ops.object.mode_set(mode="EDIT")
+    obj.data.edit_bones.remove(obj.data.edit_bones["palm"])
+    bpy.ops.object.mode_set(mode="OBJECT")
+    missing = reach.addon.renames.missing_bones(obj)
+    assert missing == {"palm": ["the control of 'DEF-hand'"]}
+    with pytest.raises(RuntimeError, match="rename the bones back, or forget the names"):
+        bpy.ops.reach.figure_from_armature(armature=obj.name)
+    assert bpy.ops.reach.forget_bone(armature=obj.name, bone="palm") == {"FINISHED"}
+    assert len(obj.reach.followers) == 0
+
+
+def test_a_control_set_by_hand_that_the_bone_does_not_follow_is_not_called_met(reach):
+    how = dict.fromkeys(("upper", "fore"), FOLLOWS["copy"]) | {"hand": ()}
+    obj = hand_made_rig(how)  # DEF-hand hangs from DEF-fore: the hand control moves it not
+    bpy.ops.reach.follower_add(armature=obj.name, bone="DEF-hand", control="hand")
+    bpy.ops.reach.figure_from_armature(armature=obj.name)
+    assert constrain_the_hand_and_solve(obj, (-0.1, 0.12, -0.08)) > 1e-3
+    assert obj.reach.stats.message.startswith("not met on Blender's pose: end ")
+    assert "DEF-hand" in obj.reach.stats.message

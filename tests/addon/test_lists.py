@@ -14,6 +14,7 @@ COLLECTIONS = {
     "REACH_UL_polygon": lambda obj: (obj.reach.joints["upper_arm.L"], "polygon"),
     "REACH_UL_groups": lambda obj: (obj.reach, "groups"),
     "REACH_UL_group_members": lambda obj: (obj.reach.groups["Spine"], "members"),
+    "REACH_UL_followers": lambda obj: (obj.reach, "followers"),
 }
 
 
@@ -89,3 +90,12 @@ def test_a_compact_constraint_list_draws_the_full_row(reach):
     compact = draw_rows(reach.addon.lists.REACH_UL_constraints, obj.reach, "constraints", "COMPACT")
     assert [layout.props() for layout in compact] == [layout.props() for layout in default]
     assert [layout.labels() for layout in compact] == [layout.labels() for layout in default]
+
+
+def test_follower_rows_show_the_bone_and_search_its_control_among_the_bones(reach):
+    obj = rich_figure()
+    (row,) = draw_rows(reach.addon.lists.REACH_UL_followers, obj.reach, "followers")
+    assert row.labels() == ["hand.L"]
+    (search,) = [d for d in row.everything() if d.function == "prop_search"]
+    assert search.arguments["search_data"] == obj.data
+    assert search.arguments["search_property"] == "bones"

@@ -62,6 +62,9 @@ def rich_figure():
         assert bpy.ops.reach.group_member_add(armature=obj.name, bone=bone, group="Spine") == {
             "FINISHED"
         }
+    assert bpy.ops.reach.follower_add(armature=obj.name, bone="hand.L", control="forearm.L") == {
+        "FINISHED"
+    }
     obj.data.bones.active = obj.data.bones["upper_arm.L"]
     return obj
 
@@ -134,6 +137,11 @@ def test_every_panel_draws_a_figure_with_every_goal_type(reach):
     ] == ["polygon"]
     groups = drawn["REACH_PT_groups"]
     assert "Members of 'Spine'" in groups.labels()
+    followers = drawn["REACH_PT_followers"]
+    (listed,) = [d for d in followers.everything() if d.function == "template_list"]
+    assert (listed.arguments["dataptr"], listed.arguments["propname"]) == (obj.reach, "followers")
+    (add,) = followers.operators("reach.follower_add")
+    assert (add.armature, add.bone) == (obj.name, "upper_arm.L")
 
 
 @pytest.mark.parametrize("kind", GOAL_TYPES)
