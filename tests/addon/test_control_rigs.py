@@ -206,3 +206,46 @@ def test_the_fk_controls_ik_limits_hold_and_polygons_and_groups_are_said_to_not(
     rig = reach.addon.bridge.control_rig.figure_rig(obj)
     theta = reach.addon.bridge.control_rig.read_model(obj, rig)
     assert rig.figure.limits.max_violation(theta) <= 1e-6
+
+
+def test_a_limb_switched_mid_drag_is_posed_in_its_new_mode_or_refused_blended(reach):
+    name, _, ik_end = LIMB_ENDS["basic_human"]
+    obj, limb = constrained_end(reach, "basic_human", name, "IK", ik_end)
+    goal = obj.reach.constraints["end"].goal
+    start, root = goal.location.copy(), obj.matrix_world @ obj.pose.bones[limb.bones[0]].head
+    session = reach.addon.drag_session.DragSession(bpy.context, obj, goal)
+    first = session.step(start.lerp(root, 0.05))
+    assert not first.unmet and not first.diverging
+    switch_to(obj, limb, 1.0)  # the animator switches the arm to FK between two events
+    fk = {c: obj.pose.bones[c].matrix_basis.copy() for c in limb_named(reach, obj, name).fk}
+    stats = session.step(start.lerp(root, 0.1))
+    assert not stats.unmet and not stats.diverging, stats
+    assert deform_miss(obj, limb, "end") <= 1e-5 * limb_length(obj, limb)
+    assert any(obj.pose.bones[c].matrix_basis != m for c, m in fk.items())
+    switch_to(obj, limb, 0.5)  # blended: refused, that event's pose and goal put back
+    pose = {b.name: b.matrix_basis.copy() for b in obj.pose.bones}
+    where = goal.location.copy()
+    errors = reach.addon.errors
+    with pytest.raises(errors.ReachError, match=r"blended between IK and FK.*to 1 \(FK\)"):
+        session.step(start.lerp(root, 0.15))
+    assert {b.name: b.matrix_basis for b in obj.pose.bones} == pose
+    assert goal.location == where
+    session.cancel()
+
+
+def test_a_rig_generated_again_under_reachs_settings_is_posed_as_before(reach):
+    name, fk_end, _ = LIMB_ENDS["basic_human"]
+    obj, limb = constrained_end(reach, "basic_human", name, "FK", fk_end)
+    reachable_goal(obj, limb, "end")
+    assert bpy.ops.reach.solve(armature=obj.name) == {"FINISHED"}
+    metarig = next(o for o in bpy.data.objects if o.type == "ARMATURE" and o != obj)
+    bpy.context.view_layer.objects.active = metarig
+    assert bpy.ops.pose.rigify_generate() == {"FINISHED"}  # over the same rig object
+    assert bpy.context.active_object == obj and obj.reach.constraints["end"].goal is not None
+    bpy.ops.object.mode_set(mode="OBJECT")
+    switch_to(obj, limb_named(reach, obj, name), 1.0)
+    before = skeleton_channels(obj)
+    assert bpy.ops.reach.solve(armature=obj.name) == {"FINISHED"}
+    assert obj.reach.stats.message == "all constraints met", obj.reach.stats.message
+    assert deform_miss(obj, limb, "end") <= 1e-5 * limb_length(obj, limb)
+    assert skeleton_channels(obj) == before
