@@ -74,8 +74,9 @@ def measure(obj: Any, setup: Setup, theta: Array, model: dict[str, float]) -> Me
         for bone, twin in twins.items():
             if _differs(world, bones[bone].matrix, _carrier(obj, bone, twin), size):
                 diverging[twin[0]] = (
-                    f"the deform bone that moves the mesh where '{bone}' is does not follow "
-                    "it (the rig poses it from other controls, such as a limb switched to IK)"
+                    f"it does not follow '{bone}', which Reach poses in its place: the rig "
+                    "poses it from other controls (a limb switched to IK, or a control set in "
+                    "Figure > Moves With that does not move it)"
                 )
     return Measured(residuals, diverging, agree)
 

@@ -261,4 +261,6 @@ def test_a_control_set_by_hand_that_the_bone_does_not_follow_is_not_called_met(r
     bpy.ops.reach.figure_from_armature(armature=obj.name)
     assert constrain_the_hand_and_solve(obj, (-0.1, 0.12, -0.08)) > 1e-3
     assert obj.reach.stats.message.startswith("not met on Blender's pose: end ")
-    assert "DEF-hand" in obj.reach.stats.message
+    assert "DEF-hand: it does not follow 'hand', which Reach poses in its place" in (
+        obj.reach.stats.message
+    )
