@@ -27,7 +27,7 @@ from .arrays import Array
 from .controls import Limb, find_limbs
 from .followers import effector_in, followed, nearest_rotation
 from .joints import bone_dofs, euler_order, joint_settings
-from .placing import place_limbs
+from .placing import Heels, place_limbs
 from .pose import axis_angles, set_axis_angles
 from .rig import BoneLayout, Rig, build_rig, to_numpy, world_matrix
 from .trunk import Trunk, add_trunk, find_trunk, is_current, write_trunk
@@ -252,7 +252,12 @@ def read_model(obj: Any, rig: Rig, previous: Array | None = None) -> Array:
 
 
 def write_model(
-    obj: Any, rig: Rig, theta: Array, bones: Iterable[str], view_layer: Any | None
+    obj: Any,
+    rig: Rig,
+    theta: Array,
+    bones: Iterable[str],
+    view_layer: Any | None,
+    heels: Heels | None = None,
 ) -> list[str]:
     """Write θ of the trunk joints and limbs among ``bones`` onto their controls.
 
@@ -291,7 +296,7 @@ def write_model(
         for limb in model.limbs
         if chosen.intersection(limb.bones)
     ]
-    for result in place_limbs(obj, view_layer, placed, moved):
+    for result in place_limbs(obj, view_layer, placed, moved, heels):
         written.extend(result.controls)
     return written
 

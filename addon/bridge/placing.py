@@ -63,6 +63,39 @@ TOLERANCE = 5e-6
 the limb's length)."""
 
 
+LEAD = math.radians(5.0)
+"""The most a heel's last turn is repeated ahead of an evaluation (a drag's step turns it
+by a fraction of a degree; a bigger one is a jump, and the evaluation decides alone)."""
+
+
+class Heels:
+    """The channels each paw's heel control was last given, over the last two writes.
+
+    A drag turns the rig's mechanism above a heel (a damped track, a second IK chain)
+    smoothly from event to event, so the heel's last turn, repeated before Blender
+    evaluates the end control's move, meets most of the next one: the heel's write
+    after the evaluation is then small, Blender's IK lands as it did, and one pass does.
+    """
+
+    def __init__(self) -> None:
+        self.bases: dict[str, tuple[Matrix, ...]] = {}
+
+    def record(self, name: str, basis: Matrix) -> None:
+        """Remember that ``name`` was given the channel matrix ``basis``."""
+        self.bases[name] = (*self.bases.get(name, ())[-1:], basis.copy())
+
+    def ahead(self, name: str) -> Matrix | None:
+        """``name``'s channels with its last turn and move repeated (None: unknown, or a jump)."""
+        bases = self.bases.get(name, ())
+        if len(bases) < 2:
+            return None
+        step: Matrix = bases[1] @ bases[0].inverted_safe()
+        if step.to_quaternion().angle > LEAD:
+            return None
+        predicted: Matrix = step @ bases[1]
+        return predicted
+
+
 @dataclass(frozen=True)
 class Placed:
     """What placing one limb's controls did.
@@ -191,6 +224,7 @@ def place_limbs(
     view_layer: Any | None,
     limbs: Sequence[tuple[Limb, Mapping[str, Matrix]]],
     moved: Mapping[str, Matrix] | None = None,
+    heels: Heels | None = None,
 ) -> list[Placed]:
     """Write the limbs' controls so that their skeleton bones take their target poses.
 
@@ -206,6 +240,9 @@ def place_limbs(
         moved: Pose-space matrices of bones above the limbs written but not yet
             evaluated (a trunk's joints): the first pass places the controls below
             them from these.
+        heels: What the paws' heels were given by the writes before (a drag's
+            events): the first pass repeats their last turn (:class:`Heels`), and
+            this write is added.
 
     Raises:
         BlenderDataError: For a limb blended between IK and FK, naming its switch
@@ -236,6 +273,8 @@ def place_limbs(
                 _write_fk(obj, writer, limb, targets)
             else:
                 _write_ik(obj, writer, limb, targets, holds[k])
+                if passes[k] == 0 and heels is not None:
+                    _lead_heel(obj, writer, limb, heels)
             written[k].update(dict.fromkeys(c for c in writer.new if c not in earlier))
             passes[k] += 1
             before[k] = errors[k]
@@ -255,6 +294,12 @@ def place_limbs(
                 view_layer.update()
         for k in active:
             errors[k] = limb_error(obj, limbs[k][0], exact[k], limbs[k][1])
+    if heels is not None:
+        for limb, _ in limbs:
+            if limb.mode == "IK" and len(limb.ik_controls) > 1:
+                heels.record(
+                    limb.ik_controls[-1], obj.pose.bones[limb.ik_controls[-1]].matrix_basis
+                )
     for (limb, _), error in zip(limbs, errors, strict=True):
         if limb.mode == "IK" and error > CARRIED:
             raise BlenderDataError(
@@ -327,6 +372,18 @@ def _write_ik(
         writer.write(end, carried(targets[last], bones[last].matrix, bones[end].matrix))
     tails = zip(limb.bones[limb.chain_end + 1 :], limb.tails, strict=True)
     _write_carried(obj, writer, tails, targets)
+
+
+def _lead_heel(obj: Any, writer: ControlWriter, limb: Limb, heels: Heels) -> None:
+    """Give a paw's heel control its last turn again, ahead of the evaluation."""
+    if len(limb.ik_controls) < 2:
+        return
+    heel = limb.ik_controls[-1]
+    predicted = heels.ahead(heel)
+    pose_bone = obj.pose.bones[heel]
+    if predicted is not None and _moves(pose_bone.matrix_basis, predicted, pose_bone.bone.length):
+        pose_bone.matrix_basis = predicted
+        writer.changed = True
 
 
 def _write_heel(obj: Any, writer: ControlWriter, limb: Limb, targets: Mapping[str, Matrix]) -> str:

@@ -27,6 +27,7 @@ from .arrays import Array
 from .control_rig import figure_rig, read_model, write_model
 from .goals import Setup
 from .keys import auto_key
+from .placing import Heels
 from .pose import PoseWriter, changed_bones, read_pose, settle
 from .rig import Rig
 
@@ -313,14 +314,19 @@ def read_figure(obj: Any, rig: Rig, previous: Array | None = None) -> Array:
 
 
 class ModelWriter:
-    """Writes θ of a control rig's figure onto its controls (:func:`.control_rig.write_model`)."""
+    """Writes θ of a control rig's figure onto its controls (:func:`.control_rig.write_model`).
+
+    Each write after the first starts the paws' heels from the turns of the writes
+    before (:class:`.placing.Heels`): a drag's, a live session's or a bake's.
+    """
 
     def __init__(self, rig: Rig, bones: Iterable[str], view_layer: Any | None) -> None:
         self.rig, self.bones, self.view_layer = rig, list(bones), view_layer
+        self.heels = Heels()
 
     def write(self, obj: Any, theta: Array) -> None:
         """Place the controls of the limbs holding the chosen bones."""
-        write_model(obj, self.rig, theta, self.bones, self.view_layer)
+        write_model(obj, self.rig, theta, self.bones, self.view_layer, self.heels)
 
 
 def figure_writer(

@@ -150,3 +150,21 @@ def test_a_blended_limb_is_refused_by_name(reach):
     with pytest.raises(errors.BlenderDataError, match="blended between IK and FK"):
         placing.place_limb(obj, bpy.context.view_layer, blended, targets)
     assert skeleton_channels(obj) == before
+
+
+def test_a_heels_last_turn_is_repeated_ahead_unless_it_was_a_jump(reach):
+    placing = importlib.import_module(f"{reach.__name__}.addon.bridge.placing")
+    heels = placing.Heels()
+    first = Matrix.Translation((0.1, 0.0, 0.0)) @ Matrix.Rotation(0.3, 4, "Z")
+    turn = Matrix.Translation((0.0, 0.01, 0.0)) @ Matrix.Rotation(math.radians(0.4), 4, "X")
+    assert heels.ahead("heel") is None  # nothing written yet
+    heels.record("heel", first)
+    assert heels.ahead("heel") is None  # one write: no turn to repeat
+    heels.record("heel", turn @ first)
+    ahead = heels.ahead("heel")
+    assert ahead is not None
+    expected = turn @ turn @ first
+    rows = zip(ahead, expected, strict=True)
+    assert max(abs(a - b) for r, s in rows for a, b in zip(r, s, strict=True)) <= 1e-6
+    heels.record("heel", Matrix.Rotation(math.radians(20.0), 4, "Y") @ turn @ first)
+    assert heels.ahead("heel") is None  # a jump of 20°: the evaluation decides alone
