@@ -391,17 +391,20 @@ def _write_heel(obj: Any, writer: ControlWriter, limb: Limb, targets: Mapping[st
 
     The heel lies below the end control, past the rig's own mechanism, and carries the
     bone rigidly, so one write from the evaluated pose places it up to where Blender's
-    stretched IK lands the bone's head (the next pass makes up for that). "" for other
-    limbs.
+    stretched IK lands the bone's head (the next pass makes up for that). Where bones
+    after the chain's end follow the IK target itself (a hoof's toe), the target is
+    carried into place instead: the toe is then exact, and the bone hangs from where
+    Blender's IK lands the chain, micrometres short. "" for other limbs.
     """
     last = limb.bones[limb.chain_end]
     if len(limb.ik_controls) < 2 or last not in targets:
         return ""
     bones = obj.pose.bones
     heel = limb.ik_controls[-1]
-    # the bone's full pose: where a second IK chain's stretch scales the heel's frame, the
-    # heel's own scale makes up for it and the bone keeps its length
-    pose = carried(rigid(targets[last]), bones[last].matrix, bones[heel].matrix)
+    carrier = limb.ik[limb.chain_end] if limb.tails else last
+    # the full pose: where a second IK chain's stretch scales the heel's frame, the heel's
+    # own scale makes up for it and the bone keeps its length
+    pose = carried(rigid(targets[last]), bones[carrier].matrix, bones[heel].matrix)
     writer.write(heel, pose)
     return heel
 
