@@ -3,14 +3,14 @@
 A rig built by hand (or by a tool other than Rigify) often moves its deform bones by
 constraints that copy a control's pose whole: a Copy Transforms, a Child Of on every
 channel of a bone with no parent, or a Copy Rotation beside a Copy Location, at full
-influence, from a bone of
-the same armature. Such a bone is carried rigidly by that control (through any number
-of such bones in between), so a constraint an animator puts on it is Reach's constraint
-on the control, at the same point: :func:`follow_in` moves it there, and Reach poses
-(and keys) the control. A bone posed by constraints of other kinds, or following a
-bone that is, is not followed: Make Figure names it among the constrained bones, and
-the animator may set the control it moves with by hand (``reach.follower_add``; the
-offset is then the one Blender evaluates as the figure is made).
+influence, from a bone of the same armature. Such a bone is carried rigidly by that
+control (through any number of such bones in between), so a constraint an animator puts
+on it is Reach's constraint on the control, at the same point: :func:`follow_in` moves
+it there, and Reach poses (and keys) the control. A bone posed by constraints of other
+kinds, or following a bone that is, is not followed: Make Figure names it among the
+constrained bones, and the animator may set the control it moves with by hand
+(``reach.follower_add``; the offset is then the one Blender evaluates as the figure is
+made).
 """
 
 from __future__ import annotations

@@ -19,7 +19,9 @@ the evaluated pose where a mechanism did otherwise (a few passes at most).
 - A paw in IK mode: the end control keeps the pose it had relative to the last bone,
   which puts the paw's toe joint in place; a mechanism of the rig (a damped track, a
   second IK chain) then turns the heel control's frame, so the heel control is written
-  once Blender has evaluated that, carrying the last bone onto its target exactly.
+  once Blender has evaluated that, carrying the last bone onto its target exactly. A
+  drag's writes start the heel from its last turn (:class:`Heels`), so that write is
+  small.
 """
 
 from __future__ import annotations
