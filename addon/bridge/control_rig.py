@@ -27,7 +27,8 @@ from .arrays import Array
 from .controls import Limb, find_limbs
 from .followers import effector_in, followed, nearest_rotation
 from .joints import bone_dofs, euler_order, joint_settings
-from .placing import Heels, place_limbs
+from .paws import Heels
+from .placing import place_limbs
 from .pose import axis_angles, set_axis_angles
 from .rig import BoneLayout, Rig, build_rig, to_numpy, world_matrix
 from .trunk import Trunk, add_trunk, find_trunk, is_current, write_trunk

@@ -2,12 +2,10 @@
 
 Reach solves on a control rig's skeleton (the bones its deform bones follow) and writes
 the result onto the controls an animator keys: per limb in the mode its switch says.
-A control that carries a skeleton bone rigidly is moved by the pose delta between them:
-``C_new = T · S⁻¹ · C`` (S the bone's pose now, C the control's, T the bone's target),
-and its channels are found from its parent's new pose with Blender's own
-``Bone.convert_local_to_pose``. A bone between controls follows the control above it
-rigidly; Blender's evaluation then checks every target and the write is repeated from
-the evaluated pose where a mechanism did otherwise (a few passes at most).
+A control that carries a skeleton bone rigidly is moved by the pose delta between them
+(:mod:`.control_writer`). A bone between controls follows the control above it rigidly;
+Blender's evaluation then checks every target and the write is repeated from the
+evaluated pose where a mechanism did otherwise (a few passes at most).
 
 - FK mode: each FK control, root first.
 - IK mode: the end control carries the chain's last bone; the bones after it through
@@ -16,12 +14,9 @@ the evaluated pose where a mechanism did otherwise (a few passes at most).
   end, when that moves the middle joint by more than :data:`SWIVEL`. Blender's IK then
   poses the chain: the end exactly, the middle joint as closely as the rig's own IK
   stretch lets it (Rigify's shortens a bent chain by 1–3%).
-- A paw in IK mode: the end control keeps the pose it had relative to the last bone,
-  which puts the paw's toe joint in place; a mechanism of the rig (a damped track, a
-  second IK chain) then turns the heel control's frame, so the heel control is written
-  once Blender has evaluated that, carrying the last bone onto its target exactly. A
-  drag's writes start the heel from its last turn (:class:`Heels`), so that write is
-  small.
+- A paw in IK mode: the heel control carries the last bone the rest of the way, written
+  once Blender has evaluated the rig's mechanism above it, unless the heel's lead
+  (:mod:`.paws`) has placed the limb already.
 """
 
 from __future__ import annotations
@@ -34,7 +29,10 @@ from typing import Any
 from mathutils import Matrix, Vector
 
 from ..errors import BlenderDataError
+from . import paws
+from .control_writer import ControlWriter, carried, rigid
 from .controls import Limb, is_control
+from .paws import Heels
 
 PASSES = 4
 """Most writes of one limb before its targets are left as Blender evaluates them."""
@@ -44,12 +42,6 @@ CARRIED = 1e-2
 limb's length), or the end control does not carry it rigidly (a heel or roll
 mechanism turns it by tens of percent): the write is refused. Closer misses are left
 to the verdict."""
-
-UNCHANGED = 1e-6
-"""A control whose channels would turn by less than this (in radians) and move by less
-than this times its length or its distance from the armature's origin, whichever is
-larger, is left as it is: single-precision rounding, not a move worth one more
-evaluation of the rig."""
 
 PROGRESS = 0.5
 """A further pass is made only while each cuts the miss to at most this share."""
@@ -63,39 +55,6 @@ evaluation of the rig."""
 TOLERANCE = 5e-6
 """A limb is placed when each of its skeleton bones is this close to its target (times
 the limb's length)."""
-
-
-LEAD = math.radians(5.0)
-"""The most a heel's last turn is repeated ahead of an evaluation (a drag's step turns it
-by a fraction of a degree; a bigger one is a jump, and the evaluation decides alone)."""
-
-
-class Heels:
-    """The channels each paw's heel control was last given, over the last two writes.
-
-    A drag turns the rig's mechanism above a heel (a damped track, a second IK chain)
-    smoothly from event to event, so the heel's last turn, repeated before Blender
-    evaluates the end control's move, meets most of the next one: the heel's write
-    after the evaluation is then small, Blender's IK lands as it did, and one pass does.
-    """
-
-    def __init__(self) -> None:
-        self.bases: dict[str, tuple[Matrix, ...]] = {}
-
-    def record(self, name: str, basis: Matrix) -> None:
-        """Remember that ``name`` was given the channel matrix ``basis``."""
-        self.bases[name] = (*self.bases.get(name, ())[-1:], basis.copy())
-
-    def ahead(self, name: str) -> Matrix | None:
-        """``name``'s channels with its last turn and move repeated (None: unknown, or a jump)."""
-        bases = self.bases.get(name, ())
-        if len(bases) < 2:
-            return None
-        step: Matrix = bases[1] @ bases[0].inverted_safe()
-        if step.to_quaternion().angle > LEAD:
-            return None
-        predicted: Matrix = step @ bases[1]
-        return predicted
 
 
 @dataclass(frozen=True)
@@ -114,83 +73,15 @@ class Placed:
     error: float
 
 
-class ControlWriter:
-    """Writes controls whose parents may just have been written, in one evaluation.
+def limb_error(
+    obj: Any, limb: Limb, bones: Any, targets: Mapping[str, Matrix], across: bool = False
+) -> float:
+    """The largest miss of ``bones`` with a target, over the limb's length.
 
-    A written control's new pose is remembered; the parent of the next one is predicted
-    from it when the control lies below it (bones in between following rigidly).
-    """
-
-    def __init__(self, obj: Any, moved: Mapping[str, Matrix] | None = None) -> None:
-        self.obj = obj
-        self.new: dict[str, Matrix] = dict(moved or {})
-        self.given = set(self.new)
-        self.changed = False
-        """Whether a write changed a control's channels, so the rig must be evaluated."""
-
-    def parent_pose(self, pose_bone: Any) -> Matrix | None:
-        """The pose the parent of ``pose_bone`` will have once the writes are evaluated."""
-        parent = pose_bone.parent
-        if parent is None:
-            return None
-        current = parent
-        while current is not None:
-            if current.name in self.new:
-                predicted: Matrix = (
-                    self.new[current.name] @ current.matrix.inverted_safe() @ parent.matrix
-                )
-                return predicted
-            current = current.parent
-        copied: Matrix = parent.matrix.copy()
-        return copied
-
-    def write(self, name: str, pose: Matrix) -> None:
-        """Give control ``name`` the pose-space matrix ``pose`` (once evaluated)."""
-        pose_bone = self.obj.pose.bones[name]
-        bone = pose_bone.bone
-        parent = self.parent_pose(pose_bone)
-        if parent is None:
-            basis = bone.convert_local_to_pose(pose, bone.matrix_local, invert=True)
-        else:
-            basis = bone.convert_local_to_pose(
-                pose,
-                bone.matrix_local,
-                parent_matrix=parent,
-                parent_matrix_local=pose_bone.parent.bone.matrix_local,
-                invert=True,
-            )
-        self.new[name] = pose.copy()
-        if _moves(pose_bone.matrix_basis, basis, max(bone.length, pose.translation.length)):
-            pose_bone.matrix_basis = basis
-            self.changed = True
-
-
-def _moves(now: Matrix, new: Matrix, size: float) -> bool:
-    """Whether channel matrix ``new`` differs from ``now`` beyond :data:`UNCHANGED`."""
-    delta = new - now
-    turn = max(abs(delta[i][j]) for i in range(3) for j in range(3))
-    move = max(abs(delta[i][3]) for i in range(3))
-    return turn > UNCHANGED or move > UNCHANGED * max(size, 1e-9)
-
-
-def carried(target: Matrix, bone_now: Matrix, control_now: Matrix) -> Matrix:
-    """The control's pose that brings a bone it carries rigidly to ``target``."""
-    result: Matrix = target @ bone_now.inverted_safe() @ control_now
-    return result
-
-
-def rigid(matrix: Matrix) -> Matrix:
-    """``matrix``'s turn and move alone, without scale or shear.
-
-    A rig's stretch or a partial constraint leaves some in a bone's pose; carried from
-    write to write it would grow.
-    """
-    turn_and_move: Matrix = Matrix.LocRotScale(matrix.translation, matrix.to_quaternion(), None)
-    return turn_and_move
-
-
-def limb_error(obj: Any, limb: Limb, bones: Any, targets: Mapping[str, Matrix]) -> float:
-    """The largest head or tail miss of ``bones`` with a target, over the limb's length.
+    A bone's miss is its head's or its tail's; ``across``: also that of a point one bone
+    length along its x or z axis, so that a roll, or a scale across the bone, misses too
+    (for the bones the controls place exactly, not those Blender's IK turns about their
+    own axes).
 
     Over the whole limb's, not each bone's: a toe's single-precision rounding, or Blender's
     IK landing a micrometre short, is no miss worth another evaluation of the rig.
@@ -201,12 +92,11 @@ def limb_error(obj: Any, limb: Limb, bones: Any, targets: Mapping[str, Matrix]) 
         if name not in targets:
             continue
         now, target = pose[name].matrix, targets[name]
-        tail = Vector((0.0, pose[name].bone.length, 0.0))
-        worst = max(
-            worst,
-            (now.translation - target.translation).length,
-            (now @ tail - target @ tail).length,
-        )
+        size = pose[name].bone.length
+        worst = max(worst, (now.translation - target.translation).length)
+        ends = [(0.0, size, 0.0), (size, 0.0, 0.0), (0.0, 0.0, size)] if across else [(0, size, 0)]
+        for end in map(Vector, ends):
+            worst = max(worst, (now @ end - target @ end).length)
     length = sum(float(pose[name].bone.length) for name in limb.bones)
     return worst / max(length, 1e-12)
 
@@ -253,14 +143,15 @@ def place_limbs(
     """
     for limb, _ in limbs:
         _check(limb)
-    holds = [_hold(obj, limb) for limb, _ in limbs]
+    holds = [paws.hold(obj, limb) for limb, _ in limbs]
     # the bones the controls place exactly: in IK mode Blender's IK poses those before
     exact = [limb.bones if limb.mode == "FK" else limb.bones[limb.chain_end :] for limb, _ in limbs]
     written: list[dict[str, None]] = [{} for _ in limbs]
-    errors = [
-        limb_error(obj, limb, bones, targets)
-        for bones, (limb, targets) in zip(exact, limbs, strict=True)
-    ]
+
+    def error(k: int) -> float:  # limb k's miss on the pose as evaluated now
+        return limb_error(obj, limbs[k][0], exact[k], limbs[k][1], across=True)
+
+    errors = [error(k) for k in range(len(limbs))]
     before = [math.inf] * len(limbs)
     passes = [0] * len(limbs)
     for _ in range(PASSES):
@@ -276,7 +167,7 @@ def place_limbs(
             else:
                 _write_ik(obj, writer, limb, targets, holds[k])
                 if passes[k] == 0 and heels is not None:
-                    _lead_heel(obj, writer, limb, heels)
+                    paws.lead_heel(obj, writer, limb, heels)
             written[k].update(dict.fromkeys(c for c in writer.new if c not in earlier))
             passes[k] += 1
             before[k] = errors[k]
@@ -286,8 +177,10 @@ def place_limbs(
             view_layer.update()
         moved = None  # evaluated now
         ik = [k for k in active if limbs[k][0].mode == "IK"]
-        for step in (_write_swivel, _write_heel):  # each on the pose the one before left
+        for step in (_write_swivel, paws.write_heel):  # each on the pose the one before left
             after = ControlWriter(obj)
+            if step is paws.write_heel:  # a heel led well has placed its limb already
+                ik = [k for k in ik if error(k) > TOLERANCE]
             wrote = {k: step(obj, after, limbs[k][0], limbs[k][1]) for k in ik}
             for k, control in wrote.items():
                 if control:
@@ -295,15 +188,15 @@ def place_limbs(
             if after.changed:
                 view_layer.update()
         for k in active:
-            errors[k] = limb_error(obj, limbs[k][0], exact[k], limbs[k][1])
+            errors[k] = error(k)
     if heels is not None:
         for limb, _ in limbs:
             if limb.mode == "IK" and len(limb.ik_controls) > 1:
                 heels.record(
                     limb.ik_controls[-1], obj.pose.bones[limb.ik_controls[-1]].matrix_basis
                 )
-    for (limb, _), error in zip(limbs, errors, strict=True):
-        if limb.mode == "IK" and error > CARRIED:
+    for (limb, _), miss in zip(limbs, errors, strict=True):
+        if limb.mode == "IK" and miss > CARRIED:
             raise BlenderDataError(
                 f"limb {limb.name} in IK mode: its end control '{limb.ik_controls[0]}' does "
                 f"not carry '{limb.bones[limb.chain_end]}' where Reach puts it (the rig turns "
@@ -323,19 +216,6 @@ def _check(limb: Limb) -> None:
     """Refuse a limb Reach does not place, naming it and the way out."""
     if limb.mode == "MIXED":
         raise BlenderDataError(f"limb {limb.name} is blended between IK and FK; {_way_out(limb)}")
-
-
-def _hold(obj: Any, limb: Limb) -> Matrix | None:
-    """A paw's end control in the frame of the chain's last bone, as posed now (else None).
-
-    Written at the last bone's target in that frame, the end control keeps the toe joint
-    on the bone's tail whatever the rig's mechanism below it does.
-    """
-    if limb.mode != "IK" or len(limb.ik_controls) < 2:
-        return None
-    bones = obj.pose.bones
-    held: Matrix = rigid(bones[limb.bones[limb.chain_end]].matrix).inverted_safe()
-    return held @ rigid(bones[limb.ik_controls[0]].matrix)
 
 
 def _write_fk(obj: Any, writer: ControlWriter, limb: Limb, targets: Mapping[str, Matrix]) -> None:
@@ -363,7 +243,7 @@ def _write_ik(
     """The end control for the chain's last bone, then the bones after it by theirs.
 
     A paw's end control is held as it was to the last bone (``hold``): its heel control
-    carries the bone the rest of the way (:func:`_write_heel`).
+    carries the bone the rest of the way (:func:`.paws.write_heel`).
     """
     bones = obj.pose.bones
     end = limb.ik_controls[0]
@@ -374,41 +254,6 @@ def _write_ik(
         writer.write(end, carried(targets[last], bones[last].matrix, bones[end].matrix))
     tails = zip(limb.bones[limb.chain_end + 1 :], limb.tails, strict=True)
     _write_carried(obj, writer, tails, targets)
-
-
-def _lead_heel(obj: Any, writer: ControlWriter, limb: Limb, heels: Heels) -> None:
-    """Give a paw's heel control its last turn again, ahead of the evaluation."""
-    if len(limb.ik_controls) < 2:
-        return
-    heel = limb.ik_controls[-1]
-    predicted = heels.ahead(heel)
-    pose_bone = obj.pose.bones[heel]
-    if predicted is not None and _moves(pose_bone.matrix_basis, predicted, pose_bone.bone.length):
-        pose_bone.matrix_basis = predicted
-        writer.changed = True
-
-
-def _write_heel(obj: Any, writer: ControlWriter, limb: Limb, targets: Mapping[str, Matrix]) -> str:
-    """A paw's heel control carrying the chain's last bone onto its target; the control.
-
-    The heel lies below the end control, past the rig's own mechanism, and carries the
-    bone rigidly, so one write from the evaluated pose places it up to where Blender's
-    stretched IK lands the bone's head (the next pass makes up for that). Where bones
-    after the chain's end follow the IK target itself (a hoof's toe), the target is
-    carried into place instead: the toe is then exact, and the bone hangs from where
-    Blender's IK lands the chain, micrometres short. "" for other limbs.
-    """
-    last = limb.bones[limb.chain_end]
-    if len(limb.ik_controls) < 2 or last not in targets:
-        return ""
-    bones = obj.pose.bones
-    heel = limb.ik_controls[-1]
-    carrier = limb.ik[limb.chain_end] if limb.tails else last
-    # the full pose: where a second IK chain's stretch scales the heel's frame, the heel's
-    # own scale makes up for it and the bone keeps its length
-    pose = carried(rigid(targets[last]), bones[carrier].matrix, bones[heel].matrix)
-    writer.write(heel, pose)
-    return heel
 
 
 def _write_swivel(

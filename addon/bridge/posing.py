@@ -27,7 +27,7 @@ from .arrays import Array
 from .control_rig import figure_rig, read_model, write_model
 from .goals import Setup
 from .keys import auto_key
-from .placing import Heels
+from .paws import Heels
 from .pose import PoseWriter, changed_bones, read_pose, settle
 from .rig import Rig
 
@@ -317,7 +317,7 @@ class ModelWriter:
     """Writes θ of a control rig's figure onto its controls (:func:`.control_rig.write_model`).
 
     Each write after the first starts the paws' heels from the turns of the writes
-    before (:class:`.placing.Heels`): a drag's, a live session's or a bake's.
+    before (:class:`.paws.Heels`): a drag's, a live session's or a bake's.
     """
 
     def __init__(self, rig: Rig, bones: Iterable[str], view_layer: Any | None) -> None:

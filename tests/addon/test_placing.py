@@ -112,7 +112,7 @@ def test_ik_controls_put_the_chain_end_exactly_and_the_joint_in_its_plane(reach,
 
 
 def test_a_control_written_where_it_is_keeps_its_channels_bit_for_bit(reach):
-    placing = importlib.import_module(f"{reach.__name__}.addon.bridge.placing")
+    control_writer = importlib.import_module(f"{reach.__name__}.addon.bridge.control_writer")
     obj = generated("basic_human")
     limb = limb_of(reach, obj, "upper_arm.L")
     random_targets(obj, limb, random.Random(5))
@@ -124,7 +124,7 @@ def test_a_control_written_where_it_is_keeps_its_channels_bit_for_bit(reach):
         }
 
     before = channels()
-    writer = placing.ControlWriter(obj)
+    writer = control_writer.ControlWriter(obj)
     for control in limb.fk:  # root first: each parent's pose is predicted unchanged
         writer.write(control, obj.pose.bones[control].matrix.copy())
     assert not writer.changed  # no evaluation of the rig is needed
@@ -152,19 +152,47 @@ def test_a_blended_limb_is_refused_by_name(reach):
     assert skeleton_channels(obj) == before
 
 
-def test_a_heels_last_turn_is_repeated_ahead_unless_it_was_a_jump(reach):
-    placing = importlib.import_module(f"{reach.__name__}.addon.bridge.placing")
-    heels = placing.Heels()
-    first = Matrix.Translation((0.1, 0.0, 0.0)) @ Matrix.Rotation(0.3, 4, "Z")
-    turn = Matrix.Translation((0.0, 0.01, 0.0)) @ Matrix.Rotation(math.radians(0.4), 4, "X")
+def about(axis, degrees):
+    """The quaternion of a turn of ``degrees`` about the axis named ``axis``."""
+    return Matrix.Rotation(math.radians(degrees), 3, axis).to_quaternion()
+
+
+def channels(location, degrees, axis, scale):
+    """A channel matrix: a location, a turn of ``degrees`` about ``axis``, a scale."""
+    turn = about(axis, degrees)
+    return Matrix.LocRotScale(Vector(location), turn, Vector(scale))
+
+
+def assert_close(matrix, expected):
+    rows = zip(matrix, expected, strict=True)
+    assert max(abs(a - b) for r, s in rows for a, b in zip(r, s, strict=True)) <= 1e-6
+
+
+def test_a_heels_last_move_is_repeated_ahead_unless_it_was_a_jump(reach):
+    paws = importlib.import_module(f"{reach.__name__}.addon.bridge.paws")
+    heels = paws.Heels()
     assert heels.ahead("heel") is None  # nothing written yet
-    heels.record("heel", first)
-    assert heels.ahead("heel") is None  # one write: no turn to repeat
-    heels.record("heel", turn @ first)
+    heels.record("heel", channels((0.1, 0.0, 0.0), 30.0, "Z", (1.0, 1.0, 1.0)))
+    assert heels.ahead("heel") is None  # one write: no move to repeat
+    turn = about("X", 0.4)
+    second = channels((0.1, 0.01, 0.0), 0.0, "X", (1.01, 1.01, 1.01))
+    second = Matrix.LocRotScale(second.translation, turn @ about("Z", 30.0), second.to_scale())
+    heels.record("heel", second)
     ahead = heels.ahead("heel")
     assert ahead is not None
-    expected = turn @ turn @ first
-    rows = zip(ahead, expected, strict=True)
-    assert max(abs(a - b) for r, s in rows for a, b in zip(r, s, strict=True)) <= 1e-6
-    heels.record("heel", Matrix.Rotation(math.radians(20.0), 4, "Y") @ turn @ first)
+    led = turn @ turn @ about("Z", 30.0)
+    grown = Vector((1.0201, 1.0201, 1.0201))  # the scale grows on as it grew, evenly
+    assert_close(ahead, Matrix.LocRotScale(Vector((0.1, 0.02, 0.0)), led, grown))
+    heels.record("heel", channels((0.1, 0.03, 0.0), 50.0, "Y", (1.0, 1.0, 1.0)))
     assert heels.ahead("heel") is None  # a jump of 20°: the evaluation decides alone
+
+
+def test_a_heels_turn_is_led_to_second_order(reach):
+    paws = importlib.import_module(f"{reach.__name__}.addon.bridge.paws")
+    heels = paws.Heels()
+    # turns of 0.4° then 0.5° and moves of 1 then 2 cm: the next is led at 0.6° and 3 cm
+    for degrees, y in ((0.0, 0.0), (0.4, 0.01), (0.9, 0.03)):
+        heels.record("heel", channels((0.0, y, 0.1), degrees, "X", (1.0, 1.0, 1.0)))
+    ahead = heels.ahead("heel")
+    assert ahead is not None
+    assert_close(ahead, channels((0.0, 0.06, 0.1), 1.5, "X", (1.0, 1.0, 1.0)))

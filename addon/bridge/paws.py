@@ -1,0 +1,129 @@
+"""A paw's heel control in IK mode, placed around the rig's own mechanism.
+
+A paw's end control keeps the pose it had relative to the chain's last bone, which puts
+the toe joint in place; a mechanism of the rig (a damped track, a second IK chain) then
+turns the heel control's frame, so the heel control is written once Blender has
+evaluated that, carrying the last bone onto its target. A drag's writes start the heel
+from its last turns (:class:`Heels`), so that this write is small or not needed.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+from mathutils import Matrix, Quaternion, Vector
+
+from .control_writer import ControlWriter, carried, moves, rigid
+from .controls import Limb
+
+LEAD = math.radians(5.0)
+"""The most a heel's last turn is repeated ahead of an evaluation (a drag's step turns it
+by a fraction of a degree; a bigger one is a jump, and the evaluation decides alone)."""
+
+
+class Heels:
+    """The channels each paw's heel control was last given, over the last three writes.
+
+    A drag turns the rig's mechanism above a heel (a damped track, a second IK chain)
+    smoothly from event to event, so the heel's last turn, repeated with its change
+    from the turn before, meets most of the next one before Blender evaluates the end
+    control's move: the heel is then placed already, or its write after that evaluation
+    is small, Blender's IK lands as it did, and one pass does.
+    """
+
+    def __init__(self) -> None:
+        self.bases: dict[str, tuple[Matrix, ...]] = {}
+
+    def record(self, name: str, basis: Matrix) -> None:
+        """Remember that ``name`` was given the channel matrix ``basis``."""
+        self.bases[name] = (*self.bases.get(name, ())[-2:], basis.copy())
+
+    def ahead(self, name: str) -> Matrix | None:
+        """``name``'s channels led one write ahead (None: unknown, or a jump).
+
+        Its location and rotation move on as they last moved, and its scale grows as it
+        last grew, by one factor on all three axes (a stretch above the heel is made up
+        for evenly, and no shear of a guess creeps in); with three writes known, each
+        move changed as it changed from the one before (second order).
+        """
+        bases = self.bases.get(name, ())
+        if len(bases) < 2:
+            return None
+        channels = [basis.decompose() for basis in bases]
+        (location, turned, scaled), (last, turn, scale) = channels[-2], channels[-1]
+        step = _shortest(turn @ turned.inverted())
+        if step.angle > LEAD:
+            return None
+        move, growth = last - location, _size(scale) / _size(scaled)
+        if len(channels) == 3:
+            first, earliest, earliest_scale = channels[0]
+            previous = _shortest(turned @ earliest.inverted())
+            if previous.angle <= LEAD:
+                step = step @ previous.inverted() @ step
+                move = 2.0 * move - (location - first)
+                growth *= growth / (_size(scaled) / _size(earliest_scale))
+        return Matrix.LocRotScale(last + move, step @ turn, scale * growth)
+
+
+def _size(scale: Vector) -> float:
+    """A scale's mean over its three axes."""
+    return (scale.x + scale.y + scale.z) / 3.0
+
+
+def _shortest(turn: Quaternion) -> Quaternion:
+    """``turn`` as the quaternion of its shorter way round (an angle of at most π)."""
+    if turn.w >= 0.0:
+        return turn
+    flipped = turn.copy()
+    flipped.negate()  # the same turn
+    return flipped
+
+
+def hold(obj: Any, limb: Limb) -> Matrix | None:
+    """A paw's end control in the frame of the chain's last bone, as posed now (else None).
+
+    Written at the last bone's target in that frame, the end control keeps the toe joint
+    on the bone's tail whatever the rig's mechanism below it does.
+    """
+    if limb.mode != "IK" or len(limb.ik_controls) < 2:
+        return None
+    bones = obj.pose.bones
+    held: Matrix = rigid(bones[limb.bones[limb.chain_end]].matrix).inverted_safe()
+    return held @ rigid(bones[limb.ik_controls[0]].matrix)
+
+
+def lead_heel(obj: Any, writer: ControlWriter, limb: Limb, heels: Heels) -> None:
+    """Give a paw's heel control its last turn again, ahead of the evaluation."""
+    if len(limb.ik_controls) < 2:
+        return
+    heel = limb.ik_controls[-1]
+    predicted = heels.ahead(heel)
+    pose_bone = obj.pose.bones[heel]
+    if predicted is not None and moves(pose_bone.matrix_basis, predicted, pose_bone.bone.length):
+        pose_bone.matrix_basis = predicted
+        writer.changed = True
+
+
+def write_heel(obj: Any, writer: ControlWriter, limb: Limb, targets: Mapping[str, Matrix]) -> str:
+    """A paw's heel control carrying the chain's last bone onto its target; the control.
+
+    The heel lies below the end control, past the rig's own mechanism, and carries the
+    bone rigidly, so one write from the evaluated pose places it up to where Blender's
+    stretched IK lands the bone's head (the next pass makes up for that). Where bones
+    after the chain's end follow the IK target itself (a hoof's toe), the target is
+    carried into place instead: the toe is then exact, and the bone hangs from where
+    Blender's IK lands the chain, micrometres short. "" for other limbs.
+    """
+    last = limb.bones[limb.chain_end]
+    if len(limb.ik_controls) < 2 or last not in targets:
+        return ""
+    bones = obj.pose.bones
+    heel = limb.ik_controls[-1]
+    carrier = limb.ik[limb.chain_end] if limb.tails else last
+    # the full pose: where a second IK chain's stretch scales the heel's frame, the heel's
+    # own scale makes up for it and the bone keeps its length
+    pose = carried(rigid(targets[last]), bones[carrier].matrix, bones[heel].matrix)
+    writer.write(heel, pose)
+    return heel
