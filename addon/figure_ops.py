@@ -146,7 +146,7 @@ class REACH_OT_add_constraint(BoneOperator, Operator):
         model = control_model(obj)
         if model is not None:  # a control rig: the bone and chain on its limbs' skeleton
             chain_of(model, bone, chain_start, f"a constraint on '{bone}'")
-        elif chain_start:  # on the controls that bones following them move with
+        else:  # on the controls that bones following them move with
             check_chain(obj, bone, chain_start)
         goal = _existing_goal(self.goal)
         check_pose(obj, bone)

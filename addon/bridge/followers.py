@@ -23,6 +23,7 @@ import numpy as np
 from ...solver import Effector
 from ..errors import BlenderDataError
 from .arrays import Array
+from .mechanisms import check_chain_writes
 from .rig import Rig, to_numpy
 
 RIGID_SPACES = frozenset({("WORLD", "WORLD"), ("POSE", "POSE")})
@@ -174,19 +175,25 @@ def follow_in(rig: Rig, entry: Any, effector: Effector, label: str) -> tuple[Eff
 
 
 def check_chain(obj: Any, bone: str, chain_start: str) -> None:
-    """Refuse a chain start that is not above ``bone`` once both are taken to their controls.
+    """Refuse a chain that cannot be posed once its ends are taken to their controls.
+
+    Its start ("": the root) must be above ``bone``, and it may move no mechanism bone
+    (:func:`.mechanisms.check_chain_writes`).
 
     Raises:
         BlenderDataError: Naming the bones and the controls they move with.
     """
     follows = find_followers(obj)
     data = obj.data.bones
-    start = data[follows[chain_start].control if chain_start in follows else chain_start]
-    current = data[follows[bone].control if bone in follows else bone]
-    while current is not None and current != start:
-        current = current.parent
-    if current is None:
-        raise BlenderDataError(_not_above(bone, chain_start, follows))
+    effector = follows[bone].control if bone in follows else bone
+    start = follows[chain_start].control if chain_start in follows else chain_start
+    if start:
+        current = data[effector]
+        while current is not None and current.name != start:
+            current = current.parent
+        if current is None:
+            raise BlenderDataError(_not_above(bone, chain_start, follows))
+    check_chain_writes(obj, effector, start or None)
 
 
 def _not_above(bone: str, chain_start: str, follows: dict[str, Follow]) -> str:

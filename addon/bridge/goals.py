@@ -21,6 +21,7 @@ from .animated import mesh_bones
 from .arrays import Array
 from .control_rig import figure_rig, stand_in
 from .followers import follow_in
+from .mechanisms import check_chain_writes
 from .rig import Rig, to_numpy
 
 
@@ -312,10 +313,12 @@ def build_problem(obj: Any, scene: Any, rig: Rig | None = None) -> Setup:
             point, start = effector(entry, bone), entry.chain_start or None
             if rig.model is not None:  # a control rig: on its skeleton
                 point, start = stand_in(rig, entry, point, label)
-            elif rig.followers:  # bones following controls: on the controls
-                point, start = follow_in(rig, entry, point, label)
-                if entry.bone in rig.followers:  # "met" on the bone named, all the same
-                    named[point.segment] = (entry.bone, rig.followers[entry.bone].inverse)
+            else:
+                if rig.followers:  # bones following controls: on the controls
+                    point, start = follow_in(rig, entry, point, label)
+                    if entry.bone in rig.followers:  # "met" on the bone named, all the same
+                        named[point.segment] = (entry.bone, rig.followers[entry.bone].inverse)
+                check_chain_writes(obj, point.segment, start, label)
             constraint = Constraint(
                 point,
                 solver_goal,

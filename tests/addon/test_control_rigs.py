@@ -3,8 +3,11 @@ written and keyed only on the controls of each limb's mode, met on the deform bo
 
 from __future__ import annotations
 
+import re
+
 import bpy
 import pytest
+from mathutils import Matrix, Vector
 from test_controls import generated, switch_to
 from test_placing import SKELETON, skeleton_channels
 
@@ -250,3 +253,41 @@ def test_a_rig_generated_again_under_reachs_settings_is_posed_as_before(reach):
     assert obj.reach.stats.message == "all constraints met", obj.reach.stats.message
     assert deform_miss(obj, limb, "end") <= 1e-5 * limb_length(obj, limb)
     assert skeleton_channels(obj) == before
+
+
+def test_a_rig_without_limbs_is_posed_through_its_controls_or_refused_by_name(reach):
+    """The shark: no switchable limbs, so Reach poses it bone by bone, controls only."""
+    obj = generated("shark")
+    assert bpy.ops.reach.figure_from_armature(armature=obj.name) == {"FINISHED"}
+    before = skeleton_channels(obj)
+    refusals = {  # (bone, chain start): the mechanism bone named, the way out
+        ("head", "torso"): ("MCH-ROT-head", "start the chain at 'head' or a control below it"),
+        ("jaw", ""): ("ORG-jaw.master", "start the chain at 'jaw'"),
+        ("DEF-side_fin.L.001", ""): ("DEF-side_fin.L.001", "Figure ▸ Moves With"),
+    }
+    for (bone, start), (mechanism, way_out) in refusals.items():
+        refused = rf"moves '{re.escape(mechanism)}', which the rig poses by its own .*{way_out}"
+        with pytest.raises(RuntimeError, match=refused):
+            bpy.ops.reach.add_constraint(
+                armature=obj.name, bone=bone, effector="TAIL", chain_start=start
+            )
+    assert len(obj.reach.constraints) == 0
+    assert bpy.ops.reach.add_constraint(
+        armature=obj.name, bone="side_fin.L", effector="TAIL", chain_start="side_fin.L", name="fin"
+    ) == {"FINISHED"}
+    goal = obj.reach.constraints["fin"].goal
+    fin = obj.data.bones["side_fin.L"]
+    head = obj.matrix_world @ obj.pose.bones["side_fin.L"].head
+    turn = Matrix.Rotation(0.4, 3, Vector((1.0, 2.0, 3.0)).normalized())
+    goal.location = head + turn @ (goal.location - head)  # where the fin turned reaches
+    assert bpy.ops.reach.solve(armature=obj.name) == {"FINISHED"}
+    assert obj.reach.stats.message == "all constraints met", obj.reach.stats.message
+    assert skeleton_channels(obj) == before  # the fin control alone was written
+    tail = obj.matrix_world @ obj.pose.bones["ORG-side_fin.L"].tail
+    assert (tail - goal.location).length <= 1e-5 * fin.length
+    # a chain start changed to run through the rig's mechanism is refused at Solve
+    obj.reach.constraints["fin"].chain_start = "torso"
+    channels = {b.name: b.matrix_basis.copy() for b in obj.pose.bones}
+    with pytest.raises(RuntimeError, match=r"constraint 'fin': the chain from 'torso' .*'ORG-shoulder.L'"):
+        bpy.ops.reach.solve(armature=obj.name)
+    assert all(b.matrix_basis == channels[b.name] for b in obj.pose.bones)
