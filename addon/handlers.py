@@ -38,12 +38,14 @@ def _on_depsgraph_update(scene: Any, depsgraph: Any) -> None:
         obj = update.id.original
         if isinstance(obj, bpy.types.Object) and obj.type == "ARMATURE":
             renames.repair(obj)  # a bone renamed in the interface
-    live.depsgraph_updated(scene)
+    live.depsgraph_updated(scene, depsgraph)
 
 
 @persistent  # type: ignore[untyped-decorator]
-def _on_frame_change(scene: Any, _depsgraph: Any) -> None:
-    live.frame_changed(scene)
+def _on_frame_change(scene: Any, depsgraph: Any) -> None:
+    # a render's depsgraph is the render's own: it is not updated from here
+    viewport = depsgraph is not None and depsgraph.mode == "VIEWPORT"
+    live.frame_changed(scene, depsgraph if viewport else None)
 
 
 def _handlers() -> tuple[tuple[Any, Any], ...]:

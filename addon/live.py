@@ -9,7 +9,10 @@ one, else from the animation's own pose, so animated goals and an animated armat
 followed frame by frame.
 
 A :class:`LiveSession` per armature is driven by a depsgraph handler and a frame-change
-handler. The armature's ``reach.live`` flag is saved in the file: a load handler turns
+handler. A frame change's solve is evaluated and judged at once, through the frame's
+depsgraph; one in the depsgraph handler, where nothing can be evaluated, is finished
+by a timer right after it (:func:`settle_pending`: a control rig's remaining passes,
+then the verdict on Blender's pose). The armature's ``reach.live`` flag is saved in the file: a load handler turns
 live mode back on after a file is opened, or shows it as off (with the reason) when it
 cannot be. Sessions follow the armature's ``session_uid``, so renaming it keeps them.
 Live mode ends with :func:`stop`, or when the add-on is disabled.
@@ -22,14 +25,12 @@ from contextlib import contextmanager
 from typing import Any
 
 import bpy
-from bpy.props import BoolProperty
-from bpy.types import Operator
 
 from . import renames
-from .bridge import keys, posing, rig, snapshot
+from .bridge import keys, posing, snapshot
 from .bridge.inputs import figure_inputs
+from .bridge.placing import PASSES
 from .errors import BlenderDataError, ReachError
-from .operator_base import ArmatureOperator, Result
 
 Channels = tuple[str, ...]
 """A pose bone's location and rotation channels, or a world matrix, flat, as hex."""
@@ -89,6 +90,7 @@ class LiveSession:
         self.pending: posing.Step | None = None
         self.resuming = resuming
         self.inputs: tuple[Any, ...] | None = None
+        self.view_layer: Any | None = None  # where the last update came from
 
     def find(self) -> Any | None:
         """The armature object, by name or, after a rename, by ``session_uid``."""
@@ -150,18 +152,48 @@ class LiveSession:
         obj.reach.stats.message = f"live mode is off after loading: {self.last_error}"
         return False
 
-    def follow_frame(self, scene: Any) -> bool:
+    def follow_frame(self, scene: Any, depsgraph: Any | None = None) -> bool:
         """Re-solve on the scene's current frame; return whether it solved.
 
         The start is the animation's own pose at this frame, with the chains' bones at
-        the previous frame's solution when that was the adjacent frame.
+        the previous frame's solution when that was the adjacent frame. With the frame's
+        ``depsgraph`` (after Blender evaluated the frame, which calls no update handler
+        for what is written then) the solve evaluates and judges its writes through it.
         """
         obj = self.find()
         if obj is None or self.busy:
             return False
         if self.resuming:
             return self._resume(obj, scene)
-        return self._solve(obj, scene, [], follow=True)
+        return self._solve(obj, scene, [], follow=True, evaluator=depsgraph)
+
+    def settle(self, view_layer: Any) -> bool:
+        """Finish and judge a solve written inside a depsgraph handler; whether it wrote.
+
+        There the write is one pass of a control rig's controls, from predicted parents
+        (Blender evaluates it after the handler, calling no handler for it); the passes
+        a rig's own mechanism needs (a chain's plane, a paw's heel) are made here, each
+        evaluated through ``view_layer``, and the pose is then judged on what Blender
+        evaluated.
+        """
+        obj = self.find()
+        if obj is None or self.pending is None or self.busy:
+            return False
+        self.busy = True
+        wrote = False
+        try:
+            for _ in range(PASSES):
+                if not self.poser.refine():
+                    break
+                wrote = True
+                view_layer.update()
+        except (ReachError, KeyError, ReferenceError):  # bones gone, a limb blended since
+            pass
+        finally:
+            self._judge(obj)
+            self.watched, self.written = self._state(obj)
+            self.busy = False
+        return wrote
 
     def _judge(self, obj: Any) -> None:
         """Measure the last solve on Blender's evaluated pose (see :meth:`Poser.judge`)."""
@@ -175,11 +207,20 @@ class LiveSession:
             return
 
     def _solve(
-        self, obj: Any, scene: Any, held: list[str], *, follow: bool, keep: bool = False
+        self,
+        obj: Any,
+        scene: Any,
+        held: list[str],
+        *,
+        follow: bool,
+        keep: bool = False,
+        evaluator: Any | None = None,
     ) -> bool:
         """Solve from the current pose and write it; return whether it solved.
 
         ``keep`` (a file just opened): write only if the solve moves a bone, key nothing.
+        ``evaluator`` (a depsgraph): evaluates the writes now, and the step is judged
+        now; else Blender evaluates them after the handler and the next update judges.
         The problem is built afresh when bones are held, or when what it is built from
         changed (:func:`.bridge.inputs.figure_inputs`); else the last one is refreshed.
         """
@@ -190,7 +231,7 @@ class LiveSession:
             if follow:
                 keys.apply_switches(obj, frame)
             adjacent = self.frame is not None and abs(frame - self.frame) == 1
-            self.poser.obj, self.poser.scene = obj, scene
+            self.poser.obj, self.poser.scene, self.poser.view_layer = obj, scene, evaluator
             inputs = figure_inputs(obj)
             rebuild, self.inputs = inputs != self.inputs, None  # kept once the step succeeds
             step = self.poser.step(
@@ -199,10 +240,11 @@ class LiveSession:
                 rebuild=rebuild,
                 hold=held,
                 keep=keep,
-                judge=False,
+                judge=evaluator is not None,
                 key=not (follow or keep),
             )
-            self.pending, self.inputs = step, inputs
+            self.pending = None if evaluator is not None else step
+            self.inputs = inputs
             self.frame = frame
             self.solves += 1
             self.last_error = ""
@@ -210,6 +252,7 @@ class LiveSession:
             self.last_error = str(error)
             obj.reach.stats.message = f"live: {error}"
         finally:
+            self.poser.view_layer = None
             self.watched, self.written = self._state(obj)
             self.busy = False
         return not self.last_error
@@ -223,6 +266,11 @@ def session(armature: str) -> LiveSession | None:
     """The live session of the armature object named ``armature``, if live mode is on."""
     obj = bpy.data.objects.get(armature)
     return None if obj is None else _sessions.get(int(obj.session_uid))
+
+
+def has_session(uid: int) -> bool:
+    """Whether live mode is on for the armature object with ``session_uid`` ``uid``."""
+    return any(live.uid == uid for live in _each_session())
 
 
 def is_live(armature: str) -> bool:
@@ -288,20 +336,40 @@ def _each_session() -> list[LiveSession]:
     return live
 
 
-def depsgraph_updated(scene: Any) -> None:
-    """Re-solve every live session whose goals, armature or free bones moved."""
+def depsgraph_updated(scene: Any, depsgraph: Any | None = None) -> None:
+    """Re-solve every live session whose goals, armature or free bones moved.
+
+    A solve written here is finished after the handler (:func:`settle_pending`, on a
+    timer of Blender's event loop), where the rig can be evaluated between passes.
+    """
     if _paused[0]:
         return
     for live in _each_session():
-        live.update(scene)
+        if live.update(scene) and depsgraph is not None:
+            live.view_layer = depsgraph.view_layer
+            if not bpy.app.timers.is_registered(settle_pending):
+                bpy.app.timers.register(settle_pending, first_interval=0.0)
 
 
-def frame_changed(scene: Any) -> None:
+def settle_pending() -> None:
+    """Finish each live session's solve written inside a depsgraph handler; once, by a timer.
+
+    See :meth:`LiveSession.settle`.
+    """
+    for live in _each_session():
+        if live.view_layer is not None:
+            try:
+                live.settle(live.view_layer)
+            except ReferenceError:  # the view layer is gone
+                live.view_layer = None
+
+
+def frame_changed(scene: Any, depsgraph: Any | None = None) -> None:
     """Every live session follows the new frame (its keyed goals and bones)."""
     if _paused[0]:
         return
     for live in _each_session():
-        live.follow_frame(scene)
+        live.follow_frame(scene, depsgraph)
 
 
 def restore_after_load() -> None:
@@ -330,44 +398,3 @@ def restore_after_load() -> None:
         context.view_layer.update()  # evaluates the scene: its depsgraph handler resumes
         for live in _each_session():
             live.update(context.scene)  # if Blender had nothing to evaluate
-
-
-class REACH_OT_live(ArmatureOperator, Operator):
-    """Live mode: re-solve whenever a goal, the armature or a free bone moves, or the frame.
-
-    Attributes:
-        watching: The ``session_uid`` of the armature whose live mode the modal loop
-            waits on (from ``invoke``).
-    """
-
-    bl_idname = "reach.live"
-    bl_label = "Live"
-    bl_options = {"REGISTER"}
-
-    stop: BoolProperty(name="Stop", description="End live mode on the armature", default=False)  # type: ignore[valid-type]
-
-    watching: int
-
-    def run(self, context: Any) -> Result:  # noqa: D102
-        obj = rig.armature_object(self.armature, context)
-        if self.stop:
-            stop(obj.name)
-        else:
-            start(obj, context.scene)
-        return {"FINISHED"}
-
-    def invoke(self, context: Any, event: Any) -> Result:  # noqa: D102
-        result = self.execute(context)
-        if self.stop or "CANCELLED" in result:
-            return result
-        self.watching = int(rig.armature_object(self.armature, context).session_uid)
-        context.window_manager.modal_handler_add(self)
-        return {"RUNNING_MODAL"}
-
-    def modal(self, context: Any, event: Any) -> Result:  # noqa: D102
-        if not any(live.uid == self.watching for live in _each_session()):
-            return {"FINISHED"}
-        return {"PASS_THROUGH"}
-
-
-classes = (REACH_OT_live,)

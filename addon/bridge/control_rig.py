@@ -28,7 +28,7 @@ from .controls import Limb, find_limbs
 from .followers import effector_in, followed, nearest_rotation
 from .joints import bone_dofs, euler_order, joint_settings
 from .paws import Heels
-from .placing import place_limbs
+from .placing import place_limbs, refine_limbs
 from .pose import axis_angles, set_axis_angles
 from .rig import BoneLayout, Rig, build_rig, to_numpy, world_matrix
 from .trunk import Trunk, add_trunk, find_trunk, is_current, write_trunk
@@ -289,7 +289,38 @@ def write_model(
         for joint in model.trunk.joints:  # a carrier's copy takes its pose too
             pose = Matrix((world_inverse @ frames[index[joint.segment]]).tolist())
             moved[joint.segment] = moved[joint.bone] = pose
-    placed = [
+    placed = _limb_targets(model, frames, index, world_inverse, chosen)
+    for result in place_limbs(obj, view_layer, placed, moved, heels):
+        written.extend(result.controls)
+    return written
+
+
+def refine_model(
+    obj: Any, rig: Rig, theta: Array, bones: Iterable[str], heels: Heels | None = None
+) -> bool:
+    """One more write of the limbs' controls toward θ, from the pose Blender evaluated.
+
+    For a write made inside a depsgraph handler (:func:`write_model` without a view
+    layer): see :func:`.placing.refine_limbs`. Returns whether a control was written.
+    """
+    model = rig.model
+    assert isinstance(model, ControlModel)  # a control rig's
+    world_inverse = np.linalg.inv(to_numpy(obj.matrix_world))
+    frames = rig.figure.forward(theta)
+    index = {entry.name: k for k, entry in enumerate(rig.layout)}
+    placed = _limb_targets(model, frames, index, world_inverse, set(bones))
+    return refine_limbs(obj, placed, heels)
+
+
+def _limb_targets(
+    model: ControlModel,
+    frames: Array,
+    index: dict[str, int],
+    world_inverse: Array,
+    chosen: set[str],
+) -> list[tuple[Limb, dict[str, Matrix]]]:
+    """Per limb holding one of the ``chosen`` bones, its bones' pose-space targets."""
+    return [
         (
             limb,
             {name: Matrix((world_inverse @ frames[index[name]]).tolist()) for name in limb.bones},
@@ -297,9 +328,6 @@ def write_model(
         for limb in model.limbs
         if chosen.intersection(limb.bones)
     ]
-    for result in place_limbs(obj, view_layer, placed, moved, heels):
-        written.extend(result.controls)
-    return written
 
 
 def _motion(rig: Rig, theta: Array, entry: BoneLayout) -> Array:

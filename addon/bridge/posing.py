@@ -24,7 +24,7 @@ from ..errors import BlenderDataError
 from ..renames import writing
 from . import goals, solving
 from .arrays import Array
-from .control_rig import figure_rig, read_model, write_model
+from .control_rig import figure_rig, read_model, refine_model, write_model
 from .goals import Setup
 from .keys import auto_key
 from .paws import Heels
@@ -97,6 +97,7 @@ class Poser:
         self.theta: Array | None = None
         self.held: tuple[str, ...] = ()
         self.writer: PoseWriter | ModelWriter | None = None
+        self.shown: solving.Outcome | None = None  # the outcome the sidebar shows
 
     def prepare(self, *, rebuild: bool = False, hold: Sequence[str] = ()) -> Setup:
         """The problem of the armature's enabled constraints as they are now.
@@ -224,6 +225,8 @@ class Poser:
             if written:
                 if self.writer is None:
                     self.writer = figure_writer(self.obj, setup.rig, setup.movable, self.view_layer)
+                if isinstance(self.writer, ModelWriter):  # evaluates between passes, if it can
+                    self.writer.view_layer = self.view_layer
                 self.writer.write(self.obj, solution)
             if judge:
                 self.view_layer.update()
@@ -233,6 +236,7 @@ class Poser:
         milliseconds = 1000.0 * (time.perf_counter() - began)
         if stats:
             solving.store_stats(self.obj, outcome, milliseconds)
+            self.shown = outcome
         if key:
             auto_key(self.scene, self.obj, setup.rig, moved, self.scene.frame_current)
         return Step(setup, read, theta, clamped, outcome, moved, written, milliseconds)
@@ -243,9 +247,22 @@ class Poser:
         The sidebar is updated when Blender's pose says otherwise than Reach's model.
         """
         judged = solving.judge(self.obj, step.setup, step.outcome, self.obj.reach)
-        if judged is not step.outcome:
+        if judged is not self.shown:
             solving.store_stats(self.obj, judged, step.milliseconds)
+            self.shown = judged
         return judged
+
+    def refine(self) -> bool:
+        """Write a control rig's controls once more toward the last solution.
+
+        After a step written inside a depsgraph handler (no view layer to evaluate the
+        rig between passes), once Blender has evaluated it: see :meth:`ModelWriter.refine`.
+        Returns whether a control was written (to be judged after its evaluation).
+        """
+        if not isinstance(self.writer, ModelWriter) or self.theta is None:
+            return False
+        with writing():
+            return self.writer.refine(self.obj, self.theta)
 
 
 def start_error(setup: Setup, theta: Array) -> BlenderDataError:
@@ -327,6 +344,10 @@ class ModelWriter:
     def write(self, obj: Any, theta: Array) -> None:
         """Place the controls of the limbs holding the chosen bones."""
         write_model(obj, self.rig, theta, self.bones, self.view_layer, self.heels)
+
+    def refine(self, obj: Any, theta: Array) -> bool:
+        """Place them once more from Blender's evaluation of the last write; whether it wrote."""
+        return refine_model(obj, self.rig, theta, self.bones, self.heels)
 
 
 def figure_writer(
