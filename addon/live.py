@@ -12,10 +12,10 @@ A :class:`LiveSession` per armature is driven by a depsgraph handler and a frame
 handler. A frame change's solve is evaluated and judged at once, through the frame's
 depsgraph; one in the depsgraph handler, where nothing can be evaluated, is finished
 by a timer right after it (:func:`settle_pending`: a control rig's remaining passes,
-then the verdict on Blender's pose). The armature's ``reach.live`` flag is saved in the file: a load handler turns
-live mode back on after a file is opened, or shows it as off (with the reason) when it
-cannot be. Sessions follow the armature's ``session_uid``, so renaming it keeps them.
-Live mode ends with :func:`stop`, or when the add-on is disabled.
+then the verdict on Blender's pose). The armature's ``reach.live`` flag is saved in the
+file: a load handler turns live mode back on after a file is opened, or shows it as off
+(with the reason) when it cannot be. Sessions follow the armature's ``session_uid``, so
+renaming it keeps them. Live mode ends with :func:`stop`, or when the add-on is disabled.
 """
 
 from __future__ import annotations
