@@ -65,13 +65,11 @@ class DragGoal(ArmatureOperator):
         draw_handle: The viewport draw handler that notes ``drawn``.
     """
 
-    goal: StringProperty(  # type: ignore[valid-type]
-        name="Goal", description="The goal empty to drag; empty: the active object"
-    )
     path: CollectionProperty(  # type: ignore[valid-type]
         type=ReachPathPoint, name="Path", description="Locations to replay as drag events"
     )
 
+    goal: str  # the operator's property (a bone drag has none)
     drag: DragSession
     view: ViewMatrices
     gesture: Move | Turn
@@ -95,18 +93,32 @@ class DragGoal(ArmatureOperator):
             )
         return DragSession(context, find_armature(self.armature, goal, context), goal)
 
+    header = "Reach: drag the goal · X/Y/Z axis · R rotate · LMB/Enter confirm · RMB/Esc cancel"
+    """The viewport header while the drag starts."""
+
+    def confirm(self) -> None:
+        """Keep the dragged pose."""
+        self.drag.finish()
+
+    def abandon(self) -> None:
+        """Restore the pose and the goal as they were."""
+        self.drag.cancel()
+
+    def on_turn(self) -> None:
+        """R pressed: the goal is about to be turned."""
+
     def run(self, context: Any) -> Result:
         """Replay ``path`` as drag events; on a bad event, restore the pose and cancel."""
-        drag = self.begin(context)
+        drag = self.drag = self.begin(context)
         try:
             for point in self.path:
                 drag.step(point.location)
         except ReachError as error:
-            drag.cancel()
+            self.abandon()
             raise BlenderDataError(
                 f"drag cancelled at event {len(drag.events) + 1}: {error}"
             ) from error
-        drag.finish()
+        self.confirm()
         if drag.last is not None and drag.last.unmet:
             self.report({"WARNING"}, drag.obj.reach.stats.message)  # type: ignore[attr-defined]
         return {"FINISHED"}
@@ -115,6 +127,8 @@ class DragGoal(ArmatureOperator):
         """Start an interactive drag; a ``path`` (or no 3D viewport) is replayed instead."""
         if len(self.path) > 0 or context.area is None or context.area.type != "VIEW_3D":
             return self.execute(context)
+        self.view = ViewMatrices.from_region(context.region, context.region_data)
+        self.mouse = (event.mouse_region_x, event.mouse_region_y)
         try:
             check_ready(self.armature, context)
             self.drag = self.begin(context)
@@ -123,8 +137,6 @@ class DragGoal(ArmatureOperator):
             return {"CANCELLED"}
         goal = self.drag.goal
         drag_started(self.drag.obj.name, goal.name)
-        self.view = ViewMatrices.from_region(context.region, context.region_data)
-        self.mouse = (event.mouse_region_x, event.mouse_region_y)
         self.gesture = Move.of(self.view, self.mouse, goal)
         self.step_end = 0.0
         self.drawn = 0.0
@@ -132,9 +144,7 @@ class DragGoal(ArmatureOperator):
             self.note_drawn, (), "WINDOW", "POST_PIXEL"
         )
         context.window_manager.modal_handler_add(self)
-        context.area.header_text_set(
-            "Reach: drag the goal · X/Y/Z axis · R rotate · LMB/Enter confirm · RMB/Esc cancel"
-        )
+        context.area.header_text_set(self.header)
         return {"RUNNING_MODAL"}
 
     def modal(self, context: Any, event: Any) -> Result:
@@ -143,7 +153,7 @@ class DragGoal(ArmatureOperator):
             return self.handle(context, event)
         except Exception as error:  # every failure is reported, never a traceback
             self.end(context)
-            self.drag.cancel()
+            self.abandon()
             self.report({"ERROR"}, failure_message(error))  # type: ignore[attr-defined]
             return {"CANCELLED"}
 
@@ -162,16 +172,17 @@ class DragGoal(ArmatureOperator):
         elif event.type == "R":
             trackball = isinstance(gesture, Turn) and gesture.mode == "ROTATE"
             mode = "TRACKBALL" if trackball else "ROTATE"
+            self.on_turn()
             self.gesture = Turn.of(self.view, self.mouse, self.drag.goal, mode)
         elif event.type == "G" and isinstance(gesture, Turn):
             self.gesture = Move.of(self.view, self.mouse, self.drag.goal)
         elif event.type in CONFIRM:
             self.end(context)
-            self.drag.finish()
+            self.confirm()
             return {"FINISHED"}
         elif event.type in CANCEL:
             self.end(context)
-            self.drag.cancel()
+            self.abandon()
             return {"CANCELLED"}
         return {"RUNNING_MODAL"}
 
@@ -215,6 +226,10 @@ class REACH_OT_drag_goal(DragGoal, Operator):
     bl_idname = "reach.drag_goal"
     bl_label = "Drag Goal"
     bl_options = {"REGISTER", "UNDO", "GRAB_CURSOR", "BLOCKING"}
+
+    goal: StringProperty(  # type: ignore[valid-type]
+        name="Goal", description="The goal empty to drag; empty: the active object"
+    )
 
 
 classes = (REACH_OT_drag_goal,)

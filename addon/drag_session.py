@@ -56,13 +56,19 @@ class DragSession:
         context: Blender context (scene and view layer are taken from it).
         obj: The armature object.
         goal: The goal empty being dragged (any object the goals depend on).
+        key_goal: With auto-keying on, the goal is keyed too (not a goal made for the drag).
+
+    Attributes:
+        rebuild: The next event builds the problem afresh (a constraint changed).
 
     Raises:
         ReachError: If the constraints or the start pose cannot be solved.
     """
 
-    def __init__(self, context: Any, obj: Any, goal: Any) -> None:
+    def __init__(self, context: Any, obj: Any, goal: Any, key_goal: bool = True) -> None:
         self.scene = context.scene
+        self.key_goal = key_goal
+        self.rebuild = False
         self.view_layer = context.view_layer
         self.obj = obj
         self.goal = goal
@@ -135,7 +141,10 @@ class DragSession:
         self.view_layer.update()
         budget = self.budget
         try:
-            step = self.poser.step(posing.Start.FOLLOW, time_limit=budget, stats=False)
+            step = self.poser.step(
+                posing.Start.FOLLOW, time_limit=budget, stats=False, rebuild=self.rebuild
+            )
+            self.rebuild = False
         except ReachError:
             previous.put(self.goal)
             self.view_layer.update()
@@ -182,6 +191,8 @@ class DragSession:
             rig = self.setup.rig
             changed = pose.changed_bones(rig, self.start, self.theta)
             keys.auto_key(self.scene, self.obj, rig, changed, self.scene.frame_current)
+            if not self.key_goal:
+                return
             self.goal.keyframe_insert("location", frame=self.scene.frame_current)
             if self.turned:
                 channel = keys.rotation_channel(self.goal.rotation_mode)

@@ -11,6 +11,7 @@ from bpy.props import PointerProperty
 from . import (
     bake,
     drag,
+    drag_bone,
     figure_ops,
     follower_ops,
     handlers,
@@ -32,6 +33,7 @@ classes = (
     *pin_ops.classes,
     *solve_ops.classes,
     *drag.classes,
+    *drag_bone.classes,
     *live_ops.classes,
     *bake.classes,
     *joint_ops.classes,

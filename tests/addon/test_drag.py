@@ -89,21 +89,27 @@ def interactive(reach, obj, goal):
         def report(self, kind, message):
             self.reports.append((kind, message))
 
+    return Harness(), viewport(goal.matrix_world.translation, bpy.context.active_object)
+
+
+def viewport(center, active_object):
+    """A 3D viewport context stand-in: the real scene and view layer, a front view of
+    ``center`` with real matrices, an area recording its header text and a window
+    manager recording its modal handlers."""
     area = SimpleNamespace(type="VIEW_3D", headers=[])
     area.header_text_set = area.headers.append
     manager = SimpleNamespace(handlers=[])
     manager.modal_handler_add = manager.handlers.append
-    region, region_data = rigs.region_view(goal.matrix_world.translation)
-    context = SimpleNamespace(
+    region, region_data = rigs.region_view(center)
+    return SimpleNamespace(
         scene=bpy.context.scene,
         view_layer=bpy.context.view_layer,
-        active_object=bpy.context.active_object,
+        active_object=active_object,
         area=area,
         region=region,
         region_data=region_data,
         window_manager=manager,
     )
-    return Harness(), context
 
 
 def invoked(drag, context, start):

@@ -134,11 +134,19 @@ def options(rng, idname, obj):
         chosen["clamp"] = rng.random() < 0.5
     if idname == "drag_goal":
         chosen["goal"] = rng.choice(goals)
+    if idname == "drag_bone":
+        chosen.update(
+            bone=name(rng, obj),
+            effector=rng.choice(["HEAD", "TAIL"]),
+            chain_start=name(rng, obj) if rng.random() < 0.3 else "",
+            pin=rng.random() < 0.3,
+        )
+    if idname in {"drag_goal", "drag_bone"}:
         chosen["path"] = [{"name": "", "location": vector(rng, 3)} for _ in range(rng.randrange(4))]
     return chosen
 
 
-def misses(obj):
+def misses(reach, obj):
     """The enabled constraints the sidebar counts as met but Blender's pose misses.
 
     Each point goal is measured here on the evaluated bones, apart from Reach's own
@@ -153,7 +161,8 @@ def misses(obj):
         if not entry.enabled or entry.name in unmet or goal is None or entry.any_of:
             continue
         bone = obj.pose.bones[entry.bone]
-        local = {"HEAD": Vector(), "TAIL": Vector((0.0, bone.length, 0.0))}.get(
+        along = reach.addon.bridge.goals.tail_length(bone.bone)  # where Reach's tail sits
+        local = {"HEAD": Vector(), "TAIL": Vector((0.0, along, 0.0))}.get(
             entry.effector, Vector(entry.offset)
         )
         point = np.array(world @ bone.matrix @ local)
@@ -198,7 +207,7 @@ def test_no_operator_shows_a_traceback_or_loses_state(reach):
         if rng.random() < 0.3:
             mutate(rng, obj)
         # every operator alike, and solves and drags more often: enough verdicts to judge
-        idname = rng.choice(idnames if rng.random() < 0.8 else ["solve", "drag_goal"])
+        idname = rng.choice(idnames if rng.random() < 0.8 else ["solve", "drag_goal", "drag_bone"])
         chosen = options(rng, idname, obj)
         before = state()
         if obj.name in bpy.data.objects:
@@ -216,8 +225,8 @@ def test_no_operator_shows_a_traceback_or_loses_state(reach):
             assert result <= {"FINISHED", "CANCELLED"}, where
             if "CANCELLED" in result:
                 assert state() == before, where
-            elif idname in {"solve", "drag_goal"} and obj.reach.stats.message:
-                missed = misses(obj)
+            elif idname in {"solve", "drag_goal", "drag_bone"} and obj.reach.stats.message:
+                missed = misses(reach, obj)
                 assert not missed, f"{where}: {obj.reach.stats.message!r}, yet missed {missed}"
                 counts["judged"] += 1
             counts["finished" if "FINISHED" in result else "refused"] += 1
