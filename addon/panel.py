@@ -46,6 +46,8 @@ class REACH_PT_figure(ReachPanel, Panel):
         else:
             layout.label(text=f"'{obj.name}' is not a Reach figure yet", icon="ARMATURE_DATA")
         layout.prop(settings, "translate_root")
+        if settings.is_figure:
+            layout.prop(settings, "show_overlay")
         op = layout.operator(
             "reach.figure_from_armature",
             text="Update Reach Figure" if settings.is_figure else "Make Reach Figure",

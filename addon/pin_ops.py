@@ -3,7 +3,9 @@
 A pin is a position constraint at the bone's head whose goal empty (a small sphere)
 stays where the head was, flagged as a pin: the damped least-squares method meets pins
 before every priority level and exactly; the other methods weigh it as a goal of
-weight :data:`solver.PIN_WEIGHT`. Moving the empty moves the pin.
+weight :data:`solver.PIN_WEIGHT`. Moving the empty moves the pin. ``reach.pin_toggle``
+(P in the Reach tool; Shift P: the bone's rotation) pins the bone under the mouse, or
+the selected bones, or takes their pins away.
 """
 
 from __future__ import annotations
@@ -11,13 +13,17 @@ from __future__ import annotations
 from typing import Any
 
 import bpy
+from bpy.props import BoolProperty, StringProperty
 from bpy.types import Operator
 
 from ..solver import PIN_WEIGHT
+from .bridge.rig import armature_object
+from .drag_bone import pick_bone
 from .errors import BlenderDataError
 from .figure_ops import check_pose
-from .operator_base import BoneOperator, Result
+from .operator_base import ArmatureOperator, BoneOperator, Result, goal_users
 from .renames import unique_name
+from .view import ViewMatrices
 
 
 class REACH_OT_pin_bone(BoneOperator, Operator):
@@ -51,4 +57,94 @@ class REACH_OT_pin_bone(BoneOperator, Operator):
         return {"FINISHED"}
 
 
-classes = (REACH_OT_pin_bone,)
+def _pins(obj: Any, bone: str, rotation: bool) -> list[str]:
+    """The pins of ``bone``'s point, or of its rotation."""
+    kinds = {"ORIENTATION"} if rotation else {"POSITION", "POSITION_ORIENTATION"}
+    entries = obj.reach.constraints
+    return [c.name for c in entries if c.pinned and c.bone == bone and c.goal_type in kinds]
+
+
+class REACH_OT_pin_toggle(ArmatureOperator, Operator):
+    """Pin the bone under the mouse (or the selected bones) where it is, or unpin it."""
+
+    bl_idname = "reach.pin_toggle"
+    bl_label = "Toggle Pin"
+    bl_options = {"REGISTER", "UNDO"}
+
+    bone: StringProperty(  # type: ignore[valid-type]
+        name="Bone", description="The bone; empty: the bone under the mouse, else the selected"
+    )
+    rotation: BoolProperty(  # type: ignore[valid-type]
+        name="Rotation", description="Pin the bone's rotation instead of its head", default=False
+    )
+
+    def invoke(self, context: Any, event: Any) -> Result:  # noqa: D102
+        if not self.bone:
+            try:
+                self.bone = bone_under_mouse(context, event, self.armature)
+            except BlenderDataError as error:
+                self.report({"ERROR"}, str(error))
+                return {"CANCELLED"}
+        return self.execute(context)
+
+    def run(self, context: Any) -> Result:  # noqa: D102
+        obj = armature_object(self.armature, context)
+        if self.bone:
+            if obj.data.bones.get(self.bone) is None:
+                raise BlenderDataError(f"armature '{obj.name}' has no bone '{self.bone}'")
+            bones = [self.bone]
+        else:
+            bones = selected_bones(obj)
+        if not bones:
+            raise BlenderDataError(f"no bone of '{obj.name}' under the mouse or selected to pin")
+        for bone in bones:
+            pins = _pins(obj, bone, self.rotation)
+            if pins:
+                for name in pins:
+                    goal = obj.reach.constraints[name].goal
+                    obj.reach.constraints.remove(obj.reach.constraints.find(name))
+                    if goal is not None and not goal_users(context.blend_data.objects, goal):
+                        context.blend_data.objects.remove(goal)
+                obj.reach.active_constraint = max(
+                    0, min(obj.reach.active_constraint, len(obj.reach.constraints) - 1)
+                )
+            elif self.rotation:
+                _pin_rotation(obj, bone)
+            else:
+                bpy.ops.reach.pin_bone(armature=obj.name, bone=bone)  # type: ignore[attr-defined]
+        return {"FINISHED"}
+
+
+def bone_under_mouse(context: Any, event: Any, armature: str) -> str:
+    """The bone of ``armature`` drawn under the event's mouse ("" when none, or no view).
+
+    Raises:
+        BlenderDataError: For a missing armature.
+    """
+    obj = armature_object(armature, context)
+    if context.region is None or context.region_data is None:
+        return ""
+    view = ViewMatrices.from_region(context.region, context.region_data)
+    picked = pick_bone(view, (event.mouse_region_x, event.mouse_region_y), obj)
+    return "" if picked is None else picked[0]
+
+
+def selected_bones(obj: Any) -> list[str]:
+    """The armature's selected bones (a pose bone's flag from Blender 5.0, a bone's before)."""
+    pose = obj.pose.bones
+    if "select" in bpy.types.PoseBone.bl_rna.properties:
+        return [b.name for b in pose if b.select]
+    return [b.name for b in obj.data.bones if b.select]
+
+
+def _pin_rotation(obj: Any, bone: str) -> None:
+    """Pin ``bone``'s rotation as it is now (an orientation goal with its axes)."""
+    check_pose(obj, bone)
+    name = unique_name(obj.reach.constraints, f"Pin turn {bone}")
+    bpy.ops.reach.add_constraint(  # type: ignore[attr-defined]
+        armature=obj.name, bone=bone, goal_type="ORIENTATION", weight=PIN_WEIGHT, name=name
+    )
+    obj.reach.constraints[name].pinned = True
+
+
+classes = (REACH_OT_pin_bone, REACH_OT_pin_toggle)

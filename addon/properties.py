@@ -340,6 +340,12 @@ class ReachSettings(PropertyGroup):
         unit="LENGTH",
         precision=6,
     )
+    show_overlay: BoolProperty(  # type: ignore[valid-type]
+        name="Overlay",
+        description="Draw each constraint in the viewport: a line from its effector to its "
+        "goal, green when met, red with the miss when not; pins as squares",
+        default=True,
+    )
     method: PointerProperty(type=ReachMethod)  # type: ignore[valid-type]
     stats: PointerProperty(type=ReachStats)  # type: ignore[valid-type]
     bake_reduce: BAKE_REDUCE()  # type: ignore[valid-type]

@@ -20,10 +20,12 @@ from . import (
     live,
     live_ops,
     operator_base,
+    overlay,
     panel,
     pin_ops,
     properties,
     solve_ops,
+    tool,
 )
 
 classes = (
@@ -48,6 +50,8 @@ def register() -> None:
         bpy.utils.register_class(cls)
     bpy.types.Object.reach = PointerProperty(type=properties.ReachSettings)  # type: ignore[attr-defined, func-returns-value]
     handlers.register()
+    overlay.register()
+    tool.register()
 
 
 def unregister() -> None:
@@ -55,6 +59,8 @@ def unregister() -> None:
     live.stop()
     operator_base.drag_ended()
     handlers.unregister()
+    overlay.unregister()
+    tool.unregister()
     del bpy.types.Object.reach  # type: ignore[attr-defined]
     for cls in reversed(classes):
         bpy.utils.unregister_class(cls)

@@ -1,0 +1,198 @@
+"""The viewport overlay: each constraint's effector and goal, met or not, and the pins.
+
+For every armature that is a Reach figure with ``Object.reach.show_overlay`` on, a line
+runs from each enabled constraint's effector point (on Blender's evaluated pose) to the
+nearest point of its goal (the goal's location; its line or plane for those goal
+types), green where the last verdict says met and red where it says not, the miss
+written beside it; pinned points are drawn as squares. :func:`overlay_geometry` computes
+what is drawn (a pure function of the data, tested headless); :func:`draw_lines` and
+:func:`draw_labels` draw it with Blender's ``gpu`` and ``blf`` modules from the 3D
+viewport's draw handlers, which :func:`register` adds.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import bpy
+from mathutils import Vector
+
+from .bridge.goals import effector_point
+from .bridge.solving import length_text
+from .view import ViewMatrices, location_to_region
+
+MET = (0.25, 0.85, 0.35, 1.0)
+UNMET = (0.95, 0.25, 0.2, 1.0)
+PIN = (1.0, 0.75, 0.1, 1.0)
+LINE_WIDTH = 2.0
+PIN_SIZE = 9.0
+"""Colours (RGBA), the lines' width and the pins' size [px]."""
+
+
+@dataclass(frozen=True)
+class Mark:
+    """One constraint as drawn.
+
+    Attributes:
+        name: The constraint's name.
+        start: Its effector's point (world).
+        end: The nearest point of its goal (world).
+        met: Whether the last verdict counts it met.
+        text: What is written beside it ("" when met): the miss.
+        pinned: Whether it is a pin.
+    """
+
+    name: str
+    start: Vector
+    end: Vector
+    met: bool
+    text: str
+    pinned: bool
+
+
+@dataclass(frozen=True)
+class Overlay:
+    """What the overlay draws for one armature.
+
+    Attributes:
+        marks: One per enabled constraint with its goal and bone.
+        seconds: How long computing it took (the overlay's cost per redraw).
+    """
+
+    marks: tuple[Mark, ...]
+    seconds: float
+
+
+def _nearest(entry: Any, point: Vector, frame: Any) -> Vector:
+    """The point of constraint ``entry``'s goal (world ``frame``) nearest ``point``."""
+    origin: Vector = frame.translation.copy()
+    z: Vector = frame.col[2].xyz
+    axis = z.normalized() if z.length > 0.0 else Vector()
+    along = (point - origin).dot(axis)
+    if entry.goal_type == "LINE":
+        return origin + axis * along
+    if entry.goal_type == "PLANE":
+        return point - axis * along
+    if entry.goal_type == "HALF_SPACE":
+        return point - axis * min(along, 0.0)
+    return origin
+
+
+def overlay_geometry(obj: Any) -> Overlay:
+    """What the overlay draws for the armature ``obj``, as Blender evaluated it."""
+    began = time.perf_counter()
+    settings = obj.reach
+    unmet = set(filter(None, settings.stats.unmet.split(", ")))
+    reasons = dict(
+        line.split(": ", 1) for line in settings.stats.reasons.splitlines() if ": " in line
+    )
+    marks = []
+    world = obj.matrix_world
+    for entry in settings.constraints:
+        goal, pose_bone = entry.goal, obj.pose.bones.get(entry.bone)
+        if not entry.enabled or goal is None or pose_bone is None:
+            continue
+        local = Vector(effector_point(entry, pose_bone.bone))
+        start = world @ pose_bone.matrix @ local
+        end = _nearest(entry, start, goal.matrix_world)
+        met = entry.name not in unmet
+        text = "" if met else reasons.get(entry.name, length_text((end - start).length))
+        marks.append(Mark(entry.name, start, end, met, text, bool(entry.pinned)))
+    return Overlay(tuple(marks), time.perf_counter() - began)
+
+
+def shown_figures(context: Any) -> list[Any]:
+    """The visible armatures whose overlay is on."""
+    view_layer = context.view_layer
+    if view_layer is None:
+        return []
+    return [
+        o
+        for o in view_layer.objects
+        if o.type == "ARMATURE" and o.reach.is_figure and o.reach.show_overlay and o.visible_get()
+    ]
+
+
+def draw_lines(overlays: list[Overlay]) -> None:
+    """Draw the marks' lines and the pins (in the 3D view's space)."""
+    import gpu
+    from gpu_extras.batch import batch_for_shader
+
+    marks = [m for overlay in overlays for m in overlay.marks]
+    gpu.state.blend_set("ALPHA")
+    lines: Any = gpu.shader.from_builtin("POLYLINE_UNIFORM_COLOR")  # type: ignore[func-returns-value]
+    viewport: Any = gpu.state.viewport_get()  # type: ignore[func-returns-value]
+    lines.uniform_float("viewportSize", (float(viewport[2]), float(viewport[3])))
+    lines.uniform_float("lineWidth", LINE_WIDTH)
+    for colour, met in ((MET, True), (UNMET, False)):
+        points = [p for m in marks if m.met == met for p in (m.start, m.end)]
+        if points:
+            lines.uniform_float("color", colour)
+            batch_for_shader(lines, "LINES", {"pos": points}).draw(lines)
+    pins = [m.start for m in marks if m.pinned]
+    if pins:
+        dots: Any = gpu.shader.from_builtin("UNIFORM_COLOR")  # type: ignore[func-returns-value]
+        gpu.state.point_size_set(PIN_SIZE)
+        dots.uniform_float("color", PIN)
+        batch_for_shader(dots, "POINTS", {"pos": pins}).draw(dots)
+        gpu.state.point_size_set(1.0)
+    gpu.state.blend_set("NONE")
+
+
+def draw_labels(overlays: list[Overlay], view: ViewMatrices) -> None:
+    """Write each unmet mark's miss beside its line (in the region's pixels)."""
+    import blf
+
+    font = 0
+    blf.size(font, 12.0)
+    blf.color(font, *UNMET)
+    for overlay in overlays:
+        for mark in overlay.marks:
+            if mark.met:
+                continue
+            x, y = location_to_region(view, (mark.start + mark.end) / 2.0)
+            blf.position(font, x + 6.0, y + 4.0, 0.0)
+            blf.draw(font, f"{mark.name}: {mark.text}")
+
+
+def _on_draw_view() -> None:
+    overlays = [overlay_geometry(o) for o in shown_figures(bpy.context)]
+    if overlays:
+        draw_lines(overlays)
+
+
+def _on_draw_pixel() -> None:
+    context = bpy.context
+    region, region_data = context.region, context.region_data
+    if region is None or region_data is None:
+        return
+    overlays = [overlay_geometry(o) for o in shown_figures(context)]
+    if overlays:
+        draw_labels(overlays, ViewMatrices.from_region(region, region_data))
+
+
+def draw_toggle(panel: Any, context: Any) -> None:
+    """In the Viewport Overlays popover: the active figure's overlay switch."""
+    obj = context.active_object
+    if obj is not None and obj.type == "ARMATURE" and obj.reach.is_figure:
+        panel.layout.prop(obj.reach, "show_overlay", text="Reach: constraints")
+
+
+_handles: list[Any] = []
+
+
+def register() -> None:
+    """Add the draw handlers and the overlay switch to the Viewport Overlays popover."""
+    space = bpy.types.SpaceView3D
+    _handles.append(space.draw_handler_add(_on_draw_view, (), "WINDOW", "POST_VIEW"))
+    _handles.append(space.draw_handler_add(_on_draw_pixel, (), "WINDOW", "POST_PIXEL"))
+    bpy.types.VIEW3D_PT_overlay.append(draw_toggle)
+
+
+def unregister() -> None:
+    """Undo :func:`register`."""
+    bpy.types.VIEW3D_PT_overlay.remove(draw_toggle)
+    while _handles:
+        bpy.types.SpaceView3D.draw_handler_remove(_handles.pop(), "WINDOW")
