@@ -27,7 +27,7 @@ from .bridge.rig import armature_object
 from .drag import DragGoal
 from .drag_session import DragSession
 from .errors import BlenderDataError
-from .operator_base import Result, remove_at
+from .operator_base import Result, remove_at, run_nested
 from .renames import unique_name
 from .view import ViewMatrices, location_to_region
 
@@ -96,17 +96,15 @@ class Grip:
         was_figure, joints = bool(settings.is_figure), frozenset(settings.joints.keys())
         active = settings.active_constraint
         name = unique_name(settings.constraints, f"Drag {bone}")
-        try:
-            bpy.ops.reach.add_constraint(  # type: ignore[attr-defined]
-                armature=obj.name,
-                bone=bone,
-                effector=effector,
-                chain_start=chain_start,
-                goal_type="POSITION",
-                name=name,
-            )
-        except RuntimeError as error:  # Add Constraint's own report, passed on as ours
-            raise BlenderDataError(str(error).removeprefix("Error: ").strip()) from error
+        run_nested(
+            bpy.ops.reach.add_constraint,  # type: ignore[attr-defined]
+            armature=obj.name,
+            bone=bone,
+            effector=effector,
+            chain_start=chain_start,
+            goal_type="POSITION",
+            name=name,
+        )
         settings.active_constraint = active
         return cls(obj, name, settings.constraints[name].goal, was_figure, joints)
 

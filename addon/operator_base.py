@@ -218,6 +218,19 @@ class BoneOperator(ArmatureOperator):
         return obj, self.bone
 
 
+def run_nested(operator: Any, **properties: Any) -> set[str]:
+    """Run another Reach operator from this one; its refusal is raised as ours, as worded.
+
+    Raises:
+        BlenderDataError: What the operator reported, without Blender's "Error: ".
+    """
+    try:
+        result: set[str] = operator(**properties)
+    except RuntimeError as error:  # the operator's own report
+        raise BlenderDataError(str(error).removeprefix("Error: ").strip()) from error
+    return result
+
+
 def report_warnings(operator: Operator, warnings: list[str]) -> None:
     """Report each of the adapter's warnings once, as a warning."""
     for warning in dict.fromkeys(warnings):

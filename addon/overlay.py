@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import bpy
-from mathutils import Vector
+from mathutils import Matrix, Vector
 
 from .bridge.goals import effector_point
 from .bridge.solving import length_text
@@ -155,6 +155,32 @@ def draw_labels(overlays: list[Overlay], view: ViewMatrices) -> None:
             x, y = location_to_region(view, (mark.start + mark.end) / 2.0)
             blf.position(font, x + 6.0, y + 4.0, 0.0)
             blf.draw(font, f"{mark.name}: {mark.text}")
+
+
+def draw_offscreen(
+    overlays: list[Overlay], view: Matrix, size: int, *, lines: bool = True, labels: bool = True
+) -> None:
+    """Draw ``overlays`` into the bound framebuffer of a ``size`` × ``size`` view.
+
+    As a viewport seeing the world through ``view`` (its window matrix times its view
+    matrix) draws them: the lines in its space, the labels in its pixels. For a picture
+    of the overlay rendered offscreen.
+    """
+    import gpu
+
+    matrix: Any = gpu.matrix  # its stubs say push_pop returns nothing
+    with matrix.push_pop(), matrix.push_pop_projection():
+        if lines:
+            matrix.load_matrix(view)
+            matrix.load_projection_matrix(Matrix.Identity(4))
+            draw_lines(overlays)
+        if labels:
+            matrix.load_identity()
+            pixels = Matrix.Translation((-1.0, -1.0, 0.0)) @ Matrix.Diagonal(
+                (2.0 / size, 2.0 / size, 1.0, 1.0)
+            )
+            matrix.load_projection_matrix(pixels)
+            draw_labels(overlays, ViewMatrices(size, size, view, view.inverted(), False))
 
 
 def _on_draw_view() -> None:

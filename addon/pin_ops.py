@@ -21,7 +21,7 @@ from .bridge.rig import armature_object
 from .drag_bone import pick_bone
 from .errors import BlenderDataError
 from .figure_ops import check_pose
-from .operator_base import ArmatureOperator, BoneOperator, Result, goal_users
+from .operator_base import ArmatureOperator, BoneOperator, Result, goal_users, run_nested
 from .renames import unique_name
 from .view import ViewMatrices
 
@@ -39,17 +39,15 @@ class REACH_OT_pin_bone(BoneOperator, Operator):
                 raise BlenderDataError(f"'{bone}' is pinned already ({entry.name})")
         check_pose(obj, bone)
         name = unique_name(obj.reach.constraints, f"Pin {bone}")
-        try:
-            made = bpy.ops.reach.add_constraint(  # type: ignore[attr-defined]
-                armature=obj.name,
-                bone=bone,
-                effector="HEAD",
-                goal_type="POSITION",
-                weight=PIN_WEIGHT,
-                name=name,
-            )
-        except RuntimeError as error:  # Add Constraint's own report, passed on as ours
-            raise BlenderDataError(str(error).removeprefix("Error: ").strip()) from error
+        made = run_nested(
+            bpy.ops.reach.add_constraint,  # type: ignore[attr-defined]
+            armature=obj.name,
+            bone=bone,
+            effector="HEAD",
+            goal_type="POSITION",
+            weight=PIN_WEIGHT,
+            name=name,
+        )
         if made != {"FINISHED"}:
             raise BlenderDataError(f"could not add a pin on '{bone}'")
         entry = obj.reach.constraints[name]
@@ -111,7 +109,7 @@ class REACH_OT_pin_toggle(ArmatureOperator, Operator):
             elif self.rotation:
                 _pin_rotation(obj, bone)
             else:
-                bpy.ops.reach.pin_bone(armature=obj.name, bone=bone)  # type: ignore[attr-defined]
+                run_nested(bpy.ops.reach.pin_bone, armature=obj.name, bone=bone)  # type: ignore[attr-defined]
         return {"FINISHED"}
 
 
@@ -141,8 +139,13 @@ def _pin_rotation(obj: Any, bone: str) -> None:
     """Pin ``bone``'s rotation as it is now (an orientation goal with its axes)."""
     check_pose(obj, bone)
     name = unique_name(obj.reach.constraints, f"Pin turn {bone}")
-    bpy.ops.reach.add_constraint(  # type: ignore[attr-defined]
-        armature=obj.name, bone=bone, goal_type="ORIENTATION", weight=PIN_WEIGHT, name=name
+    run_nested(
+        bpy.ops.reach.add_constraint,  # type: ignore[attr-defined]
+        armature=obj.name,
+        bone=bone,
+        goal_type="ORIENTATION",
+        weight=PIN_WEIGHT,
+        name=name,
     )
     obj.reach.constraints[name].pinned = True
 

@@ -114,15 +114,19 @@ def test_the_lines_and_labels_draw_offscreen(reach):
     with offscreen.bind():
         framebuffer = gpu.state.active_framebuffer_get()
         framebuffer.clear(color=(0.0, 0.0, 0.0, 0.0))
-        with gpu.matrix.push_pop(), gpu.matrix.push_pop_projection():
-            gpu.matrix.load_matrix(view)
-            gpu.matrix.load_projection_matrix(Matrix.Identity(4))
-            overlay.draw_lines(drawn)
-        matrices = reach.addon.view.ViewMatrices(size, size, view, view.inverted(), False)
-        overlay.draw_labels(drawn, matrices)
-        pixels = framebuffer.read_color(0, 0, size, size, 4, 0, "FLOAT")
+        overlay.draw_offscreen(drawn, view, size, labels=False)
+        lines = red_pixels(framebuffer, size)
+        framebuffer.clear(color=(0.0, 0.0, 0.0, 0.0))
+        overlay.draw_offscreen(drawn, view, size, lines=False)
+        labels = red_pixels(framebuffer, size)
     offscreen.free()
+    assert lines > 20  # the unmet hand's line
+    assert labels > 20  # and its miss written beside it
+
+
+def red_pixels(framebuffer, size: int) -> int:
+    """How many pixels of the bound framebuffer are drawn red."""
+    pixels = framebuffer.read_color(0, 0, size, size, 4, 0, "FLOAT")
     pixels.dimensions = size * size * 4
     values = list(pixels)
-    red = [k for k in range(0, len(values), 4) if values[k] > 0.5 and values[k + 1] < 0.5]
-    assert len(red) > 20  # the unmet hand's line, and its miss written beside it
+    return sum(1 for k in range(0, len(values), 4) if values[k] > 0.5 and values[k + 1] < 0.5)

@@ -9,6 +9,7 @@ import pytest
 from bl_ui.space_toolsystem_common import ToolSelectPanelHelper
 from layout_check import CheckingLayout
 from rigs import four_limbs
+from test_controls import generated
 from test_drag import event, mouse_at
 from test_drag_bone import harness
 
@@ -85,3 +86,16 @@ def test_p_over_a_bone_pins_that_bone(reach):
     assert under(context, event("P", "PRESS", *over), obj.name) == "shin.R"
     assert under(context, event("P", "PRESS", 3, 3), obj.name) == ""  # nothing there
     assert under(SimpleNamespace(region=None, region_data=None, active_object=obj), None, "") == ""
+
+
+def test_a_bone_that_cannot_be_pinned_is_refused_in_the_words_of_add_constraint(reach):
+    obj = generated("basic_human")
+    assert bpy.ops.reach.figure_from_armature(armature=obj.name) == {"FINISHED"}
+    refused = r"^Error: a constraint on 'chest': 'chest' turns the spine by parts"
+    with pytest.raises(RuntimeError, match=refused):  # no fault of Reach's own
+        bpy.ops.reach.pin_toggle(armature=obj.name, bone="chest")
+    with pytest.raises(RuntimeError, match=refused):
+        bpy.ops.reach.pin_toggle(armature=obj.name, bone="chest", rotation=True)
+    assert len(obj.reach.constraints) == 0
+    assert bpy.ops.reach.pin_toggle(armature=obj.name, bone="torso") == {"FINISHED"}
+    assert obj.reach.constraints["Pin torso"].pinned
