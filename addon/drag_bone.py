@@ -27,6 +27,7 @@ from .bridge.rig import armature_object
 from .drag import DragGoal
 from .drag_session import DragSession
 from .errors import BlenderDataError
+from .figure_ops import FigureMark
 from .operator_base import Result, remove_at, run_nested
 from .renames import unique_name
 from .view import ViewMatrices, location_to_region
@@ -73,16 +74,14 @@ class Grip:
         obj: The armature object.
         name: The constraint's name.
         goal: Its goal empty.
-        was_figure: Whether the armature was a Reach figure before (else it is made
-            one for the drag, and made none again when the drag is cancelled).
-        joints: The joint settings it had then (by name).
+        marked: Whether the armature was a Reach figure before (else it is made one
+            for the drag, and made none again when the drag is cancelled).
     """
 
     obj: Any
     name: str
     goal: Any
-    was_figure: bool
-    joints: frozenset[str]
+    marked: FigureMark
 
     @classmethod
     def add(cls, obj: Any, bone: str, effector: str, chain_start: str) -> Grip:
@@ -93,7 +92,7 @@ class Grip:
                 a chain start not above it, …), as it says it.
         """
         settings = obj.reach
-        was_figure, joints = bool(settings.is_figure), frozenset(settings.joints.keys())
+        marked = FigureMark.of(obj)
         active = settings.active_constraint
         name = unique_name(settings.constraints, f"Drag {bone}")
         run_nested(
@@ -106,7 +105,7 @@ class Grip:
             name=name,
         )
         settings.active_constraint = active
-        return cls(obj, name, settings.constraints[name].goal, was_figure, joints)
+        return cls(obj, name, settings.constraints[name].goal, marked)
 
     @property
     def entry(self) -> Any:
@@ -134,10 +133,8 @@ class Grip:
             remove_at(settings.constraints, index)
             settings.active_constraint = active - 1 if active > index else active
         bpy.data.objects.remove(self.goal)
-        if restore_figure and not self.was_figure:
-            settings.is_figure = False
-            for name in [j.name for j in settings.joints if j.name not in self.joints]:
-                settings.joints.remove(settings.joints.find(name))
+        if restore_figure:
+            self.marked.restore(self.obj)
 
     def pin(self, bone_point: Vector) -> str:
         """Keep the grip as a pin of its point at ``bone_point``; the pin's name."""

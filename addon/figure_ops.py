@@ -7,6 +7,7 @@ effector or given; ``reach.remove_constraint`` removes one, optionally with its 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import bpy
@@ -79,6 +80,28 @@ def mark_figure(obj: Any, rig: Rig) -> None:
     for entry in rig.layout:
         if entry.name not in settings.joints:
             settings.joints.add().name = entry.name
+
+
+@dataclass(frozen=True)
+class FigureMark:
+    """Whether an armature was a Reach figure, and its joint settings' names, at a time."""
+
+    was_figure: bool
+    joints: frozenset[str]
+
+    @classmethod
+    def of(cls, obj: Any) -> FigureMark:
+        """The armature's marking now."""
+        return cls(bool(obj.reach.is_figure), frozenset(obj.reach.joints.keys()))
+
+    def restore(self, obj: Any) -> None:
+        """Make the armature no figure again if it was none, without the joints added since."""
+        settings = obj.reach
+        if self.was_figure:
+            return
+        settings.is_figure = False
+        for name in [j.name for j in settings.joints if j.name not in self.joints]:
+            settings.joints.remove(settings.joints.find(name))
 
 
 class REACH_OT_figure_from_armature(ArmatureOperator, Operator):

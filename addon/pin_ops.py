@@ -20,7 +20,7 @@ from ..solver import PIN_WEIGHT
 from .bridge.rig import armature_object
 from .drag_bone import pick_bone
 from .errors import BlenderDataError
-from .figure_ops import check_pose
+from .figure_ops import FigureMark, check_pose
 from .operator_base import ArmatureOperator, BoneOperator, Result, goal_users, run_nested
 from .renames import unique_name
 from .view import ViewMatrices
@@ -95,22 +95,35 @@ class REACH_OT_pin_toggle(ArmatureOperator, Operator):
             bones = selected_bones(obj)
         if not bones:
             raise BlenderDataError(f"no bone of '{obj.name}' under the mouse or selected to pin")
-        for bone in bones:
-            pins = _pins(obj, bone, self.rotation)
-            if pins:
-                for name in pins:
-                    goal = obj.reach.constraints[name].goal
-                    obj.reach.constraints.remove(obj.reach.constraints.find(name))
-                    if goal is not None and not goal_users(context.blend_data.objects, goal):
-                        context.blend_data.objects.remove(goal)
-                obj.reach.active_constraint = max(
-                    0, min(obj.reach.active_constraint, len(obj.reach.constraints) - 1)
-                )
-            elif self.rotation:
-                _pin_rotation(obj, bone)
-            else:
-                run_nested(bpy.ops.reach.pin_bone, armature=obj.name, bone=bone)  # type: ignore[attr-defined]
+        pinned = {bone: _pins(obj, bone, self.rotation) for bone in bones}
+        before, marked = set(obj.reach.constraints.keys()), FigureMark.of(obj)
+        active = obj.reach.active_constraint
+        try:  # every pin added first: if one is refused, none stays
+            for bone in (b for b, pins in pinned.items() if not pins):
+                if self.rotation:
+                    _pin_rotation(obj, bone)
+                else:
+                    run_nested(bpy.ops.reach.pin_bone, armature=obj.name, bone=bone)  # type: ignore[attr-defined]
+        except Exception:
+            added = [c.name for c in obj.reach.constraints if c.name not in before]
+            _remove(obj, added, context.blend_data.objects)
+            obj.reach.active_constraint = active
+            marked.restore(obj)
+            raise
+        taken = [name for pins in pinned.values() for name in pins]
+        _remove(obj, taken, context.blend_data.objects)
         return {"FINISHED"}
+
+
+def _remove(obj: Any, names: list[str], objects: Any) -> None:
+    """Remove the constraints ``names`` and their goals (unless others use them)."""
+    for name in names:
+        goal = obj.reach.constraints[name].goal
+        obj.reach.constraints.remove(obj.reach.constraints.find(name))
+        if goal is not None and not goal_users(objects, goal):
+            objects.remove(goal)
+    count = len(obj.reach.constraints)
+    obj.reach.active_constraint = max(0, min(obj.reach.active_constraint, count - 1))
 
 
 def bone_under_mouse(context: Any, event: Any, armature: str) -> str:

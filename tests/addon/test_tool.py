@@ -99,3 +99,15 @@ def test_a_bone_that_cannot_be_pinned_is_refused_in_the_words_of_add_constraint(
     assert len(obj.reach.constraints) == 0
     assert bpy.ops.reach.pin_toggle(armature=obj.name, bone="torso") == {"FINISHED"}
     assert obj.reach.constraints["Pin torso"].pinned
+
+
+def test_a_pin_refused_for_one_selected_bone_leaves_none_of_them(reach):
+    obj = four_limbs()
+    objects = set(bpy.data.objects.keys())
+    for bone in bones_to_select(obj):
+        bone.select = bone.name in {"spine.002", "shoulder.L"}
+    obj.pose.bones["shoulder.L"].location = (float("nan"), 0.0, 0.0)
+    with pytest.raises(RuntimeError, match=r"bone 'shoulder\.L' has no finite place"):
+        bpy.ops.reach.pin_toggle(armature=obj.name)
+    assert [c.name for c in obj.reach.constraints] == ["foot.L", "hand.L", "foot.R", "hand.R"]
+    assert set(bpy.data.objects.keys()) == objects
