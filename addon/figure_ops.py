@@ -21,6 +21,7 @@ from .bridge.controls import describe_limbs, find_limbs
 from .bridge.followers import check_chain
 from .bridge.goals import tail_length
 from .bridge.joints import euler_order, joint_settings
+from .bridge.mass import default_masses
 from .bridge.pose import bone_angles
 from .bridge.rig import Rig, armature_object, to_numpy
 from .bridge.trunk import describe_trunk
@@ -74,12 +75,17 @@ COPIED_SETTINGS = (
 
 
 def mark_figure(obj: Any, rig: Rig) -> None:
-    """Mark the armature a Reach figure, with joint settings for each bone of ``rig``."""
+    """Mark the armature a Reach figure, with joint settings for each bone of ``rig``.
+
+    A bone new to the figure gets a default mass (:func:`.bridge.mass.default_masses`).
+    """
     settings = obj.reach
     settings.is_figure = True
+    masses = default_masses(obj, [entry.name for entry in rig.layout])
     for entry in rig.layout:
         if entry.name not in settings.joints:
-            settings.joints.add().name = entry.name
+            joint = settings.joints.add()
+            joint.name, joint.mass = entry.name, masses[entry.name]
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,6 @@ twist bounded so that a knee cannot bend backwards by turning the thigh round.
 from __future__ import annotations
 
 import math
-import re
 from typing import Any
 
 import numpy as np
@@ -23,6 +22,7 @@ from bpy.types import Operator
 
 from ..solver.rotations import matrix_quaternion
 from .bridge.arrays import Array
+from .bridge.body import human_joints
 from .bridge.rig import armature_object, to_numpy
 from .errors import BlenderDataError
 from .joint_ops import JointOperator, joint_entry
@@ -34,54 +34,6 @@ TWIST = {"thigh": math.radians(45.0), "upper_arm": math.radians(90.0)}
 """How far a human thigh or upper arm twists about its own length, either way."""
 CONE_SIDES = 8
 """Vertices of the polygon a cone limit is drawn with (it lies inside the cone)."""
-
-_SIDE = r"(?P<side>left|right)"
-PATTERNS = {
-    "forearm": (
-        rf"^{_SIDE}forearm$",
-        r"^forearm(_fk)?\.(?P<side>l|r)$",
-        r"^lowerarm_(?P<side>l|r)$",
-    ),
-    "shin": (
-        rf"^{_SIDE}(lower|low)?leg$",
-        r"^shin(_fk)?\.(?P<side>l|r)$",
-        r"^calf_(?P<side>l|r)$",
-    ),
-    "thigh": (
-        rf"^{_SIDE}(upper|up)leg$",
-        r"^thigh(_fk)?\.(?P<side>l|r)$",
-        r"^thigh_(?P<side>l|r)$",
-    ),
-    "upper_arm": (
-        rf"^{_SIDE}arm$",
-        r"^upper_arm(_fk)?\.(?P<side>l|r)$",
-        r"^upperarm_(?P<side>l|r)$",
-    ),
-}
-"""Per limb part, the bone names that are it: BVH and Mixamo (``mixamorig:`` and other
-prefixes before a colon are dropped), Rigify's metarigs and FK controls, the UE
-mannequin; compared in lower case."""
-
-
-def limb_part(name: str) -> tuple[str, str] | None:
-    """The limb part a bone name stands for and its side ("L" or "R"), or None."""
-    plain = name.rsplit(":", 1)[-1].lower()
-    for part, patterns in PATTERNS.items():
-        for pattern in patterns:
-            found = re.match(pattern, plain)
-            if found:
-                return part, found.group("side")[0].upper()
-    return None
-
-
-def human_joints(obj: Any) -> dict[str, tuple[str, str]]:
-    """The armature's bones recognised as human limb parts: bone → (part, side)."""
-    found = {}
-    for bone in obj.data.bones:
-        part = limb_part(bone.name)
-        if part is not None:
-            found[bone.name] = part
-    return found
 
 
 def _unit(vector: Array, what: str) -> Array:

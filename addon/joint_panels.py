@@ -39,6 +39,8 @@ class REACH_PT_joint(ArmaturePanel, Panel):
         pin.armature, pin.bone = obj.name, bone.name
         layout.prop(pose_bone, "rotation_mode")
         joint = obj.reach.joints.get(bone.name)
+        if joint is not None:
+            layout.prop(joint, "mass")
         if joint is not None and joint.use_axes:
             layout.label(text="Turns about its own axes (Joint Axes below)", icon="INFO")
             return

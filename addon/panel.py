@@ -14,6 +14,7 @@ from typing import Any
 from bpy.types import Panel
 
 from . import lists, live, renames
+from .bridge.mass import centre_of_mass
 from .joint_panels import (
     REACH_PT_groups,
     REACH_PT_joint,
@@ -48,6 +49,13 @@ class REACH_PT_figure(ReachPanel, Panel):
         layout.prop(settings, "translate_root")
         if settings.is_figure:
             layout.prop(settings, "show_overlay")
+            centre = centre_of_mass(obj)
+            if centre is None:
+                layout.label(text="No mass: set the joints' masses", icon="INFO")
+            else:
+                point = centre[0]
+                where = f"{point.x:.3f}, {point.y:.3f}, {point.z:.3f}"
+                layout.label(text=f"Centre of mass ({centre[1]:.1f} kg): {where}")
         op = layout.operator(
             "reach.figure_from_armature",
             text="Update Reach Figure" if settings.is_figure else "Make Reach Figure",

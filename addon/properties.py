@@ -140,6 +140,14 @@ class ReachVertex(PropertyGroup):
 class ReachJoint(PropertyGroup):
     """Reach's settings of one joint (the pose bone of the same name)."""
 
+    mass: FloatProperty(  # type: ignore[valid-type]
+        name="Mass",
+        description="The bone's mass, for the figure's centre of mass (filled in by Make Figure)",
+        min=0.0,
+        soft_max=100.0,
+        default=0.0,
+        unit="MASS",
+    )
     euler_order: EnumProperty(  # type: ignore[valid-type]
         name="Euler order",
         description="Euler angles Reach uses for a quaternion or axis-angle bone",

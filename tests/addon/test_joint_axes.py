@@ -171,7 +171,7 @@ def test_human_limits_name_what_they_need_on_a_skeleton_they_do_not_know(reach):
 
 
 def test_limb_parts_are_known_by_the_names_of_rigify_mixamo_ue_and_bvh(reach):
-    part = reach.addon.joint_axes.limb_part
+    part = reach.addon.bridge.body.limb_part
     assert part("forearm.L") == ("forearm", "L")
     assert part("shin_fk.R") == ("shin", "R")
     assert part("mixamorig:LeftForeArm") == ("forearm", "L")
