@@ -2,12 +2,13 @@
 
 For every armature that is a Reach figure with ``Object.reach.show_overlay`` on, a line
 runs from each enabled constraint's effector point (on Blender's evaluated pose) to the
-nearest point of its goal (the goal's location; its line or plane for those goal
-types), green where the last verdict says met and red where it says not, the miss
-written beside it; pinned points are drawn as squares. :func:`overlay_geometry` computes
-what is drawn (a pure function of the data, tested headless); :func:`draw_lines` and
-:func:`draw_labels` draw it with Blender's ``gpu`` and ``blf`` modules from the 3D
-viewport's draw handlers, which :func:`register` adds.
+nearest point of its goal (the goal's location; its line or plane for those goal types;
+an orientation goal, which has no place to reach, at the effector itself), green where
+the last verdict says met and red where it says not, the miss written beside it; pinned
+points are drawn as squares. :func:`overlay_geometry` computes what is drawn (a pure
+function of the data, tested headless); :func:`draw_lines` and :func:`draw_labels` draw
+it with Blender's ``gpu`` and ``blf`` modules from the 3D viewport's draw handlers,
+which :func:`register` adds.
 """
 
 from __future__ import annotations
@@ -77,6 +78,8 @@ def _nearest(entry: Any, point: Vector, frame: Any) -> Vector:
         return point - axis * along
     if entry.goal_type == "HALF_SPACE":
         return point - axis * min(along, 0.0)
+    if entry.goal_type == "ORIENTATION":  # no place to reach: the effector's own point
+        return point.copy()
     return origin
 
 

@@ -47,6 +47,13 @@ def test_a_plane_goal_is_drawn_to_its_nearest_point_and_a_pin_is_marked(reach):
     neck = marks["neck"]
     assert neck.end.z == pytest.approx(plane.matrix_world.translation.z, abs=1e-6)
     assert (neck.end.x, neck.end.y) == pytest.approx((neck.start.x, neck.start.y), abs=1e-6)
+    assert bpy.ops.reach.add_constraint(
+        armature=obj.name, bone="spine.006", goal_type="ORIENTATION", name="look"
+    ) == {"FINISHED"}
+    obj.reach.constraints["look"].goal.location.x += 0.5  # where the empty stands is no goal
+    bpy.context.view_layer.update()
+    look = overlay_of(reach, obj)["look"]
+    assert look.end == look.start  # no line to draw
     pins = [m for m in marks.values() if m.pinned]
     assert [m.name for m in pins] == ["Pin spine.002"]
     obj.reach.constraints["neck"].enabled = False
