@@ -204,6 +204,22 @@ class DragBone(DragGoal):
             self.grip.remove(restore_figure=True)
             raise
 
+    def invoke(self, context: Any, event: Any) -> Result:
+        """Grab the bone (under the mouse); with none there, pass the event on (a box select)."""
+        interactive = len(self.path) == 0 and context.area is not None
+        if interactive and not self.bone and context.area.type == "VIEW_3D":
+            view = ViewMatrices.from_region(context.region, context.region_data)
+            try:
+                obj = armature_object(self.armature, context)
+            except BlenderDataError:
+                obj = None
+            if (
+                obj is not None
+                and pick_bone(view, (event.mouse_region_x, event.mouse_region_y), obj) is None
+            ):
+                return {"PASS_THROUGH", "CANCELLED"}
+        return super().invoke(context, event)
+
     def confirm(self) -> None:
         """Keep the pose; take the grip away, or keep it as a pin where the bone ended."""
         self.drag.finish()

@@ -1,10 +1,11 @@
 """The Reach tool in pose mode's toolbar: drag any bone, pin with one key.
 
 With the tool active, a click-drag on a bone drags it (``reach.drag_bone``: the bone
-under the mouse, by its nearer end, every constraint and pin held); P pins the bone
-under the mouse where it is, or unpins it, and Shift P does so for its rotation
-(``reach.pin_toggle``; with no bone under the mouse, the selected bones); a click
-selects as Blender's own tools do. The keys are shown in the tool's header.
+under the mouse, by its nearer end, every constraint and pin held), and one that starts
+on no bone draws a selection box; P pins the bone under the mouse where it is, or unpins
+it, and Shift P does so for its rotation (``reach.pin_toggle``; with no bone under the
+mouse, the selected bones); a click selects as Blender's own tools do. The keys are
+shown in the tool's header.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ class REACH_TL_drag(WorkSpaceTool):
     bl_widget = None
     bl_keymap = (
         ("reach.drag_bone", {"type": "LEFTMOUSE", "value": "CLICK_DRAG"}, None),
+        ("view3d.select_box", {"type": "LEFTMOUSE", "value": "CLICK_DRAG"}, None),  # no bone
         (
             "reach.pin_toggle",
             {"type": "P", "value": "PRESS"},

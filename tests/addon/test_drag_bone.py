@@ -212,3 +212,12 @@ def test_grabbing_a_control_of_a_control_rig_poses_the_body_it_drives(reach):
     assert skeleton_channels(obj) == before  # only controls written
     assert obj.reach.stats.message == "all constraints met"
     assert len(obj.reach.constraints) == 0
+
+
+def test_a_press_over_no_bone_passes_the_event_on(reach):
+    obj = four_limbs()
+    drag, context = harness(reach, obj)
+    passed = drag.invoke(context, event("MOUSEMOVE", "NOTHING", 3, 3))  # a corner: no bone
+    assert passed == {"PASS_THROUGH", "CANCELLED"}
+    assert drag.reports == [] and context.window_manager.handlers == []
+    assert len(obj.reach.constraints) == 4

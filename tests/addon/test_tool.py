@@ -29,6 +29,7 @@ def test_the_tool_is_in_pose_modes_toolbar_with_its_keys_in_its_header(reach):
     keys = {(idname, item["type"], item.get("shift", False)) for idname, item, _ in tool.bl_keymap}
     assert keys == {
         ("reach.drag_bone", "LEFTMOUSE", False),
+        ("view3d.select_box", "LEFTMOUSE", False),
         ("reach.pin_toggle", "P", False),
         ("reach.pin_toggle", "P", True),
         ("view3d.select", "LEFTMOUSE", False),
