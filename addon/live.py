@@ -29,7 +29,6 @@ import bpy
 from . import renames
 from .bridge import keys, posing, snapshot
 from .bridge.inputs import figure_inputs
-from .bridge.placing import PASSES
 from .errors import BlenderDataError, ReachError
 
 Channels = tuple[str, ...]
@@ -167,33 +166,27 @@ class LiveSession:
             return self._resume(obj, scene)
         return self._solve(obj, scene, [], follow=True, evaluator=depsgraph)
 
-    def settle(self, view_layer: Any) -> bool:
-        """Finish and judge a solve written inside a depsgraph handler; whether it wrote.
+    def settle(self, view_layer: Any) -> None:
+        """Finish and judge a solve written inside a depsgraph handler.
 
         There the write is one pass of a control rig's controls, from predicted parents
         (Blender evaluates it after the handler, calling no handler for it); the passes
-        a rig's own mechanism needs (a chain's plane, a paw's heel) are made here, each
+        a rig's own mechanism needs (a chain's plane, a paw's heel) are made here,
         evaluated through ``view_layer``, and the pose is then judged on what Blender
         evaluated.
         """
         obj = self.find()
         if obj is None or self.pending is None or self.busy:
-            return False
+            return
         self.busy = True
-        wrote = False
         try:
-            for _ in range(PASSES):
-                if not self.poser.refine():
-                    break
-                wrote = True
-                view_layer.update()
+            self.poser.refine(view_layer)
         except (ReachError, KeyError, ReferenceError):  # bones gone, a limb blended since
             pass
         finally:
             self._judge(obj)
             self.watched, self.written = self._state(obj)
             self.busy = False
-        return wrote
 
     def _judge(self, obj: Any) -> None:
         """Measure the last solve on Blender's evaluated pose (see :meth:`Poser.judge`)."""

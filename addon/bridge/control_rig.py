@@ -28,7 +28,7 @@ from .controls import Limb, find_limbs
 from .followers import effector_in, followed, nearest_rotation
 from .joints import bone_dofs, euler_order, joint_settings
 from .paws import Heels
-from .placing import place_limbs, refine_limbs
+from .placing import place_limbs
 from .pose import axis_angles, set_axis_angles
 from .rig import BoneLayout, Rig, build_rig, to_numpy, world_matrix
 from .trunk import Trunk, add_trunk, find_trunk, is_current, write_trunk
@@ -296,12 +296,14 @@ def write_model(
 
 
 def refine_model(
-    obj: Any, rig: Rig, theta: Array, bones: Iterable[str], heels: Heels | None = None
-) -> bool:
-    """One more write of the limbs' controls toward θ, from the pose Blender evaluated.
+    obj: Any, rig: Rig, theta: Array, bones: Iterable[str], view_layer: Any, heels: Heels
+) -> None:
+    """Place the limbs' controls again toward θ, from the pose Blender evaluated.
 
-    For a write made inside a depsgraph handler (:func:`write_model` without a view
-    layer): see :func:`.placing.refine_limbs`. Returns whether a control was written.
+    A write made inside a depsgraph handler (:func:`write_model` without a view layer)
+    is one pass from predicted parents; this makes the passes the rig's mechanism
+    needs, evaluating each through ``view_layer`` (a limb placed already is not
+    written). The heels' lead is not repeated: θ is the same write's.
     """
     model = rig.model
     assert isinstance(model, ControlModel)  # a control rig's
@@ -309,7 +311,8 @@ def refine_model(
     frames = rig.figure.forward(theta)
     index = {entry.name: k for k, entry in enumerate(rig.layout)}
     placed = _limb_targets(model, frames, index, world_inverse, set(bones))
-    return refine_limbs(obj, placed, heels)
+    place_limbs(obj, view_layer, placed)
+    heels.note(obj, (limb for limb, _ in placed))
 
 
 def _limb_targets(

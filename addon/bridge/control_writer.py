@@ -67,7 +67,14 @@ class ControlWriter:
                 invert=True,
             )
         self.new[name] = pose.copy()
-        if moves(pose_bone.matrix_basis, basis, max(bone.length, pose.translation.length)):
+        self.give(pose_bone, basis, max(bone.length, pose.translation.length))
+
+    def give(self, pose_bone: Any, basis: Matrix, size: float) -> None:
+        """Set ``pose_bone``'s channels to ``basis``, unless that moves it by rounding only.
+
+        ``size``: what a move is measured against (:func:`moves`).
+        """
+        if moves(pose_bone.matrix_basis, basis, size):
             pose_bone.matrix_basis = basis
             self.changed = True
 

@@ -10,12 +10,12 @@ from its last turns (:class:`Heels`), so that this write is small or not needed.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from mathutils import Matrix, Quaternion, Vector
 
-from .control_writer import ControlWriter, carried, moves, rigid
+from .control_writer import ControlWriter, carried, rigid
 from .controls import Limb
 
 LEAD = math.radians(5.0)
@@ -39,6 +39,13 @@ class Heels:
     def record(self, name: str, basis: Matrix) -> None:
         """Remember that ``name`` was given the channel matrix ``basis``."""
         self.bases[name] = (*self.bases.get(name, ())[-2:], basis.copy())
+
+    def note(self, obj: Any, limbs: Iterable[Limb]) -> None:
+        """Record the channels each paw's heel control among ``limbs`` has now."""
+        for limb in limbs:
+            if limb.mode == "IK" and len(limb.ik_controls) > 1:
+                heel = limb.ik_controls[-1]
+                self.record(heel, obj.pose.bones[heel].matrix_basis)
 
     def ahead(self, name: str) -> Matrix | None:
         """``name``'s channels led one write ahead (None: unknown, or a jump).
@@ -101,9 +108,8 @@ def lead_heel(obj: Any, writer: ControlWriter, limb: Limb, heels: Heels) -> None
     heel = limb.ik_controls[-1]
     predicted = heels.ahead(heel)
     pose_bone = obj.pose.bones[heel]
-    if predicted is not None and moves(pose_bone.matrix_basis, predicted, pose_bone.bone.length):
-        pose_bone.matrix_basis = predicted
-        writer.changed = True
+    if predicted is not None:
+        writer.give(pose_bone, predicted, pose_bone.bone.length)
 
 
 def write_heel(obj: Any, writer: ControlWriter, limb: Limb, targets: Mapping[str, Matrix]) -> str:

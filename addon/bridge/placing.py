@@ -190,7 +190,7 @@ def place_limbs(
         for k in active:
             errors[k] = error(k)
     if heels is not None:
-        _record(obj, limbs, heels)
+        heels.note(obj, (limb for limb, _ in limbs))
     for (limb, _), miss in zip(limbs, errors, strict=True):
         if limb.mode == "IK" and miss > CARRIED:
             raise BlenderDataError(
@@ -202,42 +202,6 @@ def place_limbs(
         Placed(tuple(w), p, limb_error(obj, limb, limb.bones, targets))
         for w, p, (limb, targets) in zip(written, passes, limbs, strict=True)
     ]
-
-
-def refine_limbs(
-    obj: Any, limbs: Sequence[tuple[Limb, Mapping[str, Matrix]]], heels: Heels | None = None
-) -> bool:
-    """One more write of the limbs' controls from the pose Blender evaluated; whether any.
-
-    Inside a depsgraph handler :func:`place_limbs` writes one pass from predicted parents
-    and leaves the rest to Blender's evaluation; once that is done this makes the next
-    pass from it: a chain's plane and a paw's heel (written only after an evaluation),
-    or the controls of a limb still off its targets. Nothing is written when every limb
-    is placed (:data:`TOLERANCE`).
-    """
-    writer = ControlWriter(obj)
-    for limb, targets in limbs:
-        _check(limb)
-        exact = limb.bones if limb.mode == "FK" else limb.bones[limb.chain_end :]
-        if limb_error(obj, limb, exact, targets, across=True) <= TOLERANCE:
-            continue
-        if limb.mode == "FK":
-            _write_fk(obj, writer, limb, targets)
-        elif not (
-            _write_swivel(obj, writer, limb, targets) or paws.write_heel(obj, writer, limb, targets)
-        ):
-            _write_ik(obj, writer, limb, targets, paws.hold(obj, limb))
-    if heels is not None:
-        _record(obj, limbs, heels)
-    return writer.changed
-
-
-def _record(obj: Any, limbs: Sequence[tuple[Limb, Mapping[str, Matrix]]], heels: Heels) -> None:
-    """Note each paw's heel channels as written (:class:`.paws.Heels`)."""
-    for limb, _ in limbs:
-        if limb.mode == "IK" and len(limb.ik_controls) > 1:
-            heel = limb.ik_controls[-1]
-            heels.record(heel, obj.pose.bones[heel].matrix_basis)
 
 
 def _way_out(limb: Limb) -> str:

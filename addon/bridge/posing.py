@@ -252,17 +252,16 @@ class Poser:
             self.shown = judged
         return judged
 
-    def refine(self) -> bool:
-        """Write a control rig's controls once more toward the last solution.
+    def refine(self, view_layer: Any) -> None:
+        """Place a control rig's controls again toward the last solution.
 
         After a step written inside a depsgraph handler (no view layer to evaluate the
-        rig between passes), once Blender has evaluated it: see :meth:`ModelWriter.refine`.
-        Returns whether a control was written (to be judged after its evaluation).
+        rig between passes), once Blender has evaluated it: the passes its mechanism
+        needs, evaluated through ``view_layer`` (:func:`.control_rig.refine_model`).
         """
-        if not isinstance(self.writer, ModelWriter) or self.theta is None:
-            return False
-        with writing():
-            return self.writer.refine(self.obj, self.theta)
+        if isinstance(self.writer, ModelWriter) and self.theta is not None:
+            with writing():
+                self.writer.refine(self.obj, self.theta, view_layer)
 
 
 def start_error(setup: Setup, theta: Array) -> BlenderDataError:
@@ -345,9 +344,9 @@ class ModelWriter:
         """Place the controls of the limbs holding the chosen bones."""
         write_model(obj, self.rig, theta, self.bones, self.view_layer, self.heels)
 
-    def refine(self, obj: Any, theta: Array) -> bool:
-        """Place them once more from Blender's evaluation of the last write; whether it wrote."""
-        return refine_model(obj, self.rig, theta, self.bones, self.heels)
+    def refine(self, obj: Any, theta: Array, view_layer: Any) -> None:
+        """Place them again from Blender's evaluation of the last write (``theta``'s)."""
+        refine_model(obj, self.rig, theta, self.bones, view_layer, self.heels)
 
 
 def figure_writer(
