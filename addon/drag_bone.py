@@ -28,7 +28,7 @@ from .drag import DragGoal
 from .drag_session import DragSession
 from .errors import BlenderDataError
 from .figure_ops import FigureMark
-from .operator_base import Result, remove_at, run_nested
+from .operator_base import Result, remove_goal, run_nested
 from .renames import unique_name
 from .view import ViewMatrices, location_to_region
 
@@ -130,9 +130,9 @@ class Grip:
         index = settings.constraints.find(self.name)
         active = settings.active_constraint
         if index >= 0:
-            remove_at(settings.constraints, index)
+            settings.constraints.remove(index)
             settings.active_constraint = active - 1 if active > index else active
-        bpy.data.objects.remove(self.goal)
+        remove_goal(bpy.data.objects, self.goal)
         if restore_figure:
             self.marked.restore(self.obj)
 

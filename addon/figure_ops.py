@@ -31,8 +31,8 @@ from .operator_base import (
     BoneOperator,
     Result,
     active_index,
-    goal_users,
     remove_at,
+    remove_goal,
     report_warnings,
 )
 from .properties import (
@@ -290,13 +290,11 @@ class REACH_OT_remove_constraint(ArmatureOperator, Operator):
         goal = constraints[index].goal
         obj.reach.active_constraint = remove_at(constraints, index)
         if self.delete_goal and goal is not None:
-            users = [o.name for o in goal_users(context.blend_data.objects, goal)]
+            users = remove_goal(context.blend_data.objects, goal)
             if users:
                 self.report(
                     {"INFO"}, f"kept goal '{goal.name}': constraints of {', '.join(users)} use it"
                 )
-            else:
-                context.blend_data.objects.remove(goal)
         return {"FINISHED"}
 
 

@@ -246,6 +246,17 @@ def goal_users(objects: Any, goal: Any) -> list[Any]:
     ]
 
 
+def remove_goal(objects: Any, goal: Any) -> list[str]:
+    """Delete goal empty ``goal`` unless constraints still use it; the armatures that do.
+
+    ``objects``: the file's objects (``bpy.data.objects``).
+    """
+    users = [o.name for o in goal_users(objects, goal)]
+    if not users:
+        objects.remove(goal)
+    return users
+
+
 def active_index(requested: int, active: int, count: int, what: str) -> int:
     """``requested`` (the active entry ``active`` when negative), checked against ``count``.
 

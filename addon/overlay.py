@@ -13,7 +13,6 @@ which :func:`register` adds.
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -59,11 +58,9 @@ class Overlay:
 
     Attributes:
         marks: One per enabled constraint with its goal and bone.
-        seconds: How long computing it took (the overlay's cost per redraw).
     """
 
     marks: tuple[Mark, ...]
-    seconds: float
 
 
 def _nearest(entry: Any, point: Vector, frame: Any) -> Vector:
@@ -85,7 +82,6 @@ def _nearest(entry: Any, point: Vector, frame: Any) -> Vector:
 
 def overlay_geometry(obj: Any) -> Overlay:
     """What the overlay draws for the armature ``obj``, as Blender evaluated it."""
-    began = time.perf_counter()
     settings = obj.reach
     unmet = set(filter(None, settings.stats.unmet.split(", ")))
     reasons = dict(
@@ -103,7 +99,7 @@ def overlay_geometry(obj: Any) -> Overlay:
         met = entry.name not in unmet
         text = "" if met else reasons.get(entry.name, length_text((end - start).length))
         marks.append(Mark(entry.name, start, end, met, text, bool(entry.pinned)))
-    return Overlay(tuple(marks), time.perf_counter() - began)
+    return Overlay(tuple(marks))
 
 
 def shown_figures(context: Any) -> list[Any]:
@@ -186,20 +182,22 @@ def draw_offscreen(
             draw_labels(overlays, ViewMatrices(size, size, view, view.inverted(), False))
 
 
+_drawn: list[Overlay] = []
+"""What the region's 3D drawing drew, for its pixel drawing right after (one computation
+per redraw)."""
+
+
 def _on_draw_view() -> None:
-    overlays = [overlay_geometry(o) for o in shown_figures(bpy.context)]
-    if overlays:
-        draw_lines(overlays)
+    _drawn[:] = [overlay_geometry(o) for o in shown_figures(bpy.context)]
+    if _drawn:
+        draw_lines(_drawn)
 
 
 def _on_draw_pixel() -> None:
     context = bpy.context
     region, region_data = context.region, context.region_data
-    if region is None or region_data is None:
-        return
-    overlays = [overlay_geometry(o) for o in shown_figures(context)]
-    if overlays:
-        draw_labels(overlays, ViewMatrices.from_region(region, region_data))
+    if _drawn and region is not None and region_data is not None:
+        draw_labels(_drawn, ViewMatrices.from_region(region, region_data))
 
 
 def draw_toggle(panel: Any, context: Any) -> None:

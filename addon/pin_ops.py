@@ -21,7 +21,7 @@ from .bridge.rig import armature_object
 from .drag_bone import pick_bone
 from .errors import BlenderDataError
 from .figure_ops import FigureMark, check_pose
-from .operator_base import ArmatureOperator, BoneOperator, Result, goal_users, run_nested
+from .operator_base import ArmatureOperator, BoneOperator, Result, remove_goal, run_nested
 from .renames import unique_name
 from .view import ViewMatrices
 
@@ -120,8 +120,8 @@ def _remove(obj: Any, names: list[str], objects: Any) -> None:
     for name in names:
         goal = obj.reach.constraints[name].goal
         obj.reach.constraints.remove(obj.reach.constraints.find(name))
-        if goal is not None and not goal_users(objects, goal):
-            objects.remove(goal)
+        if goal is not None:
+            remove_goal(objects, goal)
     count = len(obj.reach.constraints)
     obj.reach.active_constraint = max(0, min(obj.reach.active_constraint, count - 1))
 
