@@ -17,7 +17,8 @@ METHOD_ITEMS = [
     (
         "goldfarb",
         "Goldfarb (Jack)",
-        "Zhao & Badler's projected BFGS: weighted goals, limits as constraints; the default",
+        "Zhao & Badler's projected BFGS: weighted goals, limits as constraints, priorities "
+        "and exact pins; the default",
     ),
     (
         "lbfgsb",
@@ -96,6 +97,9 @@ OPTIONS_SHOWN = {
     "jacobian_transpose": ("step_size", "falloff", "cutoff"),
 }
 """The options the panel shows under each method."""
+
+LEVELLED = frozenset({"goldfarb", "dls"})
+"""The methods that honour priorities and hold pins exactly (the others weigh them)."""
 
 
 def draw_method(layout: Any, method: Any) -> None:

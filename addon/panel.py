@@ -22,7 +22,7 @@ from .joint_panels import (
     REACH_PT_joint_polygon,
 )
 from .lists import add_bone_button, draw_list
-from .method_settings import draw_method
+from .method_settings import LEVELLED, draw_method
 from .panel_base import ArmaturePanel, ReachPanel, active_armature, active_constraint
 
 
@@ -202,7 +202,9 @@ class REACH_PT_constraint_settings(ArmaturePanel, Panel):
             col.prop(entry, "angle_degrees", text="Angle (°)")
             col.prop(entry, "angle_length", text="Weighs as")
         layout.prop(entry, "any_of")
-        layout.prop(entry, "priority")
+        levelled = layout.column()
+        levelled.active = obj.reach.method.kind in LEVELLED  # the others weigh every goal
+        levelled.prop(entry, "priority")
         layout.prop(entry, "pinned")
 
 

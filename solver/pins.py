@@ -5,11 +5,12 @@ current place: a :class:`~solver.goals.Position` goal at the point's world posit
 or a :class:`~solver.goals.PositionOrientation` goal that also holds the segment's
 axes, flagged ``pinned=True``. How each method honours it:
 
-- ``"dls"``: every pin is one task above all priority levels, solved first and exactly;
-  the goals move only in its null space (task priority, Baerlocher & Boulic 1998).
-- ``"goldfarb"``, ``"lbfgsb"``, ``"jacobian_transpose"``: a pin is a goal of weight
-  :data:`PIN_WEIGHT` (unless given), so it gives way only where the other goals pull
-  harder than that weight; the benchmarks measure the drift.
+- ``"goldfarb"`` (the default) and ``"dls"``: the pins are one level above all priority
+  levels, met first and then held exactly; the goals move only where the pins stay
+  (:mod:`solver.optimizer.levels`; task priority, Baerlocher & Boulic 1998).
+- ``"lbfgsb"``, ``"jacobian_transpose"``: a pin is a goal of weight :data:`PIN_WEIGHT`
+  (unless given), so it gives way only where the other goals pull harder than that
+  weight; the benchmarks measure the drift.
 
 :meth:`solver.Problem.reach_margins` counts pins: a pinned point inside another
 constraint's chain becomes that chain's pivot (see :mod:`solver.reach`).
@@ -29,7 +30,8 @@ from .goals import C5, Position, PositionOrientation
 __all__ = ["PIN_WEIGHT", "pin"]
 
 PIN_WEIGHT = 100.0
-"""Default weight of a pin: what the methods without priorities weigh it by."""
+"""Default weight of a pin: what the methods without priorities weigh it by (within the
+pins' own level, the methods with them weigh pins against each other by it)."""
 
 
 def pin(

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._checks import FloatArray, finite_scalar
+from ._checks import FloatArray, IntArray, finite_scalar
 from .chains import Term, chain_length, chains, combine, flatten, leaf_weights, regroup
 from .constraint import AnyOf, Constraint
 from .exceptions import SolverInputError
@@ -197,6 +197,28 @@ class Problem:
         other.constraints = regroup(self.terms, self.constraints, leaves)
         other.leaves = tuple(leaves)
         other._goals = StackedGoals([c.goal for c in leaves])
+        return other
+
+    @property
+    def weights(self) -> FloatArray:
+        """Each leaf's own weight in G_all (an ``AnyOf``'s comes on top), shape (m,)."""
+        return self._weights
+
+    def only(self, leaves: IntArray) -> Problem:
+        """The same problem with every leaf outside ``leaves`` weighing 0: one priority level.
+
+        Variables, chains and limits are shared, so the level's G_all and its gradient
+        are over the same variables as this problem's. Keep an ``AnyOf``'s members
+        together (:func:`solver.optimizer.tasks.leaves_by_level` does).
+
+        Args:
+            leaves: Indices into :attr:`leaves` of the leaves kept.
+        """
+        weights = np.zeros_like(self._weights)
+        weights[leaves] = self._weights[leaves]
+        other = copy.copy(self)
+        other._weights = weights
+        other._last_pose = None
         return other
 
     def with_member(self, term: int, member: int) -> Problem:

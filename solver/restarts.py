@@ -24,7 +24,7 @@ from .optimizer.budget import Budget
 from .optimizer.feasible import Box, Starts
 from .optimizer.projection import active_rows, multipliers
 from .problem import Problem
-from .result import Descent, Status, replaces
+from .result import Descent, Status, ranks, replaces
 
 __all__ = ["DESCENT_ITERATIONS", "RESUME", "Limits", "Plan", "descents", "plans"]
 
@@ -155,12 +155,12 @@ def descents(
             # on from where it stood (afresh), between two restarts; never worse, and
             # its status (converged, say) is the one that now holds there.
             last = driver.run(best.phi)
-            if last.value <= best.value:
+            if ranks(last, best, limits.tolerance) >= 0:
                 best = last
             continue
         runs += 1
         last = driver.restart(plan, best)
-        if replaces(last, best, driver.phi0):
+        if replaces(last, best, driver.phi0, limits.tolerance):
             best = last
         if best.status is Status.MAX_ITERATIONS:
             planned.insert(done, RESUME)

@@ -77,6 +77,9 @@ class Descent:
         multipliers: Inequality multipliers of ``active``.
         readds: Limits added back to the active set with G no lower than when they
             were dropped: the signature of a cycle (0 in every descent measured).
+        levels: Each priority level's G over its own smallest weight, highest first,
+            when the descent solved the levels in turn (empty otherwise): descents are
+            then ranked level by level.
     """
 
     phi: FloatArray
@@ -90,6 +93,7 @@ class Descent:
     projected_gradient: float
     multipliers: FloatArray
     readds: int = 0
+    levels: tuple[float, ...] = ()
 
 
 RESTART_GAIN = 1e-8
@@ -98,17 +102,34 @@ smaller gain is rounding, not a better pose, and a pose reached from elsewhere m
 far from the start (a torso turned half round for 1e-13 of G)."""
 
 
-def replaces(new: Descent, best: Descent, start: FloatArray) -> bool:
+def ranks(new: Descent, best: Descent, floor: float = 0.0) -> int:
+    """+1 when ``new`` is the better descent, −1 when worse, 0 when they tie.
+
+    By G, or level by level when both solved the same priority levels (the highest level
+    that differs decides). A difference within :data:`RESTART_GAIN` of the value, or of
+    two values both at most ``floor`` (met), is none.
+    """
+    pairs = (
+        zip(new.levels, best.levels, strict=True)
+        if new.levels and len(new.levels) == len(best.levels)
+        else ((new.value, best.value),)
+    )
+    for a, b in pairs:
+        if max(a, b) <= floor or abs(a - b) <= RESTART_GAIN * abs(b):
+            continue
+        return 1 if a < b else -1
+    return 0
+
+
+def replaces(new: Descent, best: Descent, start: FloatArray, floor: float = 0.0) -> bool:
     """Whether a restart's descent ``new`` replaces the best one so far.
 
-    It does when it lowers G by more than :data:`RESTART_GAIN` of it; within that, when
-    it ends nearer the start (φ, the solve's start pose), so equal poses stay near it.
+    It does when it ranks better (:func:`ranks`); when they tie, when it ends nearer the
+    start (φ, the solve's start pose), so equal poses stay near it.
     """
-    slack = RESTART_GAIN * abs(best.value)
-    if new.value < best.value - slack:
-        return True
-    if new.value > best.value + slack:
-        return False
+    rank = ranks(new, best, floor)
+    if rank:
+        return rank > 0
     return float(np.linalg.norm(new.phi - start)) < float(np.linalg.norm(best.phi - start))
 
 

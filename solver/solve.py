@@ -67,7 +67,8 @@ def solve(
             holds (:attr:`Problem.moving_limits`: those on some variable DOF; a DOF the
             solve never moves may sit outside its own limits).
         method: The method with its options, :class:`~solver.methods.Goldfarb` (the
-            default), :class:`~solver.methods.Lbfgsb`, :class:`~solver.methods.Dls`
+            default; by ``priority`` level, pins first, where the problem has them),
+            :class:`~solver.methods.Lbfgsb`, :class:`~solver.methods.Dls`
             (damped least squares by ``priority`` level, pins first) or
             :class:`~solver.methods.JacobianTranspose`; or one's name in :data:`METHODS`
             for its defaults. All keep every limit and the time limit; ``tolerance`` is

@@ -138,7 +138,7 @@ def weight_scale(problem: Problem) -> float:
     positive weight.
     """
     smallest = np.inf
-    weights = [leaf.weight for leaf in problem.leaves]
+    weights = problem.weights
     for term in problem.terms:
         factor = term.weight if term.disjunctive else 1.0
         for member in term.members:

@@ -11,8 +11,10 @@ from typing import ClassVar
 
 from ..exceptions import SolverInputError
 from ..optimizer.goldfarb import descend
+from ..optimizer.levels import Level, descend_levels, has_levels
+from ..optimizer.tasks import leaves_by_level
 from ..result import Descent
-from .base import Leg, Method
+from .base import Leg, Method, Scaled, weight_scale
 
 __all__ = ["START_METRICS", "Goldfarb"]
 
@@ -24,6 +26,9 @@ START_METRICS = ("gauss_newton", "identity")
 class Goldfarb(Method):
     """Goldfarb's projected BFGS within the limits, the Kuhn–Tucker test its stop.
 
+    Pins hold exactly and each ``priority`` level is solved at no cost to the levels
+    above (:mod:`solver.optimizer.levels`).
+
     Attributes:
         start_metric: How the inverse-Hessian estimate H starts and restarts:
             ``"gauss_newton"`` inverts the damped Gauss–Newton curvature of the goals on
@@ -34,6 +39,7 @@ class Goldfarb(Method):
 
     name: ClassVar[str] = "goldfarb"
     finds_multipliers: ClassVar[bool] = True
+    holds_pins: ClassVar[bool] = True
 
     start_metric: str = "gauss_newton"
 
@@ -45,7 +51,13 @@ class Goldfarb(Method):
             )
 
     def descend(self, leg: Leg) -> Descent:
-        """One descent (see :meth:`Method.descend <solver.methods.base.Method.descend>`)."""
+        """One descent (see :meth:`Method.descend <solver.methods.base.Method.descend>`).
+
+        A problem with pins or priority levels descends level by level
+        (:mod:`solver.optimizer.levels`); any other takes one descent of G_all.
+        """
+        if has_levels(leg.problem):
+            return self.by_levels(leg)
         space = leg.scaled.space
         return descend(
             leg.scaled.objective(leg.problem),
@@ -62,4 +74,26 @@ class Goldfarb(Method):
             if self.start_metric == "gauss_newton"
             else None,
             goal_value=leg.budget.goal_value,
+        )
+
+    def by_levels(self, leg: Leg) -> Descent:
+        """One descent by priority levels, pins first, each level holding those above."""
+        problem, scaled, budget = leg.problem, leg.scaled, leg.budget
+        levels: list[Level] = []
+        for k, leaves in enumerate(leaves_by_level(problem)):
+            part = problem.only(leaves)
+            within = Scaled(scaled.space, weight_scale(part))
+            goal = None
+            if budget.goal_value is not None and not (k == 0 and problem.leaves[leaves[0]].pinned):
+                goal = budget.goal_value * scaled.weight / within.weight
+            curvature = within.curvature(part) if self.start_metric == "gauss_newton" else None
+            levels.append((within.objective(part), curvature, goal))
+        return descend_levels(
+            problem,
+            scaled.space,
+            levels,
+            scaled.objective(problem),
+            leg.start,
+            budget,
+            leg.reporter,
         )

@@ -55,21 +55,19 @@ import numpy as np
 from .._checks import FloatArray, IntArray
 from ..result import Descent, Status
 from .budget import Budget, Reporter, finished
-from .projection import multipliers, restore
+from .prioritised import clamped_step, level_errors, polish, stacked_levels
+from .projection import restore
 from .space import ReducedSpace
-from .tasks import Task, TaskModel, damped_inverse, stack
+from .tasks import Task, TaskModel
 
 __all__ = ["DAMPING", "descend_dls"]
 
 DAMPING = 0.05
 """Default λ_max as a fraction of the longest chain length."""
 
-_ON_BOUND = 1e-12
-"""A limit row with at most this slack is on its bound."""
 _STILL = 1e-6
 """A level's relative change below this is none: three such steps end the descent."""
 _HALVINGS = 12
-_POLISH = 4
 
 
 def descend_dls(
@@ -107,7 +105,7 @@ def descend_dls(
     phi = phi0.copy()
     values, tasks = model.evaluate(phi)
     evaluations = 1
-    errors = _errors(model, values, levels, level_weight)
+    errors = level_errors(model, values, levels, level_weight)
     iterations = 0
     still = 0
     status, detail = Status.CONVERGED, ""
@@ -117,8 +115,8 @@ def descend_dls(
         if stop is not None:
             status, detail = stop
             break
-        pulls = _stacked(_near(tasks, reach), levels, level_weight, space.n)
-        delta = _clamped_step(phi, pulls, space, damping)
+        pulls = stacked_levels(_near(tasks, reach), levels, level_weight, space.n)
+        delta = clamped_step(phi, pulls, space, damping)
         held = 0
         while held < len(levels) - 1 and errors[held] <= tolerance:
             held += 1
@@ -132,7 +130,7 @@ def descend_dls(
                 trial_values, trial_tasks = model.evaluate(trial)
                 evaluations += 1
                 if held:
-                    trial, trial_values, trial_tasks, extra = _polish(
+                    trial, trial_values, trial_tasks, extra = polish(
                         model,
                         levels[:held],
                         level_weight[:held],
@@ -140,7 +138,7 @@ def descend_dls(
                         space,
                     )
                     evaluations += extra
-                trial_errors = _errors(model, trial_values, levels, level_weight)
+                trial_errors = level_errors(model, trial_values, levels, level_weight)
                 verdict = _compare(trial_errors, errors, tolerance)
                 if verdict >= 0:
                     accepted = (trial, trial_values, trial_tasks, trial_errors)
@@ -159,69 +157,16 @@ def descend_dls(
             detail = "no level changes any more"
             break
     if status is Status.CONVERGED:
-        errors = _errors(model, values, levels, level_weight)
+        errors = level_errors(model, values, levels, level_weight)
         met = 0
         while met < len(levels) and errors[met] <= tolerance:
             met += 1
-        phi, values, tasks, extra = _polish(
+        phi, values, tasks, extra = polish(
             model, levels[:met], level_weight[:met], (phi, values, tasks), space
         )
         evaluations += extra
     total = float(model.coefficients(values) @ values) / scale
     return finished(phi, total, status, detail, (iterations, evaluations))
-
-
-def _polish(
-    model: TaskModel,
-    levels: Sequence[IntArray],
-    weights: Sequence[float],
-    at: tuple[FloatArray, FloatArray, list[Task]],
-    space: ReducedSpace,
-) -> tuple[FloatArray, FloatArray, list[Task], int]:
-    """Undamped Gauss–Newton steps on ``levels`` alone (the met top levels).
-
-    A step of the lower levels moves in the null space of the met levels only to first
-    order, and leaves them off by the second order of the step (Greeff, Haber & Seidel
-    2005's pinned wrist, moved by the shoulder). These steps bring them back, each in
-    the null space of the levels above it, for as long as that lowers their errors (at most
-    :data:`_POLISH`): the compensation of Greeff et al.'s Table 1, by least squares.
-    ``at`` is φ with the model's potentials and tasks there.
-
-    Returns:
-        φ, the potentials and tasks there, and the evaluations made.
-    """
-    phi, values, tasks = at
-    evaluations = 0
-    if not levels:
-        return phi, values, tasks, evaluations
-    for _ in range(_POLISH):
-        errors = _errors(model, values, levels, weights)
-        if float(errors.sum()) <= 0.0:
-            break
-        step = _clamped_step(phi, _stacked(tasks, levels, weights, space.n), space, 0.0)
-        trial = restore(phi + step, space)
-        if trial is None:
-            break
-        trial_values, trial_tasks = model.evaluate(trial)
-        evaluations += 1
-        trial_errors = _errors(model, trial_values, levels, weights)
-        if float(trial_errors.sum()) >= float(errors.sum()):
-            break
-        phi, values, tasks = trial, trial_values, trial_tasks
-    return phi, values, tasks, evaluations
-
-
-def _stacked(
-    tasks: list[Task], levels: Sequence[IntArray], weights: Sequence[float], n: int
-) -> list[tuple[FloatArray, FloatArray]]:
-    """Each level's residuals and rows from the tasks, over √ of the level's weight."""
-    by_leaf = {task.leaf: task for task in tasks}
-    stacked = []
-    for level, weight in zip(levels, weights, strict=True):
-        residual, rows = stack([by_leaf[int(i)] for i in level if int(i) in by_leaf], n)
-        root = np.sqrt(weight)
-        stacked.append((residual / root, rows / root))
-    return stacked
 
 
 def _near(tasks: list[Task], reach: FloatArray) -> list[Task]:
@@ -243,18 +188,6 @@ def _near(tasks: list[Task], reach: FloatArray) -> list[Task]:
     return near
 
 
-def _errors(
-    model: TaskModel, values: FloatArray, levels: Sequence[IntArray], weights: Sequence[float]
-) -> FloatArray:
-    coefficient = model.coefficients(values)
-    return np.array(
-        [
-            float(coefficient[level] @ values[level]) / weight
-            for level, weight in zip(levels, weights, strict=True)
-        ]
-    )
-
-
 def _compare(new: FloatArray, old: FloatArray, tolerance: float) -> int:
     """+1 when ``new`` is better in lexicographic order, −1 worse, 0 the same.
 
@@ -266,114 +199,3 @@ def _compare(new: FloatArray, old: FloatArray, tolerance: float) -> int:
             continue
         return 1 if a < b else -1
     return 0
-
-
-def _clamped_step(
-    phi: FloatArray,
-    levels: Sequence[tuple[FloatArray, FloatArray]],
-    space: ReducedSpace,
-    damping: float,
-) -> FloatArray:
-    """The prioritised step with the limits that stop it clamped (see the module)."""
-    blocked: list[int] = []
-    delta = _step(phi, levels, space, damping, blocked)
-    slack = space.a_in @ phi - space.b_in if space.a_in.shape[0] else np.zeros(0)
-    released: set[int] = set()
-    for _ in range(2 * space.a_in.shape[0] + 1):
-        limit, row = _first_limit(phi, delta, space, blocked)
-        if limit < 1.0:
-            # The row that stops the step first, and with it every row already on its
-            # bound that the step would cross: all are clamped at once.
-            rate = space.a_in @ delta
-            crossing = np.flatnonzero((slack <= _ON_BOUND) & (rate < -1e-14))
-            new = [int(k) for k in crossing if int(k) not in blocked]
-            blocked.extend(new if row in new else [row, *new])
-        else:
-            free = _holding_out(delta, levels, space, blocked)
-            if free < 0 or free in released:
-                break
-            released.add(free)
-            blocked.remove(free)
-        delta = _step(phi, levels, space, damping, blocked)
-    limit, _ = _first_limit(phi, delta, space, blocked)
-    result: FloatArray = delta * min(1.0, limit)
-    return result
-
-
-def _first_limit(
-    phi: FloatArray, delta: FloatArray, space: ReducedSpace, blocked: list[int]
-) -> tuple[float, int]:
-    """:func:`.projection.step_limit` over the rows not clamped.
-
-    A clamped row moves exactly onto its bound in exact arithmetic; its rate's rounding
-    (1e-14) must not cut the step to nothing. Ratios within 1e-12 of 1 are 1.
-    """
-    if not space.a_in.shape[0]:
-        return np.inf, -1
-    rate = space.a_in @ delta
-    rate[blocked] = 0.0
-    falling = rate < -1e-14
-    if not np.any(falling):
-        return np.inf, -1
-    ratios = np.full(rate.shape, np.inf)
-    slack = space.a_in[falling] @ phi - space.b_in[falling]
-    ratios[falling] = np.maximum(slack, 0.0) / -rate[falling]
-    row = int(np.argmin(ratios))
-    limit = float(ratios[row])
-    return (np.inf, -1) if limit >= 1.0 - 1e-12 else (limit, row)
-
-
-def _holding_out(
-    delta: FloatArray,
-    levels: Sequence[tuple[FloatArray, FloatArray]],
-    space: ReducedSpace,
-    blocked: list[int],
-) -> int:
-    """The clamped row whose release lowers the levels' residual most, or −1.
-
-    At the clamped step the residual's gradient is a combination of the clamped rows
-    (and the equalities); a row with a negative multiplier holds the step back from
-    going inward, away from its bound, where the residual falls: it is not a limit
-    the step meets, and clamping it only stalls the step.
-    """
-    if not blocked:
-        return -1
-    gradient = np.zeros(space.n)
-    for residual, rows in levels:
-        if rows.shape[0]:
-            gradient += rows.T @ (residual + rows @ delta)
-    scale = float(np.linalg.norm(gradient))
-    if scale <= 1e-14:
-        return -1
-    weights = multipliers(gradient, np.array(blocked, np.intp), space)
-    worst = int(np.argmin(weights))
-    return blocked[worst] if weights[worst] < -1e-9 * scale else -1
-
-
-def _step(
-    phi: FloatArray,
-    levels: Sequence[tuple[FloatArray, FloatArray]],
-    space: ReducedSpace,
-    damping: float,
-    blocked: list[int],
-) -> FloatArray:
-    n = space.n
-    hard = np.concatenate([space.a_eq, space.a_in[blocked]])
-    target = np.concatenate(
-        [np.zeros(space.a_eq.shape[0]), space.b_in[blocked] - space.a_in[blocked] @ phi]
-    )
-    delta = np.zeros(n)
-    null = np.eye(n)
-    if hard.shape[0]:
-        inverse, basis = damped_inverse(hard, 0.0)
-        delta = inverse @ target
-        null = null - basis.T @ basis
-    for residual, rows in levels:
-        if not rows.shape[0]:
-            continue
-        projected = rows @ null
-        right = -residual - rows @ delta
-        inverse, basis = damped_inverse(projected, damping, float(np.linalg.norm(right)))
-        delta = delta + inverse @ right
-        null = null - basis.T @ basis
-    return delta

@@ -89,6 +89,7 @@ def descend(
     callback: Callable[[FloatArray, float], None] | None = None,
     curvature: Curvature | None = None,
     goal_value: float | None = None,
+    expand: bool = True,
 ) -> Descent:
     """Run Goldfarb's projected BFGS from a feasible ``phi0``.
 
@@ -110,12 +111,16 @@ def descend(
             the active rows' null space, μ a small damping) instead of the projector.
         goal_value: Stop as soon as G ≤ this value (G ≥ 0 is then within it of its
             least possible value); None: only the Kuhn–Tucker test stops the descent.
+        expand: Let the line search expand past the unit step (see :mod:`.linesearch`);
+            False keeps every step within it, as in Zhao & Badler 1994, where G is a
+            model good near the start only (a level's tangent, :mod:`.levels`).
 
     Returns:
         The final iterate and how the descent ended.
     """
     active = ActiveSet.at(phi0, a_eq, b_eq, a_in, b_in, slack=_ACTIVE)
     run = _Run(objective, phi0, active, tolerance, callback, curvature)
+    run.expand = expand
     return run.loop(max_iterations, deadline, goal_value)
 
 
@@ -157,6 +162,7 @@ class _Run:
         self.readds = 0
         self.projected = np.inf
         self.multipliers = np.empty(0)
+        self.expand = True
 
     def finish(self, status: Status, detail: str = "") -> Descent:
         return Descent(
@@ -331,6 +337,8 @@ class _Run:
         """Steps 3–5: ratio test, line search, then add a row or update H."""
         step = self.active.project(step)
         limit, hit = self.active.first_block(step, self.phi, self.inactive)
+        if not self.expand and limit > 1.0:
+            limit, hit = 1.0, -1
         if hit >= 0 and limit <= 1e-15:  # blocked at once: add the row without moving
             self.active.add(hit)
             self.add(hit)

@@ -38,11 +38,14 @@ class Task:
         leaf: Index in ``problem.leaves``.
         residual: R, shape (k,), ``‖R‖² ≈`` the weighted potential.
         rows: A, shape (k, n_v), over the scaled variables.
+        basis: M with ``A = M J_e``, shape (k, 9): the rows as combinations of the
+            effector's state e = (r, x_e, y_e) (:meth:`TaskModel.states`).
     """
 
     leaf: int
     residual: FloatArray
     rows: FloatArray
+    basis: FloatArray
 
 
 class TaskModel:
@@ -71,7 +74,7 @@ class TaskModel:
         kinematics = problem.kinematics
         self._moves = kinematics.moves[np.ix_(problem.effector_segments, space.variables)]
         self._rotation = kinematics.dof_rotation[space.variables]
-        self._weights = np.array([leaf.weight for leaf in leaves])
+        self._weights = problem.weights.copy()
         self._members = tuple(term.members for term in problem.terms)
         self._disjunctive = tuple(
             (term.weight, term.members) for term in problem.terms if term.disjunctive
@@ -121,15 +124,32 @@ class TaskModel:
             half = eigen[keep] / 2.0
             q = basis[:, keep]
             root = np.sqrt(coefficient[i])
-            rows = (np.sqrt(half)[:, None] * q.T) @ jacobians[i] * root
+            basis = (np.sqrt(half)[:, None] * q.T) * root
             residual = (q.T @ gradients[i]) / (2.0 * np.sqrt(half)) * root
-            tasks.append(Task(i, residual, rows))
+            tasks.append(Task(i, residual, basis @ jacobians[i], basis))
         return values, tasks
 
+    def states(self, phi: FloatArray, leaves: IntArray) -> tuple[FloatArray, FloatArray]:
+        """The effector states e = (r, x_e, y_e) of ``leaves`` at φ and their Jacobians.
+
+        Returns:
+            Shapes (len(leaves), 9) and (len(leaves), 9, n_v).
+        """
+        theta = self.space.theta(phi)
+        frames = self.problem.kinematics.frames(theta)
+        points, x, y = (part[leaves] for part in self.problem.states_at(frames.world))
+        jacobians = self._effector_jacobians(frames, points, x, y, leaves)
+        return np.concatenate([points, x, y], axis=1), jacobians
+
     def _effector_jacobians(
-        self, frames: object, points: FloatArray, x: FloatArray, y: FloatArray
+        self,
+        frames: object,
+        points: FloatArray,
+        x: FloatArray,
+        y: FloatArray,
+        leaves: IntArray | None = None,
     ) -> FloatArray:
-        """∂(r, x_e, y_e)/∂φ of every effector, shape (m, 9, n_v)."""
+        """∂(r, x_e, y_e)/∂φ of every effector (or those of ``leaves``), shape (m, 9, n_v)."""
         space = self.space
         axes, pivots = self.problem.kinematics.dof_axes(frames, space.variables)  # type: ignore[arg-type]
         rotation = self._rotation[:, None]
@@ -141,7 +161,7 @@ class TaskModel:
         result[:, :3, :] = linear.transpose(0, 2, 1)
         result[:, 3:6, :] = np.cross(spin[None], x[:, None, :]).transpose(0, 2, 1)
         result[:, 6:, :] = np.cross(spin[None], y[:, None, :]).transpose(0, 2, 1)
-        result *= self._moves[:, None, :]
+        result *= (self._moves if leaves is None else self._moves[leaves])[:, None, :]
         result *= space.scale[None, None, :]
         return result
 
@@ -157,12 +177,17 @@ def stack(tasks: Sequence[Task], n: int) -> tuple[FloatArray, FloatArray]:
 
 
 def leaves_by_level(problem: Problem) -> list[IntArray]:
-    """Leaf indices per priority level, pins first, then priority 0, 1 and so on."""
+    """Leaf indices per priority level, pins first, then priority 0, 1 and so on.
+
+    An ``AnyOf`` set's members stay together, at the highest level of any of them: the
+    set counts its least member, so no level holds part of it.
+    """
+    leaves = problem.leaves
     levels: dict[tuple[int, int], list[int]] = {}
-    for i, leaf in enumerate(problem.leaves):
-        key = (0, 0) if leaf.pinned else (1, leaf.priority)
-        levels.setdefault(key, []).append(i)
-    return [np.array(levels[key], np.intp) for key in sorted(levels)]
+    for term in problem.terms:
+        key = min((0, 0) if leaves[i].pinned else (1, leaves[i].priority) for i in term.members)
+        levels.setdefault(key, []).extend(term.members)
+    return [np.array(sorted(levels[key]), np.intp) for key in sorted(levels)]
 
 
 def damped_inverse(

@@ -1,0 +1,348 @@
+"""Goldfarb's method by priority level: pins exact, each level at no cost to those above.
+
+The levels (:func:`.tasks.leaves_by_level`) are the pins, then priority 0, 1, …. Each
+is minimised in turn by Goldfarb descents (:mod:`.goldfarb`) of its own G, divided by
+its smallest weight, while the levels above it are held. One round:
+
+1. Linearise the held levels. Their task rows at φ (:class:`.tasks.TaskModel`) join
+   the equalities, so the descent moves only where no held effector moves, to first
+   order (the null space of task priority; Siciliano & Slotine 1991).
+2. Descend from φ, at most :data:`INNER` iterations: the tangent is a model of the held
+   levels only near φ.
+3. Restore the held levels. A move along the tangent leaves them off by its second
+   order; undamped Gauss–Newton steps, each level in the null space of those above
+   and the limits clamped (:func:`.prioritised.polish`), bring them back. Steps 1–3 are
+   the gradient projection for nonlinear constraints (Rosen 1961).
+4. Accept the restored point when no held level ends worse than when the level began
+   (beyond :data:`HOLD` of the longest chain) and the level's G is lower; otherwise
+   halve the move and restore again. A descent that finds no decrease, or a move that
+   no halving makes acceptable, ends the level.
+
+A pinned point therefore stays where it is to rounding, and a level never costs a
+higher one anything: a reachable level-0 goal is met whatever the level below asks.
+The first level, with nothing held, is one plain descent. The budget spans all levels,
+highest first, so a budget cut short leaves the lower levels unfinished, never the
+higher ones (the anytime order of Phillips, Zhao & Badler 1990).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from .._checks import FloatArray, IntArray
+from ..problem import Problem
+from ..result import Descent, Status
+from .budget import Budget, Reporter
+from .goldfarb import descend
+from .prioritised import level_errors, polish
+from .projection import active_rows, multipliers
+from .space import ReducedSpace
+from .tasks import TaskModel, leaves_by_level, stack
+
+__all__ = ["HOLD", "INNER", "descend_levels", "has_levels"]
+
+INNER = 16
+"""Most iterations of one descent along the held levels' tangent before they are
+linearised again (see ``_Levels.next_inner``)."""
+HOLD = 1e-10
+"""How far a held level may end worse than when the level below it began, as a length
+against the longest chain (its square against the level's error): rounding, no more."""
+_HALVINGS = 10
+_FIRST = 3
+"""Most iterations of a round along the tangent while G falls fast: a step, with room for
+a limit met or left (each counts as an iteration)."""
+_FAST = 0.25
+"""A round that leaves the level's G below this share of it falls fast (see ``next_inner``)."""
+_STILL = 1e-6
+"""A gain of G below this share of it, promised by a move no restoring accepts, is none."""
+_RESTORE = 8
+"""Most Gauss–Newton steps that bring the held levels back after one move."""
+
+Objective = Callable[[FloatArray], tuple[float, FloatArray]]
+Curvature = Callable[[FloatArray], FloatArray]
+Level = tuple[Objective, Curvature | None, float | None]
+"""A level's objective and curvature over φ (its G over its own weight scale), and the
+value of it that counts as met (None: only its Kuhn–Tucker point ends it)."""
+
+
+def has_levels(problem: Problem) -> bool:
+    """Whether ``problem`` has pins or more than one priority level."""
+    return any(leaf.pinned or leaf.priority for leaf in problem.leaves)
+
+
+def descend_levels(
+    problem: Problem,
+    space: ReducedSpace,
+    levels: Sequence[Level],
+    whole: Objective,
+    start: FloatArray,
+    budget: Budget,
+    reporter: Reporter | None = None,
+) -> Descent:
+    """Minimise the priority levels of ``problem`` in turn from the feasible ``start``.
+
+    Args:
+        problem: The problem; its levels are :func:`.tasks.leaves_by_level`'s.
+        space: The reduced space the descents work in.
+        levels: Per level, highest first: its objective and curvature over φ and the
+            value that counts as met.
+        whole: φ ↦ (G_all / w, its gradient): the value the descent reports.
+        start: Feasible start φ.
+        budget: The stops, over all levels (its ``goal_value`` is the levels' own).
+        reporter: Told (φ, G_all / w) at the start and after every accepted move.
+
+    Returns:
+        The last iterate, with ``levels`` each level's G over its weight scale there.
+    """
+    run = _Levels(problem, space, whole, budget, reporter)
+    return run.solve(start, levels)
+
+
+class _Levels:
+    """The state of one descent by levels: the pose, the model of the tasks, the counts."""
+
+    def __init__(
+        self,
+        problem: Problem,
+        space: ReducedSpace,
+        whole: Objective,
+        budget: Budget,
+        reporter: Reporter | None,
+    ) -> None:
+        self.leaves = leaves_by_level(problem)
+        self.space = space
+        self.whole = whole
+        self.budget = budget
+        self.reporter = reporter
+        self.problem = problem
+        self.model = TaskModel(problem, space)
+        weights = self.model.coefficients(np.ones(len(problem.leaves)))
+        self.weights = [max(float(weights[rows].max(initial=0.0)), 1e-300) for rows in self.leaves]
+        longest = float(np.max(problem.chain_lengths, initial=1.0))
+        self.slack = (HOLD * max(1.0, longest)) ** 2
+        self.iterations = 0
+        self.evaluations = 0
+        self.stalled = False
+        self.projected = 0.0
+        self.last_step = 1.0
+
+    def solve(self, start: FloatArray, levels: Sequence[Level]) -> Descent:
+        phi = start.copy()
+        if self.reporter is not None:
+            self.reporter(phi, self.whole(phi)[0])
+        status = Status.CONVERGED
+        for k, level in enumerate(levels):
+            phi, spent = self.level(phi, k, level)
+            if spent is not None:
+                status = spent
+                break
+        if status is Status.CONVERGED and self.stalled:
+            status = Status.STALLED
+        return self.finish(phi, levels, status)
+
+    def level(self, phi: FloatArray, k: int, level: Level) -> tuple[FloatArray, Status | None]:
+        """Minimise level ``k`` from φ with the levels above held; the budget's stop if spent."""
+        objective, curvature, goal = level
+        if k == 0:
+            descent = self.descend(objective, curvature, phi, goal, None)
+            self.report(descent.phi)
+            return descent.phi, self.spent(descent)
+        held = self.leaves[:k]
+        weights = self.weights[:k]
+        # The tasks of the held levels alone: the others' cost nothing to skip.
+        self.model = TaskModel(self.problem.only(np.concatenate(held)), self.space)
+        values = self.model.evaluate(phi)[0]
+        self.evaluations += 1
+        ceiling = level_errors(self.model, values, held, weights) + self.slack
+        value = objective(phi)[0]
+        self.evaluations += 1
+        inner = _FIRST
+        while goal is None or value > goal:
+            descent = self.descend(objective, curvature, phi, goal, held, inner)
+            spent = self.spent(descent)
+            move = descent.phi - phi
+            if descent.value >= value or not np.any(move):
+                return phi, spent
+            accepted = self.restored(phi, move, held, weights, ceiling, objective, value)
+            if accepted is None and inner > _FIRST and spent is None:
+                inner = _FIRST
+                continue
+            if accepted is None:
+                # No acceptable move while the tangent promises next to nothing more is
+                # convergence to the first order the tangent models.
+                gain = value - descent.value
+                self.stalled = self.stalled or gain > _STILL * value + self.budget.tolerance
+                return phi, spent
+            inner = self.next_inner(inner, value, accepted[1])
+            phi, value = accepted
+            self.report(phi)
+            if spent is not None:
+                return phi, spent
+        return phi, None
+
+    def next_inner(self, inner: int, before: float, after: float) -> int:
+        """The next round's most iterations along the tangent.
+
+        A few iterations while G falls fast (Gauss–Newton's quadratic end on a level that can be
+        met); where it falls slowly (a level that cannot be met, whose Lagrangian's
+        curvature the Gauss–Newton model lacks) each round takes four times as many, so
+        BFGS learns that curvature; a move that had to be halved goes back to a few.
+        """
+        if self.last_step < 1.0:
+            return _FIRST
+        if after > _FAST * before:
+            return min(INNER, 4 * inner)
+        return inner
+
+    def descend(
+        self,
+        objective: Objective,
+        curvature: Curvature | None,
+        phi: FloatArray,
+        goal: float | None,
+        held: Sequence[IntArray] | None,
+        iterations: int = INNER,
+    ) -> Descent:
+        """A Goldfarb descent from φ; along the held levels' tangent, ``iterations`` at most."""
+        space = self.space
+        a_eq, b_eq = space.a_eq, space.b_eq
+        cap = self.budget.max_iterations - self.iterations
+        if held is not None:
+            a_eq, b_eq, objective = self.tangent(phi, held, objective, iterations > _FIRST)
+            cap = min(cap, iterations)
+            goal = None  # the descent's G may be the Lagrangian; the level's goal is tested after
+        descent = descend(
+            objective,
+            phi,
+            a_eq,
+            b_eq,
+            space.rows_in,
+            space.b_in,
+            tolerance=self.budget.tolerance,
+            max_iterations=max(cap, 0),
+            deadline=self.budget.deadline,
+            curvature=curvature,
+            goal_value=goal,
+            expand=held is None,
+        )
+        self.iterations += descent.iterations
+        self.evaluations += descent.evaluations
+        self.projected = descent.projected_gradient
+        return descent
+
+    def tangent(
+        self, phi: FloatArray, held: Sequence[IntArray], objective: Objective, lagrangian: bool
+    ) -> tuple[FloatArray, FloatArray, Objective]:
+        """The held levels linearised at φ: the equalities with their rows, and what to descend.
+
+        The rows join the equalities (orthonormal, with φ's values). With ``lagrangian``
+        the descent along them minimises the level's Lagrangian ``G − Σ vᵢ·(eᵢ − eᵢ(φ))``
+        over the held effectors' states e (:meth:`.tasks.TaskModel.states`), the forces
+        v the multipliers of the rows in G's gradient at φ: its curvature along the
+        tangent is that of G on the held levels' surface, so the steps fit the surface
+        the restoring keeps to (sequential quadratic programming's model; Wilson 1963).
+        Those multipliers are right only near the level's own minimum; while G falls
+        fast, far from it, the descent is of G itself (Gauss–Newton steps).
+        """
+        space = self.space
+        members = {int(i) for level in held for i in level}
+        tasks = [task for task in self.model.evaluate(phi)[1] if task.leaf in members]
+        self.evaluations += 1
+        rows = stack(tasks, space.n)[1]
+        if not rows.shape[0]:
+            return space.a_eq, space.b_eq, objective
+        if space.a_eq.shape[0]:
+            rows = rows - (rows @ space.a_eq.T) @ space.a_eq
+        _, sigma, vt = np.linalg.svd(rows, full_matrices=False)
+        basis = vt[sigma > 1e-10 * max(float(sigma.max(initial=0.0)), 1e-300)]
+        a_eq = np.concatenate([space.a_eq, basis])
+        b_eq = np.concatenate([space.b_eq, basis @ phi])
+        if not lagrangian:
+            return a_eq, b_eq, objective
+        rows = stack(tasks, space.n)[1]
+        gradient = objective(phi)[1]
+        self.evaluations += 1
+        limits = space.a_in[active_rows(phi, space)]
+        fitted = np.concatenate([rows, space.a_eq, limits])
+        weights = np.linalg.lstsq(fitted.T, gradient, rcond=None)[0]
+        leaves = np.array([task.leaf for task in tasks], np.intp)
+        cuts = np.cumsum([task.rows.shape[0] for task in tasks])[:-1]
+        forces = np.array(
+            [
+                task.basis.T @ part
+                for task, part in zip(tasks, np.split(weights[: rows.shape[0]], cuts), strict=True)
+            ]
+        )
+        start = self.model.states(phi, leaves)[0]
+
+        def descended(point: FloatArray) -> tuple[float, FloatArray]:
+            value, slope = objective(point)
+            states, jacobians = self.model.states(point, leaves)
+            pull = np.einsum("ij,ijk->k", forces, jacobians)
+            return value - float(np.sum(forces * (states - start))), slope - pull
+
+        return a_eq, b_eq, descended
+
+    def restored(
+        self,
+        phi: FloatArray,
+        move: FloatArray,
+        held: Sequence[IntArray],
+        weights: Sequence[float],
+        ceiling: FloatArray,
+        objective: Objective,
+        value: float,
+    ) -> tuple[FloatArray, float] | None:
+        """The first of φ + move, φ + move/2, … that restores the held levels and lowers G.
+
+        Every such point is feasible: the limits are linear and φ and φ + move are inside.
+        """
+        step = 1.0
+        for _ in range(_HALVINGS):
+            trial = phi + step * move
+            values, tasks = self.model.evaluate(trial)
+            trial, values, tasks, extra = polish(
+                self.model, held, weights, (trial, values, tasks), self.space, _RESTORE, ceiling
+            )
+            self.evaluations += 1 + extra
+            if np.all(level_errors(self.model, values, held, weights) <= ceiling):
+                trial_value = objective(trial)[0]
+                self.evaluations += 1
+                if trial_value < value:
+                    self.last_step = step
+                    return trial, trial_value
+            step *= 0.5
+        return None
+
+    def spent(self, descent: Descent) -> Status | None:
+        """The budget's stop after ``descent``, if it ran out of time or iterations."""
+        if descent.status is Status.TIME_LIMIT:
+            return descent.status
+        return self.budget.spent(self.iterations)
+
+    def report(self, phi: FloatArray) -> None:
+        if self.reporter is not None:
+            self.reporter(phi, self.whole(phi)[0])
+
+    def finish(self, phi: FloatArray, levels: Sequence[Level], status: Status) -> Descent:
+        value, gradient = self.whole(phi)
+        self.evaluations += 1
+        active = active_rows(phi, self.space)
+        return Descent(
+            phi=phi,
+            value=value,
+            gradient=gradient,
+            status=status,
+            message=status.message("" if status is not Status.STALLED else _STALLED),
+            iterations=self.iterations,
+            evaluations=self.evaluations,
+            active=tuple(int(j) for j in active),
+            projected_gradient=self.projected,
+            multipliers=multipliers(gradient, active, self.space),
+            levels=tuple(float(objective(phi)[0]) for objective, _, _ in levels),
+        )
+
+
+_STALLED = "no move along a level's tangent keeps the levels above it"

@@ -1,0 +1,188 @@
+"""Goldfarb's method by priority level: strict priorities, exact pins, limits and budget kept."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from fixtures.models import human_figure, limb_effectors, limb_length
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from problems import planar_arm, random_problem, tip
+
+from solver import AnyOf, Constraint, Effector, Figure, Problem, goals, pin, solve
+from solver.optimizer.tasks import leaves_by_level
+
+LENGTHS = [0.3, 0.25, 0.2]
+HAND_TARGET = (-0.3, 0.4, 0.0)
+ELBOW_TARGET = (0.4, -0.2, 0.0)
+
+
+def conflicting(priority_hand: int, priority_elbow: int) -> Problem:
+    fig = planar_arm(LENGTHS)
+    hand = Constraint(tip(fig, LENGTHS), goals.Position(HAND_TARGET), priority=priority_hand)
+    pull = Constraint(Effector("link1"), goals.Position(ELBOW_TARGET), priority=priority_elbow)
+    return Problem(fig, [hand, pull])
+
+
+def nearest_elbow() -> float:
+    hand = np.array(HAND_TARGET[:2])
+    span = float(np.linalg.norm(hand))
+    upper, lower = LENGTHS[0], LENGTHS[1] + LENGTHS[2]
+    along = (upper**2 - lower**2 + span**2) / (2 * span)
+    across = np.sqrt(upper**2 - along**2)
+    normal = np.array([-hand[1], hand[0]]) / span
+    meets = [along * hand / span + side * across * normal for side in (1.0, -1.0)]
+    return min(float(np.linalg.norm(m - ELBOW_TARGET[:2])) for m in meets)
+
+
+@pytest.mark.parametrize("restarts", [0, 8])
+def test_a_level_zero_goal_is_met_exactly_beside_a_conflicting_level_one_goal(
+    restarts: int,
+) -> None:
+    problem = conflicting(0, 1)
+    result = solve(problem, np.array([0.1, 0.2, 0.3]), restarts=restarts)
+    points = problem.effector_states(result.x)[0]
+    assert np.linalg.norm(points[0] - HAND_TARGET) <= 1e-8
+    # The elbow gets as near as the met hand lets it: where its circle about the shoulder
+    # meets the circle of the forearm and hand, stretched, about the hand's target.
+    elbow = np.linalg.norm(points[1] - ELBOW_TARGET)
+    assert elbow == pytest.approx(nearest_elbow(), abs=1e-9)
+    assert result.status == "converged" and result.outcome == "not_reachable"
+    # Weighted together (one level), the hand gives way to the elbow.
+    blended = conflicting(0, 0)
+    together = blended.effector_states(solve(blended, np.array([0.1, 0.2, 0.3])).x)[0]
+    assert np.linalg.norm(together[0] - HAND_TARGET) > 0.1
+
+
+def test_swapping_the_priorities_swaps_the_winner() -> None:
+    problem = conflicting(1, 0)
+    result = solve(problem, np.array([0.1, 0.2, 0.3]), restarts=0)
+    elbow = np.linalg.norm(problem.effector_states(result.x)[0][1] - ELBOW_TARGET)
+    assert elbow == pytest.approx(np.linalg.norm(ELBOW_TARGET[:2]) - LENGTHS[0], abs=1e-8)
+
+
+def human_reach(pull: float) -> tuple[Problem, np.ndarray, list[np.ndarray]]:
+    """The human with both feet pinned, its left wrist pinned, a goal on the left palm
+    ``pull`` metres forward of where it is (same hand: only the wrist turns), and the
+    right palm at priority 1 pulled 3 m away."""
+    figure = human_figure()
+    theta = np.zeros(figure.n_dofs)
+    effectors = limb_effectors(figure)
+    pins = [
+        pin(figure, theta, "foot.L", orientation=True),
+        pin(figure, theta, "foot.R", orientation=True),
+        pin(figure, theta, "hand.L"),
+    ]
+    world = figure.forward(theta)
+    names = [s.name for s in figure.segments]
+    palm = effectors["hand.L"]
+    frame = world[names.index("hand.L")]
+    place = frame[:3, :3] @ palm.point + frame[:3, 3]
+    hand = Constraint(palm, goals.Position(place + np.array((0.0, -pull, 0.0))), name="palm")
+    right = Constraint(effectors["hand.R"], goals.Position((-3.0, 0.0, 1.0)), priority=1)
+    return Problem(figure, [*pins, hand, right]), theta, [p.goal.point for p in pins]
+
+
+def pin_drift(problem: Problem, theta: np.ndarray, places: list[np.ndarray]) -> float:
+    points = problem.effector_states(theta)[0][: len(places)]
+    return float(np.max(np.linalg.norm(points - np.array(places), axis=1)))
+
+
+def test_pins_never_move_while_a_goal_on_the_same_hand_pulls() -> None:
+    problem, theta, places = human_reach(0.28)
+    drift: list[float] = []
+    result = solve(
+        problem,
+        theta,
+        restarts=0,
+        callback=lambda pose, value: drift.append(pin_drift(problem, pose, places)),
+    )
+    assert max(drift) <= 1e-9
+    assert result.max_violation <= 1e-9
+    # The pinned wrist lets the palm turn about it only: the palm stays a hand's length off.
+    assert problem.potentials(result.x)[3] > 0.01
+
+
+def test_a_reachable_level_zero_goal_is_met_with_every_pin_held() -> None:
+    figure = human_figure()
+    theta = np.zeros(figure.n_dofs)
+    effectors = limb_effectors(figure)
+    pins = [pin(figure, theta, f"foot{side}", orientation=True) for side in (".L", ".R")]
+    world = figure.forward(theta)
+    palm = effectors["hand.L"]
+    frame = world[[s.name for s in figure.segments].index("hand.L")]
+    place = frame[:3, :3] @ palm.point + frame[:3, 3]
+    hand = Constraint(palm, goals.Position(place + np.array((0.1, -0.3, 0.2))))
+    right = Constraint(effectors["hand.R"], goals.Position((-3.0, 0.0, 1.0)), priority=1)
+    problem = Problem(figure, [*pins, hand, right])
+    result = solve(problem, theta)
+    assert np.sqrt(problem.potentials(result.x)[2]) <= 1e-6 * limb_length("hand.L")
+    assert pin_drift(problem, result.x, [p.goal.point for p in pins]) <= 1e-9
+    # The right hand still reaches toward its goal below them.
+    assert problem.potentials(result.x)[3] < problem.potentials(theta)[3]
+
+
+def test_a_budget_cut_short_keeps_the_pins_and_the_limits() -> None:
+    problem, theta, places = human_reach(0.28)
+    result = solve(problem, theta, restarts=0, time_limit=1e-4)
+    assert result.status == "time_limit"
+    assert pin_drift(problem, result.x, places) <= 1e-9
+    assert result.max_violation <= 1e-9
+
+
+def test_an_anyof_set_stays_on_one_level() -> None:
+    fig = planar_arm(LENGTHS)
+    effector = tip(fig, LENGTHS)
+    near = Constraint(effector, goals.Position((0.3, 0.3, 0.0)), priority=0)
+    far = Constraint(effector, goals.Position((2.0, 0.0, 0.0)), priority=1)
+    elbow = Constraint(Effector("link1"), goals.Position((0.0, 0.3, 0.0)), priority=1)
+    problem = Problem(fig, [AnyOf([near, far]), elbow])
+    assert [level.tolist() for level in leaves_by_level(problem)] == [[0, 1], [2]]
+
+
+def with_levels(problem: Problem, levels: list[int], weights: list[float]) -> list[Constraint]:
+    constraints = []
+    for item, level, weight in zip(problem.constraints, levels, weights, strict=False):
+        if isinstance(item, Constraint):
+            item = Constraint(item.effector, item.goal, weight, item.chain_start, level)
+        constraints.append(item)
+    return constraints
+
+
+def level_values(problem: Problem, theta: np.ndarray) -> dict[int, float]:
+    """Each level's G at θ by priority, the pins' as −1 (an AnyOf counts its least member)."""
+    totals = {}
+    for leaves in leaves_by_level(problem):
+        first = problem.leaves[int(leaves[0])]
+        key = -1 if first.pinned else first.priority
+        totals[key] = problem.only(leaves).evaluate(theta)[0]
+    return totals
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 10_000), levels=st.lists(st.integers(0, 2), min_size=4, max_size=4))
+def test_a_lower_level_never_costs_a_higher_one_and_pins_never_move(
+    seed: int, levels: list[int]
+) -> None:
+    base, theta = random_problem(seed, 7, 4)
+    figure: Figure = base.figure
+    segment = figure.segments[int(np.random.default_rng(seed).integers(len(figure.segments)))]
+    held = pin(figure, theta, segment.name, (0.0, 0.1, 0.0), weight=3.0)
+    place = held.goal.point
+    weights = [1.0, 5.0, 0.2, 2.0]
+    problem = Problem(figure, [held, *with_levels(base, levels, weights)])
+    result = solve(problem, theta, restarts=0)
+    assert result.max_violation <= 1e-9
+    assert np.linalg.norm(problem.effector_states(result.x)[0][0] - place) <= 1e-9
+    # Each level against the same problem with every level below it weighing nothing (an
+    # AnyOf set keeps its own weights: it stays on its highest member's level).
+    totals = level_values(problem, result.x)
+    for top in sorted(set(levels))[:-1]:
+        muted = [w if level <= top else 0.0 for level, w in zip(levels, weights, strict=True)]
+        alone = Problem(figure, [held, *with_levels(base, levels, muted)])
+        reference = level_values(problem, solve(alone, theta, restarts=0).x)
+        for level in range(top + 1):
+            if level in reference:
+                scale = max(1.0, float(np.max(problem.chain_lengths)))
+                rounding = 1e-12 * reference[level] + (1e-9 * scale) ** 2
+                assert totals[level] <= reference[level] + rounding
