@@ -9,7 +9,8 @@ Where things are: ``segment`` (DOFs and segments), ``figure`` (building a figure
 its limits), ``kinematics`` (batched forward kinematics and DOF axes), ``limits``
 (linear joint limits), ``rotations`` (Euler angles and quaternions), ``constraint``
 and ``goals`` (what to reach), ``chains`` (which DOFs each constraint moves),
-``problem`` (the objective and its gradient), ``reach`` (where effectors can be),
+``problem`` (the objective and its gradient), ``pins`` and ``comfort`` (holding points;
+the aim below every goal), ``reach`` (where effectors can be),
 ``methods`` (each method's options as one object, and its descent), ``restarts`` (the
 one driver of every method's descents), ``solve`` (checks, dispatch and the verdict)
 and ``optimizer`` (the step routines: ``goldfarb`` with its ``active_set``, ``metric``
@@ -18,6 +19,7 @@ and ``linesearch``, ``lbfgsb``, ``dls``, ``jacobian_transpose``, the reduced ``s
 """
 
 from . import goals
+from .comfort import Comfort
 from .constraint import AnyOf, Constraint, Effector
 from .exceptions import ReachError, SolverInputError
 from .figure import Figure
@@ -33,6 +35,7 @@ __all__ = [
     "METHODS",
     "PIN_WEIGHT",
     "AnyOf",
+    "Comfort",
     "Constraint",
     "Dls",
     "Dof",

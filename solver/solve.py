@@ -27,6 +27,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ._checks import FloatArray, finite_scalar, whole
+from .comfort import Comfort
 from .exceptions import SolverInputError
 from .limits import outside_limits
 from .methods import METHODS, Method, Scaled, as_method
@@ -51,6 +52,7 @@ def solve(
     seed: int = 0,
     goal_tolerance: float | None = None,
     callback: Callable[[FloatArray, float], None] | None = None,
+    comfort: Comfort | None = None,
 ) -> SolveResult:
     """Minimise ``problem``'s G_all from ``theta0`` without ever leaving the limits.
 
@@ -90,6 +92,9 @@ def solve(
             potentials; see :meth:`Problem.goal_tolerance` for one from lengths). None:
             only the Kuhn–Tucker test at ``tolerance`` ends a descent.
         callback: Called with (θ, G_all) at every iterate of every descent.
+        comfort: A pull of every free DOF toward a reference pose, below every goal
+            (:class:`solver.Comfort`): it never costs a goal anything. Honoured by
+            ``"goldfarb"``; the other methods leave it out. None: no comfort.
 
     Returns:
         The best pose found; see :class:`solver.SolveResult`.
@@ -104,6 +109,7 @@ def solve(
         raise SolverInputError(f"solve needs a solver.Problem, got {type(problem).__name__}")
     problem.check_current()
     chosen = as_method(method).checked(problem)
+    aim = _checked_comfort(comfort, problem, chosen)
     theta_start = problem.figure.check_theta(theta0, "theta0")
     _check_options(time_limit, tolerance, max_iterations, restarts, seed)
     if goal_tolerance is not None and finite_scalar(goal_tolerance, "goal_tolerance") < 0.0:
@@ -133,7 +139,7 @@ def solve(
             restarts=restarts,
             seed=seed,
         )
-        scaled = Scaled(space, weight)
+        scaled = Scaled(space, weight, aim)
         outcome, runs = descents(chosen, near, scaled, limits, report)
         if near is not problem:
             outcome = _no_worse(chosen, problem, scaled, theta_start, outcome, limits, callback)
@@ -168,6 +174,29 @@ def solve(
         held_by=held_by,
         readds=outcome.readds,
     )
+
+
+def _checked_comfort(comfort: object, problem: Problem, method: Method) -> Comfort | None:
+    """``comfort`` for ``method`` on ``problem``: None where the method leaves it out.
+
+    Raises:
+        SolverInputError: For something that is not a :class:`Comfort`, or a reference
+            pose of the wrong length.
+    """
+    if comfort is None:
+        return None
+    if not isinstance(comfort, Comfort):
+        raise SolverInputError(
+            f"comfort must be a solver.Comfort or None, got {type(comfort).__name__}",
+            item="comfort",
+        )
+    if comfort.reference.shape != (problem.n_dofs,):
+        raise SolverInputError(
+            f"comfort reference has {comfort.reference.shape[0]} values; the figure has "
+            f"{problem.n_dofs} DOFs",
+            item="comfort reference",
+        )
+    return comfort if method.name == "goldfarb" else None
 
 
 def _no_worse(

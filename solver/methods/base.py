@@ -14,6 +14,7 @@ from typing import ClassVar, Self
 import numpy as np
 
 from .._checks import FloatArray, finite_scalar
+from ..comfort import Comfort
 from ..exceptions import SolverInputError
 from ..optimizer.budget import Budget, Reporter
 from ..optimizer.space import ReducedSpace
@@ -36,10 +37,26 @@ class Scaled:
     Attributes:
         space: The reduced space at the start pose (φ = θ[free] / scale).
         weight: w.
+        comfort: The solve's comfort aim below every goal, or None.
     """
 
     space: ReducedSpace
     weight: float
+    comfort: Comfort | None = None
+
+    def comfort_level(self, problem: Problem) -> tuple[Objective, FloatArray] | None:
+        """The comfort aim over φ (:mod:`solver.comfort`) and its Hessian's factor, or None.
+
+        A translation by the longest chain weighs as a radian.
+        """
+        if self.comfort is None:
+            return None
+        space = self.space
+        length = max(float(np.max(problem.chain_lengths, initial=0.0)), 1e-3)
+        rotation = problem.kinematics.dof_rotation[space.variables]
+        masses = np.where(rotation, 1.0, 1.0 / length**2)
+        potential = self.comfort.potential(space.base, space.variables, space.scale, masses)
+        return potential, self.comfort.factor(masses)
 
     def objective(self, problem: Problem) -> Objective:
         """φ ↦ (G_all / w, s ∘ ∇G_all / w) of ``problem`` (the problem, or it varied)."""

@@ -53,10 +53,10 @@ class Goldfarb(Method):
     def descend(self, leg: Leg) -> Descent:
         """One descent (see :meth:`Method.descend <solver.methods.base.Method.descend>`).
 
-        A problem with pins or priority levels descends level by level
-        (:mod:`solver.optimizer.levels`); any other takes one descent of G_all.
+        A problem with pins or priority levels, or a solve with comfort, descends level by
+        level (:mod:`solver.optimizer.levels`); any other takes one descent of G_all.
         """
-        if has_levels(leg.problem):
+        if has_levels(leg.problem) or leg.scaled.comfort is not None:
             return self.by_levels(leg)
         space = leg.scaled.space
         return descend(
@@ -77,7 +77,10 @@ class Goldfarb(Method):
         )
 
     def by_levels(self, leg: Leg) -> Descent:
-        """One descent by priority levels, pins first, each level holding those above."""
+        """One descent by priority levels, pins first, each level holding those above.
+
+        Comfort, if any, is the last level, below every goal.
+        """
         problem, scaled, budget = leg.problem, leg.scaled, leg.budget
         levels: list[Level] = []
         for k, leaves in enumerate(leaves_by_level(problem)):
@@ -88,6 +91,11 @@ class Goldfarb(Method):
                 goal = budget.goal_value * scaled.weight / within.weight
             curvature = within.curvature(part) if self.start_metric == "gauss_newton" else None
             levels.append((within.objective(part), curvature, goal))
+        comfort = scaled.comfort_level(problem)
+        if comfort is not None:
+            potential, factor = comfort
+            gauss_newton = self.start_metric == "gauss_newton"
+            levels.append((potential, (lambda phi: factor) if gauss_newton else None, None))
         return descend_levels(
             problem,
             scaled.space,

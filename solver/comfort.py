@@ -1,0 +1,96 @@
+"""Comfort: a secondary aim below every goal, pulling the free DOFs toward a natural pose.
+
+Sparse goals leave a figure's redundancy to the descent: with one hand goal and the feet
+held, nothing says where the rest of the body goes. Comfort is that missing term
+(Phillips, Zhao & Badler 1990 name it; UE's preferred angles and HumanIK's stiffness
+play its part): the lowest priority level, minimised only where no goal moves
+(:mod:`solver.optimizer.levels`), so it never costs a goal anything.
+
+Its potential over the scaled variables φ = θ / s (s = 1 − rigidity) is
+
+    C(φ) = Σ_j m_j (φ_j − τ_j)²,   τ = (θ₀ + c·(θ_ref − θ₀)) / s  on the free DOFs,
+
+θ₀ the solve's start, θ_ref the reference pose and c the share. Dividing by s weighs a
+stiff joint's departure more (1 / s² per radian): rigidity is the joints' stiffness.
+m is 1 for a rotation and 1 / L² for a translation, L the longest chain, so a
+translation by a chain's length weighs as a radian. With ``share=1`` the pose relaxes
+toward the reference as far as the goals let it; with a smaller share each solve goes
+that share of the way, so a drag relaxes it over a few events and keeps the rest near
+where it was.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._checks import FloatArray, IntArray, finite_array, finite_scalar
+from .exceptions import SolverInputError
+
+__all__ = ["Comfort"]
+
+
+@dataclass(frozen=True, eq=False)
+class Comfort:
+    """The comfort aim of a solve: a reference pose and how far toward it each solve goes.
+
+    Attributes:
+        reference: θ_ref, shape (n_dofs,): the rest pose (zeros) or a stored one.
+        share: c in (0, 1]: the share of the way from the start toward the reference
+            that each solve aims at.
+
+    Raises:
+        SolverInputError: For a reference with NaN or infinite values, or a share
+            outside (0, 1].
+    """
+
+    reference: FloatArray
+    share: float = 1.0
+
+    def __post_init__(self) -> None:
+        reference = finite_array(self.reference, "comfort reference")
+        if reference.ndim != 1:
+            raise SolverInputError(
+                f"comfort reference must be one value per DOF, got shape {reference.shape}",
+                item="comfort reference",
+            )
+        share = finite_scalar(self.share, "comfort share")
+        if not 0.0 < share <= 1.0:
+            raise SolverInputError(
+                f"comfort share must be in (0, 1], got {self.share!r}; leave comfort out "
+                "(None) to turn it off",
+                item="comfort share",
+            )
+        object.__setattr__(self, "reference", reference)
+        object.__setattr__(self, "share", share)
+
+    @classmethod
+    def rest(cls, n_dofs: int, share: float = 1.0) -> Comfort:
+        """Comfort toward the rest pose θ = 0."""
+        return cls(np.zeros(n_dofs), share)
+
+    def potential(
+        self, start: FloatArray, variables: IntArray, scale: FloatArray, masses: FloatArray
+    ) -> Callable[[FloatArray], tuple[float, FloatArray]]:
+        """φ ↦ (C, ∇C) over the free DOFs.
+
+        Args:
+            start: θ₀, shape (n_dofs,).
+            variables: θ indices of the free DOFs, shape (n_v,).
+            scale: s of each free DOF, shape (n_v,).
+            masses: m of each free DOF, shape (n_v,).
+        """
+        aim = start + self.share * (self.reference - start)
+        target = aim[variables] / scale
+
+        def potential(phi: FloatArray) -> tuple[float, FloatArray]:
+            off = phi - target
+            return float(masses @ (off * off)), 2.0 * masses * off
+
+        return potential
+
+    def factor(self, masses: FloatArray) -> FloatArray:
+        """F with ``F Fᵀ`` the Hessian of C over φ: ``diag(√(2m))``, shape (n_v, n_v)."""
+        return np.diag(np.sqrt(2.0 * masses))

@@ -1,0 +1,145 @@
+"""Comfort: the aim below every goal that pulls the free DOFs toward a reference pose."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from fixtures.models import human_figure, limb_effectors, limb_length
+from helpers import FD_TOLERANCE, central_difference, raises_input_error, relative_error
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from problems import planar_arm, random_problem, tip
+
+from solver import Comfort, Constraint, Dof, Figure, Problem, goals, pin, solve
+
+LENGTHS = [0.3, 0.25, 0.2]
+START = np.array([0.5, -0.8, -0.6])
+
+
+def arm_goal() -> tuple[Problem, np.ndarray]:
+    """The planar arm with its tip's goal where the tip is at ``START``: one DOF spare."""
+    fig = planar_arm(LENGTHS)
+    effector = tip(fig, LENGTHS)
+    place = Problem(fig, [Constraint(effector, goals.Position((0.0, 0.0, 0.0)))])
+    point = place.effector_states(START)[0][0]
+    return Problem(fig, [Constraint(effector, goals.Position(point))]), point
+
+
+def least_comfort_on_the_branch(point: np.ndarray) -> float:
+    """Σθ² least over the arm's poses with the tip at ``point`` and the wrist bent as at START."""
+    best = np.inf
+    for shoulder in np.linspace(-np.pi, np.pi, 200_001):
+        elbow = LENGTHS[0] * np.array([-np.sin(shoulder), np.cos(shoulder)])
+        reach = point[:2] - elbow
+        span = float(np.linalg.norm(reach))
+        cosine = (span**2 - LENGTHS[1] ** 2 - LENGTHS[2] ** 2) / (2 * LENGTHS[1] * LENGTHS[2])
+        if abs(cosine) > 1.0:
+            continue
+        wrist = -np.arccos(cosine)  # bent the same way as START's
+        heading = np.arctan2(-reach[0], reach[1]) - np.arctan2(
+            LENGTHS[2] * np.sin(wrist), LENGTHS[1] + LENGTHS[2] * np.cos(wrist)
+        )
+        middle = (heading - shoulder + np.pi) % (2 * np.pi) - np.pi
+        best = min(best, shoulder**2 + middle**2 + wrist**2)
+    return float(best)
+
+
+def test_comfort_finds_the_most_comfortable_pose_that_keeps_the_goal() -> None:
+    problem, point = arm_goal()
+    result = solve(problem, START, comfort=Comfort.rest(3))
+    assert np.linalg.norm(problem.effector_states(result.x)[0][0] - point) <= 1e-9
+    assert float(result.x @ result.x) == pytest.approx(least_comfort_on_the_branch(point), abs=1e-8)
+    # Without comfort the met goal leaves the pose where it starts.
+    assert np.allclose(solve(problem, START).x, START)
+
+
+def test_a_share_aims_part_of_the_way_and_a_drag_relaxes_over_events() -> None:
+    problem, _ = arm_goal()
+    full = solve(problem, START, comfort=Comfort.rest(3)).x
+    half = solve(problem, START, comfort=Comfort.rest(3, share=0.5)).x
+    assert START @ START > half @ half > full @ full
+    pose = START
+    for _ in range(30):  # a drag's events: each goes half of what is left
+        pose = solve(problem, pose, restarts=0, comfort=Comfort.rest(3, share=0.5)).x
+    assert pose == pytest.approx(full, abs=1e-6)
+
+
+def test_comfort_toward_a_stored_pose_weighs_stiff_joints_more() -> None:
+    problem, point = arm_goal()
+    reference = np.array([0.2, 0.2, 0.2])
+    toward = solve(problem, START, comfort=Comfort(reference)).x
+    assert np.sum((toward - reference) ** 2) < np.sum((START - reference) ** 2)
+    stiff = Figure()  # the same arm with a stiff shoulder
+    parent = None
+    for k, segment in enumerate(problem.figure.segments):
+        dof = Dof.rotation("z", lower=-np.pi, upper=np.pi, rigidity=0.8 if k == 0 else 0.0)
+        stiff.add_segment(segment.name, parent, segment.rest, [dof])
+        parent = segment.name
+    held = Problem(stiff, [Constraint(tip(stiff, LENGTHS), goals.Position(point))])
+    stiffer = solve(held, START, comfort=Comfort(reference)).x
+    assert abs(stiffer[0] - reference[0]) < abs(toward[0] - reference[0])
+
+
+def test_comfort_never_costs_a_goal_or_a_pin_on_the_human() -> None:
+    figure = human_figure()
+    theta = np.zeros(figure.n_dofs)
+    effectors = limb_effectors(figure)
+    pins = [pin(figure, theta, f"foot{side}", orientation=True) for side in (".L", ".R")]
+    world = figure.forward(theta)
+    palm = effectors["hand.L"]
+    frame = world[[s.name for s in figure.segments].index("hand.L")]
+    place = frame[:3, :3] @ palm.point + frame[:3, 3]
+    hand = Constraint(palm, goals.Position(place + np.array((0.0, -0.75, -0.2))))
+    problem = Problem(figure, [*pins, hand])
+    plain = solve(problem, theta)
+    relaxed = solve(problem, theta, comfort=Comfort.rest(figure.n_dofs))
+    assert np.sqrt(problem.potentials(relaxed.x)[2]) <= 1e-6 * limb_length("hand.L")
+    places = np.array([p.goal.point for p in pins])
+    assert np.abs(problem.effector_states(relaxed.x)[0][:2] - places).max() <= 1e-9
+    assert relaxed.max_violation <= 1e-9
+    assert float(relaxed.x @ relaxed.x) < 0.8 * float(plain.x @ plain.x)
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 10_000), share=st.floats(0.1, 1.0))
+def test_comfort_keeps_every_level_and_the_limits(seed: int, share: float) -> None:
+    problem, theta = random_problem(seed, 6, 3)
+    reference = np.random.default_rng(seed).normal(scale=0.5, size=problem.n_dofs)
+    plain = solve(problem, theta, restarts=0)
+    comfort = solve(problem, theta, restarts=0, comfort=Comfort(reference, share))
+    assert comfort.max_violation <= 1e-9
+    scale = max(1.0, float(np.max(problem.chain_lengths)))
+    assert comfort.fun <= plain.fun * (1.0 + 1e-12) + (1e-9 * scale) ** 2
+
+
+def test_the_comfort_gradient_matches_finite_differences() -> None:
+    rng = np.random.default_rng(3)
+    comfort = Comfort(rng.normal(size=6), 0.7)
+    variables = np.array([0, 2, 3, 5])
+    scale = np.array([1.0, 0.5, 0.2, 1.0])
+    masses = np.array([1.0, 1.0, 4.0, 0.25])
+    potential = comfort.potential(rng.normal(size=6), variables, scale, masses)
+    phi = rng.normal(size=4)
+    numeric = central_difference(lambda x: potential(x)[0], phi)
+    assert relative_error(numeric, potential(phi)[1]) <= FD_TOLERANCE
+    factor = comfort.factor(masses)
+    hessian = np.array(
+        [central_difference(lambda x, k=k: potential(x)[1][k], phi) for k in range(4)]
+    )
+    assert relative_error(hessian, factor @ factor.T) <= FD_TOLERANCE
+
+
+@pytest.mark.parametrize(
+    ("make", "match"),
+    [
+        (lambda n: Comfort(np.zeros(n), 0.0), "share must be in"),
+        (lambda n: Comfort(np.zeros(n), 1.5), "share must be in"),
+        (lambda n: Comfort(np.full(n, np.nan)), "comfort reference"),
+        (lambda n: Comfort(np.zeros(n + 1)), "comfort reference has"),
+        (lambda n: np.zeros(n), "must be a solver.Comfort"),
+    ],
+)
+def test_bad_comfort_is_named(make: object, match: str) -> None:
+    problem, _ = arm_goal()
+    with raises_input_error(match):
+        solve(problem, START, comfort=make(3))  # type: ignore[operator]
