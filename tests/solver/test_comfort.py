@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from fixtures.models import human_figure, limb_effectors, limb_length
+from fixtures.models import feet_pins, human_figure, limb_length, palm_goal
 from helpers import FD_TOLERANCE, central_difference, raises_input_error, relative_error
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from problems import planar_arm, random_problem, tip
 
-from solver import Comfort, Constraint, Dof, Figure, Problem, goals, pin, solve
+from solver import Comfort, Constraint, Dof, Figure, Problem, goals, solve
 
 LENGTHS = [0.3, 0.25, 0.2]
 START = np.array([0.5, -0.8, -0.6])
@@ -83,13 +83,8 @@ def test_comfort_toward_a_stored_pose_weighs_stiff_joints_more() -> None:
 def test_comfort_never_costs_a_goal_or_a_pin_on_the_human() -> None:
     figure = human_figure()
     theta = np.zeros(figure.n_dofs)
-    effectors = limb_effectors(figure)
-    pins = [pin(figure, theta, f"foot{side}", orientation=True) for side in (".L", ".R")]
-    world = figure.forward(theta)
-    palm = effectors["hand.L"]
-    frame = world[[s.name for s in figure.segments].index("hand.L")]
-    place = frame[:3, :3] @ palm.point + frame[:3, 3]
-    hand = Constraint(palm, goals.Position(place + np.array((0.0, -0.75, -0.2))))
+    pins = feet_pins(figure, theta)
+    hand = palm_goal(figure, theta, (0.0, -0.75, -0.2))
     problem = Problem(figure, [*pins, hand])
     plain = solve(problem, theta)
     relaxed = solve(problem, theta, comfort=Comfort.rest(figure.n_dofs))

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from fixtures.models import human_figure, limb_effectors, limb_length
+from fixtures.models import feet_pins, human_figure, limb_length, palm_goal
+from fixtures.models.human import palm_effector
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from problems import planar_arm, random_problem, tip
@@ -67,19 +68,9 @@ def human_reach(pull: float) -> tuple[Problem, np.ndarray, list[np.ndarray]]:
     right palm at priority 1 pulled 3 m away."""
     figure = human_figure()
     theta = np.zeros(figure.n_dofs)
-    effectors = limb_effectors(figure)
-    pins = [
-        pin(figure, theta, "foot.L", orientation=True),
-        pin(figure, theta, "foot.R", orientation=True),
-        pin(figure, theta, "hand.L"),
-    ]
-    world = figure.forward(theta)
-    names = [s.name for s in figure.segments]
-    palm = effectors["hand.L"]
-    frame = world[names.index("hand.L")]
-    place = frame[:3, :3] @ palm.point + frame[:3, 3]
-    hand = Constraint(palm, goals.Position(place + np.array((0.0, -pull, 0.0))), name="palm")
-    right = Constraint(effectors["hand.R"], goals.Position((-3.0, 0.0, 1.0)), priority=1)
+    pins = [*feet_pins(figure, theta), pin(figure, theta, "hand.L")]
+    hand = palm_goal(figure, theta, (0.0, -pull, 0.0))
+    right = Constraint(palm_effector(figure, ".R"), goals.Position((-3.0, 0.0, 1.0)), priority=1)
     return Problem(figure, [*pins, hand, right]), theta, [p.goal.point for p in pins]
 
 
@@ -106,14 +97,9 @@ def test_pins_never_move_while_a_goal_on_the_same_hand_pulls() -> None:
 def test_a_reachable_level_zero_goal_is_met_with_every_pin_held() -> None:
     figure = human_figure()
     theta = np.zeros(figure.n_dofs)
-    effectors = limb_effectors(figure)
-    pins = [pin(figure, theta, f"foot{side}", orientation=True) for side in (".L", ".R")]
-    world = figure.forward(theta)
-    palm = effectors["hand.L"]
-    frame = world[[s.name for s in figure.segments].index("hand.L")]
-    place = frame[:3, :3] @ palm.point + frame[:3, 3]
-    hand = Constraint(palm, goals.Position(place + np.array((0.1, -0.3, 0.2))))
-    right = Constraint(effectors["hand.R"], goals.Position((-3.0, 0.0, 1.0)), priority=1)
+    pins = feet_pins(figure, theta)
+    hand = palm_goal(figure, theta, (0.1, -0.3, 0.2))
+    right = Constraint(palm_effector(figure, ".R"), goals.Position((-3.0, 0.0, 1.0)), priority=1)
     problem = Problem(figure, [*pins, hand, right])
     result = solve(problem, theta)
     assert np.sqrt(problem.potentials(result.x)[2]) <= 1e-6 * limb_length("hand.L")
