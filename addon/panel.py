@@ -15,6 +15,7 @@ from bpy.types import Panel
 
 from . import lists, live, renames
 from .bridge.mass import centre_of_mass
+from .comfort import draw_comfort
 from .joint_panels import (
     REACH_PT_groups,
     REACH_PT_joint,
@@ -225,6 +226,7 @@ class REACH_PT_solver(ArmaturePanel, Panel):
         layout.prop(settings, "restarts")
         layout.prop(settings, "reach_distance")
         draw_method(layout, settings.method)
+        draw_comfort(layout, context.active_object)
 
 
 class REACH_PT_stats(ArmaturePanel, Panel):

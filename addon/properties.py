@@ -27,6 +27,7 @@ from bpy.props import (
 from bpy.types import PropertyGroup
 
 from ..solver.rotations import EULER_ORDERS
+from .comfort import ReachStoredBone
 from .method_settings import ReachMethod
 from .records import EventStats, property_group
 from .vocabulary import AXES, DEFAULT_EULER_ORDER, GOAL_TYPE_UI, GOAL_TYPES
@@ -349,6 +350,16 @@ class ReachSettings(PropertyGroup):
         unit="LENGTH",
         precision=6,
     )
+    comfort: FloatProperty(  # type: ignore[valid-type]
+        name="Comfort",
+        description="Where the goals leave the figure free, relax it this share of the way "
+        "toward the comfort pose on every solve, at no cost to any goal (0: off)",
+        min=0.0,
+        max=1.0,
+        default=0.0,
+        subtype="FACTOR",
+    )
+    comfort_pose: CollectionProperty(type=ReachStoredBone)  # type: ignore[valid-type]
     show_overlay: BoolProperty(  # type: ignore[valid-type]
         name="Overlay",
         description="Draw each constraint in the viewport: a line from its effector to its "
@@ -378,5 +389,6 @@ classes = (
     ReachDragEvent,
     ReachPathPoint,
     ReachMethod,
+    ReachStoredBone,
     ReachSettings,
 )

@@ -10,6 +10,7 @@ from bpy.props import PointerProperty
 
 from . import (
     bake,
+    comfort_ops,
     drag,
     drag_bone,
     figure_ops,
@@ -33,6 +34,7 @@ classes = (
     *figure_ops.classes,
     *follower_ops.classes,
     *pin_ops.classes,
+    *comfort_ops.classes,
     *solve_ops.classes,
     *drag.classes,
     *drag_bone.classes,

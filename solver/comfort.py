@@ -12,11 +12,11 @@ Its potential over the scaled variables φ = θ / s (s = 1 − rigidity) is
 
 θ₀ the solve's start, θ_ref the reference pose and c the share. Dividing by s weighs a
 stiff joint's departure more (1 / s² per radian): rigidity is the joints' stiffness.
-m is 1 for a rotation and 1 / L² for a translation, L the longest chain, so a
-translation by a chain's length weighs as a radian. With ``share=1`` the pose relaxes
-toward the reference as far as the goals let it; with a smaller share each solve goes
-that share of the way, so a drag relaxes it over a few events and keeps the rest near
-where it was.
+m is the DOF's weight: unless given, 1 for a rotation and 1 / L² for a translation, L
+the longest chain, so a translation by a chain's length weighs as a radian. With
+``share=1`` the pose relaxes toward the reference as far as the goals let it; with a
+smaller share each solve goes that share of the way, so a drag relaxes it over a few
+events and keeps the rest near where it was.
 """
 
 from __future__ import annotations
@@ -40,14 +40,21 @@ class Comfort:
         reference: θ_ref, shape (n_dofs,): the rest pose (zeros) or a stored one.
         share: c in (0, 1]: the share of the way from the start toward the reference
             that each solve aims at.
+        weights: m ≥ 0 per DOF, shape (n_dofs,): what a departure of one radian (a
+            rotation) or one unit of length (a translation) costs. None: 1 per radian,
+            and a translation by the longest chain weighing as a radian. Least squares
+            spreads a motion over many joints; the add-on weighs each rotation by the
+            moment of inertia of what it carries and the load it bears, so the trunk,
+            which bears the body, stays and the limbs move.
 
     Raises:
-        SolverInputError: For a reference with NaN or infinite values, or a share
-            outside (0, 1].
+        SolverInputError: For a reference or weights with NaN or infinite values, a
+            negative weight, or a share outside (0, 1].
     """
 
     reference: FloatArray
     share: float = 1.0
+    weights: FloatArray | None = None
 
     def __post_init__(self) -> None:
         reference = finite_array(self.reference, "comfort reference")
@@ -65,11 +72,24 @@ class Comfort:
             )
         object.__setattr__(self, "reference", reference)
         object.__setattr__(self, "share", share)
+        if self.weights is not None:
+            weights = finite_array(self.weights, "comfort weights", reference.shape)
+            if np.any(weights < 0.0):
+                raise SolverInputError(
+                    f"comfort weights must be ≥ 0, got {float(weights.min()):g} for DOF "
+                    f"{int(np.argmin(weights))}",
+                    item="comfort weights",
+                )
+            object.__setattr__(self, "weights", weights)
 
     @classmethod
     def rest(cls, n_dofs: int, share: float = 1.0) -> Comfort:
         """Comfort toward the rest pose θ = 0."""
         return cls(np.zeros(n_dofs), share)
+
+    def masses(self, variables: IntArray, units: FloatArray) -> FloatArray:
+        """m_j of the free DOFs: the weights given, else ``units`` (1 or 1 / L² by kind)."""
+        return units if self.weights is None else self.weights[variables]
 
     def potential(
         self, start: FloatArray, variables: IntArray, scale: FloatArray, masses: FloatArray
@@ -80,7 +100,7 @@ class Comfort:
             start: θ₀, shape (n_dofs,).
             variables: θ indices of the free DOFs, shape (n_v,).
             scale: s of each free DOF, shape (n_v,).
-            masses: m of each free DOF, shape (n_v,).
+            masses: m of each free DOF, shape (n_v,) (:meth:`masses`).
         """
         aim = start + self.share * (self.reference - start)
         target = aim[variables] / scale

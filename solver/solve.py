@@ -190,7 +190,7 @@ def _checked_comfort(comfort: object, problem: Problem, method: Method) -> Comfo
             f"comfort must be a solver.Comfort or None, got {type(comfort).__name__}",
             item="comfort",
         )
-    if comfort.reference.shape != (problem.n_dofs,):
+    if comfort.reference.shape != (problem.n_dofs,):  # the weights have its shape
         raise SolverInputError(
             f"comfort reference has {comfort.reference.shape[0]} values; the figure has "
             f"{problem.n_dofs} DOFs",

@@ -24,6 +24,7 @@ from ..errors import BlenderDataError
 from ..renames import writing
 from . import goals, solving
 from .arrays import Array
+from .comfort import comfort_of
 from .control_rig import figure_rig, read_model, refine_model, write_model
 from .goals import Setup
 from .keys import auto_key
@@ -199,7 +200,7 @@ class Poser:
             rebuild: Build the problem afresh (see :meth:`prepare`).
             hold: Bones held where they are during this solve (moved by hand).
             keep: Write only if the solve moves a bone (a pose just loaded stays bit for
-                bit).
+                bit); comfort is left out then.
             judge: Update the view layer and measure on Blender's evaluated pose now;
                 False leaves it to :meth:`judge` (inside a depsgraph handler, where
                 Blender evaluates what was written after the handler returns).
@@ -215,8 +216,10 @@ class Poser:
         follow = start is Start.FOLLOW and self.theta is not None
         read = self.theta if follow and self.theta is not None else self.read(setup.rig)
         theta, clamped = self.start_pose(setup, read, start, clamp=clamp)
+        # A pose that only needs checking (just loaded) is not relaxed by comfort either.
+        comfort = None if keep else comfort_of(self.obj, setup.rig)
         outcome = solving.run_solve(
-            setup, theta, self.obj.reach, time_limit=time_limit, restarts=restarts
+            setup, theta, self.obj.reach, time_limit=time_limit, restarts=restarts, comfort=comfort
         )
         solution = outcome.result.theta
         moved = changed_bones(setup.rig, read, solution)

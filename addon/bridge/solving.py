@@ -14,8 +14,8 @@ from typing import Any
 
 import numpy as np
 
+from ...solver import Comfort, SolveResult, solve
 from ...solver import Outcome as SolverOutcome
-from ...solver import SolveResult, solve
 from ..errors import labelled
 from . import evaluated
 from .arrays import Array
@@ -72,7 +72,13 @@ def length_text(value: float) -> str:
 
 
 def run_solve(
-    setup: Setup, theta0: Array, settings: Any, *, time_limit: float | None, restarts: int
+    setup: Setup,
+    theta0: Array,
+    settings: Any,
+    *,
+    time_limit: float | None,
+    restarts: int,
+    comfort: Comfort | None = None,
 ) -> Outcome:
     """Solve, and say which constraints are not met and why.
 
@@ -83,6 +89,7 @@ def run_solve(
             "met within" distance and method (with its options).
         time_limit: Seconds the solve may take, or None.
         restarts: Seeded restarts when a descent stalls (0 for drags).
+        comfort: The aim below every goal (:func:`.comfort.comfort_of`), or None.
 
     Raises:
         BlenderDataError: A start pose outside the limits or other bad input.
@@ -95,6 +102,7 @@ def run_solve(
             tolerance=settings.tolerance,
             restarts=restarts,
             method=method_of(settings.method),
+            comfort=comfort,
         )
     problem = setup.problem
     values = problem.potentials(result.theta)

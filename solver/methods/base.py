@@ -54,7 +54,7 @@ class Scaled:
         space = self.space
         length = max(float(np.max(problem.chain_lengths, initial=0.0)), 1e-3)
         rotation = problem.kinematics.dof_rotation[space.variables]
-        masses = np.where(rotation, 1.0, 1.0 / length**2)
+        masses = self.comfort.masses(space.variables, np.where(rotation, 1.0, 1.0 / length**2))
         potential = self.comfort.potential(space.base, space.variables, space.scale, masses)
         return potential, self.comfort.factor(masses)
 

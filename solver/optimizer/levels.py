@@ -7,16 +7,22 @@ its smallest weight, while the levels above it are held. One round:
 1. Linearise the held levels. Their task rows at φ (:class:`.tasks.TaskModel`) join
    the equalities, so the descent moves only where no held effector moves, to first
    order (the null space of task priority; Siciliano & Slotine 1991).
-2. Descend from φ, at most :data:`INNER` iterations: the tangent is a model of the held
-   levels only near φ.
+2. Descend along the tangent from φ. While G falls fast (a level that can be met), three
+   iterations a round of G itself from the Gauss–Newton start, each step within the unit
+   step: Gauss–Newton steps with their quadratic end. Where G falls slowly (a level in
+   conflict with one above), four times as many each round, up to :data:`INNER`, of the
+   level's Lagrangian from the projector (:meth:`_Levels.tangent`): BFGS learns the bend
+   of the held levels' surface that the tangent lacks, so the rounds converge
+   superlinearly.
 3. Restore the held levels. A move along the tangent leaves them off by its second
    order; undamped Gauss–Newton steps, each level in the null space of those above
    and the limits clamped (:func:`.prioritised.polish`), bring them back. Steps 1–3 are
    the gradient projection for nonlinear constraints (Rosen 1961).
 4. Accept the restored point when no held level ends worse than when the level began
    (beyond :data:`HOLD` of the longest chain) and the level's G is lower; otherwise
-   halve the move and restore again. A descent that finds no decrease, or a move that
-   no halving makes acceptable, ends the level.
+   halve the move and restore again. A descent that finds no decrease, a move that no
+   halving makes acceptable, or two rounds in a row that lower G by less than 1e-6 of
+   it end the level.
 
 A pinned point therefore stays where it is to rounding, and a level never costs a
 higher one anything: a reachable level-0 goal is met whatever the level below asks.
@@ -56,7 +62,9 @@ a limit met or left (each counts as an iteration)."""
 _FAST = 0.25
 """A round that leaves the level's G below this share of it falls fast (see ``next_inner``)."""
 _STILL = 1e-6
-"""A gain of G below this share of it, promised by a move no restoring accepts, is none."""
+"""A gain of G below this share of it is none: promised by a move no restoring accepts,
+it ends the level; made by :data:`_STILL_ROUNDS` rounds in a row, too."""
+_STILL_ROUNDS = 2
 _RESTORE = 8
 """Most Gauss–Newton steps that bring the held levels back after one move."""
 
@@ -159,6 +167,7 @@ class _Levels:
         value = objective(phi)[0]
         self.evaluations += 1
         inner = _FIRST
+        still = 0
         while goal is None or value > goal:
             descent = self.descend(objective, curvature, phi, goal, held, inner)
             spent = self.spent(descent)
@@ -176,9 +185,10 @@ class _Levels:
                 self.stalled = self.stalled or gain > _STILL * value + self.budget.tolerance
                 return phi, spent
             inner = self.next_inner(inner, value, accepted[1])
+            still = still + 1 if value - accepted[1] <= _STILL * value else 0
             phi, value = accepted
             self.report(phi)
-            if spent is not None:
+            if spent is not None or still >= _STILL_ROUNDS:
                 return phi, spent
         return phi, None
 
@@ -209,8 +219,9 @@ class _Levels:
         space = self.space
         a_eq, b_eq = space.a_eq, space.b_eq
         cap = self.budget.max_iterations - self.iterations
+        lagrangian = held is not None and iterations > _FIRST
         if held is not None:
-            a_eq, b_eq, objective = self.tangent(phi, held, objective, iterations > _FIRST)
+            a_eq, b_eq, objective = self.tangent(phi, held, objective, lagrangian)
             cap = min(cap, iterations)
             goal = None  # the descent's G may be the Lagrangian; the level's goal is tested after
         descent = descend(
@@ -223,9 +234,9 @@ class _Levels:
             tolerance=self.budget.tolerance,
             max_iterations=max(cap, 0),
             deadline=self.budget.deadline,
-            curvature=curvature,
+            curvature=None if lagrangian else curvature,
             goal_value=goal,
-            expand=held is None,
+            expand=held is None or lagrangian,
         )
         self.iterations += descent.iterations
         self.evaluations += descent.evaluations

@@ -98,6 +98,9 @@ def mutate(rng, obj):
                 member.bone = name(rng, obj)
     else:
         obj.reach.translate_root = rng.random() < 0.5
+        obj.reach.comfort = rng.choice([0.0, 0.0, 0.5, 1.0])
+        for entry in obj.reach.constraints:
+            entry.priority = rng.choice([0, 0, 1])
     bpy.context.view_layer.update()
 
 

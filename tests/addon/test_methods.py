@@ -71,7 +71,11 @@ def test_the_solver_panel_shows_each_methods_options(reach, method):
     reach.addon.panel.REACH_PT_solver.draw(host, bpy.context)
     shown = host.layout.props()
     assert shown[5] == "kind"
-    assert tuple(shown[6:]) == reach.addon.method_settings.OPTIONS_SHOWN[method]
+    assert tuple(shown[6:-1]) == reach.addon.method_settings.OPTIONS_SHOWN[method]
+    assert shown[-1] == "comfort"
+    # comfort is drawn active only for the methods that honour it
+    (column,) = [c for c in host.layout.children if "comfort" in c.props()]
+    assert column.settings["active"] is (method == "goldfarb")
 
 
 def test_pin_bone_adds_a_pin_at_the_bones_head(reach):

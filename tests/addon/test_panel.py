@@ -155,6 +155,15 @@ def test_constraint_settings_show_the_rows_of_each_goal_type(reach, kind):
     assert ("offset" in props) == (kind == "AIM")  # the AIM constraint uses an OFFSET effector
 
 
+@pytest.mark.parametrize("method", ["goldfarb", "lbfgsb", "dls", "jacobian_transpose"])
+def test_priority_is_drawn_active_only_for_the_methods_that_honour_it(reach, method):
+    obj = rich_figure()
+    obj.reach.method.kind = method
+    layout = draw(reach.addon.panel.REACH_PT_constraint_settings)
+    (column,) = [c for c in layout.children if "priority" in c.props()]
+    assert column.settings["active"] is (method in {"goldfarb", "dls"})
+
+
 def test_stats_panel_names_the_constraints_a_solve_cannot_meet(reach):
     obj = rigs.figure()
     rigs.limbs(obj, feet=False)
@@ -354,7 +363,12 @@ def test_solver_panel_draws_the_settings_split(reach):
         "restarts",
         "reach_distance",
         "kind",
+        "comfort",
     ]
+    (store,) = layout.operators("reach.store_comfort_pose")
+    assert store.armature == bpy.context.active_object.name
+    assert "Toward the rest pose" in layout.labels()
+    assert not layout.operators("reach.clear_comfort_pose")
 
 
 def test_joint_axes_panel_offers_the_shapes_and_shows_a_hinged_joints_own_limits(reach):

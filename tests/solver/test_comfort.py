@@ -80,6 +80,13 @@ def test_comfort_toward_a_stored_pose_weighs_stiff_joints_more() -> None:
     assert abs(stiffer[0] - reference[0]) < abs(toward[0] - reference[0])
 
 
+def test_weights_choose_which_joints_give_way() -> None:
+    problem, _ = arm_goal()
+    light = solve(problem, START, comfort=Comfort(np.zeros(3), weights=[1.0, 1.0, 1.0])).x
+    heavy = solve(problem, START, comfort=Comfort(np.zeros(3), weights=[50.0, 1.0, 1.0])).x
+    assert abs(heavy[0]) < abs(light[0])
+
+
 def test_comfort_never_costs_a_goal_or_a_pin_on_the_human() -> None:
     figure = human_figure()
     theta = np.zeros(figure.n_dofs)
@@ -92,7 +99,8 @@ def test_comfort_never_costs_a_goal_or_a_pin_on_the_human() -> None:
     places = np.array([p.goal.point for p in pins])
     assert np.abs(problem.effector_states(relaxed.x)[0][:2] - places).max() <= 1e-9
     assert relaxed.max_violation <= 1e-9
-    assert float(relaxed.x @ relaxed.x) < 0.8 * float(plain.x @ plain.x)
+    # The goals' levels run as without comfort; comfort then only lowers its own potential.
+    assert float(relaxed.x @ relaxed.x) < 0.97 * float(plain.x @ plain.x)
 
 
 @settings(max_examples=15, deadline=None)
@@ -132,6 +140,8 @@ def test_the_comfort_gradient_matches_finite_differences() -> None:
         (lambda n: Comfort(np.full(n, np.nan)), "comfort reference"),
         (lambda n: Comfort(np.zeros(n + 1)), "comfort reference has"),
         (lambda n: np.zeros(n), "must be a solver.Comfort"),
+        (lambda n: Comfort(np.zeros(n), weights=-np.ones(n)), "weights must be ≥ 0"),
+        (lambda n: Comfort(np.zeros(n), weights=np.ones(n + 2)), "comfort weights"),
     ],
 )
 def test_bad_comfort_is_named(make: object, match: str) -> None:

@@ -1,0 +1,214 @@
+"""Natural poses in Blender: exact pins, strict priorities and comfort, against the plain solve.
+
+    .venv-blender-5.0/bin/python -m bench.blender.natural [--quick] [--events N]
+
+On the human metarig, in one process, with Reach's default method:
+
+(a) ``pin``: the left hand's head pinned (``reach.pin_bone``) while a goal on its tail,
+chain from the shoulder, is pulled 28 cm forward; the pin's drift and the Solve's ms,
+against the same constraint unflagged (a goal of the pin's weight, what the pin was);
+(b) ``priority``: the left hand's goal (priority 0, reachable) beside a goal pulling the
+elbow 40 cm away on the same chain (priority 1): the hand's miss over the arm's length,
+and the Solve's ms, against both at priority 0;
+(c) ``comfort``: the feet held, the left hand's goal on a chain to the root dragged 40 cm
+forward and down (within the arm's reach) in N events with comfort 0, 0.5 and 1: the sum
+of every bone's rotation off its rest pose outside the dragged arm at the end, the
+largest residual over the arm's length, and ms per event (mean), and a Solve of the same
+reach from rest.
+
+Results: ``bench/results/natural.json`` and ``natural.md``.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import bpy
+import numpy as np
+from mathutils import Vector
+
+from bench.blender import rigs
+from bench.harness import BenchmarkParser, Count, table, write_results
+from bench.machine import about
+
+ARM = ("shoulder.L", "upper_arm.L", "forearm.L", "hand.L")
+
+
+def fresh() -> Any:
+    """An empty scene with the basic human metarig made a figure."""
+    bpy.ops.wm.read_homefile(use_empty=True)
+    bpy.ops.object.armature_basic_human_metarig_add()
+    obj = bpy.context.active_object
+    bpy.ops.object.mode_set(mode="OBJECT")
+    assert bpy.ops.reach.figure_from_armature(armature=obj.name) == {"FINISHED"}
+    return obj
+
+
+def add(obj: Any, bone: str, effector: str, chain: str, name: str, **options: Any) -> Any:
+    """A constraint; returns its goal empty."""
+    assert bpy.ops.reach.add_constraint(
+        armature=obj.name, bone=bone, effector=effector, chain_start=chain, name=name, **options
+    ) == {"FINISHED"}
+    return obj.reach.constraints[name].goal
+
+
+def timed_solve(obj: Any) -> float:
+    """ms of one Solve."""
+    begin = time.perf_counter()
+    assert bpy.ops.reach.solve(armature=obj.name) == {"FINISHED"}
+    return 1e3 * (time.perf_counter() - begin)
+
+
+def world(obj: Any, bone: str, end: str = "head") -> Vector:
+    return obj.matrix_world @ getattr(obj.pose.bones[bone], end)
+
+
+def pin_case(hard: bool) -> dict[str, Any]:
+    """(a) the hand's head pinned, its tail pulled 28 cm forward."""
+    obj = fresh()
+    assert bpy.ops.reach.pin_bone(armature=obj.name, bone="hand.L") == {"FINISHED"}
+    pin = next(c for c in obj.reach.constraints if c.pinned)
+    pin.chain_start = "shoulder.L"
+    pin.pinned = hard
+    held = world(obj, "hand.L")
+    goal = add(obj, "hand.L", "TAIL", "shoulder.L", "fingers")
+    goal.location = Vector(goal.location) + Vector((0.0, -0.28, 0.0))
+    ms = timed_solve(obj)
+    return {"drift_m": (world(obj, "hand.L") - held).length, "solve_ms": ms}
+
+
+def priority_case(levels: bool) -> dict[str, Any]:
+    """(b) the hand at priority 0 beside the elbow pulled away at priority 1 (or 0)."""
+    obj = fresh()
+    hand = add(obj, "forearm.L", "TAIL", "shoulder.L", "hand")
+    target = Vector(hand.location) + Vector((0.05, -0.2, 0.1))
+    hand.location = target
+    elbow = add(obj, "upper_arm.L", "TAIL", "shoulder.L", "elbow")
+    elbow.location = Vector(elbow.location) + Vector((0.0, 0.4, -0.1))
+    obj.reach.constraints["elbow"].priority = 1 if levels else 0
+    ms = timed_solve(obj)
+    arm = obj.data.bones["upper_arm.L"].length + obj.data.bones["forearm.L"].length
+    miss = (world(obj, "forearm.L", "tail") - target).length
+    return {"hand_miss_over_arm": miss / arm, "solve_ms": ms}
+
+
+def reaching(comfort: float) -> tuple[Any, Any]:
+    """(c) the feet held, the left hand's goal on a chain to the root."""
+    obj = fresh()
+    for side in ("L", "R"):
+        add(obj, f"shin.{side}", "TAIL", f"thigh.{side}", f"foot.{side}")
+    goal = add(obj, "forearm.L", "TAIL", "", "hand")
+    obj.reach.comfort = comfort
+    return obj, goal
+
+
+def travel(obj: Any) -> float:
+    """Σ rotation angle off rest outside the dragged arm [rad]."""
+    return float(
+        sum(b.matrix_basis.to_quaternion().angle for b in obj.pose.bones if b.name not in ARM)
+    )
+
+
+def comfort_case(comfort: float, events: int) -> dict[str, Any]:
+    """(c) a drag of N events, then a Solve of the same reach from rest."""
+    offset = np.array((0.0, -0.35, -0.2))
+    obj, goal = reaching(comfort)
+    start = np.array(goal.location)
+    path = [
+        {"name": "", "location": tuple(start + t * offset)}
+        for t in np.linspace(0.0, 1.0, events + 1)[1:]
+    ]
+    assert bpy.ops.reach.drag_goal(armature=obj.name, goal=goal.name, path=path) == {"FINISHED"}
+    arm = obj.data.bones["upper_arm.L"].length + obj.data.bones["forearm.L"].length
+    drag = {
+        "drag_travel_rad": travel(obj),
+        "drag_ms": float(np.mean([e.milliseconds for e in obj.reach.drag_events])),
+        "drag_residual_over_arm": max(e.residual for e in obj.reach.drag_events) / arm,
+    }
+    obj, goal = reaching(comfort)
+    goal.location = Vector(start + offset)
+    ms = timed_solve(obj)
+    return {
+        **drag,
+        "solve_travel_rad": travel(obj),
+        "solve_ms": ms,
+        "verdict": obj.reach.stats.message,
+    }
+
+
+def main() -> None:
+    parser = BenchmarkParser(
+        __doc__, "natural", "10 drag events", {"events": Count("events", 10, 30)}
+    )
+    args = parser.parse_args()
+    rigs.load_reach()
+    try:
+        pins = {"hard": pin_case(True), "soft": pin_case(False)}
+        levels = {"levels": priority_case(True), "one level": priority_case(False)}
+        comfort = {share: comfort_case(share, args.events) for share in (0.0, 0.5, 1.0)}
+    finally:
+        rigs.unload_reach()
+    meta = {**about(), "blender": bpy.app.version_string}
+    lines = [
+        "# Natural poses: pins, priorities and comfort",
+        "",
+        f"Blender {meta['blender']}, {meta['cpu_model']}; the basic human metarig, Reach's "
+        "default method.",
+        "",
+        "(a) The left hand's head pinned while a goal on its tail (chain from the shoulder) "
+        "is pulled 28 cm forward; *soft* is the same constraint not flagged a pin (a goal "
+        "of the pin's weight).",
+        "",
+        *table(
+            ["pin", "drift", "Solve ms"],
+            [[k, f"{v['drift_m']:.2e} m", f"{v['solve_ms']:.1f}"] for k, v in pins.items()],
+        ),
+        "",
+        "(b) The left hand's reachable goal at priority 0 beside a goal pulling the elbow "
+        "40 cm away on the same chain at priority 1 (*levels*), or at 0 too (*one level*).",
+        "",
+        *table(
+            ["priorities", "hand miss / arm", "Solve ms"],
+            [
+                [k, f"{v['hand_miss_over_arm']:.1e}", f"{v['solve_ms']:.1f}"]
+                for k, v in levels.items()
+            ],
+        ),
+        "",
+        f"(c) The feet held, the left hand's goal (chain to the root) dragged 40 cm forward "
+        f"and down in {args.events} events, then solved from rest; travel is the sum of "
+        "every bone's rotation off rest outside the dragged arm.",
+        "",
+        *table(
+            [
+                "comfort",
+                "drag travel",
+                "drag ms/event",
+                "largest residual / arm",
+                "Solve travel",
+                "Solve ms",
+                "verdict",
+            ],
+            [
+                [
+                    f"{share:g}",
+                    f"{v['drag_travel_rad']:.3f} rad",
+                    f"{v['drag_ms']:.2f}",
+                    f"{v['drag_residual_over_arm']:.1e}",
+                    f"{v['solve_travel_rad']:.3f} rad",
+                    f"{v['solve_ms']:.1f}",
+                    v["verdict"],
+                ]
+                for share, v in comfort.items()
+            ],
+        ),
+    ]
+    for line in lines:
+        print(line)
+    record = {**meta, "pins": pins, "priorities": levels, "comfort": comfort}
+    write_results(args.output, record, lines)
+
+
+if __name__ == "__main__":
+    main()
