@@ -90,12 +90,12 @@ class Goldfarb(Method):
             if budget.goal_value is not None and not (k == 0 and problem.leaves[leaves[0]].pinned):
                 goal = budget.goal_value * scaled.weight / within.weight
             curvature = within.curvature(part) if self.start_metric == "gauss_newton" else None
-            levels.append((within.objective(part), curvature, goal))
+            levels.append(Level(within.objective(part), curvature, goal))
         comfort = scaled.comfort_level(problem)
         if comfort is not None:
             potential, factor = comfort
-            gauss_newton = self.start_metric == "gauss_newton"
-            levels.append((potential, (lambda phi: factor) if gauss_newton else None, None))
+            start = (lambda phi: factor) if self.start_metric == "gauss_newton" else None
+            levels.append(Level(potential, start, None, exact=True))
         return descend_levels(
             problem,
             scaled.space,

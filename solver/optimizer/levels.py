@@ -11,9 +11,9 @@ its smallest weight, while the levels above it are held. One round:
    iterations a round of G itself from the Gauss–Newton start, each step within the unit
    step: Gauss–Newton steps with their quadratic end. Where G falls slowly (a level in
    conflict with one above), four times as many each round, up to :data:`INNER`, of the
-   level's Lagrangian from the projector (:meth:`_Levels.tangent`): BFGS learns the bend
-   of the held levels' surface that the tangent lacks, so the rounds converge
-   superlinearly.
+   level's Lagrangian from the projector (:meth:`_Levels.tangent`; from the curvature
+   where it is the level's whole Hessian, as comfort's is): BFGS learns the bend of the
+   held levels' surface that the tangent lacks, so the rounds converge superlinearly.
 3. Restore the held levels. A move along the tangent leaves them off by its second
    order; undamped Gauss–Newton steps, each level in the null space of those above
    and the limits clamped (:func:`.prioritised.polish`), bring them back. Steps 1–3 are
@@ -34,6 +34,7 @@ higher ones (the anytime order of Phillips, Zhao & Badler 1990).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import NamedTuple
 
 import numpy as np
 
@@ -70,9 +71,23 @@ _RESTORE = 8
 
 Objective = Callable[[FloatArray], tuple[float, FloatArray]]
 Curvature = Callable[[FloatArray], FloatArray]
-Level = tuple[Objective, Curvature | None, float | None]
-"""A level's objective and curvature over φ (its G over its own weight scale), and the
-value of it that counts as met (None: only its Kuhn–Tucker point ends it)."""
+
+
+class Level(NamedTuple):
+    """One priority level as the descents see it.
+
+    Attributes:
+        objective: φ ↦ its G over its own weight scale, and the gradient.
+        curvature: φ ↦ F with F Fᵀ its Gauss–Newton curvature, or None (the projector).
+        goal: The value of G that counts as met (None: only its Kuhn–Tucker point).
+        exact: Whether F Fᵀ is G's whole Hessian (a quadratic, as comfort is): the
+            curvature then starts every descent, the Lagrangian's too.
+    """
+
+    objective: Objective
+    curvature: Curvature | None
+    goal: float | None
+    exact: bool = False
 
 
 def has_levels(problem: Problem) -> bool:
@@ -135,6 +150,7 @@ class _Levels:
         self.stalled = False
         self.projected = 0.0
         self.last_step = 1.0
+        self.exact = False
 
     def solve(self, start: FloatArray, levels: Sequence[Level]) -> Descent:
         phi = start.copy()
@@ -152,7 +168,8 @@ class _Levels:
 
     def level(self, phi: FloatArray, k: int, level: Level) -> tuple[FloatArray, Status | None]:
         """Minimise level ``k`` from φ with the levels above held; the budget's stop if spent."""
-        objective, curvature, goal = level
+        objective, curvature, goal = level.objective, level.curvature, level.goal
+        self.exact = level.exact
         if k == 0:
             descent = self.descend(objective, curvature, phi, goal, None)
             self.report(descent.phi)
@@ -234,7 +251,7 @@ class _Levels:
             tolerance=self.budget.tolerance,
             max_iterations=max(cap, 0),
             deadline=self.budget.deadline,
-            curvature=None if lagrangian else curvature,
+            curvature=None if lagrangian and not self.exact else curvature,
             goal_value=goal,
             expand=held is None or lagrangian,
         )
@@ -352,7 +369,7 @@ class _Levels:
             active=tuple(int(j) for j in active),
             projected_gradient=self.projected,
             multipliers=multipliers(gradient, active, self.space),
-            levels=tuple(float(objective(phi)[0]) for objective, _, _ in levels),
+            levels=tuple(float(level.objective(phi)[0]) for level in levels),
         )
 
 
