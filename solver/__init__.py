@@ -20,7 +20,7 @@ and ``linesearch``, ``lbfgsb``, ``dls``, ``jacobian_transpose``, the reduced ``s
 
 from . import goals
 from .comfort import Comfort
-from .constraint import AnyOf, Constraint, Effector
+from .constraint import AnyOf, CentreOfMass, Constraint, Effector
 from .exceptions import ReachError, SolverInputError
 from .figure import Figure
 from .limits import LinearLimits
@@ -35,6 +35,7 @@ __all__ = [
     "METHODS",
     "PIN_WEIGHT",
     "AnyOf",
+    "CentreOfMass",
     "Comfort",
     "Constraint",
     "Dls",

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._checks import BoolArray, FloatArray
-from .constraint import AnyOf, Constraint
+from .constraint import AnyOf, CentreOfMass, Constraint
 from .exceptions import SolverInputError
 from .figure import Figure
 
@@ -77,11 +77,44 @@ def chains(figure: Figure, leaves: Sequence[Constraint]) -> tuple[tuple[list[int
     mask = np.zeros((len(leaves), figure.n_dofs), dtype=bool)
     paths: list[list[int]] = []
     for i, leaf in enumerate(leaves):
-        path = _path(figure, figure.segment(leaf.effector.segment).index, leaf)
+        if isinstance(leaf.effector, CentreOfMass):
+            parts = _mass_paths(figure, leaf)
+            path = max(parts, key=len)
+        else:
+            parts = [_path(figure, figure.segment(leaf.effector.segment).index, leaf)]
+            path = parts[0]
         paths.append(path)
-        for index in path:
+        for index in {k for part in parts for k in part}:
             mask[i, figure.segments[index].dof_indices] = True
     return tuple(paths), mask
+
+
+def _mass_paths(figure: Figure, leaf: Constraint) -> list[list[int]]:
+    """The chains of a centre of mass's parts: each part below the chain start (or all).
+
+    Raises:
+        SolverInputError: For an unknown segment, or a chain start with no part below it.
+    """
+    effector = leaf.effector
+    assert isinstance(effector, CentreOfMass)
+    start = None if leaf.chain_start is None else figure.segment(leaf.chain_start).index
+    parents = figure.kinematics.segment_parent
+    paths: list[list[int]] = []
+    for name, _, _ in effector.parts:
+        current, path = figure.segment(name).index, []
+        while current >= 0:
+            path.append(current)
+            if current == start:
+                break
+            current = int(parents[current])
+        if start is None or path[-1] == start:
+            paths.append(path)
+    if not paths:
+        raise SolverInputError(
+            f"{leaf.name}: no segment with a mass lies below chain_start {leaf.chain_start!r}",
+            item=leaf.name,
+        )
+    return paths
 
 
 def _path(figure: Figure, segment: int, leaf: Constraint) -> list[int]:

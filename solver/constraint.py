@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -11,7 +11,7 @@ from ._checks import FloatArray, finite_array, nonnegative
 from .exceptions import SolverInputError
 from .goals.base import Goal, orthonormal_pair
 
-__all__ = ["AnyOf", "Constraint", "Effector"]
+__all__ = ["AnyOf", "CentreOfMass", "Constraint", "Effector"]
 
 
 class Effector:
@@ -44,6 +44,66 @@ class Effector:
 
     def __repr__(self) -> str:
         return f"Effector({self.segment!r}, point={self.point.tolist()})"
+
+
+class CentreOfMass(Effector):
+    """The centre of mass of a figure's segments as an effector: ``Σ mₛ rₛ / Σ mₛ``.
+
+    Each segment with a mass contributes its mass point rₛ (fixed in the segment,
+    its origin unless given); the effector's point is their mass-weighted mean and its
+    axes are the world's, so it takes the goals on a point alone (position, line, plane,
+    half-space): a half-space per edge of a support polygon keeps a figure balanced.
+
+    Args:
+        masses: Segment name → mass (any unit, ≥ 0); at least one positive.
+        points: Segment name → its mass point in the segment's frame, shape (3,); a
+            segment not given has its mass at its origin.
+
+    Attributes:
+        parts: ``(segment, share, point)`` per segment with a mass, share = mₛ / Σ m.
+        total: Σ m.
+
+    Raises:
+        SolverInputError: For no masses, a negative or non-finite mass, a zero total, a
+            non-finite point, or a point for a segment with no mass given.
+    """
+
+    __slots__ = ("parts", "total")
+
+    def __init__(
+        self, masses: Mapping[str, float], points: Mapping[str, ArrayLike] | None = None
+    ) -> None:
+        if not isinstance(masses, Mapping) or not masses:
+            raise SolverInputError(
+                "CentreOfMass needs a mapping of segment names to masses, at least one"
+            )
+        located = dict(points or {})
+        for name in located:
+            if name not in masses:
+                raise SolverInputError(
+                    f"CentreOfMass: a point is given for {name!r}, which has no mass",
+                    item=name,
+                )
+        parts: list[tuple[str, float, FloatArray]] = []
+        for name, mass in masses.items():
+            value = nonnegative(mass, f"CentreOfMass: mass of {name!r}")
+            point = finite_array(
+                located.get(name, (0.0, 0.0, 0.0)), f"CentreOfMass: point of {name!r}", (3,)
+            )
+            if value > 0.0:
+                parts.append((name, value, point))
+        total = sum(mass for _, mass, _ in parts)
+        if not parts or total <= 0.0:
+            raise SolverInputError(
+                "CentreOfMass: the total mass is 0; give the segments positive masses",
+                item="masses",
+            )
+        super().__init__(parts[0][0])
+        self.total = float(total)
+        self.parts = tuple((name, mass / total, point) for name, mass, point in parts)
+
+    def __repr__(self) -> str:
+        return f"CentreOfMass({len(self.parts)} segments, total={self.total:g})"
 
 
 class Constraint:
@@ -91,6 +151,12 @@ class Constraint:
             raise SolverInputError(
                 f"{label}: goal must be one of solver.goals (Position, Orientation, "
                 f"PositionOrientation, Aim, Line, Plane, HalfSpace), got {type(goal).__name__}"
+            )
+        if isinstance(effector, CentreOfMass) and any(goal.curvature()[1:]):
+            raise SolverInputError(
+                f"{label}: a goal on the centre of mass acts on its point alone (Position, "
+                f"Line, Plane, HalfSpace), not on axes; got {type(goal).__name__}",
+                item=label,
             )
         self.effector = effector
         self.goal = goal

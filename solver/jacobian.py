@@ -121,10 +121,19 @@ class Jacobian:
         J_e is effector e's Jacobian over (δr, δx, δy), shape (n_v, 9), and F_e its
         goal's curvature factor (already scaled by the weight's root), shape (9, 9).
         """
+        jacobian = self.jacobians(points, x, y, axes, pivots)
+        n, m = jacobian.shape[:2]
+        result: FloatArray = np.einsum("nmi,mij->nmj", jacobian, factors).reshape(n, 9 * m)
+        return result
+
+    def jacobians(
+        self, points: FloatArray, x: FloatArray, y: FloatArray, axes: FloatArray, pivots: FloatArray
+    ) -> FloatArray:
+        """Each effector's Jacobian over (δr, δx, δy), shape (n_v, m, 9)."""
         m = points.shape[0]
         rows = self.rows(np.concatenate([points, x, y]), axes, pivots)  # [block][effector][xyz]
         n = rows.shape[0]
         jacobian = rows.reshape(n, 3, m, 3).transpose(0, 2, 1, 3).reshape(n, m, 9)
         jacobian *= self.moves[:, :, None]
-        result: FloatArray = np.einsum("nmi,mij->nmj", jacobian, factors).reshape(n, 9 * m)
+        result: FloatArray = jacobian
         return result

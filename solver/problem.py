@@ -25,12 +25,14 @@ from .goals.stacked import StackedGoals
 from .jacobian import Jacobian
 from .limits import LinearLimits
 from .optimizer.variable_rows import VariableRows
+from .parts import Parts
 from .reach import Reach
 
 __all__ = ["Derived", "Problem"]
 
-_Pose = tuple[FloatArray, FloatArray, FloatArray, FloatArray, FloatArray]
-"""Effector points, x and y axes (m, 3 each); the variables' axes and pivots (n_v, 3 each)."""
+_Pose = tuple[FloatArray, FloatArray, FloatArray, FloatArray, FloatArray, FloatArray]
+"""Effector points, x and y axes (m, 3 each); the variables' axes and pivots (n_v, 3 each);
+the effectors' parts' points (K, 3; :mod:`.parts`)."""
 
 
 @dataclass(slots=True)
@@ -106,9 +108,11 @@ class Problem:
             local[i, :3, 2] = leaf.effector.y_axis
         self._local = local
         self._weights = np.array([c.weight for c in leaves])
-        moves = self.kinematics.moves[np.ix_(self.effector_segments, self.variables)]
+        self.parts = Parts.of(figure, leaves, self.effector_segments)
+        """The points each effector is made of (:mod:`.parts`): a centre of mass's many."""
+        moves = self.kinematics.moves[np.ix_(self.parts.segment, self.variables)]
         self.jacobian = Jacobian(moves.T, self.kinematics.dof_rotation[self.variables])
-        """How the variables move the effectors (:mod:`.jacobian`)."""
+        """How the variables move the effectors' parts (:mod:`.jacobian`)."""
         self._plain = all(not t.disjunctive for t in terms)
         self._goals = StackedGoals([c.goal for c in leaves])
         self._last_pose: tuple[FloatArray, _Pose] | None = None
@@ -297,14 +301,29 @@ class Problem:
 
     def states_at(self, world: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
         """:meth:`effector_states` from world frames (:meth:`Kinematics.frames`)."""
-        columns = world[self.effector_segments] @ self._local
-        points = columns[:, :3, 0]
-        x = columns[:, :3, 1]
-        y = columns[:, :3, 2]
-        if self.kinematics.scaled:
-            x = x / np.sqrt((x * x).sum(axis=1))[:, None]
-            y = y / np.sqrt((y * y).sum(axis=1))[:, None]
-        return points, x, y
+        return self.parts.states(world, self.kinematics.scaled)[:3]
+
+    def effector_jacobians(self, theta: FloatArray) -> FloatArray:
+        """∂(r, x_e, y_e)/∂θ of every effector over the variables, shape (m, 9, n_v)."""
+        points, x, y, axes, pivots, at = self._pose(theta)
+        return self._leaf_jacobians(points, x, y, axes, pivots, at).transpose(1, 2, 0)
+
+    def _leaf_jacobians(
+        self,
+        points: FloatArray,
+        x: FloatArray,
+        y: FloatArray,
+        axes: FloatArray,
+        pivots: FloatArray,
+        at: FloatArray,
+    ) -> FloatArray:
+        """Each effector's Jacobian over (δr, δx, δy), shape (n_v, m, 9), from its parts'."""
+        parts = self.parts
+        if parts.single:
+            return self.jacobian.jacobians(points, x, y, axes, pivots)
+        # A plain effector's part has its axes; a centre of mass's axes do not move.
+        part_x, part_y = x[parts.leaf], y[parts.leaf]
+        return parts.gather(self.jacobian.jacobians(at, part_x, part_y, axes, pivots))
 
     def potentials(self, theta: FloatArray) -> FloatArray:
         """Unweighted potentials G_i of the leaf constraints, shape (m,)."""
@@ -332,10 +351,17 @@ class Problem:
         return tuple(float(leaves[list(term.members)].max()) for term in self.terms)
 
     def leaf_reach_margins(self, theta: FloatArray, *, pins: bool = True) -> FloatArray:
-        """:meth:`reach_margins` per leaf constraint, unchecked, shape (m,)."""
+        """:meth:`reach_margins` per leaf constraint, unchecked, shape (m,).
+
+        A centre of mass's is +inf: its reach is no ball about a pivot, so nothing is
+        proved out of it.
+        """
         goals = [leaf.goal for leaf in self.leaves]
         pinned = [leaf.pinned for leaf in self.leaves]
-        return self.reach.margins(theta, goals, pinned, pins=pins)
+        margins = self.reach.margins(theta, goals, pinned, pins=pins)
+        if not self.parts.single:
+            margins = np.where(self.parts.massed, np.inf, margins)
+        return margins
 
     def evaluate(self, theta: FloatArray) -> tuple[float, FloatArray]:
         """G_all and its gradient without input checks; the gradient has length n_dofs."""
@@ -351,7 +377,7 @@ class Problem:
             ``(value, gradient)``, the gradient of shape (len(variables),)
             (:meth:`Jacobian.gradient <solver.jacobian.Jacobian.gradient>`).
         """
-        points, x, y, axes, pivots = self._pose(theta)
+        points, x, y, axes, pivots, at = self._pose(theta)
         values, d_point, torque = self._goals(points, x, y)
         weighted = self._weights * values
         if self._plain:
@@ -359,7 +385,8 @@ class Problem:
             coefficient = self._weights
         else:
             total, coefficient = combine(self.terms, self._weights, weighted)
-        return total, self.jacobian.gradient(points, d_point, torque, coefficient, axes, pivots)
+        force, turn, share = self.parts.spread(d_point, torque, coefficient)
+        return total, self.jacobian.gradient(at, force, turn, share, axes, pivots)
 
     def gauss_newton(self, theta: FloatArray) -> FloatArray:
         """Gauss–Newton curvature ``Σ_e c_e J_eᵀ diag(κ_e) J_e`` of G_all at ``theta``.
@@ -391,12 +418,18 @@ class Problem:
         others (:meth:`solver.goals.Goal.stack_curvature`); their F is
         :meth:`Jacobian.factored <solver.jacobian.Jacobian.factored>`.
         """
-        points, x, y, axes, pivots = self._pose(theta)
+        points, x, y, axes, pivots, at = self._pose(theta)
         if self._plain:
             coefficient = self._weights
         else:
             values = self._goals(points, x, y)[0]
             coefficient = combine(self.terms, self._weights, self._weights * values)[1]
+        if not self.parts.single:
+            factors = self._goals.factors(points, x, y) * np.sqrt(coefficient)[:, None, None]
+            jacobians = self._leaf_jacobians(points, x, y, axes, pivots, at)
+            n = jacobians.shape[0]
+            product: FloatArray = np.einsum("nmi,mij->nmj", jacobians, factors)
+            return product.reshape(n, 9 * len(points))
         if not self._goals.isotropic:
             factors = self._goals.factors(points, x, y) * np.sqrt(coefficient)[:, None, None]
             return self.jacobian.factored(points, x, y, axes, pivots, factors)
@@ -415,8 +448,8 @@ class Problem:
         if cached is not None and np.array_equal(cached[0], theta):
             return cached[1]
         frames = self.kinematics.frames(theta)
-        points, x, y = self.states_at(frames.world)
+        points, x, y, at = self.parts.states(frames.world, self.kinematics.scaled)
         axes, pivots = self.kinematics.dof_axes(frames, self.variables)
-        pose = (points, x, y, axes, pivots)
+        pose = (points, x, y, axes, pivots, at)
         self._last_pose = (theta.copy(), pose)
         return pose

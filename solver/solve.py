@@ -283,9 +283,10 @@ def within_reach(problem: Problem, theta: FloatArray) -> Problem:
 
     :meth:`Reach.within <solver.reach.Reach.within>` says which goals lie beyond
     :data:`~solver.reach.FAR_REACH` times their ball; ``problem`` itself is returned
-    when none does.
+    when none does. A centre of mass's goal stays (its reach is no ball).
     """
     moved = problem.reach.within(theta, [leaf.goal for leaf in problem.leaves])
+    moved = {k: goal for k, goal in moved.items() if not problem.parts.massed[k]}
     return problem.with_goals(moved) if moved else problem
 
 

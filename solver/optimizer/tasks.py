@@ -71,9 +71,6 @@ class TaskModel:
             )
             for kind, members in kinds.items()
         )
-        kinematics = problem.kinematics
-        self._moves = kinematics.moves[np.ix_(problem.effector_segments, space.variables)]
-        self._rotation = kinematics.dof_rotation[space.variables]
         self._weights = problem.weights.copy()
         self._members = tuple(term.members for term in problem.terms)
         self._disjunctive = tuple(
@@ -97,7 +94,6 @@ class TaskModel:
         """Unweighted potentials (m,) and every leaf's task at φ."""
         problem, space = self.problem, self.space
         theta = space.theta(phi)
-        frames = problem.kinematics.frames(theta)
         points, x, y = problem.effector_states(theta)
         m = points.shape[0]
         values = np.empty(m)
@@ -113,7 +109,7 @@ class TaskModel:
                 gradients[members, 6:] = d_y
             factors[members] = curvature(points[members], x[members], y[members])
         coefficient = self.coefficients(values)
-        jacobians = self._effector_jacobians(frames, points, x, y)
+        jacobians = self.problem.effector_jacobians(theta) * space.scale[None, None, :]
         tasks: list[Task] = []
         for i in range(m):
             if coefficient[i] <= 0.0:
@@ -136,34 +132,9 @@ class TaskModel:
             Shapes (len(leaves), 9) and (len(leaves), 9, n_v).
         """
         theta = self.space.theta(phi)
-        frames = self.problem.kinematics.frames(theta)
-        points, x, y = (part[leaves] for part in self.problem.states_at(frames.world))
-        jacobians = self._effector_jacobians(frames, points, x, y, leaves)
+        points, x, y = (part[leaves] for part in self.problem.effector_states(theta))
+        jacobians = self.problem.effector_jacobians(theta)[leaves] * self.space.scale
         return np.concatenate([points, x, y], axis=1), jacobians
-
-    def _effector_jacobians(
-        self,
-        frames: object,
-        points: FloatArray,
-        x: FloatArray,
-        y: FloatArray,
-        leaves: IntArray | None = None,
-    ) -> FloatArray:
-        """∂(r, x_e, y_e)/∂φ of every effector (or those of ``leaves``), shape (m, 9, n_v)."""
-        space = self.space
-        axes, pivots = self.problem.kinematics.dof_axes(frames, space.variables)  # type: ignore[arg-type]
-        rotation = self._rotation[:, None]
-        spin = np.where(rotation, axes, 0.0)  # (n, 3)
-        m, n = points.shape[0], axes.shape[0]
-        result = np.zeros((m, 9, n))
-        offsets = points[:, None, :] - pivots[None, :, :]  # (m, n, 3)
-        linear = np.where(rotation[None], np.cross(spin[None], offsets), axes[None])
-        result[:, :3, :] = linear.transpose(0, 2, 1)
-        result[:, 3:6, :] = np.cross(spin[None], x[:, None, :]).transpose(0, 2, 1)
-        result[:, 6:, :] = np.cross(spin[None], y[:, None, :]).transpose(0, 2, 1)
-        result *= (self._moves if leaves is None else self._moves[leaves])[:, None, :]
-        result *= space.scale[None, None, :]
-        return result
 
 
 def stack(tasks: Sequence[Task], n: int) -> tuple[FloatArray, FloatArray]:
