@@ -23,6 +23,7 @@ from bpy.types import Operator
 from . import live
 from .bridge import keys, posing, snapshot, solving
 from .bridge.arrays import Array
+from .bridge.balance import is_balance
 from .bridge.control_rig import figure_rig
 from .bridge.rig import Rig, armature_object
 from .errors import BlenderDataError, ReachError
@@ -71,6 +72,8 @@ class BakeSession:
         self.moved: set[str] = set()
         self.residual = 0.0
         self.unmet: list[int] = []
+        self.unbalanced: list[int] = []
+        """Frames on which the centre of mass left the support polygon (:mod:`.bridge.balance`)."""
         self.clamped: list[int] = []
         self.diverging: dict[str, str] = {}
         """Bones Blender posed otherwise than Reach wrote them on some frame, and why."""
@@ -100,6 +103,8 @@ class BakeSession:
             self.residual = max(self.residual, *outcome.residuals.values())
             if outcome.unmet:
                 self.unmet.append(frame)
+            if any(is_balance(name) for name in outcome.unmet):
+                self.unbalanced.append(frame)
             self.moved.update(step.moved)
         self.channels.append(self._record())
         self.baked.append(frame)
@@ -152,6 +157,11 @@ class BakeSession:
         if self.unmet:
             where = " on Blender's pose" if self.diverging else ""
             text += f"; not met{where} on {len(self.unmet)} frames (first {self.unmet[0]})"
+        if self.unbalanced:
+            text += (
+                f"; balance not kept on {len(self.unbalanced)} frames "
+                f"(first {self.unbalanced[0]}): the centre of mass left the support polygon"
+            )
         if self.diverging:
             bones = "; ".join(f"{bone}: {why}" for bone, why in self.diverging.items())
             text += f"; Blender poses {len(self.diverging)} bone(s) otherwise than Reach ({bones})"

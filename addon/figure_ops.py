@@ -38,6 +38,7 @@ from .operator_base import (
 from .properties import (
     ANY_OF,
     CHAIN_START,
+    CONTACT,
     EFFECTOR,
     GOAL_TYPE,
     OFFSET,
@@ -70,6 +71,7 @@ COPIED_SETTINGS = (
     "use_x",
     "use_y",
     "any_of",
+    "contact",
 )
 """Properties of ``reach.add_constraint`` the new constraint takes as they are."""
 
@@ -161,6 +163,7 @@ class REACH_OT_add_constraint(BoneOperator, Operator):
     use_x: USE_X()  # type: ignore[valid-type]
     use_y: USE_Y()  # type: ignore[valid-type]
     any_of: ANY_OF()  # type: ignore[valid-type]
+    contact: CONTACT()  # type: ignore[valid-type]
     name: StringProperty(  # type: ignore[valid-type]
         name="Name", description="Constraint name (made unique); empty: made from the bone"
     )

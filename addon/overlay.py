@@ -5,7 +5,9 @@ runs from each enabled constraint's effector point (on Blender's evaluated pose)
 nearest point of its goal (the goal's location; its line or plane for those goal types;
 an orientation goal, which has no place to reach, at the effector itself), green where
 the last verdict says met and red where it says not, the miss written beside it; pinned
-points are drawn as squares. :func:`overlay_geometry` computes what is drawn (a pure
+points are drawn as squares; the centre of mass as a cross, and with balance on the
+support polygon with the centre's plumb line, both red when it is not over the polygon.
+:func:`overlay_geometry` computes what is drawn (a pure
 function of the data, tested headless); :func:`draw_lines` and :func:`draw_labels` draw
 it with Blender's ``gpu`` and ``blf`` modules from the 3D viewport's draw handlers,
 which :func:`register` adds.
@@ -17,15 +19,22 @@ from dataclasses import dataclass
 from typing import Any
 
 import bpy
+import numpy as np
 from mathutils import Matrix, Vector
 
+from .bridge.balance import support_polygon
 from .bridge.goals import effector_point
+from .bridge.mass import centre_of_mass
 from .bridge.solving import length_text
+from .errors import BlenderDataError
 from .view import ViewMatrices, location_to_region
 
 MET = (0.25, 0.85, 0.35, 1.0)
 UNMET = (0.95, 0.25, 0.2, 1.0)
 PIN = (1.0, 0.75, 0.1, 1.0)
+COM = (0.3, 0.7, 1.0, 1.0)
+CROSS = 0.04
+"""The centre of mass's colour when balanced (RGBA) and its cross's half size [m]."""
 LINE_WIDTH = 2.0
 PIN_SIZE = 9.0
 """Colours (RGBA), the lines' width and the pins' size [px]."""
@@ -58,9 +67,44 @@ class Overlay:
 
     Attributes:
         marks: One per enabled constraint with its goal and bone.
+        centre: The centre of mass (world) on Blender's pose, or None without masses.
+        support: With balance on, the support polygon's corners at the contacts' lowest
+            height (world), counter-clockwise from above; else empty.
+        balanced: Whether the centre of mass lies over the support polygon.
     """
 
     marks: tuple[Mark, ...]
+    centre: Vector | None = None
+    support: tuple[Vector, ...] = ()
+    balanced: bool = True
+
+
+def _support(obj: Any, centre: Vector | None) -> tuple[tuple[Vector, ...], bool]:
+    """The support polygon drawn, and whether the centre of mass lies over it.
+
+    The polygon is empty where balance is off or the contacts enclose no area.
+    """
+    contacts = [
+        c.goal.matrix_world.translation
+        for c in obj.reach.constraints
+        if c.enabled and c.contact and c.goal is not None
+    ]
+    if not obj.reach.balance or not contacts:
+        return (), True
+    try:
+        hull = support_polygon(np.array([tuple(p) for p in contacts]), ["contacts"])
+    except BlenderDataError:
+        return (), True
+    ground = min(p.z for p in contacts)
+    corners = tuple(Vector((x, y, ground)) for x, y in hull)
+    if centre is None:
+        return corners, True
+    within = obj.reach.reach_distance  # on an edge, to the verdict's "met within"
+    inside = all(
+        (b.x - a.x) * (centre.y - a.y) - (b.y - a.y) * (centre.x - a.x) >= -within * (b - a).length
+        for a, b in zip(corners, corners[1:] + corners[:1], strict=True)
+    )
+    return corners, inside
 
 
 def _nearest(entry: Any, point: Vector, frame: Any) -> Vector:
@@ -99,7 +143,10 @@ def overlay_geometry(obj: Any) -> Overlay:
         met = entry.name not in unmet
         text = "" if met else reasons.get(entry.name, length_text((end - start).length))
         marks.append(Mark(entry.name, start, end, met, text, bool(entry.pinned)))
-    return Overlay(tuple(marks))
+    found = centre_of_mass(obj)
+    centre = None if found is None else found[0]
+    support, balanced = _support(obj, centre)
+    return Overlay(tuple(marks), centre, support, balanced)
 
 
 def shown_figures(context: Any) -> list[Any]:
@@ -130,6 +177,8 @@ def draw_lines(overlays: list[Overlay]) -> None:
         if points:
             lines.uniform_float("color", colour)
             batch_for_shader(lines, "LINES", {"pos": points}).draw(lines)
+    for overlay in overlays:
+        _draw_balance(overlay, lines, batch_for_shader)
     pins = [m.start for m in marks if m.pinned]
     if pins:
         dots: Any = gpu.shader.from_builtin("UNIFORM_COLOR")  # type: ignore[func-returns-value]
@@ -138,6 +187,31 @@ def draw_lines(overlays: list[Overlay]) -> None:
         batch_for_shader(dots, "POINTS", {"pos": pins}).draw(dots)
         gpu.state.point_size_set(1.0)
     gpu.state.blend_set("NONE")
+
+
+def _draw_balance(overlay: Overlay, lines: Any, batch_for_shader: Any) -> None:
+    """The centre of mass as a cross, its plumb line and the support polygon's outline.
+
+    Blue where balanced, red where not.
+    """
+    centre = overlay.centre
+    if centre is None:
+        return
+    lines.uniform_float("color", COM if overlay.balanced else UNMET)
+    cross = [centre + d for k in range(3) for d in (CROSS * _axis(k), -CROSS * _axis(k))]
+    if overlay.support:
+        cross += [centre, Vector((centre.x, centre.y, overlay.support[0].z))]
+        corners = overlay.support
+        cross += [
+            p for a, b in zip(corners, corners[1:] + corners[:1], strict=True) for p in (a, b)
+        ]
+    batch_for_shader(lines, "LINES", {"pos": cross}).draw(lines)
+
+
+def _axis(k: int) -> Vector:
+    axis = Vector((0.0, 0.0, 0.0))
+    axis[k] = 1.0
+    return axis
 
 
 def draw_labels(overlays: list[Overlay], view: ViewMatrices) -> None:

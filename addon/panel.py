@@ -57,6 +57,11 @@ class REACH_PT_figure(ReachPanel, Panel):
                 point = centre[0]
                 where = f"{point.x:.3f}, {point.y:.3f}, {point.z:.3f}"
                 layout.label(text=f"Centre of mass ({centre[1]:.1f} kg): {where}")
+            row = layout.row(align=True)
+            row.prop(settings, "balance")
+            margin = row.row(align=True)
+            margin.active = settings.balance
+            margin.prop(settings, "balance_margin")
         op = layout.operator(
             "reach.figure_from_armature",
             text="Update Reach Figure" if settings.is_figure else "Make Reach Figure",
@@ -203,6 +208,7 @@ class REACH_PT_constraint_settings(ArmaturePanel, Panel):
             col.prop(entry, "angle_degrees", text="Angle (°)")
             col.prop(entry, "angle_length", text="Weighs as")
         layout.prop(entry, "any_of")
+        layout.prop(entry, "contact")
         levelled = layout.column()
         levelled.active = obj.reach.method.kind in LEVELLED  # the others weigh every goal
         levelled.prop(entry, "priority")

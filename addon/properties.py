@@ -119,6 +119,13 @@ ANY_OF = partial(
     name="Any of",
     description="Constraints with the same name here form a set of which the best one is met",
 )
+CONTACT = partial(
+    BoolProperty,
+    name="Contact",
+    description="A support: with Balance on, the centre of mass stays over the convex hull "
+    "of the contacts' goals",
+    default=False,
+)
 MEMBER_AXIS = partial(EnumProperty, name="Axis", items=AXIS_ITEMS, default="X")
 MEMBER_RATIO = partial(
     FloatProperty,
@@ -243,6 +250,7 @@ class ReachConstraint(PropertyGroup):
         unit="LENGTH",
     )
     any_of: ANY_OF()  # type: ignore[valid-type]
+    contact: CONTACT()  # type: ignore[valid-type]
     aim_axis: EnumProperty(  # type: ignore[valid-type]
         name="Aim axis",
         description="The bone axis an aim points at the goal (from the effector point)",
@@ -360,6 +368,19 @@ class ReachSettings(PropertyGroup):
         subtype="FACTOR",
     )
     comfort_pose: CollectionProperty(type=ReachStoredBone)  # type: ignore[valid-type]
+    balance: BoolProperty(  # type: ignore[valid-type]
+        name="Balance",
+        description="Keep the centre of mass over the support polygon (the convex hull of the "
+        "Contact constraints' goals, seen from above), before every other constraint",
+        default=False,
+    )
+    balance_margin: FloatProperty(  # type: ignore[valid-type]
+        name="Margin",
+        description="How far inside the support polygon's edges the centre of mass stays",
+        min=0.0,
+        default=0.0,
+        unit="LENGTH",
+    )
     show_overlay: BoolProperty(  # type: ignore[valid-type]
         name="Overlay",
         description="Draw each constraint in the viewport: a line from its effector to its "

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from ...solver import CentreOfMass
 from .animated import DRIVEN_CHANNELS, action_curves
 from .arrays import Array
 from .goals import Setup, effector_lines
@@ -61,6 +62,14 @@ def measure(obj: Any, setup: Setup, theta: Array, model: dict[str, float]) -> Me
     residuals: dict[str, float] = {}
     for name, leaf in zip(setup.names, setup.problem.leaves, strict=True):
         effector = leaf.effector
+        if isinstance(effector, CentreOfMass):  # balance: the parts' mean, world axes
+            point = sum(
+                share * (world @ _carrier(obj, part, twins.get(part)) @ np.append(at, 1.0))[:3]
+                for part, share, at in effector.parts
+            )
+            value = leaf.goal.evaluate(point, np.eye(3)[0], np.eye(3)[1]).value
+            residuals[name] = math.sqrt(max(float(value), 0.0))
+            continue
         frame = world @ _carrier(obj, effector.segment, twins.get(effector.segment))
         point = (frame @ np.append(effector.point, 1.0))[:3]
         x = _unit(frame[:3, :3] @ np.asarray(effector.x_axis))

@@ -19,6 +19,7 @@ from ..errors import BlenderDataError, labelled
 from ..vocabulary import GOAL_TYPES
 from .animated import mesh_bones
 from .arrays import Array
+from .balance import balance_constraints
 from .control_rig import figure_rig, stand_in
 from .followers import follow_in
 from .mechanisms import check_chain_writes
@@ -231,8 +232,10 @@ class Setup:
     Attributes:
         rig: The compiled armature.
         problem: The solver problem.
-        names: Names of the enabled constraints, in the order of ``problem``'s leaves.
-        goals: Goal objects of the enabled constraints.
+        names: Names of the enabled constraints, in the order of ``problem``'s leaves,
+            then those of the balance constraints (:mod:`.balance`), if any.
+        goals: Goal objects of the enabled constraints, in that order (the balance
+            constraints have none).
         movable: Bones in some constraint's chain: the ones a solve may move.
         frames: The goal objects' world matrices the goals were built from.
     """
@@ -296,6 +299,7 @@ def build_problem(obj: Any, scene: Any, rig: Rig | None = None) -> Setup:
     order: list[Constraint | str] = []
     goal_objects = []
     named: dict[str, tuple[str, Array]] = {}
+    below = 1 if obj.reach.balance else 0  # balance comes before every constraint
     for entry in entries:
         label = f"constraint '{entry.name}'"
         bone = obj.data.bones.get(entry.bone)
@@ -324,7 +328,7 @@ def build_problem(obj: Any, scene: Any, rig: Rig | None = None) -> Setup:
                 solver_goal,
                 weight=entry.weight,
                 chain_start=start,
-                priority=entry.priority,
+                priority=entry.priority + below,
                 pinned=entry.pinned,
                 name=entry.name,
             )
@@ -339,6 +343,13 @@ def build_problem(obj: Any, scene: Any, rig: Rig | None = None) -> Setup:
     final: list[Constraint | AnyOf] = [
         AnyOf(groups[item], name=item) if isinstance(item, str) else item for item in order
     ]
+    if below:
+        contacts = [
+            (entry.name, to_numpy(goal.matrix_world)[:3, 3])
+            for entry, goal in zip(entries, goal_objects, strict=True)
+            if entry.contact
+        ]
+        final += balance_constraints(obj, rig, contacts)
     with labelled(""):
         problem = Problem(rig.figure, final)
     _check_defects(rig, problem)
@@ -350,7 +361,7 @@ def build_problem(obj: Any, scene: Any, rig: Rig | None = None) -> Setup:
     ]
     names = [c.name for c in problem.leaves]
     by_name = dict(zip([e.name for e in entries], goal_objects, strict=True))
-    targets = [by_name[n] for n in names]
+    targets = [by_name[n] for n in names if n in by_name]  # the balance has no goal object
     frames = [goal.matrix_world.copy() for goal in targets]
     twins = mesh_bones(obj, {leaf.effector.segment for leaf in problem.leaves}) | named
     return Setup(rig, problem, names, targets, movable, frames, twins)
@@ -391,11 +402,12 @@ def refresh_goals(obj: Any, scene: Any, setup: Setup) -> Setup:
     if not setup.rig.is_current(obj):
         return build_problem(obj, scene)
     entries = [c for c in obj.reach.constraints if c.enabled]
-    if sorted(e.name for e in entries) != sorted(setup.names):
+    named = setup.names[: len(setup.goals)]
+    if sorted(e.name for e in entries) != sorted(named):
         return build_problem(obj, scene, setup.rig)
     changed: dict[int, Any] = {}
     frames = list(setup.frames)
-    for index, name in enumerate(setup.names):
+    for index, name in enumerate(named):
         entry = obj.reach.constraints[name]
         goal = goal_object(entry, obj, scene)
         if goal != setup.goals[index]:
@@ -403,6 +415,8 @@ def refresh_goals(obj: Any, scene: Any, setup: Setup) -> Setup:
         matrix = goal.matrix_world
         if matrix == frames[index]:
             continue
+        if entry.contact and obj.reach.balance:  # the support polygon moved
+            return build_problem(obj, scene, setup.rig)
         changed[index] = build_goal(entry, goal)
         frames[index] = matrix.copy()
     if not changed:

@@ -129,11 +129,11 @@ def unmet_constraints(setup: Setup, residuals: dict[str, float], within: float) 
     A set is met when one of its members is; when none is, its nearest member stands
     for it.
     """
-    unmet = {name for name, r in residuals.items() if r > within}
+    unmet = {name for name, r in residuals.items() if not r <= within}  # NaN: not met
     for members in setup.sets.values():
         nearest = min(members, key=residuals.__getitem__)
         unmet.difference_update(members)
-        if residuals[nearest] > within:
+        if not residuals[nearest] <= within:
             unmet.add(nearest)
     return [name for name in residuals if name in unmet]
 

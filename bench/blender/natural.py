@@ -1,4 +1,4 @@
-"""Natural poses in Blender: exact pins, strict priorities and comfort, against the plain solve.
+"""Natural poses in Blender: pins, priorities, comfort and balance, against the plain solve.
 
     .venv-blender-5.0/bin/python -m bench.blender.natural [--quick] [--events N]
 
@@ -14,7 +14,12 @@ and the Solve's ms, against both at priority 0;
 forward and down (within the arm's reach) in N events with comfort 0, 0.5 and 1: the sum
 of every bone's rotation off its rest pose outside the dragged arm at the end, the
 largest residual over the arm's length, and ms per event (mean), and a Solve of the same
-reach from rest.
+reach from rest;
+(d) ``balance``: each foot's heel and toes held as contacts, the left hand's goal (chain
+to the root) 60 cm forward and 45 cm down, with balance off and on: whether the centre of
+mass ends over the support polygon and the Solve's ms; then the goal keyed to move there
+over N frames and baked: the frames whose centre of mass is over the polygon, and ms per
+baked frame.
 
 Results: ``bench/results/natural.json`` and ``natural.md``.
 """
@@ -137,21 +142,65 @@ def comfort_case(comfort: float, events: int) -> dict[str, Any]:
     }
 
 
+def standing(balance: bool) -> tuple[Any, Any]:
+    """(d) heels and toes held as contacts, the left hand's goal on a chain to the root."""
+    obj = fresh()
+    for side in ("L", "R"):
+        for bone in (f"toe.{side}", f"heel.02.{side}"):
+            add(obj, bone, "TAIL", f"thigh.{side}", bone, contact=True)
+    goal = add(obj, "forearm.L", "TAIL", "", "hand")
+    obj.reach.balance = balance
+    return obj, goal
+
+
+def balanced(reach: Any, obj: Any) -> bool:
+    """Whether the centre of mass on Blender's pose is over the support polygon."""
+    return bool(reach.addon.overlay.overlay_geometry(obj).balanced)
+
+
+def balance_case(reach: Any, balance: bool, frames: int) -> dict[str, Any]:
+    """(d) a Solve, then a bake of the reach over ``frames`` frames."""
+    move = Vector((0.0, -0.6, -0.45))
+    obj, goal = standing(balance)
+    obj.reach.balance = True  # the polygon drawn, whether or not the solve keeps to it
+    start = Vector(goal.location)
+    goal.location = start + move
+    obj.reach.balance = balance
+    ms = timed_solve(obj)
+    obj.reach.balance = True
+    over = balanced(reach, obj)
+    obj, goal = standing(balance)
+    start = Vector(goal.location)
+    goal.keyframe_insert("location", frame=1)
+    goal.location = start + move
+    goal.keyframe_insert("location", frame=frames)
+    begin = time.perf_counter()
+    assert bpy.ops.reach.bake(armature=obj.name, frame_start=1, frame_end=frames) == {"FINISHED"}
+    per_frame = 1e3 * (time.perf_counter() - begin) / frames
+    obj.reach.balance = True
+    kept = 0
+    for frame in range(1, frames + 1):
+        bpy.context.scene.frame_set(frame)
+        kept += balanced(reach, obj)
+    return {"solve_over": over, "solve_ms": ms, "bake_over": kept, "bake_ms_per_frame": per_frame}
+
+
 def main() -> None:
     parser = BenchmarkParser(
         __doc__, "natural", "10 drag events", {"events": Count("events", 10, 30)}
     )
     args = parser.parse_args()
-    rigs.load_reach()
+    reach = rigs.load_reach()
     try:
         pins = {"hard": pin_case(True), "soft": pin_case(False)}
         levels = {"levels": priority_case(True), "one level": priority_case(False)}
         comfort = {share: comfort_case(share, args.events) for share in (0.0, 0.5, 1.0)}
+        balance = {on: balance_case(reach, on, args.events) for on in (False, True)}
     finally:
         rigs.unload_reach()
     meta = {**about(), "blender": bpy.app.version_string}
     lines = [
-        "# Natural poses: pins, priorities and comfort",
+        "# Natural poses: pins, priorities, comfort and balance",
         "",
         f"Blender {meta['blender']}, {meta['cpu_model']}; the basic human metarig, Reach's "
         "default method.",
@@ -204,9 +253,36 @@ def main() -> None:
             ],
         ),
     ]
+    lines += [
+        "",
+        "(d) Each foot's heel and toes held as contacts, the left hand's goal (chain to the "
+        "root) 60 cm forward and 45 cm down: a Solve, then the goal keyed to move there over "
+        f"{args.events} frames and baked. *Over* says whether the centre of mass on "
+        "Blender's pose is over the support polygon.",
+        "",
+        *table(
+            ["balance", "Solve: over", "Solve ms", "bake: frames over", "bake ms/frame"],
+            [
+                [
+                    "on" if on else "off",
+                    "yes" if v["solve_over"] else "no",
+                    f"{v['solve_ms']:.1f}",
+                    f"{v['bake_over']} of {args.events}",
+                    f"{v['bake_ms_per_frame']:.1f}",
+                ]
+                for on, v in balance.items()
+            ],
+        ),
+    ]
     for line in lines:
         print(line)
-    record = {**meta, "pins": pins, "priorities": levels, "comfort": comfort}
+    record = {
+        **meta,
+        "pins": pins,
+        "priorities": levels,
+        "comfort": comfort,
+        "balance": {"on" if on else "off": v for on, v in balance.items()},
+    }
     write_results(args.output, record, lines)
 
 

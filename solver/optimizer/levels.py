@@ -19,7 +19,8 @@ its smallest weight, while the levels above it are held. One round:
    and the limits clamped (:func:`.prioritised.polish`), bring them back. Steps 1–3 are
    the gradient projection for nonlinear constraints (Rosen 1961).
 4. Accept the restored point when no held level ends worse than when the level began
-   (beyond :data:`HOLD` of the longest chain) and the level's G is lower; otherwise
+   (beyond :data:`HOLD` of the longest chain, and 1e-9 of its own G) and the level's G
+   is lower; otherwise
    halve the move and restore again. A descent that finds no decrease, a move that no
    halving makes acceptable, or two rounds in a row that lower G by less than 1e-6 of
    it end the level.
@@ -39,8 +40,10 @@ from typing import NamedTuple
 import numpy as np
 
 from .._checks import FloatArray, IntArray
+from ..goals import HalfSpace
 from ..problem import Problem
 from ..result import Descent, Status
+from ..rows import LimitRows
 from .budget import Budget, Reporter
 from .goldfarb import descend
 from .prioritised import level_errors, polish
@@ -56,6 +59,9 @@ linearised again (see ``_Levels.next_inner``)."""
 HOLD = 1e-10
 """How far a held level may end worse than when the level below it began, as a length
 against the longest chain (its square against the level's error): rounding, no more."""
+_HOLD_SHARE = 1e-9
+"""How much worse, as a share of itself, a held level that is not met may end: rounding
+of a large G (a pin a kilometre off), whose restoring is never exact to the bit."""
 _HALVINGS = 10
 _FIRST = 3
 """Most iterations of a round along the tangent while G falls fast: a step, with room for
@@ -180,10 +186,12 @@ class _Levels:
         self.model = TaskModel(self.problem.only(np.concatenate(held)), self.space)
         values = self.model.evaluate(phi)[0]
         self.evaluations += 1
-        ceiling = level_errors(self.model, values, held, weights) + self.slack
+        errors = level_errors(self.model, values, held, weights)
+        ceiling = errors * (1.0 + _HOLD_SHARE) + self.slack
         value = objective(phi)[0]
         self.evaluations += 1
         inner = _FIRST
+        retry = 0
         still = 0
         while goal is None or value > goal:
             descent = self.descend(objective, curvature, phi, goal, held, inner)
@@ -192,8 +200,10 @@ class _Levels:
             if descent.value >= value or not np.any(move):
                 return phi, spent
             accepted = self.restored(phi, move, held, weights, ceiling, objective, value)
-            if accepted is None and inner > _FIRST and spent is None:
-                inner = _FIRST
+            if accepted is None and spent is None and inner != retry:
+                # Gauss–Newton steps the held levels' bend undoes are retried on the
+                # Lagrangian, which models it; a Lagrangian's too-long steps, a few at once.
+                inner = retry = 4 * _FIRST if inner == _FIRST else _FIRST
                 continue
             if accepted is None:
                 # No acceptable move while the tangent promises next to nothing more is
@@ -237,7 +247,13 @@ class _Levels:
         a_eq, b_eq = space.a_eq, space.b_eq
         cap = self.budget.max_iterations - self.iterations
         lagrangian = held is not None and iterations > _FIRST
+        a_in: FloatArray | LimitRows = space.rows_in
+        b_in = space.b_in
         if held is not None:
+            sides = self.sides(phi, held)
+            if sides is not None:  # the held half-spaces as limits of the tangent
+                a_in = np.concatenate([space.a_in, sides[0]])
+                b_in = np.concatenate([space.b_in, sides[1]])
             a_eq, b_eq, objective = self.tangent(phi, held, objective, lagrangian)
             cap = min(cap, iterations)
             goal = None  # the descent's G may be the Lagrangian; the level's goal is tested after
@@ -246,8 +262,8 @@ class _Levels:
             phi,
             a_eq,
             b_eq,
-            space.rows_in,
-            space.b_in,
+            a_in,
+            b_in,
             tolerance=self.budget.tolerance,
             max_iterations=max(cap, 0),
             deadline=self.budget.deadline,
@@ -259,6 +275,39 @@ class _Levels:
         self.evaluations += descent.evaluations
         self.projected = descent.projected_gradient
         return descent
+
+    def sides(
+        self, phi: FloatArray, held: Sequence[IntArray]
+    ) -> tuple[FloatArray, FloatArray] | None:
+        """The held half-space goals linearised at φ, as unit inequality rows ``A φ ≥ b``.
+
+        A half-space met holds no task (its potential is flat inside), so the tangent alone
+        would let a step carry its point out and the restoring pull it back, a crawl along
+        the boundary; as limits of the descent (Rosen 1960's active set) the point stays
+        on its side to first order. A point outside by rounding starts on the boundary.
+        """
+        leaves = self.problem.leaves
+        sided = [
+            int(i) for level in held for i in level if isinstance(leaves[int(i)].goal, HalfSpace)
+        ]
+        if not sided:
+            return None
+        states, jacobians = self.model.states(phi, np.array(sided, np.intp))
+        self.evaluations += 1
+        rows, bounds = [], []
+        for k, leaf in enumerate(sided):
+            goal = leaves[leaf].goal
+            assert isinstance(goal, HalfSpace)
+            row = goal.normal @ jacobians[k, :3]
+            size = float(np.linalg.norm(row))
+            if size <= 1e-12:
+                continue
+            height = float(goal.normal @ (states[k, :3] - goal.point))
+            rows.append(row / size)
+            bounds.append((float(row @ phi) - max(height, 0.0)) / size)
+        if not rows:
+            return None
+        return np.array(rows), np.array(bounds)
 
     def tangent(
         self, phi: FloatArray, held: Sequence[IntArray], objective: Objective, lagrangian: bool

@@ -99,8 +99,11 @@ def mutate(rng, obj):
     else:
         obj.reach.translate_root = rng.random() < 0.5
         obj.reach.comfort = rng.choice([0.0, 0.0, 0.5, 1.0])
+        obj.reach.balance = rng.random() < 0.3
+        obj.reach.balance_margin = rng.choice([0.0, 0.0, 0.01, 5.0])
         for entry in obj.reach.constraints:
             entry.priority = rng.choice([0, 0, 1])
+            entry.contact = rng.random() < 0.5
     bpy.context.view_layer.update()
 
 
@@ -168,8 +171,8 @@ def misses(reach, obj):
         local = {"HEAD": Vector(), "TAIL": Vector((0.0, along, 0.0))}.get(
             entry.effector, Vector(entry.offset)
         )
-        point = np.array(world @ bone.matrix @ local)
-        frame = np.array(goal.matrix_world)
+        point = np.array(world @ bone.matrix @ local, dtype=float)  # no float32 overflow
+        frame = np.array(goal.matrix_world, dtype=float)
         target, axis = frame[:3, 3], frame[:3, 2] / np.linalg.norm(frame[:3, 2])
         offset = point - target
         gap = {

@@ -112,7 +112,8 @@ def test_comfort_keeps_every_level_and_the_limits(seed: int, share: float) -> No
     comfort = solve(problem, theta, restarts=0, comfort=Comfort(reference, share))
     assert comfort.max_violation <= 1e-9
     scale = max(1.0, float(np.max(problem.chain_lengths)))
-    assert comfort.fun <= plain.fun * (1.0 + 1e-12) + (1e-9 * scale) ** 2
+    # a held level may end worse by rounding only: 1e-9 of itself (levels._HOLD_SHARE)
+    assert comfort.fun <= plain.fun * (1.0 + 1e-9) + (1e-9 * scale) ** 2
 
 
 def test_the_comfort_gradient_matches_finite_differences() -> None:
