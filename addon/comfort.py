@@ -15,7 +15,7 @@ from typing import Any
 from bpy.props import FloatVectorProperty
 from bpy.types import PropertyGroup
 
-COMFORT_METHODS = frozenset({"goldfarb"})
+COMFORT_METHODS = frozenset({"goldfarb", "lbfgsb"})
 """The methods that honour comfort (the others leave it out)."""
 
 

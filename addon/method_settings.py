@@ -24,7 +24,7 @@ METHOD_ITEMS = [
         "lbfgsb",
         "L-BFGS-B",
         "Limited-memory BFGS with bounds; stays near the start pose (Tikhonov) and can "
-        "split a long jump into steps",
+        "split a long jump into steps (not with pins, priorities or comfort)",
     ),
     (
         "dls",
@@ -98,7 +98,7 @@ OPTIONS_SHOWN = {
 }
 """The options the panel shows under each method."""
 
-LEVELLED = frozenset({"goldfarb", "dls"})
+LEVELLED = frozenset({"goldfarb", "lbfgsb", "dls"})
 """The methods that honour priorities and hold pins exactly (the others weigh them)."""
 
 

@@ -272,7 +272,7 @@ class ReachConstraint(PropertyGroup):
     priority: IntProperty(  # type: ignore[valid-type]
         name="Priority",
         description="0 is the highest: a level is solved at no cost to the levels above it "
-        "(Jack's method and damped least squares; the others weigh every goal alike)",
+        "(all methods but the Jacobian transpose, which weighs every goal alike)",
         min=0,
         soft_max=5,
         default=0,

@@ -115,13 +115,13 @@ class Constraint:
         weight: w ≥ 0; the constraint contributes ``w · P(e(θ))``.
         chain_start: The segment whose joint starts the chain that moves the effector;
             the chain runs from it down to the effector's segment. ``None``: to the root.
-        priority: The constraint's level, 0 the highest: ``"goldfarb"`` (the default)
-            and ``"dls"`` solve each level at no cost to the levels above it (strict
-            priority); ``"lbfgsb"`` and ``"jacobian_transpose"`` weigh every constraint
-            by its weight alone.
+        priority: The constraint's level, 0 the highest: ``"goldfarb"`` (the default),
+            ``"lbfgsb"`` and ``"dls"`` solve each level at no cost to the levels above it
+            (strict priority); ``"jacobian_transpose"`` weighs every constraint by its
+            weight alone.
         pinned: Whether this constraint is a pin (see :func:`solver.pin`):
-            ``"goldfarb"`` and ``"dls"`` hold pins exactly, above every priority level;
-            the other methods weigh them as goals.
+            ``"goldfarb"``, ``"lbfgsb"`` and ``"dls"`` hold pins exactly, above every
+            priority level; ``"jacobian_transpose"`` weighs them as goals.
         name: Optional label used in messages.
 
     Raises:

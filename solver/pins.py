@@ -5,12 +5,12 @@ current place: a :class:`~solver.goals.Position` goal at the point's world posit
 or a :class:`~solver.goals.PositionOrientation` goal that also holds the segment's
 axes, flagged ``pinned=True``. How each method honours it:
 
-- ``"goldfarb"`` (the default) and ``"dls"``: the pins are one level above all priority
-  levels, met first and then held exactly; the goals move only where the pins stay
-  (:mod:`solver.optimizer.levels`; task priority, Baerlocher & Boulic 1998).
-- ``"lbfgsb"``, ``"jacobian_transpose"``: a pin is a goal of weight :data:`PIN_WEIGHT`
-  (unless given), so it gives way only where the other goals pull harder than that
-  weight; the benchmarks measure the drift.
+- ``"goldfarb"`` (the default), ``"lbfgsb"`` and ``"dls"``: the pins are one level above
+  all priority levels, met first and then held exactly; the goals move only where the
+  pins stay (:mod:`solver.optimizer.levels`; task priority, Baerlocher & Boulic 1998).
+- ``"jacobian_transpose"``: a pin is a goal of weight :data:`PIN_WEIGHT` (unless given),
+  so it gives way only where the other goals pull harder than that weight; the
+  benchmarks measure the drift.
 
 :meth:`solver.Problem.reach_margins` counts pins: a pinned point inside another
 constraint's chain becomes that chain's pivot (see :mod:`solver.reach`).

@@ -37,7 +37,10 @@ from .problem import Problem
 from .restarts import Limits, descents
 from .result import Descent, Outcome, SolveResult, Status
 
-__all__ = ["METHODS", "solve", "unwound", "within_reach"]
+__all__ = ["COMFORT_METHODS", "METHODS", "solve", "unwound", "within_reach"]
+
+COMFORT_METHODS = ("goldfarb", "lbfgsb")
+"""The methods that solve by levels and so honour comfort (the others leave it out)."""
 
 
 def solve(
@@ -94,7 +97,8 @@ def solve(
         callback: Called with (θ, G_all) at every iterate of every descent.
         comfort: A pull of every free DOF toward a reference pose, below every goal
             (:class:`solver.Comfort`): it never costs a goal anything. Honoured by
-            ``"goldfarb"``; the other methods leave it out. None: no comfort.
+            ``"goldfarb"`` and ``"lbfgsb"``; the other methods leave it out. None: no
+            comfort.
 
     Returns:
         The best pose found; see :class:`solver.SolveResult`.
@@ -196,7 +200,7 @@ def _checked_comfort(comfort: object, problem: Problem, method: Method) -> Comfo
             f"{problem.n_dofs} DOFs",
             item="comfort reference",
         )
-    return comfort if method.name == "goldfarb" else None
+    return comfort if method.name in COMFORT_METHODS else None
 
 
 def _no_worse(

@@ -17,11 +17,13 @@ from .._checks import FloatArray, finite_scalar
 from ..comfort import Comfort
 from ..exceptions import SolverInputError
 from ..optimizer.budget import Budget, Reporter
+from ..optimizer.levels import Level
 from ..optimizer.space import ReducedSpace
+from ..optimizer.tasks import leaves_by_level
 from ..problem import Problem
 from ..result import Descent
 
-__all__ = ["Leg", "Method", "Scaled", "positive", "weight_scale"]
+__all__ = ["Leg", "Method", "Scaled", "levels_of", "positive", "weight_scale"]
 
 Objective = Callable[[FloatArray], tuple[float, FloatArray]]
 """φ ↦ (G_all / w, its gradient over φ)."""
@@ -145,6 +147,33 @@ class Method(ABC):
 
         The descent's value and gradient are those of G_all / w.
         """
+
+
+def levels_of(leg: Leg, *, curvature: bool) -> list[Level]:
+    """The priority levels of ``leg``'s problem as its descents see them, comfort last.
+
+    Each level's G is divided by its own smallest weight; it counts as met within the
+    solve's goal value (scaled alike), the pins' only at their Kuhn–Tucker point.
+
+    Args:
+        leg: The descent asked for.
+        curvature: Give each level its Gauss–Newton curvature (else none).
+    """
+    problem, scaled, budget = leg.problem, leg.scaled, leg.budget
+    levels: list[Level] = []
+    for k, leaves in enumerate(leaves_by_level(problem)):
+        part = problem.only(leaves)
+        within = Scaled(scaled.space, weight_scale(part))
+        goal = None
+        if budget.goal_value is not None and not (k == 0 and problem.leaves[leaves[0]].pinned):
+            goal = budget.goal_value * scaled.weight / within.weight
+        start = within.curvature(part) if curvature else None
+        levels.append(Level(within.objective(part), start, goal))
+    comfort = scaled.comfort_level(problem)
+    if comfort is not None:
+        potential, factor = comfort
+        levels.append(Level(potential, (lambda phi: factor) if curvature else None, None, True))
+    return levels
 
 
 def weight_scale(problem: Problem) -> float:

@@ -11,10 +11,9 @@ from typing import ClassVar
 
 from ..exceptions import SolverInputError
 from ..optimizer.goldfarb import descend
-from ..optimizer.levels import Level, descend_levels, has_levels
-from ..optimizer.tasks import leaves_by_level
+from ..optimizer.levels import descend_levels, has_levels
 from ..result import Descent
-from .base import Leg, Method, Scaled, weight_scale
+from .base import Leg, Method, levels_of
 
 __all__ = ["START_METRICS", "Goldfarb"]
 
@@ -81,27 +80,14 @@ class Goldfarb(Method):
 
         Comfort, if any, is the last level, below every goal.
         """
-        problem, scaled, budget = leg.problem, leg.scaled, leg.budget
-        levels: list[Level] = []
-        for k, leaves in enumerate(leaves_by_level(problem)):
-            part = problem.only(leaves)
-            within = Scaled(scaled.space, weight_scale(part))
-            goal = None
-            if budget.goal_value is not None and not (k == 0 and problem.leaves[leaves[0]].pinned):
-                goal = budget.goal_value * scaled.weight / within.weight
-            curvature = within.curvature(part) if self.start_metric == "gauss_newton" else None
-            levels.append(Level(within.objective(part), curvature, goal))
-        comfort = scaled.comfort_level(problem)
-        if comfort is not None:
-            potential, factor = comfort
-            start = (lambda phi: factor) if self.start_metric == "gauss_newton" else None
-            levels.append(Level(potential, start, None, exact=True))
+        gauss_newton = self.start_metric == "gauss_newton"
+        problem, scaled = leg.problem, leg.scaled
         return descend_levels(
             problem,
             scaled.space,
-            levels,
+            levels_of(leg, curvature=gauss_newton),
             scaled.objective(problem),
             leg.start,
-            budget,
+            leg.budget,
             leg.reporter,
         )

@@ -18,10 +18,12 @@ from .._checks import FloatArray, finite_array, nonnegative, whole
 from ..goals.base import Goal
 from ..optimizer.budget import Budget
 from ..optimizer.lbfgsb import MEMORY, descend_lbfgsb
+from ..optimizer.levels import descend_levels, has_levels
 from ..optimizer.space import ReducedSpace
 from ..problem import Problem
 from ..result import Descent, Status
-from .base import Leg, Method, Scaled
+from ..rows import LimitRows
+from .base import Leg, Method, Scaled, levels_of
 
 __all__ = ["Lbfgsb"]
 
@@ -29,6 +31,11 @@ __all__ = ["Lbfgsb"]
 @dataclass(frozen=True, eq=False)
 class Lbfgsb(Method):
     """Limited-memory BFGS with bounds on ``G_all + tikhonov · ‖θ − θ_ref‖²``.
+
+    A problem with pins or priority levels, or a solve with comfort, is solved level by
+    level (:mod:`solver.optimizer.levels`), each round an L-BFGS-B descent along the
+    tangent of the levels above; ``tikhonov`` and ``subdivide`` are then left out (the
+    levels already say what gives way to what).
 
     Attributes:
         tikhonov: Weight of ``‖θ − θ_ref‖²`` [1/rad²], ≥ 0.
@@ -40,6 +47,7 @@ class Lbfgsb(Method):
     """
 
     name: ClassVar[str] = "lbfgsb"
+    holds_pins: ClassVar[bool] = True
 
     tikhonov: float = 0.0
     theta_ref: ArrayLike | None = None
@@ -61,6 +69,8 @@ class Lbfgsb(Method):
 
     def descend(self, leg: Leg) -> Descent:
         """One descent (see :meth:`Method.descend <solver.methods.base.Method.descend>`)."""
+        if has_levels(leg.problem) or leg.scaled.comfort is not None:
+            return self._by_levels(leg)
         stages = _stages(
             leg.problem, leg.scaled.space, leg.start, self.subdivide if leg.first else 0
         )
@@ -87,6 +97,52 @@ class Lbfgsb(Method):
                 break
         assert run is not None
         return replace(run, iterations=iterations, evaluations=evaluations)
+
+    def _by_levels(self, leg: Leg) -> Descent:
+        """One descent by priority levels, each round L-BFGS-B along the held tangent."""
+        space, memory = leg.scaled.space, self.memory
+
+        def inner(
+            objective: Callable[[FloatArray], tuple[float, FloatArray]],
+            phi: FloatArray,
+            a_eq: FloatArray,
+            b_eq: FloatArray,
+            a_in: FloatArray | LimitRows,
+            b_in: FloatArray,
+            *,
+            tolerance: float,
+            max_iterations: int,
+            deadline: float | None,
+            goal_value: float | None,
+            **_: object,
+        ) -> Descent:
+            rows = space.a_in if isinstance(a_in, LimitRows) else a_in
+            local = replace(
+                space,
+                a_eq=a_eq,
+                b_eq=b_eq,
+                a_in=rows,
+                b_in=b_in,
+                rows_in=space.rows_in if rows is space.a_in else LimitRows(rows, sparse=False),
+            )
+
+            def searched(point: FloatArray) -> tuple[float, FloatArray, float]:
+                value, gradient = objective(point)
+                return value, gradient, value
+
+            budget = Budget(tolerance, max_iterations, deadline, goal_value)
+            return descend_lbfgsb(searched, phi, local, budget, memory=memory)
+
+        return descend_levels(
+            leg.problem,
+            space,
+            levels_of(leg, curvature=False),
+            leg.scaled.objective(leg.problem),
+            leg.start,
+            leg.budget,
+            leg.reporter,
+            inner,
+        )
 
     def _regularised(
         self, problem: Problem, scaled: Scaled

@@ -47,7 +47,7 @@ from ..rows import LimitRows
 from .budget import Budget, Reporter
 from .goldfarb import descend
 from .prioritised import level_errors, polish
-from .projection import active_rows, multipliers
+from .projection import active_rows, multipliers, violation
 from .space import ReducedSpace
 from .tasks import TaskModel, leaves_by_level, stack
 
@@ -62,6 +62,9 @@ against the longest chain (its square against the level's error): rounding, no m
 _HOLD_SHARE = 1e-9
 """How much worse, as a share of itself, a held level that is not met may end: rounding
 of a large G (a pin a kilometre off), whose restoring is never exact to the bit."""
+_FEASIBLE = 1e-12
+"""The largest violation of a limit, over the unit rows of φ, a restored point may have
+(the restoring's projection may stop at 1e-10, which a limit's scale can make 1e-9)."""
 _HALVINGS = 10
 _FIRST = 3
 """Most iterations of a round along the tangent while G falls fast: a step, with room for
@@ -77,6 +80,12 @@ _RESTORE = 8
 
 Objective = Callable[[FloatArray], tuple[float, FloatArray]]
 Curvature = Callable[[FloatArray], FloatArray]
+
+
+Inner = Callable[..., Descent]
+"""A round's descent: :func:`.goldfarb.descend`'s arguments (objective, φ, the equality
+and inequality rows and their bounds; tolerance, iterations, deadline, curvature, goal
+value, expansion) and its result."""
 
 
 class Level(NamedTuple):
@@ -109,6 +118,7 @@ def descend_levels(
     start: FloatArray,
     budget: Budget,
     reporter: Reporter | None = None,
+    inner: Inner = descend,
 ) -> Descent:
     """Minimise the priority levels of ``problem`` in turn from the feasible ``start``.
 
@@ -121,11 +131,14 @@ def descend_levels(
         start: Feasible start φ.
         budget: The stops, over all levels (its ``goal_value`` is the levels' own).
         reporter: Told (φ, G_all / w) at the start and after every accepted move.
+        inner: The descent each round runs, :func:`.goldfarb.descend` or one with its
+            arguments (L-BFGS-B's, which ignores the curvature and the expansion).
 
     Returns:
         The last iterate, with ``levels`` each level's G over its weight scale there.
     """
     run = _Levels(problem, space, whole, budget, reporter)
+    run.inner = inner
     return run.solve(start, levels)
 
 
@@ -157,6 +170,7 @@ class _Levels:
         self.projected = 0.0
         self.last_step = 1.0
         self.exact = False
+        self.inner: Inner = descend
 
     def solve(self, start: FloatArray, levels: Sequence[Level]) -> Descent:
         phi = start.copy()
@@ -257,7 +271,7 @@ class _Levels:
             a_eq, b_eq, objective = self.tangent(phi, held, objective, lagrangian)
             cap = min(cap, iterations)
             goal = None  # the descent's G may be the Lagrangian; the level's goal is tested after
-        descent = descend(
+        descent = self.inner(
             objective,
             phi,
             a_eq,
@@ -384,6 +398,9 @@ class _Levels:
                 self.model, held, weights, (trial, values, tasks), self.space, _RESTORE, ceiling
             )
             self.evaluations += 1 + extra
+            if violation(trial, self.space) > _FEASIBLE:
+                step *= 0.5  # restored past a limit by more than the solver's rounding
+                continue
             if np.all(level_errors(self.model, values, held, weights) <= ceiling):
                 trial_value = objective(trial)[0]
                 self.evaluations += 1

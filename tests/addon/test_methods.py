@@ -75,7 +75,7 @@ def test_the_solver_panel_shows_each_methods_options(reach, method):
     assert shown[-1] == "comfort"
     # comfort is drawn active only for the methods that honour it
     (column,) = [c for c in host.layout.children if "comfort" in c.props()]
-    assert column.settings["active"] is (method == "goldfarb")
+    assert column.settings["active"] is (method in {"goldfarb", "lbfgsb"})
 
 
 def test_pin_bone_adds_a_pin_at_the_bones_head(reach):

@@ -161,7 +161,7 @@ def test_priority_is_drawn_active_only_for_the_methods_that_honour_it(reach, met
     obj.reach.method.kind = method
     layout = draw(reach.addon.panel.REACH_PT_constraint_settings)
     (column,) = [c for c in layout.children if "priority" in c.props()]
-    assert column.settings["active"] is (method in {"goldfarb", "dls"})
+    assert column.settings["active"] is (method != "jacobian_transpose")
 
 
 def test_stats_panel_names_the_constraints_a_solve_cannot_meet(reach):

@@ -6,12 +6,13 @@ import numpy as np
 import pytest
 from fixtures.models import feet_pins, human_figure, limb_length, palm_goal
 from fixtures.models.human import palm_effector
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from problems import planar_arm, random_problem, tip
 
 from solver import AnyOf, Constraint, Effector, Figure, Problem, goals, pin, solve
 from solver.optimizer.tasks import leaves_by_level
+from solver.solve import within_reach
 
 LENGTHS = [0.3, 0.25, 0.2]
 HAND_TARGET = (-0.3, 0.4, 0.0)
@@ -36,12 +37,17 @@ def nearest_elbow() -> float:
     return min(float(np.linalg.norm(m - ELBOW_TARGET[:2])) for m in meets)
 
 
+LEVELLED = ("goldfarb", "lbfgsb")
+"""The methods that solve by levels (:mod:`solver.optimizer.levels`)."""
+
+
+@pytest.mark.parametrize("method", LEVELLED)
 @pytest.mark.parametrize("restarts", [0, 8])
 def test_a_level_zero_goal_is_met_exactly_beside_a_conflicting_level_one_goal(
-    restarts: int,
+    restarts: int, method: str
 ) -> None:
     problem = conflicting(0, 1)
-    result = solve(problem, np.array([0.1, 0.2, 0.3]), restarts=restarts)
+    result = solve(problem, np.array([0.1, 0.2, 0.3]), restarts=restarts, method=method)
     points = problem.effector_states(result.x)[0]
     assert np.linalg.norm(points[0] - HAND_TARGET) <= 1e-8
     # The elbow gets as near as the met hand lets it: where its circle about the shoulder
@@ -79,12 +85,14 @@ def pin_drift(problem: Problem, theta: np.ndarray, places: list[np.ndarray]) -> 
     return float(np.max(np.linalg.norm(points - np.array(places), axis=1)))
 
 
-def test_pins_never_move_while_a_goal_on_the_same_hand_pulls() -> None:
+@pytest.mark.parametrize("method", LEVELLED)
+def test_pins_never_move_while_a_goal_on_the_same_hand_pulls(method: str) -> None:
     problem, theta, places = human_reach(0.28)
     drift: list[float] = []
     result = solve(
         problem,
         theta,
+        method=method,
         restarts=0,
         callback=lambda pose, value: drift.append(pin_drift(problem, pose, places)),
     )
@@ -157,6 +165,9 @@ def test_a_lower_level_never_costs_a_higher_one_and_pins_never_move(
     place = held.goal.point
     weights = [1.0, 5.0, 0.2, 2.0]
     problem = Problem(figure, [held, *with_levels(base, levels, weights)])
+    # Targets beyond reach are moved in for the descents (solve.within_reach): the levels
+    # are then kept on those, not to rounding on the targets as given.
+    assume(within_reach(problem, theta) is problem)
     result = solve(problem, theta, restarts=0)
     assert result.max_violation <= 1e-9
     assert np.linalg.norm(problem.effector_states(result.x)[0][0] - place) <= 1e-9
@@ -170,5 +181,6 @@ def test_a_lower_level_never_costs_a_higher_one_and_pins_never_move(
         for level in range(top + 1):
             if level in reference:
                 scale = max(1.0, float(np.max(problem.chain_lengths)))
-                rounding = 1e-9 * reference[level] + (1e-9 * scale) ** 2  # levels._HOLD_SHARE
+                # levels._HOLD_SHARE, and the two measures of G (tasks, problem) to rounding
+                rounding = 2e-9 * reference[level] + (1e-9 * scale) ** 2
                 assert totals[level] <= reference[level] + rounding
