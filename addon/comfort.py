@@ -15,8 +15,7 @@ from typing import Any
 from bpy.props import FloatVectorProperty
 from bpy.types import PropertyGroup
 
-COMFORT_METHODS = frozenset({"goldfarb", "lbfgsb"})
-"""The methods that honour comfort (the others leave it out)."""
+from ..solver.solve import COMFORT_METHODS
 
 
 class ReachStoredBone(PropertyGroup):

@@ -13,6 +13,9 @@ from typing import Any
 from bpy.props import EnumProperty, FloatProperty, IntProperty
 from bpy.types import PropertyGroup
 
+from ..solver import METHODS
+from ..solver.methods import as_method
+
 METHOD_ITEMS = [
     (
         "goldfarb",
@@ -98,7 +101,7 @@ OPTIONS_SHOWN = {
 }
 """The options the panel shows under each method."""
 
-LEVELLED = frozenset({"goldfarb", "lbfgsb", "dls"})
+LEVELLED = frozenset(name for name in METHODS if as_method(name).holds_pins)
 """The methods that honour priorities and hold pins exactly (the others weigh them)."""
 
 

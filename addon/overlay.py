@@ -22,7 +22,7 @@ import bpy
 import numpy as np
 from mathutils import Matrix, Vector
 
-from .bridge.balance import support_polygon
+from .bridge.balance import half_planes, support_polygon
 from .bridge.goals import effector_point
 from .bridge.mass import centre_of_mass
 from .bridge.solving import length_text
@@ -101,8 +101,8 @@ def _support(obj: Any, centre: Vector | None) -> tuple[tuple[Vector, ...], bool]
         return corners, True
     within = obj.reach.reach_distance  # on an edge, to the verdict's "met within"
     inside = all(
-        (b.x - a.x) * (centre.y - a.y) - (b.y - a.y) * (centre.x - a.x) >= -within * (b - a).length
-        for a, b in zip(corners, corners[1:] + corners[:1], strict=True)
+        float(normal[:2] @ (np.array(centre[:2]) - point[:2])) >= -within
+        for point, normal in half_planes(hull, 0.0)
     )
     return corners, inside
 

@@ -49,7 +49,7 @@ from .goldfarb import descend
 from .prioritised import level_errors, polish
 from .projection import active_rows, multipliers, violation
 from .space import ReducedSpace
-from .tasks import TaskModel, leaves_by_level, stack
+from .tasks import Task, TaskModel, leaves_by_level, stack
 
 __all__ = ["HOLD", "INNER", "descend_levels", "has_levels"]
 
@@ -137,9 +137,7 @@ def descend_levels(
     Returns:
         The last iterate, with ``levels`` each level's G over its weight scale there.
     """
-    run = _Levels(problem, space, whole, budget, reporter)
-    run.inner = inner
-    return run.solve(start, levels)
+    return _Levels(problem, space, whole, budget, reporter, inner).solve(start, levels)
 
 
 class _Levels:
@@ -152,6 +150,7 @@ class _Levels:
         whole: Objective,
         budget: Budget,
         reporter: Reporter | None,
+        inner: Inner,
     ) -> None:
         self.leaves = leaves_by_level(problem)
         self.space = space
@@ -170,7 +169,9 @@ class _Levels:
         self.projected = 0.0
         self.last_step = 1.0
         self.exact = False
-        self.inner: Inner = descend
+        self.inner = inner
+        self.known: tuple[FloatArray, list[Task]] | None = None
+        """The held levels' tasks at the last point they were evaluated at."""
 
     def solve(self, start: FloatArray, levels: Sequence[Level]) -> Descent:
         phi = start.copy()
@@ -198,7 +199,8 @@ class _Levels:
         weights = self.weights[:k]
         # The tasks of the held levels alone: the others' cost nothing to skip.
         self.model = TaskModel(self.problem.only(np.concatenate(held)), self.space)
-        values = self.model.evaluate(phi)[0]
+        values, tasks = self.model.evaluate(phi)
+        self.known = (phi, tasks)
         self.evaluations += 1
         errors = level_errors(self.model, values, held, weights)
         ceiling = errors * (1.0 + _HOLD_SHARE) + self.slack
@@ -338,12 +340,11 @@ class _Levels:
         fast, far from it, the descent is of G itself (Gauss–Newton steps).
         """
         space = self.space
-        members = {int(i) for level in held for i in level}
-        tasks = [task for task in self.model.evaluate(phi)[1] if task.leaf in members]
-        self.evaluations += 1
-        rows = stack(tasks, space.n)[1]
-        if not rows.shape[0]:
+        tasks = self.tasks_at(phi)  # the model holds the held levels' tasks alone
+        held_rows = stack(tasks, space.n)[1]
+        if not held_rows.shape[0]:
             return space.a_eq, space.b_eq, objective
+        rows = held_rows
         if space.a_eq.shape[0]:
             rows = rows - (rows @ space.a_eq.T) @ space.a_eq
         _, sigma, vt = np.linalg.svd(rows, full_matrices=False)
@@ -352,18 +353,19 @@ class _Levels:
         b_eq = np.concatenate([space.b_eq, basis @ phi])
         if not lagrangian:
             return a_eq, b_eq, objective
-        rows = stack(tasks, space.n)[1]
         gradient = objective(phi)[1]
         self.evaluations += 1
         limits = space.a_in[active_rows(phi, space)]
-        fitted = np.concatenate([rows, space.a_eq, limits])
+        fitted = np.concatenate([held_rows, space.a_eq, limits])
         weights = np.linalg.lstsq(fitted.T, gradient, rcond=None)[0]
         leaves = np.array([task.leaf for task in tasks], np.intp)
         cuts = np.cumsum([task.rows.shape[0] for task in tasks])[:-1]
         forces = np.array(
             [
                 task.basis.T @ part
-                for task, part in zip(tasks, np.split(weights[: rows.shape[0]], cuts), strict=True)
+                for task, part in zip(
+                    tasks, np.split(weights[: held_rows.shape[0]], cuts), strict=True
+                )
             ]
         )
         start = self.model.states(phi, leaves)[0]
@@ -375,6 +377,13 @@ class _Levels:
             return value - float(np.sum(forces * (states - start))), slope - pull
 
         return a_eq, b_eq, descended
+
+    def tasks_at(self, phi: FloatArray) -> list[Task]:
+        """The held levels' tasks at φ, evaluated once per point."""
+        if self.known is None or not np.array_equal(self.known[0], phi):
+            self.known = (phi, self.model.evaluate(phi)[1])
+            self.evaluations += 1
+        return self.known[1]
 
     def restored(
         self,
@@ -406,6 +415,7 @@ class _Levels:
                 self.evaluations += 1
                 if trial_value < value:
                     self.last_step = step
+                    self.known = (trial, tasks)
                     return trial, trial_value
             step *= 0.5
         return None
