@@ -13,6 +13,7 @@ from typing import Any
 
 from bpy.types import Panel
 
+from ..solver import kernel
 from . import lists, live, renames
 from .bridge.mass import centre_of_mass
 from .comfort import draw_comfort
@@ -216,7 +217,7 @@ class REACH_PT_constraint_settings(ArmaturePanel, Panel):
 
 
 class REACH_PT_solver(ArmaturePanel, Panel):
-    """Solver settings: time budget, tolerance, restarts, and when a goal counts as met."""
+    """Solver settings, and which path solves (the compiled kernel or numpy)."""
 
     bl_label = "Solver"
     bl_options = {"DEFAULT_CLOSED"}
@@ -233,6 +234,8 @@ class REACH_PT_solver(ArmaturePanel, Panel):
         layout.prop(settings, "reach_distance")
         draw_method(layout, settings.method)
         draw_comfort(layout, context.active_object)
+        path = kernel.status()  # loads the kernel on first use (its check included)
+        layout.label(text=f"Runs on: {path.text}", icon="CHECKMARK" if path.compiled else "INFO")
 
 
 class REACH_PT_stats(ArmaturePanel, Panel):

@@ -3,7 +3,8 @@
 The spatial-constraint system of the Jack human-figure system (Zhao & Badler 1994):
 a figure (tree of segments with rotational and translational DOFs under linear joint
 limits) and weighted spatial constraints; :func:`solve` minimises the weighted sum of
-goal potentials without ever leaving the limits. Pure numpy; never imports Blender.
+goal potentials without ever leaving the limits. numpy, with a compiled kernel for the
+hot path where it loads (``kernel``); never imports Blender.
 
 Where things are: ``segment`` (DOFs and segments), ``figure`` (building a figure and
 its limits), ``kinematics`` (batched forward kinematics and DOF axes), ``limits``

@@ -289,7 +289,7 @@ class Figure:
             SolverInputError: If ``theta`` has the wrong length or is not finite.
         """
         values = self.check_theta(theta)
-        return self.kinematics.frames(values).world[:-1]
+        return self.kinematics.world(values)[:-1]
 
     def check_theta(self, theta: ArrayLike, what: str = "theta") -> FloatArray:
         """Return ``theta`` as a finite array of length ``n_dofs``.

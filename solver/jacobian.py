@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import kernel
 from ._checks import BoolArray, FloatArray
 from .vectors import cross, skews
 
@@ -29,6 +30,7 @@ class Jacobian:
         self.moves = np.ascontiguousarray(moves, dtype=np.float64)
         self._rotation = rotation[:, None]
         self._all_rotations = bool(np.all(rotation))
+        self._rotation_bytes = np.ascontiguousarray(rotation, dtype=np.uint8)
 
     def gradient(
         self,
@@ -54,6 +56,11 @@ class Jacobian:
             axes: Each variable's world axis, shape (n_v, 3).
             pivots: Each variable's world pivot, shape (n_v, 3).
         """
+        compiled = kernel.active()
+        if compiled is not None:
+            return compiled.gradient(
+                self.moves, self._rotation_bytes, points, force, torque, coefficient, axes, pivots
+            )
         wrench = np.empty((points.shape[0], 6))
         moment = cross(points, force)
         if torque is not None:

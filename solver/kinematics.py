@@ -23,7 +23,9 @@ from typing import NamedTuple
 
 import numpy as np
 
+from . import kernel
 from ._checks import BoolArray, FloatArray, IntArray
+from .kernel import KernelTree
 from .segment import Segment
 
 __all__ = ["Frames", "Kinematics"]
@@ -63,6 +65,7 @@ class Kinematics:
             joint), shape (n_segments, n_dofs).
         segment_parent: Parent segment index, −1 for roots, shape (n_segments,).
         scaled: Whether some rest transform scales (then rotation axes are normalised).
+        kernel_tree: The tree as the compiled kernel reads it (:mod:`solver.kernel`).
     """
 
     n_dofs: int
@@ -82,6 +85,7 @@ class Kinematics:
     _dof_slot: IntArray = field(repr=False)
     _dof_parent: IntArray = field(repr=False)
     _axis_columns: FloatArray = field(repr=False)
+    kernel_tree: KernelTree = field(repr=False)
 
     @classmethod
     def compile(cls, segments: Sequence[Segment], n_dofs: int) -> Kinematics:
@@ -149,6 +153,15 @@ class Kinematics:
             if seg.parent is not None:
                 moves[seg.index] = moves[index[seg.parent]]
             moves[seg.index, seg.first_dof : seg.first_dof + len(seg.dofs)] = True
+        tree = KernelTree.of(
+            segment_parent,
+            np.array([seg.first_dof for seg in segments], np.intp),
+            counts,
+            np.array([seg.rest for seg in segments]).reshape(n_segments, 16),
+            dof_rotation,
+            dof_axis,
+            scaled,
+        )
         return cls(
             n_dofs=n_dofs,
             n_segments=n_segments,
@@ -167,6 +180,7 @@ class Kinematics:
             _dof_slot=dof_slot,
             _dof_parent=dof_parent,
             _axis_columns=axis_columns,
+            kernel_tree=tree,
         )
 
     def frames(self, theta: FloatArray) -> Frames:
@@ -194,6 +208,30 @@ class Kinematics:
         for ancestor in self._jumps:
             world = world[ancestor] @ world
         return Frames(world, flat)
+
+    def pose(
+        self, theta: FloatArray, dofs: IntArray | None = None
+    ) -> tuple[FloatArray, FloatArray, FloatArray]:
+        """World frames (as :meth:`frames`' ``world``), and the axes and pivots of ``dofs``.
+
+        One call of the compiled kernel where it runs (:mod:`solver.kernel`), else
+        :meth:`frames` and :meth:`dof_axes`; the two agree to rounding.
+        """
+        compiled = kernel.active()
+        if compiled is None:
+            frames = self.frames(theta)
+            return (frames.world, *self.dof_axes(frames, dofs))
+        world, axes, pivots = compiled.frames(self.kernel_tree, theta)
+        if dofs is not None:
+            axes, pivots = axes[dofs], pivots[dofs]
+        return world, axes, pivots
+
+    def world(self, theta: FloatArray) -> FloatArray:
+        """World matrices of the segments, then the identity: :meth:`frames`' ``world``."""
+        compiled = kernel.active()
+        if compiled is None:
+            return self.frames(theta).world
+        return compiled.frames(self.kernel_tree, theta)[0]
 
     def dof_axes(
         self, frames: Frames, dofs: IntArray | None = None

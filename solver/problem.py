@@ -138,7 +138,7 @@ class Problem:
         measured against.
         """
         if self.derived.chain_lengths is None:
-            world = self.kinematics.frames(np.zeros(self.figure.n_dofs)).world
+            world = self.kinematics.world(np.zeros(self.figure.n_dofs))
             points = self.states_at(world)[0]
             pairs = zip(self._paths, points, strict=True)
             self.derived.chain_lengths = np.array([chain_length(world, p, r) for p, r in pairs])
@@ -297,7 +297,7 @@ class Problem:
 
     def effector_states(self, theta: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
         """World points and unit axes of all leaf effectors, each shape (m, 3)."""
-        return self.states_at(self.kinematics.frames(theta).world)
+        return self.states_at(self.kinematics.world(theta))
 
     def states_at(self, world: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
         """:meth:`effector_states` from world frames (:meth:`Kinematics.frames`)."""
@@ -447,9 +447,8 @@ class Problem:
         cached = self._last_pose
         if cached is not None and np.array_equal(cached[0], theta):
             return cached[1]
-        frames = self.kinematics.frames(theta)
-        points, x, y, at = self.parts.states(frames.world, self.kinematics.scaled)
-        axes, pivots = self.kinematics.dof_axes(frames, self.variables)
+        world, axes, pivots = self.kinematics.pose(theta, self.variables)
+        points, x, y, at = self.parts.states(world, self.kinematics.scaled)
         pose = (points, x, y, axes, pivots, at)
         self._last_pose = (theta.copy(), pose)
         return pose

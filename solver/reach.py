@@ -280,6 +280,6 @@ class Reach:
         """World frames and effector points with every variable translation at 0."""
         posed = np.array(theta, dtype=np.float64)
         posed[self._translations] = 0.0
-        world = self.figure.kinematics.frames(posed).world
+        world = self.figure.kinematics.world(posed)
         points = (world[self._effectors] @ self._local)[:, :3, 0]
         return world, points

@@ -27,9 +27,11 @@ from __future__ import annotations
 
 import importlib
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 
@@ -131,6 +133,74 @@ def build(out: Path, source: Path = ROOT) -> Path:
     (package,) = packages
     run_blender_ext("validate", str(package))
     return package
+
+
+STAGED_OUT = frozenset({"tests", "bench", "tools", "requirements", "demo", "build", "dist"})
+"""Top-level folders a per-platform build leaves out of its copy of the source, beside
+hidden ones and caches (the manifest's build excludes them anyway)."""
+
+
+def build_platforms(out: Path, source: Path = ROOT) -> dict[str, Path]:
+    """One validated zip per platform the kernel is built for, each with its own library.
+
+    Each platform's zip declares that platform alone (``platforms`` in its manifest, so
+    Blender offers it only there) and carries only that platform's compiled kernel; the
+    zip :func:`build` makes carries every library and installs anywhere (the solver
+    picks its platform's library, or numpy).
+
+    Args:
+        out: Folder for the zips, ``reach-<version>-<platform>.zip``; created, must not
+            exist yet.
+        source: The extension's source folder.
+
+    Returns:
+        Each platform tag's zip.
+
+    Raises:
+        ExtensionError: If the source holds no built kernel, or a build fails.
+    """
+    folder = source / "solver" / "kernel" / "lib"
+    libraries = sorted(folder.glob("reach_kernel-*"))
+    if not libraries:
+        raise ExtensionError(
+            f"no compiled kernel in {folder}: build it first (python tools/build_kernel.py)"
+        )
+    out.mkdir(parents=True)
+    manifest = (source / "blender_manifest.toml").read_text(encoding="utf-8")
+    if "\n[" not in manifest:
+        raise ExtensionError("blender_manifest.toml has no table to put platforms before")
+    head, tables = manifest.split("\n[", 1)
+    built: dict[str, Path] = {}
+    with tempfile.TemporaryDirectory(prefix="reach-platforms-") as staging:
+        for library in libraries:
+            tag = library.stem.removeprefix("reach_kernel-")
+            stage = Path(staging) / tag
+            shutil.copytree(source, stage, ignore=_staged_out(source), symlinks=False)
+            for other in (stage / "solver" / "kernel" / "lib").iterdir():
+                if other.name != library.name:
+                    other.unlink()
+            (stage / "blender_manifest.toml").write_text(
+                f'{head}\nplatforms = ["{tag}"]\n\n[{tables}', encoding="utf-8"
+            )
+            package = build(Path(staging) / f"out-{tag}", stage)
+            target = out / f"{package.stem}-{tag}.zip"
+            shutil.move(package, target)
+            built[tag] = target
+    return built
+
+
+def _staged_out(source: Path) -> Callable[[str, list[str]], set[str]]:
+    """``copytree``'s ignore: :data:`STAGED_OUT`, hidden top-level names and caches."""
+
+    def ignore(folder: str, names: list[str]) -> set[str]:
+        top = Path(folder) == source
+        return {
+            name
+            for name in names
+            if name == "__pycache__" or (top and (name.startswith(".") or name in STAGED_OUT))
+        }
+
+    return ignore
 
 
 def package_name(repository: str) -> str:

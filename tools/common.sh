@@ -118,3 +118,12 @@ blender_python() {
     done
     die "there is no Blender '$1' here; the versions are ${blenders[*]%%:*}"
 }
+
+# build_kernel: the compiled kernel for every platform Blender runs on, into
+# solver/kernel/lib/ (tools/build_kernel.py; the compiler lives in .venv-kernel). The
+# solver falls back to numpy without it, but the extension ships it and the tests test it.
+build_kernel() {
+    local venv="$root/.venv-kernel"
+    ensure_venv "$venv" requirements/kernel.txt 3.11
+    step "build the compiled kernel" "$venv/bin/python" tools/build_kernel.py
+}

@@ -88,7 +88,7 @@ def profile_drag(
         "solve": "    solve (the solver)",
         "evaluate": "      problem.evaluate_variables (G and ∇G)",
         "gauss": "      problem.gauss_newton_variables (metric)",
-        "frames": "      kinematics.frames (FK of all 29 bones; in the two above)",
+        "frames": "      kinematics.pose (FK of all 29 bones; in the two above)",
         "write": "  PoseWriter.write (foreach_get / foreach_set)",
         "pose": "  depsgraph update after the pose is written",
     }
@@ -99,7 +99,7 @@ def profile_drag(
     clock.wrap(bridge.solving, "solve", labels["solve"])
     clock.wrap(solver.problem.Problem, "evaluate_variables", labels["evaluate"])
     clock.wrap(solver.problem.Problem, "gauss_newton_variables", labels["gauss"])
-    clock.wrap(solver.kinematics.Kinematics, "frames", labels["frames"])
+    clock.wrap(solver.kinematics.Kinematics, "pose", labels["frames"])
     clock.wrap(bridge.pose.PoseWriter, "write", labels["write"])
     iterations, evaluations = [], []
     try:

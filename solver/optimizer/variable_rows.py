@@ -36,7 +36,8 @@ class VariableRows:
     @classmethod
     def of(cls, figure: Figure, variables: IntArray) -> VariableRows:
         """The rows of ``figure``'s limits over ``variables``, as a solve's space needs."""
-        scale = np.array([figure.dofs[j].scale for j in variables], dtype=np.float64)
+        dofs = figure.dofs
+        scale = np.array([dofs[j].scale for j in variables], dtype=np.float64)
         mask = np.ones(figure.n_dofs, dtype=bool)
         mask[variables] = False
         fixed = np.flatnonzero(mask)

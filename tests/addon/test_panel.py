@@ -369,6 +369,9 @@ def test_solver_panel_draws_the_settings_split(reach):
     assert store.armature == bpy.context.active_object.name
     assert "Toward the rest pose" in layout.labels()
     assert not layout.operators("reach.clear_comfort_pose")
+    # The extension ships this platform's kernel, which loads and passes its check.
+    tag = reach.solver.kernel.platform_tag()
+    assert f"Runs on: compiled kernel ({tag})" in layout.labels()
 
 
 def test_joint_axes_panel_offers_the_shapes_and_shows_a_hinged_joints_own_limits(reach):

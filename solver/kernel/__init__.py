@@ -1,0 +1,285 @@
+"""The compiled kernel: the solver's hot path in C (``reach_kernel.c``), through ctypes.
+
+The extension ships one library per platform in ``lib/`` (``tools/build_kernel.py``
+builds them all with one cross-compiler). Nothing is loaded on import: the first solve
+asks :func:`active`, which loads the library for this platform, checks its calling
+convention and then checks its answers against the numpy code on a small figure. Any
+failure (no library, a library that does not load, a wrong answer) leaves the solver on
+numpy, which computes the same to rounding, and :func:`status` says why.
+
+``REACH_KERNEL=numpy`` in the environment keeps the solver on numpy; :func:`enabled`
+switches the kernel off (or back on) for a block, as the tests do to run both paths.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import platform
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .._checks import BoolArray, FloatArray, IntArray
+
+__all__ = [
+    "ABI",
+    "LIBRARY_FOLDER",
+    "Kernel",
+    "Status",
+    "active",
+    "enabled",
+    "library_name",
+    "platform_tag",
+    "status",
+]
+
+ABI = 2
+"""The calling convention this module speaks (``rk_abi()`` of ``reach_kernel.c``)."""
+
+LIBRARY_FOLDER = Path(__file__).resolve().parent / "lib"
+"""Where the built libraries are, one per platform."""
+
+_SYSTEMS = {"linux": ("linux", ".so"), "darwin": ("macos", ".dylib"), "win32": ("windows", ".dll")}
+_MACHINES = {"x86_64": "x64", "amd64": "x64", "arm64": "arm64", "aarch64": "arm64"}
+
+
+def platform_tag(system: str | None = None, machine: str | None = None) -> str | None:
+    """Blender's name of a platform (``linux-x64``, ``macos-arm64``, …), None if unknown.
+
+    Args:
+        system: ``sys.platform`` (default this one's).
+        machine: ``platform.machine()`` (default this one's).
+    """
+    system = sys.platform if system is None else system
+    machine = platform.machine() if machine is None else machine
+    if system not in _SYSTEMS or machine.lower() not in _MACHINES:
+        return None
+    return f"{_SYSTEMS[system][0]}-{_MACHINES[machine.lower()]}"
+
+
+def library_name(tag: str) -> str:
+    """The library's file name for a platform tag, e.g. ``reach_kernel-linux-x64.so``."""
+    suffix = {name: ext for name, ext in _SYSTEMS.values()}[tag.split("-")[0]]
+    return f"reach_kernel-{tag}{suffix}"
+
+
+_POINTER = ctypes.c_void_p
+_INT = ctypes.c_int32
+
+
+class Kernel:
+    """The loaded library's functions, each taking and returning numpy arrays.
+
+    Args:
+        library: The loaded library.
+    """
+
+    def __init__(self, library: ctypes.CDLL) -> None:
+        self.library = library
+        frames = library.rk_frames
+        frames.restype = None
+        frames.argtypes = [_INT, *[_POINTER] * 6, _INT, *[_POINTER] * 4]
+        self._frames = frames
+        gradient = library.rk_gradient
+        gradient.restype = None
+        gradient.argtypes = [_INT, _INT, *[_POINTER] * 10]
+        self._gradient = gradient
+
+    def frames(
+        self, tree: KernelTree, theta: FloatArray
+    ) -> tuple[FloatArray, FloatArray, FloatArray]:
+        """World frames (n_segments + 1, 4, 4), DOF world axes and pivots (n_dofs, 3 each).
+
+        What :meth:`Kinematics.frames <solver.kinematics.Kinematics.frames>` and
+        :meth:`~solver.kinematics.Kinematics.dof_axes` compute, in one pass.
+        """
+        if theta.dtype != np.float64 or not theta.flags.c_contiguous:
+            theta = np.ascontiguousarray(theta, dtype=np.float64)
+        world = np.empty((tree.n_segments + 1, 4, 4))
+        axes = np.empty((tree.n_dofs, 3))
+        pivots = np.empty((tree.n_dofs, 3))
+        self._frames(
+            tree.n_segments,
+            *tree.pointers,
+            tree.normalise,
+            theta.ctypes.data,
+            world.ctypes.data,
+            axes.ctypes.data,
+            pivots.ctypes.data,
+        )
+        return world, axes, pivots
+
+    def gradient(
+        self,
+        moves: FloatArray,
+        rotation: np.ndarray[Any, np.dtype[np.uint8]],
+        points: FloatArray,
+        force: FloatArray,
+        torque: FloatArray | None,
+        coefficient: FloatArray,
+        axes: FloatArray,
+        pivots: FloatArray,
+    ) -> FloatArray:
+        """What :meth:`Jacobian.gradient <solver.jacobian.Jacobian.gradient>` computes.
+
+        Args:
+            moves: Whether each variable moves each effector, float64 (n_v, m), C order.
+            rotation: Whether each variable is a rotation, uint8 (n_v,).
+            points: Effector points, (m, 3).
+            force: ∂G/∂r of each effector's goal, (m, 3).
+            torque: The torque of each effector's goal on its axes, (m, 3), or None.
+            coefficient: Each effector's weight in G_all, (m,).
+            axes: Each variable's world axis, (n_v, 3).
+            pivots: Each variable's world pivot, (n_v, 3).
+        """
+        n, m = moves.shape
+        arrays = [_c(points), _c(force), None if torque is None else _c(torque)]
+        arrays += [_c(coefficient), _c(axes), _c(pivots)]
+        wrench = np.empty(6 * m)
+        out = np.empty(n)
+        self._gradient(
+            n,
+            m,
+            moves.ctypes.data,
+            *(None if a is None else a.ctypes.data for a in arrays[:3]),
+            *(a.ctypes.data for a in arrays[3:] if a is not None),
+            rotation.ctypes.data,
+            wrench.ctypes.data,
+            out.ctypes.data,
+        )
+        return out
+
+
+def _c(array: FloatArray) -> FloatArray:
+    """``array`` as contiguous float64 (itself when it is already)."""
+    if array.dtype == np.float64 and array.flags.c_contiguous:
+        return array
+    return np.ascontiguousarray(array, dtype=np.float64)
+
+
+@dataclass(frozen=True, eq=False)
+class KernelTree:
+    """A kinematic tree as the kernel reads it; the arrays are kept alive with it.
+
+    Attributes:
+        n_segments: Segments, parents before children.
+        n_dofs: DOFs.
+        normalise: 1 when rotation axes must be scaled to unit length (a rest scales).
+        arrays: parent, first DOF, DOF count (int32), rest matrices (n_segments, 16),
+            rotation flags (uint8) and DOF axes (n_dofs, 3).
+        pointers: The arrays' addresses, in ``rk_frames``'s order.
+    """
+
+    n_segments: int
+    n_dofs: int
+    normalise: int
+    arrays: tuple[np.ndarray[Any, Any], ...]
+    pointers: tuple[int, ...]
+
+    @classmethod
+    def of(
+        cls,
+        parent: IntArray,
+        first_dof: IntArray,
+        count: IntArray,
+        rest: FloatArray,
+        rotation: BoolArray,
+        axis: FloatArray,
+        scaled: bool,
+    ) -> KernelTree:
+        """The kernel's copy of a tree's arrays (contiguous, in the C types)."""
+        arrays = (
+            np.ascontiguousarray(parent, dtype=np.int32),
+            np.ascontiguousarray(first_dof, dtype=np.int32),
+            np.ascontiguousarray(count, dtype=np.int32),
+            np.ascontiguousarray(rest, dtype=np.float64).reshape(-1, 16),
+            np.ascontiguousarray(rotation, dtype=np.uint8),
+            np.ascontiguousarray(axis, dtype=np.float64).reshape(-1, 3),
+        )
+        pointers = tuple(int(array.ctypes.data) for array in arrays)
+        return cls(len(arrays[0]), len(arrays[4]), int(scaled), arrays, pointers)
+
+
+@dataclass(frozen=True)
+class Status:
+    """Which path the solver runs, and why.
+
+    Attributes:
+        compiled: True when the kernel is in use.
+        text: One line for people: the library and platform, or why numpy runs.
+    """
+
+    compiled: bool
+    text: str
+
+
+_state: dict[str, tuple[Kernel | None, Status]] = {}
+"""The loaded kernel (or None) and its status, once loaded."""
+_switch = {"on": True}
+
+
+def _load() -> tuple[Kernel | None, Status]:
+    """Load, check and return the kernel, or None and the reason."""
+    if os.environ.get("REACH_KERNEL", "").lower() in {"0", "numpy", "off"}:
+        return None, Status(False, "numpy (REACH_KERNEL asks for it)")
+    tag = platform_tag()
+    if tag is None:
+        return None, Status(
+            False, f"numpy (no kernel is built for {sys.platform} {platform.machine()})"
+        )
+    path = LIBRARY_FOLDER / library_name(tag)
+    if not path.is_file():
+        return None, Status(False, f"numpy (the kernel for {tag} is not installed)")
+    try:
+        library = ctypes.CDLL(str(path))
+        abi = library.rk_abi
+        abi.restype = ctypes.c_int32
+        found = int(abi())
+        if found != ABI:
+            return None, Status(False, f"numpy (the {tag} kernel speaks ABI {found}, not {ABI})")
+        kernel = Kernel(library)
+    except (OSError, AttributeError) as error:
+        return None, Status(False, f"numpy (the {tag} kernel did not load: {error})")
+    from .check import self_check  # its tree is made when the kernel is first loaded
+
+    problem = self_check(kernel)
+    if problem is not None:
+        return None, Status(False, f"numpy (the {tag} kernel failed its check: {problem})")
+    return kernel, Status(True, f"compiled kernel ({tag})")
+
+
+def _loaded() -> tuple[Kernel | None, Status]:
+    if "loaded" not in _state:
+        _state["loaded"] = _load()
+    return _state["loaded"]
+
+
+def active() -> Kernel | None:
+    """The kernel when it is loaded, checked and switched on; else None (use numpy)."""
+    if not _switch["on"]:
+        return None
+    return _loaded()[0]
+
+
+def status() -> Status:
+    """Which path solves, loading the kernel on first use to find out."""
+    if not _switch["on"]:
+        return Status(False, "numpy (the kernel is switched off)")
+    return _loaded()[1]
+
+
+@contextmanager
+def enabled(on: bool) -> Iterator[None]:
+    """Run a block with the kernel switched on (when it loads) or off; restores after."""
+    before = _switch["on"]
+    _switch["on"] = on
+    try:
+        yield
+    finally:
+        _switch["on"] = before

@@ -1,0 +1,106 @@
+"""The kernel's check of itself before first use: its answers against numpy's.
+
+A library built for this platform may still be wrong here (a compiler's or a C
+library's fault, a mismatched build): it is used only when it computes what numpy
+computes, to rounding, on a small tree with every kind of joint (rotations about
+oblique axes, translations, a scaling rest, a segment with no DOF, two branches).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._checks import FloatArray
+from . import Kernel, KernelTree
+
+__all__ = ["self_check"]
+
+TOLERANCE = 1e-12
+"""Largest difference allowed, relative to the tree's size (about 1 m)."""
+
+_TURN = np.array(
+    [[0.0, -1.0, 0.0, 0.1], [1.0, 0.0, 0.0, 0.2], [0.0, 0.0, 1.0, 0.3], [0.0, 0.0, 0.0, 1.0]]
+)
+_SCALE = np.array(
+    [[1.5, 0.0, 0.0, 0.0], [0.0, 1.5, 0.0, 0.4], [0.0, 0.0, 1.5, 0.0], [0.0, 0.0, 0.0, 1.0]]
+)
+_TREE = KernelTree.of(
+    parent=np.array([-1, 0, 1, 0, 3]),
+    first_dof=np.array([0, 2, 4, 5, 5]),
+    count=np.array([2, 2, 1, 0, 1]),
+    rest=np.array([_TURN, _SCALE, _TURN, _TURN, _SCALE]),
+    rotation=np.array([False, True, True, True, True, False]),
+    axis=np.array([[1, 0, 0], [0, 0, 1], [1, 0, 0], [0, 0.6, 0.8], [0, 1, 0], [0, 0, 1.0]]),
+    scaled=True,
+)
+
+
+def _numpy_frames(tree: KernelTree, theta: FloatArray) -> tuple[FloatArray, ...]:
+    """What ``rk_frames`` computes, one matrix product at a time."""
+    parent, first, count, rest, rotation, axis = tree.arrays
+    world = np.zeros((tree.n_segments + 1, 4, 4))
+    world[-1] = np.eye(4)
+    axes, pivots = np.zeros((tree.n_dofs, 3)), np.zeros((tree.n_dofs, 3))
+    for k in range(tree.n_segments):
+        frame = world[parent[k]] @ rest[k].reshape(4, 4)
+        for j in range(first[k], first[k] + count[k]):
+            step = np.eye(4)
+            a = axis[j]
+            if rotation[j]:
+                skew = np.array([[0.0, -a[2], a[1]], [a[2], 0.0, -a[0]], [-a[1], a[0], 0.0]])
+                turn = np.sin(theta[j]) * skew + (1.0 - np.cos(theta[j])) * skew @ skew
+                step[:3, :3] += turn
+            else:
+                step[:3, 3] = theta[j] * a
+            frame = frame @ step
+            axes[j] = frame[:3, :3] @ a
+            if rotation[j]:
+                axes[j] /= np.linalg.norm(axes[j])
+            pivots[j] = frame[:3, 3]
+        world[k] = frame
+    return world, axes, pivots
+
+
+def _numpy_gradient(
+    moves: FloatArray,
+    rotation: FloatArray,
+    points: FloatArray,
+    force: FloatArray,
+    torque: FloatArray,
+    coefficient: FloatArray,
+    axes: FloatArray,
+    pivots: FloatArray,
+) -> FloatArray:
+    """What ``rk_gradient`` computes, a variable at a time."""
+    out = np.zeros(len(axes))
+    for j in range(len(axes)):
+        moment, total = np.zeros(3), np.zeros(3)
+        for e in np.flatnonzero(moves[j]):
+            moment += coefficient[e] * (np.cross(points[e], force[e]) + torque[e])
+            total += coefficient[e] * force[e]
+        load = moment - np.cross(pivots[j], total) if rotation[j] else total
+        out[j] = axes[j] @ load
+    return out
+
+
+def self_check(kernel: Kernel) -> str | None:
+    """None when ``kernel`` agrees with numpy; else what differed, in a few words."""
+    for theta in (np.zeros(_TREE.n_dofs), np.linspace(-2.0, 2.5, _TREE.n_dofs)):
+        wanted = _numpy_frames(_TREE, theta)
+        got = kernel.frames(_TREE, theta)
+        for name, want, have in zip(("frames", "axes", "pivots"), wanted, got, strict=True):
+            if have.shape != want.shape or not np.all(np.abs(have - want) <= TOLERANCE):
+                return f"its {name} differ from numpy's"
+    world, axes, pivots = got
+    moves = np.array([[1, 1, 0], [0, 1, 1], [1, 0, 1], [0, 0, 0], [1, 1, 0], [0, 1, 1.0]])
+    rotation = _TREE.arrays[4]
+    points = world[[2, 4, 1], :3, 3]
+    force = world[[1, 2, 4], :3, 0] - 0.3
+    coefficient = np.array([0.5, 2.0, 1.0])
+    for torque in (world[[4, 1, 2], :3, 1], None):
+        moment = np.zeros((3, 3)) if torque is None else torque
+        want = _numpy_gradient(moves, rotation, points, force, moment, coefficient, axes, pivots)
+        have = kernel.gradient(moves, rotation, points, force, torque, coefficient, axes, pivots)
+        if have.shape != want.shape or not np.all(np.abs(have - want) <= TOLERANCE):
+            return "its gradient differs from numpy's"
+    return None

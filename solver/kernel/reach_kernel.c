@@ -1,0 +1,147 @@
+/* Reach's compiled kernel: the solver's hot path in plain C, called through ctypes.
+ *
+ * Every function computes what a numpy function of the solver computes (named beside
+ * it), on row-major float64 arrays the caller owns; the numpy code is the reference the
+ * kernel is tested against to rounding, and the fallback where this library does not
+ * load. No function allocates, keeps state or calls anything but libm.
+ */
+#include <math.h>
+#include <stdint.h>
+
+#if defined(_WIN32)
+#define RK_EXPORT __declspec(dllexport)
+#else
+#define RK_EXPORT __attribute__((visibility("default")))
+#endif
+
+/* The calling convention's version: the loader refuses a library of another. */
+#define RK_ABI 2
+
+RK_EXPORT int32_t rk_abi(void) { return RK_ABI; }
+
+/* out = a · b for 4×4 row-major matrices (out may not alias a or b). */
+static void product4(const double *a, const double *b, double *out) {
+    for (int i = 0; i < 4; ++i) {
+        for (int j = 0; j < 4; ++j) {
+            out[4 * i + j] = a[4 * i] * b[j] + a[4 * i + 1] * b[4 + j] +
+                             a[4 * i + 2] * b[8 + j] + a[4 * i + 3] * b[12 + j];
+        }
+    }
+}
+
+/* m ← m · T(θ): a rotation by θ about unit axis a (Rodrigues: I + sinθ K + (1 − cosθ) K²),
+ * or a translation by θ along a, in m's frame. */
+static void apply_dof(double *m, int rotation, const double *a, double theta) {
+    if (!rotation) {
+        for (int i = 0; i < 3; ++i) {
+            m[4 * i + 3] += theta * (m[4 * i] * a[0] + m[4 * i + 1] * a[1] + m[4 * i + 2] * a[2]);
+        }
+        return;
+    }
+    const double s = sin(theta), c = 1.0 - cos(theta);
+    const double x = a[0], y = a[1], z = a[2];
+    /* K = [[0, −z, y], [z, 0, −x], [−y, x, 0]]; K² = a aᵀ − |a|² I. */
+    const double k[9] = {0.0, -z, y, z, 0.0, -x, -y, x, 0.0};
+    double r[9];
+    for (int i = 0; i < 3; ++i) {
+        for (int j = 0; j < 3; ++j) {
+            const double k2 = k[3 * i] * k[j] + k[3 * i + 1] * k[3 + j] + k[3 * i + 2] * k[6 + j];
+            r[3 * i + j] = (i == j ? 1.0 : 0.0) + s * k[3 * i + j] + c * k2;
+        }
+    }
+    for (int i = 0; i < 3; ++i) {
+        const double m0 = m[4 * i], m1 = m[4 * i + 1], m2 = m[4 * i + 2];
+        for (int j = 0; j < 3; ++j) {
+            m[4 * i + j] = m0 * r[j] + m1 * r[3 + j] + m2 * r[6 + j];
+        }
+    }
+}
+
+/* Kinematics.frames and Kinematics.dof_axes in one pass over the segments.
+ *
+ * Segment k (parents before children; parent[k] = −1 for a root) has the joint transform
+ * rest[k] · T(θ_first[k]) ⋯ T(θ_first[k]+count[k]−1). Writes the world matrix of every
+ * segment into world[16k…] and the identity after them (the roots' parent), and each
+ * DOF's world axis and pivot (the joint frame after its own transform: its axis column
+ * and origin); with normalise, rotation axes are scaled to unit length.
+ */
+RK_EXPORT void rk_frames(int32_t n_segments, const int32_t *parent, const int32_t *first_dof,
+                         const int32_t *count, const double *rest, const uint8_t *rotation,
+                         const double *axis, int32_t normalise, const double *theta,
+                         double *world, double *dof_axis, double *dof_pivot) {
+    double *identity = world + 16 * (int64_t)n_segments;
+    for (int i = 0; i < 16; ++i) {
+        identity[i] = (i % 5 == 0) ? 1.0 : 0.0;
+    }
+    for (int32_t k = 0; k < n_segments; ++k) {
+        double *m = world + 16 * (int64_t)k;
+        const double *above = parent[k] < 0 ? identity : world + 16 * (int64_t)parent[k];
+        product4(above, rest + 16 * (int64_t)k, m);
+        for (int32_t i = 0; i < count[k]; ++i) {
+            const int64_t j = (int64_t)first_dof[k] + i;
+            const double *a = axis + 3 * j;
+            apply_dof(m, rotation[j], a, theta[j]);
+            double *u = dof_axis + 3 * j;
+            for (int r = 0; r < 3; ++r) {
+                u[r] = m[4 * r] * a[0] + m[4 * r + 1] * a[1] + m[4 * r + 2] * a[2];
+                dof_pivot[3 * j + r] = m[4 * r + 3];
+            }
+            if (normalise && rotation[j]) {
+                const double norm = sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]);
+                u[0] /= norm;
+                u[1] /= norm;
+                u[2] /= norm;
+            }
+        }
+    }
+}
+
+/* Jacobian.gradient: Jᵀ of the effectors' weighted wrenches, one derivative a variable.
+ *
+ * Effector e's wrench is coefficient[e] · (r_e × f_e + τ_e, f_e) (τ absent when torque is
+ * NULL); variable j sums the wrenches of the effectors it moves (moves[j, e] is 1 or 0)
+ * and its derivative is u_j · (M − q_j × F) for a rotation, u_j · F for a translation.
+ * wrench is scratch of 6·m doubles.
+ */
+RK_EXPORT void rk_gradient(int32_t n, int32_t m, const double *moves, const double *points,
+                           const double *force, const double *torque,
+                           const double *coefficient, const double *axes, const double *pivots,
+                           const uint8_t *rotation, double *wrench, double *out) {
+    for (int32_t e = 0; e < m; ++e) {
+        const double *r = points + 3 * e, *f = force + 3 * e;
+        double *w = wrench + 6 * e;
+        w[0] = r[1] * f[2] - r[2] * f[1];
+        w[1] = r[2] * f[0] - r[0] * f[2];
+        w[2] = r[0] * f[1] - r[1] * f[0];
+        if (torque != 0) {
+            w[0] += torque[3 * e];
+            w[1] += torque[3 * e + 1];
+            w[2] += torque[3 * e + 2];
+        }
+        w[3] = f[0];
+        w[4] = f[1];
+        w[5] = f[2];
+        for (int i = 0; i < 6; ++i) {
+            w[i] *= coefficient[e];
+        }
+    }
+    for (int32_t j = 0; j < n; ++j) {
+        double total[6] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
+        const double *row = moves + (int64_t)j * m;
+        for (int32_t e = 0; e < m; ++e) {
+            if (row[e] != 0.0) {
+                for (int i = 0; i < 6; ++i) {
+                    total[i] += row[e] * wrench[6 * e + i];
+                }
+            }
+        }
+        const double *u = axes + 3 * j, *q = pivots + 3 * j;
+        double load[3] = {total[3], total[4], total[5]};
+        if (rotation[j]) {
+            load[0] = total[0] - (q[1] * total[5] - q[2] * total[4]);
+            load[1] = total[1] - (q[2] * total[3] - q[0] * total[5]);
+            load[2] = total[2] - (q[0] * total[4] - q[1] * total[3]);
+        }
+        out[j] = u[0] * load[0] + u[1] * load[1] + u[2] * load[2];
+    }
+}

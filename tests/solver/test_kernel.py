@@ -1,0 +1,218 @@
+"""The compiled kernel (``solver.kernel``): it loads here, agrees with numpy to rounding,
+refuses itself when it cannot, and the solver runs the same on either path."""
+
+from __future__ import annotations
+
+import _ctypes
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+from fixtures.bank import bank, build
+from helpers import random_figure_plan, random_theta
+
+import solver
+from solver import kernel, solve
+from solver.kernel import check
+
+SEEDS = range(12)
+
+
+@pytest.fixture
+def fresh_state(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Forget the loaded kernel for one test (and load it again after), with no
+    REACH_KERNEL in the environment."""
+    monkeypatch.setattr(kernel, "_state", {})
+    monkeypatch.delenv("REACH_KERNEL", raising=False)
+
+
+def test_the_kernel_for_this_platform_is_built_and_in_use() -> None:
+    tag = kernel.platform_tag()
+    assert tag is not None, "no kernel target for this machine"
+    path = kernel.LIBRARY_FOLDER / kernel.library_name(tag)
+    assert path.is_file(), f"{path} is missing: build it with python tools/build_kernel.py"
+    if os.environ.get("REACH_KERNEL", "").lower() in {"0", "numpy", "off"}:
+        assert kernel.status() == kernel.Status(False, "numpy (REACH_KERNEL asks for it)")
+    else:
+        assert kernel.status() == kernel.Status(True, f"compiled kernel ({tag})")
+        assert kernel.active() is not None
+
+
+@pytest.mark.parametrize(
+    ("system", "machine", "tag", "name"),
+    [
+        ("linux", "x86_64", "linux-x64", "reach_kernel-linux-x64.so"),
+        ("darwin", "arm64", "macos-arm64", "reach_kernel-macos-arm64.dylib"),
+        ("darwin", "x86_64", "macos-x64", "reach_kernel-macos-x64.dylib"),
+        ("win32", "AMD64", "windows-x64", "reach_kernel-windows-x64.dll"),
+        ("win32", "ARM64", "windows-arm64", "reach_kernel-windows-arm64.dll"),
+    ],
+)
+def test_platform_names_are_blenders(system: str, machine: str, tag: str, name: str) -> None:
+    assert kernel.platform_tag(system, machine) == tag
+    assert kernel.library_name(tag) == name
+
+
+def test_an_unknown_platform_runs_numpy(monkeypatch: pytest.MonkeyPatch, fresh_state: None) -> None:
+    assert kernel.platform_tag("sunos5", "sparc") is None
+    monkeypatch.setattr(kernel, "platform_tag", lambda: None)
+    assert kernel.active() is None
+    assert kernel.status().text.startswith("numpy (no kernel is built for ")
+
+
+def test_the_environment_can_ask_for_numpy(
+    monkeypatch: pytest.MonkeyPatch, fresh_state: None
+) -> None:
+    monkeypatch.setenv("REACH_KERNEL", "numpy")
+    assert kernel.active() is None
+    assert kernel.status() == kernel.Status(False, "numpy (REACH_KERNEL asks for it)")
+
+
+def test_a_missing_library_runs_numpy(
+    monkeypatch: pytest.MonkeyPatch, fresh_state: None, tmp_path: Path
+) -> None:
+    monkeypatch.setattr(kernel, "LIBRARY_FOLDER", tmp_path)
+    assert kernel.active() is None
+    tag = kernel.platform_tag()
+    assert kernel.status().text == f"numpy (the kernel for {tag} is not installed)"
+
+
+def test_a_file_that_is_no_library_runs_numpy(
+    monkeypatch: pytest.MonkeyPatch, fresh_state: None, tmp_path: Path
+) -> None:
+    tag = kernel.platform_tag()
+    assert tag is not None
+    (tmp_path / kernel.library_name(tag)).write_bytes(b"not a shared library\n" * 50)
+    monkeypatch.setattr(kernel, "LIBRARY_FOLDER", tmp_path)
+    assert kernel.active() is None
+    assert kernel.status().text.startswith(f"numpy (the {tag} kernel did not load: ")
+
+
+def test_a_library_without_the_kernel_runs_numpy(
+    monkeypatch: pytest.MonkeyPatch, fresh_state: None, tmp_path: Path
+) -> None:
+    # A real shared library that lacks rk_abi: the compiled module behind ctypes.
+    tag = kernel.platform_tag()
+    assert tag is not None
+    other = Path(_ctypes.__file__)
+    (tmp_path / kernel.library_name(tag)).write_bytes(other.read_bytes())
+    monkeypatch.setattr(kernel, "LIBRARY_FOLDER", tmp_path)
+    assert kernel.active() is None
+    assert kernel.status().text.startswith(f"numpy (the {tag} kernel did not load: ")
+
+
+def test_a_library_of_another_abi_runs_numpy(
+    monkeypatch: pytest.MonkeyPatch, fresh_state: None
+) -> None:
+    monkeypatch.setattr(kernel, "ABI", kernel.ABI + 1)
+    assert kernel.active() is None
+    assert f"kernel speaks ABI {kernel.ABI - 1}, not {kernel.ABI})" in kernel.status().text
+
+
+def test_a_kernel_with_wrong_answers_is_not_used(
+    monkeypatch: pytest.MonkeyPatch, fresh_state: None
+) -> None:
+    real = kernel.Kernel.frames
+
+    def off_by_a_micron(self: kernel.Kernel, tree: kernel.KernelTree, theta: np.ndarray):  # type: ignore[no-untyped-def]
+        world, axes, pivots = real(self, tree, theta)
+        return world, axes, pivots + 1e-6
+
+    monkeypatch.setattr(kernel.Kernel, "frames", off_by_a_micron)
+    assert kernel.active() is None
+    assert kernel.status().text.endswith("kernel failed its check: its pivots differ from numpy's)")
+
+
+def test_a_kernel_with_a_wrong_gradient_is_not_used(
+    monkeypatch: pytest.MonkeyPatch, fresh_state: None
+) -> None:
+    real = kernel.Kernel.gradient
+
+    def doubled(self: kernel.Kernel, *arguments):  # type: ignore[no-untyped-def]
+        return 2.0 * real(self, *arguments)
+
+    monkeypatch.setattr(kernel.Kernel, "gradient", doubled)
+    assert kernel.active() is None
+    assert kernel.status().text.endswith("failed its check: its gradient differs from numpy's)")
+
+
+def test_switched_off_the_solver_runs_numpy() -> None:
+    with kernel.enabled(False):
+        assert kernel.active() is None
+        assert kernel.status() == kernel.Status(False, "numpy (the kernel is switched off)")
+    assert (kernel.active() is None) == (not kernel.status().compiled)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_frames_axes_and_pivots_agree_with_numpy(seed: int) -> None:
+    rng = np.random.default_rng(900 + seed)
+    plan, figure = random_figure_plan(rng, int(rng.integers(1, 30)), chain=bool(seed % 2))
+    theta = random_theta(rng, plan) * 3.0
+    compiled = kernel.active()
+    assert compiled is not None or not kernel.status().compiled
+    kinematics = figure.kinematics
+    frames = kinematics.frames(theta)
+    axes, pivots = kinematics.dof_axes(frames)
+    world, got_axes, got_pivots = kinematics.pose(theta)
+    tolerance = 1e-12 * max(1.0, float(np.abs(frames.world).max()))
+    np.testing.assert_allclose(world, frames.world, rtol=0, atol=tolerance)
+    np.testing.assert_allclose(got_axes, axes, rtol=0, atol=tolerance)
+    np.testing.assert_allclose(got_pivots, pivots, rtol=0, atol=tolerance)
+    np.testing.assert_array_equal(kinematics.world(theta), world)
+    variables = np.arange(0, figure.n_dofs, 2)
+    _, some_axes, some_pivots = kinematics.pose(theta, variables)
+    np.testing.assert_array_equal(some_axes, got_axes[variables])
+    np.testing.assert_array_equal(some_pivots, got_pivots[variables])
+
+
+def test_the_self_check_passes_on_the_kernel_in_use() -> None:
+    compiled = kernel.active()
+    if compiled is None:
+        assert not kernel.status().compiled
+        return
+    assert check.self_check(compiled) is None
+
+
+def _evaluations(problem: solver.Problem, theta: np.ndarray) -> tuple[np.ndarray, ...]:
+    """G with its gradient, the Gauss–Newton factor and the effectors' Jacobians."""
+    problem._last_pose = None  # the cache holds the other path's pose
+    value, gradient = problem.evaluate_variables(theta)
+    return (
+        np.array([value]),
+        gradient,
+        problem.gauss_newton_factor(theta),
+        problem.effector_jacobians(theta),
+    )
+
+
+@pytest.mark.parametrize("case", bank("ci"), ids=lambda case: case.name)
+def test_the_bank_evaluates_alike_on_both_paths(case) -> None:  # type: ignore[no-untyped-def]
+    # Everything a descent asks of a problem, at the start and at another pose (the
+    # evaluations do not heed the limits).
+    problem, theta0 = build(case, solver)
+    heaviest = float(problem.weights.sum() * problem.chain_lengths.max() ** 2)
+    for theta in (theta0, theta0 + 0.3):
+        with kernel.enabled(False):
+            numpy_values = _evaluations(problem, theta)
+        compiled_values = _evaluations(problem, theta)
+        for want, have in zip(numpy_values, compiled_values, strict=True):
+            # Rounding of the effectors' places (1e-16 of a limb) reaches the derivatives
+            # through the goals' weights.
+            size = max(1.0, float(np.abs(want).max()), heaviest)
+            np.testing.assert_allclose(have, want, rtol=0, atol=1e-12 * size)
+
+
+@pytest.mark.parametrize("case", bank("ci"), ids=lambda case: case.name)
+def test_the_bank_solves_alike_on_both_paths(case) -> None:  # type: ignore[no-untyped-def]
+    # Rounding apart, a descent takes the same steps; where many poses meet the goals
+    # (a redundant figure), its last steps may end at another of them: the verdict and
+    # G agree, not the pose.
+    problem, theta0 = build(case, solver)
+    with kernel.enabled(False):
+        numpy_result = solve(problem, theta0, restarts=0)
+    compiled_result = solve(problem, theta0, restarts=0)
+    assert compiled_result.outcome == numpy_result.outcome
+    met = problem.goal_tolerance(1e-6)
+    if max(compiled_result.fun, numpy_result.fun) > met:
+        assert compiled_result.fun == pytest.approx(numpy_result.fun, rel=1e-6, abs=met)
