@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime
 import os
 import platform
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -39,3 +40,11 @@ def about() -> dict[str, Any]:
         "numpy": np.__version__,
         "blas_threads": blas_threads(),
     }
+
+
+def described(record: Mapping[str, Any]) -> str:
+    """One line of :func:`about`'s head for a Markdown report: date, machine, versions."""
+    return (
+        f"{record['date']} · {record['cpu_model']}, {record['cpu_count']} cores · "
+        f"Python {record['python']} · numpy {record['numpy']}"
+    )

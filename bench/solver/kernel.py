@@ -149,8 +149,7 @@ def markdown(record: dict[str, Any]) -> list[str]:
     lines = [
         "# The compiled kernel against numpy",
         "",
-        f"{record['date']} · {record['cpu_model']}, {record['cpu_count']} cores · "
-        f"Python {record['python']} · numpy {record['numpy']} · {record['kernel']}",
+        machine.described(record) + f" · {record['kernel']}",
         "",
         record["task"],
         "",

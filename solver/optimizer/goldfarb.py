@@ -53,7 +53,7 @@ from ..result import Descent, Status
 from ..rows import LimitRows
 from .active_set import ActiveSet, kkt_floor
 from .linesearch import ProjectedTrial, line_search
-from .metric import Metric, fletcher_update, gauss_newton_start, projector_start
+from .metric import START_CLOCK, Metric, fletcher_update, projector_start
 
 __all__ = ["descend"]
 
@@ -163,6 +163,7 @@ class _Run:
         self.projected = np.inf
         self.multipliers = np.empty(0)
         self.expand = True
+        self.deadline: float | None = None
 
     def finish(self, status: Status, detail: str = "") -> Descent:
         return Descent(
@@ -194,14 +195,20 @@ class _Run:
         """H at a (re)start: the projector, or the damped Gauss–Newton inverse on its range.
 
         The Gauss–Newton curvature is taken at the current iterate (reused only when the
-        active set changed without a step).
+        active set changed without a step). Under a deadline the start is the projector
+        when the Gauss–Newton one would not end in time (:class:`.metric.StartClock`).
         """
         if self.curvature is None:
             return projector_start(self.active.matrix, self.active.gram_inverse)
         if self.factor is None or not np.array_equal(self.phi, self.factor_at):
             self.factor = self.curvature(self.phi)
             self.factor_at = self.phi
-        return gauss_newton_start(self.factor, self.active.matrix, self.value)
+        (n, k), q = self.factor.shape, self.active.matrix.shape[1]
+        if not START_CLOCK.fits(n, k, q, self.deadline):
+            # Too large to factor in the time left (thousands of variables, hundreds of
+            # goals): a projected gradient step now beats a better step too late.
+            return projector_start(self.active.matrix, self.active.gram_inverse)
+        return START_CLOCK.timed(self.factor, self.active.matrix, self.value)
 
     def reset(self) -> bool:
         """Restart H as at the start; False when it was fresh already."""
@@ -236,6 +243,7 @@ class _Run:
         return self.finish(Status.STALLED)
 
     def loop(self, max_iterations: int, deadline: float | None, goal: float | None) -> Descent:
+        self.deadline = deadline
         while True:
             if goal is not None and self.value <= goal:
                 self.multipliers = self.active.multipliers(self.gradient)

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from solver import Status
+from solver.optimizer import metric
 from solver.optimizer.active_set import kkt_floor
 from solver.optimizer.goldfarb import descend
 from solver.rows import LimitRows
@@ -238,3 +239,44 @@ def test_a_crawl_leaves_a_face_by_a_negative_multiplier_else_leaves_gauss_newton
         assert run.curvature is not None and run.fresh and run.crawls == crawls
     run.crawled()
     assert run.curvature is None and run.fresh
+
+
+@pytest.mark.parametrize("deadline", [None, 3600.0])
+def test_a_start_too_slow_for_the_deadline_takes_the_projector(
+    deadline: float | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A machine that factors 1 unit of work a second: no Gauss–Newton start of a
+    # 800×80 factor fits an hour, so under that deadline the descent starts from the
+    # projector (and still descends within the limits); with no deadline it factors.
+    monkeypatch.setattr(metric.START_CLOCK, "rate", 1.0)
+    started: list[int] = []
+    real_start = metric.gauss_newton_start
+
+    def counted(*arguments):  # type: ignore[no-untyped-def]
+        started.append(1)
+        return real_start(*arguments)
+
+    monkeypatch.setattr(metric, "gauss_newton_start", counted)
+    rng = np.random.default_rng(2)
+    factor = rng.normal(size=(800, 80))
+    target = factor @ rng.normal(size=80)
+
+    def objective(phi: np.ndarray) -> tuple[float, np.ndarray]:
+        residual = factor.T @ (phi - target)
+        return float(residual @ residual), 2.0 * factor @ residual
+
+    start = np.ones(800)  # no limit active
+    run = descend(
+        objective,
+        start,
+        np.zeros((0, 800)),
+        np.zeros(0),
+        *_nonnegative(800),
+        tolerance=1e-12,
+        max_iterations=5,
+        deadline=None if deadline is None else time.perf_counter() + deadline,
+        curvature=lambda phi: np.sqrt(2.0) * factor,
+    )
+    assert bool(started) is (deadline is None)
+    assert run.value < objective(start)[0]
+    assert np.all(run.phi >= 0.0)

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from solver.optimizer import metric
 from solver.optimizer.active_set import ActiveSet
 from solver.optimizer.metric import (
     Metric,
@@ -151,3 +154,50 @@ def test_low_rank_updates_equal_the_dense_updates(n: int, steps: int, seed: int)
 def test_a_step_without_positive_curvature_leaves_h_alone() -> None:
     h = Metric.dense(np.eye(2))
     assert fletcher_update(h, np.array([1.0, 0.0]), np.array([-1.0, 0.0])) is h
+
+
+@pytest.mark.parametrize("rows", [0, 2])
+def test_a_large_factor_through_its_gram_matrix_gives_the_same_start(
+    rows: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Above _SVD_WORK, Woodbury's start decomposes FᵀPF instead of PF: the same H, to
+    # rounding, down to the curvature's weakest directions (a nearly flat one included).
+    rng = np.random.default_rng(40 + rows)
+    n, k, value = 700, 100, 1e-3
+    assert n * k * k > metric._SVD_WORK
+    factor = rng.normal(size=(n, k)) * np.logspace(0, -6, k)
+    active = np.linalg.qr(rng.normal(size=(n, rows)))[0] if rows else np.zeros((n, 0))
+    dense = _dense_start(factor, active, value)
+    h = gauss_newton_start(factor, active, value)
+    assert h.matrix is None and h.rank == rows + k
+    size = float(np.abs(dense).max())
+    np.testing.assert_allclose(h.to_array(), dense, atol=1e-9 * size)
+    gradient = factor @ rng.normal(size=k)  # in F's range: H nearly cancels I/μ there
+    gradient -= active @ (active.T @ gradient)
+    assert gradient @ (h @ gradient) > 0.0
+    monkeypatch.setattr(metric, "_SVD_WORK", np.inf)
+    through_svd = gauss_newton_start(factor, active, value)
+    step = through_svd @ gradient
+    np.testing.assert_allclose(h @ gradient, step, rtol=0, atol=1e-9 * float(np.abs(step).max()))
+
+
+def test_the_start_clock_skips_only_large_starts_that_would_end_past_the_deadline() -> None:
+    clock = metric.StartClock()
+    assert clock.fits(3000, 600, 0, None)  # no deadline: always
+    soon = time.perf_counter() + 1e-4
+    assert clock.fits(54, 12, 3, soon)  # small: never skipped, never timed
+    assert clock.rate is None
+    assert not clock.fits(3000, 600, 0, soon)  # timed once on first need, then predicted
+    assert clock.rate is not None and clock.rate > 0.0
+    assert clock.fits(3000, 600, 0, time.perf_counter() + 100.0)
+
+
+def test_a_timed_start_sets_the_rate_and_is_the_start() -> None:
+    clock = metric.StartClock()
+    rng = np.random.default_rng(5)
+    factor = rng.normal(size=(2000, 150))
+    h = clock.timed(factor, np.zeros((2000, 0)), 0.5)
+    assert clock.rate is not None and clock.rate > 0.0
+    vector = rng.normal(size=2000)
+    expected = gauss_newton_start(factor, np.zeros((2000, 0)), 0.5) @ vector
+    np.testing.assert_array_equal(h @ vector, expected)
