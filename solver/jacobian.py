@@ -107,6 +107,9 @@ class Jacobian:
             weights: √(weight × curvature) of each effector's point (and axes), shape
                 (k // m, m): one row per block of ``vectors``.
         """
+        compiled = kernel.active()
+        if compiled is not None:
+            return compiled.factor(self.moves, self._rotation_bytes, vectors, weights, axes, pivots)
         m = self.moves.shape[1]
         rows = self.rows(vectors, axes, pivots)
         columns = weights.reshape(-1)

@@ -39,7 +39,7 @@ __all__ = [
     "status",
 ]
 
-ABI = 2
+ABI = 3
 """The calling convention this module speaks (``rk_abi()`` of ``reach_kernel.c``)."""
 
 LIBRARY_FOLDER = Path(__file__).resolve().parent / "lib"
@@ -90,6 +90,10 @@ class Kernel:
         gradient.restype = None
         gradient.argtypes = [_INT, _INT, *[_POINTER] * 10]
         self._gradient = gradient
+        factor = library.rk_factor
+        factor.restype = None
+        factor.argtypes = [_INT, _INT, _INT, *[_POINTER] * 7]
+        self._factor = factor
 
     def frames(
         self, tree: KernelTree, theta: FloatArray
@@ -151,6 +155,39 @@ class Kernel:
             *(a.ctypes.data for a in arrays[3:] if a is not None),
             rotation.ctypes.data,
             wrench.ctypes.data,
+            out.ctypes.data,
+        )
+        return out
+
+    def factor(
+        self,
+        moves: FloatArray,
+        rotation: np.ndarray[Any, np.dtype[np.uint8]],
+        vectors: FloatArray,
+        weights: FloatArray,
+        axes: FloatArray,
+        pivots: FloatArray,
+    ) -> FloatArray:
+        """What :meth:`Jacobian.factor <solver.jacobian.Jacobian.factor>` computes.
+
+        Args:
+            moves: Whether each variable moves each effector, float64 (n_v, m), C order.
+            rotation: Whether each variable is a rotation, uint8 (n_v,).
+            vectors: The m effector points, then any axes, (k, 3).
+            weights: √(weight × curvature) of each vector, (k // m, m).
+            axes: Each variable's world axis, (n_v, 3).
+            pivots: Each variable's world pivot, (n_v, 3).
+        """
+        n, m = moves.shape
+        k = vectors.shape[0]
+        out = np.empty((n, 3 * k))
+        arrays = [_c(vectors), moves, _c(weights), _c(axes), _c(pivots)]
+        self._factor(
+            n,
+            m,
+            k // m,
+            *(a.ctypes.data for a in arrays),
+            rotation.ctypes.data,
             out.ctypes.data,
         )
         return out

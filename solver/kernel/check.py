@@ -83,6 +83,29 @@ def _numpy_gradient(
     return out
 
 
+def _numpy_factor(
+    moves: FloatArray,
+    rotation: FloatArray,
+    vectors: FloatArray,
+    weights: FloatArray,
+    axes: FloatArray,
+    pivots: FloatArray,
+) -> FloatArray:
+    """What ``rk_factor`` computes, a column at a time."""
+    n, m = moves.shape
+    scale = weights.reshape(-1)
+    out = np.zeros((n, 3 * len(vectors)))
+    for j in range(n):
+        for i, vector in enumerate(vectors):
+            point = i < m
+            if rotation[j]:
+                column = np.cross(axes[j], vector - pivots[j] if point else vector)
+            else:
+                column = axes[j] if point else np.zeros(3)
+            out[j, 3 * i : 3 * i + 3] = moves[j, i % m] * scale[i] * column
+    return out
+
+
 def self_check(kernel: Kernel) -> str | None:
     """None when ``kernel`` agrees with numpy; else what differed, in a few words."""
     for theta in (np.zeros(_TREE.n_dofs), np.linspace(-2.0, 2.5, _TREE.n_dofs)):
@@ -103,4 +126,12 @@ def self_check(kernel: Kernel) -> str | None:
         have = kernel.gradient(moves, rotation, points, force, torque, coefficient, axes, pivots)
         if have.shape != want.shape or not np.all(np.abs(have - want) <= TOLERANCE):
             return "its gradient differs from numpy's"
+    vectors = np.concatenate([points, force, world[[4, 1, 2], :3, 1]])
+    weights = np.array([[1.0, 0.5, 2.0], [0.3, 0.0, 1.5], [0.7, 1.0, 0.2]])
+    for blocks in (1, 3):
+        chosen, scale = vectors[: 3 * blocks], weights[:blocks]
+        want = _numpy_factor(moves, rotation, chosen, scale, axes, pivots)
+        have = kernel.factor(moves, rotation, chosen, scale, axes, pivots)
+        if have.shape != want.shape or not np.all(np.abs(have - want) <= TOLERANCE):
+            return "its Gauss–Newton factor differs from numpy's"
     return None

@@ -15,7 +15,7 @@
 #endif
 
 /* The calling convention's version: the loader refuses a library of another. */
-#define RK_ABI 2
+#define RK_ABI 3
 
 RK_EXPORT int32_t rk_abi(void) { return RK_ABI; }
 
@@ -143,5 +143,49 @@ RK_EXPORT void rk_gradient(int32_t n, int32_t m, const double *moves, const doub
             load[2] = total[2] - (q[0] * total[4] - q[1] * total[3]);
         }
         out[j] = u[0] * load[0] + u[1] * load[1] + u[2] * load[2];
+    }
+}
+
+/* Jacobian.factor: J · diag(√weights) over each effector's point (and axes), (n, 3·k).
+ *
+ * vectors holds k = blocks·m stacked 3-vectors: the m effector points, then (blocks 3)
+ * their x and y axes; vector i belongs to effector i mod m and weighs weights[i]. Column
+ * 3i + c of variable j is moves[j, i mod m] · weights[i] · (u_j × (r_i − q_j))_c for a
+ * point and (u_j × x_i)_c for an axis, when j is a rotation; u_j for a point and 0 for an
+ * axis when j is a translation.
+ */
+RK_EXPORT void rk_factor(int32_t n, int32_t m, int32_t blocks, const double *vectors,
+                         const double *moves, const double *weights, const double *axes,
+                         const double *pivots, const uint8_t *rotation, double *out) {
+    const int64_t k = (int64_t)blocks * m;
+    for (int32_t j = 0; j < n; ++j) {
+        const double *u = axes + 3 * j, *q = pivots + 3 * j;
+        const double *row = moves + (int64_t)j * m;
+        double *o = out + (int64_t)j * 3 * k;
+        for (int64_t i = 0; i < k; ++i) {
+            const double scale = row[i % m] * weights[i];
+            double *c = o + 3 * i;
+            if (scale == 0.0) {
+                c[0] = c[1] = c[2] = 0.0;
+                continue;
+            }
+            if (!rotation[j]) {
+                const double shift = i < m ? scale : 0.0;
+                c[0] = shift * u[0];
+                c[1] = shift * u[1];
+                c[2] = shift * u[2];
+                continue;
+            }
+            const double *v = vectors + 3 * i;
+            double d[3] = {v[0], v[1], v[2]};
+            if (i < m) {
+                d[0] -= q[0];
+                d[1] -= q[1];
+                d[2] -= q[2];
+            }
+            c[0] = scale * (u[1] * d[2] - u[2] * d[1]);
+            c[1] = scale * (u[2] * d[0] - u[0] * d[2]);
+            c[2] = scale * (u[0] * d[1] - u[1] * d[0]);
+        }
     }
 }

@@ -137,6 +137,20 @@ def test_a_kernel_with_a_wrong_gradient_is_not_used(
     assert kernel.status().text.endswith("failed its check: its gradient differs from numpy's)")
 
 
+def test_a_kernel_with_a_wrong_factor_is_not_used(
+    monkeypatch: pytest.MonkeyPatch, fresh_state: None
+) -> None:
+    real = kernel.Kernel.factor
+
+    def transposed_axes(self: kernel.Kernel, *arguments):  # type: ignore[no-untyped-def]
+        out = real(self, *arguments)
+        return out[:, ::-1] if out.shape[1] > 3 else out
+
+    monkeypatch.setattr(kernel.Kernel, "factor", transposed_axes)
+    assert kernel.active() is None
+    assert kernel.status().text.endswith("its Gauss–Newton factor differs from numpy's)")
+
+
 def test_switched_off_the_solver_runs_numpy() -> None:
     with kernel.enabled(False):
         assert kernel.active() is None
