@@ -330,6 +330,16 @@ class Problem:
         points, x, y = self._pose(np.asarray(theta, dtype=np.float64))[:3]
         return self._goals(points, x, y)[0]
 
+    def potentials_at(self, points: FloatArray, x: FloatArray, y: FloatArray) -> FloatArray:
+        """:meth:`potentials` of the effectors placed elsewhere (measured on another model).
+
+        Args:
+            points: Each leaf's effector point, shape (m, 3).
+            x: Its unit x axis, shape (m, 3).
+            y: Its unit y axis, shape (m, 3).
+        """
+        return self._goals(points, x, y)[0]
+
     def reach_margins(self, theta: ArrayLike, *, pins: bool = True) -> tuple[float, ...]:
         """Per constraint, how far its target lies inside (+) or outside (−) its reach.
 

@@ -50,6 +50,9 @@ class Measured:
 def measure(obj: Any, setup: Setup, theta: Array, model: dict[str, float]) -> Measured:
     """Measure every enabled constraint on the evaluated pose, after the pose is written.
 
+    Every bone's evaluated matrix is read at once and every goal measured in one batch
+    (the problem's stacked goals), as the solver measures its own.
+
     Args:
         obj: The armature object (its pose written and the view layer updated).
         setup: The problem solved.
@@ -57,25 +60,43 @@ def measure(obj: Any, setup: Setup, theta: Array, model: dict[str, float]) -> Me
         model: Per constraint, √P on Reach's model (to compare with).
     """
     world = to_numpy(obj.matrix_world)
+    matrices = pose_matrices(obj)
     bones = obj.pose.bones
     twins = setup.twins
-    residuals: dict[str, float] = {}
-    for name, leaf in zip(setup.names, setup.problem.leaves, strict=True):
+
+    def carrier(bone: str) -> Array:
+        twin = twins.get(bone)
+        row: int = bones.find(bone if twin is None else twin[0])
+        frame: Array = matrices[row] if twin is None else matrices[row] @ twin[1]
+        return frame
+
+    leaves = setup.problem.leaves
+    points, x, y = (
+        np.zeros((len(leaves), 3)),
+        np.zeros((len(leaves), 3)),
+        np.zeros((len(leaves), 3)),
+    )
+    for k, leaf in enumerate(leaves):
         effector = leaf.effector
         if isinstance(effector, CentreOfMass):  # balance: the parts' mean, world axes
-            point = sum(
-                share * (world @ _carrier(obj, part, twins.get(part)) @ np.append(at, 1.0))[:3]
+            points[k] = sum(
+                share * (world @ carrier(part) @ np.append(at, 1.0))[:3]
                 for part, share, at in effector.parts
             )
-            value = leaf.goal.evaluate(point, np.eye(3)[0], np.eye(3)[1]).value
-            residuals[name] = math.sqrt(max(float(value), 0.0))
+            x[k], y[k] = (1.0, 0.0, 0.0), (0.0, 1.0, 0.0)
             continue
-        frame = world @ _carrier(obj, effector.segment, twins.get(effector.segment))
-        point = (frame @ np.append(effector.point, 1.0))[:3]
-        x = _unit(frame[:3, :3] @ np.asarray(effector.x_axis))
-        y = _unit(frame[:3, :3] @ np.asarray(effector.y_axis))
-        value = leaf.goal.evaluate(point, x, y).value
-        residuals[name] = math.sqrt(max(float(value), 0.0))
+        frame = world @ carrier(effector.segment)
+        local = np.array([effector.point, effector.x_axis, effector.y_axis])
+        placed = local @ frame[:3, :3].T
+        points[k], x[k], y[k] = placed[0] + frame[:3, 3], placed[1], placed[2]
+    for axes in (x, y):  # unit axes (a scaled bone scales them)
+        norms = np.sqrt((axes * axes).sum(axis=1))
+        axes /= np.where(norms > 0.0, norms, 1.0)[:, None]
+    values = setup.problem.potentials_at(points, x, y)
+    residuals = {
+        name: math.sqrt(max(float(value), 0.0))
+        for name, value in zip(setup.names, values, strict=True)
+    }
     size = max(1.0, float(np.max(setup.problem.chain_lengths, initial=0.0)))
     agree = all(abs(residuals[n] - model[n]) <= AGREE * size for n in setup.names)
     diverging = {} if agree else diverging_bones(obj, setup, theta)
@@ -88,6 +109,16 @@ def measure(obj: Any, setup: Setup, theta: Array, model: dict[str, float]) -> Me
                     "Figure > Moves With that does not move it)"
                 )
     return Measured(residuals, diverging, agree)
+
+
+def pose_matrices(obj: Any) -> Array:
+    """Every pose bone's evaluated matrix (armature space), in ``pose.bones`` order, (n, 4, 4)."""
+    bones = obj.pose.bones
+    flat = np.empty(16 * len(bones), np.float32)
+    bones.foreach_get("matrix", flat)
+    # Blender keeps matrices column by column.
+    matrices: Array = flat.reshape(-1, 4, 4).transpose(0, 2, 1).astype(np.float64)
+    return matrices
 
 
 def _carrier(obj: Any, bone: str, twin: tuple[str, Array] | None) -> Array:
@@ -164,8 +195,3 @@ def _why(obj: Any, bone: str) -> str:
         ):
             return "its keyframes (a frame change puts them back; key the pose or bake)"
     return "Blender's evaluation (Local Location, Child Of, or a parent's setting)"
-
-
-def _unit(vector: Array) -> Array:
-    norm = float(np.linalg.norm(vector))
-    return vector / norm if norm > 0.0 else vector

@@ -241,12 +241,8 @@ def changed_bones(
     rig: Rig, before: Array, after: Array, threshold: float = CHANGE_THRESHOLD
 ) -> list[str]:
     """Bones with a joint value that changed by more than ``threshold`` between two poses."""
-    differs = np.abs(after - before) > threshold
-    return [
-        entry.name
-        for entry, segment in zip(rig.layout, rig.figure.segments, strict=True)
-        if differs[segment.dof_indices.start : segment.dof_indices.stop].any()
-    ]
+    moved = np.unique(rig.dof_bones[np.abs(after - before) > threshold])
+    return [rig.layout[k].name for k in moved]
 
 
 def write_pose(obj: Any, rig: Rig, theta: Array, bones: Sequence[str] | None = None) -> None:

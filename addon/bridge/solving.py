@@ -37,7 +37,8 @@ class Outcome:
         milliseconds: Wall time of the solve alone.
         margins: Per enabled constraint, how far its target lies inside (+) or beyond
             (−) everything its chain can reach (+inf for goals with no target point); for
-            a member of an Any-of set, the set's: its members' largest.
+            a member of an Any-of set, the set's: its members' largest. Empty when every
+            constraint is met (nothing to prove out of reach).
         reasons: Per unmet constraint, why, in words: "out of reach by 12 cm" only when
             proved, else how far off it is and what holds it.
         message: The headline: met, not reachable (proved), a local minimum, or
@@ -109,11 +110,15 @@ def run_solve(
     residuals = {
         name: math.sqrt(max(float(v), 0.0)) for name, v in zip(setup.names, values, strict=True)
     }
-    margins = dict(zip(setup.names, problem.leaf_reach_margins(result.theta).tolist(), strict=True))
-    for members in setup.sets.values():  # a set is out of reach only if every member is
-        best = max(margins[m] for m in members)
-        margins.update(dict.fromkeys(members, best))
     unmet = unmet_constraints(setup, residuals, settings.reach_distance)
+    margins: dict[str, float] = {}
+    if unmet:  # the proofs of "out of reach" matter only for goals not met
+        margins = dict(
+            zip(setup.names, problem.leaf_reach_margins(result.theta).tolist(), strict=True)
+        )
+        for members in setup.sets.values():  # a set is out of reach only if every member is
+            best = max(margins[m] for m in members)
+            margins.update(dict.fromkeys(members, best))
     held = held_limits(setup.rig, result) if unmet else []
     reasons = {
         name: _reason(result, residuals[name], margins[name], held) + _of_set(setup, name)

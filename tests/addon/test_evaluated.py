@@ -130,3 +130,16 @@ def test_a_control_rigs_limb_is_met_on_its_deform_bones_through_the_controls_of_
     assert obj.reach.stats.message == "all constraints met"
     assert deform_miss() <= 1e-5 * arm
     assert channels(fk) != before
+
+
+def test_every_bones_matrix_is_read_at_once_as_blender_holds_it(reach):
+    obj = four_limbs()
+    forearm = obj.pose.bones["forearm.L"]
+    forearm.rotation_mode = "XYZ"
+    forearm.rotation_euler = (0.4, -0.2, 0.7)
+    obj.pose.bones["spine.001"].location = (0.01, 0.02, -0.03)
+    bpy.context.view_layer.update()
+    matrices = reach.addon.bridge.evaluated.pose_matrices(obj)
+    assert matrices.shape == (len(obj.pose.bones), 4, 4)
+    for k, bone in enumerate(obj.pose.bones):
+        np.testing.assert_array_equal(matrices[k], np.array(bone.matrix, dtype=float))

@@ -404,3 +404,25 @@ def test_gauss_newton_curvature_is_that_of_each_goals_residual(seed: int) -> Non
     np.testing.assert_allclose(
         problem.gauss_newton_variables(theta), expected, rtol=1e-6, atol=1e-7
     )
+
+
+def test_potentials_at_the_effectors_own_states_are_the_potentials(
+    rng: np.random.Generator,
+) -> None:
+    # Measured elsewhere (Blender's evaluated pose), the same states give the same
+    # potentials; moved states give the goals' own values there.
+    plan, fig = random_figure_plan(rng, 6)
+    theta = random_theta(rng, plan)
+    names = [s.name for s in plan.segments]
+    constraints = []
+    for kind in GOAL_TYPES:
+        effector = random_effector(rng, str(rng.choice(names)))
+        goal = random_goal(str(kind), rng, _world_effector(plan, theta, effector))
+        constraints.append(Constraint(effector, goal))
+    problem = Problem(fig, constraints)
+    points, x, y = problem.effector_states(theta)
+    np.testing.assert_array_equal(problem.potentials_at(points, x, y), problem.potentials(theta))
+    moved = points + 0.1
+    states = zip(constraints, moved, x, y, strict=True)
+    expected = [c.goal.evaluate(p, a, b).value for c, p, a, b in states]
+    np.testing.assert_allclose(problem.potentials_at(moved, x, y), expected, rtol=1e-12)
