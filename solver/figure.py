@@ -17,6 +17,7 @@ with ``R_k`` the constant rest transform of k's joint frame in its parent's fram
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -172,6 +173,34 @@ class Figure:
         label = f"equality #{len(self._equalities)} ({names})"
         self._equalities.append(SparseRow(tuple(sorted(terms.items())), right, label))
         self._changed()
+
+    def moved(self, base: ArrayLike) -> Figure:
+        """The same figure moved as a whole: every root's rest premultiplied by ``base``.
+
+        For an armature whose object moved (its world matrix is in its roots' rests):
+        the segments below the roots, the DOFs and the limits are the same, and the
+        kinematics are copied with the roots' rests changed, not compiled again.
+
+        Args:
+            base: The motion, a rotation times a uniform positive scale plus a
+                translation, shape (4, 4).
+
+        Raises:
+            SolverInputError: For a matrix that is not such a similarity.
+        """
+        motion = rest_matrix(base, "moved: base")
+        other = Figure()
+        other._segments = [
+            replace(s, rest=motion @ s.rest) if s.parent is None else s for s in self._segments
+        ]
+        other._by_name = {s.name: s for s in other._segments}
+        other._polygon_rows = list(self._polygon_rows)
+        other._equalities = list(self._equalities)
+        other._n_dofs = self._n_dofs
+        other._bounds, other._limits = self._bounds, self._limits  # joint space: the same
+        if self._kinematics is not None:
+            other._kinematics = self._kinematics.moved(motion)
+        return other
 
     def _changed(self) -> None:
         self._kinematics = None

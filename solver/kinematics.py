@@ -18,7 +18,7 @@ DOF ``i`` of segment ``k`` has the frame ``F = W_parent(k) · Q_ki``; its world 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import NamedTuple
 
 import numpy as np
@@ -182,6 +182,23 @@ class Kinematics:
             _axis_columns=axis_columns,
             kernel_tree=tree,
         )
+
+    def moved(self, motion: FloatArray) -> Kinematics:
+        """These kinematics with every root's rest premultiplied by ``motion`` (a similarity).
+
+        Only the roots' constant transforms change (their first DOF slot's basis and
+        the kernel's rests); everything else is shared.
+        """
+        roots = np.flatnonzero(self.segment_parent < 0)
+        basis = self._basis.copy()
+        slots = roots * self._slots
+        basis[slots] = (motion @ basis[slots].reshape(-1, 4, 4, 4)).reshape(-1, 4, 16)
+        parent, first, count, rest, rotation, axis = self.kernel_tree.arrays
+        rests = rest.copy()
+        rests[roots] = (motion @ rest[roots].reshape(-1, 4, 4)).reshape(-1, 16)
+        scaled = self.scaled or not np.allclose(motion[:3, :3].T @ motion[:3, :3], np.eye(3))
+        tree = KernelTree.of(parent, first, count, rests, rotation.astype(bool), axis, scaled)
+        return replace(self, scaled=scaled, _basis=basis, kernel_tree=tree)
 
     def frames(self, theta: FloatArray) -> Frames:
         """World frames of the segments and the partial products of their joints."""

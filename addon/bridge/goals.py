@@ -393,14 +393,14 @@ def refresh_goals(obj: Any, scene: Any, setup: Setup) -> Setup:
 
     Only goals whose object's world matrix changed are rebuilt, and the problem keeps
     its chains (:meth:`solver.Problem.with_goals`); any other change to the constraints,
-    or an armature moved (or a fixed bone location changed) since, builds the problem
-    afresh.
+    or a fixed bone location changed since, builds the problem afresh (an armature
+    object that only moved keeps its rig, moved along: :meth:`.rig.Rig.moved_to`).
 
     Raises:
         BlenderDataError: As :func:`build_problem`: a deleted goal, NaN, ….
     """
     if not setup.rig.is_current(obj):
-        return build_problem(obj, scene)
+        return build_problem(obj, scene, setup.rig.moved_to(obj))
     entries = [c for c in obj.reach.constraints if c.enabled]
     named = setup.names[: len(setup.goals)]
     if sorted(e.name for e in entries) != sorted(named):

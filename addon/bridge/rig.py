@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from functools import cached_property
 from typing import Any, Protocol
 
 import bpy
@@ -21,7 +22,7 @@ from ...solver import Figure
 from ...solver.rotations import is_similarity
 from ..errors import BlenderDataError, labelled
 from .animated import animated_bones
-from .arrays import Array
+from .arrays import Array, IndexArray
 from .joints import all_joint_settings, bone_dofs, euler_order, joint_dofs, joint_frame
 
 
@@ -113,6 +114,14 @@ class Rig:
     """Per bone that follows a control through its own constraints, how
     (:class:`.followers.Follow`): a constraint on it is on the control."""
 
+    @cached_property
+    def dof_bones(self) -> IndexArray:
+        """The bone (index in :attr:`layout`) each DOF of θ belongs to, shape (n_dofs,)."""
+        bones = np.zeros(self.figure.n_dofs, np.intp)
+        for k, segment in enumerate(self.figure.segments):
+            bones[segment.dof_indices.start : segment.dof_indices.stop] = k
+        return bones
+
     def is_current(self, obj: Any) -> bool:
         """Whether the figure still models the armature (if not, build it again).
 
@@ -121,11 +130,32 @@ class Rig:
         """
         if self.world is not None and not np.array_equal(to_numpy(obj.matrix_world), self.world):
             return False
+        return self._bones_current(obj)
+
+    def _bones_current(self, obj: Any) -> bool:
+        """:meth:`is_current` but for the armature's world matrix."""
         if self.model is not None:
             return self.model.is_current(obj)
         if self.locations is not None and np.array_equal(pose_locations(obj), self.locations):
             return True  # no location changed at all
         return fixed_locations(obj, self.layout) == self.offsets
+
+    def moved_to(self, obj: Any) -> Rig | None:
+        """This rig carried along when the armature object alone moved, else None.
+
+        The world matrix is in the figure's root rests alone, so when nothing else
+        changed (a plain rig: a control rig's limbs hang from the rig's evaluation) the
+        figure is moved as a whole (:meth:`solver.Figure.moved`) instead of built again:
+        an armature keyed along a path is baked without a rebuild per frame.
+        """
+        if self.model is not None or self.world is None or not self._bones_current(obj):
+            return None
+        try:
+            world = world_matrix(obj)
+        except BlenderDataError:
+            return None  # the rebuild names what is wrong with it
+        motion = world @ np.linalg.inv(self.world)
+        return replace(self, figure=self.figure.moved(motion), world=world)
 
     def messages(
         self, bones: Iterable[str] | None = None, kinds: Iterable[str] | None = None

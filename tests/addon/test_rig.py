@@ -177,3 +177,27 @@ def test_a_sheared_or_mirrored_rest_matrix_is_refused_naming_the_bone(reach):
     mirrored[:3, 0] *= -1.0
     with pytest.raises(reach.addon.errors.BlenderDataError, match="mirrored"):
         rig.check_rest(mirrored, "bone 'b'")
+
+
+def test_an_armature_that_only_moved_keeps_its_rig_carried_along(reach):
+    obj = four_limbs()
+    bridge = reach.addon.bridge
+    setup = bridge.goals.build_problem(obj, bpy.context.scene)
+    obj.location = (0.4, -0.2, 0.1)
+    obj.rotation_euler = (0.0, 0.0, 0.6)
+    obj.scale = (1.3, 1.3, 1.3)
+    bpy.context.view_layer.update()
+    moved = bridge.goals.refresh_goals(obj, bpy.context.scene, setup)
+    assert moved.rig is not setup.rig and moved.rig.layout is setup.rig.layout  # not rebuilt
+    fresh = bridge.goals.build_problem(obj, bpy.context.scene)
+    theta = np.random.default_rng(3).uniform(-0.3, 0.3, fresh.rig.figure.n_dofs)
+    np.testing.assert_allclose(
+        moved.rig.figure.forward(theta), fresh.rig.figure.forward(theta), atol=1e-12
+    )
+    assert moved.rig.is_current(obj)
+    # Moving a bone's fixed location as well builds the rig again.
+    obj.location = (0.5, -0.2, 0.1)
+    obj.pose.bones["spine"].location = (0.0, 0.05, 0.0)
+    bpy.context.view_layer.update()
+    rebuilt = bridge.goals.refresh_goals(obj, bpy.context.scene, moved)
+    assert rebuilt.rig.layout is not setup.rig.layout

@@ -7,7 +7,7 @@ import pytest
 from helpers import random_figure_plan, random_theta
 from reference import reference_forward
 
-from solver import Dof, Figure, Segment
+from solver import Dof, Figure, Segment, SolverInputError, kernel
 
 
 def _three_segment_figure() -> Figure:
@@ -205,3 +205,36 @@ def test_random_figure_fixture_is_seeded(random_figure, rng: np.random.Generator
     assert [s.parent for s in first.segments] == [s.parent for s in second.segments]
     kinds = {d.kind for d in first.dofs}
     assert kinds == {"rotation", "translation"}
+
+
+@pytest.mark.parametrize("scale", [1.0, 1.7])
+def test_a_moved_figure_is_the_figure_carried_by_the_motion(
+    scale: float, rng: np.random.Generator
+) -> None:
+    # An armature whose object moved: every segment's world frame is the motion times
+    # its old one, on either path, and the joints' limits are the same.
+    plan, fig = random_figure_plan(rng, 9)
+    theta = random_theta(rng, plan)
+    turn = np.linalg.qr(rng.normal(size=(3, 3)))[0]
+    turn[:, 0] *= np.sign(np.linalg.det(turn))  # a rotation, not a mirror
+    motion = np.eye(4)
+    motion[:3, :3] = scale * turn
+    motion[:3, 3] = rng.normal(size=3)
+    # compiled before the move, which copies the kinematics and shares the limits
+    assert fig.kinematics.n_dofs == fig.n_dofs and fig.limits.a_in.shape[1] == fig.n_dofs
+    moved = fig.moved(motion)
+    assert moved.n_dofs == fig.n_dofs and moved.limits is fig.limits
+    expected = motion @ fig.forward(theta)
+    for on in (True, False):
+        with kernel.enabled(on):
+            np.testing.assert_allclose(moved.forward(theta), expected, atol=1e-12 * scale)
+            axes, pivots = moved.kinematics.dof_axes(moved.kinematics.frames(theta))
+            _, got_axes, got_pivots = moved.kinematics.pose(theta)
+            np.testing.assert_allclose(got_axes, axes, atol=1e-12)
+            np.testing.assert_allclose(got_pivots, pivots, atol=1e-12 * scale)
+    fresh = Figure()  # built from scratch with the moved rests: the same kinematics
+    for segment in moved.segments:
+        fresh.add_segment(segment.name, segment.parent, segment.rest, list(segment.dofs))
+    np.testing.assert_allclose(fresh.forward(theta), expected, atol=1e-12 * scale)
+    with pytest.raises(SolverInputError, match="uniform positive"):
+        fig.moved(np.diag([1.0, 2.0, 1.0, 1.0]))
