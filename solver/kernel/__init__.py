@@ -145,16 +145,20 @@ class Kernel:
         n, m = moves.shape
         wrench = np.empty(6 * m)
         out = np.empty(n)
+        # The converted arrays are named so that they outlive the call.
+        points, force, coefficient = _c(points), _c(force), _c(coefficient)
+        axes, pivots = _c(axes), _c(pivots)
+        torque = None if torque is None else _c(torque)
         self._gradient(
             n,
             m,
             _address(moves),
-            _address(_c(points)),
-            _address(_c(force)),
-            None if torque is None else _address(_c(torque)),
-            _address(_c(coefficient)),
-            _address(_c(axes)),
-            _address(_c(pivots)),
+            _address(points),
+            _address(force),
+            None if torque is None else _address(torque),
+            _address(coefficient),
+            _address(axes),
+            _address(pivots),
             _address(rotation),
             _address(wrench),
             _address(out),
@@ -183,15 +187,17 @@ class Kernel:
         n, m = moves.shape
         k = vectors.shape[0]
         out = np.empty((n, 3 * k))
+        # The converted arrays are named so that they outlive the call.
+        vectors, weights, axes, pivots = _c(vectors), _c(weights), _c(axes), _c(pivots)
         self._factor(
             n,
             m,
             k // m,
-            _address(_c(vectors)),
+            _address(vectors),
             _address(moves),
-            _address(_c(weights)),
-            _address(_c(axes)),
-            _address(_c(pivots)),
+            _address(weights),
+            _address(axes),
+            _address(pivots),
             _address(rotation),
             _address(out),
         )

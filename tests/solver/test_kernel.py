@@ -14,6 +14,7 @@ from helpers import random_figure_plan, random_theta
 
 import solver
 from solver import kernel, solve
+from solver.jacobian import Jacobian
 from solver.kernel import check
 
 SEEDS = range(12)
@@ -230,3 +231,35 @@ def test_the_bank_solves_alike_on_both_paths(case) -> None:  # type: ignore[no-u
     met = problem.goal_tolerance(1e-6)
     if max(compiled_result.fun, numpy_result.fun) > met:
         assert compiled_result.fun == pytest.approx(numpy_result.fun, rel=1e-6, abs=met)
+
+
+def test_strided_and_converted_inputs_give_numpys_answers() -> None:
+    # Views (transposed, strided, float32) are copied for the call; each copy must
+    # live until the call returns, or a later copy may take its memory.
+    compiled = kernel.active()
+    if compiled is None:
+        assert not kernel.status().compiled
+        return
+    rng = np.random.default_rng(8)
+    n, m = 7, 3
+    moves = (rng.uniform(size=(n, m)) > 0.3).astype(np.float64)
+    rotation = (np.arange(n) % 3 != 2).astype(np.uint8)
+    axes = rng.normal(size=(3, n)).T  # views, not C-contiguous
+    pivots = rng.normal(size=(n, 6))[:, ::2]
+    vectors = rng.normal(size=(3, 3 * m)).T
+    weights = rng.uniform(size=(m, 3)).T
+    points, force = vectors[:m], rng.normal(size=(m, 3)).astype(np.float32)
+    coefficient = rng.uniform(size=2 * m)[::2]
+    jacobian = Jacobian(moves, rotation.astype(bool))
+    with kernel.enabled(False):
+        want_factor = jacobian.factor(vectors, axes, pivots, weights)
+        want_gradient = jacobian.gradient(
+            points, force, vectors[m : 2 * m], coefficient, axes, pivots
+        )
+    for _ in range(20):
+        have = compiled.factor(moves, rotation, vectors, weights, axes, pivots)
+        np.testing.assert_allclose(have, want_factor, rtol=0, atol=1e-13)
+        have = compiled.gradient(
+            moves, rotation, points, force, vectors[m : 2 * m], coefficient, axes, pivots
+        )
+        np.testing.assert_allclose(have, want_gradient, rtol=0, atol=1e-12)
