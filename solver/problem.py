@@ -203,6 +203,34 @@ class Problem:
         other._goals = StackedGoals([c.goal for c in leaves])
         return other
 
+    def on(self, figure: Figure) -> Problem:
+        """The same problem on ``figure``, this one's figure moved as a whole.
+
+        ``figure`` is :meth:`Figure.moved <solver.Figure.moved>`'s copy of this
+        problem's: the same segments, DOFs and limits. Chains, variables, goals and what
+        depends on joint space alone (the limits a solve holds, their rows over the
+        variables) are shared; lengths and reach, which the motion may scale, are
+        derived again.
+
+        Raises:
+            SolverInputError: For a figure of other segments or DOFs.
+        """
+        old = self.figure.segments
+        new = figure.segments if isinstance(figure, Figure) else ()
+        if len(new) != len(old) or any(
+            a.name != b.name or a.dofs != b.dofs for a, b in zip(old, new, strict=True)
+        ):
+            raise SolverInputError("Problem.on: the figure is not this problem's figure, moved")
+        other = copy.copy(self)
+        other.figure = figure
+        other.kinematics = figure.kinematics
+        other._version = figure.version
+        other.derived = Derived(
+            moving_limits=self.derived.moving_limits, variable_rows=self.derived.variable_rows
+        )
+        other._last_pose = None
+        return other
+
     @property
     def weights(self) -> FloatArray:
         """Each leaf's own weight in G_all (an ``AnyOf``'s comes on top), shape (m,)."""

@@ -400,7 +400,10 @@ def refresh_goals(obj: Any, scene: Any, setup: Setup) -> Setup:
         BlenderDataError: As :func:`build_problem`: a deleted goal, NaN, ….
     """
     if not setup.rig.is_current(obj):
-        return build_problem(obj, scene, setup.rig.moved_to(obj))
+        moved = setup.rig.moved_to(obj)
+        if moved is None:
+            return build_problem(obj, scene)
+        setup = replace(setup, rig=moved, problem=setup.problem.on(moved.figure))
     entries = [c for c in obj.reach.constraints if c.enabled]
     named = setup.names[: len(setup.goals)]
     if sorted(e.name for e in entries) != sorted(named):

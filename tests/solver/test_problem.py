@@ -426,3 +426,35 @@ def test_potentials_at_the_effectors_own_states_are_the_potentials(
     states = zip(constraints, moved, x, y, strict=True)
     expected = [c.goal.evaluate(p, a, b).value for c, p, a, b in states]
     np.testing.assert_allclose(problem.potentials_at(moved, x, y), expected, rtol=1e-12)
+
+
+def test_a_problem_on_its_figure_moved_is_the_problem_built_on_it(
+    rng: np.random.Generator,
+) -> None:
+    plan, fig = random_figure_plan(rng, 7)
+    theta = random_theta(rng, plan)
+    names = [s.name for s in plan.segments]
+    constraints = []
+    for kind in GOAL_TYPES:
+        effector = random_effector(rng, str(rng.choice(names)))
+        goal = random_goal(str(kind), rng, _world_effector(plan, theta, effector))
+        constraints.append(Constraint(effector, goal, weight=rng.uniform(0.5, 2.0)))
+    problem = Problem(fig, constraints)
+    problem.evaluate(theta)  # derive and cache what it can first
+    assert problem.moving_limits is not None and problem.chain_lengths is not None
+    motion = np.diag([1.5, 1.5, 1.5, 1.0])
+    motion[:3, 3] = (0.3, -0.2, 1.0)
+    moved = fig.moved(motion)
+    on = problem.on(moved)
+    fresh = Problem(moved, constraints)
+    value, gradient = on.evaluate(theta)
+    expected, expected_gradient = fresh.evaluate(theta)
+    assert value == pytest.approx(expected, rel=1e-12)
+    np.testing.assert_allclose(gradient, expected_gradient, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(on.chain_lengths, fresh.chain_lengths, rtol=1e-12)
+    np.testing.assert_allclose(
+        on.leaf_reach_margins(theta), fresh.leaf_reach_margins(theta), rtol=1e-9, atol=1e-12
+    )
+    assert on.moving_limits is problem.moving_limits
+    with pytest.raises(SolverInputError, match="not this problem's figure"):
+        problem.on(chain_figure())
