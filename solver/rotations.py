@@ -23,8 +23,10 @@ __all__ = [
     "euler_quaternions",
     "fit_euler",
     "is_similarity",
+    "matrices_euler",
     "matrix_euler",
     "matrix_quaternion",
+    "quaternion_matrices",
     "quaternion_matrix",
 ]
 
@@ -266,6 +268,59 @@ def fit_euler(
     fitting = np.flatnonzero(excess <= excess.min() + 1e-12)
     distance = [float(np.sum((readings[f] - near) ** 2)) for f in fitting]
     return readings[int(fitting[int(np.argmin(distance))])]
+
+
+def quaternion_matrices(quaternions: FloatArray) -> FloatArray:
+    """:func:`quaternion_matrix` of k quaternions (w, x, y, z) at once, each nonzero, (k, 3, 3)."""
+    q = quaternions / np.sqrt((quaternions * quaternions).sum(axis=1))[:, None]
+    w, x, y, z = q.T
+    result = np.empty((q.shape[0], 3, 3))
+    result[:, 0, 0] = 1 - 2 * (y * y + z * z)
+    result[:, 0, 1] = 2 * (x * y - w * z)
+    result[:, 0, 2] = 2 * (x * z + w * y)
+    result[:, 1, 0] = 2 * (x * y + w * z)
+    result[:, 1, 1] = 1 - 2 * (x * x + z * z)
+    result[:, 1, 2] = 2 * (y * z - w * x)
+    result[:, 2, 0] = 2 * (x * z - w * y)
+    result[:, 2, 1] = 2 * (y * z + w * x)
+    result[:, 2, 2] = 1 - 2 * (x * x + y * y)
+    return result
+
+
+def matrices_euler(
+    matrices: FloatArray, order: str, compat: FloatArray | None = None
+) -> FloatArray:
+    """:func:`matrix_euler` of k rotation matrices (k, 3, 3) in one ``order`` at once, (k, 3).
+
+    Both decompositions of every matrix are found together; one at gimbal lock (where
+    only a combination of the outer angles is defined) is read by :func:`matrix_euler`.
+
+    Args:
+        matrices: Rotation matrices, shape (k, 3, 3).
+        order: One of :data:`EULER_ORDERS`.
+        compat: Angles (about X, Y, Z) to stay close to, shape (k, 3), or None.
+    """
+    i, j, k, s = _axes(order)
+    r = matrices
+    cos_b = np.hypot(r[:, i, i], r[:, j, i])
+    b = np.arctan2(np.clip(-s * r[:, k, i], -1.0, 1.0), cos_b)
+    a = np.arctan2(s * r[:, k, j], r[:, k, k])
+    c = np.arctan2(s * r[:, j, i], r[:, i, i])
+    first = np.stack((a, b, c), axis=1)
+    best = first
+    if compat is not None:
+        second = np.stack((a + math.pi, math.pi - b, c + math.pi), axis=1)
+        target = compat[:, [i, j, k]]
+        turn = 2.0 * math.pi
+        one = first + turn * np.round((target - first) / turn)
+        two = second + turn * np.round((target - second) / turn)
+        further = ((two - target) ** 2).sum(axis=1) < ((one - target) ** 2).sum(axis=1)
+        best = np.where(further[:, None], two, one)
+    result = np.zeros((r.shape[0], 3))
+    result[:, [i, j, k]] = best
+    for row in np.flatnonzero(cos_b <= 1e-9):  # gimbal lock
+        result[row] = matrix_euler(r[row], order, None if compat is None else compat[row])
+    return result
 
 
 def euler_quaternions(angles: ArrayLike, axes: ArrayLike) -> FloatArray:

@@ -8,7 +8,7 @@ conventions.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -20,6 +20,7 @@ from ..errors import BlenderDataError
 from ..vocabulary import AXES
 from .arrays import Array, IndexArray
 from .joints import euler_order, joint_frame, joint_settings
+from .pose_reader import PoseReader
 from .rig import BoneLayout, Rig
 
 ROUNDING_SLACK = 1e-5
@@ -144,13 +145,26 @@ def read_pose(obj: Any, rig: Rig, previous: Array | None = None, *, rounding: bo
     Returns:
         θ, shape (n_dofs,).
 
+    Every channel is read at once and the rotations converted in batches
+    (:class:`.pose_reader.PoseReader`); bones with their own joint axes or in axis-angle
+    mode, and every bone when the armature's bones changed in number since the rig was
+    made (naming one that is gone), are read bone by bone.
+
     Raises:
         BlenderDataError: If a bone is gone or its channels are not finite.
     """
-    theta = np.zeros(rig.figure.n_dofs)
     bones = obj.pose.bones
-    stored: dict[int, Array] = {}
-    for number, entry in enumerate(rig.layout):
+    numbers: Iterable[int] = range(len(rig.layout))
+    batched = hasattr(bones, "foreach_get")  # Blender's own bones, not a stand-in
+    if batched and (rig.reader is None or rig.reader.n_bones != len(bones)):
+        rig.reader = PoseReader(obj, rig)
+    if batched and rig.reader.n_bones == len(bones):
+        theta, stored = rig.reader.read(obj, previous)
+        numbers = rig.reader.others
+    else:
+        theta, stored = np.zeros(rig.figure.n_dofs), {}
+    for number in numbers:
+        entry = rig.layout[number]
         pose_bone = bones.get(entry.name)
         if pose_bone is None:
             raise BlenderDataError(f"bone '{entry.name}' no longer exists in '{obj.name}'")
@@ -202,7 +216,10 @@ def fit_limits(
         return
     broken = np.any(limits.a_in[ineq > 0.0] != 0.0, axis=0)  # the DOFs of broken rows
     broken |= np.any(limits.a_eq[eq > 0.0] != 0.0, axis=0)
-    for number, matrix in stored.items():
+    for number in np.unique(rig.dof_bones[broken]).tolist():
+        matrix = stored.get(number)
+        if matrix is None:  # an Euler bone: its angles are what was written
+            continue
         entry = rig.layout[number]
         dofs = slice(entry.rotation, entry.rotation + 3)
         if not broken[dofs].any():

@@ -110,6 +110,9 @@ class Rig:
     model: Model | None = field(default=None, repr=False)
     """On a control rig, its limbs: the figure is their skeleton, written onto controls
     (:mod:`.control_rig`); None: the figure is the armature's bones themselves."""
+    reader: Any = field(default=None, repr=False, compare=False)
+    """What reads θ of these bones at once (:class:`.pose_reader.PoseReader`), made on
+    the first read."""
     followers: dict[str, Any] = field(default_factory=dict, repr=False)
     """Per bone that follows a control through its own constraints, how
     (:class:`.followers.Follow`): a constraint on it is on the control."""

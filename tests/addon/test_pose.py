@@ -153,3 +153,69 @@ def test_a_quaternion_bone_past_90_degrees_on_its_middle_angle_reads_back_inside
     obj, rig, theta = _upper_arm_written(reach, "QUATERNION", (100.0, 60.0, -20.0))
     read = reach.addon.bridge.pose.read_pose(obj, rig, rounding=False)
     assert np.allclose(read, theta, atol=1e-6)
+
+
+class _OneByOne:
+    """The armature seen through bones with no batched read: read bone by bone."""
+
+    def __init__(self, obj):
+        self.name = obj.name
+
+        class Bones:
+            def __init__(self, bones):
+                self.bones = bones
+
+            def get(self, name):
+                return self.bones.get(name)
+
+            def __len__(self):
+                return len(self.bones)
+
+        class Pose:
+            bones = Bones(obj.pose.bones)
+
+        self.pose = Pose()
+
+
+def test_every_bone_read_at_once_is_read_as_bone_by_bone(reach):
+    # Every rotation mode and Euler order, joints with their own axes, a translating
+    # root; near a previous pose and not: the batched reading is the one-by-one reading.
+    obj = rigs.metarig("full")
+    for k, bone in enumerate(obj.pose.bones):
+        bone.rotation_mode = MODES[k % len(MODES)]
+    assert bpy.ops.reach.figure_from_armature(armature=obj.name, translate_root=True) == {
+        "FINISHED"
+    }
+    for k, joint in enumerate(obj.reach.joints):
+        joint.euler_order = MODES[(k * 5) % 6]
+        joint.use_axes = k % 7 == 3
+    bridge = reach.addon.bridge
+    rig = bridge.rig.build_rig(obj)
+    assert len(rig.layout) > 100
+    rng = np.random.default_rng(11)
+    for _ in range(3):
+        theta = rng.uniform(-math.pi, math.pi, rig.figure.n_dofs)
+        bridge.pose.write_pose(obj, rig, theta)
+        previous = theta + rng.normal(scale=0.05, size=theta.size)
+        for near in (previous, None):
+            batched = bridge.pose.read_pose(obj, rig, near, rounding=False)
+            single = bridge.pose.read_pose(_OneByOne(obj), rig, near, rounding=False)
+            np.testing.assert_allclose(batched, single, rtol=0, atol=1e-12)
+    assert rig.reader is not None and rig.reader.others  # some joints have their own axes
+
+
+def test_a_bad_channel_read_at_once_names_its_bone(reach):
+    obj = rigs.figure()
+    rig = reach.addon.bridge.rig.build_rig(obj)
+    bone = obj.pose.bones["forearm.L"]
+    bone.rotation_mode = "QUATERNION"
+    rig = reach.addon.bridge.rig.build_rig(obj)
+    bone.rotation_quaternion = (0.0, 0.0, 0.0, 0.0)
+    with pytest.raises(reach.addon.errors.BlenderDataError, match=r"'forearm\.L' has a zero quat"):
+        reach.addon.bridge.pose.read_pose(obj, rig)
+    bone.rotation_quaternion = (1.0, 0.0, 0.0, 0.0)
+    obj.pose.bones["thigh.R"].rotation_mode = "XYZ"
+    rig = reach.addon.bridge.rig.build_rig(obj)
+    obj.pose.bones["thigh.R"].rotation_euler = (0.0, float("nan"), 0.0)
+    with pytest.raises(reach.addon.errors.BlenderDataError, match=r"'thigh\.R' has a non-finite"):
+        reach.addon.bridge.pose.read_pose(obj, rig)

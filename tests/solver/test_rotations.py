@@ -8,7 +8,15 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from solver import SolverInputError, rotations
-from solver.rotations import EULER_ORDERS, euler_matrix, matrix_euler, quaternion_matrix
+from solver.rotations import (
+    EULER_ORDERS,
+    euler_matrix,
+    matrices_euler,
+    matrix_euler,
+    matrix_quaternion,
+    quaternion_matrices,
+    quaternion_matrix,
+)
 
 angles = st.lists(st.floats(-math.pi, math.pi), min_size=3, max_size=3)
 
@@ -268,3 +276,23 @@ def test_matrix_quaternion_inverts_quaternion_matrix(seed: int) -> None:
     found = rotations.matrix_quaternion(rotations.quaternion_matrix(q))
     np.testing.assert_allclose(found, q, atol=1e-12)
     assert found[0] >= 0.0
+
+
+@pytest.mark.parametrize("order", EULER_ORDERS)
+def test_batched_readings_are_the_single_ones(order: str) -> None:
+    # Quaternions to matrices and matrices to Euler angles, many at once: the same as
+    # one at a time, compat or not, gimbal lock included.
+    rng = np.random.default_rng(len(order) + EULER_ORDERS.index(order))
+    quaternions = rng.normal(size=(40, 4)) * rng.uniform(0.5, 3.0, size=(40, 1))
+    locked = np.zeros(3)
+    locked["XYZ".index(order[1])] = np.pi / 2  # the middle angle at a quarter turn
+    quaternions[0] = matrix_quaternion(euler_matrix(locked + 0.1 * np.eye(3)[0], order))
+    matrices = quaternion_matrices(quaternions)
+    for q, matrix in zip(quaternions, matrices, strict=True):
+        np.testing.assert_allclose(matrix, quaternion_matrix(q), atol=1e-15)
+    compat = rng.uniform(-7.0, 7.0, size=(40, 3))
+    for near in (None, compat):
+        batch = matrices_euler(matrices, order, near)
+        for row, matrix in enumerate(matrices):
+            single = matrix_euler(matrix, order, None if near is None else near[row])
+            np.testing.assert_allclose(batch[row], single, atol=1e-12)
