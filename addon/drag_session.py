@@ -16,14 +16,9 @@ from typing import Any
 
 from .bridge import goals, keys, pose, posing, snapshot, solving
 from .bridge.arrays import Array
+from .bridge.budget import EventBudget
 from .errors import BlenderDataError, ReachError
 from .records import EventStats, store
-
-MIN_BUDGET_SHARE = 0.25
-"""The adaptive budget never falls below this share of the user's time budget."""
-
-SMOOTHING = 0.3
-"""Weight of the newest measurement in the running average of the overhead."""
 
 
 def drag_header(stats: EventStats, axis: str | None = None, turn: str | None = None) -> str:
@@ -77,8 +72,7 @@ class DragSession:
         self.poser = posing.Poser(obj, self.scene, self.view_layer)
         self.start = self.poser.begin().copy()
         self.events: list[EventStats] = []
-        self.overhead = 0.0
-        self.redraw = 0.0
+        self.budgeting = EventBudget()
         self.last: solving.Outcome | None = None
 
     @property
@@ -97,16 +91,12 @@ class DragSession:
 
     @property
     def budget(self) -> float:
-        """The solve's time limit for the next event [s]."""
-        settings = self.obj.reach
-        budget = float(settings.time_budget)
-        if not settings.adaptive:
-            return budget
-        return max(budget - self.overhead - self.redraw, MIN_BUDGET_SHARE * budget)
+        """The solve's time limit for the next event [s] (:class:`.bridge.budget.EventBudget`)."""
+        return self.budgeting.limit(self.obj.reach)
 
     def note_redraw(self, seconds: float) -> None:
         """Fold a measured viewport redraw time into the adaptive budget."""
-        self.redraw = (1.0 - SMOOTHING) * self.redraw + SMOOTHING * max(seconds, 0.0)
+        self.budgeting.note_redraw(seconds)
 
     def step(self, location: Any) -> EventStats:
         """Move the goal to ``location``, solve warm-started, write the pose.
@@ -152,9 +142,7 @@ class DragSession:
         outcome = step.outcome
         end = time.perf_counter()
         self.last = outcome
-        self.overhead = (1.0 - SMOOTHING) * self.overhead + SMOOTHING * (
-            (end - start) - outcome.result.elapsed
-        )
+        self.budgeting.note_event(end - start, outcome.result.elapsed)
         x, y, z = (float(v) for v in self.goal.location)
         stats = EventStats(
             location=(x, y, z),

@@ -20,19 +20,24 @@ renaming it keeps them. Live mode ends with :func:`stop`, or when the add-on is 
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any
 
 import bpy
+import numpy as np
+from numpy.typing import NDArray
 
 from . import renames
 from .bridge import keys, posing, snapshot
+from .bridge.budget import EventBudget
 from .bridge.inputs import figure_inputs
 from .errors import BlenderDataError, ReachError
 
 Channels = tuple[str, ...]
-"""A pose bone's location and rotation channels, or a world matrix, flat, as hex."""
+"""A world matrix, flat, as hex."""
 
 
 def _flat(matrix: Any) -> Channels:
@@ -40,18 +45,59 @@ def _flat(matrix: Any) -> Channels:
     return snapshot.bits(v for row in matrix for v in row)
 
 
-def _channels(pose_bone: Any) -> Channels:
-    """The bone's channels, bit for bit.
+@dataclass(frozen=True, eq=False)
+class BoneState:
+    """Every pose bone's location and rotation channels, bit for bit, read at once.
 
-    As hex, a NaN equals itself, so a NaN channel does not look moved on every update.
+    The floats are compared as their bits, so a NaN equals itself (a NaN channel does
+    not look moved on every update) and −0.0 is not 0.0.
+
+    Attributes:
+        names: The bones, in ``pose.bones`` order.
+        bits: Per bone, its location, Euler, quaternion and axis-angle channels' bits.
     """
-    values = (
-        *pose_bone.location,
-        *pose_bone.rotation_euler,
-        *pose_bone.rotation_quaternion,
-        *pose_bone.rotation_axis_angle,
-    )
-    return snapshot.bits(values)
+
+    names: tuple[str, ...]
+    bits: NDArray[np.uint32]
+
+    @classmethod
+    def of(cls, obj: Any) -> BoneState:
+        """The armature's bones as they are now."""
+        bones = obj.pose.bones
+        columns = []
+        for channel, width in _CHANNELS:
+            values = np.empty(len(bones) * width, np.float32)
+            bones.foreach_get(channel, values)
+            columns.append(values.reshape(len(bones), width))
+        return cls(tuple(bones.keys()), np.hstack(columns).view(np.uint32))
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, BoneState):
+            return NotImplemented
+        return self.names == other.names and np.array_equal(self.bits, other.bits)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def changed(self, before: BoneState) -> list[str]:
+        """The bones whose channels differ from ``before`` (or that were not there)."""
+        if self.names == before.names:
+            rows = np.flatnonzero((self.bits != before.bits).any(axis=1))
+            return [self.names[k] for k in rows.tolist()]
+        old = dict(zip(before.names, before.bits, strict=True))
+        return [
+            name
+            for name, bits in zip(self.names, self.bits, strict=True)
+            if name not in old or not np.array_equal(old[name], bits)
+        ]
+
+
+_CHANNELS: tuple[tuple[str, int], ...] = (
+    ("location", 3),
+    ("rotation_euler", 3),
+    ("rotation_quaternion", 4),
+    ("rotation_axis_angle", 4),
+)
+"""The channels :class:`BoneState` watches, and their widths."""
 
 
 class LiveSession:
@@ -80,7 +126,7 @@ class LiveSession:
         self.uid = int(obj.session_uid)
         self.armature = obj.name
         self.watched: dict[str, Channels] = {}
-        self.written: dict[str, Channels] = {}
+        self.written: BoneState | None = None
         self.busy = False
         self.last_error = ""
         self.frame: int | None = None
@@ -90,6 +136,8 @@ class LiveSession:
         self.resuming = resuming
         self.inputs: tuple[Any, ...] | None = None
         self.view_layer: Any | None = None  # where the last update came from
+        self.budgeting = EventBudget()
+        self.solve_seconds = 0.0
 
     def find(self) -> Any | None:
         """The armature object, by name or, after a rename, by ``session_uid``."""
@@ -102,19 +150,19 @@ class LiveSession:
                 return other
         return None
 
-    def _state(self, obj: Any) -> tuple[dict[str, Channels], dict[str, Channels]]:
+    def _state(self, obj: Any) -> tuple[dict[str, Channels], BoneState]:
         objects: dict[str, Channels] = {"": _flat(obj.matrix_world)}
         for entry in obj.reach.constraints:
             if entry.enabled and entry.goal is not None:
                 objects[entry.goal.name] = _flat(entry.goal.matrix_world)
-        bones = {b.name: _channels(b) for b in obj.pose.bones}
-        return objects, bones
+        return objects, BoneState.of(obj)
 
     def update(self, scene: Any) -> bool:
         """Re-solve if anything moved since the last call; return whether it solved.
 
         With auto-keying on, the bones the solve moved are keyed at the current frame.
         """
+        began = time.perf_counter()
         obj = self.find()
         if obj is None or self.busy or obj.mode == "EDIT":  # edit mode: wait for the pose
             return False
@@ -122,15 +170,16 @@ class LiveSession:
             return self._resume(obj, scene)
         self._judge(obj)  # Blender has evaluated the pose the last solve wrote
         objects, bones = self._state(obj)
-        if not self.written:  # first call: remember, solve once
+        if self.written is None:  # first call: remember, solve once
             moved_by_hand: list[str] = []
         elif objects == self.watched and bones == self.written:
             return False
         else:
-            moved_by_hand = [
-                name for name, channels in bones.items() if self.written.get(name) != channels
-            ]
-        return self._solve(obj, scene, moved_by_hand, follow=False)
+            moved_by_hand = bones.changed(self.written)
+        solved = self._solve(obj, scene, moved_by_hand, follow=False)
+        if solved:
+            self.budgeting.note_event(time.perf_counter() - began, self.solve_seconds)
+        return solved
 
     def _resume(self, obj: Any, scene: Any) -> bool:
         """The first solve after the file was opened, once ``scene`` is evaluated.
@@ -229,7 +278,7 @@ class LiveSession:
             rebuild, self.inputs = inputs != self.inputs, None  # kept once the step succeeds
             step = self.poser.step(
                 posing.Start.WARM if follow and adjacent else posing.Start.POSE,
-                time_limit=obj.reach.time_budget,
+                time_limit=self.budgeting.limit(obj.reach),
                 rebuild=rebuild,
                 hold=held,
                 keep=keep,
@@ -237,6 +286,7 @@ class LiveSession:
                 key=not (follow or keep),
             )
             self.pending = None if evaluator is not None else step
+            self.solve_seconds = step.outcome.result.elapsed
             self.inputs = inputs
             self.frame = frame
             self.solves += 1

@@ -323,14 +323,19 @@ class ReachSettings(PropertyGroup):
     active_follower: IntProperty(name="Active follower")  # type: ignore[valid-type]
     time_budget: FloatProperty(  # type: ignore[valid-type]
         name="Time budget",
-        description="Seconds a drag event may spend solving",
+        description="Seconds a drag event or live update may take",
         min=0.001,
         max=10.0,
         default=0.1,
         unit="TIME_ABSOLUTE",
     )
     adaptive: BoolProperty(  # type: ignore[valid-type]
-        name="Adaptive", description="Shrink the budget by the measured redraw time", default=True
+        name="Adaptive",
+        description=(
+            "Give the solve the budget less what the rest of an event (reading, writing, "
+            "judging the pose, the redraw) took lately"
+        ),
+        default=True,
     )
     tolerance: FloatProperty(  # type: ignore[valid-type]
         name="Tolerance",

@@ -63,10 +63,15 @@ def measure(obj: Any, setup: Setup, theta: Array, model: dict[str, float]) -> Me
     matrices = pose_matrices(obj)
     bones = obj.pose.bones
     twins = setup.twins
+    reader = setup.rig.reader
+    if reader is not None and reader.n_bones == len(bones):
+        rows: dict[str, int] = reader.rows
+    else:
+        rows = {name: k for k, name in enumerate(bones.keys())}
 
     def carrier(bone: str) -> Array:
         twin = twins.get(bone)
-        row: int = bones.find(bone if twin is None else twin[0])
+        row = rows[bone if twin is None else twin[0]]
         frame: Array = matrices[row] if twin is None else matrices[row] @ twin[1]
         return frame
 

@@ -68,6 +68,8 @@ class PoseReader:
 
     def __init__(self, obj: Any, rig: Rig) -> None:
         rows = {bone.name: k for k, bone in enumerate(obj.pose.bones)}
+        self.rows = rows
+        """Each bone's row in ``pose.bones``, by name."""
         self.n_bones = len(rows)
         self.n_dofs = rig.figure.n_dofs
         self.names = [e.name for e in rig.layout]

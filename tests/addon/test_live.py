@@ -341,3 +341,24 @@ def test_live_mode_keeps_its_problem_while_goals_move_and_builds_it_for_a_change
     assert session.poser.setup.rig is not rig
     np.testing.assert_allclose(np.array(forearm.matrix_basis), elbow, atol=1e-6)
     assert bpy.ops.reach.live(armature=obj.name, stop=True) == {"FINISHED"}
+
+
+def test_live_updates_give_the_solve_the_budget_less_the_rest_of_the_update(reach):
+    obj = four_limbs()
+    assert bpy.ops.reach.live(armature=obj.name) == {"FINISHED"}
+    session = reach.addon.live.session(obj.name)
+    budget = float(obj.reach.time_budget)
+    for offset in ((0.0, 0.0, -0.02), (0.0, 0.01, -0.03)):
+        obj.location = offset
+        bpy.context.view_layer.update()
+        bpy.context.view_layer.update()
+    overhead = session.budgeting.overhead
+    assert overhead > 0.0  # reading, writing and judging took some time
+    assert session.budgeting.limit(obj.reach) == pytest.approx(budget - overhead)
+    obj.reach.adaptive = False
+    assert session.budgeting.limit(obj.reach) == budget
+    obj.reach.adaptive = True
+    session.budgeting.overhead = 0.9 * budget  # most of an update is not the solve
+    floor = reach.addon.bridge.budget.MIN_BUDGET_SHARE * budget
+    assert session.budgeting.limit(obj.reach) == pytest.approx(floor)
+    assert bpy.ops.reach.live(armature=obj.name, stop=True) == {"FINISHED"}
