@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import kernel
-from ._checks import BoolArray, FloatArray
+from ._checks import BoolArray, FloatArray, IntArray
 from .vectors import cross, skews
 
 __all__ = ["Jacobian"]
@@ -24,13 +24,22 @@ class Jacobian:
     Args:
         moves: Whether each variable moves each effector, shape (n_v, m).
         rotation: Whether each variable is a rotation, shape (n_v,).
+        tree: When ``moves`` says that a variable moves the effectors below its segment
+            (as a figure's DOFs do): the segments' parents, each variable's segment and
+            each effector's, so that the compiled kernel sums the gradient up the tree.
     """
 
-    def __init__(self, moves: BoolArray, rotation: BoolArray) -> None:
+    def __init__(
+        self,
+        moves: BoolArray,
+        rotation: BoolArray,
+        tree: tuple[IntArray, IntArray, IntArray] | None = None,
+    ) -> None:
         self.moves = np.ascontiguousarray(moves, dtype=np.float64)
         self._rotation = rotation[:, None]
         self._all_rotations = bool(np.all(rotation))
         self._rotation_bytes = np.ascontiguousarray(rotation, dtype=np.uint8)
+        self._tree = None if tree is None else kernel.GradientTree.of(*tree, rotation)
 
     def gradient(
         self,
@@ -57,6 +66,10 @@ class Jacobian:
             pivots: Each variable's world pivot, shape (n_v, 3).
         """
         compiled = kernel.active()
+        if compiled is not None and self._tree is not None:
+            return compiled.gradient_tree(
+                self._tree, points, force, torque, coefficient, axes, pivots
+            )
         if compiled is not None:
             return compiled.gradient(
                 self.moves, self._rotation_bytes, points, force, torque, coefficient, axes, pivots

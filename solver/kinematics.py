@@ -63,6 +63,7 @@ class Kinematics:
         dof_axis: Each DOF's axis in its joint frame, shape (n_dofs, 3).
         moves: ``moves[k, j]``: DOF j moves segment k (j is in k's or an ancestor's
             joint), shape (n_segments, n_dofs).
+        dof_segment: The segment whose joint each DOF is in, shape (n_dofs,).
         segment_parent: Parent segment index, −1 for roots, shape (n_segments,).
         scaled: Whether some rest transform scales (then rotation axes are normalised).
         kernel_tree: The tree as the compiled kernel reads it (:mod:`solver.kernel`).
@@ -73,6 +74,7 @@ class Kinematics:
     dof_rotation: BoolArray
     dof_axis: FloatArray
     moves: BoolArray
+    dof_segment: IntArray
     segment_parent: IntArray
     scaled: bool
     _slot_theta: IntArray = field(repr=False)
@@ -168,6 +170,7 @@ class Kinematics:
             dof_rotation=dof_rotation,
             dof_axis=dof_axis,
             moves=moves,
+            dof_segment=dof_slot // slots,
             segment_parent=segment_parent,
             scaled=scaled,
             _slot_theta=slot_theta.ravel(),

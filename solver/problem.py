@@ -111,7 +111,12 @@ class Problem:
         self.parts = Parts.of(figure, leaves, self.effector_segments)
         """The points each effector is made of (:mod:`.parts`): a centre of mass's many."""
         moves = self.kinematics.moves[np.ix_(self.parts.segment, self.variables)]
-        self.jacobian = Jacobian(moves.T, self.kinematics.dof_rotation[self.variables])
+        tree = (
+            self.kinematics.segment_parent,
+            self.kinematics.dof_segment[self.variables],
+            self.parts.segment,
+        )
+        self.jacobian = Jacobian(moves.T, self.kinematics.dof_rotation[self.variables], tree)
         """How the variables move the effectors' parts (:mod:`.jacobian`)."""
         self._plain = all(not t.disjunctive for t in terms)
         self._goals = StackedGoals([c.goal for c in leaves])

@@ -30,6 +30,7 @@ from .._checks import BoolArray, FloatArray, IntArray
 __all__ = [
     "ABI",
     "LIBRARY_FOLDER",
+    "GradientTree",
     "Kernel",
     "Status",
     "active",
@@ -39,7 +40,7 @@ __all__ = [
     "status",
 ]
 
-ABI = 3
+ABI = 4
 """The calling convention this module speaks (``rk_abi()`` of ``reach_kernel.c``)."""
 
 LIBRARY_FOLDER = Path(__file__).resolve().parent / "lib"
@@ -90,6 +91,10 @@ class Kernel:
         gradient.restype = None
         gradient.argtypes = [_INT, _INT, *[_POINTER] * 10]
         self._gradient = gradient
+        tree = library.rk_gradient_tree
+        tree.restype = None
+        tree.argtypes = [_INT, _POINTER, _INT, _POINTER, _INT, *[_POINTER] * 10]
+        self._gradient_tree = tree
         factor = library.rk_factor
         factor.restype = None
         factor.argtypes = [_INT, _INT, _INT, *[_POINTER] * 7]
@@ -165,6 +170,55 @@ class Kernel:
         )
         return out
 
+    def gradient_tree(
+        self,
+        tree: GradientTree,
+        points: FloatArray,
+        force: FloatArray,
+        torque: FloatArray | None,
+        coefficient: FloatArray,
+        axes: FloatArray,
+        pivots: FloatArray,
+    ) -> FloatArray:
+        """:meth:`gradient` where each variable moves the parts below its segment.
+
+        The wrenches are summed up the tree (``rk_gradient_tree``), in time linear in
+        its size rather than in variables × parts.
+
+        Args:
+            tree: The segments' parents and the variables' and parts' segments.
+            points: Part points, (m, 3).
+            force: ∂G/∂r of each part, (m, 3).
+            torque: The torque on each part's axes, (m, 3), or None.
+            coefficient: Each part's weight in G_all, (m,).
+            axes: Each variable's world axis, (n_v, 3).
+            pivots: Each variable's world pivot, (n_v, 3).
+        """
+        sums = np.empty(6 * tree.n_segments)
+        out = np.empty(tree.n_variables)
+        # The converted arrays are named so that they outlive the call.
+        points, force, coefficient = _c(points), _c(force), _c(coefficient)
+        axes, pivots = _c(axes), _c(pivots)
+        torque = None if torque is None else _c(torque)
+        self._gradient_tree(
+            tree.n_segments,
+            tree.pointers[0],
+            tree.n_variables,
+            tree.pointers[1],
+            tree.n_parts,
+            tree.pointers[2],
+            _address(points),
+            _address(force),
+            None if torque is None else _address(torque),
+            _address(coefficient),
+            _address(axes),
+            _address(pivots),
+            tree.pointers[3],
+            _address(sums),
+            _address(out),
+        )
+        return out
+
     def factor(
         self,
         moves: FloatArray,
@@ -215,6 +269,44 @@ def _c(array: FloatArray) -> FloatArray:
     if array.dtype == np.float64 and array.flags.c_contiguous:
         return array
     return np.ascontiguousarray(array, dtype=np.float64)
+
+
+@dataclass(frozen=True, eq=False)
+class GradientTree:
+    """Which variables move which parts, as a tree: what ``rk_gradient_tree`` reads.
+
+    Attributes:
+        n_segments: Segments, parents before children.
+        n_variables: Variables.
+        n_parts: Parts (effector points).
+        arrays: The segments' parents, the variables' segments, the parts' segments
+            (int32) and whether each variable is a rotation (uint8).
+        pointers: The arrays' addresses.
+    """
+
+    n_segments: int
+    n_variables: int
+    n_parts: int
+    arrays: tuple[np.ndarray[Any, Any], ...]
+    pointers: tuple[int, ...]
+
+    @classmethod
+    def of(
+        cls,
+        parent: IntArray,
+        variable_segment: IntArray,
+        part_segment: IntArray,
+        rotation: BoolArray,
+    ) -> GradientTree:
+        """The kernel's copy of the arrays (contiguous, in the C types)."""
+        arrays = (
+            np.ascontiguousarray(parent, dtype=np.int32),
+            np.ascontiguousarray(variable_segment, dtype=np.int32),
+            np.ascontiguousarray(part_segment, dtype=np.int32),
+            np.ascontiguousarray(rotation, dtype=np.uint8),
+        )
+        pointers = tuple(_address(array) for array in arrays)
+        return cls(len(arrays[0]), len(arrays[1]), len(arrays[2]), arrays, pointers)
 
 
 @dataclass(frozen=True, eq=False)

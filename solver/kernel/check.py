@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._checks import FloatArray
-from . import Kernel, KernelTree
+from . import GradientTree, Kernel, KernelTree
 
 __all__ = ["self_check"]
 
@@ -126,6 +126,25 @@ def self_check(kernel: Kernel) -> str | None:
         have = kernel.gradient(moves, rotation, points, force, torque, coefficient, axes, pivots)
         if have.shape != want.shape or not np.all(np.abs(have - want) <= TOLERANCE):
             return "its gradient differs from numpy's"
+    # The same through the tree: DOF j moves the parts below its segment.
+    parent, count = _TREE.arrays[0], _TREE.arrays[2]
+    dof_segment = np.repeat(np.arange(_TREE.n_segments), count)
+    part_segment = np.array([2, 4, 1, 3])
+    below = np.zeros((_TREE.n_dofs, 4))
+    for j, segment in enumerate(dof_segment):
+        for e, k in enumerate(part_segment):
+            while k >= 0 and k != segment:
+                k = parent[k]
+            below[j, e] = float(k == segment)
+    tree = GradientTree.of(parent, dof_segment, part_segment, rotation.astype(bool))
+    parts = world[part_segment, :3, 3]
+    weights = np.array([0.5, 2.0, 1.0, 0.7])
+    for torque in (world[[4, 1, 2, 3], :3, 1], None):
+        moment = np.zeros((4, 3)) if torque is None else torque
+        want = _numpy_gradient(below, rotation, parts, parts - 0.3, moment, weights, axes, pivots)
+        have = kernel.gradient_tree(tree, parts, parts - 0.3, torque, weights, axes, pivots)
+        if have.shape != want.shape or not np.all(np.abs(have - want) <= TOLERANCE):
+            return "its gradient over the tree differs from numpy's"
     vectors = np.concatenate([points, force, world[[4, 1, 2], :3, 1]])
     weights = np.array([[1.0, 0.5, 2.0], [0.3, 0.0, 1.5], [0.7, 1.0, 0.2]])
     for blocks in (1, 3):

@@ -15,7 +15,7 @@
 #endif
 
 /* The calling convention's version: the loader refuses a library of another. */
-#define RK_ABI 3
+#define RK_ABI 4
 
 RK_EXPORT int32_t rk_abi(void) { return RK_ABI; }
 
@@ -187,5 +187,59 @@ RK_EXPORT void rk_factor(int32_t n, int32_t m, int32_t blocks, const double *vec
             c[1] = scale * (u[2] * d[0] - u[0] * d[2]);
             c[2] = scale * (u[0] * d[1] - u[1] * d[0]);
         }
+    }
+}
+
+/* Jacobian.gradient over a tree, in time linear in its size.
+ *
+ * Variable j moves part e exactly when j's segment is e's segment or one of its
+ * ancestors, so the wrench a variable feels is the sum over its segment's subtree:
+ * every part's wrench is added to its segment, then each segment's sum to its parent's,
+ * children first (segments come after their parents). The rest is rk_gradient's.
+ * sums is scratch of 6·n_segments doubles.
+ */
+RK_EXPORT void rk_gradient_tree(int32_t n_segments, const int32_t *parent, int32_t n,
+                                const int32_t *variable_segment, int32_t m,
+                                const int32_t *part_segment, const double *points,
+                                const double *force, const double *torque,
+                                const double *coefficient, const double *axes,
+                                const double *pivots, const uint8_t *rotation, double *sums,
+                                double *out) {
+    for (int64_t i = 0; i < 6 * (int64_t)n_segments; ++i) {
+        sums[i] = 0.0;
+    }
+    for (int32_t e = 0; e < m; ++e) {
+        const double *r = points + 3 * e, *f = force + 3 * e;
+        double w[6] = {r[1] * f[2] - r[2] * f[1], r[2] * f[0] - r[0] * f[2],
+                       r[0] * f[1] - r[1] * f[0], f[0], f[1], f[2]};
+        if (torque != 0) {
+            w[0] += torque[3 * e];
+            w[1] += torque[3 * e + 1];
+            w[2] += torque[3 * e + 2];
+        }
+        double *s = sums + 6 * (int64_t)part_segment[e];
+        for (int i = 0; i < 6; ++i) {
+            s[i] += coefficient[e] * w[i];
+        }
+    }
+    for (int32_t k = n_segments - 1; k >= 0; --k) {
+        if (parent[k] >= 0) {
+            double *above = sums + 6 * (int64_t)parent[k];
+            const double *own = sums + 6 * (int64_t)k;
+            for (int i = 0; i < 6; ++i) {
+                above[i] += own[i];
+            }
+        }
+    }
+    for (int32_t j = 0; j < n; ++j) {
+        const double *total = sums + 6 * (int64_t)variable_segment[j];
+        const double *u = axes + 3 * j, *q = pivots + 3 * j;
+        double load[3] = {total[3], total[4], total[5]};
+        if (rotation[j]) {
+            load[0] = total[0] - (q[1] * total[5] - q[2] * total[4]);
+            load[1] = total[1] - (q[2] * total[3] - q[0] * total[5]);
+            load[2] = total[2] - (q[0] * total[4] - q[1] * total[3]);
+        }
+        out[j] = u[0] * load[0] + u[1] * load[1] + u[2] * load[2];
     }
 }

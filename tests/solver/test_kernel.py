@@ -152,6 +152,19 @@ def test_a_kernel_with_a_wrong_factor_is_not_used(
     assert kernel.status().text.endswith("its Gauss–Newton factor differs from numpy's)")
 
 
+def test_a_kernel_with_a_wrong_tree_gradient_is_not_used(
+    monkeypatch: pytest.MonkeyPatch, fresh_state: None
+) -> None:
+    real = kernel.Kernel.gradient_tree
+
+    def halved(self: kernel.Kernel, *arguments):  # type: ignore[no-untyped-def]
+        return 0.5 * real(self, *arguments)
+
+    monkeypatch.setattr(kernel.Kernel, "gradient_tree", halved)
+    assert kernel.active() is None
+    assert kernel.status().text.endswith("its gradient over the tree differs from numpy's)")
+
+
 def test_switched_off_the_solver_runs_numpy() -> None:
     with kernel.enabled(False):
         assert kernel.active() is None
