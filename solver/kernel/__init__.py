@@ -271,8 +271,32 @@ def _c(array: FloatArray) -> FloatArray:
     return np.ascontiguousarray(array, dtype=np.float64)
 
 
+Pointers = tuple[int, ...]
+"""Arrays' addresses, in the order a kernel function takes them."""
+
+
 @dataclass(frozen=True, eq=False)
-class GradientTree:
+class _Arrays:
+    """Arrays the kernel reads, kept alive with their addresses.
+
+    Attributes:
+        arrays: The arrays, contiguous, in the C types.
+        pointers: Their addresses, in order.
+    """
+
+    arrays: tuple[np.ndarray[Any, Any], ...]
+    pointers: Pointers
+
+    @staticmethod
+    def held(
+        *arrays: np.ndarray[Any, Any],
+    ) -> tuple[tuple[np.ndarray[Any, Any], ...], tuple[int, ...]]:
+        """The arrays and their addresses."""
+        return arrays, tuple(_address(array) for array in arrays)
+
+
+@dataclass(frozen=True, eq=False)
+class GradientTree(_Arrays):
     """Which variables move which parts, as a tree: what ``rk_gradient_tree`` reads.
 
     Attributes:
@@ -281,14 +305,11 @@ class GradientTree:
         n_parts: Parts (effector points).
         arrays: The segments' parents, the variables' segments, the parts' segments
             (int32) and whether each variable is a rotation (uint8).
-        pointers: The arrays' addresses.
     """
 
-    n_segments: int
-    n_variables: int
-    n_parts: int
-    arrays: tuple[np.ndarray[Any, Any], ...]
-    pointers: tuple[int, ...]
+    n_segments: int = 0
+    n_variables: int = 0
+    n_parts: int = 0
 
     @classmethod
     def of(
@@ -299,19 +320,18 @@ class GradientTree:
         rotation: BoolArray,
     ) -> GradientTree:
         """The kernel's copy of the arrays (contiguous, in the C types)."""
-        arrays = (
+        arrays, pointers = cls.held(
             np.ascontiguousarray(parent, dtype=np.int32),
             np.ascontiguousarray(variable_segment, dtype=np.int32),
             np.ascontiguousarray(part_segment, dtype=np.int32),
             np.ascontiguousarray(rotation, dtype=np.uint8),
         )
-        pointers = tuple(_address(array) for array in arrays)
-        return cls(len(arrays[0]), len(arrays[1]), len(arrays[2]), arrays, pointers)
+        return cls(arrays, pointers, len(arrays[0]), len(arrays[1]), len(arrays[2]))
 
 
 @dataclass(frozen=True, eq=False)
-class KernelTree:
-    """A kinematic tree as the kernel reads it; the arrays are kept alive with it.
+class KernelTree(_Arrays):
+    """A kinematic tree as the kernel reads it (``rk_frames``).
 
     Attributes:
         n_segments: Segments, parents before children.
@@ -319,14 +339,11 @@ class KernelTree:
         normalise: 1 when rotation axes must be scaled to unit length (a rest scales).
         arrays: parent, first DOF, DOF count (int32), rest matrices (n_segments, 16),
             rotation flags (uint8) and DOF axes (n_dofs, 3).
-        pointers: The arrays' addresses, in ``rk_frames``'s order.
     """
 
-    n_segments: int
-    n_dofs: int
-    normalise: int
-    arrays: tuple[np.ndarray[Any, Any], ...]
-    pointers: tuple[int, ...]
+    n_segments: int = 0
+    n_dofs: int = 0
+    normalise: int = 0
 
     @classmethod
     def of(
@@ -340,7 +357,7 @@ class KernelTree:
         scaled: bool,
     ) -> KernelTree:
         """The kernel's copy of a tree's arrays (contiguous, in the C types)."""
-        arrays = (
+        arrays, pointers = cls.held(
             np.ascontiguousarray(parent, dtype=np.int32),
             np.ascontiguousarray(first_dof, dtype=np.int32),
             np.ascontiguousarray(count, dtype=np.int32),
@@ -348,8 +365,7 @@ class KernelTree:
             np.ascontiguousarray(rotation, dtype=np.uint8),
             np.ascontiguousarray(axis, dtype=np.float64).reshape(-1, 3),
         )
-        pointers = tuple(_address(array) for array in arrays)
-        return cls(len(arrays[0]), len(arrays[4]), int(scaled), arrays, pointers)
+        return cls(arrays, pointers, len(arrays[0]), len(arrays[4]), int(scaled))
 
 
 @dataclass(frozen=True)

@@ -96,6 +96,18 @@ RK_EXPORT void rk_frames(int32_t n_segments, const int32_t *parent, const int32_
     }
 }
 
+/* A variable's derivative from the wrench its segment's subtree feels: u · (M − q × F)
+ * for a rotation about u through q, u · F for a translation along u. */
+static double derivative(const double *total, const double *u, const double *q, int rotation) {
+    double load[3] = {total[3], total[4], total[5]};
+    if (rotation) {
+        load[0] = total[0] - (q[1] * total[5] - q[2] * total[4]);
+        load[1] = total[1] - (q[2] * total[3] - q[0] * total[5]);
+        load[2] = total[2] - (q[0] * total[4] - q[1] * total[3]);
+    }
+    return u[0] * load[0] + u[1] * load[1] + u[2] * load[2];
+}
+
 /* Jacobian.gradient: Jᵀ of the effectors' weighted wrenches, one derivative a variable.
  *
  * Effector e's wrench is coefficient[e] · (r_e × f_e + τ_e, f_e) (τ absent when torque is
@@ -135,14 +147,7 @@ RK_EXPORT void rk_gradient(int32_t n, int32_t m, const double *moves, const doub
                 }
             }
         }
-        const double *u = axes + 3 * j, *q = pivots + 3 * j;
-        double load[3] = {total[3], total[4], total[5]};
-        if (rotation[j]) {
-            load[0] = total[0] - (q[1] * total[5] - q[2] * total[4]);
-            load[1] = total[1] - (q[2] * total[3] - q[0] * total[5]);
-            load[2] = total[2] - (q[0] * total[4] - q[1] * total[3]);
-        }
-        out[j] = u[0] * load[0] + u[1] * load[1] + u[2] * load[2];
+        out[j] = derivative(total, axes + 3 * j, pivots + 3 * j, rotation[j]);
     }
 }
 
@@ -233,13 +238,6 @@ RK_EXPORT void rk_gradient_tree(int32_t n_segments, const int32_t *parent, int32
     }
     for (int32_t j = 0; j < n; ++j) {
         const double *total = sums + 6 * (int64_t)variable_segment[j];
-        const double *u = axes + 3 * j, *q = pivots + 3 * j;
-        double load[3] = {total[3], total[4], total[5]};
-        if (rotation[j]) {
-            load[0] = total[0] - (q[1] * total[5] - q[2] * total[4]);
-            load[1] = total[1] - (q[2] * total[3] - q[0] * total[5]);
-            load[2] = total[2] - (q[0] * total[4] - q[1] * total[3]);
-        }
-        out[j] = u[0] * load[0] + u[1] * load[1] + u[2] * load[2];
+        out[j] = derivative(total, axes + 3 * j, pivots + 3 * j, rotation[j]);
     }
 }
