@@ -4,10 +4,10 @@ Run from the repository root (after ``python tools/build_kernel.py``)::
 
     .venv/bin/python -m bench.solver.kernel [--quick] [--events N] [--seed S]
 
-On the scaled chain and tree of ``bench.solver.scale`` (10 to 600 DOFs, 1 and 5 position
-goals), each path in turn in the same process: the median time of one
-``problem.evaluate`` (G and ∇G, cycling through 4 random poses) and of one warm
-drag event (``bench.solver.scale_drag``: ``restarts=0``, the add-on's budget and
+On the scaled chain and tree of ``bench.solver.scale`` (10 to 600 DOFs, 1, 5 and 20
+position goals where the figure holds them), each path in turn in the same process: the
+median time of one ``problem.evaluate`` (G and ∇G, cycling through 4 random poses) and of
+one warm drag event (``bench.solver.scale_drag``: ``restarts=0``, the add-on's budget and
 tolerance, each event from the last one's pose). Then every case of the full problem bank:
 G, ∇G, the Gauss–Newton factor and the effectors' Jacobians at the case's start and at
 another pose on both paths (largest difference, relative to the case's weights × its
@@ -35,7 +35,7 @@ import solver
 from bench import machine
 from bench.harness import BenchmarkParser, Count, shown, table, write_results
 from bench.solver.scale_drag import drag
-from bench.solver.scale_figures import build, choose_sites, make_problem
+from bench.solver.scale_figures import build, choose_sites, make_problem, skip_reason
 from bench.solver.timing import evaluate_times
 from solver import kernel, solve
 from tests.fixtures.bank import bank
@@ -44,7 +44,7 @@ from tests.fixtures.models import random_feasible_pose
 
 DOF_COUNTS = (10, 20, 50, 100, 200, 400, 600)
 QUICK_DOF_COUNTS = (20, 100, 600)
-CONSTRAINTS = (1, 5)
+CONSTRAINTS = (1, 5, 20)
 PATHS = {"kernel": True, "numpy": False}
 
 
@@ -120,7 +120,7 @@ def plot(rows: list[dict[str, Any]], path: Any) -> None:
     kinds = sorted({row["figure"] for row in rows})
     figure, axes = plt.subplots(1, len(kinds), figsize=(13, 4.5), squeeze=False)
     for ax, kind in zip(axes[0], kinds, strict=True):
-        for constraints, style in zip(CONSTRAINTS, ("-", "--"), strict=True):
+        for constraints, style in zip(CONSTRAINTS, ("-", "--", ":"), strict=True):
             chosen = [r for r in rows if r["figure"] == kind and r["constraints"] == constraints]
             if not chosen:
                 continue
@@ -212,9 +212,7 @@ def main() -> None:
     for kind in ("chain", "tree"):
         for n_dofs in QUICK_DOF_COUNTS if args.quick else DOF_COUNTS:
             for constraints in CONSTRAINTS:
-                if kind == "chain" and 3 * constraints > n_dofs:
-                    continue
-                if kind == "tree" and constraints > 1 and n_dofs < 50:
+                if skip_reason(build(kind, n_dofs), n_dofs, constraints) is not None:
                     continue
                 row = size_case(kind, n_dofs, constraints, args.events, args.seed)
                 sizes.append(row)

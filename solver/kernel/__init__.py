@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -259,9 +259,16 @@ class Kernel:
 
 
 def _address(array: np.ndarray[Any, Any]) -> int:
-    """The address of an array's first element (cheaper than ``array.ctypes.data``)."""
-    address: int = array.__array_interface__["data"][0]
-    return address
+    """The address of a contiguous array's first element.
+
+    Through its writable buffer, a third of ``array.ctypes.data``'s cost; a read-only or
+    empty array through its array interface.
+    """
+    try:
+        return ctypes.addressof(ctypes.c_char.from_buffer(cast(Any, array)))
+    except (TypeError, ValueError, BufferError):
+        address: int = array.__array_interface__["data"][0]
+        return address
 
 
 def _c(array: FloatArray) -> FloatArray:
