@@ -125,14 +125,14 @@ def plot(rows: list[dict[str, Any]], path: Any) -> None:
             if not chosen:
                 continue
             dofs = [r["n_dofs"] for r in chosen]
-            for path, colour in (("numpy", "C0"), ("kernel", "C1")):
+            for route, colour in (("numpy", "C0"), ("kernel", "C1")):
                 ax.plot(
                     dofs,
-                    [r[f"{path}_event_ms"] for r in chosen],
+                    [r[f"{route}_event_ms"] for r in chosen],
                     style,
                     color=colour,
                     marker="o",
-                    label=f"{path}, {constraints} goal{'s' * (constraints > 1)}",
+                    label=f"{route}, {constraints} goal{'s' * (constraints > 1)}",
                 )
         ax.set_xscale("log")
         ax.set_yscale("log")
