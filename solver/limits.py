@@ -77,16 +77,27 @@ class LinearLimits:
             norm = float(np.linalg.norm(row))
             eq_rows.append(row / norm)
             eq_offsets.append(equality.rhs / norm)
-        return cls(
+        a_in = np.zeros((len(inequalities), n))
+        terms = [(k, j, c) for k, row in enumerate(inequalities) for j, c in row.terms]
+        rows = np.array([k for k, _, _ in terms], np.intp)
+        columns = np.array([j for _, j, _ in terms], np.intp)
+        values = np.array([c for _, _, c in terms], np.float64)
+        a_in[rows, columns] = values  # scattered: most rows are bounds, one nonzero each
+        limits = cls(
             a_eq=np.array(eq_rows, dtype=np.float64).reshape(len(eq_rows), n),
             b_eq=np.array(eq_offsets, dtype=np.float64),
             eq_labels=tuple(e.label for e in equalities),
-            a_in=np.array([r.dense(n) for r in inequalities], dtype=np.float64).reshape(
-                len(inequalities), n
-            ),
+            a_in=a_in,
             b_in=np.array([r.rhs for r in inequalities], dtype=np.float64),
             in_labels=tuple(r.label for r in inequalities),
         )
+        nonzero = values != 0.0
+        limits._know_rows(rows[nonzero], columns[nonzero], values[nonzero])
+        return limits
+
+    def _know_rows(self, rows: IntArray, columns: IntArray, values: FloatArray) -> None:
+        """Give :attr:`rows_in` from ``a_in``'s nonzeros, known already (no pass over it)."""
+        self.__dict__["rows_in"] = LimitRows.of_nonzeros(self.a_in, rows, columns, values)
 
     def touching(self, dofs: BoolArray) -> LinearLimits:
         """The rows with a nonzero coefficient on some DOF of ``dofs`` (a mask, (n,)).
@@ -95,8 +106,11 @@ class LinearLimits:
         ``dofs`` can neither break nor mend them.
         """
         eq = np.flatnonzero(np.any(self.a_eq[:, dofs] != 0.0, axis=1))
-        ineq = np.flatnonzero(np.any(self.a_in[:, dofs] != 0.0, axis=1))
-        return LinearLimits(
+        rows, columns, values = self.rows_in.nonzeros()
+        touches = np.zeros(len(self.b_in), dtype=bool)
+        touches[rows[dofs[columns]]] = True
+        ineq = np.flatnonzero(touches)
+        limits = LinearLimits(
             a_eq=self.a_eq[eq],
             b_eq=self.b_eq[eq],
             eq_labels=tuple(self.eq_labels[k] for k in eq),
@@ -104,6 +118,11 @@ class LinearLimits:
             b_in=self.b_in[ineq],
             in_labels=tuple(self.in_labels[k] for k in ineq),
         )
+        position = np.full(len(self.b_in), -1, np.intp)
+        position[ineq] = np.arange(ineq.size)
+        kept = touches[rows]
+        limits._know_rows(position[rows[kept]], columns[kept], values[kept])
+        return limits
 
     def violations(self, theta: FloatArray) -> tuple[FloatArray, FloatArray]:
         """Per-row violations (≥ 0) of the equalities and inequalities at ``theta``."""

@@ -46,6 +46,31 @@ class LimitRows:
                 self._rows, self._columns = rows, columns
                 self._values = dense[rows, columns]
 
+    @classmethod
+    def of_nonzeros(
+        cls, dense: FloatArray, rows: IntArray, columns: IntArray, values: FloatArray
+    ) -> LimitRows:
+        """A's rows where its nonzeros are known already (no pass over A to find them).
+
+        Args:
+            dense: A, shape (m, n); not to be changed afterwards.
+            rows: The row of each nonzero.
+            columns: Its column.
+            values: Its value.
+        """
+        limit = cls(dense, sparse=False)
+        if dense.size >= _SPARSE_SIZE and rows.size <= _SPARSE_SHARE * dense.size:
+            limit.sparse = True
+            limit._rows, limit._columns, limit._values = rows, columns, values
+        return limit
+
+    def nonzeros(self) -> tuple[IntArray, IntArray, FloatArray]:
+        """A's nonzero entries: their rows, columns and values."""
+        if self.sparse:
+            return self._rows, self._columns, self._values
+        rows, columns = np.nonzero(self.dense)
+        return rows, columns, self.dense[rows, columns]
+
     def __matmul__(self, vector: FloatArray) -> FloatArray:
         """A v, shape (m,)."""
         if not self.sparse:

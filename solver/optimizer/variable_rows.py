@@ -27,7 +27,7 @@ class VariableRows:
     a_in: FloatArray
     in_rows: IntArray
     norms: FloatArray
-    fixed_in: FloatArray
+    fixed_in: LimitRows
     a_eq: FloatArray
     lower: FloatArray
     upper: FloatArray
@@ -35,32 +35,55 @@ class VariableRows:
 
     @classmethod
     def of(cls, figure: Figure, variables: IntArray) -> VariableRows:
-        """The rows of ``figure``'s limits over ``variables``, as a solve's space needs."""
+        """The rows of ``figure``'s limits over ``variables``, as a solve's space needs.
+
+        Built from the limits' nonzeros (most rows are bounds, one nonzero each), so a
+        figure of thousands of DOFs costs its rows, not rows × DOFs.
+        """
         dofs = figure.dofs
         scale = np.array([dofs[j].scale for j in variables], dtype=np.float64)
-        mask = np.ones(figure.n_dofs, dtype=bool)
+        n = figure.n_dofs
+        mask = np.ones(n, dtype=bool)
         mask[variables] = False
         fixed = np.flatnonzero(mask)
         limits = figure.limits
-        a_in = limits.a_in[:, variables] * scale
-        norms = np.linalg.norm(a_in, axis=1)
+        m = limits.a_in.shape[0]
+        rows, columns, values = limits.rows_in.nonzeros()
+        column = np.full(n, -1, np.intp)
+        column[variables] = np.arange(variables.size)
+        moving = column[columns] >= 0
+        scaled = values[moving] * scale[column[columns[moving]]]
+        norms = np.sqrt(np.bincount(rows[moving], weights=scaled * scaled, minlength=m))
         keep = norms > 1e-12
         in_rows = np.flatnonzero(keep)
+        row = np.full(m, -1, np.intp)
+        row[in_rows] = np.arange(in_rows.size)
+        kept = keep[rows[moving]]
+        unit_rows = row[rows[moving][kept]]
+        unit_columns = column[columns[moving][kept]]
+        unit_values = scaled[kept] / norms[rows[moving][kept]]
+        unit = np.zeros((in_rows.size, variables.size))
+        unit[unit_rows, unit_columns] = unit_values
+        held = np.full(n, -1, np.intp)
+        held[fixed] = np.arange(fixed.size)
+        still = (held[columns] >= 0) & keep[rows]
+        fixed_rows, fixed_columns = row[rows[still]], held[columns[still]]
+        fixed_in = np.zeros((in_rows.size, fixed.size))
+        fixed_in[fixed_rows, fixed_columns] = values[still]
         a_eq = limits.a_eq[:, variables] * scale
         if a_eq.shape[0]:
             _, singular, vt = np.linalg.svd(a_eq, full_matrices=False)
             rank = int(np.sum(singular > 1e-10 * max(float(singular.max(initial=0.0)), 1e-300)))
             a_eq = vt[:rank]
-        unit = a_in[keep] / norms[keep, None]
         return cls(
             scale=scale,
             fixed=fixed,
             a_in=unit,
             in_rows=in_rows,
             norms=norms[keep],
-            fixed_in=limits.a_in[np.ix_(in_rows, fixed)],
+            fixed_in=LimitRows.of_nonzeros(fixed_in, fixed_rows, fixed_columns, values[still]),
             a_eq=a_eq,
             lower=figure.lower[variables] / scale,
             upper=figure.upper[variables] / scale,
-            rows_in=LimitRows(unit),
+            rows_in=LimitRows.of_nonzeros(unit, unit_rows, unit_columns, unit_values),
         )

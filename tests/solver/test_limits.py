@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from solver import Dof, Figure, LinearLimits
-from solver.limits import polygon_rows
+from solver.limits import SparseRow, polygon_rows
 
 
 def _random_convex_polygon(rng: np.random.Generator, m: int) -> np.ndarray:
@@ -315,3 +315,24 @@ def test_clamp_to_limits_leaves_a_group_no_pose_can_keep_as_it_was() -> None:
     fig.add_linear_equality({("a", 0): 1.0, ("b", 0): -1.0})  # a.x = b.x: no pose
     theta = np.array([0.7, 0.3, -0.7])
     np.testing.assert_array_equal(clamp_to_limits(theta, fig.limits, fig.lower, fig.upper), theta)
+
+
+def test_the_rows_known_from_the_limits_terms_are_the_dense_rows() -> None:
+    # The inequality rows' products go by the nonzeros the limits were made of, before
+    # and after keeping the rows that touch some DOFs; they are the dense products.
+    rng = np.random.default_rng(12)
+    n = 400
+    rows = [SparseRow(((j, 1.0),), -1.0, f"{j} ≥ -1") for j in range(n)]
+    rows += [SparseRow(((j, -1.0),), -1.0, f"{j} ≤ 1") for j in range(n)]
+    rows += [SparseRow(((j, 0.6), (j + 1, -0.8)), -0.5, f"edge {j}") for j in range(0, n - 1, 3)]
+    limits = LinearLimits.from_rows(n, rows, [])
+    assert limits.rows_in.sparse
+    theta = rng.normal(size=n)
+    np.testing.assert_allclose(limits.rows_in @ theta, limits.a_in @ theta, rtol=1e-15)
+    chosen = np.zeros(n, dtype=bool)
+    chosen[rng.choice(n, 50, replace=False)] = True
+    touching = limits.touching(chosen)
+    dense = np.flatnonzero(np.any(limits.a_in[:, chosen] != 0.0, axis=1))
+    assert touching.in_labels == tuple(limits.in_labels[k] for k in dense)
+    np.testing.assert_array_equal(touching.a_in, limits.a_in[dense])
+    np.testing.assert_allclose(touching.rows_in @ theta, touching.a_in @ theta, rtol=1e-15)

@@ -83,3 +83,39 @@ def test_rows_in_are_the_inequality_rows() -> None:
     phi = np.array([0.3, -0.7])
     np.testing.assert_allclose(space.rows_in @ phi, space.a_in @ phi)
     np.testing.assert_array_equal(space.rows_in.dense, space.a_in)
+
+
+def test_rows_from_the_nonzeros_are_the_dense_rows() -> None:
+    # A chain long enough for the sparse products, with polygons, rigid and locked DOFs
+    # and DOFs outside the chain: the rows over the variables, made from the limits'
+    # nonzeros, are those of the dense matrices, and so is the start's right-hand side.
+    rng = np.random.default_rng(4)
+    fig = Figure()
+    parent = None
+    for k in range(120):
+        fig.add_segment(
+            f"s{k}",
+            parent,
+            dofs=[
+                Dof.rotation("x", lower=-1.0, upper=1.0, rigidity=float(rng.uniform(0, 0.9))),
+                Dof.rotation("y", lower=-0.5, upper=0.5, rigidity=1.0 if k % 7 == 0 else 0.0),
+                Dof.rotation("z", lower=-0.8, upper=0.6),
+            ],
+        )
+        if k % 5 == 0:
+            fig.add_polygon_limit(f"s{k}", (0, 2), [(-0.5, -0.5), (0.6, -0.4), (0.1, 0.5)])
+        parent = f"s{k}"
+    problem = Problem(fig, [Constraint(Effector("s80"), goals.Position((0.0, 1.0, 0.0)))])
+    theta0 = np.clip(rng.normal(scale=0.1, size=fig.n_dofs), fig.lower, fig.upper)
+    space = ReducedSpace.build(problem, theta0)
+    variables = problem.variables
+    scale = np.array([fig.dofs[j].scale for j in variables])
+    dense = fig.limits.a_in[:, variables] * scale
+    norms = np.linalg.norm(dense, axis=1)
+    keep = norms > 1e-12
+    assert space.rows_in.sparse  # the products go by the nonzeros
+    np.testing.assert_array_equal(space.in_rows, np.flatnonzero(keep))
+    np.testing.assert_allclose(space.a_in, dense[keep] / norms[keep, None], rtol=1e-15)
+    fixed = np.setdiff1d(np.arange(fig.n_dofs), variables)
+    b_in = fig.limits.b_in[keep] - fig.limits.a_in[np.ix_(keep, fixed)] @ theta0[fixed]
+    np.testing.assert_allclose(space.b_in, b_in / norms[keep], rtol=1e-14, atol=1e-15)
