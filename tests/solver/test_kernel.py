@@ -276,3 +276,40 @@ def test_strided_and_converted_inputs_give_numpys_answers() -> None:
             moves, rotation, points, force, vectors[m : 2 * m], coefficient, axes, pivots
         )
         np.testing.assert_allclose(have, want_gradient, rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("tag", "header"),
+    [
+        ("linux-x64", "elf x86-64"),
+        ("windows-x64", "pe x86-64"),
+        ("windows-arm64", "pe arm64"),
+        ("macos-x64", "mach-o x86-64"),
+        ("macos-arm64", "mach-o arm64 signed"),
+    ],
+)
+def test_each_platforms_library_is_built_for_that_platform(tag: str, header: str) -> None:
+    # The machine code each library's header declares; Apple Silicon loads only signed
+    # code, so its library must carry a code signature (an ad-hoc one).
+    path = kernel.LIBRARY_FOLDER / kernel.library_name(tag)
+    assert path.is_file(), f"{path} is missing: build it with python tools/build_kernel.py"
+    data = path.read_bytes()
+    if data[:4] == b"\x7fELF":
+        machine = int.from_bytes(data[18:20], "little")
+        found = "elf " + {0x3E: "x86-64", 0xB7: "arm64"}.get(machine, hex(machine))
+    elif data[:2] == b"MZ":
+        pe = int.from_bytes(data[0x3C:0x40], "little")
+        assert data[pe : pe + 4] == b"PE\0\0"
+        machine = int.from_bytes(data[pe + 4 : pe + 6], "little")
+        found = "pe " + {0x8664: "x86-64", 0xAA64: "arm64"}.get(machine, hex(machine))
+    else:
+        assert int.from_bytes(data[:4], "little") == 0xFEEDFACF  # 64-bit Mach-O
+        cpu = int.from_bytes(data[4:8], "little")
+        found = "mach-o " + {0x01000007: "x86-64", 0x0100000C: "arm64"}.get(cpu, hex(cpu))
+        commands, offset, kinds = int.from_bytes(data[16:20], "little"), 32, []
+        for _ in range(commands):
+            kinds.append(int.from_bytes(data[offset : offset + 4], "little"))
+            offset += int.from_bytes(data[offset + 4 : offset + 8], "little")
+        if 0x1D in kinds:  # LC_CODE_SIGNATURE
+            found += " signed"
+    assert found == header
