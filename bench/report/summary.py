@@ -5,7 +5,8 @@ Run from the repository root after the benchmarks::
     .venv/bin/python -m bench.report.summary [--results DIR]
 
 Reads ``blender.json`` (Reach against Blender's Standard IK on the Rigify metarig),
-``solver.json`` (Reach against scipy) and ``bank.json`` (the problem bank), and, for the
+``solver.json`` (Reach against scipy), ``bank.json`` (the problem bank), ``kernel.json``,
+``bake.json`` and ``large_rig.json`` (the speed targets), and, for the
 headline numbers below the table, ``scale.json``, ``papers.json``, ``bake.json`` and
 ``methods.json`` and ``methods_blender.json`` (every solver method; the latter
 through the add-on in Blender); a missing file leaves its rows "not
@@ -44,6 +45,7 @@ from typing import Any
 from bench.harness import results_folder, shown
 from bench.report.summary_robustness import bank_targets, drag_targets, mixed_rows
 from bench.report.summary_rows import Row, missing
+from bench.report.summary_speed import speed_rows
 
 PEER = "standard_500"
 PEER_NAME = "Standard IK 500 it."
@@ -336,12 +338,15 @@ def main() -> None:
             "bake",
             "methods",
             "methods_blender",
+            "kernel",
+            "large_rig",
         )
     }
     table = (
         rows(data["blender"], data["solver"], data["scale"])
         + mixed_rows(data["mixed"])
         + bank_targets(data["bank"])
+        + speed_rows(data["kernel"], data["bake"], data["large_rig"])
     )
     notes = (
         headlines(data["scale"], data["papers"], data["solver"])

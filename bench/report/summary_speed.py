@@ -1,0 +1,101 @@
+"""The speed targets' rows of ``summary.md``: the compiled kernel, the bake and large rigs."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bench.report.summary_rows import Row, missing
+
+__all__ = ["speed_rows"]
+
+
+def speed_rows(
+    kernel: dict[str, Any] | None,
+    bake: dict[str, Any] | None,
+    large_rig: dict[str, Any] | None,
+) -> list[Row]:
+    """Rows from ``kernel.json``, ``bake.json`` and ``large_rig.json``."""
+    return [*_kernel_rows(kernel), *_bake_rows(bake), *_large_rig_rows(large_rig)]
+
+
+def _kernel_rows(kernel: dict[str, Any] | None) -> list[Row]:
+    agree = "compiled kernel and numpy agree on the whole bank (outcome, G; evaluations ≤1e-12)"
+    chain = "600-DOF chain, 20 goals: warm drag event ≤10 ms (compiled kernel)"
+    if kernel is None:
+        return [missing(agree, "not measured"), missing(chain, "not measured")]
+    bank = kernel["bank"]
+    alike = bank["same_outcome"] == bank["same_g"] == bank["cases"]
+    difference = bank["largest_evaluation_difference"]
+    rows = [
+        Row(
+            agree,
+            f"{bank['same_outcome']}/{bank['cases']} outcomes, {bank['same_g']}/{bank['cases']} G",
+            f"largest difference {difference:.1e}",
+            "",
+            alike and difference <= 1e-12,
+        )
+    ]
+    sizes = [
+        s
+        for s in kernel["sizes"]
+        if (s["figure"], s["n_dofs"], s["constraints"]) == ("chain", 600, 20)
+    ]
+    if not sizes:
+        return [*rows, missing(chain, "not measured")]
+    size = sizes[0]
+    rows.append(
+        Row(
+            chain,
+            f"{size['kernel_event_ms']:.1f} ms",
+            f"numpy {size['numpy_event_ms']:.1f} ms",
+            f"{size['kernel_event_ms'] / 10.0:.2f}× the target",
+            size["kernel_event_ms"] <= 10.0,
+        )
+    )
+    return rows
+
+
+def _bake_rows(bake: dict[str, Any] | None) -> list[Row]:
+    rate = "bake, 250 frames, 4 constraints: ≥1,000 frames/s"
+    unmet = "bake with a goal out of reach: a frame ≤3× a met frame"
+    if bake is None:
+        return [missing(rate, "not measured"), missing(unmet, "not measured")]
+    met, out = bake["reach_bake"], bake["reach_bake_out_of_reach"]
+    blender = bake["blender_standard_ik"]
+    ratio = out["ms_per_frame"] / met["ms_per_frame"]
+    return [
+        Row(
+            rate,
+            f"{met['frames_per_second']:.0f} frames/s",
+            f"Standard IK {blender['frames_per_second']:.0f} frames/s (evaluation)",
+            f"{1000.0 / met['frames_per_second']:.2f}× the target's time",
+            met["frames_per_second"] >= 1000.0,
+        ),
+        Row(
+            unmet,
+            f"{out['ms_per_frame']:.1f} ms",
+            f"met {met['ms_per_frame']:.1f} ms",
+            f"{ratio:.2f}× (≤ 3×)",
+            ratio <= 3.0,
+        ),
+    ]
+
+
+def _large_rig_rows(large_rig: dict[str, Any] | None) -> list[Row]:
+    target = "2,000 bones, 200 constraints: every {} ≤1.5× the time budget"
+    names = {"drag": "drag event", "live": "live update"}
+    if large_rig is None:
+        return [missing(target.format(name), "not measured") for name in names.values()]
+    rows = []
+    for key, name in names.items():
+        run = large_rig["sessions"][key]
+        rows.append(
+            Row(
+                target.format(name),
+                f"{run['median_ms']:.0f} ms median, {run['max_over_budget']:.2f}× at most",
+                f"budget {run['median_budget_ms']:.0f} ms",
+                f"{run['median_over_budget']:.2f}× (≤ 1.5×)",
+                run["max_over_budget"] <= 1.5,
+            )
+        )
+    return rows
