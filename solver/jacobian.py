@@ -26,7 +26,8 @@ class Jacobian:
         rotation: Whether each variable is a rotation, shape (n_v,).
         tree: When ``moves`` says that a variable moves the effectors below its segment
             (as a figure's DOFs do): the segments' parents, each variable's segment and
-            each effector's, so that the compiled kernel sums the gradient up the tree.
+            each effector's, so that the compiled kernel sums the gradient up the tree
+            (without it the gradient is numpy's).
     """
 
     def __init__(
@@ -69,10 +70,6 @@ class Jacobian:
         if compiled is not None and self._tree is not None:
             return compiled.gradient_tree(
                 self._tree, points, force, torque, coefficient, axes, pivots
-            )
-        if compiled is not None:
-            return compiled.gradient(
-                self.moves, self._rotation_bytes, points, force, torque, coefficient, axes, pivots
             )
         wrench = np.empty((points.shape[0], 6))
         moment = cross(points, force)

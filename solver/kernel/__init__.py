@@ -40,7 +40,7 @@ __all__ = [
     "status",
 ]
 
-ABI = 4
+ABI = 5
 """The calling convention this module speaks (``rk_abi()`` of ``reach_kernel.c``)."""
 
 LIBRARY_FOLDER = Path(__file__).resolve().parent / "lib"
@@ -87,10 +87,6 @@ class Kernel:
         frames.restype = None
         frames.argtypes = [_INT, *[_POINTER] * 6, _INT, *[_POINTER] * 4]
         self._frames = frames
-        gradient = library.rk_gradient
-        gradient.restype = None
-        gradient.argtypes = [_INT, _INT, *[_POINTER] * 10]
-        self._gradient = gradient
         tree = library.rk_gradient_tree
         tree.restype = None
         tree.argtypes = [_INT, _POINTER, _INT, _POINTER, _INT, *[_POINTER] * 10]
@@ -124,52 +120,6 @@ class Kernel:
         )
         return world, axes, pivots
 
-    def gradient(
-        self,
-        moves: FloatArray,
-        rotation: np.ndarray[Any, np.dtype[np.uint8]],
-        points: FloatArray,
-        force: FloatArray,
-        torque: FloatArray | None,
-        coefficient: FloatArray,
-        axes: FloatArray,
-        pivots: FloatArray,
-    ) -> FloatArray:
-        """What :meth:`Jacobian.gradient <solver.jacobian.Jacobian.gradient>` computes.
-
-        Args:
-            moves: Whether each variable moves each effector, float64 (n_v, m), C order.
-            rotation: Whether each variable is a rotation, uint8 (n_v,).
-            points: Effector points, (m, 3).
-            force: ∂G/∂r of each effector's goal, (m, 3).
-            torque: The torque of each effector's goal on its axes, (m, 3), or None.
-            coefficient: Each effector's weight in G_all, (m,).
-            axes: Each variable's world axis, (n_v, 3).
-            pivots: Each variable's world pivot, (n_v, 3).
-        """
-        n, m = moves.shape
-        wrench = np.empty(6 * m)
-        out = np.empty(n)
-        # The converted arrays are named so that they outlive the call.
-        points, force, coefficient = _c(points), _c(force), _c(coefficient)
-        axes, pivots = _c(axes), _c(pivots)
-        torque = None if torque is None else _c(torque)
-        self._gradient(
-            n,
-            m,
-            _address(moves),
-            _address(points),
-            _address(force),
-            None if torque is None else _address(torque),
-            _address(coefficient),
-            _address(axes),
-            _address(pivots),
-            _address(rotation),
-            _address(wrench),
-            _address(out),
-        )
-        return out
-
     def gradient_tree(
         self,
         tree: GradientTree,
@@ -180,10 +130,11 @@ class Kernel:
         axes: FloatArray,
         pivots: FloatArray,
     ) -> FloatArray:
-        """:meth:`gradient` where each variable moves the parts below its segment.
+        """What :meth:`Jacobian.gradient <solver.jacobian.Jacobian.gradient>` computes.
 
-        The wrenches are summed up the tree (``rk_gradient_tree``), in time linear in
-        its size rather than in variables × parts.
+        Each variable moves the parts below its segment, so the wrenches are summed up
+        the tree (``rk_gradient_tree``), in time linear in its size rather than in
+        variables × parts.
 
         Args:
             tree: The segments' parents and the variables' and parts' segments.

@@ -15,7 +15,7 @@
 #endif
 
 /* The calling convention's version: the loader refuses a library of another. */
-#define RK_ABI 4
+#define RK_ABI 5
 
 RK_EXPORT int32_t rk_abi(void) { return RK_ABI; }
 
@@ -108,49 +108,6 @@ static double derivative(const double *total, const double *u, const double *q, 
     return u[0] * load[0] + u[1] * load[1] + u[2] * load[2];
 }
 
-/* Jacobian.gradient: Jᵀ of the effectors' weighted wrenches, one derivative a variable.
- *
- * Effector e's wrench is coefficient[e] · (r_e × f_e + τ_e, f_e) (τ absent when torque is
- * NULL); variable j sums the wrenches of the effectors it moves (moves[j, e] is 1 or 0)
- * and its derivative is u_j · (M − q_j × F) for a rotation, u_j · F for a translation.
- * wrench is scratch of 6·m doubles.
- */
-RK_EXPORT void rk_gradient(int32_t n, int32_t m, const double *moves, const double *points,
-                           const double *force, const double *torque,
-                           const double *coefficient, const double *axes, const double *pivots,
-                           const uint8_t *rotation, double *wrench, double *out) {
-    for (int32_t e = 0; e < m; ++e) {
-        const double *r = points + 3 * e, *f = force + 3 * e;
-        double *w = wrench + 6 * e;
-        w[0] = r[1] * f[2] - r[2] * f[1];
-        w[1] = r[2] * f[0] - r[0] * f[2];
-        w[2] = r[0] * f[1] - r[1] * f[0];
-        if (torque != 0) {
-            w[0] += torque[3 * e];
-            w[1] += torque[3 * e + 1];
-            w[2] += torque[3 * e + 2];
-        }
-        w[3] = f[0];
-        w[4] = f[1];
-        w[5] = f[2];
-        for (int i = 0; i < 6; ++i) {
-            w[i] *= coefficient[e];
-        }
-    }
-    for (int32_t j = 0; j < n; ++j) {
-        double total[6] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
-        const double *row = moves + (int64_t)j * m;
-        for (int32_t e = 0; e < m; ++e) {
-            if (row[e] != 0.0) {
-                for (int i = 0; i < 6; ++i) {
-                    total[i] += row[e] * wrench[6 * e + i];
-                }
-            }
-        }
-        out[j] = derivative(total, axes + 3 * j, pivots + 3 * j, rotation[j]);
-    }
-}
-
 /* Jacobian.factor: J · diag(√weights) over each effector's point (and axes), (n, 3·k).
  *
  * vectors holds k = blocks·m stacked 3-vectors: the m effector points, then (blocks 3)
@@ -195,13 +152,14 @@ RK_EXPORT void rk_factor(int32_t n, int32_t m, int32_t blocks, const double *vec
     }
 }
 
-/* Jacobian.gradient over a tree, in time linear in its size.
+/* Jacobian.gradient: Jᵀ of the parts' weighted wrenches, in time linear in the tree.
  *
- * Variable j moves part e exactly when j's segment is e's segment or one of its
+ * Part e's wrench is coefficient[e] · (r_e × f_e + τ_e, f_e) (τ absent when torque is
+ * NULL). Variable j moves part e exactly when j's segment is e's segment or one of its
  * ancestors, so the wrench a variable feels is the sum over its segment's subtree:
  * every part's wrench is added to its segment, then each segment's sum to its parent's,
- * children first (segments come after their parents). The rest is rk_gradient's.
- * sums is scratch of 6·n_segments doubles.
+ * children first (segments come after their parents). sums is scratch of 6·n_segments
+ * doubles.
  */
 RK_EXPORT void rk_gradient_tree(int32_t n_segments, const int32_t *parent, int32_t n,
                                 const int32_t *variable_segment, int32_t m,
