@@ -41,10 +41,7 @@ class LimitRows:
         self._values: FloatArray = np.empty(0)
         if sparse and dense.size >= _SPARSE_SIZE:
             rows, columns = np.nonzero(dense)
-            if rows.size <= _SPARSE_SHARE * dense.size:
-                self.sparse = True
-                self._rows, self._columns = rows, columns
-                self._values = dense[rows, columns]
+            self._adopt(rows, columns, dense[rows, columns])
 
     @classmethod
     def of_nonzeros(
@@ -59,10 +56,14 @@ class LimitRows:
             values: Its value.
         """
         limit = cls(dense, sparse=False)
-        if dense.size >= _SPARSE_SIZE and rows.size <= _SPARSE_SHARE * dense.size:
-            limit.sparse = True
-            limit._rows, limit._columns, limit._values = rows, columns, values
+        limit._adopt(rows, columns, values)
         return limit
+
+    def _adopt(self, rows: IntArray, columns: IntArray, values: FloatArray) -> None:
+        """Multiply by these nonzeros of A when A is large and sparse enough."""
+        if self.dense.size >= _SPARSE_SIZE and rows.size <= _SPARSE_SHARE * self.dense.size:
+            self.sparse = True
+            self._rows, self._columns, self._values = rows, columns, values
 
     def nonzeros(self) -> tuple[IntArray, IntArray, FloatArray]:
         """A's nonzero entries: their rows, columns and values."""
