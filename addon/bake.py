@@ -22,7 +22,7 @@ from bpy.types import Operator
 
 from . import live
 from .bridge import keys, posing, snapshot, solving
-from .bridge.arrays import Array
+from .bridge.arrays import Array, channel
 from .bridge.balance import is_balance
 from .bridge.control_rig import figure_rig
 from .bridge.rig import Rig, armature_object
@@ -112,12 +112,7 @@ class BakeSession:
 
     def _record(self) -> dict[str, Array]:
         bones = self.obj.pose.bones
-        recorded = {}
-        for channel, size in CHANNELS:
-            values = np.empty(len(bones) * size, np.float32)
-            bones.foreach_get(channel, values)
-            recorded[channel] = values.reshape(len(bones), size).astype(float)
-        return recorded
+        return {name: channel(bones, name, size).astype(float) for name, size in CHANNELS}
 
     def finish(self, tolerance: float | None = None) -> int:
         """Key the moved bones on every baked frame, then show the current frame again.
@@ -135,9 +130,9 @@ class BakeSession:
         if self.baked:
             moved = keys.written_channels(obj, self.layout_rig, self.moved)
             for name, channels in moved:
-                for channel in channels:
-                    values = np.array([c[channel][rows[name]] for c in self.channels])
-                    written += keys.key_frames(obj, name, channel, self.baked, values, tolerance)
+                for kind in channels:
+                    values = np.array([c[kind][rows[name]] for c in self.channels])
+                    written += keys.key_frames(obj, name, kind, self.baked, values, tolerance)
         self.snapshot.restore()
         self.scene.frame_set(self.original_frame)
         return written

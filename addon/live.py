@@ -63,13 +63,9 @@ class BoneState:
     @classmethod
     def of(cls, obj: Any) -> BoneState:
         """The armature's bones as they are now."""
-        bones = obj.pose.bones
-        columns = []
-        for channel, width in _CHANNELS:
-            values = np.empty(len(bones) * width, np.float32)
-            bones.foreach_get(channel, values)
-            columns.append(values.reshape(len(bones), width))
-        return cls(tuple(bones.keys()), np.hstack(columns).view(np.uint32))
+        channels = snapshot.pose_channels(obj, _CHANNELS)
+        bits = np.hstack([snapshot.as_bits(values) for values in channels.values()])
+        return cls(tuple(obj.pose.bones.keys()), bits)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, BoneState):

@@ -19,7 +19,7 @@ import numpy as np
 
 from ...solver import CentreOfMass
 from .animated import DRIVEN_CHANNELS, action_curves
-from .arrays import Array
+from .arrays import Array, channel
 from .goals import Setup, effector_lines
 from .rig import to_numpy
 
@@ -70,17 +70,10 @@ def measure(obj: Any, setup: Setup, theta: Array, model: dict[str, float]) -> Me
         rows = {name: k for k, name in enumerate(bones.keys())}
 
     def carrier(bone: str) -> Array:
-        twin = twins.get(bone)
-        row = rows[bone if twin is None else twin[0]]
-        frame: Array = matrices[row] if twin is None else matrices[row] @ twin[1]
-        return frame
+        return _carrier(matrices, rows, bone, twins.get(bone))
 
     leaves = setup.problem.leaves
-    points, x, y = (
-        np.zeros((len(leaves), 3)),
-        np.zeros((len(leaves), 3)),
-        np.zeros((len(leaves), 3)),
-    )
+    points, x, y = np.zeros((3, len(leaves), 3))
     for k, leaf in enumerate(leaves):
         effector = leaf.effector
         if isinstance(effector, CentreOfMass):  # balance: the parts' mean, world axes
@@ -107,7 +100,7 @@ def measure(obj: Any, setup: Setup, theta: Array, model: dict[str, float]) -> Me
     diverging = {} if agree else diverging_bones(obj, setup, theta)
     if not agree:
         for bone, twin in twins.items():
-            if _differs(world, bones[bone].matrix, _carrier(obj, bone, twin), size):
+            if _differs(world, matrices[rows[bone]], carrier(bone), size):
                 diverging[twin[0]] = (
                     f"it does not follow '{bone}', which Reach poses in its place: the rig "
                     "poses it from other controls (a limb switched to IK, or a control set in "
@@ -118,30 +111,28 @@ def measure(obj: Any, setup: Setup, theta: Array, model: dict[str, float]) -> Me
 
 def pose_matrices(obj: Any) -> Array:
     """Every pose bone's evaluated matrix (armature space), in ``pose.bones`` order, (n, 4, 4)."""
-    bones = obj.pose.bones
-    flat = np.empty(16 * len(bones), np.float32)
-    bones.foreach_get("matrix", flat)
     # Blender keeps matrices column by column.
+    flat = channel(obj.pose.bones, "matrix", 16)
     matrices: Array = flat.reshape(-1, 4, 4).transpose(0, 2, 1).astype(np.float64)
     return matrices
 
 
-def _carrier(obj: Any, bone: str, twin: tuple[str, Array] | None) -> Array:
+def _carrier(
+    matrices: Array, rows: dict[str, int], bone: str, twin: tuple[str, Array] | None
+) -> Array:
     """The evaluated pose matrix (armature space) that carries points of ``bone``'s frame.
 
     It is the bone's own, or that of the bone standing in for it (``twin``: that bone,
-    and ``bone``'s frame in its frame; see :attr:`.goals.Setup.twins`).
+    and ``bone``'s frame in its frame; see :attr:`.goals.Setup.twins`), from every
+    bone's matrix (:func:`pose_matrices`) and their rows by name.
     """
-    if twin is None:
-        return to_numpy(obj.pose.bones[bone].matrix)
-    name, frame = twin
-    carrier: Array = to_numpy(obj.pose.bones[name].matrix) @ frame
-    return carrier
+    own: Array = matrices[rows[bone if twin is None else twin[0]]]
+    return own if twin is None else own @ twin[1]
 
 
-def _differs(world: Array, first: Any, second: Array, size: float) -> bool:
+def _differs(world: Array, first: Array, second: Array, size: float) -> bool:
     """Whether two armature-space frames differ beyond :data:`AGREE` or :data:`AGREE_ANGLE`."""
-    one, two = world @ to_numpy(first), world @ second
+    one, two = world @ first, world @ second
     moved = float(np.linalg.norm(one[:3, 3] - two[:3, 3]))
     return moved > AGREE * size or _angle(one, two) > AGREE_ANGLE
 

@@ -12,13 +12,12 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
-from numpy.typing import NDArray
 
 from ...solver import rotations
 from ...solver.limits import clamp_to_limits
 from ..errors import BlenderDataError
 from ..vocabulary import AXES
-from .arrays import Array, IndexArray
+from .arrays import Array, IndexArray, channel
 from .joints import euler_order, joint_frame, joint_settings
 from .pose_reader import PoseReader
 from .rig import BoneLayout, Rig
@@ -332,7 +331,7 @@ class PoseWriter:
         rows, steps, axes = self.quaternion
         if rows.size:
             quaternions = rotations.euler_quaternions(theta[steps], axes)
-            current = self._get(bones, "rotation_quaternion", 4)
+            current = channel(bones, "rotation_quaternion", 4)
             # keep each quaternion in the hemisphere of the current one (no flips for keys)
             flip = np.einsum("ij,ij->i", quaternions, current[rows]) < 0.0
             quaternions[flip] *= -1.0
@@ -357,15 +356,10 @@ class PoseWriter:
         if not self.empty:
             obj.update_tag()
 
-    def _get(self, bones: Any, channel: str, width: int) -> NDArray[np.float32]:
-        buffer = np.empty(self.n_bones * width, np.float32)
-        bones.foreach_get(channel, buffer)
-        return buffer.reshape(self.n_bones, width)
-
-    def _set(self, bones: Any, channel: str, width: int, rows: IndexArray, values: Array) -> None:
-        current = self._get(bones, channel, width)
+    def _set(self, bones: Any, name: str, width: int, rows: IndexArray, values: Array) -> None:
+        current = channel(bones, name, width)
         current[rows] = values
-        bones.foreach_set(channel, current.ravel())
+        bones.foreach_set(name, current.ravel())
 
 
 def _write_framed(pose_bone: Any, entry: BoneLayout, theta: Array) -> None:

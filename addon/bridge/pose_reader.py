@@ -17,7 +17,7 @@ from numpy.typing import NDArray
 from ...solver import rotations
 from ..errors import BlenderDataError
 from ..vocabulary import AXES
-from .arrays import Array, IndexArray
+from .arrays import Array, IndexArray, channel
 from .rig import BoneLayout, Rig
 
 __all__ = ["PoseReader"]
@@ -107,11 +107,11 @@ class PoseReader:
         stored: dict[int, Array] = {}
         bad: list[tuple[int, str]] = []
         if self.euler.numbers.size:
-            angles = self._channel(bones, "rotation_euler", 3)[self.euler.rows]
+            angles = channel(bones, "rotation_euler", 3).astype(float)[self.euler.rows]
             self._check(np.isfinite(angles).all(axis=1), self.euler.numbers, bad)
             self.euler.put(theta, angles)
         if self.quaternions:
-            quaternions = self._channel(bones, "rotation_quaternion", 4)
+            quaternions = channel(bones, "rotation_quaternion", 4).astype(float)
             for order, group in self.quaternions.items():
                 values = quaternions[group.rows]
                 finite = np.isfinite(values).all(axis=1)
@@ -125,7 +125,7 @@ class PoseReader:
                 group.put(theta, rotations.matrices_euler(matrices, order, compat))
                 stored.update(zip(group.numbers.tolist(), matrices, strict=True))
         if self.location_rows.size:
-            locations = self._channel(bones, "location", 3)[self.location_rows]
+            locations = channel(bones, "location", 3).astype(float)[self.location_rows]
             self._check(np.isfinite(locations).all(axis=1), self.location_numbers, bad)
             theta[self.location_dofs] = locations
         if bad:
@@ -141,11 +141,6 @@ class PoseReader:
                 "clear it (Alt R, Alt G) or set finite values"
             )
         return theta, stored
-
-    def _channel(self, bones: Any, channel: str, width: int) -> NDArray[np.float64]:
-        values = np.empty(self.n_bones * width, np.float32)
-        bones.foreach_get(channel, values)
-        return values.reshape(self.n_bones, width).astype(np.float64)
 
     @staticmethod
     def _check(

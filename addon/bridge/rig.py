@@ -22,7 +22,7 @@ from ...solver import Figure
 from ...solver.rotations import is_similarity
 from ..errors import BlenderDataError, labelled
 from .animated import animated_bones
-from .arrays import Array, IndexArray
+from .arrays import Array, IndexArray, channel
 from .joints import all_joint_settings, bone_dofs, euler_order, joint_dofs, joint_frame
 
 
@@ -257,9 +257,7 @@ def world_matrix(obj: Any) -> Array:
 
 def pose_locations(obj: Any) -> NDArray[np.float32]:
     """Every pose bone's location channels, as stored, in one read."""
-    values = np.empty(3 * len(obj.pose.bones), np.float32)
-    obj.pose.bones.foreach_get("location", values)
-    return values
+    return channel(obj.pose.bones, "location", 3)
 
 
 def build_rig(obj: Any, hold: Iterable[str] = ()) -> Rig:

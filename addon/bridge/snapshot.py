@@ -15,7 +15,9 @@ import bpy
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["ObjectChannels", "PoseSnapshot", "bits"]
+from .arrays import channel
+
+__all__ = ["POSE_CHANNELS", "ObjectChannels", "PoseSnapshot", "as_bits", "bits", "pose_channels"]
 
 
 @dataclass(frozen=True)
@@ -79,7 +81,7 @@ class PoseSnapshot:
         self.armature = obj.name
         self.names = tuple(obj.pose.bones.keys())
         self.modes = tuple(b.rotation_mode for b in obj.pose.bones)
-        self.channels = _pose_channels(obj)
+        self.channels = pose_channels(obj)
         self.objects = {o.name: ObjectChannels.of(o) for o in objects}
 
     def restore(self) -> None:
@@ -95,8 +97,8 @@ class PoseSnapshot:
                 if bone is None:
                     continue
                 bone.rotation_mode = self.modes[k]
-                for channel, _ in POSE_CHANNELS:
-                    setattr(bone, channel, self.channels[channel][k].tolist())
+                for name, _ in POSE_CHANNELS:
+                    setattr(bone, name, self.channels[name][k].tolist())
         for name, channels in self.objects.items():
             other = bpy.data.objects.get(name)
             if other is not None:
@@ -105,28 +107,23 @@ class PoseSnapshot:
     def _changed(self, obj: Any) -> list[int]:
         """The snapshot's bones whose mode or channels differ now (bones gone: skipped)."""
         names = tuple(obj.pose.bones.keys())
-        if names != self.names:  # bones added, removed or renamed: bone by bone
-            rows = {name: k for k, name in enumerate(names)}
-            now = _pose_channels(obj)
-            modes = {b.name: b.rotation_mode for b in obj.pose.bones}
-            return [
-                k
-                for k, name in enumerate(self.names)
-                if name in rows
-                and (
-                    modes[name] != self.modes[k]
-                    or any(
-                        not np.array_equal(_bits(now[c][rows[name]]), _bits(self.channels[c][k]))
-                        for c, _ in POSE_CHANNELS
-                    )
-                )
-            ]
-        now = _pose_channels(obj)
-        differs = np.zeros(len(names), dtype=bool)
-        for channel, _ in POSE_CHANNELS:
-            differs |= (_bits(now[channel]) != _bits(self.channels[channel])).any(axis=1)
-        current = [b.rotation_mode for b in obj.pose.bones]
-        return [k for k, mode in enumerate(current) if differs[k] or mode != self.modes[k]]
+        if names == self.names:
+            kept, rows = list(range(len(names))), np.arange(len(names))
+        else:  # bones added, removed or renamed: matched by name
+            position = {name: k for k, name in enumerate(names)}
+            kept = [k for k, name in enumerate(self.names) if name in position]
+            rows = np.array([position[self.names[k]] for k in kept], np.intp)
+        now = pose_channels(obj)
+        differs = np.zeros(len(kept), dtype=bool)
+        for name, _ in POSE_CHANNELS:
+            was = as_bits(self.channels[name][kept])
+            differs |= (as_bits(now[name][rows]) != was).any(axis=1)
+        modes = [b.rotation_mode for b in obj.pose.bones]
+        return [
+            k
+            for k, row, moved in zip(kept, rows.tolist(), differs.tolist(), strict=True)
+            if moved or modes[row] != self.modes[k]
+        ]
 
 
 POSE_CHANNELS = (
@@ -139,17 +136,13 @@ POSE_CHANNELS = (
 """The pose-bone channels a snapshot keeps, with their widths."""
 
 
-def _pose_channels(obj: Any) -> dict[str, NDArray[np.float32]]:
-    """Every pose bone's channels as Blender stores them (single precision), one read each."""
-    bones = obj.pose.bones
-    channels = {}
-    for channel, width in POSE_CHANNELS:
-        values = np.empty(len(bones) * width, np.float32)
-        bones.foreach_get(channel, values)
-        channels[channel] = values.reshape(len(bones), width)
-    return channels
+def pose_channels(
+    obj: Any, channels: tuple[tuple[str, int], ...] = POSE_CHANNELS
+) -> dict[str, NDArray[np.float32]]:
+    """Every pose bone's ``channels`` as Blender stores them (single precision), one read each."""
+    return {name: channel(obj.pose.bones, name, width) for name, width in channels}
 
 
-def _bits(values: NDArray[np.float32]) -> NDArray[np.uint32]:
+def as_bits(values: NDArray[np.float32]) -> NDArray[np.uint32]:
     """Single-precision floats as their bits: −0.0 is not 0.0, and a NaN equals itself."""
     return values.view(np.uint32)
