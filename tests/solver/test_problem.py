@@ -406,19 +406,28 @@ def test_gauss_newton_curvature_is_that_of_each_goals_residual(seed: int) -> Non
     )
 
 
-def test_potentials_at_the_effectors_own_states_are_the_potentials(
-    rng: np.random.Generator,
-) -> None:
-    # Measured elsewhere (Blender's evaluated pose), the same states give the same
-    # potentials; moved states give the goals' own values there.
-    plan, fig = random_figure_plan(rng, 6)
+def _every_goal_type(
+    rng: np.random.Generator, segments: int, *, weighted: bool
+) -> tuple[Figure, np.ndarray, list[Constraint]]:
+    """A random figure, a pose, and a constraint of every goal type near its effector."""
+    plan, fig = random_figure_plan(rng, segments)
     theta = random_theta(rng, plan)
     names = [s.name for s in plan.segments]
     constraints = []
     for kind in GOAL_TYPES:
         effector = random_effector(rng, str(rng.choice(names)))
         goal = random_goal(str(kind), rng, _world_effector(plan, theta, effector))
-        constraints.append(Constraint(effector, goal))
+        weight = rng.uniform(0.5, 2.0) if weighted else 1.0
+        constraints.append(Constraint(effector, goal, weight=weight))
+    return fig, theta, constraints
+
+
+def test_potentials_at_the_effectors_own_states_are_the_potentials(
+    rng: np.random.Generator,
+) -> None:
+    # Measured elsewhere (Blender's evaluated pose), the same states give the same
+    # potentials; moved states give the goals' own values there.
+    fig, theta, constraints = _every_goal_type(rng, 6, weighted=False)
     problem = Problem(fig, constraints)
     points, x, y = problem.effector_states(theta)
     np.testing.assert_array_equal(problem.potentials_at(points, x, y), problem.potentials(theta))
@@ -431,14 +440,7 @@ def test_potentials_at_the_effectors_own_states_are_the_potentials(
 def test_a_problem_on_its_figure_moved_is_the_problem_built_on_it(
     rng: np.random.Generator,
 ) -> None:
-    plan, fig = random_figure_plan(rng, 7)
-    theta = random_theta(rng, plan)
-    names = [s.name for s in plan.segments]
-    constraints = []
-    for kind in GOAL_TYPES:
-        effector = random_effector(rng, str(rng.choice(names)))
-        goal = random_goal(str(kind), rng, _world_effector(plan, theta, effector))
-        constraints.append(Constraint(effector, goal, weight=rng.uniform(0.5, 2.0)))
+    fig, theta, constraints = _every_goal_type(rng, 7, weighted=True)
     problem = Problem(fig, constraints)
     problem.evaluate(theta)  # derive and cache what it can first
     assert problem.moving_limits is not None and problem.chain_lengths is not None
