@@ -27,6 +27,7 @@ from .limits import LinearLimits
 from .optimizer.variable_rows import VariableRows
 from .parts import Parts
 from .reach import Reach
+from .segment import Segment
 
 __all__ = ["Derived", "Problem"]
 
@@ -214,8 +215,9 @@ class Problem:
         ``figure`` is :meth:`Figure.moved <solver.Figure.moved>`'s copy of this
         problem's: the same segments, DOFs and limits. Chains, variables, goals and what
         depends on joint space alone (the limits a solve holds, their rows over the
-        variables) are shared; lengths and reach, which the motion may scale, are
-        derived again.
+        variables) are shared; the chains' lengths are scaled by the motion's scale, and
+        the reach proofs keep their chains (:meth:`.reach.Reach.on`) and measure their
+        balls again.
 
         Raises:
             SolverInputError: For a figure of other segments or DOFs.
@@ -230,8 +232,15 @@ class Problem:
         other.figure = figure
         other.kinematics = figure.kinematics
         other._version = figure.version
+        derived = self.derived
+        lengths = derived.chain_lengths
+        if lengths is not None:  # a similarity scales every distance alike
+            lengths = lengths * _scale_of(figure.segments, old)
         other.derived = Derived(
-            moving_limits=self.derived.moving_limits, variable_rows=self.derived.variable_rows
+            moving_limits=derived.moving_limits,
+            chain_lengths=lengths,
+            reach=None if derived.reach is None else derived.reach.on(figure),
+            variable_rows=derived.variable_rows,
         )
         other._last_pose = None
         return other
@@ -495,3 +504,12 @@ class Problem:
         pose = (points, x, y, axes, pivots, at)
         self._last_pose = (theta.copy(), pose)
         return pose
+
+
+def _scale_of(moved: Sequence[Segment], old: Sequence[Segment]) -> float:
+    """The uniform scale of the motion that took ``old``'s roots to ``moved``'s."""
+    for new_segment, old_segment in zip(moved, old, strict=True):
+        if old_segment.parent is None:
+            new_det = np.linalg.det(new_segment.rest[:3, :3])
+            return float(np.cbrt(abs(new_det / np.linalg.det(old_segment.rest[:3, :3]))))
+    return 1.0

@@ -33,6 +33,7 @@ billion metres out does not outweigh a met goal until its term falls below round
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -214,6 +215,18 @@ class Reach:
         self._fixed = ~variable_mask
         self._translations = variables[~figure.kinematics.dof_rotation[variables]]
         self._last: tuple[bytes, FloatArray, FloatArray] | None = None
+
+    def on(self, figure: Figure) -> Reach:
+        """The same proofs on ``figure``, this one's figure moved as a whole.
+
+        The chains, pivots and variable translations depend on the segments and the
+        variables alone, which a motion keeps, so they are shared; the balls, which
+        it moves, are measured again.
+        """
+        other = copy.copy(self)
+        other.figure = figure
+        other._last = None
+        return other
 
     def balls(self, theta: FloatArray) -> tuple[FloatArray, FloatArray]:
         """The ball each effector point stays in (:func:`reach_balls`), read-only.

@@ -118,7 +118,9 @@ class Poser:
         else:
             setup = goals.refresh_goals(self.obj, self.scene, self.setup)
         old = self.setup
-        if old is None or setup.rig is not old.rig or setup.movable != old.movable:
+        # A rig moved along with its armature object keeps its bones' layout, and the
+        # writer, which knows the bones alone, with it.
+        if old is None or setup.rig.layout is not old.rig.layout or setup.movable != old.movable:
             self.writer = None
         if old is not None and setup.rig.figure.n_dofs != old.rig.figure.n_dofs:
             self.theta = None

@@ -158,7 +158,10 @@ class Rig:
         except BlenderDataError:
             return None  # the rebuild names what is wrong with it
         motion = world @ np.linalg.inv(self.world)
-        return replace(self, figure=self.figure.moved(motion), world=world)
+        moved = replace(self, figure=self.figure.moved(motion), world=world)
+        if "dof_bones" in self.__dict__:  # the same bones hold the same DOFs
+            moved.__dict__["dof_bones"] = self.dof_bones
+        return moved
 
     def messages(
         self, bones: Iterable[str] | None = None, kinds: Iterable[str] | None = None

@@ -118,3 +118,29 @@ def test_a_step_judged_later_measures_on_blenders_pose(reach):
     assert "forearm.L" in judged.diverging
     assert obj.reach.stats.unmet == "hand.L"
     assert obj.reach.stats.message.startswith("not met on Blender's pose: hand.L ")
+
+
+def test_an_armature_that_moved_keeps_its_writer_and_its_chains_lengths_scale(reach):
+    obj = four_limbs()
+    posing = reach.addon.bridge.posing
+    it = poser(reach, obj)
+    first = it.step(posing.Start.POSE, time_limit=None)
+    writer, lengths = it.writer, first.setup.problem.chain_lengths.copy()
+    obj.location = (0.02, 0.01, -0.02)  # the goals stay in reach
+    obj.rotation_euler = (0.0, 0.0, 0.05)
+    obj.scale = (1.02, 1.02, 1.02)
+    bpy.context.view_layer.update()
+    second = it.step(posing.Start.WARM, time_limit=None)
+    assert second.setup.rig is not first.setup.rig  # moved along, not rebuilt:
+    assert second.setup.rig.layout is first.setup.rig.layout and it.writer is writer
+    # Single precision apart: Blender's bones against the moved figure's double products.
+    fresh = reach.addon.bridge.goals.build_problem(obj, bpy.context.scene).problem
+    np.testing.assert_allclose(second.setup.problem.chain_lengths, fresh.chain_lengths, rtol=1e-6)
+    np.testing.assert_allclose(second.setup.problem.chain_lengths, 1.02 * lengths, rtol=1e-6)
+    assert not second.outcome.unmet  # judged on Blender's pose: the goals stayed in the world
+    goal = obj.reach.constraints["hand.L"].goal
+    hand = rigs.world_tail(obj, "forearm.L")
+    assert np.linalg.norm(hand - np.array(goal.matrix_world.translation)) <= 1e-5
+    # A rebuilt rig gets a writer of its own.
+    third = it.step(posing.Start.WARM, time_limit=None, rebuild=True)
+    assert third.setup.rig.layout is not first.setup.rig.layout and it.writer is not writer

@@ -444,7 +444,10 @@ def test_a_problem_on_its_figure_moved_is_the_problem_built_on_it(
     problem = Problem(fig, constraints)
     problem.evaluate(theta)  # derive and cache what it can first
     assert problem.moving_limits is not None and problem.chain_lengths is not None
-    motion = np.diag([1.5, 1.5, 1.5, 1.0])
+    problem.reach.balls(theta)
+    turn = np.linalg.qr(rng.normal(size=(3, 3)))[0]
+    motion = np.eye(4)
+    motion[:3, :3] = 1.5 * turn * np.sign(np.linalg.det(turn))
     motion[:3, 3] = (0.3, -0.2, 1.0)
     moved = fig.moved(motion)
     on = problem.on(moved)
@@ -457,6 +460,9 @@ def test_a_problem_on_its_figure_moved_is_the_problem_built_on_it(
     np.testing.assert_allclose(
         on.leaf_reach_margins(theta), fresh.leaf_reach_margins(theta), rtol=1e-9, atol=1e-12
     )
+    for got, want in zip(on.reach.balls(theta), fresh.reach.balls(theta), strict=True):
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
     assert on.moving_limits is problem.moving_limits
+    assert on.reach.chains is problem.reach.chains  # the motion keeps the chains
     with pytest.raises(SolverInputError, match="not this problem's figure"):
         problem.on(chain_figure())
