@@ -98,6 +98,7 @@ class ActiveSet:
         return row
 
     def _refresh(self) -> None:
+        self._basis: FloatArray | None = None
         self.matrix = np.vstack([self.a_eq, self.a_in[self.rows]]).T  # (n, q)
         self.rhs = np.concatenate([self.b_eq, self.b_in[self.rows]])
         if self.matrix.shape[1]:
@@ -105,6 +106,16 @@ class ActiveSet:
             self.gram_inverse: FloatArray = np.asarray(inverse, dtype=np.float64)
         else:
             self.gram_inverse = np.empty((0, 0))
+
+    @property
+    def basis(self) -> FloatArray:
+        """An orthonormal basis of the active rows' span, as columns (n, q).
+
+        Kept until the rows change: every Gauss–Newton start on the same rows reuses it.
+        """
+        if self._basis is None:
+            self._basis = np.linalg.qr(self.matrix)[0] if self.matrix.shape[1] else self.matrix
+        return self._basis
 
     def projector(self, exclude: int | None = None) -> FloatArray:
         """Projector onto the null space of the active rows (less column ``exclude``)."""

@@ -208,7 +208,7 @@ class _Run:
             # Too large to factor in the time left (thousands of variables, hundreds of
             # goals): a projected gradient step now beats a better step too late.
             return projector_start(self.active.matrix, self.active.gram_inverse)
-        return START_CLOCK.timed(self.factor, self.active.matrix, self.value)
+        return START_CLOCK.timed(self.factor, self.active.matrix, self.value, self.active.basis)
 
     def reset(self) -> bool:
         """Restart H as at the start; False when it was fresh already."""
@@ -258,8 +258,7 @@ class _Run:
             ineq = lam[active.k :]
             if self.projected <= floor and (not ineq.size or float(ineq.min()) >= 0.0):
                 return self.converged(floor)
-            hg = self.h @ self.gradient
-            drop = self.choose_drop(ineq, float(np.sqrt(hg @ hg)), floor)
+            drop = self.choose_drop(ineq, floor)
             if drop is None and self.projected <= floor:
                 return self.converged(floor)
             if self.iterations >= max_iterations:
@@ -272,7 +271,7 @@ class _Run:
             if drop is not None:  # Step 2
                 self.drop(drop)
                 continue
-            step = -hg
+            step = -(self.h @ self.gradient)
             slope = float(self.gradient @ step)
             if slope >= 0.0:
                 if self.reset():
@@ -290,8 +289,13 @@ class _Run:
             + ("" if floor == self.tolerance else " (the rounding floor of a large G)"),
         )
 
-    def choose_drop(self, ineq: FloatArray, hg_norm: float, floor: float) -> int | None:
-        """Step 2's test: the inequality to drop, or None (``floor``: step 1's ε)."""
+    def choose_drop(self, ineq: FloatArray, floor: float) -> int | None:
+        """Step 2's test: the inequality to drop, or None (``floor``: step 1's ε).
+
+        ‖Hg‖ is formed only for Goldfarb's test itself: at a Kuhn–Tucker point the
+        multipliers alone decide, and H, which may need a fresh Gauss–Newton start, is
+        not built for a descent that ends there.
+        """
         leave, self.leave = self.leave, False  # a crawl's request holds for one test
         if not ineq.size:
             return None
@@ -304,7 +308,8 @@ class _Run:
             return worst
         if self.projected <= floor:
             return worst if ineq[worst] < -floor else None
-        return worst if hg_norm <= -beta[worst] else None
+        hg = self.h @ self.gradient
+        return worst if float(np.sqrt(hg @ hg)) <= -beta[worst] else None
 
     def drop(self, position: int) -> None:
         """Step 2: drop an inequality; H grows by the dropped row's projected direction.

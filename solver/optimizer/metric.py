@@ -91,10 +91,12 @@ class StartClock:
         seconds = self.predict(n, k, q)
         return seconds < self.SHORTEST or time.perf_counter() + seconds <= deadline
 
-    def timed(self, factor: FloatArray, active: FloatArray, value: float) -> Metric:
+    def timed(
+        self, factor: FloatArray, active: FloatArray, value: float, basis: FloatArray | None = None
+    ) -> Metric:
         """:func:`gauss_newton_start`, timed to set the rate."""
         began = time.perf_counter()
-        metric = gauss_newton_start(factor, active, value)
+        metric = gauss_newton_start(factor, active, value, basis)
         seconds = time.perf_counter() - began
         if seconds >= self.SHORTEST or self.rate is None:
             work = self.work(factor.shape[0], factor.shape[1], active.shape[1])
@@ -106,7 +108,9 @@ START_CLOCK = StartClock()
 """The clock every descent consults (the machine's speed is the same for all)."""
 
 
-def gauss_newton_start(factor: FloatArray, active: FloatArray, value: float) -> Metric:
+def gauss_newton_start(
+    factor: FloatArray, active: FloatArray, value: float, basis: FloatArray | None = None
+) -> Metric:
     """The damped Gauss–Newton inverse ``Z(Zᵀ(B + μI)Z)⁻¹Zᵀ`` on the active rows' null space.
 
     With ``B = F Fᵀ`` and P = ZZᵀ the projector onto the null space, Woodbury's identity
@@ -117,6 +121,8 @@ def gauss_newton_start(factor: FloatArray, active: FloatArray, value: float) -> 
         factor: F with the Gauss–Newton curvature ``B = F Fᵀ``, shape (n, k).
         active: The active rows as columns N, shape (n, q).
         value: G at the current iterate (μ is at least G).
+        basis: An orthonormal basis of the active rows' span (n, q), when known
+            (:attr:`.active_set.ActiveSet.basis`); else Woodbury's start finds one.
 
     Returns:
         H, symmetric, ``H N = 0``: low rank beside ``I/μ`` through Woodbury's identity,
@@ -124,21 +130,21 @@ def gauss_newton_start(factor: FloatArray, active: FloatArray, value: float) -> 
     """
     n, k = factor.shape
     if 2 * k < n:
-        return _woodbury_start(factor, active, value)
+        return _woodbury_start(factor, active, value, basis)
     hessian = factor @ factor.T
     columns = active.shape[1]
-    basis: FloatArray | None = None
+    null: FloatArray | None = None  # Z
     reduced: FloatArray = hessian
     if columns:
-        basis = np.linalg.qr(active, mode="complete")[0][:, columns:]
-        if not basis.shape[1]:
+        null = np.linalg.qr(active, mode="complete")[0][:, columns:]
+        if not null.shape[1]:
             return Metric.zero(n)
-        reduced = basis.T @ hessian @ basis
+        reduced = null.T @ hessian @ null
     damping = _damping(float(np.max(np.diag(reduced))), value)
     reduced = reduced + damping * np.eye(reduced.shape[0])
     inverse: FloatArray = np.asarray(np.linalg.inv(reduced), dtype=np.float64)
-    if basis is not None:
-        inverse = basis @ inverse @ basis.T
+    if null is not None:
+        inverse = null @ inverse @ null.T
     return Metric.dense(0.5 * (inverse + inverse.T))
 
 
@@ -147,7 +153,9 @@ def _damping(largest: float, value: float) -> float:
     return max(_DAMPING * largest, _DAMPING_G * abs(value), 1e-12)
 
 
-def _woodbury_start(factor: FloatArray, active: FloatArray, value: float) -> Metric:
+def _woodbury_start(
+    factor: FloatArray, active: FloatArray, value: float, basis: FloatArray | None
+) -> Metric:
     """:func:`gauss_newton_start` through Woodbury's identity (F has few columns).
 
     ``H = I/μ + [Q, PF] diag(−I/μ, −S⁻¹/μ) [Q, PF]ᵀ`` with ``S = FᵀPF + μI``, kept as
@@ -162,7 +170,7 @@ def _woodbury_start(factor: FloatArray, active: FloatArray, value: float) -> Met
     projected = factor
     rows = np.empty((n, 0))
     if active.shape[1]:
-        rows = np.linalg.qr(active)[0]  # orthonormal basis of the active rows' span
+        rows = np.linalg.qr(active)[0] if basis is None else basis
         if rows.shape[1] >= n:
             return Metric.zero(n)
         projected = factor - rows @ (rows.T @ factor)

@@ -61,3 +61,20 @@ def test_with_row_copies_and_correct_projects_onto_the_rows() -> None:
     np.testing.assert_allclose(wider.correct(np.array([1.0, 1e-9, 2.0])), [1.0, 0.0, 2.0])
     assert not wider.independent(np.array([0.0, 1.0, 0.0]))
     assert wider.independent(np.array([1.0, 0.0, 0.0]))
+
+
+def test_basis_is_orthonormal_on_the_rows_and_follows_their_changes() -> None:
+    active = ActiveSet.at(np.array([0.0, 1.0, 1.0]), *NO_EQ, A_IN, B_IN, slack=1e-10)
+    first = active.basis
+    np.testing.assert_allclose(first.T @ first, np.eye(1), atol=1e-15)
+    np.testing.assert_allclose(np.abs(first[:, 0]), [1.0, 0.0, 0.0], atol=1e-15)
+    assert active.basis is first  # kept while the rows stay
+    active.add(1)
+    both = active.basis
+    assert both.shape == (3, 2)
+    np.testing.assert_allclose(both @ both.T @ active.matrix, active.matrix, atol=1e-15)
+    active.remove(0)
+    np.testing.assert_allclose(np.abs(active.basis[:, 0]), [0.0, 1.0, 0.0], atol=1e-15)
+    assert active.with_row(0).basis.shape == (3, 2) and active.basis.shape == (3, 1)
+    none = ActiveSet.at(np.ones(3), *NO_EQ, A_IN, B_IN, slack=1e-10)
+    assert none.basis.shape == (3, 0)

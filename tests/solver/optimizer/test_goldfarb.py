@@ -224,12 +224,17 @@ def test_a_crawl_leaves_a_face_by_a_negative_multiplier_else_leaves_gauss_newton
     assert run.leave and run.curvature is not None
     ineq = run.active.multipliers(run.gradient)[run.active.k :]
     assert ineq[0] == pytest.approx(-2.0)
-    assert run.choose_drop(ineq, hg_norm=10.0, floor=1e-12) == 0
+    run.h = metric.Metric.dense(10.0 * np.eye(3))  # ‖Hg‖ = 20 > −β = 2
+    assert run.choose_drop(ineq, floor=1e-12) == 0
     # Once: Goldfarb's test alone keeps the face while ‖Hg‖ > −β.
-    assert not run.leave and run.choose_drop(ineq, hg_norm=10.0, floor=1e-12) is None
+    assert not run.leave and run.choose_drop(ineq, floor=1e-12) is None
     # The request holds for one test only, even one with nothing to drop.
     run.leave = True
-    assert run.choose_drop(-ineq, hg_norm=10.0, floor=1e-12) is None and not run.leave
+    assert run.choose_drop(-ineq, floor=1e-12) is None and not run.leave
+    # At a Kuhn–Tucker point (‖Pg‖ = 0 here) the multiplier alone decides, without H.
+    run.h, run.projected = None, 0.0
+    assert run.choose_drop(ineq, floor=3.0) is None and run._h is None
+    assert run.choose_drop(ineq, floor=1.0) == 0 and run._h is None
     # Inside every limit: two crawls restart H from the curvature, the third leaves it.
     inside = np.array([0.5, 0.5, 0.5])
     active = ActiveSet.at(inside, *EMPTY_EQ, a_in, b_in, slack=1e-10)

@@ -93,6 +93,11 @@ def test_every_start_equals_the_dense_inverse(
     size = float(np.abs(dense).max())
     np.testing.assert_allclose(h @ vector, dense @ vector, atol=1e-9 * size * n)
     np.testing.assert_allclose(h.to_array(), dense, atol=1e-9 * size)
+    # Any orthonormal basis of the active rows' span, given, makes the same H.
+    turn = np.linalg.qr(rng.normal(size=(rows, rows)))[0] if rows else np.eye(0)
+    basis = np.linalg.qr(active)[0] @ turn
+    given = gauss_newton_start(factor, active, value, basis)
+    np.testing.assert_allclose(given @ vector, dense @ vector, atol=1e-9 * size * n)
 
 
 def test_projector_start_is_the_projector() -> None:
