@@ -339,29 +339,23 @@ def euler_quaternions(angles: ArrayLike, axes: ArrayLike) -> FloatArray:
     Returns:
         Shape (k, 4); ``quaternion_matrix(result[r])`` is rotation r.
     """
-    turns = np.asarray(angles, dtype=np.float64)
-    about = np.asarray(axes, dtype=np.intp)
-    count = turns.shape[0]
-    result = np.zeros((count, 4))
-    result[:, 0] = 1.0
-    every = np.arange(count)
-    for s in range(3):
-        half = 0.5 * turns[:, s]
-        step = np.zeros((count, 4))
-        step[:, 0] = np.cos(half)
-        step[every, 1 + about[:, s]] = np.sin(half)
-        w1, x1, y1, z1 = step.T
-        w2, x2, y2, z2 = result.T
-        result = np.stack(
-            (
-                w1 * w2 - x1 * x2 - y1 * y2 - z1 * z2,
-                w1 * x2 + x1 * w2 + y1 * z2 - z1 * y2,
-                w1 * y2 - x1 * z2 + y1 * w2 + z1 * x2,
-                w1 * z2 + x1 * y2 - y1 * x2 + z1 * w2,
-            ),
-            axis=1,
+    turns = np.asarray(angles, dtype=np.float64).T
+    about = np.asarray(axes, dtype=np.intp).T
+    count = turns.shape[1]
+    half = 0.5 * turns
+    steps = np.zeros((4, 3, count))  # each turn's quaternion: component, turn, rotation
+    steps[0] = np.cos(half)
+    steps[1 + about, np.arange(3)[:, None], np.arange(count)] = np.sin(half)
+    w2, x2, y2, z2 = np.ones(count), np.zeros(count), np.zeros(count), np.zeros(count)
+    for s in range(3):  # each turn's quaternion times the turns before it
+        w1, x1, y1, z1 = steps[:, s]
+        w2, x2, y2, z2 = (
+            w1 * w2 - x1 * x2 - y1 * y2 - z1 * z2,
+            w1 * x2 + x1 * w2 + y1 * z2 - z1 * y2,
+            w1 * y2 - x1 * z2 + y1 * w2 + z1 * x2,
+            w1 * z2 + x1 * y2 - y1 * x2 + z1 * w2,
         )
-    return result
+    return np.stack((w2, x2, y2, z2), axis=1)
 
 
 SIMILARITY_TOLERANCE = 1e-4

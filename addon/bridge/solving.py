@@ -23,6 +23,12 @@ from .goals import Setup
 from .methods import method_of
 from .rig import Rig
 
+PRECISION = 1e-8
+"""A solve ends once every goal is met to this fraction of its chain's length
+(:meth:`solver.Problem.goal_tolerance`): Blender keeps the pose channels in single
+precision, whose rounding (about 1e-7 of a rotation) moves an effector farther than
+that, so a closer pose would not show."""
+
 
 @dataclass(frozen=True)
 class Outcome:
@@ -101,6 +107,7 @@ def run_solve(
             theta0,
             time_limit=time_limit,
             tolerance=settings.tolerance,
+            goal_tolerance=setup.problem.goal_tolerance(PRECISION),
             restarts=restarts,
             method=method_of(settings.method),
             comfort=comfort,

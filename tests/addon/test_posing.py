@@ -144,3 +144,18 @@ def test_an_armature_that_moved_keeps_its_writer_and_its_chains_lengths_scale(re
     # A rebuilt rig gets a writer of its own.
     third = it.step(posing.Start.WARM, time_limit=None, rebuild=True)
     assert third.setup.rig.layout is not first.setup.rig.layout and it.writer is not writer
+
+
+def test_a_solve_stops_once_every_goal_is_met_to_what_single_precision_shows(reach):
+    obj = four_limbs()
+    goal = obj.reach.constraints["hand.L"].goal
+    goal.location += Vector((-0.08, -0.05, -0.05))
+    bpy.context.view_layer.update()
+    step = poser(reach, obj).step(reach.addon.bridge.posing.Start.POSE, time_limit=None)
+    result, problem = step.outcome.result, step.setup.problem
+    precision = reach.addon.bridge.solving.PRECISION
+    assert "goals met" in result.message  # not the Kuhn–Tucker test's later stop
+    assert result.fun <= problem.goal_tolerance(precision)
+    lengths = dict(zip(step.setup.names, problem.chain_lengths, strict=True))
+    for name, residual in step.outcome.residuals.items():
+        assert residual <= precision * lengths[name]
