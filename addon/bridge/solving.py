@@ -23,11 +23,11 @@ from .goals import Setup
 from .methods import method_of
 from .rig import Rig
 
-PRECISION = 1e-8
+PRECISION = 1e-7
 """A solve ends once every goal is met to this fraction of its chain's length
 (:meth:`solver.Problem.goal_tolerance`): Blender keeps the pose channels in single
-precision, whose rounding (about 1e-7 of a rotation) moves an effector farther than
-that, so a closer pose would not show."""
+precision, whose rounding (up to about 1e-7 of a rotation) moves an effector as far,
+so a closer pose would not show."""
 
 
 @dataclass(frozen=True)
