@@ -14,6 +14,9 @@ from ..rows import LimitRows
 __all__ = ["ActiveSet", "kkt_floor"]
 
 
+_INDEPENDENT = 1e-10
+"""Squared length of a unit row's part off the active rows' span above which it counts as
+independent of them."""
 _ROUNDING = 1e-7
 """Relative size of ‖Pg‖ against ‖g‖ below which rounding hides any further decrease."""
 _ROUNDING_ROOT = 1e-6
@@ -71,11 +74,20 @@ class ActiveSet:
         """
         active = cls(a_eq, b_eq, a_in, b_in)
         slacks = active.a_in @ phi - b_in
+        # Gram–Schmidt over the rows taken so far decides independence (as
+        # :meth:`independent` would); the set's matrices are formed once, at the end.
+        span = np.linalg.qr(a_eq.T)[0] if active.k else np.empty((active.n, 0))
         for j in np.argsort(slacks):
             if slacks[j] > slack:
                 break
-            if active.independent(active.a_in[j]):
-                active.add(int(j))
+            row = active.a_in[j]
+            rest = row - span @ (span.T @ row)
+            size = float(rest @ rest)
+            if size > _INDEPENDENT:
+                active.rows.append(int(j))
+                span = np.column_stack([span, rest / np.sqrt(size)])
+        if active.rows:
+            active._refresh()
         return active
 
     def with_row(self, row: int) -> ActiveSet:
@@ -151,7 +163,7 @@ class ActiveSet:
     def independent(self, row: FloatArray) -> bool:
         """Whether ``row`` (unit) is linearly independent of the active rows."""
         rest = self.project(row)
-        return float(rest @ rest) > 1e-10
+        return float(rest @ rest) > _INDEPENDENT
 
     def multipliers(self, gradient: FloatArray) -> FloatArray:
         """Lagrange multipliers λ = (NᵀN)⁻¹Nᵀg of ``gradient``, equalities first."""

@@ -128,6 +128,10 @@ def test_is_similarity_accepts_rotations_times_uniform_scale_only():
     assert not is_similarity(turn @ np.diag((1.0, 1.0, -1.0)))  # mirrored
     assert not is_similarity(turn @ np.array([[1.0, 0.1, 0.0], [0.0, 1.0, 0.0], [0, 0, 1.0]]))
     assert not is_similarity(np.zeros((3, 3)))
+    assert not is_similarity(np.full((3, 3), np.nan))
+    # Within the rounding room of the tolerance, not beyond it.
+    assert is_similarity(turn @ np.diag((1.0, 1.0 + 4e-5, 1.0)))
+    assert not is_similarity(turn @ np.diag((1.0, 1.0 + 4e-4, 1.0)))
 
 
 def _stored(values, order):
