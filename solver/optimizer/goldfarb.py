@@ -21,8 +21,10 @@ step that lowers G by next to nothing is a crawl (:meth:`_Run.crawled`).
    ‖Pg‖ ≤ ε and every inequality multiplier is ≥ −ε: a Kuhn–Tucker point. Here
    ``ε = max(tolerance, 1e-7·‖g‖, 1e-6·√G)`` (:func:`kkt_floor`): when G stays large
    (an unreachable goal) rounding hides any further decrease.
-2. Scaled multipliers ``β_j = λ_j (NᵀN)⁻¹_jj^(−1/2)``. If some β_j < 0 and either
-   ‖Pg‖ ≤ ε or ``‖Hg‖ ≤ −β_j`` (Goldfarb's test), drop the most negative:
+2. Scaled multipliers ``β_j = λ_j (NᵀN)⁻¹_jj^(−1/2)``. If some β_j < 0 and ‖Pg‖ ≤ ε,
+   ``‖Hg‖ ≤ −β_j`` (Goldfarb's test) or, given the curvature, a Newton step off row j
+   promises more decrease than one on the face (:meth:`_Run.leaving_pays`), drop the
+   most negative:
    ``H ← H + P a aᵀ P / (aᵀ P a)``, P the projector onto the null space of the
    remaining active rows; back to 1.
 3. s = −Hg; ``λ_max`` from the ratio test over inactive rows; line search on
@@ -53,7 +55,13 @@ from ..result import Descent, Status
 from ..rows import LimitRows
 from .active_set import ActiveSet, kkt_floor
 from .linesearch import ProjectedTrial, line_search
-from .metric import START_CLOCK, Metric, fletcher_update, projector_start
+from .metric import (
+    START_CLOCK,
+    Metric,
+    fletcher_update,
+    gauss_newton_damping,
+    projector_start,
+)
 
 __all__ = ["descend"]
 
@@ -292,7 +300,7 @@ class _Run:
     def choose_drop(self, ineq: FloatArray, floor: float) -> int | None:
         """Step 2's test: the inequality to drop, or None (``floor``: step 1's ε).
 
-        ‖Hg‖ is formed only for Goldfarb's test itself: at a Kuhn–Tucker point the
+        ‖Hg‖ is formed only for the tests themselves: at a Kuhn–Tucker point the
         multipliers alone decide, and H, which may need a fresh Gauss–Newton start, is
         not built for a descent that ends there.
         """
@@ -309,7 +317,32 @@ class _Run:
         if self.projected <= floor:
             return worst if ineq[worst] < -floor else None
         hg = self.h @ self.gradient
-        return worst if float(np.sqrt(hg @ hg)) <= -beta[worst] else None
+        if float(np.sqrt(hg @ hg)) <= -beta[worst] or self.leaving_pays(worst, beta[worst], hg):
+            return worst
+        return None
+
+    def leaving_pays(self, position: int, beta: float, hg: FloatArray) -> bool:
+        """Whether a Newton step off the face by inequality ``position`` promises more.
+
+        Goldfarb's test ``‖Hg‖ ≤ −β`` weighs a step against a slope, which agree in
+        scale while H is about the projector. From a Gauss–Newton start H is about the
+        inverse Hessian on the face, of scale 1/μ (a million where G is near 1e-6), and
+        the test keeps a face that many limits hold long after its multipliers say
+        "leave": every step along it lowers G by a thousandth. Here the decreases a
+        Newton step promises are weighed instead: ½ gᵀHg on the face against
+        ``½ β² / κ`` off it, along the unit direction d that leaves the row (whose slope
+        is β), with ``κ = ‖Fᵀd‖² + μ`` its Gauss–Newton curvature, damped as H's start.
+        Without the curvature there is no κ, and Goldfarb's test alone decides.
+        """
+        if self.curvature is None or self.factor is None:
+            return False
+        column = self.active.k + position
+        off = self.active.project(self.active.matrix[:, column], exclude=column)
+        off /= float(np.sqrt(off @ off))
+        reach = self.factor.T @ off
+        largest = float(np.max(np.einsum("ij,ij->i", self.factor, self.factor), initial=0.0))
+        curvature = float(reach @ reach) + gauss_newton_damping(largest, self.value)
+        return float(self.gradient @ hg) * curvature <= beta * beta
 
     def drop(self, position: int) -> None:
         """Step 2: drop an inequality; H grows by the dropped row's projected direction.

@@ -28,6 +28,7 @@ __all__ = [
     "Metric",
     "StartClock",
     "fletcher_update",
+    "gauss_newton_damping",
     "gauss_newton_start",
     "projector_start",
 ]
@@ -140,7 +141,7 @@ def gauss_newton_start(
         if not null.shape[1]:
             return Metric.zero(n)
         reduced = null.T @ hessian @ null
-    damping = _damping(float(np.max(np.diag(reduced))), value)
+    damping = gauss_newton_damping(float(np.max(np.diag(reduced))), value)
     reduced = reduced + damping * np.eye(reduced.shape[0])
     inverse: FloatArray = np.asarray(np.linalg.inv(reduced), dtype=np.float64)
     if null is not None:
@@ -148,8 +149,8 @@ def gauss_newton_start(
     return Metric.dense(0.5 * (inverse + inverse.T))
 
 
-def _damping(largest: float, value: float) -> float:
-    """μ from the largest diagonal entry of the reduced curvature and G."""
+def gauss_newton_damping(largest: float, value: float) -> float:
+    """μ of the Gauss–Newton start, from G and the reduced curvature's largest diagonal."""
     return max(_DAMPING * largest, _DAMPING_G * abs(value), 1e-12)
 
 
@@ -175,7 +176,8 @@ def _woodbury_start(
             return Metric.zero(n)
         projected = factor - rows @ (rows.T @ factor)
     # the largest diagonal entry of P B P stands for that of Zᵀ B Z
-    damping = _damping(float(np.max(np.einsum("ij,ij->i", projected, projected))), value)
+    largest = float(np.max(np.einsum("ij,ij->i", projected, projected)))
+    damping = gauss_newton_damping(largest, value)
     if n * k * k <= _SVD_WORK:
         left, singular, _ = np.linalg.svd(projected, full_matrices=False)
         squares = singular * singular

@@ -285,3 +285,39 @@ def test_a_start_too_slow_for_the_deadline_takes_the_projector(
     assert bool(started) is (deadline is None)
     assert run.value < objective(start)[0]
     assert np.all(run.phi >= 0.0)
+
+
+@pytest.mark.parametrize(
+    ("weights", "leaves"), [((1e-3, 1e-4), True), ((1e-3, 1.0), False)], ids=["leave", "stay"]
+)
+def test_a_face_is_left_when_a_newton_step_off_it_promises_more_than_one_on_it(
+    weights: tuple[float, float], leaves: bool
+) -> None:
+    # G = c₀(φ₀ − 1)² + c₁(φ₁ − 0.1)² on φ₀ ≥ 0, from (0, 0): the face φ₀ = 0 has a
+    # negative multiplier (−2c₀). With the Gauss–Newton metric, ‖Hg‖ ≈ 0.1 exceeds
+    # −β = 2e-3, so Goldfarb's test alone keeps the face either way; off it a Newton
+    # step lowers G by about c₀, on it by about 0.01·c₁, and the larger decides.
+    from solver.optimizer.active_set import ActiveSet
+    from solver.optimizer.goldfarb import _Run
+
+    c = np.array(weights)
+    target = np.array([1.0, 0.1])
+
+    def objective(phi: np.ndarray) -> tuple[float, np.ndarray]:
+        delta = phi - target
+        return float(c @ delta**2), 2.0 * c * delta
+
+    curvature = lambda phi: np.diag(np.sqrt(2.0 * c))  # noqa: E731
+    start = np.zeros(2)
+    face = (np.zeros((0, 2)), np.zeros(0), np.eye(2)[:1], np.zeros(1))  # φ₀ ≥ 0
+    active = ActiveSet.at(start, *face, slack=0)
+    run = _Run(objective, start, active, 1e-12, None, curvature)
+    ineq = run.active.multipliers(run.gradient)[run.active.k :]
+    run.projected = float(np.linalg.norm(run.active.project(run.gradient)))
+    hg = run.h @ run.gradient
+    assert ineq[0] == pytest.approx(-2.0 * c[0]) and np.linalg.norm(hg) > -ineq[0]
+    assert (run.choose_drop(ineq, floor=1e-12) == 0) is leaves
+    limits = {"tolerance": 1e-12, "max_iterations": 50, "deadline": None}
+    result = descend(objective, start, *face, curvature=curvature, **limits)
+    assert result.status is Status.CONVERGED
+    np.testing.assert_allclose(result.phi, target, atol=1e-9)
