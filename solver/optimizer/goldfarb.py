@@ -147,6 +147,7 @@ class _Run:
         self.objective = objective
         self.curvature = curvature
         self.factor: FloatArray | None = None
+        self.largest: float | None = None  # B's largest diagonal entry, once asked
         self.factor_at = phi0
         self.a_in, self.b_in = active.a_in, active.b_in
         self.tolerance = tolerance
@@ -211,6 +212,7 @@ class _Run:
         if self.factor is None or not np.array_equal(self.phi, self.factor_at):
             self.factor = self.curvature(self.phi)
             self.factor_at = self.phi
+            self.largest = None
         (n, k), q = self.factor.shape, self.active.matrix.shape[1]
         if not START_CLOCK.fits(n, k, q, self.deadline):
             # Too large to factor in the time left (thousands of variables, hundreds of
@@ -340,8 +342,10 @@ class _Run:
         off = self.active.project(self.active.matrix[:, column], exclude=column)
         off /= float(np.sqrt(off @ off))
         reach = self.factor.T @ off
-        largest = float(np.max(np.einsum("ij,ij->i", self.factor, self.factor), initial=0.0))
-        curvature = float(reach @ reach) + gauss_newton_damping(largest, self.value)
+        if self.largest is None:
+            rows = np.einsum("ij,ij->i", self.factor, self.factor)
+            self.largest = float(np.max(rows, initial=0.0))
+        curvature = float(reach @ reach) + gauss_newton_damping(self.largest, self.value)
         return float(self.gradient @ hg) * curvature <= beta * beta
 
     def drop(self, position: int) -> None:
