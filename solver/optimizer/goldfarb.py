@@ -338,10 +338,11 @@ class _Run:
         """
         if self.curvature is None or self.factor is None:
             return False
+        # The row's part off the other active rows is N (NᵀN)⁻¹ e_j, of length √((NᵀN)⁻¹_jj).
         column = self.active.k + position
-        off = self.active.project(self.active.matrix[:, column], exclude=column)
-        off /= float(np.sqrt(off @ off))
-        reach = self.factor.T @ off
+        inverse = self.active.gram_inverse
+        off = self.active.matrix @ inverse[:, column]
+        reach = (self.factor.T @ off) / float(np.sqrt(inverse[column, column]))
         if self.largest is None:
             rows = np.einsum("ij,ij->i", self.factor, self.factor)
             self.largest = float(np.max(rows, initial=0.0))
