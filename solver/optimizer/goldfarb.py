@@ -32,7 +32,10 @@ step that lowers G by next to nothing is a crawl (:meth:`_Run.crawled`).
    ``(0, min(1, λ_max)]``, it expands past 1 while G still falls steeply).
 4. If the step reached λ_max, add that row: ``H ← H − H a aᵀ H / (aᵀ H a)``.
 5. Otherwise, with σ = αs and y = g⁺ − g, if σᵀy > 0 update H by BFGS when
-   ``σᵀy ≥ yᵀHy`` and by DFP otherwise (the switch of Fletcher 1970).
+   ``σᵀy ≥ yᵀHy`` and by DFP otherwise (the switch of Fletcher 1970). If that step
+   lowered G by next to nothing (``_SLOW``), the next step is a truncated-Newton step
+   preconditioned by H (:mod:`.newton`): where goals stay out of reach, the residuals'
+   own curvature shapes G, and the updates learn it one direction a step.
 
 Every trial point is projected back onto the active rows (a correction of rounding
 size), so iterates stay feasible; G is evaluated at exactly the accepted point and never
@@ -62,6 +65,7 @@ from .metric import (
     gauss_newton_damping,
     projector_start,
 )
+from .newton import newton_step
 
 __all__ = ["descend"]
 
@@ -75,6 +79,11 @@ _CRAWL = 1e-9
 _CRAWLS = 3
 """Crawling steps after which a descent leaves the Gauss–Newton metric for the projector
 (before that, each crawl restarts H from the curvature)."""
+_SLOW = 1e-4
+"""Relative decrease of G at or below which a step updated by BFGS or DFP is slow: the
+next step is Newton's (:meth:`_Run.newton`). Below a decrease of a fifth (where the
+quasi-Newton update takes over) the metric still serves a goal at the edge of its reach,
+whose steps lower G by a few percent each; Newton's products pay where it crawls."""
 _FLAT_STEPS = 2
 """Steps in a row without a decrease of G after which the descent stops."""
 _GAUSS_NEWTON_DROP = 0.8
@@ -154,6 +163,7 @@ class _Run:
         self.callback = callback
         self.phi = phi0.copy()
         self.value, self.gradient = objective(self.phi)
+        self.scale = float(np.sqrt(self.gradient @ self.gradient))
         self.evaluations = 1
         self.iterations = 0
         if callback is not None:
@@ -163,6 +173,7 @@ class _Run:
         self.inactive[self.active.rows] = False
         self._h: Metric | None = None
         self.fresh = True
+        self.quasi = False  # H holds a quasi-Newton update of the last step
         self.stepped = False
         self.flat = 0
         self.crawls = 0
@@ -199,6 +210,7 @@ class _Run:
     @h.setter
     def h(self, value: Metric | None) -> None:
         self._h = value
+        self.quasi = False
 
     def initial_h(self) -> Metric:
         """H at a (re)start: the projector, or the damped Gauss–Newton inverse on its range.
@@ -282,6 +294,8 @@ class _Run:
                 self.drop(drop)
                 continue
             step = -(self.h @ self.gradient)
+            if self.quasi:  # G fell slowly on the last step: take Newton's step
+                step = self.newton(step)
             slope = float(self.gradient @ step)
             if slope >= 0.0:
                 if self.reset():
@@ -343,11 +357,17 @@ class _Run:
         inverse = self.active.gram_inverse
         off = self.active.matrix @ inverse[:, column]
         reach = (self.factor.T @ off) / float(np.sqrt(inverse[column, column]))
+        curvature = float(reach @ reach) + self.damping()
+        return float(self.gradient @ hg) * curvature <= beta * beta
+
+    def damping(self) -> float:
+        """μ of H's Gauss–Newton start at the current factor (from G alone without one)."""
+        if self.factor is None:
+            return gauss_newton_damping(0.0, self.value)
         if self.largest is None:
             rows = np.einsum("ij,ij->i", self.factor, self.factor)
             self.largest = float(np.max(rows, initial=0.0))
-        curvature = float(reach @ reach) + gauss_newton_damping(self.largest, self.value)
-        return float(self.gradient @ hg) * curvature <= beta * beta
+        return gauss_newton_damping(self.largest, self.value)
 
     def drop(self, position: int) -> None:
         """Step 2: drop an inequality; H grows by the dropped row's projected direction.
@@ -427,6 +447,7 @@ class _Run:
             self.fresh = True
             return None
         self.update(sigma, y)  # Step 5
+        self.quasi = value0 - search.value <= _SLOW * abs(value0)
         return None
 
     def crawled(self) -> None:
@@ -456,3 +477,26 @@ class _Run:
     def update(self, sigma: FloatArray, y: FloatArray) -> None:
         """Step 5: H by :func:`.metric.fletcher_update`."""
         self.h = fletcher_update(self.h, sigma, y)
+
+    def newton(self, step: FloatArray) -> FloatArray:
+        """The truncated-Newton step (:mod:`.newton`) preconditioned by H, else ``step``.
+
+        Taken after a step updated by BFGS or DFP (step 5) that lowered G by at most
+        ``_SLOW`` of itself, never right after a drop: Goldfarb's update then points the
+        step off the dropped row's boundary, which a step from the Hessian need not do.
+        A step of G falling faster keeps the quasi-Newton metric, which costs no
+        gradient beyond the line search's.
+        """
+        newton, evaluations = newton_step(
+            lambda phi: self.objective(phi)[1],
+            self.phi,
+            self.gradient,
+            self.active.project,
+            self.h.__matmul__,
+            self.deadline,
+            self.scale,
+        )
+        self.evaluations += evaluations
+        if newton is None or not float(self.gradient @ newton) < 0.0:
+            return step
+        return newton

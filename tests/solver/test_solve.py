@@ -224,9 +224,10 @@ def test_pinned_counts_random_tree(metric: str) -> None:
 PINNED = {
     ("planar_arm", "gauss_newton"): (8, 9),
     ("planar_arm", "identity"): (22, 24),
-    # The line search's expansion past the unit step: 14 and 30 iterations before.
-    ("random_tree", "gauss_newton"): (12, 15),
-    ("random_tree", "identity"): (27, 32),  # its first step is −∇(G_all / smallest weight)
+    # The line search's expansion past the unit step: 14 and 30 iterations before;
+    # Newton's step after a slow one: 27 iterations before with the identity.
+    ("random_tree", "gauss_newton"): (12, 16),
+    ("random_tree", "identity"): (25, 32),  # its first step is −∇(G_all / smallest weight)
 }
 
 

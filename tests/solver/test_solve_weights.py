@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 from fixtures.models import human_figure, limb_effectors, random_feasible_pose
@@ -61,12 +63,34 @@ def test_weights_times_1_1e3_1e6_take_the_same_steps_to_the_same_pose(
     assert first.status == "converged"
     for result, factor in zip(results[1:], (1e3, 1e6), strict=True):
         assert result.status == first.status
-        assert abs(result.iterations - first.iterations) <= 1
-        np.testing.assert_allclose(result.theta, first.theta, atol=1e-8)
         # G_all scales with the weights (to rounding where it is about 0)
         assert result.objective == pytest.approx(
-            factor * first.objective, rel=1e-6, abs=factor * 1e-18
+            factor * first.objective, rel=1e-9, abs=factor * 1e-18
         )
+        if far:
+            assert_same_minimum(result, first)
+        else:
+            assert abs(result.iterations - first.iterations) <= 1
+            np.testing.assert_allclose(result.theta, first.theta, atol=1e-8)
+
+
+def effector_points(theta: np.ndarray) -> np.ndarray:
+    return limbs_problem(0, (1.0,) * 3).effector_states(theta)[0]
+
+
+def assert_same_minimum(result: Any, first: Any) -> None:
+    """With a goal out of reach: the same effector points, in about as many steps.
+
+    Out of reach the minimum is a valley along the redundant DOFs (the spine's and the
+    limbs' turns that keep the effectors where they are), on which the descent stops at
+    the rounding floor of a large G. Newton's steps take Hessian products as differences
+    of gradients, whose rounding (1e-9 of a product) moves that stop along the valley:
+    the poses may differ there, the effectors and G may not.
+    """
+    assert abs(result.iterations - first.iterations) <= 5
+    np.testing.assert_allclose(
+        effector_points(result.theta), effector_points(first.theta), atol=1e-6
+    )
 
 
 def test_default_restarts_treat_scaled_weights_alike() -> None:
@@ -76,8 +100,8 @@ def test_default_restarts_treat_scaled_weights_alike() -> None:
         for factor in (1.0, 1e6)
     ]
     assert results[0].restarts == results[1].restarts == 2
-    assert abs(results[0].iterations - results[1].iterations) <= 2
-    np.testing.assert_allclose(results[1].theta, results[0].theta, atol=1e-8)
+    assert results[1].objective == pytest.approx(1e6 * results[0].objective, rel=1e-9)
+    assert_same_minimum(results[1], results[0])
 
 
 def test_mixed_weights_1_to_1e6_end_converged_with_every_goal_met() -> None:

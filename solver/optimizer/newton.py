@@ -1,0 +1,90 @@
+"""A truncated-Newton step for a descent whose G falls slowly: goals out of reach.
+
+Where goals stay unmet, G's Hessian is not the goals' Gauss–Newton estimate: the
+residuals' own curvature (``Σ rᵢ ∇²rᵢ``) no longer vanishes, and quasi-Newton updates
+learn it one direction a step, which on a long chain stretched between many goals takes
+a hundred steps and more. The Newton step instead solves the Newton equation on the
+active rows' null space, ``P ∇²G P s = −P g``, by conjugate gradients preconditioned with
+the descent's own H (truncated Newton: Dembo & Steihaug 1983; with a preconditioner,
+Nash 1985). Each product ``∇²G p`` is a difference of two gradients, so it serves every
+goal type. The iteration stops at a residual of ``min(0.1, √(‖r₀‖/‖∇G₀‖))·‖r₀‖``
+(∇G₀ at the descent's start, so that the scale of the weights does not matter), at
+negative curvature, after :data:`PRODUCTS` products or at the deadline; the step is the
+last iterate, which is a descent direction whenever one product was taken (and None
+before that).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+
+import numpy as np
+
+from .._checks import FloatArray
+
+__all__ = ["PRODUCTS", "newton_step"]
+
+PRODUCTS = 10
+"""Most Hessian products (gradient evaluations) one step takes."""
+_DIFFERENCE = 1e-7
+"""Length of the difference step of a Hessian product, relative to max(1, ‖φ‖∞)."""
+_FORCING = 0.1
+"""Largest relative residual at which the conjugate gradients stop."""
+
+
+def newton_step(
+    gradient_at: Callable[[FloatArray], FloatArray],
+    phi: FloatArray,
+    gradient: FloatArray,
+    project: Callable[[FloatArray], FloatArray],
+    precondition: Callable[[FloatArray], FloatArray],
+    deadline: float | None,
+    scale: float,
+) -> tuple[FloatArray | None, int]:
+    """An approximate solution s of ``P ∇²G P s = −P g``, and the gradients it evaluated.
+
+    Args:
+        gradient_at: φ ↦ ∇G(φ).
+        phi: The iterate.
+        gradient: ∇G at ``phi``.
+        project: v ↦ P v, onto the active rows' null space.
+        precondition: v ↦ H v, H positive semi-definite with range in that null space.
+        deadline: ``time.perf_counter()`` value after which no product starts, or None.
+        scale: ‖∇G‖ at the descent's start: the forcing term compares ‖P g‖ with it, so
+            that weights scaled by any factor take the same steps.
+
+    Returns:
+        ``(s, evaluations)``; s is None when no product of positive curvature was taken.
+    """
+    residual = -project(gradient)
+    first = math.sqrt(float(residual @ residual))
+    if first == 0.0:
+        return None, 0
+    stop = min(_FORCING, math.sqrt(first / scale)) * first
+    difference = _DIFFERENCE * max(1.0, float(np.max(np.abs(phi), initial=0.0)))
+    direction = precondition(residual)
+    product_rz = float(residual @ direction)
+    step: FloatArray | None = None
+    evaluations = 0
+    while evaluations < PRODUCTS and product_rz > 0.0:
+        if deadline is not None and time.perf_counter() >= deadline:
+            break
+        size = math.sqrt(float(direction @ direction))
+        eps = difference / size
+        curved = project(gradient_at(phi + eps * direction) - gradient) / eps
+        evaluations += 1
+        curvature = float(direction @ curved)
+        if not curvature > 0.0:  # negative curvature (or NaN): keep what was found
+            break
+        alpha = product_rz / curvature
+        step = alpha * direction if step is None else step + alpha * direction
+        residual = residual - alpha * curved
+        if math.sqrt(float(residual @ residual)) <= stop:
+            break
+        preconditioned = precondition(residual)
+        next_rz = float(residual @ preconditioned)
+        direction = preconditioned + (next_rz / product_rz) * direction
+        product_rz = next_rz
+    return step, evaluations
