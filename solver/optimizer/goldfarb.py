@@ -174,6 +174,7 @@ class _Run:
         self._h: Metric | None = None
         self.fresh = True
         self.quasi = False  # H holds a quasi-Newton update of the last step
+        self.hg: FloatArray | None = None  # Hg of this iteration's drop test, if formed
         self.stepped = False
         self.flat = 0
         self.crawls = 0
@@ -293,7 +294,7 @@ class _Run:
             if drop is not None:  # Step 2
                 self.drop(drop)
                 continue
-            step = -(self.h @ self.gradient)
+            step = -(self.h @ self.gradient if self.hg is None else self.hg)
             if self.quasi:  # G fell slowly on the last step: take Newton's step
                 step = self.newton(step)
             slope = float(self.gradient @ step)
@@ -318,8 +319,10 @@ class _Run:
 
         ‖Hg‖ is formed only for the tests themselves: at a Kuhn–Tucker point the
         multipliers alone decide, and H, which may need a fresh Gauss–Newton start, is
-        not built for a descent that ends there.
+        not built for a descent that ends there. Hg is kept in :attr:`hg` for the step
+        that follows when no row is dropped.
         """
+        self.hg = None
         leave, self.leave = self.leave, False  # a crawl's request holds for one test
         if not ineq.size:
             return None
@@ -335,6 +338,7 @@ class _Run:
         hg = self.h @ self.gradient
         if float(np.sqrt(hg @ hg)) <= -beta[worst] or self.leaving_pays(worst, beta[worst], hg):
             return worst
+        self.hg = hg
         return None
 
     def leaving_pays(self, position: int, beta: float, hg: FloatArray) -> bool:
@@ -357,17 +361,11 @@ class _Run:
         inverse = self.active.gram_inverse
         off = self.active.matrix @ inverse[:, column]
         reach = (self.factor.T @ off) / float(np.sqrt(inverse[column, column]))
-        curvature = float(reach @ reach) + self.damping()
-        return float(self.gradient @ hg) * curvature <= beta * beta
-
-    def damping(self) -> float:
-        """μ of H's Gauss–Newton start at the current factor (from G alone without one)."""
-        if self.factor is None:
-            return gauss_newton_damping(0.0, self.value)
         if self.largest is None:
             rows = np.einsum("ij,ij->i", self.factor, self.factor)
             self.largest = float(np.max(rows, initial=0.0))
-        return gauss_newton_damping(self.largest, self.value)
+        curvature = float(reach @ reach) + gauss_newton_damping(self.largest, self.value)
+        return float(self.gradient @ hg) * curvature <= beta * beta
 
     def drop(self, position: int) -> None:
         """Step 2: drop an inequality; H grows by the dropped row's projected direction.
