@@ -27,6 +27,7 @@ from .limits import LinearLimits
 from .optimizer.variable_rows import VariableRows
 from .parts import Parts
 from .reach import Reach
+from .rotations import linear_scale
 from .segment import Segment
 
 __all__ = ["Derived", "Problem"]
@@ -510,6 +511,5 @@ def _scale_of(moved: Sequence[Segment], old: Sequence[Segment]) -> float:
     """The uniform scale of the motion that took ``old``'s roots to ``moved``'s."""
     for new_segment, old_segment in zip(moved, old, strict=True):
         if old_segment.parent is None:
-            new_det = np.linalg.det(new_segment.rest[:3, :3])
-            return float(np.cbrt(abs(new_det / np.linalg.det(old_segment.rest[:3, :3]))))
+            return linear_scale(new_segment.rest[:3, :3]) / linear_scale(old_segment.rest[:3, :3])
     return 1.0

@@ -23,6 +23,7 @@ __all__ = [
     "euler_quaternions",
     "fit_euler",
     "is_similarity",
+    "linear_scale",
     "matrices_euler",
     "matrix_euler",
     "matrix_quaternion",
@@ -365,6 +366,11 @@ matrices in single precision from heads, tails and rolls: among Rigify's metarig
 ``t_thumb.001.L`` 1.1e-5, the humans' 3.8e-6). The figure keeps those very numbers, so
 that its poses match Blender's; a true shear or non-uniform scale (0.1% is 2e-3) is
 refused."""
+
+
+def linear_scale(linear: ArrayLike) -> float:
+    """The uniform scale of a 3×3 similarity: the cube root of its determinant's size."""
+    return float(np.cbrt(abs(np.linalg.det(np.asarray(linear, dtype=np.float64)))))
 
 
 def is_similarity(linear: ArrayLike) -> bool:

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from ...solver import CentreOfMass
+from ...solver.rotations import linear_scale
 from .animated import DRIVEN_CHANNELS, action_curves
 from .arrays import Array, channel
 from .goals import Setup, effector_lines
@@ -164,7 +165,7 @@ def diverging_bones(obj: Any, setup: Setup, theta: Array) -> dict[str, str]:
 
 def _angle(first: Array, second: Array) -> float:
     """The angle [rad] between the rotations of two frames (4, 4) of the same scale."""
-    scale = float(np.cbrt(abs(np.linalg.det(first[:3, :3])))) or 1.0
+    scale = linear_scale(first[:3, :3]) or 1.0
     turn = first[:3, :3] @ second[:3, :3].T / scale**2
     axis = (turn[2, 1] - turn[1, 2], turn[0, 2] - turn[2, 0], turn[1, 0] - turn[0, 1])
     return math.atan2(0.5 * math.hypot(*axis), 0.5 * (float(np.trace(turn)) - 1.0))

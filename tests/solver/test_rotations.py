@@ -11,6 +11,7 @@ from solver import SolverInputError, rotations
 from solver.rotations import (
     EULER_ORDERS,
     euler_matrix,
+    linear_scale,
     matrices_euler,
     matrix_euler,
     matrix_quaternion,
@@ -300,3 +301,11 @@ def test_batched_readings_are_the_single_ones(order: str) -> None:
         for row, matrix in enumerate(matrices):
             single = matrix_euler(matrix, order, None if near is None else near[row])
             np.testing.assert_allclose(batch[row], single, atol=1e-12)
+
+
+@pytest.mark.parametrize("scale", [1e-3, 0.5, 1.0, 7.0])
+def test_linear_scale_is_the_scale_of_a_turned_and_scaled_matrix(scale: float) -> None:
+    turn = euler_matrix(np.array([0.3, -1.1, 2.0]), "YXZ")
+    assert linear_scale(scale * turn) == pytest.approx(scale, rel=1e-12)
+    mirrored = scale * turn @ np.diag([1.0, 1.0, -1.0])  # the size of the determinant
+    assert linear_scale(mirrored) == pytest.approx(scale, rel=1e-12)
