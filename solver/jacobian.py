@@ -9,6 +9,8 @@ turns nothing. ``moves[j, e]`` is 1 when DOF j lies on effector e's chain, else 
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from . import kernel
@@ -41,6 +43,8 @@ class Jacobian:
         self._all_rotations = bool(np.all(rotation))
         self._rotation_bytes = np.ascontiguousarray(rotation, dtype=np.uint8)
         self._tree = None if tree is None else kernel.GradientTree.of(*tree, rotation)
+        self._layout = None if tree is None else (tree[0], tree[1], tree[2])
+        self._jumps: tuple[IntArray, ...] | None = None
 
     def gradient(
         self,
@@ -86,6 +90,112 @@ class Jacobian:
             load = np.where(self._rotation, dof_wrench[:, :3] - cross(pivots, total), total)
         result: FloatArray = (axes * load).sum(axis=1)
         return result
+
+    def hessian_product(
+        self,
+        points: FloatArray,
+        x: FloatArray,
+        y: FloatArray,
+        goal_gradients: tuple[FloatArray, FloatArray, FloatArray],
+        hessians: FloatArray,
+        coefficient: FloatArray,
+        axes: FloatArray,
+        pivots: FloatArray,
+    ) -> Callable[[FloatArray], FloatArray] | None:
+        """The map v ↦ ∇²G v over the variables at one pose, exact; None without the tree.
+
+        The derivative of :meth:`gradient` along θ + t v. Moving with velocity v, each
+        variable's twist (ω = u, q × u for a rotation; 0, u for a translation) moves
+        every frame below it: a part's point, axes and the variables below turn with
+        the summed angular velocity Ω of the variables above them and shift by the
+        summed Λ (``ṙ = Ω × r + Λ``). The goals' gradients change by their Hessians
+        applied to (ṙ, ẋ, ẏ) (:meth:`solver.goals.Goal.stack_hessian`), the wrenches
+        with them, and each variable's derivative ``u · (M − q × F)`` (``u · F`` for a
+        translation) by ``u̇ · (M − q × F) + u · (Ṁ − q̇ × F − q × Ḟ)``.
+
+        Args:
+            points: Part points, (m, 3); each part is one effector.
+            x: Their x axes, (m, 3).
+            y: Their y axes, (m, 3).
+            goal_gradients: ∂P/∂r, ∂P/∂x, ∂P/∂y of each part's goal, (m, 3) each.
+            hessians: Each goal's Hessian over (r, x, y), (m, 9, 9).
+            coefficient: Each part's weight in G, (m,).
+            axes: Each variable's world axis, (n_v, 3).
+            pivots: Each variable's world pivot, (n_v, 3).
+        """
+        if self._layout is None:
+            return None
+        d_point, d_x, d_y = goal_gradients
+        compiled = kernel.active()
+        if compiled is not None and self._tree is not None:
+            return compiled.hessian_tree(
+                self._tree, points, x, y, d_point, d_x, d_y, coefficient, hessians, axes, pivots
+            )
+        parent, variable_segment, part_segment = self._layout
+        rotation = self._rotation
+        twist = np.hstack([axes * rotation, np.where(rotation, cross(pivots, axes), axes)])
+        torque = cross(x, d_x) + cross(y, d_y)
+        wrench = np.hstack([cross(points, d_point) + torque, d_point]) * coefficient[:, None]
+        felt = self.moves @ wrench  # each variable's subtree wrench (M, F)
+        total = felt[:, 3:]
+        load = np.where(rotation, felt[:, :3] - cross(pivots, total), total)
+        # u̇ · L − u · (q̇ × F) with u̇ = Ω × u, q̇ = Ω × q + Λ is Ω · a + Λ · b; u · (Ṁ − q × Ḟ)
+        # (u · Ḟ for a translation) is the variable's twist against (Ṁ, Ḟ).
+        turned = cross(total, axes)
+        a = cross(axes, load) - np.where(rotation, cross(pivots, turned), 0.0)
+        b = np.where(rotation, -turned, 0.0)
+        weights = np.hstack([a, b])
+        jumps = self._tree_jumps()
+        segments = len(parent)
+        # A figure numbers its DOFs segment by segment, so a segment's variables are
+        # consecutive: ``first`` is the first of each one's segment.
+        first = np.searchsorted(variable_segment, variable_segment)
+        own_segments, starts = np.unique(variable_segment, return_index=True)
+        above = np.where(parent < 0, segments, parent)[variable_segment]
+
+        def product(direction: FloatArray) -> FloatArray:
+            moving = direction[:, None] * twist
+            after = np.zeros((segments + 1, 6))  # each segment's twist, then the world's
+            after[own_segments] = np.add.reduceat(moving, starts, axis=0)
+            for jump in jumps:  # summed over the ancestors by pointer doubling
+                after = after + after[jump]
+            # the twist of the variables above each one: its parent segment's, then its
+            # own segment's earlier variables
+            running = np.cumsum(moving, axis=0) - moving
+            before = after[above] + running - running[first]
+            velocity = after[part_segment]
+            spin = velocity[:, :3]
+            d_r = cross(spin, points) + velocity[:, 3:]
+            d_xa, d_ya = cross(spin, x), cross(spin, y)
+            change = np.einsum("mij,mj->mi", hessians, np.hstack([d_r, d_xa, d_ya]))
+            force = change[:, :3]
+            turn = (
+                cross(d_xa, d_x)
+                + cross(x, change[:, 3:6])
+                + cross(d_ya, d_y)
+                + cross(y, change[:, 6:])
+                + cross(d_r, d_point)
+                + cross(points, force)
+            )
+            felt_change = self.moves @ (np.hstack([turn, force]) * coefficient[:, None])
+            result: FloatArray = (before * weights).sum(axis=1) + (twist * felt_change).sum(axis=1)
+            return result
+
+        return product
+
+    def _tree_jumps(self) -> tuple[IntArray, ...]:
+        """The ancestor maps of pointer doubling: 2ᵏ segments up, the world (index S) above all."""
+        if self._jumps is None:
+            assert self._layout is not None
+            parent = self._layout[0]
+            segments = len(parent)
+            jump = np.append(np.where(parent < 0, segments, parent), segments)
+            jumps = []
+            while np.any(jump[:segments] != segments):
+                jumps.append(jump)
+                jump = jump[jump]
+            self._jumps = tuple(jumps)
+        return self._jumps
 
     def rows(self, vectors: FloatArray, axes: FloatArray, pivots: FloatArray) -> FloatArray:
         """J's rows before the chains' mask: shape (n_v, 3k), k the stacked vectors.

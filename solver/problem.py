@@ -9,7 +9,7 @@ reach proofs :mod:`.reach`'s.
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -440,6 +440,29 @@ class Problem:
             total, coefficient = combine(self.terms, self._weights, weighted)
         force, turn, share = self.parts.spread(d_point, torque, coefficient)
         return total, self.jacobian.gradient(at, force, turn, share, axes, pivots)
+
+    def hessian_product(self, theta: FloatArray) -> Callable[[FloatArray], FloatArray] | None:
+        """The map v ↦ ∇²G_all v over the variables at ``theta``, or None where none is made.
+
+        Exact to rounding for the kinematics (:meth:`Jacobian.hessian_product
+        <solver.jacobian.Jacobian.hessian_product>`) and for the goals whose Hessian is
+        written out, to about 1e-10 for the others (central differences). None for an
+        :class:`AnyOf`, whose G_all switches between members, and for a centre of mass,
+        whose many parts the product does not sum.
+        """
+        if not (self._plain and self.parts.single):
+            return None
+        points, x, y, axes, pivots, _ = self._pose(theta)
+        return self.jacobian.hessian_product(
+            points,
+            x,
+            y,
+            self._goals.gradients(points, x, y),
+            self._goals.hessians(points, x, y),
+            self._weights,
+            axes,
+            pivots,
+        )
 
     def gauss_newton(self, theta: FloatArray) -> FloatArray:
         """Gauss–Newton curvature ``Σ_e c_e J_eᵀ diag(κ_e) J_e`` of G_all at ``theta``.

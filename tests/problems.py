@@ -59,6 +59,26 @@ def chain_figure() -> Figure:
     return fig
 
 
+def long_chain(segments: int, *, limit: float | None = None, slide_every: int = 0) -> Figure:
+    """``segments`` segments 1/segments apart along y, each turning about x, z and y.
+
+    ``limit``: each rotation within ±limit (None: free); ``slide_every``: every such
+    segment (from the third) also slides along y, between its first and second turns.
+    """
+    figure = Figure()
+    parent = None
+    bounds = {} if limit is None else {"lower": -limit, "upper": limit}
+    for k in range(segments):
+        rest = np.eye(4)
+        rest[1, 3] = 0.0 if k == 0 else 1.0 / segments
+        dofs = [Dof.rotation(axis, **bounds) for axis in ("x", "z", "y")]
+        if slide_every and k % slide_every == 2:
+            dofs.insert(1, Dof.translation("y"))
+        figure.add_segment(f"seg{k}", parent, rest, dofs)
+        parent = f"seg{k}"
+    return figure
+
+
 def arm_and_head() -> Figure:
     """``upper_arm``, ``forearm``, ``hand`` 0.5 apart (:func:`three_segment_arm`), and a
     second root ``head`` with one rotation about y."""

@@ -8,7 +8,7 @@ import numpy as np
 
 from .._checks import FloatArray, IntArray
 from ..vectors import axis_torque
-from .base import Batch, CurvatureBatch, Goal
+from .base import Batch, CurvatureBatch, Goal, HessianBatch
 
 __all__ = ["StackedGoals"]
 
@@ -43,6 +43,7 @@ class StackedGoals:
             getattr(kind.stack_curvature, "__func__", None) is default for kind in kinds
         )
         self._curvatures: tuple[tuple[IntArray, CurvatureBatch], ...] | None = None
+        self._hessians: tuple[tuple[IntArray, HessianBatch], ...] | None = None
 
     def factors(self, points: FloatArray, x: FloatArray, y: FloatArray) -> FloatArray:
         """Each goal's Gauss–Newton curvature factor F, shape (m, 9, 9).
@@ -59,6 +60,37 @@ class StackedGoals:
         for members, batch in self._curvatures:
             result[members] = batch(points[members], x[members], y[members])
         return result
+
+    def hessians(self, points: FloatArray, x: FloatArray, y: FloatArray) -> FloatArray:
+        """Each goal's Hessian of P over (r, x, y), shape (m, 9, 9) (:meth:`Goal.stack_hessian`).
+
+        Stacked on first use, as :meth:`factors`.
+        """
+        if self._hessians is None:
+            self._hessians = tuple(
+                (members, kind.stack_hessian(own)) for members, kind, own in self._groups
+            )
+        if len(self._hessians) == 1:
+            return self._hessians[0][1](points, x, y)
+        result = np.empty((self._m, 9, 9))
+        for members, batch in self._hessians:
+            result[members] = batch(points[members], x[members], y[members])
+        return result
+
+    def gradients(
+        self, points: FloatArray, x: FloatArray, y: FloatArray
+    ) -> tuple[FloatArray, FloatArray, FloatArray]:
+        """∂P/∂r, ∂P/∂x and ∂P/∂y of each goal, (m, 3) each (zero where P ignores them)."""
+        m = self._m
+        d_point, d_x, d_y = np.empty((m, 3)), np.zeros((m, 3)), np.zeros((m, 3))
+        for members, batch in self._batches:
+            _, dp, dx, dy = batch(points[members], x[members], y[members])
+            d_point[members] = dp
+            if dx is not None:
+                d_x[members] = dx
+            if dy is not None:
+                d_y[members] = dy
+        return d_point, d_x, d_y
 
     def __call__(
         self, points: FloatArray, x: FloatArray, y: FloatArray

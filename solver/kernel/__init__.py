@@ -17,7 +17,7 @@ import ctypes
 import os
 import platform
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -40,7 +40,7 @@ __all__ = [
     "status",
 ]
 
-ABI = 5
+ABI = 6
 """The calling convention this module speaks (``rk_abi()`` of ``reach_kernel.c``)."""
 
 LIBRARY_FOLDER = Path(__file__).resolve().parent / "lib"
@@ -91,6 +91,10 @@ class Kernel:
         tree.restype = None
         tree.argtypes = [_INT, _POINTER, _INT, _POINTER, _INT, *[_POINTER] * 10]
         self._gradient_tree = tree
+        hessian = library.rk_hessian_tree
+        hessian.restype = None
+        hessian.argtypes = [_INT, _POINTER, _INT, _POINTER, _INT, *[_POINTER] * 15]
+        self._hessian_tree = hessian
         factor = library.rk_factor
         factor.restype = None
         factor.argtypes = [_INT, _INT, _INT, *[_POINTER] * 7]
@@ -152,12 +156,7 @@ class Kernel:
         axes, pivots = _c(axes), _c(pivots)
         torque = None if torque is None else _c(torque)
         self._gradient_tree(
-            tree.n_segments,
-            tree.pointers[0],
-            tree.n_variables,
-            tree.pointers[1],
-            tree.n_parts,
-            tree.pointers[2],
+            *tree.layout,
             _address(points),
             _address(force),
             None if torque is None else _address(torque),
@@ -169,6 +168,31 @@ class Kernel:
             _address(out),
         )
         return out
+
+    def hessian_tree(
+        self,
+        tree: GradientTree,
+        points: FloatArray,
+        x: FloatArray,
+        y: FloatArray,
+        d_point: FloatArray,
+        d_x: FloatArray,
+        d_y: FloatArray,
+        coefficient: FloatArray,
+        hessians: FloatArray,
+        axes: FloatArray,
+        pivots: FloatArray,
+    ) -> Callable[[FloatArray], FloatArray]:
+        """The map v ↦ ∇²G v at one pose, through ``rk_hessian_tree``.
+
+        What :meth:`Jacobian.hessian_product <solver.jacobian.Jacobian.hessian_product>`
+        returns.
+
+        The pose's arrays are converted and their addresses taken once, for the many
+        products a Newton step takes there.
+        """
+        arrays = (axes, pivots, points, x, y, d_point, d_x, d_y, coefficient, hessians)
+        return _HessianProduct(self._hessian_tree, tree, tuple(_c(array) for array in arrays))
 
     def factor(
         self,
@@ -206,6 +230,32 @@ class Kernel:
             _address(rotation),
             _address(out),
         )
+        return out
+
+
+class _HessianProduct:
+    """v ↦ ∇²G v at one pose through ``rk_hessian_tree``.
+
+    It holds the arrays whose addresses it passes (converted once, for the many products
+    a Newton step takes at one pose) and the scratch.
+    """
+
+    def __init__(self, function: Any, tree: GradientTree, arrays: tuple[FloatArray, ...]) -> None:
+        self._function = function
+        self._arrays = arrays
+        self._scratch = np.empty(24 * tree.n_segments)
+        self._n = tree.n_variables
+        self._fixed = (
+            *tree.layout,
+            tree.pointers[3],
+            *(_address(array) for array in arrays),
+        )
+        self._scratch_address = _address(self._scratch)
+
+    def __call__(self, direction: FloatArray) -> FloatArray:
+        direction = _c(direction)
+        out = np.empty(self._n)
+        self._function(*self._fixed, _address(direction), self._scratch_address, _address(out))
         return out
 
 
@@ -285,6 +335,23 @@ class GradientTree(_Arrays):
             np.ascontiguousarray(rotation, dtype=np.uint8),
         )
         return cls(arrays, pointers, len(arrays[0]), len(arrays[1]), len(arrays[2]))
+
+    @property
+    def layout(self) -> tuple[int, ...]:
+        """The first six arguments of ``rk_gradient_tree`` and ``rk_hessian_tree``.
+
+        The segments' count and parents, the variables' and their segments, the parts'
+        and theirs.
+        """
+        pointers = self.pointers
+        return (
+            self.n_segments,
+            pointers[0],
+            self.n_variables,
+            pointers[1],
+            self.n_parts,
+            pointers[2],
+        )
 
 
 @dataclass(frozen=True, eq=False)

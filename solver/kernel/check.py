@@ -106,6 +106,68 @@ def _numpy_factor(
     return out
 
 
+def _numpy_hessian(
+    below: FloatArray,
+    above: FloatArray,
+    rotation: FloatArray,
+    state: tuple[FloatArray, ...],
+    coefficient: FloatArray,
+    hessians: FloatArray,
+    axes: FloatArray,
+    pivots: FloatArray,
+    direction: FloatArray,
+) -> FloatArray:
+    """What ``rk_hessian_tree`` computes, a part and a variable at a time.
+
+    ``below[j, e]``: variable j moves part e; ``above[b, j]``: variable b moves variable
+    j's axis and pivot; ``state``: the parts' points, x and y axes and their goals'
+    gradients over each.
+    """
+    points, x, y, d_point, d_x, d_y = state
+    spin = np.array([axes[j] if rotation[j] else np.zeros(3) for j in range(len(axes))])
+    shift = np.array(
+        [np.cross(pivots[j], axes[j]) if rotation[j] else axes[j] for j in range(len(axes))]
+    )
+    wrench, change = np.zeros((len(points), 6)), np.zeros((len(points), 6))
+    for e in range(len(points)):
+        turn = (below[:, e] * direction) @ spin
+        moved = np.concatenate(
+            [
+                np.cross(turn, points[e]) + (below[:, e] * direction) @ shift,
+                np.cross(turn, x[e]),
+                np.cross(turn, y[e]),
+            ]
+        )
+        second = hessians[e] @ moved
+        torque = np.cross(x[e], d_x[e]) + np.cross(y[e], d_y[e])
+        wrench[e] = coefficient[e] * np.concatenate(
+            [np.cross(points[e], d_point[e]) + torque, d_point[e]]
+        )
+        turned = (
+            np.cross(moved[:3], d_point[e])
+            + np.cross(points[e], second[:3])
+            + np.cross(moved[3:6], d_x[e])
+            + np.cross(x[e], second[3:6])
+            + np.cross(moved[6:], d_y[e])
+            + np.cross(y[e], second[6:])
+        )
+        change[e] = coefficient[e] * np.concatenate([turned, second[:3]])
+    out = np.zeros(len(axes))
+    for j in range(len(axes)):
+        turn = (above[:, j] * direction) @ spin
+        d_u = np.cross(turn, axes[j])
+        d_q = np.cross(turn, pivots[j]) + (above[:, j] * direction) @ shift
+        moment, total = below[j] @ wrench[:, :3], below[j] @ wrench[:, 3:]
+        d_moment, d_total = below[j] @ change[:, :3], below[j] @ change[:, 3:]
+        if rotation[j]:
+            load = moment - np.cross(pivots[j], total)
+            d_load = d_moment - np.cross(d_q, total) - np.cross(pivots[j], d_total)
+        else:
+            load, d_load = total, d_total
+        out[j] = d_u @ load + axes[j] @ d_load
+    return out
+
+
 def self_check(kernel: Kernel) -> str | None:
     """None when ``kernel`` agrees with numpy; else what differed, in a few words."""
     for theta in (np.zeros(_TREE.n_dofs), np.linspace(-2.0, 2.5, _TREE.n_dofs)):
@@ -138,6 +200,36 @@ def self_check(kernel: Kernel) -> str | None:
         have = kernel.gradient_tree(tree, parts, parts - 0.3, torque, weights, axes, pivots)
         if have.shape != want.shape or not np.all(np.abs(have - want) <= TOLERANCE):
             return "its gradient over the tree differs from numpy's"
+
+    # The Hessian product: variable b moves variable j's frame when it lies above j's
+    # segment, or on it before j.
+    def lies_above(segment: int, k: int) -> bool:
+        while k >= 0 and k != segment:
+            k = parent[k]
+        return bool(k == segment)
+
+    above = np.array(
+        [
+            [
+                b < j
+                if dof_segment[b] == dof_segment[j]
+                else lies_above(dof_segment[b], dof_segment[j])
+                for j in range(_TREE.n_dofs)
+            ]
+            for b in range(_TREE.n_dofs)
+        ],
+        dtype=float,
+    )
+    frame = world[part_segment, :3]
+    state = (parts, frame[:, :, 0], frame[:, :, 1], parts - 0.3, frame[:, :, 2], parts + 0.1)
+    rows = np.linspace(-1.0, 1.0, 36).reshape(4, 9)
+    hessians = rows[:, :, None] * rows[:, None, :] + np.eye(9)
+    direction = np.linspace(0.7, -1.3, _TREE.n_dofs)
+    want = _numpy_hessian(below, above, rotation, state, weights, hessians, axes, pivots, direction)
+    have = kernel.hessian_tree(tree, *state, weights, hessians, axes, pivots)(direction)
+    size = max(1.0, float(np.max(np.abs(want))))
+    if have.shape != want.shape or not np.all(np.abs(have - want) <= TOLERANCE * size):
+        return "its Hessian product over the tree differs from numpy's"
     vectors = np.concatenate([points, force, world[[4, 1, 2], :3, 1]])
     weights = np.array([[1.0, 0.5, 2.0], [0.3, 0.0, 1.5], [0.7, 1.0, 0.2]])
     for blocks in (1, 3):

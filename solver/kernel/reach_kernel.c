@@ -15,7 +15,7 @@
 #endif
 
 /* The calling convention's version: the loader refuses a library of another. */
-#define RK_ABI 5
+#define RK_ABI 6
 
 RK_EXPORT int32_t rk_abi(void) { return RK_ABI; }
 
@@ -108,6 +108,20 @@ static double derivative(const double *total, const double *u, const double *q, 
     return u[0] * load[0] + u[1] * load[1] + u[2] * load[2];
 }
 
+/* Each segment's `width` values plus all its descendants', children first (segments
+ * come after their parents). */
+static void sum_up_tree(int32_t n_segments, const int32_t *parent, int width, double *sums) {
+    for (int32_t k = n_segments - 1; k >= 0; --k) {
+        if (parent[k] >= 0) {
+            double *above = sums + width * (int64_t)parent[k];
+            const double *own = sums + width * (int64_t)k;
+            for (int i = 0; i < width; ++i) {
+                above[i] += own[i];
+            }
+        }
+    }
+}
+
 /* Jacobian.factor: J · diag(√weights) over each effector's point (and axes), (n, 3·k).
  *
  * vectors holds k = blocks·m stacked 3-vectors: the m effector points, then (blocks 3)
@@ -185,17 +199,166 @@ RK_EXPORT void rk_gradient_tree(int32_t n_segments, const int32_t *parent, int32
             s[i] += coefficient[e] * w[i];
         }
     }
-    for (int32_t k = n_segments - 1; k >= 0; --k) {
-        if (parent[k] >= 0) {
-            double *above = sums + 6 * (int64_t)parent[k];
-            const double *own = sums + 6 * (int64_t)k;
-            for (int i = 0; i < 6; ++i) {
-                above[i] += own[i];
-            }
-        }
-    }
+    sum_up_tree(n_segments, parent, 6, sums);
     for (int32_t j = 0; j < n; ++j) {
         const double *total = sums + 6 * (int64_t)variable_segment[j];
         out[j] = derivative(total, axes + 3 * j, pivots + 3 * j, rotation[j]);
+    }
+}
+
+static void cross3(const double *a, const double *b, double *out) {
+    out[0] = a[1] * b[2] - a[2] * b[1];
+    out[1] = a[2] * b[0] - a[0] * b[2];
+    out[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+static double dot3(const double *a, const double *b) {
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+
+/* twist += v · (u, q × u) for a rotation about u through q, v · (0, u) for a translation. */
+static void add_twist(double *twist, const double *u, const double *q, int rotation, double v) {
+    if (rotation) {
+        double shift[3];
+        cross3(q, u, shift);
+        for (int i = 0; i < 3; ++i) {
+            twist[i] += v * u[i];
+            twist[3 + i] += v * shift[i];
+        }
+    } else {
+        for (int i = 0; i < 3; ++i) {
+            twist[3 + i] += v * u[i];
+        }
+    }
+}
+
+/* Jacobian.hessian_product: ∇²G · direction over the variables, in time linear in the tree.
+ *
+ * Variable j's twist is (u_j, q_j × u_j) for a rotation, (0, u_j) for a translation;
+ * moving at direction[j] it turns every frame below by Ω and shifts it by Λ (ṙ = Ω × r +
+ * Λ). Each segment's (Ω, Λ) sums its ancestors' variables and its own ("after"); each
+ * variable feels its parent segment's and its own segment's earlier variables ("before",
+ * variables of one segment are consecutive). Part e's point, axes and goal gradients
+ * (d_point, d_x, d_y) change with ṙ, ẋ = Ω × x, ẏ = Ω × y through its goal's Hessian over
+ * (r, x, y) (hessian, 81 per part); its wrench W = c (r × f + x × d_x + y × d_y, f) and
+ * the change Ẇ are summed up the tree as in rk_gradient_tree. The product is then
+ * u̇ · (M − q × F) + u · (Ṁ − q̇ × F − q × Ḟ) for a rotation, u̇ · F + u · Ḟ for a
+ * translation. scratch holds 24 · n_segments doubles.
+ */
+RK_EXPORT void rk_hessian_tree(int32_t n_segments, const int32_t *parent, int32_t n,
+                               const int32_t *variable_segment, int32_t m,
+                               const int32_t *part_segment, const uint8_t *rotation,
+                               const double *axes, const double *pivots, const double *points,
+                               const double *x, const double *y, const double *d_point,
+                               const double *d_x, const double *d_y, const double *coefficient,
+                               const double *hessian, const double *direction, double *scratch,
+                               double *out) {
+    const int64_t s6 = 6 * (int64_t)n_segments;
+    double *after = scratch, *running = scratch + s6, *sums = scratch + 2 * s6;
+    for (int64_t i = 0; i < 4 * s6; ++i) {
+        scratch[i] = 0.0;
+    }
+    /* each segment's own variables' twist, then summed from the root down */
+    for (int32_t j = 0; j < n; ++j) {
+        const double *u = axes + 3 * j, *q = pivots + 3 * j;
+        add_twist(after + 6 * (int64_t)variable_segment[j], u, q, rotation[j], direction[j]);
+    }
+    for (int32_t k = 0; k < n_segments; ++k) {
+        if (parent[k] >= 0) {
+            const double *above = after + 6 * (int64_t)parent[k];
+            double *a = after + 6 * (int64_t)k;
+            for (int i = 0; i < 6; ++i) {
+                a[i] += above[i];
+            }
+        }
+    }
+    /* each part's wrench and its change, summed up the tree (children first) */
+    for (int32_t e = 0; e < m; ++e) {
+        const double *t = after + 6 * (int64_t)part_segment[e];
+        const double *r = points + 3 * e, *xe = x + 3 * e, *ye = y + 3 * e;
+        const double *f = d_point + 3 * e, *gx = d_x + 3 * e, *gy = d_y + 3 * e;
+        double state[9], change[9], w[12], tmp[3], tmp2[3];
+        cross3(t, r, state);
+        for (int i = 0; i < 3; ++i) {
+            state[i] += t[3 + i];
+        }
+        cross3(t, xe, state + 3);
+        cross3(t, ye, state + 6);
+        const double *h = hessian + 81 * (int64_t)e;
+        for (int i = 0; i < 9; ++i) {
+            double sum = 0.0;
+            for (int l = 0; l < 9; ++l) {
+                sum += h[9 * i + l] * state[l];
+            }
+            change[i] = sum;
+        }
+        /* W = (r × f + x × d_x + y × d_y, f) */
+        cross3(r, f, w);
+        cross3(xe, gx, tmp);
+        cross3(ye, gy, tmp2);
+        for (int i = 0; i < 3; ++i) {
+            w[i] += tmp[i] + tmp2[i];
+            w[3 + i] = f[i];
+        }
+        /* Ẇ = (ṙ × f + r × ḟ + ẋ × d_x + x × ḋ_x + ẏ × d_y + y × ḋ_y, ḟ) */
+        cross3(state, f, w + 6);
+        cross3(r, change, tmp);
+        for (int i = 0; i < 3; ++i) {
+            w[6 + i] += tmp[i];
+        }
+        cross3(state + 3, gx, tmp);
+        cross3(xe, change + 3, tmp2);
+        for (int i = 0; i < 3; ++i) {
+            w[6 + i] += tmp[i] + tmp2[i];
+        }
+        cross3(state + 6, gy, tmp);
+        cross3(ye, change + 6, tmp2);
+        for (int i = 0; i < 3; ++i) {
+            w[6 + i] += tmp[i] + tmp2[i];
+            w[9 + i] = change[i];
+        }
+        double *sm = sums + 12 * (int64_t)part_segment[e];
+        for (int i = 0; i < 12; ++i) {
+            sm[i] += coefficient[e] * w[i];
+        }
+    }
+    sum_up_tree(n_segments, parent, 12, sums);
+    /* each variable: the twist above it, then its product */
+    for (int32_t j = 0; j < n; ++j) {
+        const int32_t k = variable_segment[j];
+        const double *u = axes + 3 * j, *q = pivots + 3 * j;
+        double *own = running + 6 * (int64_t)k;
+        double before[6];
+        for (int i = 0; i < 6; ++i) {
+            before[i] = (parent[k] >= 0 ? after[6 * (int64_t)parent[k] + i] : 0.0) + own[i];
+        }
+        const double *total = sums + 12 * (int64_t)k;
+        double d_u[3], d_q[3], load[3], d_load[3], tmp[3];
+        cross3(before, u, d_u);
+        cross3(before, q, d_q);
+        for (int i = 0; i < 3; ++i) {
+            d_q[i] += before[3 + i];
+        }
+        if (rotation[j]) {
+            cross3(q, total + 3, tmp);
+            for (int i = 0; i < 3; ++i) {
+                load[i] = total[i] - tmp[i];
+            }
+            cross3(d_q, total + 3, tmp);
+            for (int i = 0; i < 3; ++i) {
+                d_load[i] = total[6 + i] - tmp[i];
+            }
+            cross3(q, total + 9, tmp);
+            for (int i = 0; i < 3; ++i) {
+                d_load[i] -= tmp[i];
+            }
+        } else {
+            for (int i = 0; i < 3; ++i) {
+                load[i] = total[3 + i];
+                d_load[i] = total[9 + i];
+            }
+        }
+        out[j] = dot3(d_u, load) + dot3(u, d_load);
+        add_twist(own, u, q, rotation[j], direction[j]);
     }
 }

@@ -18,6 +18,7 @@ from ..comfort import Comfort
 from ..exceptions import SolverInputError
 from ..optimizer.budget import Budget, Reporter
 from ..optimizer.levels import Level
+from ..optimizer.newton import Product
 from ..optimizer.space import ReducedSpace
 from ..optimizer.tasks import leaves_by_level
 from ..problem import Problem
@@ -83,6 +84,27 @@ class Scaled:
             return factor if unscaled else factor * root[:, None]
 
         return curvature
+
+    def hessian(self, problem: Problem) -> Callable[[FloatArray], Product | None]:
+        """φ ↦ (v ↦ ∇²(G_all / w) v over φ) of ``problem``, or None where it makes none."""
+        space, weight = self.space, self.weight
+        scale = space.scale
+        unscaled = bool(np.all(scale == 1.0))
+
+        def hessian(phi: FloatArray) -> Product | None:
+            product = problem.hessian_product(space.theta(phi))
+            if product is None:
+                return None
+            if unscaled and weight == 1.0:
+                return product
+
+            def scaled(direction: FloatArray) -> FloatArray:
+                result: FloatArray = scale * product(scale * direction) / weight
+                return result
+
+            return scaled
+
+        return hessian
 
     def reporter(self, callback: Callable[[FloatArray, float], None] | None) -> Reporter | None:
         """``callback`` of (θ, G_all) as a descent's reporter of (φ, G_all / w)."""

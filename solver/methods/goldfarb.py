@@ -73,6 +73,7 @@ class Goldfarb(Method):
             if self.start_metric == "gauss_newton"
             else None,
             goal_value=leg.budget.goal_value,
+            hessian=leg.scaled.hessian(leg.problem),
         )
 
     def by_levels(self, leg: Leg) -> Descent:

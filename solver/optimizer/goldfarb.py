@@ -65,12 +65,14 @@ from .metric import (
     gauss_newton_damping,
     projector_start,
 )
-from .newton import newton_step
+from .newton import Product, difference_product, newton_step
 
 __all__ = ["descend"]
 
 Objective = Callable[[FloatArray], tuple[float, FloatArray]]
 Curvature = Callable[[FloatArray], FloatArray]
+Hessian = Callable[[FloatArray], Product | None]
+"""φ ↦ (v ↦ ∇²G(φ) v), or None where the objective makes no product."""
 
 _ACTIVE = 1e-10
 """A row is active at the start when its slack is at most this."""
@@ -107,6 +109,7 @@ def descend(
     curvature: Curvature | None = None,
     goal_value: float | None = None,
     expand: bool = True,
+    hessian: Hessian | None = None,
 ) -> Descent:
     """Run Goldfarb's projected BFGS from a feasible ``phi0``.
 
@@ -131,6 +134,8 @@ def descend(
         expand: Let the line search expand past the unit step (see :mod:`.linesearch`);
             False keeps every step within it, as in Zhao & Badler 1994, where G is a
             model good near the start only (a level's tangent, :mod:`.levels`).
+        hessian: G's exact Hessian products for Newton's step; without it (or where it
+            gives None) the step differences gradients.
 
     Returns:
         The final iterate and how the descent ended.
@@ -138,6 +143,7 @@ def descend(
     active = ActiveSet.at(phi0, a_eq, b_eq, a_in, b_in, slack=_ACTIVE)
     run = _Run(objective, phi0, active, tolerance, callback, curvature)
     run.expand = expand
+    run.hessian = hessian
     return run.loop(max_iterations, deadline, goal_value)
 
 
@@ -184,6 +190,7 @@ class _Run:
         self.projected = np.inf
         self.multipliers = np.empty(0)
         self.expand = True
+        self.hessian: Hessian | None = None
         self.deadline: float | None = None
 
     def finish(self, status: Status, detail: str = "") -> Descent:
@@ -485,16 +492,22 @@ class _Run:
         A step of G falling faster keeps the quasi-Newton metric, which costs no
         gradient beyond the line search's.
         """
-        newton, evaluations = newton_step(
-            lambda phi: self.objective(phi)[1],
-            self.phi,
+        product = None if self.hessian is None else self.hessian(self.phi)
+        differences = product is None
+        if product is None:
+            product = difference_product(
+                lambda phi: self.objective(phi)[1], self.phi, self.gradient
+            )
+        newton, products = newton_step(
+            product,
             self.gradient,
             self.active.project,
             self.h.__matmul__,
             self.deadline,
             self.scale,
         )
-        self.evaluations += evaluations
+        if differences:
+            self.evaluations += products
         if newton is None or not float(self.gradient @ newton) < 0.0:
             return step
         return newton

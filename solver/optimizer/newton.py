@@ -6,8 +6,10 @@ learn it one direction a step, which on a long chain stretched between many goal
 a hundred steps and more. The Newton step instead solves the Newton equation on the
 active rows' null space, ``P ∇²G P s = −P g``, by conjugate gradients preconditioned with
 the descent's own H (truncated Newton: Dembo & Steihaug 1983; with a preconditioner,
-Nash 1985). Each product ``∇²G p`` is a difference of two gradients, so it serves every
-goal type. The iteration stops at a residual of ``min(0.1, √(‖r₀‖/‖∇G₀‖))·‖r₀‖``
+Nash 1985). Each product ``∇²G p`` is the problem's own where it makes one
+(:meth:`solver.Problem.hessian_product`), else a difference of two gradients
+(:func:`difference_product`), which serves every objective. The iteration stops at a
+residual of ``min(0.1, √(‖r₀‖/‖∇G₀‖))·‖r₀‖``
 (∇G₀ at the descent's start, so that the scale of the weights does not matter), at
 negative curvature, after :data:`PRODUCTS` products or at the deadline; the step is the
 last iterate, which is a descent direction whenever one product was taken (and None
@@ -24,7 +26,10 @@ import numpy as np
 
 from .._checks import FloatArray
 
-__all__ = ["PRODUCTS", "newton_step"]
+__all__ = ["PRODUCTS", "Product", "difference_product", "newton_step"]
+
+Product = Callable[[FloatArray], FloatArray]
+"""v ↦ ∇²G v at the iterate."""
 
 PRODUCTS = 10
 """Most Hessian products (gradient evaluations) one step takes."""
@@ -34,21 +39,39 @@ _FORCING = 0.1
 """Largest relative residual at which the conjugate gradients stop."""
 
 
+def difference_product(
+    gradient_at: Callable[[FloatArray], FloatArray], phi: FloatArray, gradient: FloatArray
+) -> Product:
+    """The map v ↦ (∇G(φ + εv) − ∇G(φ)) / ε, εv of length ``_DIFFERENCE``·max(1, ‖φ‖∞).
+
+    Args:
+        gradient_at: φ ↦ ∇G(φ).
+        phi: The iterate.
+        gradient: ∇G at ``phi``.
+    """
+    difference = _DIFFERENCE * max(1.0, float(np.max(np.abs(phi), initial=0.0)))
+
+    def product(direction: FloatArray) -> FloatArray:
+        eps = difference / math.sqrt(float(direction @ direction))
+        result: FloatArray = (gradient_at(phi + eps * direction) - gradient) / eps
+        return result
+
+    return product
+
+
 def newton_step(
-    gradient_at: Callable[[FloatArray], FloatArray],
-    phi: FloatArray,
+    product: Product,
     gradient: FloatArray,
     project: Callable[[FloatArray], FloatArray],
     precondition: Callable[[FloatArray], FloatArray],
     deadline: float | None,
     scale: float,
 ) -> tuple[FloatArray | None, int]:
-    """An approximate solution s of ``P ∇²G P s = −P g``, and the gradients it evaluated.
+    """An approximate solution s of ``P ∇²G P s = −P g``, and the products it took.
 
     Args:
-        gradient_at: φ ↦ ∇G(φ).
-        phi: The iterate.
-        gradient: ∇G at ``phi``.
+        product: v ↦ ∇²G v at the iterate.
+        gradient: ∇G at the iterate.
         project: v ↦ P v, onto the active rows' null space.
         precondition: v ↦ H v, H positive semi-definite with range in that null space.
         deadline: ``time.perf_counter()`` value after which no product starts, or None.
@@ -56,25 +79,22 @@ def newton_step(
             that weights scaled by any factor take the same steps.
 
     Returns:
-        ``(s, evaluations)``; s is None when no product of positive curvature was taken.
+        ``(s, products)``; s is None when no product of positive curvature was taken.
     """
     residual = -project(gradient)
     first = math.sqrt(float(residual @ residual))
     if first == 0.0:
         return None, 0
     stop = min(_FORCING, math.sqrt(first / scale)) * first
-    difference = _DIFFERENCE * max(1.0, float(np.max(np.abs(phi), initial=0.0)))
     direction = precondition(residual)
     product_rz = float(residual @ direction)
     step: FloatArray | None = None
-    evaluations = 0
-    while evaluations < PRODUCTS and product_rz > 0.0:
+    products = 0
+    while products < PRODUCTS and product_rz > 0.0:
         if deadline is not None and time.perf_counter() >= deadline:
             break
-        size = math.sqrt(float(direction @ direction))
-        eps = difference / size
-        curved = project(gradient_at(phi + eps * direction) - gradient) / eps
-        evaluations += 1
+        curved = project(product(direction))
+        products += 1
         curvature = float(direction @ curved)
         if not curvature > 0.0:  # negative curvature (or NaN): keep what was found
             break
@@ -87,4 +107,4 @@ def newton_step(
         next_rz = float(residual @ preconditioned)
         direction = preconditioned + (next_rz / product_rz) * direction
         product_rz = next_rz
-    return step, evaluations
+    return step, products
