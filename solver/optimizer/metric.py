@@ -38,9 +38,9 @@ _DAMPING = 1e-7
 reduced curvature (μ is at least G, so that far from the goals steps stay short)."""
 _DAMPING_G = 1.0
 """Damping μ relative to G."""
-_SVD_WORK = 4e6
-"""n·k² up to which Woodbury's start takes PF's thin SVD (about 1 ms); larger F go
-through the eigen-decomposition of FᵀPF."""
+_SMALL_WORK = 4e6
+"""Work (:meth:`StartClock.work`) below which a start is never skipped: under a
+millisecond."""
 
 
 def projector_start(active: FloatArray, gram_inverse: FloatArray) -> Metric:
@@ -87,7 +87,7 @@ class StartClock:
 
     def fits(self, n: int, k: int, q: int, deadline: float | None) -> bool:
         """Whether a start of this size ends before ``deadline`` (None: always)."""
-        if deadline is None or self.work(n, k, q) < _SVD_WORK:
+        if deadline is None or self.work(n, k, q) < _SMALL_WORK:
             return True
         seconds = self.predict(n, k, q)
         return seconds < self.SHORTEST or time.perf_counter() + seconds <= deadline
@@ -160,12 +160,15 @@ def _woodbury_start(
     """:func:`gauss_newton_start` through Woodbury's identity (F has few columns).
 
     ``H = I/μ + [Q, PF] diag(−I/μ, −S⁻¹/μ) [Q, PF]ᵀ`` with ``S = FᵀPF + μI``, kept as
-    ``H = I/μ + [Q, U] diag(−I/μ, −σ²/(μ(σ² + μ))) [Q, U]ᵀ`` with ``PF = U Σ Vᵀ`` the
-    thin singular value decomposition (the same matrix). ``−S⁻¹/μ`` itself loses
-    ``cond(S)`` to rounding, up to 1e7 with μ at 1e-7 of the curvature: near a met
-    goal of a long chain it can make gᵀHg negative, so that the step rises and the
-    descent stalls short of the goal. Through U, H's error is rounding of g/μ, far
-    below gᵀHg.
+    ``H = I/μ + [Q, PF V] diag(−I/μ, −1/(μ(σ² + μ))) [Q, PF V]ᵀ`` with ``FᵀPF = V Σ² Vᵀ``
+    the eigen-decomposition of the k×k Gram matrix (the same matrix: the columns PF vᵢ
+    have length σᵢ). ``−S⁻¹/μ`` itself loses ``cond(S)`` to rounding, up to 1e7 with μ at
+    1e-7 of the curvature: near a met goal of a long chain it can make gᵀHg negative, so
+    that the step rises and the descent stalls short of the goal. Through the
+    eigenvectors, H's error is rounding of g/μ, far below gᵀHg: the eigenvalues' own
+    rounding (1e-16 of the largest) is far below μ. The decomposition costs n·k² for the
+    Gram matrix and k³ for its eigenvectors, a third of PF's thin singular value
+    decomposition at 600×60.
     """
     n, k = factor.shape
     projected = factor
@@ -178,18 +181,10 @@ def _woodbury_start(
     # the largest diagonal entry of P B P stands for that of Zᵀ B Z
     largest = float(np.max(np.einsum("ij,ij->i", projected, projected)))
     damping = gauss_newton_damping(largest, value)
-    if n * k * k <= _SVD_WORK:
-        left, singular, _ = np.linalg.svd(projected, full_matrices=False)
-        squares = singular * singular
-        weights = -squares / (damping * (squares + damping))
-    else:
-        # The same H from the k×k Gram matrix: PF V = U Σ, so the columns PF vᵢ (of
-        # length σᵢ) weigh −1/(μ(σᵢ² + μ)). Its eigenvalues' rounding (1e-16 of the
-        # largest) is far below μ, so H keeps its digits; four times faster at 3000×600.
-        squares, right = np.linalg.eigh(projected.T @ projected)
-        squares = np.maximum(squares, 0.0)
-        left = projected @ right
-        weights = -1.0 / (damping * (squares + damping))
+    squares, right = np.linalg.eigh(projected.T @ projected)
+    squares = np.maximum(squares, 0.0)
+    left = projected @ right
+    weights = -1.0 / (damping * (squares + damping))
     q = rows.shape[1]
     core = np.zeros((q + k, q + k))
     core[:q, :q] = -np.eye(q) / damping

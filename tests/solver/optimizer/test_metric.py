@@ -161,15 +161,15 @@ def test_a_step_without_positive_curvature_leaves_h_alone() -> None:
     assert fletcher_update(h, np.array([1.0, 0.0]), np.array([-1.0, 0.0])) is h
 
 
+@pytest.mark.parametrize(("n", "k"), [(700, 100), (60, 12)])
 @pytest.mark.parametrize("rows", [0, 2])
-def test_a_large_factor_through_its_gram_matrix_gives_the_same_start(
-    rows: int, monkeypatch: pytest.MonkeyPatch
+def test_woodburys_start_through_the_gram_matrix_is_the_dense_start(
+    n: int, k: int, rows: int
 ) -> None:
-    # Above _SVD_WORK, Woodbury's start decomposes FᵀPF instead of PF: the same H, to
-    # rounding, down to the curvature's weakest directions (a nearly flat one included).
-    rng = np.random.default_rng(40 + rows)
-    n, k, value = 700, 100, 1e-3
-    assert n * k * k > metric._SVD_WORK
+    # The same H as the dense inverse, to rounding, down to the curvature's weakest
+    # directions (a nearly flat one included), and gᵀHg > 0 where H nearly cancels I/μ.
+    rng = np.random.default_rng(40 + rows + n)
+    value = 1e-3
     factor = rng.normal(size=(n, k)) * np.logspace(0, -6, k)
     active = np.linalg.qr(rng.normal(size=(n, rows)))[0] if rows else np.zeros((n, 0))
     dense = _dense_start(factor, active, value)
@@ -180,9 +180,7 @@ def test_a_large_factor_through_its_gram_matrix_gives_the_same_start(
     gradient = factor @ rng.normal(size=k)  # in F's range: H nearly cancels I/μ there
     gradient -= active @ (active.T @ gradient)
     assert gradient @ (h @ gradient) > 0.0
-    monkeypatch.setattr(metric, "_SVD_WORK", np.inf)
-    through_svd = gauss_newton_start(factor, active, value)
-    step = through_svd @ gradient
+    step = dense @ gradient
     np.testing.assert_allclose(h @ gradient, step, rtol=0, atol=1e-9 * float(np.abs(step).max()))
 
 
