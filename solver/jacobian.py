@@ -75,6 +75,22 @@ class Jacobian:
             return compiled.gradient_tree(
                 self._tree, points, force, torque, coefficient, axes, pivots
             )
+        load = self._loads(points, force, torque, coefficient, pivots)[1]
+        result: FloatArray = (axes * load).sum(axis=1)
+        return result
+
+    def _loads(
+        self,
+        points: FloatArray,
+        force: FloatArray,
+        torque: FloatArray | None,
+        coefficient: FloatArray,
+        pivots: FloatArray,
+    ) -> tuple[FloatArray, FloatArray]:
+        """Each variable's summed wrench (M, F), (n_v, 6), and its load: M − q × F or F.
+
+        The arguments are :meth:`gradient`'s; the derivative is the axis against the load.
+        """
         wrench = np.empty((points.shape[0], 6))
         moment = cross(points, force)
         if torque is not None:
@@ -82,14 +98,20 @@ class Jacobian:
         wrench[:, :3] = moment
         wrench[:, 3:] = force
         wrench *= coefficient[:, None]
-        dof_wrench = self.moves @ wrench
+        dof_wrench: FloatArray = self.moves @ wrench
         total = dof_wrench[:, 3:]
         if self._all_rotations:
             load = dof_wrench[:, :3] - cross(pivots, total)
         else:
             load = np.where(self._rotation, dof_wrench[:, :3] - cross(pivots, total), total)
-        result: FloatArray = (axes * load).sum(axis=1)
-        return result
+        return dof_wrench, load
+
+    def _twists(self, axes: FloatArray, pivots: FloatArray) -> tuple[FloatArray, FloatArray]:
+        """Each variable's twist: spin u and shift q × u for a rotation, 0 and u for a slide."""
+        if self._all_rotations:
+            return axes, cross(pivots, axes)
+        spin: FloatArray = axes * self._rotation
+        return spin, np.where(self._rotation, cross(pivots, axes), axes)
 
     def hessian_product(
         self,
@@ -133,12 +155,10 @@ class Jacobian:
             )
         parent, variable_segment, part_segment = self._layout
         rotation = self._rotation
-        twist = np.hstack([axes * rotation, np.where(rotation, cross(pivots, axes), axes)])
+        twist = np.hstack(self._twists(axes, pivots))
         torque = cross(x, d_x) + cross(y, d_y)
-        wrench = np.hstack([cross(points, d_point) + torque, d_point]) * coefficient[:, None]
-        felt = self.moves @ wrench  # each variable's subtree wrench (M, F)
+        felt, load = self._loads(points, d_point, torque, coefficient, pivots)
         total = felt[:, 3:]
-        load = np.where(rotation, felt[:, :3] - cross(pivots, total), total)
         # u̇ · L − u · (q̇ × F) with u̇ = Ω × u, q̇ = Ω × q + Λ is Ω · a + Λ · b; u · (Ṁ − q × Ḟ)
         # (u · Ḟ for a translation) is the variable's twist against (Ṁ, Ḟ).
         turned = cross(total, axes)
@@ -206,11 +226,7 @@ class Jacobian:
         matrices of ``vectors``: the m effector points first, then any axes.
         """
         m3 = 3 * self.moves.shape[1]
-        if self._all_rotations:
-            spin, shift = axes, cross(pivots, axes)
-        else:
-            spin = axes * self._rotation
-            shift = np.where(self._rotation, cross(pivots, axes), axes)
+        spin, shift = self._twists(axes, pivots)
         rows: FloatArray = spin @ skews(vectors)
         rows[:, :m3] += np.tile(shift, m3 // 3)
         return rows

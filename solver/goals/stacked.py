@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 
@@ -83,8 +83,7 @@ class StackedGoals:
         """∂P/∂r, ∂P/∂x and ∂P/∂y of each goal, (m, 3) each (zero where P ignores them)."""
         m = self._m
         d_point, d_x, d_y = np.empty((m, 3)), np.zeros((m, 3)), np.zeros((m, 3))
-        for members, batch in self._batches:
-            _, dp, dx, dy = batch(points[members], x[members], y[members])
+        for members, _, dp, dx, dy in self._each(points, x, y):
             d_point[members] = dp
             if dx is not None:
                 d_x[members] = dx
@@ -112,8 +111,7 @@ class StackedGoals:
         values = np.empty(m)
         d_point = np.empty((m, 3))
         torque: FloatArray | None = None
-        for members, batch in self._batches:
-            value, dp, dx, dy = batch(points[members], x[members], y[members])
+        for members, value, dp, dx, dy in self._each(points, x, y):
             values[members] = value
             d_point[members] = dp
             part = axis_torque(x[members], y[members], dx, dy)
@@ -122,3 +120,10 @@ class StackedGoals:
                     torque = np.zeros((m, 3))
                 torque[members] = part
         return values, d_point, torque
+
+    def _each(
+        self, points: FloatArray, x: FloatArray, y: FloatArray
+    ) -> Iterator[tuple[IntArray, FloatArray, FloatArray, FloatArray | None, FloatArray | None]]:
+        """Each goal type's members with its :data:`~.base.Batch` on their states."""
+        for members, batch in self._batches:
+            yield (members, *batch(points[members], x[members], y[members]))

@@ -32,7 +32,7 @@ Product = Callable[[FloatArray], FloatArray]
 """v ↦ ∇²G v at the iterate."""
 
 PRODUCTS = 10
-"""Most Hessian products (gradient evaluations) one step takes."""
+"""Most Hessian products one step takes."""
 _DIFFERENCE = 1e-7
 """Length of the difference step of a Hessian product, relative to max(1, ‖φ‖∞)."""
 _FORCING = 0.1
