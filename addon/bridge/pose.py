@@ -27,6 +27,10 @@ ROUNDING_SLACK = 1e-5
 exactly on a limit reads back up to ~1e-7 past it. Values past a limit by no more than
 this ([rad] or length) are put back onto it."""
 
+CONVERSION_NOISE = 1e-12
+"""Largest limit excess [rad] that converting a stored rotation to Euler angles makes
+by double-precision rounding alone; :func:`fit_limits` reads no bone again for it."""
+
 CHANGE_THRESHOLD = 1e-6
 """A bone counts as moved when one of its joint values changed by more than this
 ([rad] or length)."""
@@ -203,6 +207,10 @@ def fit_limits(
     middle angle, on the other decomposition; the limits are what the written angles
     kept, so they choose.
 
+    A limit broken by no more than :data:`CONVERSION_NOISE` is left as read: a rotation
+    keyed or written on a bound of 0 often reads back past it by 1e-22 rad, the rounding
+    of the conversion to angles, and :func:`settle` puts it back.
+
     Args:
         rig: The rig read.
         theta: Joint values as first read, shape (n_dofs,); changed in place.
@@ -211,10 +219,11 @@ def fit_limits(
     """
     limits = rig.figure.limits
     eq, ineq = limits.violations(theta)
-    if not stored or not (eq.any() or ineq.any()):
+    noise = CONVERSION_NOISE
+    if not stored or not (np.any(eq > noise) or np.any(ineq > noise)):
         return
-    broken = np.any(limits.a_in[ineq > 0.0] != 0.0, axis=0)  # the DOFs of broken rows
-    broken |= np.any(limits.a_eq[eq > 0.0] != 0.0, axis=0)
+    broken = np.any(limits.a_in[ineq > noise] != 0.0, axis=0)  # the DOFs of broken rows
+    broken |= np.any(limits.a_eq[eq > noise] != 0.0, axis=0)
     for number in np.unique(rig.dof_bones[broken]).tolist():
         matrix = stored.get(number)
         if matrix is None:  # an Euler bone: its angles are what was written

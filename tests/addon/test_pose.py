@@ -133,6 +133,31 @@ def test_a_pose_written_on_a_bound_near_gimbal_lock_reads_back_inside_the_limits
     assert np.max(np.abs(rig.figure.forward(read) - blender_frames(obj, names))) <= 1e-6
 
 
+def test_a_rotation_past_a_bound_of_0_by_conversion_noise_is_not_read_again(reach, monkeypatch):
+    # a keyed quaternion whose Y component is -1e-22 reads 2e-22 rad past Y ≥ 0: the
+    # limits need no other reading (that search cost milliseconds per bone and frame)
+    obj = rigs.metarig()
+    upper = obj.pose.bones["upper_arm.R"]
+    upper.rotation_mode = "QUATERNION"
+    upper.use_ik_limit_y = True
+    upper.ik_min_y, upper.ik_max_y = 0.0, math.pi / 2
+    assert bpy.ops.reach.figure_from_armature(armature=obj.name) == {"FINISHED"}
+    rig = reach.addon.bridge.rig.build_rig(obj)
+    half = math.radians(40.0) / 2.0
+    upper.rotation_quaternion = (math.cos(half), math.sin(half), -1e-22, 0.0)
+    plain = reach.addon.bridge.pose.read_pose(obj, rig, rounding=False)
+    excess = rig.figure.limits.max_violation(plain)
+    assert 0.0 < excess <= reach.addon.bridge.pose.CONVERSION_NOISE
+
+    def fit_euler(*args, **kwargs):
+        raise AssertionError("read again")
+
+    monkeypatch.setattr(reach.solver.rotations, "fit_euler", fit_euler)
+    read = reach.addon.bridge.pose.read_pose(obj, rig)
+    assert rig.figure.limits.max_violation(read) == 0.0
+    np.testing.assert_allclose(read, plain, atol=1e-15)
+
+
 def test_solve_starts_from_a_pose_it_wrote_next_to_gimbal_lock(reach):
     # raised 89.995°: single precision puts the plain reading 2.6e-4 rad past the bound,
     # far beyond rounding, and Solve refused the pose as outside the limits
