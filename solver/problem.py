@@ -226,7 +226,8 @@ class Problem:
         old = self.figure.segments
         new = figure.segments if isinstance(figure, Figure) else ()
         if len(new) != len(old) or any(
-            a.name != b.name or a.dofs != b.dofs for a, b in zip(old, new, strict=True)
+            a is not b and (a.name != b.name or a.dofs != b.dofs)
+            for a, b in zip(old, new, strict=True)
         ):
             raise SolverInputError("Problem.on: the figure is not this problem's figure, moved")
         other = copy.copy(self)

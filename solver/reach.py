@@ -44,6 +44,7 @@ from .figure import Figure
 from .goals.base import Goal
 from .goals.orientation import PositionOrientation
 from .goals.position import Position
+from .rotations import linear_scale
 
 __all__ = ["FAR_REACH", "Reach", "ReachChains", "pin_balls", "reach_balls"]
 
@@ -220,12 +221,21 @@ class Reach:
         """The same proofs on ``figure``, this one's figure moved as a whole.
 
         The chains, pivots and variable translations depend on the segments and the
-        variables alone, which a motion keeps, so they are shared; the balls, which
-        it moves, are measured again.
+        variables alone, which a motion keeps, so they are shared; the last balls
+        measured are moved along (centres by the motion, radii by its scale), so a bake
+        of an armature keyed along a path does not measure them again on every frame.
         """
         other = copy.copy(self)
         other.figure = figure
         other._last = None
+        if self._last is not None:
+            motion = _motion(self.figure, figure)
+            key, centres, radii = self._last
+            moved_centres = centres @ motion[:3, :3].T + motion[:3, 3]
+            moved_radii = radii * linear_scale(motion[:3, :3])
+            moved_centres.setflags(write=False)
+            moved_radii.setflags(write=False)
+            other._last = (key, moved_centres, moved_radii)
         return other
 
     def balls(self, theta: FloatArray) -> tuple[FloatArray, FloatArray]:
@@ -296,3 +306,12 @@ class Reach:
         world = self.figure.kinematics.world(posed)
         points = (world[self._effectors] @ self._local)[:, :3, 0]
         return world, points
+
+
+def _motion(old: Figure, moved: Figure) -> FloatArray:
+    """The similarity that took ``old``'s roots to ``moved``'s (:meth:`Figure.moved`)."""
+    for before, after in zip(old.segments, moved.segments, strict=True):
+        if before.parent is None:
+            motion: FloatArray = after.rest @ np.linalg.inv(before.rest)
+            return motion
+    return np.eye(4)
