@@ -251,8 +251,35 @@ def fit_euler(
     r = finite_array(matrix, "rotation matrix", (3, 3))
     limit_rows = finite_array(rows, "limit rows").reshape(-1, 3)
     limit_offsets = finite_array(offsets, "limit offsets", (limit_rows.shape[0],))
-    i, j, k, _ = _axes(order)
+    _, j, _, _ = _axes(order)
     near = matrix_euler(r, order, compat)
+    if tolerance <= _QUICK_REACH * abs(math.cos(float(near[j]))):
+        # Away from gimbal lock each reading slides at most _QUICK_REACH: every other
+        # one starts π or more from ``near`` in some angle and stays farther from it
+        # than ``near`` slid, so ``near`` slid onto the limits is the one chosen.
+        slid = _slide(near, order, limit_rows, limit_offsets, tolerance)
+        if _excess(limit_rows, limit_offsets, slid) <= _FITTING:
+            return slid
+    return _fit_all(r, order, limit_rows, limit_offsets, near, compat, tolerance)
+
+
+_QUICK_REACH = 1.0
+"""Largest slide [rad] of a reading for which :func:`fit_euler` tries ``near`` alone first."""
+_FITTING = 1e-12
+"""Excess above the least by which a reading still keeps the limits best."""
+
+
+def _fit_all(
+    r: FloatArray,
+    order: str,
+    limit_rows: FloatArray,
+    limit_offsets: FloatArray,
+    near: FloatArray,
+    compat: ArrayLike | None,
+    tolerance: float,
+) -> FloatArray:
+    """:func:`fit_euler`'s choice among every reading: both decompositions, whole turns."""
+    i, j, k, _ = _axes(order)
     centre = np.zeros(3) if compat is None else np.asarray(compat, dtype=float)
     involved = np.any(limit_rows != 0.0, axis=0).astype(float)  # whole turns matter there
     readings = []
@@ -266,7 +293,7 @@ def fit_euler(
                 _slide(base + 2.0 * math.pi * turns, order, limit_rows, limit_offsets, tolerance)
             )
     excess = np.array([_excess(limit_rows, limit_offsets, a) for a in readings])
-    fitting = np.flatnonzero(excess <= excess.min() + 1e-12)
+    fitting = np.flatnonzero(excess <= excess.min() + _FITTING)
     distance = [float(np.sum((readings[f] - near) ** 2)) for f in fitting]
     return readings[int(fitting[int(np.argmin(distance))])]
 

@@ -235,6 +235,35 @@ def test_fit_euler_takes_the_decomposition_inside_the_limits(order):
     assert np.allclose(_assert_fitted(stored, order, rows, offsets), values, atol=1e-6)
 
 
+@pytest.mark.parametrize("order", EULER_ORDERS)
+@given(
+    outer=st.lists(st.floats(-3.0, 3.0), min_size=2, max_size=2),
+    middle=st.one_of(st.floats(-1.5, 1.5), st.floats(1.5707, 1.5708), st.floats(1.569, 1.5707)),
+    bounded=st.sampled_from((0, 1, 2)),
+    past=st.floats(-2e-6, 2e-6),
+    upper=st.booleans(),
+    compat=st.booleans(),
+)
+def test_fit_euler_chooses_as_the_search_of_every_reading(
+    order, outer, middle, bounded, past, upper, compat
+):
+    # a bound just past the stored rotation's reading or just short of it, on any angle,
+    # near gimbal lock or not: what fit_euler chooses, the search of every reading does
+    from solver.rotations import ROTATION_ROUNDING, _fit_all, fit_euler
+
+    stored = _stored(_in_order(order, outer[0], middle, outer[1]), order)
+    near = matrix_euler(stored, order)
+    value = near[bounded] + (past if upper else -past)
+    ranges = {bounded: (value - 0.5, value) if upper else (value, value + 0.5)}
+    rows, offsets = _bounds(ranges)
+    close = near + 1e-3 if compat else None
+    fitted = fit_euler(stored, order, rows, offsets, compat=close)
+    every = _fit_all(
+        stored, order, rows, offsets, matrix_euler(stored, order, close), close, ROTATION_ROUNDING
+    )
+    np.testing.assert_allclose(fitted, every, rtol=0.0, atol=1e-12)
+
+
 def test_fit_euler_takes_whole_turns_into_the_limits():
     from solver.rotations import fit_euler
 
