@@ -202,6 +202,14 @@ class Figure:
             other._kinematics = self._kinematics.moved(motion)
         return other
 
+    def motion_to(self, moved: Figure) -> FloatArray:
+        """The similarity that took this figure's roots to ``moved``'s (:meth:`moved`), (4, 4)."""
+        for before, after in zip(self._segments, moved.segments, strict=True):
+            if before.parent is None:
+                motion: FloatArray = after.rest @ np.linalg.inv(before.rest)
+                return motion
+        return np.eye(4)
+
     def _changed(self) -> None:
         self._kinematics = None
         self._limits = None

@@ -10,6 +10,7 @@ turns nothing. ``moves[j, e]`` is 1 when DOF j lies on effector e's chain, else 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -18,6 +19,29 @@ from ._checks import BoolArray, FloatArray, IntArray
 from .vectors import cross, skews
 
 __all__ = ["Jacobian"]
+
+
+@dataclass(frozen=True)
+class _TreeWalk:
+    """Index arrays of the numpy Hessian product (:meth:`Jacobian.hessian_product`).
+
+    Attributes:
+        segments: The tree's segment count S (index S is the world).
+        jumps: Pointer doubling's ancestor maps, 2ᵏ segments up, each (S + 1,).
+        own_segments: The segments holding variables, ascending.
+        starts: The first variable of each of them.
+        first: Per variable, the first variable of its segment.
+        above: Per variable, its segment's parent (S for a root).
+        part_segment: Per part, its segment.
+    """
+
+    segments: int
+    jumps: tuple[IntArray, ...]
+    own_segments: IntArray
+    starts: IntArray
+    first: IntArray
+    above: IntArray
+    part_segment: IntArray
 
 
 class Jacobian:
@@ -44,7 +68,7 @@ class Jacobian:
         self._rotation_bytes = np.ascontiguousarray(rotation, dtype=np.uint8)
         self._tree = None if tree is None else kernel.GradientTree.of(*tree, rotation)
         self._layout = None if tree is None else (tree[0], tree[1], tree[2])
-        self._jumps: tuple[IntArray, ...] | None = None
+        self._tree_walk: _TreeWalk | None = None
 
     def gradient(
         self,
@@ -153,7 +177,7 @@ class Jacobian:
             return compiled.hessian_tree(
                 self._tree, points, x, y, d_point, d_x, d_y, coefficient, hessians, axes, pivots
             )
-        parent, variable_segment, part_segment = self._layout
+        walk = self._walk()
         rotation = self._rotation
         twist = np.hstack(self._twists(axes, pivots))
         torque = cross(x, d_x) + cross(y, d_y)
@@ -165,25 +189,18 @@ class Jacobian:
         a = cross(axes, load) - np.where(rotation, cross(pivots, turned), 0.0)
         b = np.where(rotation, -turned, 0.0)
         weights = np.hstack([a, b])
-        jumps = self._tree_jumps()
-        segments = len(parent)
-        # A figure numbers its DOFs segment by segment, so a segment's variables are
-        # consecutive: ``first`` is the first of each one's segment.
-        first = np.searchsorted(variable_segment, variable_segment)
-        own_segments, starts = np.unique(variable_segment, return_index=True)
-        above = np.where(parent < 0, segments, parent)[variable_segment]
 
         def product(direction: FloatArray) -> FloatArray:
             moving = direction[:, None] * twist
-            after = np.zeros((segments + 1, 6))  # each segment's twist, then the world's
-            after[own_segments] = np.add.reduceat(moving, starts, axis=0)
-            for jump in jumps:  # summed over the ancestors by pointer doubling
+            after = np.zeros((walk.segments + 1, 6))  # each segment's twist, then the world's
+            after[walk.own_segments] = np.add.reduceat(moving, walk.starts, axis=0)
+            for jump in walk.jumps:  # summed over the ancestors by pointer doubling
                 after = after + after[jump]
             # the twist of the variables above each one: its parent segment's, then its
             # own segment's earlier variables
             running = np.cumsum(moving, axis=0) - moving
-            before = after[above] + running - running[first]
-            velocity = after[part_segment]
+            before = after[walk.above] + running - running[walk.first]
+            velocity = after[walk.part_segment]
             spin = velocity[:, :3]
             d_r = cross(spin, points) + velocity[:, 3:]
             d_xa, d_ya = cross(spin, x), cross(spin, y)
@@ -203,19 +220,31 @@ class Jacobian:
 
         return product
 
-    def _tree_jumps(self) -> tuple[IntArray, ...]:
-        """The ancestor maps of pointer doubling: 2ᵏ segments up, the world (index S) above all."""
-        if self._jumps is None:
+    def _walk(self) -> _TreeWalk:
+        """The tree's index arrays the numpy Hessian product walks, made once."""
+        if self._tree_walk is None:
             assert self._layout is not None
-            parent = self._layout[0]
+            parent, variable_segment, part_segment = self._layout
             segments = len(parent)
+            # the ancestor maps of pointer doubling: 2ᵏ segments up, the world (S) above all
             jump = np.append(np.where(parent < 0, segments, parent), segments)
             jumps = []
             while np.any(jump[:segments] != segments):
                 jumps.append(jump)
                 jump = jump[jump]
-            self._jumps = tuple(jumps)
-        return self._jumps
+            own_segments, starts = np.unique(variable_segment, return_index=True)
+            self._tree_walk = _TreeWalk(
+                segments=segments,
+                jumps=tuple(jumps),
+                own_segments=own_segments,
+                starts=starts,
+                # A figure numbers its DOFs segment by segment, so a segment's variables
+                # are consecutive: the first of each one's segment.
+                first=np.searchsorted(variable_segment, variable_segment),
+                above=np.where(parent < 0, segments, parent)[variable_segment],
+                part_segment=part_segment,
+            )
+        return self._tree_walk
 
     def rows(self, vectors: FloatArray, axes: FloatArray, pivots: FloatArray) -> FloatArray:
         """J's rows before the chains' mask: shape (n_v, 3k), k the stacked vectors.

@@ -28,7 +28,6 @@ from .optimizer.variable_rows import VariableRows
 from .parts import Parts
 from .reach import Reach
 from .rotations import linear_scale
-from .segment import Segment
 
 __all__ = ["Derived", "Problem"]
 
@@ -237,7 +236,7 @@ class Problem:
         derived = self.derived
         lengths = derived.chain_lengths
         if lengths is not None:  # a similarity scales every distance alike
-            lengths = lengths * _scale_of(figure.segments, old)
+            lengths = lengths * linear_scale(self.figure.motion_to(figure)[:3, :3])
         other.derived = Derived(
             moving_limits=derived.moving_limits,
             chain_lengths=lengths,
@@ -529,11 +528,3 @@ class Problem:
         pose = (points, x, y, axes, pivots, at)
         self._last_pose = (theta.copy(), pose)
         return pose
-
-
-def _scale_of(moved: Sequence[Segment], old: Sequence[Segment]) -> float:
-    """The uniform scale of the motion that took ``old``'s roots to ``moved``'s."""
-    for new_segment, old_segment in zip(moved, old, strict=True):
-        if old_segment.parent is None:
-            return linear_scale(new_segment.rest[:3, :3]) / linear_scale(old_segment.rest[:3, :3])
-    return 1.0

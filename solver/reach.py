@@ -229,7 +229,7 @@ class Reach:
         other.figure = figure
         other._last = None
         if self._last is not None:
-            motion = _motion(self.figure, figure)
+            motion = self.figure.motion_to(figure)
             key, centres, radii = self._last
             moved_centres = centres @ motion[:3, :3].T + motion[:3, 3]
             moved_radii = radii * linear_scale(motion[:3, :3])
@@ -306,12 +306,3 @@ class Reach:
         world = self.figure.kinematics.world(posed)
         points = (world[self._effectors] @ self._local)[:, :3, 0]
         return world, points
-
-
-def _motion(old: Figure, moved: Figure) -> FloatArray:
-    """The similarity that took ``old``'s roots to ``moved``'s (:meth:`Figure.moved`)."""
-    for before, after in zip(old.segments, moved.segments, strict=True):
-        if before.parent is None:
-            motion: FloatArray = after.rest @ np.linalg.inv(before.rest)
-            return motion
-    return np.eye(4)
