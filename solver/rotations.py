@@ -367,23 +367,31 @@ def euler_quaternions(angles: ArrayLike, axes: ArrayLike) -> FloatArray:
     Returns:
         Shape (k, 4); ``quaternion_matrix(result[r])`` is rotation r.
     """
-    turns = np.asarray(angles, dtype=np.float64).T
-    about = np.asarray(axes, dtype=np.intp).T
-    count = turns.shape[1]
-    half = 0.5 * turns
-    steps = np.zeros((4, 3, count))  # each turn's quaternion: component, turn, rotation
-    steps[0] = np.cos(half)
-    steps[1 + about, np.arange(3)[:, None], np.arange(count)] = np.sin(half)
-    w2, x2, y2, z2 = np.ones(count), np.zeros(count), np.zeros(count), np.zeros(count)
-    for s in range(3):  # each turn's quaternion times the turns before it
-        w1, x1, y1, z1 = steps[:, s]
-        w2, x2, y2, z2 = (
-            w1 * w2 - x1 * x2 - y1 * y2 - z1 * z2,
-            w1 * x2 + x1 * w2 + y1 * z2 - z1 * y2,
-            w1 * y2 - x1 * z2 + y1 * w2 + z1 * x2,
-            w1 * z2 + x1 * y2 - y1 * x2 + z1 * w2,
-        )
-    return np.stack((w2, x2, y2, z2), axis=1)
+    half = 0.5 * np.asarray(angles, dtype=np.float64)
+    about = np.asarray(axes, dtype=np.intp)
+    turns = np.zeros((half.shape[0], 3, 4))  # each turn's quaternion: rotation, turn, component
+    turns[:, :, 0] = np.cos(half)
+    np.put_along_axis(turns[:, :, 1:], about[:, :, None], np.sin(half)[:, :, None], axis=2)
+    # each turn's quaternion times the turns before it
+    first_two = np.einsum("ijk,rj,rk->ri", _HAMILTON, turns[:, 1], turns[:, 0])
+    result: FloatArray = np.einsum("ijk,rj,rk->ri", _HAMILTON, turns[:, 2], first_two)
+    return result
+
+
+def _hamilton() -> FloatArray:
+    """The Hamilton product as a tensor: ``(q p)_i = Σ_jk T_ijk q_j p_k``, (w, x, y, z)."""
+    tensor = np.zeros((4, 4, 4))
+    for i, j, k, sign in (
+        (0, 0, 0, 1), (0, 1, 1, -1), (0, 2, 2, -1), (0, 3, 3, -1),
+        (1, 0, 1, 1), (1, 1, 0, 1), (1, 2, 3, 1), (1, 3, 2, -1),
+        (2, 0, 2, 1), (2, 1, 3, -1), (2, 2, 0, 1), (2, 3, 1, 1),
+        (3, 0, 3, 1), (3, 1, 2, 1), (3, 2, 1, -1), (3, 3, 0, 1),
+    ):  # fmt: skip
+        tensor[i, j, k] = sign
+    return tensor
+
+
+_HAMILTON = _hamilton()
 
 
 SIMILARITY_TOLERANCE = 1e-4

@@ -85,27 +85,38 @@ class PoseSnapshot:
         self.objects = {o.name: ObjectChannels.of(o) for o in objects}
 
     def restore(self) -> None:
-        """Put back every channel that differs from the snapshot, and only those.
+        """Put back every bone whose mode or channels differ from the snapshot.
 
-        A bone left alone keeps its very bits: Blender stores an infinite location it
-        was given, but writing one back stores its largest float instead.
+        A bone left alone keeps its very bits: each channel is written with one
+        ``foreach_set`` of the values just read, the changed bones' rows replaced, which
+        Blender copies as they are (a property write would clamp an infinite location
+        to the largest float).
         """
         obj = bpy.data.objects.get(self.armature)
         if obj is not None:
-            for k in self._changed(obj):
-                bone = obj.pose.bones.get(self.names[k])
-                if bone is None:
-                    continue
-                bone.rotation_mode = self.modes[k]
-                for name, _ in POSE_CHANNELS:
-                    setattr(bone, name, self.channels[name][k].tolist())
+            changed, rows, now = self._changed(obj)
+            if changed:
+                bones = obj.pose.bones
+                for k, row in zip(changed, rows, strict=True):
+                    if bones[row].rotation_mode != self.modes[k]:
+                        bones[row].rotation_mode = self.modes[k]
+                for name, _ in POSE_CHANNELS:  # after the modes: a mode change converts
+                    values = now[name]
+                    values[rows] = self.channels[name][changed]
+                    bones.foreach_set(name, values.ravel())
+                obj.update_tag()
         for name, channels in self.objects.items():
             other = bpy.data.objects.get(name)
             if other is not None:
                 channels.put(other)
 
-    def _changed(self, obj: Any) -> list[int]:
-        """The snapshot's bones whose mode or channels differ now (bones gone: skipped)."""
+    def _changed(self, obj: Any) -> tuple[list[int], list[int], dict[str, NDArray[np.float32]]]:
+        """The snapshot's bones whose mode or channels differ now (bones gone: skipped).
+
+        Returns:
+            Their indices in the snapshot, their rows in ``pose.bones`` now, and every
+            bone's channels as read now.
+        """
         names = tuple(obj.pose.bones.keys())
         if names == self.names:
             kept, rows = list(range(len(names))), np.arange(len(names))
@@ -119,11 +130,12 @@ class PoseSnapshot:
             was = as_bits(self.channels[name][kept])
             differs |= (as_bits(now[name][rows]) != was).any(axis=1)
         modes = [b.rotation_mode for b in obj.pose.bones]
-        return [
-            k
+        changed = [
+            (k, row)
             for k, row, moved in zip(kept, rows.tolist(), differs.tolist(), strict=True)
             if moved or modes[row] != self.modes[k]
         ]
+        return [k for k, _ in changed], [row for _, row in changed], now
 
 
 POSE_CHANNELS = (

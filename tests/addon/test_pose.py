@@ -90,11 +90,14 @@ def test_a_snapshot_puts_back_what_changed_bit_for_bit(reach):
     toe = obj.pose.bones["toe.L"]
     toe.location = (1e30, 0.0, -0.0)
     hand = obj.pose.bones["forearm.L"]
+    shin = obj.pose.bones["shin.R"]
     snapshot = reach.addon.bridge.snapshot.PoseSnapshot(obj)
     before = rigs.pose_channels(obj)
     hand.rotation_quaternion = (0.9, 0.1, 0.0, 0.0)
+    shin.rotation_mode = "ZXY"  # converts its rotation into Euler angles
+    shin.rotation_euler = (0.3, -0.2, 0.1)
     snapshot.restore()
-    assert rigs.pose_channels(obj) == before  # bit for bit: −0.0 stays −0.0
+    assert rigs.pose_channels(obj) == before  # bit for bit, modes too: −0.0 stays −0.0
 
 
 def _upper_arm_written(reach, mode, degrees):
