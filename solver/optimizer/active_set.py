@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._checks import BoolArray, FloatArray
+from .._checks import BoolArray, FloatArray, IntArray
 from ..rows import LimitRows
 
 __all__ = ["ActiveSet", "kkt_floor"]
@@ -111,6 +111,8 @@ class ActiveSet:
 
     def _refresh(self) -> None:
         self._basis: FloatArray | None = None
+        self._bounds: IntArray | None = None
+        self._bounds_known = False
         self.matrix = np.vstack([self.a_eq, self.a_in[self.rows]]).T  # (n, q)
         self.rhs = np.concatenate([self.b_eq, self.b_in[self.rows]])
         if self.matrix.shape[1]:
@@ -126,8 +128,23 @@ class ActiveSet:
         Kept until the rows change: every Gauss–Newton start on the same rows reuses it.
         """
         if self._basis is None:
-            self._basis = np.linalg.qr(self.matrix)[0] if self.matrix.shape[1] else self.matrix
+            if self.bounds is not None or not self.matrix.shape[1]:
+                self._basis = self.matrix  # bounds' rows are orthonormal already
+            else:
+                self._basis = np.linalg.qr(self.matrix)[0]
         return self._basis
+
+    @property
+    def bounds(self) -> IntArray | None:
+        """The variable each active row bounds, when each is a bound: ±1 on one variable.
+
+        Projecting off such rows zeroes their variables, at no cost per row (a long
+        chain's limits are bounds, polygons' edges are not). None when some row is not
+        a bound, or two bound the same variable.
+        """
+        if not self._bounds_known:
+            self._bounds, self._bounds_known = _bound_variables(self.matrix), True
+        return self._bounds
 
     def projector(self, exclude: int | None = None) -> FloatArray:
         """Projector onto the null space of the active rows (less column ``exclude``)."""
@@ -147,6 +164,11 @@ class ActiveSet:
         complement of ``exclude``'s diagonal entry in :attr:`gram_inverse`: O(n·q + q²),
         no n×n projector.
         """
+        bounds = self.bounds
+        if bounds is not None:  # exactly what the product below gives for bounds
+            zeroed = vector.copy()
+            zeroed[bounds if exclude is None else np.delete(bounds, exclude)] = 0.0
+            return zeroed
         matrix, inverse = self.matrix, self.gram_inverse
         if exclude is not None:
             keep = np.arange(matrix.shape[1]) != exclude
@@ -209,3 +231,20 @@ class ActiveSet:
             if hit < 0 or self.independent(self.a_in[hit]):
                 return limit, hit
             blocking[hit] = False
+
+
+def _bound_variables(matrix: FloatArray) -> IntArray | None:
+    """Each column's variable when every column of ``matrix`` (n, q) is ±1 on one, all apart.
+
+    None otherwise.
+    """
+    if not matrix.shape[1]:
+        return None
+    nonzero = matrix != 0.0
+    if not (nonzero.sum(axis=0) == 1).all():
+        return None
+    variables: IntArray = np.argmax(nonzero, axis=0)
+    units = np.abs(matrix[variables, np.arange(matrix.shape[1])]) == 1.0
+    if not units.all() or np.unique(variables).size != variables.size:
+        return None
+    return variables

@@ -238,7 +238,9 @@ class _Run:
             # Too large to factor in the time left (thousands of variables, hundreds of
             # goals): a projected gradient step now beats a better step too late.
             return projector_start(self.active.matrix, self.active.gram_inverse)
-        return START_CLOCK.timed(self.factor, self.active.matrix, self.value, self.active.basis)
+        active = self.active
+        basis, bounds = active.basis, active.bounds
+        return START_CLOCK.timed(self.factor, active.matrix, self.value, basis, bounds)
 
     def reset(self) -> bool:
         """Restart H as at the start; False when it was fresh already."""

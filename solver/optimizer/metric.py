@@ -20,7 +20,7 @@ import time
 
 import numpy as np
 
-from .._checks import FloatArray
+from .._checks import FloatArray, IntArray
 from .low_rank import Metric
 
 __all__ = [
@@ -93,11 +93,16 @@ class StartClock:
         return seconds < self.SHORTEST or time.perf_counter() + seconds <= deadline
 
     def timed(
-        self, factor: FloatArray, active: FloatArray, value: float, basis: FloatArray | None = None
+        self,
+        factor: FloatArray,
+        active: FloatArray,
+        value: float,
+        basis: FloatArray | None = None,
+        bounds: IntArray | None = None,
     ) -> Metric:
         """:func:`gauss_newton_start`, timed to set the rate."""
         began = time.perf_counter()
-        metric = gauss_newton_start(factor, active, value, basis)
+        metric = gauss_newton_start(factor, active, value, basis, bounds)
         seconds = time.perf_counter() - began
         if seconds >= self.SHORTEST or self.rate is None:
             work = self.work(factor.shape[0], factor.shape[1], active.shape[1])
@@ -110,7 +115,11 @@ START_CLOCK = StartClock()
 
 
 def gauss_newton_start(
-    factor: FloatArray, active: FloatArray, value: float, basis: FloatArray | None = None
+    factor: FloatArray,
+    active: FloatArray,
+    value: float,
+    basis: FloatArray | None = None,
+    bounds: IntArray | None = None,
 ) -> Metric:
     """The damped Gauss–Newton inverse ``Z(Zᵀ(B + μI)Z)⁻¹Zᵀ`` on the active rows' null space.
 
@@ -124,6 +133,9 @@ def gauss_newton_start(
         value: G at the current iterate (μ is at least G).
         basis: An orthonormal basis of the active rows' span (n, q), when known
             (:attr:`.active_set.ActiveSet.basis`); else Woodbury's start finds one.
+        bounds: The variable each active row bounds, when each is a bound
+            (:attr:`.active_set.ActiveSet.bounds`): Woodbury's start then projects F by
+            zeroing their rows, which is what the product with the basis gives.
 
     Returns:
         H, symmetric, ``H N = 0``: low rank beside ``I/μ`` through Woodbury's identity,
@@ -131,7 +143,7 @@ def gauss_newton_start(
     """
     n, k = factor.shape
     if 2 * k < n:
-        return _woodbury_start(factor, active, value, basis)
+        return _woodbury_start(factor, active, value, basis, bounds)
     hessian = factor @ factor.T
     columns = active.shape[1]
     null: FloatArray | None = None  # Z
@@ -155,7 +167,11 @@ def gauss_newton_damping(largest: float, value: float) -> float:
 
 
 def _woodbury_start(
-    factor: FloatArray, active: FloatArray, value: float, basis: FloatArray | None
+    factor: FloatArray,
+    active: FloatArray,
+    value: float,
+    basis: FloatArray | None,
+    bounds: IntArray | None = None,
 ) -> Metric:
     """:func:`gauss_newton_start` through Woodbury's identity (F has few columns).
 
@@ -177,7 +193,11 @@ def _woodbury_start(
         rows = np.linalg.qr(active)[0] if basis is None else basis
         if rows.shape[1] >= n:
             return Metric.zero(n)
-        projected = factor - rows @ (rows.T @ factor)
+        if bounds is not None:
+            projected = factor.copy()
+            projected[bounds] = 0.0
+        else:
+            projected = factor - rows @ (rows.T @ factor)
     # the largest diagonal entry of P B P stands for that of Zᵀ B Z
     largest = float(np.max(np.einsum("ij,ij->i", projected, projected)))
     damping = gauss_newton_damping(largest, value)

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from solver.optimizer.active_set import ActiveSet
+from solver.optimizer.metric import gauss_newton_start
 
 A_IN = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [np.sqrt(0.5), np.sqrt(0.5), 0.0]])
 B_IN = np.zeros(3)
@@ -78,3 +81,48 @@ def test_basis_is_orthonormal_on_the_rows_and_follows_their_changes() -> None:
     assert active.with_row(0).basis.shape == (3, 2) and active.basis.shape == (3, 1)
     none = ActiveSet.at(np.ones(3), *NO_EQ, A_IN, B_IN, slack=1e-10)
     assert none.basis.shape == (3, 0)
+
+
+@given(
+    n=st.integers(2, 40),
+    data=st.data(),
+    general=st.booleans(),
+)
+@settings(max_examples=150, deadline=None)
+def test_bounds_project_and_start_as_the_products_do_bit_for_bit(
+    n: int, data: st.DataObject, general: bool
+) -> None:
+    # Bound rows (±1 on one variable) are projected off by zeroing their variables; that
+    # must be exactly what the products with N, (NᵀN)⁻¹ and a QR basis give, so that a
+    # descent takes the very same steps either way. A polygon-like row turns it off.
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+    q = data.draw(st.integers(1, n))
+    variables = rng.permutation(n)[:q]
+    a_in = np.zeros((q + 1, n))
+    a_in[np.arange(q), variables] = rng.choice([-1.0, 1.0], size=q)
+    a_in[q, :2] = np.sqrt(0.5)  # two variables: no bound
+    active = ActiveSet(np.zeros((0, n)), np.zeros(0), a_in, np.zeros(q + 1))
+    for row in range(q):
+        active.add(row)
+    if general and active.independent(a_in[q]):
+        active.add(q)
+    matrix, inverse = active.matrix, active.gram_inverse
+    is_bounds = not general or active.rows[-1] != q
+    assert (active.bounds is not None) == is_bounds
+    if is_bounds:
+        np.testing.assert_array_equal(np.sort(active.bounds), np.sort(variables))
+    vector = rng.normal(size=n)
+    expected = vector - matrix @ (inverse @ (matrix.T @ vector))
+    np.testing.assert_array_equal(active.project(vector), expected)
+    column = int(rng.integers(matrix.shape[1]))
+    kept = np.delete(matrix, column, axis=1)
+    without = vector - kept @ (np.linalg.inv(kept.T @ kept) @ (kept.T @ vector))
+    np.testing.assert_allclose(active.project(vector, exclude=column), without, atol=1e-15)
+    if is_bounds:
+        np.testing.assert_array_equal(active.project(vector, exclude=column), without)
+    factor = rng.normal(size=(n, max(1, (n - 1) // 2)))
+    value = float(rng.uniform(1e-9, 1.0))
+    plain = gauss_newton_start(factor, matrix, value, np.linalg.qr(matrix)[0])
+    fast = gauss_newton_start(factor, matrix, value, active.basis, active.bounds)
+    for direction in (vector, rng.normal(size=n)):
+        np.testing.assert_array_equal(fast @ direction, plain @ direction)
