@@ -234,13 +234,14 @@ class Problem:
         other.kinematics = figure.kinematics
         other._version = figure.version
         derived = self.derived
+        motion = self.figure.motion_to(figure)
         lengths = derived.chain_lengths
         if lengths is not None:  # a similarity scales every distance alike
-            lengths = lengths * linear_scale(self.figure.motion_to(figure)[:3, :3])
+            lengths = lengths * linear_scale(motion[:3, :3])
         other.derived = Derived(
             moving_limits=derived.moving_limits,
             chain_lengths=lengths,
-            reach=None if derived.reach is None else derived.reach.on(figure),
+            reach=None if derived.reach is None else derived.reach.on(figure, motion),
             variable_rows=derived.variable_rows,
         )
         other._last_pose = None

@@ -217,19 +217,23 @@ class Reach:
         self._translations = variables[~figure.kinematics.dof_rotation[variables]]
         self._last: tuple[bytes, FloatArray, FloatArray] | None = None
 
-    def on(self, figure: Figure) -> Reach:
-        """The same proofs on ``figure``, this one's figure moved as a whole.
+    def on(self, figure: Figure, motion: FloatArray) -> Reach:
+        """The same proofs on ``figure``, this one's figure moved as a whole by ``motion``.
 
         The chains, pivots and variable translations depend on the segments and the
         variables alone, which a motion keeps, so they are shared; the last balls
         measured are moved along (centres by the motion, radii by its scale), so a bake
         of an armature keyed along a path does not measure them again on every frame.
+
+        Args:
+            figure: This figure moved (:meth:`Figure.moved <solver.Figure.moved>`).
+            motion: The similarity that moved it (:meth:`Figure.motion_to
+                <solver.Figure.motion_to>`), (4, 4).
         """
         other = copy.copy(self)
         other.figure = figure
         other._last = None
         if self._last is not None:
-            motion = self.figure.motion_to(figure)
             key, centres, radii = self._last
             moved_centres = centres @ motion[:3, :3].T + motion[:3, 3]
             moved_radii = radii * linear_scale(motion[:3, :3])

@@ -98,8 +98,7 @@ class PoseSnapshot:
             if changed:
                 bones = obj.pose.bones
                 for k, row in zip(changed, rows, strict=True):
-                    if bones[row].rotation_mode != self.modes[k]:
-                        bones[row].rotation_mode = self.modes[k]
+                    bones[row].rotation_mode = self.modes[k]
                 for name, _ in POSE_CHANNELS:  # after the modes: a mode change converts
                     values = now[name]
                     values[rows] = self.channels[name][changed]
