@@ -99,6 +99,8 @@ class Problem:
         locked = np.array([dof.locked for dof in figure.dofs], dtype=bool)
         self.variable_mask = chain_mask.any(axis=0) & ~locked
         self.variables = np.flatnonzero(self.variable_mask)
+        # the pose's DOF axes are taken as they come when every DOF is a variable
+        self._posed = None if self.variable_mask.all() else self.variables
         self.chains = chain_mask
         self.effector_segments = np.array([path[0] for path in paths], np.intp)
         local = np.zeros((len(leaves), 4, 3))
@@ -524,7 +526,7 @@ class Problem:
         cached = self._last_pose
         if cached is not None and np.array_equal(cached[0], theta):
             return cached[1]
-        world, axes, pivots = self.kinematics.pose(theta, self.variables)
+        world, axes, pivots = self.kinematics.pose(theta, self._posed)
         points, x, y, at = self.parts.states(world, self.kinematics.scaled)
         pose = (points, x, y, axes, pivots, at)
         self._last_pose = (theta.copy(), pose)

@@ -273,8 +273,7 @@ class Reach:
             Shape (m,): how deep each goal's target set enters the smallest ball, in
             length units (negative: out of reach).
         """
-        world, points = self._pose(theta)
-        centres, radii = reach_balls(self.figure, self.chains, world, points)
+        centres, radii = self.balls(theta)
         triples = zip(goals, centres, radii, strict=True)
         result = np.array([goal.reach_margin(c, r) for goal, c, r in triples])
         targets: dict[int, FloatArray] = {}
@@ -282,6 +281,9 @@ class Reach:
             placed = isinstance(goal, PositionOrientation) and goal.w_position > 0
             if pins and held and (isinstance(goal, Position) or placed):
                 targets[j] = goal.point  # type: ignore[attr-defined]
+        if not targets:
+            return result
+        world, points = self._pose(theta)
         ring = pin_balls(self.figure, self.chains, world, points, self._effectors, targets)
         for i, centre, radius in ring:
             result[i] = min(result[i], goals[i].reach_margin(centre, radius))

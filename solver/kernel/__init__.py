@@ -21,11 +21,14 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
 from .._checks import BoolArray, FloatArray, IntArray
+
+if TYPE_CHECKING:
+    from ..optimizer.low_rank import Metric
 
 __all__ = [
     "ABI",
@@ -40,7 +43,7 @@ __all__ = [
     "status",
 ]
 
-ABI = 6
+ABI = 7
 """The calling convention this module speaks (``rk_abi()`` of ``reach_kernel.c``)."""
 
 LIBRARY_FOLDER = Path(__file__).resolve().parent / "lib"
@@ -95,6 +98,24 @@ class Kernel:
         hessian.restype = None
         hessian.argtypes = [_INT, _POINTER, _INT, _POINTER, _INT, *[_POINTER] * 15]
         self._hessian_tree = hessian
+        newton = library.rk_newton_cg
+        newton.restype = _INT
+        newton.argtypes = [
+            _INT,
+            _POINTER,
+            _INT,
+            _POINTER,
+            _INT,
+            *[_POINTER] * 14,
+            ctypes.c_double,
+            _INT,
+            *[_POINTER] * 3,
+            ctypes.c_double,
+            _INT,
+            ctypes.c_double,
+            *[_POINTER] * 4,
+        ]
+        self._newton_cg = newton
         factor = library.rk_factor
         factor.restype = None
         factor.argtypes = [_INT, _INT, _INT, *[_POINTER] * 7]
@@ -192,7 +213,7 @@ class Kernel:
         products a Newton step takes there.
         """
         arrays = (axes, pivots, points, x, y, d_point, d_x, d_y, coefficient, hessians)
-        return _HessianProduct(self._hessian_tree, tree, tuple(_c(array) for array in arrays))
+        return _HessianProduct(self, tree, tuple(_c(array) for array in arrays))
 
     def factor(
         self,
@@ -234,14 +255,15 @@ class Kernel:
 
 
 class _HessianProduct:
-    """v ↦ ∇²G v at one pose through ``rk_hessian_tree``.
+    """v ↦ ∇²G v at one pose through ``rk_hessian_tree``, and Newton's step there.
 
-    It holds the arrays whose addresses it passes (converted once, for the many products
-    a Newton step takes at one pose) and the scratch.
+    It holds the tree and the arrays whose addresses it passes (converted once, for the
+    many products a Newton step takes at one pose) and the scratch.
     """
 
-    def __init__(self, function: Any, tree: GradientTree, arrays: tuple[FloatArray, ...]) -> None:
-        self._function = function
+    def __init__(self, kernel: Kernel, tree: GradientTree, arrays: tuple[FloatArray, ...]) -> None:
+        self._kernel = kernel
+        self._tree = tree
         self._arrays = arrays
         self._scratch = np.empty(24 * tree.n_segments)
         self._n = tree.n_variables
@@ -255,8 +277,61 @@ class _HessianProduct:
     def __call__(self, direction: FloatArray) -> FloatArray:
         direction = _c(direction)
         out = np.empty(self._n)
-        self._function(*self._fixed, _address(direction), self._scratch_address, _address(out))
+        self._kernel._hessian_tree(
+            *self._fixed, _address(direction), self._scratch_address, _address(out)
+        )
         return out
+
+    def newton_step(
+        self,
+        gradient: FloatArray,
+        held: np.ndarray[Any, np.dtype[np.uint8]] | None,
+        metric: Metric,
+        scale: float,
+        products: int,
+        forcing: float,
+    ) -> tuple[FloatArray | None, int]:
+        """What :func:`solver.optimizer.newton.newton_step` computes, in ``rk_newton_cg``.
+
+        Args:
+            gradient: ∇G at the pose.
+            held: 1 for each variable an active bound holds (P zeroes it), or None.
+            metric: The preconditioner H (dense or low rank).
+            scale: ‖∇G‖ at the descent's start.
+            products: Most products to take.
+            forcing: Largest relative residual at which the iteration stops.
+        """
+        n = self._n
+        gradient = _c(gradient)
+        matrix = metric.matrix
+        rows = core = None
+        rank = 0
+        if matrix is None:
+            rank = metric.rank
+            rows, core = _c(metric.rows), _c(metric.core)
+        else:
+            matrix = _c(matrix)
+        work = np.empty(4 * n + 2 * rank)
+        step = np.empty(n)
+        made = np.zeros(1, dtype=np.int32)
+        taken = self._kernel._newton_cg(
+            *self._fixed,
+            None if held is None else _address(held),
+            None if matrix is None else _address(matrix),
+            metric.scale,
+            rank,
+            None if rows is None or not rank else _address(rows),
+            None if core is None or not rank else _address(core),
+            _address(gradient),
+            scale,
+            products,
+            forcing,
+            self._scratch_address,
+            _address(work),
+            _address(step),
+            _address(made),
+        )
+        return (step if made[0] else None), int(taken)
 
 
 def _address(array: np.ndarray[Any, Any]) -> int:

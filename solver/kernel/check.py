@@ -8,9 +8,14 @@ oblique axes, translations, a scaling rest, a segment with no DOF, two branches)
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
 
 from .._checks import FloatArray
+from ..optimizer.low_rank import Metric
+from ..optimizer.newton import PRODUCTS, newton_step
 from . import GradientTree, Kernel, KernelTree
 
 __all__ = ["self_check"]
@@ -168,6 +173,33 @@ def _numpy_hessian(
     return out
 
 
+def _newton_differs(product: Any, numpy_product: Callable[[FloatArray], FloatArray]) -> str | None:
+    """None when the kernel's Newton step is numpy's, with H low rank and dense."""
+    n = _TREE.n_dofs
+    held = np.zeros(n, dtype=np.uint8)
+    held[0] = 1
+    free = held == 0
+
+    def project(vector: FloatArray) -> FloatArray:
+        return np.where(free, vector, 0.0)
+
+    gradient = np.linspace(-1.0, 0.8, n)
+    basis = np.linspace(-0.5, 1.0, 2 * n).reshape(n, 2) * free[:, None]
+    low_rank = Metric(n, 0.5, basis, np.array([[0.3, 0.1], [0.1, 0.2]]))
+    for metric in (low_rank, Metric.dense(low_rank.to_array())):
+        want, want_products = newton_step(
+            numpy_product, gradient, project, metric.__matmul__, None, 2.0
+        )
+        have, have_products = product.newton_step(gradient, held, metric, 2.0, PRODUCTS, 0.1)
+        if have_products != want_products or (have is None) != (want is None):
+            return "its Newton step takes other products than numpy's"
+        if want is not None and not np.all(
+            np.abs(have - want) <= TOLERANCE * max(1.0, float(np.max(np.abs(want))))
+        ):
+            return "its Newton step differs from numpy's"
+    return None
+
+
 def self_check(kernel: Kernel) -> str | None:
     """None when ``kernel`` agrees with numpy; else what differed, in a few words."""
     for theta in (np.zeros(_TREE.n_dofs), np.linspace(-2.0, 2.5, _TREE.n_dofs)):
@@ -226,10 +258,17 @@ def self_check(kernel: Kernel) -> str | None:
     hessians = rows[:, :, None] * rows[:, None, :] + np.eye(9)
     direction = np.linspace(0.7, -1.3, _TREE.n_dofs)
     want = _numpy_hessian(below, above, rotation, state, weights, hessians, axes, pivots, direction)
-    have = kernel.hessian_tree(tree, *state, weights, hessians, axes, pivots)(direction)
+    product = kernel.hessian_tree(tree, *state, weights, hessians, axes, pivots)
+    have = product(direction)
     size = max(1.0, float(np.max(np.abs(want))))
     if have.shape != want.shape or not np.all(np.abs(have - want) <= TOLERANCE * size):
         return "its Hessian product over the tree differs from numpy's"
+    problem = _newton_differs(
+        product,
+        lambda v: _numpy_hessian(below, above, rotation, state, weights, hessians, axes, pivots, v),
+    )
+    if problem is not None:
+        return problem
     vectors = np.concatenate([points, force, world[[4, 1, 2], :3, 1]])
     weights = np.array([[1.0, 0.5, 2.0], [0.3, 0.0, 1.5], [0.7, 1.0, 0.2]])
     for blocks in (1, 3):

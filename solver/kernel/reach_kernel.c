@@ -15,7 +15,7 @@
 #endif
 
 /* The calling convention's version: the loader refuses a library of another. */
-#define RK_ABI 6
+#define RK_ABI 7
 
 RK_EXPORT int32_t rk_abi(void) { return RK_ABI; }
 
@@ -245,14 +245,18 @@ static void add_twist(double *twist, const double *u, const double *q, int rotat
  * u̇ · (M − q × F) + u · (Ṁ − q̇ × F − q × Ḟ) for a rotation, u̇ · F + u · Ḟ for a
  * translation. scratch holds 24 · n_segments doubles.
  */
-RK_EXPORT void rk_hessian_tree(int32_t n_segments, const int32_t *parent, int32_t n,
-                               const int32_t *variable_segment, int32_t m,
-                               const int32_t *part_segment, const uint8_t *rotation,
-                               const double *axes, const double *pivots, const double *points,
-                               const double *x, const double *y, const double *d_point,
-                               const double *d_x, const double *d_y, const double *coefficient,
-                               const double *hessian, const double *direction, double *scratch,
-                               double *out) {
+/* The parameters of one pose's ∇²G, first in rk_hessian_tree and rk_newton_cg. */
+#define POSE_HESSIAN                                                                          \
+    int32_t n_segments, const int32_t *parent, int32_t n, const int32_t *variable_segment,   \
+        int32_t m, const int32_t *part_segment, const uint8_t *rotation, const double *axes, \
+        const double *pivots, const double *points, const double *x, const double *y,        \
+        const double *d_point, const double *d_x, const double *d_y,                         \
+        const double *coefficient, const double *hessian
+#define POSE_HESSIAN_ARGUMENTS                                                                  \
+    n_segments, parent, n, variable_segment, m, part_segment, rotation, axes, pivots, points, x, \
+        y, d_point, d_x, d_y, coefficient, hessian
+
+static void tree_product(POSE_HESSIAN, const double *direction, double *scratch, double *out) {
     const int64_t s6 = 6 * (int64_t)n_segments;
     double *after = scratch, *running = scratch + s6, *sums = scratch + 2 * s6;
     for (int64_t i = 0; i < 4 * s6; ++i) {
@@ -361,4 +365,156 @@ RK_EXPORT void rk_hessian_tree(int32_t n_segments, const int32_t *parent, int32_
         out[j] = dot3(d_u, load) + dot3(u, d_load);
         add_twist(own, u, q, rotation[j], direction[j]);
     }
+}
+
+/* Jacobian.hessian_product (see tree_product). */
+RK_EXPORT void rk_hessian_tree(POSE_HESSIAN, const double *direction, double *scratch,
+                               double *out) {
+    tree_product(POSE_HESSIAN_ARGUMENTS, direction, scratch, out);
+}
+
+/* a · b in eight interleaved partial sums: one running sum waits on each addition, which
+ * makes the long vectors of a long chain about four times slower. */
+static double dot(int32_t n, const double *a, const double *b) {
+    double part[8] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
+    int32_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        for (int l = 0; l < 8; ++l) {
+            part[l] += a[i + l] * b[i + l];
+        }
+    }
+    double sum = ((part[0] + part[1]) + (part[2] + part[3])) +
+                 ((part[4] + part[5]) + (part[6] + part[7]));
+    for (; i < n; ++i) {
+        sum += a[i] * b[i];
+    }
+    return sum;
+}
+
+/* v ← P v: the variables held by the active bounds (held[j] ≠ 0) zeroed; NULL holds none. */
+static void hold(int32_t n, const uint8_t *held, double *v) {
+    if (held) {
+        for (int32_t j = 0; j < n; ++j) {
+            if (held[j]) {
+                v[j] = 0.0;
+            }
+        }
+    }
+}
+
+/* Metric.__matmul__: out = H v, H dense (n, n) when dense is not NULL, else
+ * H = c I + U M Uᵀ with rows = Uᵀ (r, n) and M (r, r); t holds 2r doubles. */
+static void precondition(int32_t n, const double *dense, double c, int32_t r, const double *rows,
+                         const double *core, const double *v, double *t, double *out) {
+    if (dense) {
+        for (int32_t i = 0; i < n; ++i) {
+            out[i] = dot(n, dense + (int64_t)n * i, v);
+        }
+        return;
+    }
+    for (int32_t i = 0; i < n; ++i) {
+        out[i] = c * v[i];
+    }
+    int32_t k = 0;
+    for (; k + 4 <= r; k += 4) { /* four rows a pass: each load of v serves four sums */
+        const double *a = rows + (int64_t)n * k, *b = a + n, *d = b + n, *e = d + n;
+        double sa[2] = {0.0, 0.0}, sb[2] = {0.0, 0.0}, sd[2] = {0.0, 0.0}, se[2] = {0.0, 0.0};
+        int32_t i = 0;
+        for (; i + 2 <= n; i += 2) {
+            for (int l = 0; l < 2; ++l) {
+                sa[l] += a[i + l] * v[i + l];
+                sb[l] += b[i + l] * v[i + l];
+                sd[l] += d[i + l] * v[i + l];
+                se[l] += e[i + l] * v[i + l];
+            }
+        }
+        for (; i < n; ++i) {
+            sa[0] += a[i] * v[i];
+            sb[0] += b[i] * v[i];
+            sd[0] += d[i] * v[i];
+            se[0] += e[i] * v[i];
+        }
+        t[k] = sa[0] + sa[1];
+        t[k + 1] = sb[0] + sb[1];
+        t[k + 2] = sd[0] + sd[1];
+        t[k + 3] = se[0] + se[1];
+    }
+    for (; k < r; ++k) {
+        t[k] = dot(n, rows + (int64_t)n * k, v);
+    }
+    for (k = 0; k < r; ++k) {
+        t[r + k] = dot(r, core + (int64_t)r * k, t);
+    }
+    for (k = 0; k + 4 <= r; k += 4) { /* four rows a pass over out */
+        const double *a = rows + (int64_t)n * k, *b = a + n, *d = b + n, *e = d + n;
+        const double wa = t[r + k], wb = t[r + k + 1], wd = t[r + k + 2], we = t[r + k + 3];
+        for (int32_t i = 0; i < n; ++i) {
+            out[i] += ((wa * a[i] + wb * b[i]) + (wd * d[i] + we * e[i]));
+        }
+    }
+    for (; k < r; ++k) {
+        const double w = t[r + k];
+        const double *row = rows + (int64_t)n * k;
+        for (int32_t i = 0; i < n; ++i) {
+            out[i] += w * row[i];
+        }
+    }
+}
+
+/* newton.newton_step: conjugate gradients on P ∇²G P s = −P g, preconditioned by H.
+ *
+ * The first seventeen arguments are rk_hessian_tree's (the pose's ∇²G); held, the
+ * projection P (see hold); dense or c, r, rows and core, H (see precondition). The
+ * iteration stops at a residual of min(forcing, √(‖r₀‖/scale))·‖r₀‖, at curvature that is
+ * not positive, or after max_products products. scratch holds 24 · n_segments doubles,
+ * work 4n + 2r. Returns the products taken; step is written when one of positive
+ * curvature was (*made = 1), else *made = 0.
+ */
+RK_EXPORT int32_t rk_newton_cg(POSE_HESSIAN, const uint8_t *held, const double *dense, double c,
+                               int32_t r, const double *rows, const double *core,
+                               const double *gradient, double scale, int32_t max_products,
+                               double forcing, double *scratch, double *work, double *step,
+                               int32_t *made) {
+    double *residual = work, *direction = work + n, *curved = work + 2 * (int64_t)n;
+    double *preconditioned = work + 3 * (int64_t)n, *t = work + 4 * (int64_t)n;
+    *made = 0;
+    for (int32_t j = 0; j < n; ++j) {
+        residual[j] = -gradient[j];
+    }
+    hold(n, held, residual);
+    const double first = sqrt(dot(n, residual, residual));
+    if (first == 0.0) {
+        return 0;
+    }
+    const double relative = sqrt(first / scale);
+    const double stop = (forcing < relative ? forcing : relative) * first;
+    precondition(n, dense, c, r, rows, core, residual, t, direction);
+    double rz = dot(n, residual, direction);
+    int32_t products = 0;
+    while (products < max_products && rz > 0.0) {
+        tree_product(POSE_HESSIAN_ARGUMENTS, direction, scratch, curved);
+        hold(n, held, curved);
+        products += 1;
+        const double curvature = dot(n, direction, curved);
+        if (!(curvature > 0.0)) { /* negative curvature (or NaN): keep what was found */
+            break;
+        }
+        const double alpha = rz / curvature;
+        for (int32_t j = 0; j < n; ++j) {
+            step[j] = *made ? step[j] + alpha * direction[j] : alpha * direction[j];
+            residual[j] -= alpha * curved[j];
+        }
+        *made = 1;
+        if (sqrt(dot(n, residual, residual)) <= stop) {
+            break;
+        }
+        precondition(n, dense, c, r, rows, core, residual, t, preconditioned);
+        const double next = dot(n, residual, preconditioned);
+        const double ratio = next / rz;
+        for (int32_t j = 0; j < n; ++j) {
+            direction[j] = preconditioned[j] + ratio * direction[j];
+        }
+        rz = next;
+    }
+    return products;
 }

@@ -6,6 +6,8 @@ Kuhn–Tucker test on them.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from .._checks import BoolArray, FloatArray, IntArray
@@ -145,6 +147,22 @@ class ActiveSet:
         if not self._bounds_known:
             self._bounds, self._bounds_known = _bound_variables(self.matrix), True
         return self._bounds
+
+    @property
+    def held(self) -> np.ndarray[Any, np.dtype[np.uint8]] | None:
+        """1 for each variable an active bound holds, 0 elsewhere (all 0 with no row active).
+
+        :meth:`project` zeroes the held variables: the compiled Newton step's projection.
+        None when some active row is not a bound.
+        """
+        if not self.matrix.shape[1]:
+            return np.zeros(self.n, dtype=np.uint8)
+        bounds = self.bounds
+        if bounds is None:
+            return None
+        held = np.zeros(self.n, dtype=np.uint8)
+        held[bounds] = 1
+        return held
 
     def projector(self, exclude: int | None = None) -> FloatArray:
         """Projector onto the null space of the active rows (less column ``exclude``)."""

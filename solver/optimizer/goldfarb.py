@@ -65,7 +65,7 @@ from .metric import (
     gauss_newton_damping,
     projector_start,
 )
-from .newton import Product, difference_product, newton_step
+from .newton import Product, compiled_newton_step, difference_product, newton_step
 
 __all__ = ["descend"]
 
@@ -192,6 +192,7 @@ class _Run:
         self.expand = True
         self.hessian: Hessian | None = None
         self.deadline: float | None = None
+        self.product_seconds: float | None = None  # a compiled Hessian product's, last seen
 
     def finish(self, status: Status, detail: str = "") -> Descent:
         return Descent(
@@ -496,6 +497,22 @@ class _Run:
         """
         product = None if self.hessian is None else self.hessian(self.phi)
         differences = product is None
+        solve = getattr(product, "newton_step", None)
+        held = None if solve is None else self.active.held
+        if solve is not None and held is not None:
+            began = time.perf_counter()
+            newton, products = compiled_newton_step(
+                solve,
+                self.gradient,
+                held,
+                self.h,
+                self.deadline,
+                self.scale,
+                self.product_seconds,
+            )
+            if products:
+                self.product_seconds = (time.perf_counter() - began) / products
+            return self._newton_or(newton, step)
         if product is None:
             product = difference_product(
                 lambda phi: self.objective(phi)[1], self.phi, self.gradient
@@ -510,6 +527,10 @@ class _Run:
         )
         if differences:
             self.evaluations += products
+        return self._newton_or(newton, step)
+
+    def _newton_or(self, newton: FloatArray | None, step: FloatArray) -> FloatArray:
+        """Newton's step when it is one of descent, else ``step``."""
         if newton is None or not float(self.gradient @ newton) < 0.0:
             return step
         return newton

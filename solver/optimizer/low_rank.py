@@ -1,13 +1,15 @@
 """H as a scaled identity plus a low-rank term, ``H = c I + U M Uᵀ``, or dense.
 
 Every H of the descent is such a sum: the projector ``I − N(NᵀN)⁻¹Nᵀ`` (c = 1, U = N),
-the Gauss–Newton start through Woodbury's identity (c = 1/μ, U = [Q, PF]; see
+the Gauss–Newton start through Woodbury's identity (c = 1/μ, U = [Q, PF L⁻ᵀ]; see
 :mod:`.metric`), and each of Goldfarb's rank-one and BFGS/DFP rank-two updates adds
 columns to U and a block to M. With r columns, ``H v`` costs O(n·r + r²) and an update
-O(n·r), instead of O(n²) for a dense n×n H, so on a long chain with a few goals an
-iteration costs O(n·k) in the k columns of the Gauss–Newton factor, not O(n²) (the
-1994 paper keeps H dense: its figures had tens of DOFs). Once r reaches n/2, the dense
-matrix is cheaper and H becomes dense for good.
+O(n·p + r²) for its p columns (written after U's others, in place), instead of O(n²)
+for a dense n×n H, so on a long chain with a few goals an iteration costs O(n·k) in the
+k columns of the Gauss–Newton factor, not O(n²) (the 1994 paper keeps H dense: its
+figures had tens of DOFs). Once r reaches n/2, the dense matrix is cheaper and H
+becomes dense for good. U is kept as its rows Uᵀ, contiguous, as the compiled Newton
+step reads it.
 """
 
 from __future__ import annotations
@@ -17,6 +19,25 @@ import numpy as np
 from .._checks import FloatArray
 
 __all__ = ["Metric"]
+
+
+_SPARE = 16
+"""Rows of room a new U keeps for the updates that follow it."""
+
+
+class _Rows:
+    """Uᵀ's rows in a buffer with room below them, shared by the metrics that extend it.
+
+    A metric of rank r reads rows ``[:r]``; :meth:`Metric.plus` writes its vectors into
+    the rows after them when its metric is the last to have extended the buffer, so an
+    update copies p rows rather than all r + p, and no metric's rows ever change.
+    """
+
+    __slots__ = ("array", "used")
+
+    def __init__(self, array: FloatArray, used: int) -> None:
+        self.array = array
+        self.used = used
 
 
 class Metric:
@@ -29,16 +50,35 @@ class Metric:
         core: M, symmetric, shape (r, r).
     """
 
-    __slots__ = ("basis", "core", "matrix", "n", "scale")
+    __slots__ = ("_rank", "_rows", "core", "matrix", "n", "scale")
 
     def __init__(self, n: int, scale: float, basis: FloatArray, core: FloatArray) -> None:
+        r = basis.shape[1]
+        rows = np.empty((r + _SPARE, n))
+        rows[:r] = basis.T
+        self._set(n, scale, _Rows(rows, r), r, core)
+
+    def _set(self, n: int, scale: float, rows: _Rows, rank: int, core: FloatArray) -> None:
         self.n = n
         self.scale = scale
-        self.basis = basis
+        self._rows = rows
+        self._rank = rank
         self.core = core
         self.matrix: FloatArray | None = None
-        if basis.shape[1] and 2 * basis.shape[1] >= n:
+        if rank and 2 * rank >= n:
             self.matrix = self.to_array()
+
+    @staticmethod
+    def room(n: int, r: int) -> FloatArray:
+        """An empty buffer for U's r rows (its first r), with room for updates after."""
+        return np.empty((r + _SPARE, n))
+
+    @classmethod
+    def of_rows(cls, scale: float, room: FloatArray, r: int, core: FloatArray) -> Metric:
+        """``c I + U M Uᵀ`` with Uᵀ the first r rows of ``room`` (from :meth:`room`)."""
+        metric = cls.__new__(cls)
+        metric._set(room.shape[1], scale, _Rows(room, r), r, core)
+        return metric
 
     @classmethod
     def dense(cls, matrix: FloatArray) -> Metric:
@@ -54,9 +94,21 @@ class Metric:
         return cls(n, 0.0, np.empty((n, 0)), np.empty((0, 0)))
 
     @property
+    def basis(self) -> FloatArray:
+        """U, shape (n, r) (a view)."""
+        rows: FloatArray = self._rows.array[: self._rank].T
+        return rows
+
+    @property
+    def rows(self) -> FloatArray:
+        """Uᵀ, shape (r, n), C-contiguous (a view)."""
+        rows: FloatArray = self._rows.array[: self._rank]
+        return rows
+
+    @property
     def rank(self) -> int:
         """Columns of U; n for a dense H."""
-        return self.n if self.matrix is not None else self.basis.shape[1]
+        return self.n if self.matrix is not None else self._rank
 
     def __matmul__(self, vector: FloatArray) -> FloatArray:
         """H v, shape (n,)."""
@@ -64,8 +116,9 @@ class Metric:
             dense: FloatArray = self.matrix @ vector
             return dense
         result: FloatArray = self.scale * vector
-        if self.basis.shape[1]:
-            result = result + self.basis @ (self.core @ (self.basis.T @ vector))
+        if self._rank:
+            rows = self._rows.array[: self._rank]
+            result += (self.core @ (rows @ vector)) @ rows
         return result
 
     def plus(self, vectors: FloatArray, core: FloatArray) -> Metric:
@@ -73,11 +126,20 @@ class Metric:
         if self.matrix is not None:
             matrix = self.matrix + vectors @ core @ vectors.T
             return Metric.dense(0.5 * (matrix + matrix.T))
-        r, p = self.basis.shape[1], vectors.shape[1]
+        r, p = self._rank, vectors.shape[1]
         joined = np.zeros((r + p, r + p))
         joined[:r, :r] = self.core
         joined[r:, r:] = core
-        return Metric(self.n, self.scale, np.hstack([self.basis, vectors]), joined)
+        rows = self._rows
+        if rows.used != r or r + p > rows.array.shape[0]:
+            array = np.empty((2 * (r + p) + _SPARE, self.n))
+            array[:r] = rows.array[:r]
+            rows = _Rows(array, r)
+        rows.array[r : r + p] = vectors.T
+        rows.used = r + p
+        metric = Metric.__new__(Metric)
+        metric._set(self.n, self.scale, rows, r + p, joined)
+        return metric
 
     def plus_outer(self, vector: FloatArray, coefficient: float) -> Metric:
         """``H + c v vᵀ``."""
@@ -87,7 +149,8 @@ class Metric:
         """H as a dense symmetric matrix, shape (n, n)."""
         if self.matrix is not None:
             return self.matrix
-        result: FloatArray = self.basis @ self.core @ self.basis.T
+        rows = self._rows.array[: self._rank]
+        result: FloatArray = rows.T @ self.core @ rows
         result = 0.5 * (result + result.T)
         result[np.diag_indices(self.n)] += self.scale
         return result

@@ -8,7 +8,7 @@ updated by BFGS or DFP, chosen by the switch of Fletcher 1970.
 
 Beyond the paper, H is kept as a :class:`.low_rank.Metric`, ``c I + U M Uᵀ``: the
 projector is ``I − N(NᵀN)⁻¹Nᵀ`` with U = N, Woodbury's start ``(P − PF S⁻¹ FᵀP)/μ``
-with U = [Q, PF's left singular vectors] (Q an orthonormal basis of the active rows,
+with U = [Q, PF L⁻ᵀ] (Q an orthonormal basis of the active rows, S = L Lᵀ,
 P = I − QQᵀ; see :func:`_woodbury_start` for why not PF itself), and every
 update appends its two vectors to U. Neither start nor update forms an n×n matrix
 while U has fewer than n/2 columns: a step costs O(n·r) for r columns, not O(n²).
@@ -176,15 +176,14 @@ def _woodbury_start(
     """:func:`gauss_newton_start` through Woodbury's identity (F has few columns).
 
     ``H = I/μ + [Q, PF] diag(−I/μ, −S⁻¹/μ) [Q, PF]ᵀ`` with ``S = FᵀPF + μI``, kept as
-    ``H = I/μ + [Q, PF V] diag(−I/μ, −1/(μ(σ² + μ))) [Q, PF V]ᵀ`` with ``FᵀPF = V Σ² Vᵀ``
-    the eigen-decomposition of the k×k Gram matrix (the same matrix: the columns PF vᵢ
-    have length σᵢ). ``−S⁻¹/μ`` itself loses ``cond(S)`` to rounding, up to 1e7 with μ at
-    1e-7 of the curvature: near a met goal of a long chain it can make gᵀHg negative, so
-    that the step rises and the descent stalls short of the goal. Through the
-    eigenvectors, H's error is rounding of g/μ, far below gᵀHg: the eigenvalues' own
-    rounding (1e-16 of the largest) is far below μ. The decomposition costs n·k² for the
-    Gram matrix and k³ for its eigenvectors, a third of PF's thin singular value
-    decomposition at 600×60.
+    ``H = (I − [Q, PF L⁻ᵀ][Q, PF L⁻ᵀ]ᵀ)/μ`` with ``S = L Lᵀ`` its Cholesky factor (the
+    same matrix: ``PF S⁻¹ FᵀP = (PF L⁻ᵀ)(PF L⁻ᵀ)ᵀ``). ``−S⁻¹/μ`` itself loses
+    ``cond(S)`` to rounding, up to 1e7 with μ at 1e-7 of the curvature: near a met goal
+    of a long chain it can make gᵀHg negative, so that the step rises and the descent
+    stalls short of the goal. Through the triangular factor the loss is ``cond(L)``, the
+    square root, so that gᵀHg keeps its sign and the rounding of g/μ bounds H's error.
+    The decomposition costs n·k² for the Gram matrix and the columns, and k³/3 for the
+    factor, an eighth of its eigenvectors' cost at 600×60.
     """
     n, k = factor.shape
     projected = factor
@@ -201,15 +200,14 @@ def _woodbury_start(
     # the largest diagonal entry of P B P stands for that of Zᵀ B Z
     largest = float(np.max(np.einsum("ij,ij->i", projected, projected)))
     damping = gauss_newton_damping(largest, value)
-    squares, right = np.linalg.eigh(projected.T @ projected)
-    squares = np.maximum(squares, 0.0)
-    left = projected @ right
-    weights = -1.0 / (damping * (squares + damping))
+    gram = projected.T @ projected
+    gram[np.diag_indices(k)] += damping
+    triangle = np.linalg.cholesky(gram)
     q = rows.shape[1]
-    core = np.zeros((q + k, q + k))
-    core[:q, :q] = -np.eye(q) / damping
-    core[q:, q:] = np.diag(weights)
-    return Metric(n, 1.0 / damping, np.hstack([rows, left]), core)
+    room = Metric.room(n, q + k)
+    room[:q] = rows.T
+    np.matmul(np.linalg.inv(triangle), projected.T, out=room[q : q + k])  # (PF L⁻ᵀ)ᵀ
+    return Metric.of_rows(1.0 / damping, room, q + k, np.diag(np.full(q + k, -1.0 / damping)))
 
 
 def fletcher_update(h: Metric, sigma: FloatArray, y: FloatArray) -> Metric:

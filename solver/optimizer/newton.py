@@ -13,7 +13,8 @@ residual of ``min(0.1, √(‖r₀‖/‖∇G₀‖))·‖r₀‖``
 (∇G₀ at the descent's start, so that the scale of the weights does not matter), at
 negative curvature, after :data:`PRODUCTS` products or at the deadline; the step is the
 last iterate, which is a descent direction whenever one product was taken (and None
-before that).
+before that). Where the compiled kernel makes the products and the active rows are
+bounds, the whole iteration runs in it (:func:`compiled_newton_step`).
 """
 
 from __future__ import annotations
@@ -21,15 +22,32 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
 from .._checks import FloatArray
+from .low_rank import Metric
 
-__all__ = ["PRODUCTS", "Product", "difference_product", "newton_step"]
+__all__ = [
+    "PRODUCTS",
+    "CompiledNewton",
+    "Product",
+    "compiled_newton_step",
+    "difference_product",
+    "newton_step",
+]
 
 Product = Callable[[FloatArray], FloatArray]
 """v ↦ ∇²G v at the iterate."""
+
+
+CompiledNewton = Callable[
+    [FloatArray, "np.ndarray[Any, np.dtype[np.uint8]]", Metric, float, int, float],
+    tuple["FloatArray | None", int],
+]
+"""``(g, held, H, scale, products, forcing) ↦ (s, products)``: :func:`newton_step`'s whole
+iteration at one pose, compiled (the kernel's Hessian product's ``newton_step``)."""
 
 PRODUCTS = 10
 """Most Hessian products one step takes."""
@@ -57,6 +75,31 @@ def difference_product(
         return result
 
     return product
+
+
+def compiled_newton_step(
+    solve: CompiledNewton,
+    gradient: FloatArray,
+    held: np.ndarray[Any, np.dtype[np.uint8]],
+    metric: Metric,
+    deadline: float | None,
+    scale: float,
+    seconds: float | None,
+) -> tuple[FloatArray | None, int]:
+    """:func:`newton_step` with P zeroing the ``held`` variables, in one compiled call.
+
+    The deadline cannot be read between the kernel's products, so the products are
+    counted before the call: as many as start before it at ``seconds`` each (the last
+    call's rate; :data:`PRODUCTS` before any), none once it has passed.
+    """
+    products = PRODUCTS
+    if deadline is not None:
+        left = deadline - time.perf_counter()
+        if left <= 0.0:
+            return None, 0
+        if seconds is not None and seconds > 0.0:
+            products = min(PRODUCTS, math.ceil(left / seconds))
+    return solve(gradient, held, metric, scale, products, _FORCING)
 
 
 def newton_step(

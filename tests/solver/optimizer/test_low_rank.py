@@ -61,3 +61,25 @@ def test_zero_and_dense() -> None:
     np.testing.assert_array_equal(Metric.zero(3) @ vector, np.zeros(3))
     matrix = np.diag([1.0, 2.0, 3.0])
     np.testing.assert_array_equal(Metric.dense(matrix) @ vector, [0.0, 2.0, 6.0])
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), updates=st.integers(1, 40))
+def test_updates_of_one_metric_do_not_change_another(seed: int, updates: int) -> None:
+    # Updates append U's columns in place when they extend the newest metric: an older
+    # metric updated again, or one updated past the room left, must copy and change no
+    # other metric's product.
+    rng = np.random.default_rng(seed)
+    n = 100
+    metrics = [_low_rank(rng, n, 3)]
+    denses = [metrics[0].to_array()]
+    for _ in range(updates):
+        parent = int(rng.integers(len(metrics)))
+        vector = rng.normal(size=n)
+        metrics.append(metrics[parent].plus_outer(vector, 0.5))
+        denses.append(denses[parent] + 0.5 * np.outer(vector, vector))
+    vector = rng.normal(size=n)
+    for metric, dense in zip(metrics, denses, strict=True):
+        size = 1.0 + float(np.abs(dense).max())
+        np.testing.assert_allclose(metric @ vector, dense @ vector, atol=1e-10 * size * n)
+        assert metric.rows.flags.c_contiguous and metric.rows.shape == (metric.rank, n)

@@ -1,8 +1,11 @@
-"""The truncated-Newton step: conjugate gradients on difference quotients of ∇G."""
+"""The truncated-Newton step: conjugate gradients on difference quotients of ∇G, and the
+same iteration in the compiled kernel."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
+from unittest import mock
 
 import numpy as np
 import pytest
@@ -10,9 +13,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from problems import long_chain
 
-from solver import Constraint, Effector, Problem, goals, solve
-from solver.optimizer import goldfarb
-from solver.optimizer.newton import PRODUCTS, difference_product, newton_step
+from solver import Constraint, Effector, Problem, goals, kernel, solve
+from solver.optimizer import goldfarb, newton
+from solver.optimizer.low_rank import Metric
+from solver.optimizer.metric import gauss_newton_start
+from solver.optimizer.newton import (
+    PRODUCTS,
+    compiled_newton_step,
+    difference_product,
+    newton_step,
+)
 
 
 def quadratic(
@@ -154,3 +164,102 @@ def test_newtons_step_brings_a_chain_held_out_of_reach_to_its_minimum_in_fewer_s
     # The same minimum (to the stop's rounding floor of a large G), in fewer iterations.
     assert with_newton.objective <= without.objective * (1.0 + 1e-9)
     assert with_newton.iterations < without.iterations
+
+
+def held_chain(
+    rng: np.random.Generator, segments: int, reach: float
+) -> tuple[Problem, np.ndarray, np.ndarray]:
+    """A chain with goals every few segments, ``reach`` away from a random pose, and a
+    random set of the problem's variables held (as by active bounds)."""
+    figure = long_chain(segments, slide_every=4)
+    theta = rng.uniform(-0.4, 0.4, figure.n_dofs)
+    sites = [Effector(f"seg{k}", (0.0, 0.5 / segments, 0.0)) for k in range(2, segments, 5)]
+    probe = Problem(figure, [Constraint(e, goals.Position((0.0, 0.0, 0.0))) for e in sites])
+    points = probe.effector_states(theta)[0] + rng.normal(0.0, reach, (len(sites), 3))
+    weights = rng.uniform(0.2, 5.0, len(sites))
+    problem = Problem(
+        figure,
+        [
+            Constraint(e, goals.Position(p), float(w))
+            for e, p, w in zip(sites, points, weights, strict=True)
+        ],
+    )
+    held = (rng.random(len(problem.variables)) < 0.2).astype(np.uint8)
+    return problem, theta, held
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    seed=st.integers(0, 10_000),
+    segments=st.integers(3, 40),
+    reach=st.sampled_from([0.01, 0.3, 3.0]),
+    products=st.integers(1, PRODUCTS),
+    start=st.sampled_from(["gauss-newton", "updated", "dense"]),
+)
+def test_the_compiled_step_is_numpys_to_rounding(
+    seed: int, segments: int, reach: float, products: int, start: str
+) -> None:
+    # Goals near and far (an indefinite Hessian far away), unequal weights, held
+    # variables, every form of H (Woodbury's low rank, updated, dense) and every cap on
+    # the products: the kernel's iteration takes the same products and the same step.
+    compiled = kernel.active()
+    if compiled is None:
+        assert not kernel.status().compiled
+        return
+    rng = np.random.default_rng(seed)
+    problem, theta, held = held_chain(rng, segments, reach)
+    product = problem.hessian_product(theta)
+    assert product is not None and hasattr(product, "newton_step")
+    value, gradient = problem.evaluate_variables(theta)
+    mask = held.astype(bool)
+    columns = np.eye(len(held))[:, mask]
+    metric = gauss_newton_start(
+        problem.gauss_newton_factor(theta), columns, value, columns, np.flatnonzero(mask)
+    )
+    if start == "updated":
+        for _ in range(3):
+            vector = rng.normal(size=len(held))
+            vector[mask] = 0.0
+            metric = metric.plus_outer(vector, float(rng.uniform(0.1, 1.0)))
+    elif start == "dense":
+        metric = Metric.dense(metric.to_array())
+
+    def project(vector: np.ndarray) -> np.ndarray:
+        zeroed = vector.copy()
+        zeroed[mask] = 0.0
+        return zeroed
+
+    scale = float(np.linalg.norm(gradient)) * float(rng.uniform(0.5, 2.0))
+    with mock.patch.object(newton, "PRODUCTS", products):
+        want, want_products = newton_step(
+            product, gradient, project, metric.__matmul__, None, scale
+        )
+    have, have_products = product.newton_step(gradient, held, metric, scale, products, 0.1)
+    assert have_products == want_products
+    if want is None:
+        assert have is None
+        return
+    assert have is not None
+    np.testing.assert_array_equal(have[mask], 0.0)
+    assert np.linalg.norm(have - want) <= 1e-9 * np.linalg.norm(want)
+
+
+def test_compiled_steps_count_their_products_before_the_deadline() -> None:
+    calls: list[int] = []
+
+    def solve(*arguments: object) -> tuple[np.ndarray | None, int]:
+        calls.append(int(arguments[4]))  # type: ignore[call-overload]
+        return None, 0
+
+    held = np.zeros(2, dtype=np.uint8)
+    metric = Metric.dense(np.eye(2))
+    gradient = np.ones(2)
+    assert compiled_newton_step(solve, gradient, held, metric, 0.0, 1.0, 1e-3) == (None, 0)
+    assert calls == []  # a passed deadline takes no product
+    compiled_newton_step(solve, gradient, held, metric, None, 1.0, 1e-3)
+    far = time.perf_counter() + 60.0
+    compiled_newton_step(solve, gradient, held, metric, far, 1.0, None)
+    near = time.perf_counter() + 0.0035
+    compiled_newton_step(solve, gradient, held, metric, near, 1.0, 1e-3)
+    assert calls[:2] == [PRODUCTS, PRODUCTS]
+    assert 1 <= calls[2] <= 4  # at most the products that start before it
