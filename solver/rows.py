@@ -3,7 +3,8 @@
 A figure's inequality rows are mostly bounds, one nonzero each, and polygon edges, two:
 on a 500-bone chain A is 3,000 × 1,500 with 3,000 nonzeros, and the dense product
 ``A v`` that the ratio test of every step and every limit check take reads 36 MB. Kept
-as its nonzeros, the product is a weighted ``bincount`` over 3,000 entries. Small or
+as its nonzeros, the product is a weighted ``bincount`` over 3,000 entries, or, where
+every row has one nonzero (bounds alone, as on a chain), a gather of them. Small or
 dense matrices keep the dense product, which is faster there.
 """
 
@@ -30,7 +31,7 @@ class LimitRows:
             dense product only.
     """
 
-    __slots__ = ("_columns", "_rows", "_values", "dense", "shape", "sparse")
+    __slots__ = ("_columns", "_rows", "_single", "_values", "dense", "shape", "sparse")
 
     def __init__(self, dense: FloatArray, *, sparse: bool = True) -> None:
         self.dense = dense
@@ -39,6 +40,7 @@ class LimitRows:
         self._rows: IntArray = np.empty(0, np.intp)
         self._columns: IntArray = np.empty(0, np.intp)
         self._values: FloatArray = np.empty(0)
+        self._single: tuple[IntArray, FloatArray] | None = None  # row i: A[i, c[i]] = a[i]
         if sparse and dense.size >= _SPARSE_SIZE:
             rows, columns = np.nonzero(dense)
             self._adopt(rows, columns, dense[rows, columns])
@@ -64,6 +66,11 @@ class LimitRows:
         if self.dense.size >= _SPARSE_SIZE and rows.size <= _SPARSE_SHARE * self.dense.size:
             self.sparse = True
             self._rows, self._columns, self._values = rows, columns, values
+            if rows.size == self.shape[0] and (np.bincount(rows, minlength=rows.size) == 1).all():
+                single_columns = np.empty(rows.size, np.intp)
+                single_values = np.empty(rows.size)
+                single_columns[rows], single_values[rows] = columns, values
+                self._single = (single_columns, single_values)
 
     def nonzeros(self) -> tuple[IntArray, IntArray, FloatArray]:
         """A's nonzero entries: their rows, columns and values."""
@@ -77,6 +84,9 @@ class LimitRows:
         if not self.sparse:
             dense: FloatArray = self.dense @ vector
             return dense
+        if self._single is not None:
+            single: FloatArray = self._single[1] * vector[self._single[0]]
+            return single
         products = self._values * vector[self._columns]
         counted = np.bincount(self._rows, weights=products, minlength=self.shape[0])
         return np.asarray(counted, dtype=np.float64)
@@ -88,6 +98,9 @@ class LimitRows:
 
     def rows_times(self, index: IntArray, vector: FloatArray) -> FloatArray:
         """``A[index] v``, shape (len(index),)."""
+        if self._single is not None:
+            single: FloatArray = self._single[1][index] * vector[self._single[0][index]]
+            return single
         if self.sparse:
             return (self @ vector)[index]
         result: FloatArray = self.dense[index] @ vector

@@ -109,13 +109,21 @@ class Kernel:
             *[_POINTER] * 14,
             ctypes.c_double,
             _INT,
-            *[_POINTER] * 3,
+            _POINTER,
+            _POINTER,
+            _INT,
+            _INT,
+            *[_POINTER] * 2,
             ctypes.c_double,
             _INT,
             ctypes.c_double,
             *[_POINTER] * 4,
         ]
         self._newton_cg = newton
+        inverse = library.rk_cholesky_inverse
+        inverse.restype = _INT
+        inverse.argtypes = [_INT, *[_POINTER] * 3]
+        self._cholesky_inverse = inverse
         factor = library.rk_factor
         factor.restype = None
         factor.argtypes = [_INT, _INT, _INT, *[_POINTER] * 7]
@@ -215,6 +223,19 @@ class Kernel:
         arrays = (axes, pivots, points, x, y, d_point, d_x, d_y, coefficient, hessians)
         return _HessianProduct(self, tree, tuple(_c(array) for array in arrays))
 
+    def cholesky_inverse(self, gram: FloatArray) -> FloatArray | None:
+        """``np.linalg.inv(np.linalg.cholesky(gram))`` for ``gram`` (k, k), lower triangular.
+
+        None where ``gram`` is not positive definite to rounding (numpy then raises).
+        """
+        k = gram.shape[0]
+        gram = _c(gram)
+        work = np.empty((k, k))
+        out = np.empty((k, k))
+        if self._cholesky_inverse(k, _address(gram), _address(work), _address(out)):
+            return None
+        return out
+
     def factor(
         self,
         moves: FloatArray,
@@ -224,7 +245,9 @@ class Kernel:
         axes: FloatArray,
         pivots: FloatArray,
     ) -> FloatArray:
-        """What :meth:`Jacobian.factor <solver.jacobian.Jacobian.factor>` computes.
+        """What :meth:`Jacobian.factor <solver.jacobian.Jacobian.factor>` computes, (n_v, 3k).
+
+        Its columns are contiguous (Fortran order): the Gauss–Newton start reads them.
 
         Args:
             moves: Whether each variable moves each effector, float64 (n_v, m), C order.
@@ -236,7 +259,7 @@ class Kernel:
         """
         n, m = moves.shape
         k = vectors.shape[0]
-        out = np.empty((n, 3 * k))
+        out = np.empty((3 * k, n))  # the columns, each contiguous
         # The converted arrays are named so that they outlive the call.
         vectors, weights, axes, pivots = _c(vectors), _c(weights), _c(axes), _c(pivots)
         self._factor(
@@ -251,7 +274,8 @@ class Kernel:
             _address(rotation),
             _address(out),
         )
-        return out
+        columns: FloatArray = out.T
+        return columns
 
 
 class _HessianProduct:
@@ -304,14 +328,16 @@ class _HessianProduct:
         n = self._n
         gradient = _c(gradient)
         matrix = metric.matrix
-        rows = core = None
-        rank = 0
+        rows = core = turn = None
+        rank = start = 0
         if matrix is None:
             rank = metric.rank
             rows, core = _c(metric.rows), _c(metric.core)
+            if metric.turn is not None:
+                start, turn = metric.turn[0], _c(metric.turn[1])
         else:
             matrix = _c(matrix)
-        work = np.empty(4 * n + 2 * rank)
+        work = np.empty(4 * n + 3 * rank)
         step = np.empty(n)
         made = np.zeros(1, dtype=np.int32)
         taken = self._kernel._newton_cg(
@@ -322,6 +348,9 @@ class _HessianProduct:
             rank,
             None if rows is None or not rank else _address(rows),
             None if core is None or not rank else _address(core),
+            start,
+            0 if turn is None else turn.shape[0],
+            None if turn is None else _address(turn),
             _address(gradient),
             scale,
             products,

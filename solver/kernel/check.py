@@ -174,7 +174,7 @@ def _numpy_hessian(
 
 
 def _newton_differs(product: Any, numpy_product: Callable[[FloatArray], FloatArray]) -> str | None:
-    """None when the kernel's Newton step is numpy's, with H low rank and dense."""
+    """None when the kernel's Newton step is numpy's, H low rank (turned or not) or dense."""
     n = _TREE.n_dofs
     held = np.zeros(n, dtype=np.uint8)
     held[0] = 1
@@ -185,8 +185,12 @@ def _newton_differs(product: Any, numpy_product: Callable[[FloatArray], FloatArr
 
     gradient = np.linspace(-1.0, 0.8, n)
     basis = np.linspace(-0.5, 1.0, 2 * n).reshape(n, 2) * free[:, None]
-    low_rank = Metric(n, 0.5, basis, np.array([[0.3, 0.1], [0.1, 0.2]]))
-    for metric in (low_rank, Metric.dense(low_rank.to_array())):
+    core = np.array([[0.3, 0.1], [0.1, 0.2]])
+    low_rank = Metric(n, 0.5, basis, core)
+    room = Metric.room(n, 2)
+    room[:2] = basis.T
+    turned = Metric.of_rows(0.5, room, 2, core, (0, np.array([[1.5, 0.0], [-0.4, 0.8]])))
+    for metric in (low_rank, turned, Metric.dense(low_rank.to_array())):
         want, want_products = newton_step(
             numpy_product, gradient, project, metric.__matmul__, None, 2.0
         )
@@ -263,6 +267,11 @@ def self_check(kernel: Kernel) -> str | None:
     size = max(1.0, float(np.max(np.abs(want))))
     if have.shape != want.shape or not np.all(np.abs(have - want) <= TOLERANCE * size):
         return "its Hessian product over the tree differs from numpy's"
+    gram = np.array([[4.0, 1.0, 0.5], [1.0, 3.0, -0.2], [0.5, -0.2, 2.0]])
+    turn = kernel.cholesky_inverse(gram)
+    want = np.linalg.inv(np.linalg.cholesky(gram))
+    if turn is None or not np.all(np.abs(turn - want) <= TOLERANCE):
+        return "its inverse Cholesky factor differs from numpy's"
     problem = _newton_differs(
         product,
         lambda v: _numpy_hessian(below, above, rotation, state, weights, hessians, axes, pivots, v),

@@ -122,7 +122,8 @@ static void sum_up_tree(int32_t n_segments, const int32_t *parent, int width, do
     }
 }
 
-/* Jacobian.factor: J · diag(√weights) over each effector's point (and axes), (n, 3·k).
+/* Jacobian.factor: J · diag(√weights) over each effector's point (and axes), (n, 3·k),
+ * written column by column (out[(3i + c)·n + j]: the Gauss–Newton start reads columns).
  *
  * vectors holds k = blocks·m stacked 3-vectors: the m effector points, then (blocks 3)
  * their x and y axes; vector i belongs to effector i mod m and weighs weights[i]. Column
@@ -134,34 +135,32 @@ RK_EXPORT void rk_factor(int32_t n, int32_t m, int32_t blocks, const double *vec
                          const double *moves, const double *weights, const double *axes,
                          const double *pivots, const uint8_t *rotation, double *out) {
     const int64_t k = (int64_t)blocks * m;
-    for (int32_t j = 0; j < n; ++j) {
-        const double *u = axes + 3 * j, *q = pivots + 3 * j;
-        const double *row = moves + (int64_t)j * m;
-        double *o = out + (int64_t)j * 3 * k;
-        for (int64_t i = 0; i < k; ++i) {
-            const double scale = row[i % m] * weights[i];
-            double *c = o + 3 * i;
+    for (int64_t i = 0; i < k; ++i) {
+        double *c0 = out + 3 * i * n, *c1 = c0 + n, *c2 = c1 + n;
+        const double *v = vectors + 3 * i;
+        for (int32_t j = 0; j < n; ++j) {
+            const double *u = axes + 3 * j, *q = pivots + 3 * j;
+            const double scale = moves[(int64_t)j * m + i % m] * weights[i];
             if (scale == 0.0) {
-                c[0] = c[1] = c[2] = 0.0;
+                c0[j] = c1[j] = c2[j] = 0.0;
                 continue;
             }
             if (!rotation[j]) {
                 const double shift = i < m ? scale : 0.0;
-                c[0] = shift * u[0];
-                c[1] = shift * u[1];
-                c[2] = shift * u[2];
+                c0[j] = shift * u[0];
+                c1[j] = shift * u[1];
+                c2[j] = shift * u[2];
                 continue;
             }
-            const double *v = vectors + 3 * i;
             double d[3] = {v[0], v[1], v[2]};
             if (i < m) {
                 d[0] -= q[0];
                 d[1] -= q[1];
                 d[2] -= q[2];
             }
-            c[0] = scale * (u[1] * d[2] - u[2] * d[1]);
-            c[1] = scale * (u[2] * d[0] - u[0] * d[2]);
-            c[2] = scale * (u[0] * d[1] - u[1] * d[0]);
+            c0[j] = scale * (u[1] * d[2] - u[2] * d[1]);
+            c1[j] = scale * (u[2] * d[0] - u[0] * d[2]);
+            c2[j] = scale * (u[0] * d[1] - u[1] * d[0]);
         }
     }
 }
@@ -402,10 +401,50 @@ static void hold(int32_t n, const uint8_t *held, double *v) {
     }
 }
 
-/* Metric.__matmul__: out = H v, H dense (n, n) when dense is not NULL, else
- * H = c I + U M Uᵀ with rows = Uᵀ (r, n) and M (r, r); t holds 2r doubles. */
-static void precondition(int32_t n, const double *dense, double c, int32_t r, const double *rows,
-                         const double *core, const double *v, double *t, double *out) {
+/* v[0:p] ← T v[0:p], or Tᵀ v[0:p] when transposed, for T (p, p) lower triangular (its
+ * upper triangle is not read); tmp holds p doubles. */
+static void turn_block(int32_t p, const double *turn, int transposed, double *v, double *tmp) {
+    if (transposed) { /* row l of T adds v[l] times itself: contiguous reads */
+        for (int32_t i = 0; i < p; ++i) {
+            tmp[i] = 0.0;
+        }
+        for (int32_t l = 0; l < p; ++l) {
+            const double *row = turn + (int64_t)p * l;
+            const double w = v[l];
+            for (int32_t i = 0; i <= l; ++i) {
+                tmp[i] += w * row[i];
+            }
+        }
+    } else {
+        for (int32_t i = 0; i < p; ++i) {
+            tmp[i] = dot(i + 1, turn + (int64_t)p * i, v);
+        }
+    }
+    for (int32_t i = 0; i < p; ++i) {
+        v[i] = tmp[i];
+    }
+}
+
+/* H as Metric keeps it: c I + U M Uᵀ with Uᵀ = K R, from the rows R (r, n), the core M
+ * (r, r) and a lower-triangular turn T (p, p) of rows [s, s + p) (p = 0: none), K the
+ * identity but for T;
+ * or dense (n, n) when dense is not NULL. */
+typedef struct {
+    const double *dense;
+    double c;
+    int32_t r;
+    const double *rows;
+    const double *core;
+    int32_t s;
+    int32_t p;
+    const double *turn;
+} Metric;
+
+/* Metric.__matmul__: out = H v; t holds 3r doubles. */
+static void precondition(int32_t n, const Metric *h, const double *v, double *t, double *out) {
+    const double *dense = h->dense, *rows = h->rows, *core = h->core;
+    const double c = h->c;
+    const int32_t r = h->r;
     if (dense) {
         for (int32_t i = 0; i < n; ++i) {
             out[i] = dot(n, dense + (int64_t)n * i, v);
@@ -442,8 +481,14 @@ static void precondition(int32_t n, const double *dense, double c, int32_t r, co
     for (; k < r; ++k) {
         t[k] = dot(n, rows + (int64_t)n * k, v);
     }
+    if (h->p) {
+        turn_block(h->p, h->turn, 0, t + h->s, t + 2 * (int64_t)r);
+    }
     for (k = 0; k < r; ++k) {
         t[r + k] = dot(r, core + (int64_t)r * k, t);
+    }
+    if (h->p) {
+        turn_block(h->p, h->turn, 1, t + r + h->s, t + 2 * (int64_t)r);
     }
     for (k = 0; k + 4 <= r; k += 4) { /* four rows a pass over out */
         const double *a = rows + (int64_t)n * k, *b = a + n, *d = b + n, *e = d + n;
@@ -464,17 +509,18 @@ static void precondition(int32_t n, const double *dense, double c, int32_t r, co
 /* newton.newton_step: conjugate gradients on P ∇²G P s = −P g, preconditioned by H.
  *
  * The first seventeen arguments are rk_hessian_tree's (the pose's ∇²G); held, the
- * projection P (see hold); dense or c, r, rows and core, H (see precondition). The
+ * projection P (see hold); dense, or c, r, rows, core, s, p and turn, H (see Metric). The
  * iteration stops at a residual of min(forcing, √(‖r₀‖/scale))·‖r₀‖, at curvature that is
  * not positive, or after max_products products. scratch holds 24 · n_segments doubles,
- * work 4n + 2r. Returns the products taken; step is written when one of positive
+ * work 4n + 3r. Returns the products taken; step is written when one of positive
  * curvature was (*made = 1), else *made = 0.
  */
 RK_EXPORT int32_t rk_newton_cg(POSE_HESSIAN, const uint8_t *held, const double *dense, double c,
-                               int32_t r, const double *rows, const double *core,
-                               const double *gradient, double scale, int32_t max_products,
-                               double forcing, double *scratch, double *work, double *step,
-                               int32_t *made) {
+                               int32_t r, const double *rows, const double *core, int32_t s,
+                               int32_t p, const double *turn, const double *gradient,
+                               double scale, int32_t max_products, double forcing,
+                               double *scratch, double *work, double *step, int32_t *made) {
+    const Metric h = {dense, c, r, rows, core, s, p, turn};
     double *residual = work, *direction = work + n, *curved = work + 2 * (int64_t)n;
     double *preconditioned = work + 3 * (int64_t)n, *t = work + 4 * (int64_t)n;
     *made = 0;
@@ -488,7 +534,7 @@ RK_EXPORT int32_t rk_newton_cg(POSE_HESSIAN, const uint8_t *held, const double *
     }
     const double relative = sqrt(first / scale);
     const double stop = (forcing < relative ? forcing : relative) * first;
-    precondition(n, dense, c, r, rows, core, residual, t, direction);
+    precondition(n, &h, residual, t, direction);
     double rz = dot(n, residual, direction);
     int32_t products = 0;
     while (products < max_products && rz > 0.0) {
@@ -508,7 +554,7 @@ RK_EXPORT int32_t rk_newton_cg(POSE_HESSIAN, const uint8_t *held, const double *
         if (sqrt(dot(n, residual, residual)) <= stop) {
             break;
         }
-        precondition(n, dense, c, r, rows, core, residual, t, preconditioned);
+        precondition(n, &h, residual, t, preconditioned);
         const double next = dot(n, residual, preconditioned);
         const double ratio = next / rz;
         for (int32_t j = 0; j < n; ++j) {
@@ -517,4 +563,47 @@ RK_EXPORT int32_t rk_newton_cg(POSE_HESSIAN, const uint8_t *held, const double *
         rz = next;
     }
     return products;
+}
+
+/* metric._woodbury_start's np.linalg.inv(np.linalg.cholesky(gram)): out = L⁻¹ with
+ * gram = L Lᵀ, gram (k, k) symmetric positive definite (its lower triangle is read), out
+ * lower triangular (k, k); work holds k² doubles (L). Returns 0, or −1 when gram is not
+ * positive definite to rounding (out is then undefined). */
+RK_EXPORT int32_t rk_cholesky_inverse(int32_t k, const double *gram, double *work, double *out) {
+    double *low = work;
+    for (int32_t i = 0; i < k; ++i) {
+        double *row = low + (int64_t)k * i;
+        for (int32_t j = 0; j <= i; ++j) {
+            const double *other = low + (int64_t)k * j;
+            const double sum = gram[(int64_t)k * i + j] - dot(j, row, other);
+            if (i == j) {
+                if (!(sum > 0.0)) {
+                    return -1;
+                }
+                row[i] = sqrt(sum);
+            } else {
+                row[j] = sum / other[j];
+            }
+        }
+    }
+    /* row i of L⁻¹: (e_i − Σ_{l<i} L[i][l] · row l of L⁻¹) / L[i][i] */
+    for (int32_t i = 0; i < k; ++i) {
+        double *x = out + (int64_t)k * i;
+        const double *row = low + (int64_t)k * i;
+        for (int32_t j = 0; j < k; ++j) {
+            x[j] = 0.0;
+        }
+        for (int32_t l = 0; l < i; ++l) {
+            const double *above = out + (int64_t)k * l;
+            const double w = row[l];
+            for (int32_t j = 0; j <= l; ++j) {
+                x[j] -= w * above[j];
+            }
+        }
+        x[i] += 1.0;
+        for (int32_t j = 0; j <= i; ++j) {
+            x[j] /= row[i];
+        }
+    }
+    return 0;
 }

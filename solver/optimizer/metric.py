@@ -8,7 +8,7 @@ updated by BFGS or DFP, chosen by the switch of Fletcher 1970.
 
 Beyond the paper, H is kept as a :class:`.low_rank.Metric`, ``c I + U M Uᵀ``: the
 projector is ``I − N(NᵀN)⁻¹Nᵀ`` with U = N, Woodbury's start ``(P − PF S⁻¹ FᵀP)/μ``
-with U = [Q, PF L⁻ᵀ] (Q an orthonormal basis of the active rows, S = L Lᵀ,
+with Uᵀ = [Qᵀ; L⁻¹FᵀP] (Q an orthonormal basis of the active rows, S = L Lᵀ,
 P = I − QQᵀ; see :func:`_woodbury_start` for why not PF itself), and every
 update appends its two vectors to U. Neither start nor update forms an n×n matrix
 while U has fewer than n/2 columns: a step costs O(n·r) for r columns, not O(n²).
@@ -20,6 +20,7 @@ import time
 
 import numpy as np
 
+from .. import kernel
 from .._checks import FloatArray, IntArray
 from .low_rank import Metric
 
@@ -182,32 +183,39 @@ def _woodbury_start(
     of a long chain it can make gᵀHg negative, so that the step rises and the descent
     stalls short of the goal. Through the triangular factor the loss is ``cond(L)``, the
     square root, so that gᵀHg keeps its sign and the rounding of g/μ bounds H's error.
-    The decomposition costs n·k² for the Gram matrix and the columns, and k³/3 for the
-    factor, an eighth of its eigenvectors' cost at 600×60.
+    The metric keeps the rows of FᵀP and turns them by L⁻¹ in each product
+    (:class:`.low_rank.Metric`'s turn), which costs k² a product rather than n·k² once
+    to form PF L⁻ᵀ. The start costs n·k² for the Gram matrix and k³ for the factor and
+    its inverse.
     """
     n, k = factor.shape
-    projected = factor
     rows = np.empty((n, 0))
     if active.shape[1]:
         rows = np.linalg.qr(active)[0] if basis is None else basis
         if rows.shape[1] >= n:
             return Metric.zero(n)
-        if bounds is not None:
-            projected = factor.copy()
-            projected[bounds] = 0.0
-        else:
-            projected = factor - rows @ (rows.T @ factor)
-    # the largest diagonal entry of P B P stands for that of Zᵀ B Z
-    largest = float(np.max(np.einsum("ij,ij->i", projected, projected)))
-    damping = gauss_newton_damping(largest, value)
-    gram = projected.T @ projected
-    gram[np.diag_indices(k)] += damping
-    triangle = np.linalg.cholesky(gram)
     q = rows.shape[1]
     room = Metric.room(n, q + k)
     room[:q] = rows.T
-    np.matmul(np.linalg.inv(triangle), projected.T, out=room[q : q + k])  # (PF L⁻ᵀ)ᵀ
-    return Metric.of_rows(1.0 / damping, room, q + k, np.diag(np.full(q + k, -1.0 / damping)))
+    projected = room[q : q + k]  # (PF)ᵀ
+    if not q:
+        projected[:] = factor.T
+    elif bounds is not None:
+        projected[:] = factor.T
+        projected[:, bounds] = 0.0
+    else:
+        projected[:] = (factor - rows @ (rows.T @ factor)).T
+    # the largest diagonal entry of P B P stands for that of Zᵀ B Z
+    largest = float(np.max(np.einsum("ij,ij->j", projected, projected)))
+    damping = gauss_newton_damping(largest, value)
+    gram = projected @ projected.T
+    gram[np.diag_indices(k)] += damping
+    compiled = kernel.active()
+    turn = None if compiled is None else compiled.cholesky_inverse(gram)
+    if turn is None:  # L⁻¹ is lower triangular: its upper triangle is rounding alone
+        turn = np.tril(np.linalg.inv(np.linalg.cholesky(gram)))
+    core = np.diag(np.full(q + k, -1.0 / damping))
+    return Metric.of_rows(1.0 / damping, room, q + k, core, (q, turn))
 
 
 def fletcher_update(h: Metric, sigma: FloatArray, y: FloatArray) -> Metric:

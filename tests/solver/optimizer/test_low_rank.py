@@ -15,21 +15,42 @@ def _low_rank(rng: np.random.Generator, n: int, r: int) -> Metric:
     return Metric(n, float(rng.uniform(0.1, 2.0)), basis, core + core.T)
 
 
+def _turned(rng: np.random.Generator, n: int, r: int) -> tuple[Metric, np.ndarray]:
+    """A metric whose rows ``[s, s + p)`` a lower-triangular T turns, and its dense matrix."""
+    rows = rng.normal(size=(r, n))
+    core = rng.normal(size=(r, r))
+    core = core + core.T
+    start = int(rng.integers(0, r + 1))
+    p = int(rng.integers(0, r - start + 1))
+    turn = np.tril(rng.normal(size=(p, p)))
+    room = Metric.room(n, r)
+    room[:r] = rows
+    scale = float(rng.uniform(0.1, 2.0))
+    metric = Metric.of_rows(scale, room, r, core, (start, turn))
+    turned = rows.copy()
+    turned[start : start + p] = turn @ rows[start : start + p]
+    return metric, scale * np.eye(n) + turned.T @ core @ turned
+
+
 @settings(max_examples=60, deadline=None)
 @given(
     n=st.integers(1, 40),
     r=st.integers(0, 40),
     updates=st.integers(0, 6),
     seed=st.integers(0, 2**32 - 1),
+    turned=st.booleans(),
 )
 def test_products_and_updates_equal_the_dense_matrix(
-    n: int, r: int, updates: int, seed: int
+    n: int, r: int, updates: int, seed: int, turned: bool
 ) -> None:
-    # Low rank while 2r < n, dense after: either way H v and H + V C Vᵀ must be what
-    # the dense matrix gives.
+    # Low rank while 2r < n, dense after, U's rows turned or not: either way H v and
+    # H + V C Vᵀ must be what the dense matrix gives.
     rng = np.random.default_rng(seed)
-    metric = _low_rank(rng, n, r)
-    dense = metric.scale * np.eye(n) + metric.basis @ metric.core @ metric.basis.T
+    if turned:
+        metric, dense = _turned(rng, n, r)
+    else:
+        metric = _low_rank(rng, n, r)
+        dense = metric.scale * np.eye(n) + metric.basis @ metric.core @ metric.basis.T
     for _ in range(updates):
         p = int(rng.integers(1, 3))
         vectors = rng.normal(size=(n, p))
