@@ -231,6 +231,17 @@ static void add_twist(double *twist, const double *u, const double *q, int rotat
     }
 }
 
+/* The parameters of one pose's ∇²G, first in rk_hessian_tree and rk_newton_cg. */
+#define POSE_HESSIAN                                                                          \
+    int32_t n_segments, const int32_t *parent, int32_t n, const int32_t *variable_segment,   \
+        int32_t m, const int32_t *part_segment, const uint8_t *rotation, const double *axes, \
+        const double *pivots, const double *points, const double *x, const double *y,        \
+        const double *d_point, const double *d_x, const double *d_y,                         \
+        const double *coefficient, const double *hessian
+#define POSE_HESSIAN_ARGUMENTS                                                                  \
+    n_segments, parent, n, variable_segment, m, part_segment, rotation, axes, pivots, points, x, \
+        y, d_point, d_x, d_y, coefficient, hessian
+
 /* Jacobian.hessian_product: ∇²G · direction over the variables, in time linear in the tree.
  *
  * Variable j's twist is (u_j, q_j × u_j) for a rotation, (0, u_j) for a translation;
@@ -244,17 +255,6 @@ static void add_twist(double *twist, const double *u, const double *q, int rotat
  * u̇ · (M − q × F) + u · (Ṁ − q̇ × F − q × Ḟ) for a rotation, u̇ · F + u · Ḟ for a
  * translation. scratch holds 24 · n_segments doubles.
  */
-/* The parameters of one pose's ∇²G, first in rk_hessian_tree and rk_newton_cg. */
-#define POSE_HESSIAN                                                                          \
-    int32_t n_segments, const int32_t *parent, int32_t n, const int32_t *variable_segment,   \
-        int32_t m, const int32_t *part_segment, const uint8_t *rotation, const double *axes, \
-        const double *pivots, const double *points, const double *x, const double *y,        \
-        const double *d_point, const double *d_x, const double *d_y,                         \
-        const double *coefficient, const double *hessian
-#define POSE_HESSIAN_ARGUMENTS                                                                  \
-    n_segments, parent, n, variable_segment, m, part_segment, rotation, axes, pivots, points, x, \
-        y, d_point, d_x, d_y, coefficient, hessian
-
 static void tree_product(POSE_HESSIAN, const double *direction, double *scratch, double *out) {
     const int64_t s6 = 6 * (int64_t)n_segments;
     double *after = scratch, *running = scratch + s6, *sums = scratch + 2 * s6;

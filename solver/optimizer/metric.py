@@ -186,7 +186,7 @@ def _woodbury_start(
     The metric keeps the rows of FᵀP and turns them by L⁻¹ in each product
     (:class:`.low_rank.Metric`'s turn), which costs k² a product rather than n·k² once
     to form PF L⁻ᵀ. The start costs n·k² for the Gram matrix and k³ for the factor and
-    its inverse.
+    its inverse (the compiled kernel's, where it runs).
     """
     n, k = factor.shape
     rows = np.empty((n, 0))
