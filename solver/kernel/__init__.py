@@ -120,10 +120,6 @@ class Kernel:
             *[_POINTER] * 4,
         ]
         self._newton_cg = newton
-        inverse = library.rk_cholesky_inverse
-        inverse.restype = _INT
-        inverse.argtypes = [_INT, *[_POINTER] * 3]
-        self._cholesky_inverse = inverse
         factor = library.rk_factor
         factor.restype = None
         factor.argtypes = [_INT, _INT, _INT, *[_POINTER] * 7]
@@ -222,19 +218,6 @@ class Kernel:
         """
         arrays = (axes, pivots, points, x, y, d_point, d_x, d_y, coefficient, hessians)
         return _HessianProduct(self, tree, tuple(_c(array) for array in arrays))
-
-    def cholesky_inverse(self, gram: FloatArray) -> FloatArray | None:
-        """``np.linalg.inv(np.linalg.cholesky(gram))`` for ``gram`` (k, k), lower triangular.
-
-        None where ``gram`` is not positive definite to rounding (numpy then raises).
-        """
-        k = gram.shape[0]
-        gram = _c(gram)
-        work = np.empty((k, k))
-        out = np.empty((k, k))
-        if self._cholesky_inverse(k, _address(gram), _address(work), _address(out)):
-            return None
-        return out
 
     def factor(
         self,

@@ -20,7 +20,6 @@ import time
 
 import numpy as np
 
-from .. import kernel
 from .._checks import FloatArray, IntArray
 from .low_rank import Metric
 
@@ -186,7 +185,7 @@ def _woodbury_start(
     The metric keeps the rows of FᵀP and turns them by L⁻¹ in each product
     (:class:`.low_rank.Metric`'s turn), which costs k² a product rather than n·k² once
     to form PF L⁻ᵀ. The start costs n·k² for the Gram matrix and k³ for the factor and
-    its inverse (the compiled kernel's, where it runs).
+    its inverse.
     """
     n, k = factor.shape
     rows = np.empty((n, 0))
@@ -210,10 +209,8 @@ def _woodbury_start(
     damping = gauss_newton_damping(largest, value)
     gram = projected @ projected.T
     gram[np.diag_indices(k)] += damping
-    compiled = kernel.active()
-    turn = None if compiled is None else compiled.cholesky_inverse(gram)
-    if turn is None:  # L⁻¹ is lower triangular: its upper triangle is rounding alone
-        turn = np.tril(np.linalg.inv(np.linalg.cholesky(gram)))
+    # L⁻¹ is lower triangular: its upper triangle is rounding alone
+    turn = np.tril(np.linalg.inv(np.linalg.cholesky(gram)))
     core = np.diag(np.full(q + k, -1.0 / damping))
     return Metric.of_rows(1.0 / damping, room, q + k, core, (q, turn))
 

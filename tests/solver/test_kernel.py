@@ -170,28 +170,6 @@ def test_frames_axes_and_pivots_agree_with_numpy(seed: int) -> None:
     np.testing.assert_array_equal(some_pivots, got_pivots[variables])
 
 
-@pytest.mark.parametrize("seed", SEEDS)
-def test_the_inverse_cholesky_factor_is_numpys(seed: int) -> None:
-    # As the Gauss–Newton start forms it: a Gram matrix damped by μ down to 1e-7 of its
-    # largest diagonal entry (condition up to 1e7).
-    compiled = kernel.active()
-    if compiled is None:
-        assert not kernel.status().compiled
-        return
-    rng = np.random.default_rng(700 + seed)
-    k = int(rng.integers(1, 70))
-    columns = rng.normal(size=(3 * k, k)) * np.geomspace(1.0, 1e-4, k)
-    gram = columns.T @ columns
-    gram[np.diag_indices(k)] += 1e-7 * float(gram.diagonal().max())
-    want = np.linalg.inv(np.linalg.cholesky(gram))
-    have = compiled.cholesky_inverse(gram)
-    assert have is not None
-    np.testing.assert_array_equal(np.triu(have, 1), 0.0)
-    np.testing.assert_allclose(have, want, rtol=0, atol=1e-13 * float(np.abs(want).max()))
-    assert compiled.cholesky_inverse(-gram) is None
-    assert compiled.cholesky_inverse(np.full((k, k), np.nan)) is None
-
-
 def test_the_self_check_passes_on_the_kernel_in_use() -> None:
     compiled = kernel.active()
     if compiled is None:
