@@ -34,6 +34,8 @@ __all__ = ["Derived", "Problem"]
 _Pose = tuple[FloatArray, FloatArray, FloatArray, FloatArray, FloatArray, FloatArray]
 """Effector points, x and y axes (m, 3 each); the variables' axes and pivots (n_v, 3 each);
 the effectors' parts' points (K, 3; :mod:`.parts`)."""
+_Value = tuple[_Pose, StackedGoals, FloatArray, tuple[Term, ...], float, FloatArray]
+"""G_all and its gradient at a pose, kept with the goals, weights and terms they are of."""
 
 
 @dataclass(slots=True)
@@ -124,6 +126,8 @@ class Problem:
         self._plain = all(not t.disjunctive for t in terms)
         self._goals = StackedGoals([c.goal for c in leaves])
         self._last_pose: tuple[FloatArray, _Pose] | None = None
+        # G_all and its gradient at the last pose (a solve asks again at its end)
+        self._last_value: _Value | None = None
 
     @property
     def moving_limits(self) -> LinearLimits:
@@ -433,7 +437,17 @@ class Problem:
             ``(value, gradient)``, the gradient of shape (len(variables),)
             (:meth:`Jacobian.gradient <solver.jacobian.Jacobian.gradient>`).
         """
-        points, x, y, axes, pivots, at = self._pose(theta)
+        pose = self._pose(theta)
+        last = self._last_value
+        if (
+            last is not None
+            and last[0] is pose
+            and last[1] is self._goals
+            and last[2] is self._weights
+            and last[3] is self.terms
+        ):
+            return last[4], last[5].copy()
+        points, x, y, axes, pivots, at = pose
         values, d_point, torque = self._goals(points, x, y)
         weighted = self._weights * values
         if self._plain:
@@ -442,7 +456,12 @@ class Problem:
         else:
             total, coefficient = combine(self.terms, self._weights, weighted)
         force, turn, share = self.parts.spread(d_point, torque, coefficient)
-        return total, self.jacobian.gradient(at, force, turn, share, axes, pivots)
+        gradient = self.jacobian.gradient(at, force, turn, share, axes, pivots)
+        # Kept with what G_all is made of besides the pose (held, so that no other object
+        # takes their place): the problems with_goals, only and with_member make replace
+        # one of them, so none reads another's value.
+        self._last_value = (pose, self._goals, self._weights, self.terms, total, gradient.copy())
+        return total, gradient
 
     def hessian_product(self, theta: FloatArray) -> Callable[[FloatArray], FloatArray] | None:
         """The map v ↦ ∇²G_all v over the variables at ``theta``, or None where none is made.

@@ -474,3 +474,35 @@ def test_a_problem_on_its_figure_moved_is_the_problem_built_on_it(
     assert on.reach.chains is problem.reach.chains  # the motion keeps the chains
     with pytest.raises(SolverInputError, match="not this problem's figure"):
         problem.on(chain_figure())
+
+
+def test_the_value_kept_at_a_pose_is_read_by_its_own_problem_alone() -> None:
+    # A problem keeps G_all and its gradient at the last pose (a solve asks again at its
+    # end). The problems made from it (other goals, one level, one member) share that
+    # pose and must each compute their own value there; a gradient changed by its
+    # caller must not change the one kept.
+    from problems import random_problem
+
+    problem, theta = random_problem(911, 6, 3)
+    boxed = AnyOf([problem.leaves[1], problem.leaves[2]], weight=0.7)
+    problem = Problem(problem.figure, [problem.leaves[0], boxed])
+    first, gradient = problem.evaluate_variables(theta)
+    expected = gradient.copy()
+    gradient[:] = 7.0
+    again, kept = problem.evaluate_variables(theta)
+    assert again == first
+    np.testing.assert_array_equal(kept, expected)
+    unchosen = 3 - problem.chosen_members(theta)[1]
+    target = np.random.default_rng(3).normal(size=3)
+    for other in (
+        problem.with_goals({0: goals.Position(target)}),
+        problem.only(np.array([0])),
+        problem.with_member(1, unchosen),
+    ):
+        value, gradient = other.evaluate_variables(theta)
+        other._last_pose = other._last_value = None  # computed afresh, nothing kept
+        fresh_value, fresh_gradient = other.evaluate_variables(theta)
+        assert value != first
+        assert value == fresh_value
+        np.testing.assert_array_equal(gradient, fresh_gradient)
+    assert problem.evaluate_variables(theta)[0] == first

@@ -114,6 +114,14 @@ def test_bounds_project_and_start_as_the_products_do_bit_for_bit(
     vector = rng.normal(size=n)
     expected = vector - matrix @ (inverse @ (matrix.T @ vector))
     np.testing.assert_array_equal(active.project(vector), expected)
+    # The compiled Newton step projects by the held variables: the same zeros.
+    held = active.held
+    assert (held is not None) == is_bounds
+    if held is not None:
+        np.testing.assert_array_equal(np.flatnonzero(held), np.sort(variables))
+        np.testing.assert_array_equal(np.where(held == 1, 0.0, vector), expected)
+    empty = ActiveSet(np.zeros((0, n)), np.zeros(0), a_in, np.zeros(q + 1))
+    np.testing.assert_array_equal(empty.held, np.zeros(n, dtype=np.uint8))
     column = int(rng.integers(matrix.shape[1]))
     kept = np.delete(matrix, column, axis=1)
     without = vector - kept @ (np.linalg.inv(kept.T @ kept) @ (kept.T @ vector))
