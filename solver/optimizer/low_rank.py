@@ -114,15 +114,14 @@ class Metric:
     @classmethod
     def dense(cls, matrix: FloatArray) -> Metric:
         """A dense H, shape (n, n)."""
-        n = matrix.shape[0]
-        metric = cls(n, 0.0, np.empty((n, 0)), np.empty((0, 0)))
+        metric = cls.zero(matrix.shape[0])
         metric.matrix = matrix
         return metric
 
     @classmethod
     def zero(cls, n: int) -> Metric:
-        """The zero matrix (every direction held by the active rows)."""
-        return cls(n, 0.0, np.empty((n, 0)), np.empty((0, 0)))
+        """The zero matrix (every direction held by the active rows); no room for rows."""
+        return cls.of_rows(0.0, np.empty((0, n)), 0, np.empty((0, 0)))
 
     @property
     def basis(self) -> FloatArray:
