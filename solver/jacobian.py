@@ -70,6 +70,11 @@ class Jacobian:
         self._layout = None if tree is None else (tree[0], tree[1], tree[2])
         self._tree_walk: _TreeWalk | None = None
 
+    @property
+    def tree(self) -> kernel.GradientTree | None:
+        """The variables' and parts' layout over the tree as the kernel reads it, if given."""
+        return self._tree
+
     def gradient(
         self,
         points: FloatArray,

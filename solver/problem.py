@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
+from . import kernel
 from ._checks import FloatArray, IntArray, finite_scalar
 from .chains import Term, chain_length, chains, combine, flatten, leaf_weights, regroup
 from .constraint import AnyOf, Constraint
@@ -128,6 +129,8 @@ class Problem:
         self._last_pose: tuple[FloatArray, _Pose] | None = None
         # G_all and its gradient at the last pose (a solve asks again at its end)
         self._last_value: _Value | None = None
+        # what the kernel's objective reads of this figure, effectors and variables
+        self._plan: kernel.ObjectivePlan | None = None
 
     @property
     def moving_limits(self) -> LinearLimits:
@@ -251,6 +254,7 @@ class Problem:
             variable_rows=derived.variable_rows,
         )
         other._last_pose = None
+        other._plan = None
         return other
 
     @property
@@ -437,6 +441,11 @@ class Problem:
             ``(value, gradient)``, the gradient of shape (len(variables),)
             (:meth:`Jacobian.gradient <solver.jacobian.Jacobian.gradient>`).
         """
+        compiled = self._compiled_objective()
+        if compiled is not None:
+            cached = self._last_pose
+            if cached is None or not np.array_equal(cached[0], theta):
+                return self._compiled_value(compiled, theta)
         pose = self._pose(theta)
         last = self._last_value
         if (
@@ -460,6 +469,46 @@ class Problem:
         # Kept with what G_all is made of besides the pose (held, so that no other object
         # takes their place): the problems with_goals, only and with_member make replace
         # one of them, so none reads another's value.
+        self._last_value = (pose, self._goals, self._weights, self.terms, total, gradient.copy())
+        return total, gradient
+
+    def _compiled_objective(self) -> tuple[kernel.Kernel, kernel.ObjectivePlan] | None:
+        """The kernel and this problem's plan when the kernel evaluates G_all itself.
+
+        It does where every goal is a :class:`~solver.goals.Position` of one point, in
+        terms that are plain sums (no ``AnyOf``), and the kernel runs.
+        """
+        compiled = kernel.active()
+        tree = self.jacobian.tree
+        if (
+            compiled is None
+            or tree is None
+            or self._goals.targets is None
+            or not (self._plain and self.parts.single)
+        ):
+            return None
+        if self._plan is None:
+            self._plan = kernel.ObjectivePlan.of(
+                self.kinematics.kernel_tree,
+                tree,
+                self.parts.local,
+                self.kinematics.scaled,
+                self.variables,
+            )
+        return compiled, self._plan
+
+    def _compiled_value(
+        self, compiled: tuple[kernel.Kernel, kernel.ObjectivePlan], theta: FloatArray
+    ) -> tuple[float, FloatArray]:
+        """:meth:`evaluate_variables` by the kernel's objective, in one call; kept as it keeps."""
+        library, plan = compiled
+        targets = self._goals.targets
+        assert targets is not None  # by _compiled_objective
+        total, (points, x, y, axes, pivots), gradient = library.objective(
+            plan, theta, targets, self._weights
+        )
+        pose = (points, x, y, axes, pivots, points)
+        self._last_pose = (theta.copy(), pose)
         self._last_value = (pose, self._goals, self._weights, self.terms, total, gradient.copy())
         return total, gradient
 

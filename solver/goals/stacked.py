@@ -9,6 +9,7 @@ import numpy as np
 from .._checks import FloatArray, IntArray
 from ..vectors import axis_torque
 from .base import Batch, CurvatureBatch, Goal, HessianBatch
+from .position import Position
 
 __all__ = ["StackedGoals"]
 
@@ -21,6 +22,8 @@ class StackedGoals:
         axes_weighted: Whether some goal weighs the effector's axes.
         isotropic: Whether every goal's curvature is these constant weights (position and
             orientation goals); else :meth:`factors` gives it.
+        targets: Every goal's point (m, 3) when every goal is a :class:`.Position`, else
+            None: the compiled kernel evaluates such goals itself.
     """
 
     def __init__(self, goals: Sequence[Goal]) -> None:
@@ -42,6 +45,9 @@ class StackedGoals:
         self.isotropic = all(
             getattr(kind.stack_curvature, "__func__", None) is default for kind in kinds
         )
+        self.targets: FloatArray | None = None
+        if goals and all(type(goal) is Position for goal in goals):
+            self.targets = np.array([goal.point for goal in goals if isinstance(goal, Position)])
         self._curvatures: tuple[tuple[IntArray, CurvatureBatch], ...] | None = None
         self._hessians: tuple[tuple[IntArray, HessianBatch], ...] | None = None
 

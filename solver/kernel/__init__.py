@@ -35,6 +35,7 @@ __all__ = [
     "LIBRARY_FOLDER",
     "GradientTree",
     "Kernel",
+    "ObjectivePlan",
     "Status",
     "active",
     "enabled",
@@ -43,7 +44,7 @@ __all__ = [
     "status",
 ]
 
-ABI = 7
+ABI = 8
 """The calling convention this module speaks (``rk_abi()`` of ``reach_kernel.c``)."""
 
 LIBRARY_FOLDER = Path(__file__).resolve().parent / "lib"
@@ -124,6 +125,10 @@ class Kernel:
         factor.restype = None
         factor.argtypes = [_INT, _INT, _INT, *[_POINTER] * 7]
         self._factor = factor
+        objective = library.rk_objective
+        objective.restype = ctypes.c_double
+        objective.argtypes = [_POINTER] * 5
+        self._objective = objective
 
     def frames(
         self, tree: KernelTree, theta: FloatArray
@@ -259,6 +264,34 @@ class Kernel:
         )
         columns: FloatArray = out.T
         return columns
+
+    def objective(
+        self, plan: ObjectivePlan, theta: FloatArray, goal: FloatArray, weight: FloatArray
+    ) -> tuple[float, tuple[FloatArray, ...], FloatArray]:
+        """G_all and its gradient where every goal is a Position, in one call (``rk_objective``).
+
+        What :meth:`Problem.evaluate_variables <solver.Problem.evaluate_variables>`
+        computes through the frames, the parts' states, the goals and the gradient.
+
+        Args:
+            plan: The problem's tree, parts and variables.
+            theta: The pose, all DOFs (n_dofs,).
+            goal: Each goal's point, (m, 3).
+            weight: Each goal's weight, (m,).
+
+        Returns:
+            G_all; the pose the solver keeps (the parts' points, x and y axes, the
+            variables' axes and pivots); the gradient over the variables.
+        """
+        m, n = plan.n_parts, plan.n_variables
+        out = np.empty(9 * m + 7 * n)
+        theta, goal, weight = _c(theta), _c(goal), _c(weight)
+        total = self._objective(
+            plan.address, _address(theta), _address(goal), _address(weight), _address(out)
+        )
+        points, x, y = out[: 9 * m].reshape(3, m, 3)
+        axes, pivots = out[9 * m : 9 * m + 6 * n].reshape(2, n, 3)
+        return float(total), (points, x, y, axes, pivots), out[9 * m + 6 * n :]
 
 
 class _HessianProduct:
@@ -478,6 +511,109 @@ class KernelTree(_Arrays):
             np.ascontiguousarray(axis, dtype=np.float64).reshape(-1, 3),
         )
         return cls(arrays, pointers, len(arrays[0]), len(arrays[4]), int(scaled))
+
+
+class _Objective(ctypes.Structure):
+    """``Objective`` of ``reach_kernel.c``: the same fields in the same order."""
+
+    _fields_ = [
+        ("n_segments", ctypes.c_int32),
+        ("parent", ctypes.c_void_p),
+        ("first_dof", ctypes.c_void_p),
+        ("count", ctypes.c_void_p),
+        ("rest", ctypes.c_void_p),
+        ("rotation", ctypes.c_void_p),
+        ("axis", ctypes.c_void_p),
+        ("normalise", ctypes.c_int32),
+        ("m", ctypes.c_int32),
+        ("part_segment", ctypes.c_void_p),
+        ("local", ctypes.c_void_p),
+        ("scaled", ctypes.c_int32),
+        ("n", ctypes.c_int32),
+        ("variables", ctypes.c_void_p),
+        ("variable_segment", ctypes.c_void_p),
+        ("variable_rotation", ctypes.c_void_p),
+        ("world", ctypes.c_void_p),
+        ("dof_axis", ctypes.c_void_p),
+        ("dof_pivot", ctypes.c_void_p),
+        ("sums", ctypes.c_void_p),
+        ("force", ctypes.c_void_p),
+        ("weighted", ctypes.c_void_p),
+    ]
+
+
+@dataclass(frozen=True, eq=False)
+class ObjectivePlan(_Arrays):
+    """What ``rk_objective`` reads besides the pose and the goals, and its scratch.
+
+    One per problem's figure, effectors and variables: the problems
+    :meth:`Problem.with_goals <solver.Problem.with_goals>` makes share it. Its scratch
+    makes it for one thread at a time, as a problem is.
+
+    Attributes:
+        n_parts: Parts, one per effector.
+        n_variables: Variables.
+        address: The address of the ``Objective`` structure.
+        structure: That structure (kept alive with the arrays it points to).
+    """
+
+    n_parts: int = 0
+    n_variables: int = 0
+    address: int = 0
+    structure: Any = None
+
+    @classmethod
+    def of(
+        cls,
+        tree: KernelTree,
+        gradient: GradientTree,
+        local: FloatArray,
+        scaled: bool,
+        variables: IntArray,
+    ) -> ObjectivePlan:
+        """The plan of a problem.
+
+        Args:
+            tree: The figure's tree.
+            gradient: The variables' and parts' layout over it.
+            local: Each part's point and axes in its segment's frame, (m, 4, 3).
+            scaled: Whether some segment scales (the axes are then made unit).
+            variables: Each variable's DOF.
+        """
+        n_segments, n_dofs = tree.n_segments, tree.n_dofs
+        m, n = gradient.n_parts, gradient.n_variables
+        arrays, pointers = cls.held(
+            np.ascontiguousarray(local, dtype=np.float64).reshape(-1, 12),
+            np.ascontiguousarray(variables, dtype=np.int32),
+            np.empty(16 * (n_segments + 1)),
+            np.empty(3 * n_dofs),
+            np.empty(3 * n_dofs),
+            np.empty(6 * n_segments),
+            np.empty(3 * m),
+            np.empty(m),
+        )
+        parent, first, count, rest, rotation, axis = tree.pointers
+        structure = _Objective(
+            n_segments,
+            parent,
+            first,
+            count,
+            rest,
+            rotation,
+            axis,
+            tree.normalise,
+            m,
+            gradient.pointers[2],
+            pointers[0],
+            int(scaled),
+            n,
+            pointers[1],
+            gradient.pointers[1],
+            gradient.pointers[3],
+            *pointers[2:],
+        )
+        held = (*arrays, *tree.arrays, *gradient.arrays)
+        return cls(held, pointers, m, n, ctypes.addressof(structure), structure)
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ import numpy as np
 from .._checks import FloatArray
 from ..optimizer.low_rank import Metric
 from ..optimizer.newton import PRODUCTS, newton_step
-from . import GradientTree, Kernel, KernelTree
+from . import GradientTree, Kernel, KernelTree, ObjectivePlan
 
 __all__ = ["self_check"]
 
@@ -204,6 +204,46 @@ def _newton_differs(product: Any, numpy_product: Callable[[FloatArray], FloatArr
     return None
 
 
+def _objective_differs(
+    kernel: Kernel, tree: GradientTree, theta: FloatArray, below: FloatArray, weights: FloatArray
+) -> str | None:
+    """None when the kernel's objective of position goals is numpy's.
+
+    Every DOF is a variable; ``below[j, e]``: variable j moves part e.
+    """
+    world, axes, pivots = _numpy_frames(_TREE, theta)
+    local = np.zeros((4, 4, 3))
+    local[:, :3, 0] = np.linspace(-0.2, 0.3, 12).reshape(4, 3)
+    local[:, 3, 0] = 1.0
+    local[:, :3, 1] = (0.0, 0.6, 0.8)
+    local[:, :3, 2] = (1.0, 0.0, 0.0)
+    segments = tree.arrays[2]
+    plan = ObjectivePlan.of(_TREE, tree, local, True, np.arange(_TREE.n_dofs))
+    columns = world[segments] @ local
+    points, x, y = columns[:, :3, 0], columns[:, :3, 1], columns[:, :3, 2]
+    x, y = (v / np.linalg.norm(v, axis=1)[:, None] for v in (x, y))
+    goal = points[::-1] + 0.25
+    delta = points - goal
+    want: tuple[FloatArray, ...] = (
+        np.array(weights @ (delta * delta).sum(axis=1)),
+        points,
+        x,
+        y,
+        axes,
+        pivots,
+        _numpy_gradient(
+            below, _TREE.arrays[4], points, 2.0 * delta, 0.0 * x, weights, axes, pivots
+        ),
+    )
+    total, pose, gradient = kernel.objective(plan, theta, goal, weights)
+    for expected, got in zip(want, (np.array(total), *pose, gradient), strict=True):
+        if got.shape != expected.shape or not np.all(
+            np.abs(got - expected) <= TOLERANCE * max(1.0, float(np.max(np.abs(expected))))
+        ):
+            return "its objective differs from numpy's"
+    return None
+
+
 def self_check(kernel: Kernel) -> str | None:
     """None when ``kernel`` agrees with numpy; else what differed, in a few words."""
     for theta in (np.zeros(_TREE.n_dofs), np.linspace(-2.0, 2.5, _TREE.n_dofs)):
@@ -236,6 +276,10 @@ def self_check(kernel: Kernel) -> str | None:
         have = kernel.gradient_tree(tree, parts, parts - 0.3, torque, weights, axes, pivots)
         if have.shape != want.shape or not np.all(np.abs(have - want) <= TOLERANCE):
             return "its gradient over the tree differs from numpy's"
+
+    problem = _objective_differs(kernel, tree, theta, below, weights)
+    if problem is not None:
+        return problem
 
     # The Hessian product: variable b moves variable j's frame when it lies above j's
     # segment, or on it before j.

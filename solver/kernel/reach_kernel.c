@@ -15,7 +15,7 @@
 #endif
 
 /* The calling convention's version: the loader refuses a library of another. */
-#define RK_ABI 7
+#define RK_ABI 8
 
 RK_EXPORT int32_t rk_abi(void) { return RK_ABI; }
 
@@ -165,22 +165,11 @@ RK_EXPORT void rk_factor(int32_t n, int32_t m, int32_t blocks, const double *vec
     }
 }
 
-/* Jacobian.gradient: Jᵀ of the parts' weighted wrenches, in time linear in the tree.
- *
- * Part e's wrench is coefficient[e] · (r_e × f_e + τ_e, f_e) (τ absent when torque is
- * NULL). Variable j moves part e exactly when j's segment is e's segment or one of its
- * ancestors, so the wrench a variable feels is the sum over its segment's subtree:
- * every part's wrench is added to its segment, then each segment's sum to its parent's,
- * children first (segments come after their parents). sums is scratch of 6·n_segments
- * doubles.
- */
-RK_EXPORT void rk_gradient_tree(int32_t n_segments, const int32_t *parent, int32_t n,
-                                const int32_t *variable_segment, int32_t m,
-                                const int32_t *part_segment, const double *points,
-                                const double *force, const double *torque,
-                                const double *coefficient, const double *axes,
-                                const double *pivots, const uint8_t *rotation, double *sums,
-                                double *out) {
+static void gradient_tree(int32_t n_segments, const int32_t *parent, int32_t n,
+                          const int32_t *variable_segment, int32_t m, const int32_t *part_segment,
+                          const double *points, const double *force, const double *torque,
+                          const double *coefficient, const double *axes, const double *pivots,
+                          const uint8_t *rotation, double *sums, double *out) {
     for (int64_t i = 0; i < 6 * (int64_t)n_segments; ++i) {
         sums[i] = 0.0;
     }
@@ -203,6 +192,141 @@ RK_EXPORT void rk_gradient_tree(int32_t n_segments, const int32_t *parent, int32
         const double *total = sums + 6 * (int64_t)variable_segment[j];
         out[j] = derivative(total, axes + 3 * j, pivots + 3 * j, rotation[j]);
     }
+}
+
+/* Jacobian.gradient: Jᵀ of the parts' weighted wrenches, in time linear in the tree.
+ *
+ * Part e's wrench is coefficient[e] · (r_e × f_e + τ_e, f_e) (τ absent when torque is
+ * NULL). Variable j moves part e exactly when j's segment is e's segment or one of its
+ * ancestors, so the wrench a variable feels is the sum over its segment's subtree:
+ * every part's wrench is added to its segment, then each segment's sum to its parent's,
+ * children first (segments come after their parents). sums is scratch of 6·n_segments
+ * doubles.
+ */
+RK_EXPORT void rk_gradient_tree(int32_t n_segments, const int32_t *parent, int32_t n,
+                                const int32_t *variable_segment, int32_t m,
+                                const int32_t *part_segment, const double *points,
+                                const double *force, const double *torque,
+                                const double *coefficient, const double *axes,
+                                const double *pivots, const uint8_t *rotation, double *sums,
+                                double *out) {
+    gradient_tree(n_segments, parent, n, variable_segment, m, part_segment, points, force,
+                  torque, coefficient, axes, pivots, rotation, sums, out);
+}
+
+/* numpy's sum of a contiguous float64 vector (pairwise summation, eight partial sums in
+ * a block of up to 128), so that a sum over many goals rounds as numpy's does. */
+static double numpy_sum(int64_t n, const double *a) {
+    if (n < 8) {
+        double sum = 0.0;
+        for (int64_t i = 0; i < n; ++i) {
+            sum += a[i];
+        }
+        return sum;
+    }
+    if (n <= 128) {
+        double r[8];
+        for (int l = 0; l < 8; ++l) {
+            r[l] = a[l];
+        }
+        int64_t i = 8;
+        for (; i < n - n % 8; i += 8) {
+            for (int l = 0; l < 8; ++l) {
+                r[l] += a[i + l];
+            }
+        }
+        double sum = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
+        for (; i < n; ++i) {
+            sum += a[i];
+        }
+        return sum;
+    }
+    int64_t half = n / 2;
+    half -= half % 8;
+    return numpy_sum(half, a) + numpy_sum(n - half, a + half);
+}
+
+/* A problem whose every goal is a Position, one part per effector: what
+ * Problem.evaluate_variables reads besides θ, the goals' points and their weights. The
+ * tree is rk_frames' and the variables' layout rk_gradient_tree's; world (16·(segments +
+ * 1)), dof_axis and dof_pivot (3·DOFs each), sums (6·segments) and force (3m) are
+ * scratch the caller owns. */
+typedef struct {
+    int32_t n_segments;
+    const int32_t *parent;
+    const int32_t *first_dof;
+    const int32_t *count;
+    const double *rest;
+    const uint8_t *rotation;
+    const double *axis;
+    int32_t normalise;
+    int32_t m;
+    const int32_t *part_segment;
+    const double *local;
+    int32_t scaled;
+    int32_t n;
+    const int32_t *variables;
+    const int32_t *variable_segment;
+    const uint8_t *variable_rotation;
+    double *world;
+    double *dof_axis;
+    double *dof_pivot;
+    double *sums;
+    double *force;
+    double *weighted;
+} Objective;
+
+/* Problem.evaluate_variables of an Objective: G_all = Σ w_e ‖r_e − p_e‖² and its
+ * gradient over the variables, from the pose θ (all DOFs), the goals' points p (m, 3)
+ * and weights w (m). Writes into out the pose the solver keeps with it: the parts'
+ * points, x and y axes (m, 3 each; Parts.states: the effector's frame in the segment's,
+ * local (m, 4, 3), carried by the segment's world matrix, axes made unit when a rest
+ * scales), the variables' axes and pivots (n, 3 each), then the gradient (n). */
+RK_EXPORT double rk_objective(const Objective *o, const double *theta, const double *goal,
+                              const double *weight, double *out) {
+    const int32_t m = o->m, n = o->n;
+    double *points = out, *x = out + 3 * (int64_t)m, *y = out + 6 * (int64_t)m;
+    double *axes = out + 9 * (int64_t)m, *pivots = axes + 3 * (int64_t)n;
+    double *gradient = pivots + 3 * (int64_t)n;
+    rk_frames(o->n_segments, o->parent, o->first_dof, o->count, o->rest, o->rotation, o->axis,
+              o->normalise, theta, o->world, o->dof_axis, o->dof_pivot);
+    for (int32_t e = 0; e < m; ++e) {
+        const double *w = o->world + 16 * (int64_t)o->part_segment[e];
+        const double *l = o->local + 12 * (int64_t)e;
+        double *column[3] = {points + 3 * e, x + 3 * e, y + 3 * e};
+        for (int c = 0; c < 3; ++c) {
+            for (int i = 0; i < 3; ++i) {
+                column[c][i] = w[4 * i] * l[c] + w[4 * i + 1] * l[3 + c] +
+                               w[4 * i + 2] * l[6 + c] + w[4 * i + 3] * l[9 + c];
+            }
+        }
+        if (o->scaled) {
+            for (int c = 1; c < 3; ++c) {
+                double *v = column[c];
+                const double norm = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+                v[0] /= norm;
+                v[1] /= norm;
+                v[2] /= norm;
+            }
+        }
+        const double *p = goal + 3 * e;
+        const double d[3] = {points[3 * e] - p[0], points[3 * e + 1] - p[1],
+                             points[3 * e + 2] - p[2]};
+        o->weighted[e] = weight[e] * (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+        for (int i = 0; i < 3; ++i) {
+            o->force[3 * e + i] = 2.0 * d[i];
+        }
+    }
+    for (int32_t j = 0; j < n; ++j) {
+        const int64_t v = o->variables[j];
+        for (int i = 0; i < 3; ++i) {
+            axes[3 * j + i] = o->dof_axis[3 * v + i];
+            pivots[3 * j + i] = o->dof_pivot[3 * v + i];
+        }
+    }
+    gradient_tree(o->n_segments, o->parent, n, o->variable_segment, m, o->part_segment, points,
+                  o->force, 0, weight, axes, pivots, o->variable_rotation, o->sums, gradient);
+    return numpy_sum(m, o->weighted);
 }
 
 static void cross3(const double *a, const double *b, double *out) {

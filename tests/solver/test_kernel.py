@@ -10,10 +10,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 from fixtures.bank import bank, build
-from helpers import random_figure_plan, random_theta
+from helpers import random_effector, random_figure_plan, random_goal, random_theta
 
 import solver
-from solver import kernel, solve
+from solver import Constraint, Dof, Effector, Figure, Problem, goals, kernel, solve
 from solver.jacobian import Jacobian
 from solver.kernel import check
 
@@ -168,6 +168,99 @@ def test_frames_axes_and_pivots_agree_with_numpy(seed: int) -> None:
     _, some_axes, some_pivots = kinematics.pose(theta, variables)
     np.testing.assert_array_equal(some_axes, got_axes[variables])
     np.testing.assert_array_equal(some_pivots, got_pivots[variables])
+
+
+def _numpy_and_compiled(problem: Problem, theta: np.ndarray) -> tuple[tuple, tuple]:  # type: ignore[type-arg]
+    """G, its gradient and the pose kept with them, by numpy and then by the kernel."""
+    answers = []
+    for on in (False, True):
+        problem._last_pose = None  # the cache holds the other path's pose
+        with kernel.enabled(on):
+            value, gradient = problem.evaluate_variables(theta)
+            pose = problem._last_pose
+        assert pose is not None
+        answers.append((value, gradient, *pose[1]))
+    return answers[0], answers[1]
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_the_compiled_objective_is_numpys_to_rounding(seed: int) -> None:
+    # Position goals on effectors off their segments' origins, with turned axes, on
+    # random trees (a scaling rest, every DOF kind), unequal weights (one zero) and
+    # goals near and far: the kernel's one call gives numpy's G, gradient and pose.
+    compiled = kernel.active()
+    if compiled is None:
+        assert not kernel.status().compiled
+        return
+    rng = np.random.default_rng(1900 + seed)
+    plan, figure = random_figure_plan(rng, int(rng.integers(1, 30)), chain=bool(seed % 2))
+    names = [segment.name for segment in plan.segments]
+    m = int(rng.integers(1, 12))
+    weights = rng.uniform(0.1, 50.0, m)
+    weights[rng.integers(m)] = 0.0 if m > 1 else weights[0]
+    constraints = [
+        Constraint(random_effector(rng, str(rng.choice(names))), random_goal("Position", rng), w)
+        for w in weights
+    ]
+    problem = Problem(figure, constraints)
+    for theta in (random_theta(rng, plan), random_theta(rng, plan) * 3.0):
+        want, have = _numpy_and_compiled(problem, theta)
+        assert problem._plan is not None  # the kernel's objective ran
+        size = max(1.0, float(weights.sum() * problem.chain_lengths.max() ** 2))
+        assert have[0] == pytest.approx(want[0], rel=1e-14, abs=1e-15 * size)
+        for expected, got in zip(want[1:], have[1:], strict=True):
+            np.testing.assert_allclose(got, expected, rtol=0, atol=1e-12 * size)
+        # the pose kept serves the curvature at the same θ, as numpy's does
+        factor = problem.gauss_newton_factor(theta)
+        with kernel.enabled(False):
+            problem._last_pose = None
+            np.testing.assert_allclose(
+                factor, problem.gauss_newton_factor(theta), rtol=0, atol=1e-12 * size
+            )
+
+
+@pytest.mark.parametrize("m", [1, 7, 8, 9, 16, 23, 129, 300])
+def test_the_compiled_objective_sums_the_goals_as_numpy_does(m: int) -> None:
+    # Translations alone with points and goals on a grid of eighths place every effector
+    # exactly, so each weighted potential is the same number on both paths: their totals
+    # agree bit for bit only where the kernel adds them up in numpy's order (pairwise,
+    # eight partial sums).
+    compiled = kernel.active()
+    if compiled is None:
+        assert not kernel.status().compiled
+        return
+    rng = np.random.default_rng(m)
+    figure = Figure()
+    figure.add_segment("body", dofs=[Dof.translation(axis) for axis in ("x", "y", "z")])
+    constraints = [
+        Constraint(
+            Effector("body", rng.integers(-8, 9, 3) / 8.0),
+            goals.Position(rng.integers(-64, 65, 3) / 8.0),
+            float(weight),
+        )
+        for weight in rng.uniform(0.01, 100.0, m)
+    ]
+    problem = Problem(figure, constraints)
+    want, have = _numpy_and_compiled(problem, np.array([0.5, -1.25, 2.0]))
+    assert problem._plan is not None
+    assert have[0] == want[0]
+    np.testing.assert_array_equal(have[1], want[1])
+
+
+def test_only_position_goals_in_plain_sums_take_the_compiled_objective() -> None:
+    figure = Figure()
+    figure.add_segment("arm", dofs=[Dof.rotation("x"), Dof.rotation("z")])
+    hand = Effector("arm", (0.0, 1.0, 0.0))
+    reach_it = Constraint(hand, goals.Position((0.0, 0.5, 0.5)))
+    for constraints, compiled in (
+        ([reach_it], kernel.active() is not None),
+        ([reach_it, Constraint(hand, goals.Plane((0.0, 0.0, 0.2), (0, 0, 1)))], False),
+        ([solver.AnyOf([reach_it, Constraint(hand, goals.Position((0.5, 0.5, 0)))])], False),
+    ):
+        problem = Problem(figure, constraints)
+        want, have = _numpy_and_compiled(problem, np.array([0.3, -0.2]))
+        assert (problem._plan is not None) is compiled
+        assert have[0] == pytest.approx(want[0], rel=1e-14)
 
 
 def test_the_self_check_passes_on_the_kernel_in_use() -> None:
