@@ -188,31 +188,43 @@ def _woodbury_start(
     its inverse.
     """
     n, k = factor.shape
-    rows = np.empty((n, 0))
+    q = 0
     if active.shape[1]:
         rows = np.linalg.qr(active)[0] if basis is None else basis
         if rows.shape[1] >= n:
             return Metric.zero(n)
-    q = rows.shape[1]
+        q = rows.shape[1]
     room = Metric.room(n, q + k)
-    room[:q] = rows.T
     projected = room[q : q + k]  # (PF)ᵀ
-    if not q:
-        projected[:] = factor.T
-    elif bounds is not None:
-        projected[:] = factor.T
-        projected[:, bounds] = 0.0
-    else:
-        projected[:] = (factor - rows @ (rows.T @ factor)).T
+    projected[:] = factor.T
+    if q:
+        room[:q] = rows.T
+        if bounds is not None:
+            projected[:, bounds] = 0.0
+        else:
+            projected[:] = (factor - rows @ (rows.T @ factor)).T
     # the largest diagonal entry of P B P stands for that of Zᵀ B Z
-    largest = float(np.max(np.einsum("ij,ij->j", projected, projected)))
+    largest = float(np.einsum("ij,ij->j", projected, projected).max())
     damping = gauss_newton_damping(largest, value)
     gram = projected @ projected.T
-    gram[np.diag_indices(k)] += damping
-    # L⁻¹ is lower triangular: its upper triangle is rounding alone
-    turn = np.tril(np.linalg.inv(np.linalg.cholesky(gram)))
-    core = np.diag(np.full(q + k, -1.0 / damping))
-    return Metric.of_rows(1.0 / damping, room, q + k, core, (q, turn))
+    gram.flat[:: k + 1] += damping
+    turn = np.linalg.inv(np.linalg.cholesky(gram))
+    turn[_upper_triangle(k)] = 0.0  # L⁻¹ is lower triangular: the rest is rounding alone
+    r = q + k
+    core = np.zeros((r, r))
+    core.flat[:: r + 1] = -1.0 / damping
+    return Metric.of_rows(1.0 / damping, room, r, core, (q, turn))
+
+
+_UPPER: dict[int, tuple[IntArray, IntArray]] = {}
+
+
+def _upper_triangle(k: int) -> tuple[IntArray, IntArray]:
+    """The indices of a k×k matrix's strict upper triangle (kept: a descent asks often)."""
+    upper = _UPPER.get(k)
+    if upper is None:
+        upper = _UPPER[k] = np.triu_indices(k, 1)
+    return upper
 
 
 def fletcher_update(h: Metric, sigma: FloatArray, y: FloatArray) -> Metric:
