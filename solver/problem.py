@@ -258,6 +258,11 @@ class Problem:
         return other
 
     @property
+    def goal_points(self) -> FloatArray | None:
+        """Every leaf's goal point (m, 3) when each goal is a :class:`~solver.goals.Position`."""
+        return self._goals.targets
+
+    @property
     def weights(self) -> FloatArray:
         """Each leaf's own weight in G_all (an ``AnyOf``'s comes on top), shape (m,)."""
         return self._weights

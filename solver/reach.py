@@ -289,18 +289,29 @@ class Reach:
             result[i] = min(result[i], goals[i].reach_margin(centre, radius))
         return result
 
-    def within(self, theta: FloatArray, goals: Sequence[Goal]) -> dict[int, Goal]:
+    def within(
+        self, theta: FloatArray, goals: Sequence[Goal], targets: FloatArray | None = None
+    ) -> dict[int, Goal]:
         """The goals to move in: each whose target set lies beyond :data:`FAR_REACH` balls.
 
         The ball of each leaf (:meth:`balls`) scales by :data:`FAR_REACH`; such a goal
         moves straight toward the centre onto it (:meth:`Goal.within
         <solver.goals.Goal.within>`). Returns the moved goals by leaf index.
+
+        ``targets``: every goal's point (m, 3) when each is a single point; the goals
+        well inside their balls are then passed over at once.
         """
         centres, radii = self.balls(theta)
         moved: dict[int, Goal] = {}
-        for j, (goal, centre, radius) in enumerate(zip(goals, centres, radii, strict=True)):
+        considered = range(len(goals))
+        if targets is not None:  # only the points not well inside their spheres are asked
+            offset = targets - centres
+            distance = np.sqrt((offset * offset).sum(axis=1))
+            considered = np.flatnonzero(~(distance < (1.0 - 1e-9) * FAR_REACH * radii)).tolist()
+        for j in considered:
+            goal, radius = goals[j], radii[j]
             if np.isfinite(radius):
-                near = goal.within(centre, FAR_REACH * float(radius))
+                near = goal.within(centres[j], FAR_REACH * float(radius))
                 if near is not goal:
                     moved[j] = near
         return moved

@@ -289,7 +289,8 @@ def within_reach(problem: Problem, theta: FloatArray) -> Problem:
     :data:`~solver.reach.FAR_REACH` times their ball; ``problem`` itself is returned
     when none does. A centre of mass's goal stays (its reach is no ball).
     """
-    moved = problem.reach.within(theta, [leaf.goal for leaf in problem.leaves])
+    goals = [leaf.goal for leaf in problem.leaves]
+    moved = problem.reach.within(theta, goals, problem.goal_points)
     moved = {k: goal for k, goal in moved.items() if not problem.parts.massed[k]}
     return problem.with_goals(moved) if moved else problem
 
@@ -305,9 +306,11 @@ def unwound(problem: Problem, theta: FloatArray, start: FloatArray) -> FloatArra
     free = problem.variable_mask & figure.kinematics.dof_rotation & ~figure.limits.held
     if not free.any():
         return theta
+    change = theta[free] - start[free]
+    if float(np.max(np.abs(change))) < np.pi:  # within half a turn already (a drag's events)
+        return theta
     result = theta.copy()
-    turns = np.round((theta[free] - start[free]) / (2.0 * np.pi))
-    result[free] = theta[free] - 2.0 * np.pi * turns
+    result[free] = theta[free] - 2.0 * np.pi * np.round(change / (2.0 * np.pi))
     return result
 
 
