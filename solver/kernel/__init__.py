@@ -44,7 +44,7 @@ __all__ = [
     "status",
 ]
 
-ABI = 8
+ABI = 9
 """The calling convention this module speaks (``rk_abi()`` of ``reach_kernel.c``)."""
 
 LIBRARY_FOLDER = Path(__file__).resolve().parent / "lib"
@@ -129,6 +129,11 @@ class Kernel:
         objective.restype = ctypes.c_double
         objective.argtypes = [_POINTER] * 5
         self._objective = objective
+        woodbury = library.rk_woodbury_start
+        woodbury.restype = ctypes.c_double
+        woodbury.argtypes = [_INT, _INT, _INT, *[_POINTER] * 3, *[ctypes.c_double] * 3]
+        woodbury.argtypes += [_POINTER] * 2
+        self._woodbury_start = woodbury
 
     def frames(
         self, tree: KernelTree, theta: FloatArray
@@ -292,6 +297,53 @@ class Kernel:
         points, x, y = out[: 9 * m].reshape(3, m, 3)
         axes, pivots = out[9 * m : 9 * m + 6 * n].reshape(2, n, 3)
         return float(total), (points, x, y, axes, pivots), out[9 * m + 6 * n :]
+
+    def woodbury_start(
+        self,
+        factor: FloatArray,
+        rows: FloatArray,
+        q: int,
+        bounds: IntArray | None,
+        relative: float,
+        absolute: float,
+        value: float,
+    ) -> tuple[float, FloatArray] | None:
+        """What :func:`solver.optimizer.metric._woodbury_start` factors (``rk_woodbury_start``).
+
+        Args:
+            factor: F, (n, k).
+            rows: The metric's buffer of rows, (≥ q + k, n), C order: its first q rows
+                hold the active rows' orthonormal basis (unless ``bounds`` is given);
+                rows q to q + k are given (PF)ᵀ.
+            q: Active rows.
+            bounds: The variable each active row bounds, when each is a bound.
+            relative: μ's share of the largest diagonal entry of P F Fᵀ P.
+            absolute: μ's share of |G|.
+            value: G.
+
+        Returns:
+            μ and L⁻¹ (k, k; S = (PF)ᵀ PF + μ I = L Lᵀ), or None when S is not positive
+            definite to rounding.
+        """
+        n, k = factor.shape
+        columns = _c(factor.T)
+        held = None if bounds is None else np.ascontiguousarray(bounds, dtype=np.int32)
+        turn = np.empty((k, k))
+        scratch = np.empty(n + k * k)
+        damping = self._woodbury_start(
+            n,
+            k,
+            q,
+            _address(columns),
+            None if held is None else _address(held),
+            _address(rows),
+            relative,
+            absolute,
+            value,
+            _address(turn),
+            _address(scratch),
+        )
+        return None if damping < 0.0 else (float(damping), turn)
 
 
 class _HessianProduct:

@@ -244,6 +244,32 @@ def _objective_differs(
     return None
 
 
+def _woodbury_differs(kernel: Kernel) -> str | None:
+    """None when the kernel's factorisation of Woodbury's start is numpy's.
+
+    With no active row, with two bounds and with an oblique basis of two rows.
+    """
+    n, k = 9, 3
+    factor = np.cos(np.arange(n * k, dtype=float)).reshape(n, k) * (1.0, 0.1, 0.01)
+    basis = np.linalg.qr(np.sin(np.arange(2 * n, dtype=float)).reshape(n, 2))[0]
+    for rows, bounds in ((np.empty((n, 0)), None), (np.eye(n)[:, [2, 5]], [2, 5]), (basis, None)):
+        q = rows.shape[1]
+        projected = factor - rows @ (rows.T @ factor)
+        damping = max(1e-7 * float((projected * projected).sum(axis=1).max()), 0.01, 1e-12)
+        gram = projected.T @ projected + damping * np.eye(k)
+        want = np.tril(np.linalg.inv(np.linalg.cholesky(gram)))
+        buffer = np.zeros((q + k, n))
+        buffer[:q] = rows.T
+        held = None if bounds is None else np.array(bounds)
+        got = kernel.woodbury_start(factor, buffer, q, held, 1e-7, 1.0, -0.01)
+        if got is None or abs(got[0] - damping) > TOLERANCE * damping:
+            return "its Woodbury start differs from numpy's"
+        for expected, have in ((projected.T, buffer[q:]), (want, got[1])):
+            if not np.all(np.abs(have - expected) <= TOLERANCE * float(np.abs(expected).max())):
+                return "its Woodbury start differs from numpy's"
+    return None
+
+
 def self_check(kernel: Kernel) -> str | None:
     """None when ``kernel`` agrees with numpy; else what differed, in a few words."""
     for theta in (np.zeros(_TREE.n_dofs), np.linspace(-2.0, 2.5, _TREE.n_dofs)):
@@ -277,7 +303,7 @@ def self_check(kernel: Kernel) -> str | None:
         if have.shape != want.shape or not np.all(np.abs(have - want) <= TOLERANCE):
             return "its gradient over the tree differs from numpy's"
 
-    problem = _objective_differs(kernel, tree, theta, below, weights)
+    problem = _objective_differs(kernel, tree, theta, below, weights) or _woodbury_differs(kernel)
     if problem is not None:
         return problem
 

@@ -15,7 +15,7 @@
 #endif
 
 /* The calling convention's version: the loader refuses a library of another. */
-#define RK_ABI 8
+#define RK_ABI 9
 
 RK_EXPORT int32_t rk_abi(void) { return RK_ABI; }
 
@@ -512,6 +512,93 @@ static double dot(int32_t n, const double *a, const double *b) {
         sum += a[i] * b[i];
     }
     return sum;
+}
+
+/* metric._woodbury_start's factorisation, for F (n, k) given by its columns (k rows of n).
+ *
+ * Writes (PF)ᵀ into rows[q..q + k) (n each): each column of F less its part in the span of
+ * the q orthonormal rows[0..q), or, given bounds (q variables), with those variables
+ * zeroed. Then S = (PF)ᵀ PF + μ I with μ = max(relative · the largest diagonal entry of
+ * P F Fᵀ P, absolute · |value|, 1e-12) (metric.gauss_newton_damping), its Cholesky factor
+ * S = L Lᵀ, and turn (k, k) = L⁻¹ with its upper triangle zero. scratch holds n + k²
+ * doubles. Returns μ, or −1 where S is not positive definite to rounding. */
+RK_EXPORT double rk_woodbury_start(int32_t n, int32_t k, int32_t q, const double *columns,
+                                   const int32_t *bounds, double *rows, double relative,
+                                   double absolute, double value, double *turn,
+                                   double *scratch) {
+    double *projected = rows + (int64_t)n * q, *diagonal = scratch, *chol = scratch + n;
+    for (int32_t c = 0; c < k; ++c) {
+        double *f = projected + (int64_t)n * c;
+        const double *column = columns + (int64_t)n * c;
+        for (int32_t j = 0; j < n; ++j) {
+            f[j] = column[j];
+        }
+        if (bounds) {
+            for (int32_t l = 0; l < q; ++l) {
+                f[bounds[l]] = 0.0;
+            }
+        } else {
+            for (int32_t l = 0; l < q; ++l) {
+                const double *basis = rows + (int64_t)n * l;
+                const double along = dot(n, basis, column);
+                for (int32_t j = 0; j < n; ++j) {
+                    f[j] -= along * basis[j];
+                }
+            }
+        }
+    }
+    for (int32_t j = 0; j < n; ++j) {
+        diagonal[j] = 0.0;
+    }
+    for (int32_t c = 0; c < k; ++c) {
+        const double *f = projected + (int64_t)n * c;
+        for (int32_t j = 0; j < n; ++j) {
+            diagonal[j] += f[j] * f[j];
+        }
+    }
+    double largest = 0.0;
+    for (int32_t j = 0; j < n; ++j) {
+        largest = diagonal[j] > largest ? diagonal[j] : largest;
+    }
+    double damping = relative * largest;
+    const double floor = absolute * fabs(value);
+    damping = floor > damping ? floor : damping;
+    damping = 1e-12 > damping ? 1e-12 : damping;
+    /* S = L Lᵀ, row by row: L's row i from S's row i and L's rows above it. */
+    for (int32_t i = 0; i < k; ++i) {
+        const double *fi = projected + (int64_t)n * i;
+        for (int32_t j = 0; j <= i; ++j) {
+            double sum = dot(n, fi, projected + (int64_t)n * j) + (i == j ? damping : 0.0);
+            for (int32_t l = 0; l < j; ++l) {
+                sum -= chol[(int64_t)k * i + l] * chol[(int64_t)k * j + l];
+            }
+            if (i == j) {
+                if (!(sum > 0.0)) {
+                    return -1.0;
+                }
+                chol[(int64_t)k * i + i] = sqrt(sum);
+            } else {
+                chol[(int64_t)k * i + j] = sum / chol[(int64_t)k * j + j];
+            }
+        }
+    }
+    /* L⁻¹ by forward substitution, column by column of the identity. */
+    for (int32_t i = 0; i < k; ++i) {
+        double *row = turn + (int64_t)k * i;
+        const double *li = chol + (int64_t)k * i;
+        for (int32_t j = 0; j < k; ++j) {
+            if (j > i) {
+                row[j] = 0.0;
+                continue;
+            }
+            double sum = i == j ? 1.0 : 0.0;
+            for (int32_t l = j; l < i; ++l) {
+                sum -= li[l] * turn[(int64_t)k * l + j];
+            }
+            row[j] = sum / li[i];
+        }
+    }
+    return damping;
 }
 
 /* v ← P v: the variables held by the active bounds (held[j] ≠ 0) zeroed; NULL holds none. */

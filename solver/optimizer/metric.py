@@ -20,6 +20,7 @@ import time
 
 import numpy as np
 
+from .. import kernel
 from .._checks import FloatArray, IntArray
 from .low_rank import Metric
 
@@ -38,6 +39,9 @@ _DAMPING = 1e-7
 reduced curvature (μ is at least G, so that far from the goals steps stay short)."""
 _DAMPING_G = 1.0
 """Damping μ relative to G."""
+_COMPILED_START = 200_000
+"""Work n·k² of Woodbury's start up to which the compiled kernel factors it: beyond, numpy's
+blocked products are the faster."""
 _SMALL_WORK = 4e6
 """Work (:meth:`StartClock.work`) below which a start is never skipped: under a
 millisecond."""
@@ -195,10 +199,38 @@ def _woodbury_start(
             return Metric.zero(n)
         q = rows.shape[1]
     room = Metric.room(n, q + k)
-    projected = room[q : q + k]  # (PF)ᵀ
-    projected[:] = factor.T
     if q:
         room[:q] = rows.T
+    compiled = kernel.active()
+    factored = None
+    if compiled is not None and n * k * k <= _COMPILED_START:
+        factored = compiled.woodbury_start(factor, room, q, bounds, _DAMPING, _DAMPING_G, value)
+    if factored is not None:
+        damping, turn = factored
+    else:
+        damping, turn = _woodbury_factor(factor, room, q, rows if q else None, bounds, value)
+    r = q + k
+    core = np.zeros((r, r))
+    core.flat[:: r + 1] = -1.0 / damping
+    return Metric.of_rows(1.0 / damping, room, r, core, (q, turn))
+
+
+def _woodbury_factor(
+    factor: FloatArray,
+    room: FloatArray,
+    q: int,
+    rows: FloatArray | None,
+    bounds: IntArray | None,
+    value: float,
+) -> tuple[float, FloatArray]:
+    """μ and L⁻¹ of Woodbury's start, with (PF)ᵀ written into rows q to q + k of ``room``.
+
+    ``rows``: the active rows' orthonormal basis (n, q), or None with no active row.
+    """
+    k = factor.shape[1]
+    projected = room[q : q + k]  # (PF)ᵀ
+    projected[:] = factor.T
+    if rows is not None:
         if bounds is not None:
             projected[:, bounds] = 0.0
         else:
@@ -208,12 +240,9 @@ def _woodbury_start(
     damping = gauss_newton_damping(largest, value)
     gram = projected @ projected.T
     gram.flat[:: k + 1] += damping
-    turn = np.linalg.inv(np.linalg.cholesky(gram))
+    turn: FloatArray = np.linalg.inv(np.linalg.cholesky(gram))
     turn[_upper_triangle(k)] = 0.0  # L⁻¹ is lower triangular: the rest is rounding alone
-    r = q + k
-    core = np.zeros((r, r))
-    core.flat[:: r + 1] = -1.0 / damping
-    return Metric.of_rows(1.0 / damping, room, r, core, (q, turn))
+    return damping, turn
 
 
 _UPPER: dict[int, tuple[IntArray, IntArray]] = {}

@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from solver import kernel
 from solver.optimizer import metric
 from solver.optimizer.active_set import ActiveSet
 from solver.optimizer.metric import (
@@ -71,6 +72,7 @@ def test_woodbury_start_of_a_thin_factor_equals_the_dense_inverse(rows: int) -> 
     np.testing.assert_allclose(h.to_array() @ active, 0.0, atol=1e-12)
 
 
+@pytest.mark.parametrize("compiled", [False, True], ids=["numpy", "kernel"])
 @settings(max_examples=50, deadline=None)
 @given(
     n=st.integers(2, 30),
@@ -80,9 +82,17 @@ def test_woodbury_start_of_a_thin_factor_equals_the_dense_inverse(rows: int) -> 
     seed=st.integers(0, 2**32 - 1),
 )
 def test_every_start_equals_the_dense_inverse(
+    compiled: bool, n: int, k: int, rows: int, value: float, seed: int
+) -> None:
+    # Woodbury (2k < n, low rank; factored by the kernel where it runs, or numpy) or the
+    # dense inverse (2k ≥ n): the same H.
+    with kernel.enabled(compiled):
+        _every_start_equals_the_dense_inverse(n, k, rows, value, seed)
+
+
+def _every_start_equals_the_dense_inverse(
     n: int, k: int, rows: int, value: float, seed: int
 ) -> None:
-    # Woodbury (2k < n, low rank) or the dense inverse (2k ≥ n): the same H.
     rows = min(rows, n - 1)
     rng = np.random.default_rng(seed)
     factor = rng.normal(size=(n, k))
@@ -98,6 +108,49 @@ def test_every_start_equals_the_dense_inverse(
     basis = np.linalg.qr(active)[0] @ turn
     given = gauss_newton_start(factor, active, value, basis)
     np.testing.assert_allclose(given @ vector, dense @ vector, atol=1e-9 * size * n)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    n=st.integers(3, 120),
+    k=st.integers(1, 40),
+    rows=st.integers(0, 8),
+    bounds=st.booleans(),
+    value=st.sampled_from([0.0, 1e-12, 1e-4, 3.0]),
+    spread=st.sampled_from([0.0, 3.0, 6.0]),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_the_kernels_woodbury_start_is_numpys_to_rounding(
+    n: int, k: int, rows: int, bounds: bool, value: float, spread: float, seed: int
+) -> None:
+    # Active rows given as an orthonormal basis or as bounds, curvature spread over up to
+    # six orders, G from 0 (μ from the curvature) up: the kernel's (PF)ᵀ, μ and L⁻¹ make
+    # numpy's H, and gᵀHg keeps its sign where H nearly cancels I/μ.
+    if kernel.active() is None:
+        assert not kernel.status().compiled
+        return
+    k = min(k, (n - 1) // 2)
+    rows = min(rows, n - 2 * k - 1)
+    if k < 1 or n * k * k > metric._COMPILED_START:
+        return
+    rng = np.random.default_rng(seed)
+    factor = rng.normal(size=(n, k)) * np.logspace(0, -spread, k)
+    held = rng.choice(n, rows, replace=False)
+    active = np.eye(n)[:, held] if bounds else np.linalg.qr(rng.normal(size=(n, rows)))[0]
+    basis = active if rows else None
+    kinds = held if bounds and rows else None
+    with kernel.enabled(False):
+        want = gauss_newton_start(factor, active, value, basis, kinds)
+    have = gauss_newton_start(factor, active, value, basis, kinds)
+    assert have.rank == want.rank
+    assert have.scale == pytest.approx(want.scale, rel=1e-12)
+    dense = want.to_array()
+    size = float(np.abs(dense).max())
+    np.testing.assert_allclose(have.to_array(), dense, rtol=0, atol=1e-9 * size)
+    gradient = factor @ rng.normal(size=k)
+    gradient -= active @ (active.T @ gradient)
+    if gradient @ (want @ gradient) > 0.0:
+        assert gradient @ (have @ gradient) > 0.0
 
 
 def test_projector_start_is_the_projector() -> None:
