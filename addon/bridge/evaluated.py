@@ -75,6 +75,15 @@ def measure(obj: Any, setup: Setup, theta: Array, model: dict[str, float]) -> Me
 
     leaves = setup.problem.leaves
     points, x, y = np.zeros((3, len(leaves), 3))
+    placed = [k for k, leaf in enumerate(leaves) if not isinstance(leaf.effector, CentreOfMass)]
+    if placed:  # each effector's point and axes carried by its bone's frame, all at once
+        frames = world @ np.array([carrier(leaves[k].effector.segment) for k in placed])
+        local = np.array(
+            [[e.point, e.x_axis, e.y_axis] for e in (leaves[k].effector for k in placed)]
+        )
+        turned = local @ frames[:, :3, :3].transpose(0, 2, 1)
+        points[placed] = turned[:, 0] + frames[:, :3, 3]
+        x[placed], y[placed] = turned[:, 1], turned[:, 2]
     for k, leaf in enumerate(leaves):
         effector = leaf.effector
         if isinstance(effector, CentreOfMass):  # balance: the parts' mean, world axes
@@ -83,11 +92,6 @@ def measure(obj: Any, setup: Setup, theta: Array, model: dict[str, float]) -> Me
                 for part, share, at in effector.parts
             )
             x[k], y[k] = (1.0, 0.0, 0.0), (0.0, 1.0, 0.0)
-            continue
-        frame = world @ carrier(effector.segment)
-        local = np.array([effector.point, effector.x_axis, effector.y_axis])
-        placed = local @ frame[:3, :3].T
-        points[k], x[k], y[k] = placed[0] + frame[:3, 3], placed[1], placed[2]
     for axes in (x, y):  # unit axes (a scaled bone scales them)
         norms = np.sqrt((axes * axes).sum(axis=1))
         axes /= np.where(norms > 0.0, norms, 1.0)[:, None]
