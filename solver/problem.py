@@ -502,6 +502,20 @@ class Problem:
             )
         return compiled, self._plan
 
+    def compiled_positions(
+        self,
+    ) -> tuple[kernel.Kernel, kernel.ObjectivePlan, FloatArray, FloatArray, FloatArray] | None:
+        """What the kernel reads of a problem of position goals, where it evaluates G_all.
+
+        The kernel, the objective's plan, the goals' points (m, 3), their weights (m) and
+        whether each variable moves each effector (n_v, m); None where the kernel does
+        not evaluate this problem (:meth:`_compiled_objective`).
+        """
+        compiled = self._compiled_objective()
+        if compiled is None or self._goals.targets is None:
+            return None
+        return (*compiled, self._goals.targets, self._weights, self.jacobian.moves)
+
     def _compiled_value(
         self, compiled: tuple[kernel.Kernel, kernel.ObjectivePlan], theta: FloatArray
     ) -> tuple[float, FloatArray]:

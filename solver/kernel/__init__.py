@@ -19,7 +19,7 @@ import platform
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
@@ -33,6 +33,8 @@ if TYPE_CHECKING:
 __all__ = [
     "ABI",
     "LIBRARY_FOLDER",
+    "DescentPlan",
+    "GaussNewtonStep",
     "GradientTree",
     "Kernel",
     "ObjectivePlan",
@@ -44,7 +46,7 @@ __all__ = [
     "status",
 ]
 
-ABI = 9
+ABI = 10
 """The calling convention this module speaks (``rk_abi()`` of ``reach_kernel.c``)."""
 
 LIBRARY_FOLDER = Path(__file__).resolve().parent / "lib"
@@ -134,6 +136,10 @@ class Kernel:
         woodbury.argtypes = [_INT, _INT, _INT, *[_POINTER] * 3, *[ctypes.c_double] * 3]
         woodbury.argtypes += [_POINTER] * 2
         self._woodbury_start = woodbury
+        step = library.rk_gauss_newton_step
+        step.restype = None
+        step.argtypes = [_POINTER, _POINTER, ctypes.c_double, *[_POINTER] * 9]
+        self._gauss_newton_step = step
 
     def frames(
         self, tree: KernelTree, theta: FloatArray
@@ -344,6 +350,66 @@ class Kernel:
             _address(scratch),
         )
         return None if damping < 0.0 else (float(damping), turn)
+
+    def gauss_newton_step(
+        self,
+        plan: DescentPlan,
+        phi: FloatArray,
+        value: float,
+        gradient: FloatArray,
+        inactive: np.ndarray[Any, np.dtype[np.bool_]],
+        rows: FloatArray,
+    ) -> GaussNewtonStep:
+        """A Gauss–Newton iteration with no active row, to the end of its line search.
+
+        ``rk_gauss_newton_step``: what :class:`solver.optimizer.goldfarb` computes from
+        H's Woodbury start to the end of the line search, in one call.
+
+        Args:
+            plan: The descent's problem and rows.
+            phi: The iterate, (n,).
+            value: G/w there.
+            gradient: Its gradient, (n,).
+            inactive: Whether each inequality row is inactive, (rows,).
+            rows: The metric's buffer (:meth:`Metric.room
+                <solver.optimizer.low_rank.Metric.room>`, ≥ k rows of n): given F's
+                columns, which are (PF)ᵀ with no active row.
+        """
+        n, k = plan.objective.n_variables, 3 * plan.objective.n_parts
+        phi, gradient = _c(phi), _c(gradient)
+        flags = np.ascontiguousarray(inactive, dtype=np.uint8)
+        turn = np.empty((k, k))
+        out = np.empty(5)
+        point, point_gradient = np.empty(n), np.empty(n)
+        counts = np.empty(3, dtype=np.int32)
+        self._gauss_newton_step(
+            plan.address,
+            _address(phi),
+            value,
+            _address(gradient),
+            _address(flags),
+            _address(rows),
+            _address(turn),
+            _address(out),
+            _address(point),
+            _address(point_gradient),
+            _address(counts),
+            plan.work_address,
+        )
+        return GaussNewtonStep(
+            int(counts[2]),
+            float(out[0]),
+            float(out[1]),
+            float(out[2]),
+            int(counts[0]),
+            float(out[3]),
+            float(out[4]),
+            int(counts[1]),
+            rows,
+            turn,
+            point,
+            point_gradient,
+        )
 
 
 class _HessianProduct:
@@ -607,12 +673,21 @@ class ObjectivePlan(_Arrays):
         n_variables: Variables.
         address: The address of the ``Objective`` structure.
         structure: That structure (kept alive with the arrays it points to).
+        descents: The plans of its descents' Gauss–Newton steps, by the figure's DOFs.
     """
 
     n_parts: int = 0
     n_variables: int = 0
     address: int = 0
     structure: Any = None
+    descents: dict[int, DescentPlan] = field(default_factory=dict)
+
+    def descent(self, n_dofs: int) -> DescentPlan:
+        """The plan of this problem's descents (made on first use)."""
+        plan = self.descents.get(n_dofs)
+        if plan is None:
+            plan = self.descents[n_dofs] = DescentPlan(self, n_dofs)
+        return plan
 
     @classmethod
     def of(
@@ -666,6 +741,124 @@ class ObjectivePlan(_Arrays):
         )
         held = (*arrays, *tree.arrays, *gradient.arrays)
         return cls(held, pointers, m, n, ctypes.addressof(structure), structure)
+
+
+class _Descent(ctypes.Structure):
+    """``Descent`` of ``reach_kernel.c``: the same fields in the same order."""
+
+    _fields_ = [
+        ("objective", ctypes.c_void_p),
+        ("goal", ctypes.c_void_p),
+        ("weight", ctypes.c_void_p),
+        ("moves", ctypes.c_void_p),
+        ("n_dofs", ctypes.c_int32),
+        ("base", ctypes.c_void_p),
+        ("scale", ctypes.c_void_p),
+        ("weight_scale", ctypes.c_double),
+        ("rows", ctypes.c_int32),
+        ("a", ctypes.c_void_p),
+        ("b", ctypes.c_void_p),
+        ("relative", ctypes.c_double),
+        ("absolute", ctypes.c_double),
+        ("theta", ctypes.c_void_p),
+        ("pose", ctypes.c_void_p),
+    ]
+
+
+class DescentPlan:
+    """What ``rk_gauss_newton_step`` reads: a descent's problem of position goals over φ.
+
+    One per objective plan (:meth:`ObjectivePlan.descent`), with the step's scratch; each
+    descent binds its own goals, start and rows (:meth:`bind`) before its steps.
+
+    Attributes:
+        objective: The objective's plan.
+        address: The address of the ``Descent`` structure.
+        work_address: The address of the step's scratch.
+        bound: The arrays of the descent bound last (kept alive), or None.
+    """
+
+    def __init__(self, objective: ObjectivePlan, n_dofs: int) -> None:
+        self.objective = objective
+        m, n = objective.n_parts, objective.n_variables
+        self._theta, self._pose = np.empty(n_dofs), np.empty(9 * m + 7 * n)
+        self.structure = _Descent()
+        self.structure.objective = objective.address
+        self.structure.n_dofs = n_dofs
+        self.structure.theta = _address(self._theta)
+        self.structure.pose = _address(self._pose)
+        self.address = ctypes.addressof(self.structure)
+        self._work = np.empty(0)
+        self.work_address = 0
+        self.bound: tuple[FloatArray, ...] | None = None
+
+    def bind(
+        self,
+        arrays: tuple[FloatArray, ...],
+        weight_scale: float,
+        damping: tuple[float, float],
+    ) -> None:
+        """Point the structure at one descent's arrays.
+
+        Args:
+            arrays: Each goal's point (m, 3) and weight (m); whether each variable moves
+                each goal's effector (n, m); θ at the start (all DOFs); the variables'
+                scale s (θ_V = s ∘ φ); the inequality rows over φ, dense (rows, n), and
+                their bounds. Kept as they are while bound: contiguous float64.
+            weight_scale: w: the descent minimises G/w.
+            damping: μ's shares of the largest curvature and of |G/w|.
+        """
+        structure = self.structure
+        goal, weight, moves, base, scale, a, b = arrays
+        structure.goal, structure.weight, structure.moves = (
+            _address(goal),
+            _address(weight),
+            _address(moves),
+        )
+        structure.base, structure.scale = _address(base), _address(scale)
+        structure.a, structure.b = _address(a), _address(b)
+        structure.weight_scale, structure.rows = weight_scale, len(b)
+        structure.relative, structure.absolute = damping
+        m, n = self.objective.n_parts, self.objective.n_variables
+        size = 6 * n + 9 * m + 18 * m * m + len(b)
+        if self._work.size < size:
+            self._work = np.empty(size)
+            self.work_address = _address(self._work)
+        self.bound = arrays
+
+
+@dataclass(frozen=True)
+class GaussNewtonStep:
+    """What ``rk_gauss_newton_step`` found (see :meth:`Kernel.gauss_newton_step`).
+
+    Attributes:
+        status: 0 a step was taken; 1 −H g is no descent; 2 a row blocks at once; 3 the
+            line search found no decrease; 4 the curvature is not positive definite.
+        damping: μ of H's start.
+        slope: gᵀs.
+        limit: λ_max of the ratio test (inf: no row blocks).
+        hit: The row met at λ_max, or −1.
+        alpha: The accepted step factor (0: none).
+        value: G/w at the accepted point.
+        evaluations: Objective evaluations of the line search.
+        rows: The buffer whose first k rows are F's columns: (PF)ᵀ of H's start.
+        turn: L⁻¹ of H's start, (k, k).
+        point: The accepted point.
+        gradient: Its gradient.
+    """
+
+    status: int
+    damping: float
+    slope: float
+    limit: float
+    hit: int
+    alpha: float
+    value: float
+    evaluations: int
+    rows: FloatArray
+    turn: FloatArray
+    point: FloatArray
+    gradient: FloatArray
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@
 #endif
 
 /* The calling convention's version: the loader refuses a library of another. */
-#define RK_ABI 9
+#define RK_ABI 10
 
 RK_EXPORT int32_t rk_abi(void) { return RK_ABI; }
 
@@ -774,4 +774,244 @@ RK_EXPORT int32_t rk_newton_cg(POSE_HESSIAN, const uint8_t *held, const double *
         rz = next;
     }
     return products;
+}
+
+/* A Gauss–Newton step of goldfarb._Run where no row is active: what the descent sees of a
+ * problem of position goals (an Objective) over the scaled free DOFs φ, and the rows of its
+ * ratio test. θ = base with θ[variables] = scale ∘ φ; the descent minimises G/w, whose
+ * gradient over φ is (scale / w) ∘ ∂G/∂θ[variables] (methods.base.Scaled.objective); F's
+ * rows are scaled by scale / √w (Scaled.curvature). */
+typedef struct {
+    const Objective *objective;
+    const double *goal;
+    const double *weight;
+    const double *moves;
+    int32_t n_dofs;
+    const double *base;
+    const double *scale;
+    double weight_scale;
+    int32_t rows;
+    const double *a;
+    const double *b;
+    double relative;
+    double absolute;
+    double *theta;
+    double *pose;
+} Descent;
+
+/* G/w and its gradient over φ at phi (methods.base.Scaled.objective). */
+static double descent_value(const Descent *d, const double *phi, double *gradient) {
+    const Objective *o = d->objective;
+    const int32_t n = o->n;
+    for (int32_t i = 0; i < d->n_dofs; ++i) {
+        d->theta[i] = d->base[i];
+    }
+    for (int32_t j = 0; j < n; ++j) {
+        d->theta[o->variables[j]] = d->scale[j] * phi[j];
+    }
+    const double total = rk_objective(o, d->theta, d->goal, d->weight, d->pose);
+    const double *own = d->pose + 9 * (int64_t)o->m + 6 * (int64_t)n;
+    for (int32_t j = 0; j < n; ++j) {
+        gradient[j] = own[j] * (d->scale[j] / d->weight_scale);
+    }
+    return total / d->weight_scale;
+}
+
+/* A point and its gradient copied (n each). */
+static void keep(int32_t n, const double *point, const double *gradient, double *to_point,
+                 double *to_gradient) {
+    for (int32_t j = 0; j < n; ++j) {
+        to_point[j] = point[j];
+        to_gradient[j] = gradient[j];
+    }
+}
+
+/* linesearch.cubic_minimiser. */
+static double cubic_minimiser(double a, double fa, double da, double b, double fb, double db) {
+    const double width = b - a, lo = a + 0.1 * width, hi = b - 0.1 * width;
+    const double d1 = da + db - 3.0 * (fa - fb) / (a - b);
+    const double radicand = d1 * d1 - da * db;
+    if (radicand >= 0.0 && isfinite(radicand)) {
+        const double d2 = copysign(sqrt(radicand), b - a);
+        const double denominator = db - da + 2.0 * d2;
+        if (denominator != 0.0) {
+            const double x = b - (b - a) * (db + d2 - d1) / denominator;
+            if (isfinite(x)) {
+                return x < lo ? lo : (x > hi ? hi : x);
+            }
+        }
+    }
+    return 0.5 * (a + b);
+}
+
+/* One trial of linesearch.ProjectedTrial: the point phi + alpha·step, put back onto row
+ * hit at the cap (ActiveSet.correct), G/w there, its gradient and slope along step. */
+static double descent_trial(const Descent *d, const double *phi, const double *step, double alpha,
+                            double cap, int32_t hit, double *point, double *gradient,
+                            double *slope) {
+    const int32_t n = d->objective->n;
+    for (int32_t j = 0; j < n; ++j) {
+        point[j] = phi[j] + alpha * step[j];
+    }
+    if (hit >= 0 && alpha >= cap) {
+        const double *row = d->a + (int64_t)n * hit;
+        const double residual = dot(n, row, point) - d->b[hit];
+        if (fabs(residual) > 1e-13) {
+            const double along = (1.0 / dot(n, row, row)) * residual;
+            for (int32_t j = 0; j < n; ++j) {
+                point[j] -= row[j] * along;
+            }
+        }
+    }
+    const double value = descent_value(d, point, gradient);
+    *slope = dot(n, gradient, step);
+    return value;
+}
+
+/* goldfarb._Run's Gauss–Newton iteration with no active row, up to its line search: H
+ * from F at phi (Woodbury's start), the step −H g, the ratio test over the inactive rows
+ * and the line search (linesearch.line_search, expanding).
+ *
+ * Writes F's columns, scaled, and then (PF)ᵀ = Fᵀ into rows (k × n, k = 3m) and L⁻¹ into
+ * turn (k × k); out (5): μ, the slope gᵀs, λ_max (the ratio test's step factor, +inf
+ * when no row blocks), the accepted α and G/w there; point and point_gradient: the
+ * accepted point and its gradient; counts (3): the row met at λ_max (−1: none), the
+ * evaluations, and the status: 0 a step was taken, 1 −H g is no descent, 2 a row blocks
+ * at once (λ_max ≤ 1e-15), 3 the line search found no decrease, 4 F's curvature is not
+ * positive definite. work holds 6n + 3k + 2k² + rows doubles. */
+RK_EXPORT void rk_gauss_newton_step(const Descent *d, const double *phi, double value,
+                                    const double *gradient, const uint8_t *inactive,
+                                    double *rows, double *turn, double *out, double *point,
+                                    double *point_gradient, int32_t *counts, double *work) {
+    const Objective *o = d->objective;
+    const int32_t n = o->n, m = o->m, k = 3 * m;
+    double *step = work, *t = work + n, *core = t + 3 * (int64_t)k;
+    double *low = core + (int64_t)k * k, *low_gradient = low + n;
+    double *trial = low_gradient + n, *trial_gradient = trial + n, *scratch = trial_gradient + n;
+    double *rates = scratch + n + (int64_t)k * k;
+    counts[0] = -1;
+    counts[1] = 0;
+    /* F at phi from the pose there (step holds the gradient, not needed), scaled */
+    descent_value(d, phi, step);
+    double *weights = t; /* √(2 w_e): a Position's curvature */
+    for (int32_t e = 0; e < m; ++e) {
+        weights[e] = sqrt(d->weight[e] * 2.0);
+    }
+    const double *points = d->pose, *axes = d->pose + 9 * (int64_t)m, *pivots = axes + 3 * (int64_t)n;
+    rk_factor(n, m, 1, points, d->moves, weights, axes, pivots, o->variable_rotation, rows);
+    const double root = sqrt(d->weight_scale);
+    for (int64_t c = 0; c < k; ++c) {
+        double *column = rows + c * n;
+        for (int32_t j = 0; j < n; ++j) {
+            column[j] *= d->scale[j] / root;
+        }
+    }
+    const double damping = rk_woodbury_start(n, k, 0, rows, 0, rows, d->relative, d->absolute,
+                                             value, turn, scratch);
+    out[0] = damping;
+    if (damping < 0.0) {
+        counts[2] = 4;
+        return;
+    }
+    for (int64_t i = 0; i < (int64_t)k * k; ++i) {
+        core[i] = 0.0;
+    }
+    for (int32_t i = 0; i < k; ++i) {
+        core[(int64_t)k * i + i] = -1.0 / damping;
+    }
+    const Metric h = {0, 1.0 / damping, k, rows, core, 0, k, turn};
+    precondition(n, &h, gradient, t, step);
+    for (int32_t j = 0; j < n; ++j) {
+        step[j] = -step[j];
+    }
+    const double slope0 = dot(n, gradient, step);
+    out[1] = slope0;
+    if (slope0 >= 0.0) {
+        counts[2] = 1;
+        return;
+    }
+    /* the ratio test (ActiveSet.first_block) */
+    const double length = sqrt(dot(n, step, step));
+    double limit = INFINITY;
+    int32_t hit = -1;
+    for (int32_t i = 0; i < d->rows; ++i) {
+        const double *row = d->a + (int64_t)n * i;
+        rates[i] = dot(n, row, step);
+        if (!inactive[i] || !(rates[i] < -1e-14 * length) || !(dot(n, row, row) > 1e-10)) {
+            continue;
+        }
+        double slack = dot(n, row, phi) - d->b[i];
+        slack = slack > 0.0 ? slack : 0.0;
+        const double ratio = slack / -rates[i];
+        if (hit < 0 || ratio < limit) {
+            limit = ratio;
+            hit = i;
+        }
+    }
+    out[2] = limit;
+    counts[0] = hit;
+    if (hit >= 0 && limit <= 1e-15) {
+        counts[2] = 2;
+        return;
+    }
+    /* the line search: ends of the bracket as (α, G/w, slope); the low end's point kept */
+    const double c1 = 1e-4, c2 = 0.9, noise = 1e-13 * fabs(value);
+    const int32_t most = 30;
+    double at[3] = {limit < 1.0 ? limit : 1.0, 0.0, 0.0};
+    at[1] = descent_trial(d, phi, step, at[0], limit, hit, trial, trial_gradient, &at[2]);
+    int32_t evaluations = 1;
+    double lo[3] = {0.0, value, slope0}, hi[3];
+    int have_low = 0, accepted = 0;
+#define DECREASES(al, va) \
+    ((va) <= value + c1 * (al) * slope0 || ((va) <= value && c1 * (al) * -slope0 <= noise))
+#define TAKE(end, from) ((end)[0] = (from)[0], (end)[1] = (from)[1], (end)[2] = (from)[2])
+    while (DECREASES(at[0], at[1]) && at[1] <= lo[1]) {
+        if (at[0] >= limit || at[2] >= c2 * slope0 || evaluations >= most) {
+            accepted = 1;
+            break;
+        }
+        TAKE(lo, at);
+        keep(n, trial, trial_gradient, low, low_gradient);
+        have_low = 1;
+        at[0] = 4.0 * at[0] < limit ? 4.0 * at[0] : limit;
+        at[1] = descent_trial(d, phi, step, at[0], limit, hit, trial, trial_gradient, &at[2]);
+        evaluations += 1;
+    }
+    if (!accepted) {
+        TAKE(hi, at);
+        const double floor = 1e-300;
+        while (evaluations < most && hi[0] - lo[0] > 1e-15 * (hi[0] > floor ? hi[0] : floor)) {
+            at[0] = cubic_minimiser(lo[0], lo[1], lo[2], hi[0], hi[1], hi[2]);
+            at[1] = descent_trial(d, phi, step, at[0], limit, hit, trial, trial_gradient, &at[2]);
+            evaluations += 1;
+            if (!(DECREASES(at[0], at[1]) && at[1] <= lo[1])) {
+                TAKE(hi, at);
+            } else if (at[2] >= c2 * slope0) {
+                accepted = 1;
+                break;
+            } else {
+                TAKE(lo, at);
+                keep(n, trial, trial_gradient, low, low_gradient);
+                have_low = 1;
+            }
+        }
+        if (!accepted && lo[0] > 0.0 && have_low) {
+            TAKE(at, lo);
+            keep(n, low, low_gradient, trial, trial_gradient);
+            accepted = 1;
+        }
+    }
+#undef TAKE
+#undef DECREASES
+    counts[1] = evaluations;
+    if (!accepted) {
+        counts[2] = 3;
+        out[3] = 0.0;
+        out[4] = value;
+        return;
+    }
+    keep(n, trial, trial_gradient, point, point_gradient);
+    out[3] = at[0];
+    out[4] = at[1];
+    counts[2] = 0;
 }

@@ -18,6 +18,7 @@ from ..comfort import Comfort
 from ..exceptions import SolverInputError
 from ..optimizer.budget import Budget, Reporter
 from ..optimizer.levels import Level
+from ..optimizer.metric import GaussNewtonStep, compiled_step
 from ..optimizer.newton import Product
 from ..optimizer.space import ReducedSpace
 from ..optimizer.tasks import leaves_by_level
@@ -105,6 +106,21 @@ class Scaled:
             return scaled
 
         return hessian
+
+    def gauss_newton_step(self, problem: Problem) -> GaussNewtonStep | None:
+        """The kernel's Gauss–Newton iteration over φ (:func:`.metric.compiled_step`), or None.
+
+        Where the kernel evaluates ``problem`` (position goals) and factors Woodbury's
+        start at its size.
+        """
+        positions = problem.compiled_positions()
+        if positions is None:
+            return None
+        library, plan, goal, weight, moves = positions
+        space = self.space
+        return compiled_step(
+            library, plan, goal, weight, moves, space.base, space.scale, self.weight, space
+        )
 
     def reporter(self, callback: Callable[[FloatArray, float], None] | None) -> Reporter | None:
         """``callback`` of (θ, G_all) as a descent's reporter of (φ, G_all / w)."""

@@ -74,6 +74,9 @@ class Goldfarb(Method):
             else None,
             goal_value=leg.budget.goal_value,
             hessian=leg.scaled.hessian(leg.problem),
+            gauss_newton_step=leg.scaled.gauss_newton_step(leg.problem)
+            if self.start_metric == "gauss_newton"
+            else None,
         )
 
     def by_levels(self, leg: Leg) -> Descent:

@@ -60,6 +60,7 @@ from .active_set import ActiveSet, kkt_floor
 from .linesearch import ProjectedTrial, line_search
 from .metric import (
     START_CLOCK,
+    GaussNewtonStep,
     Metric,
     fletcher_update,
     gauss_newton_damping,
@@ -110,6 +111,7 @@ def descend(
     goal_value: float | None = None,
     expand: bool = True,
     hessian: Hessian | None = None,
+    gauss_newton_step: GaussNewtonStep | None = None,
 ) -> Descent:
     """Run Goldfarb's projected BFGS from a feasible ``phi0``.
 
@@ -136,6 +138,10 @@ def descend(
             model good near the start only (a level's tangent, :mod:`.levels`).
         hessian: G's exact Hessian products for Newton's step; without it (or where it
             gives None) the step differences gradients.
+        gauss_newton_step: The compiled kernel's iteration from H's Gauss–Newton start
+            to the end of the line search (:func:`.metric.compiled_step`), taken where no
+            row is active and H starts afresh; it computes what steps 3 to 5 would from
+            there, to rounding.
 
     Returns:
         The final iterate and how the descent ended.
@@ -144,6 +150,7 @@ def descend(
     run = _Run(objective, phi0, active, tolerance, callback, curvature)
     run.expand = expand
     run.hessian = hessian
+    run.compiled = gauss_newton_step if curvature is not None else None
     return run.loop(max_iterations, deadline, goal_value)
 
 
@@ -193,6 +200,7 @@ class _Run:
         self.hessian: Hessian | None = None
         self.deadline: float | None = None
         self.product_seconds: float | None = None  # a compiled Hessian product's, last seen
+        self.compiled: GaussNewtonStep | None = None
 
     def finish(self, status: Status, detail: str = "") -> Descent:
         return Descent(
@@ -304,6 +312,12 @@ class _Run:
             if drop is not None:  # Step 2
                 self.drop(drop)
                 continue
+            if self.takes_compiled_step():
+                taken, outcome = self.compiled_step()
+                if outcome is not None:
+                    return outcome
+                if taken:
+                    continue
             step = -(self.h @ self.gradient if self.hg is None else self.hg)
             if self.quasi:  # G fell slowly on the last step: take Newton's step
                 step = self.newton(step)
@@ -429,34 +443,95 @@ class _Run:
         self.evaluations += search.evaluations
         if search.alpha <= 0.0 or search.gradient is None:
             return None if self.reset() else self.stuck()
-        self.flat = self.flat + 1 if search.value >= self.value else 0
+        capped = trial.rows_at_cap() if trial.hit is not None and search.alpha >= limit else None
+        return self.accept(trial.points[search.alpha], search.value, search.gradient, capped, hit)
+
+    def accept(
+        self,
+        point: FloatArray,
+        value: float,
+        gradient: FloatArray,
+        capped: ActiveSet | None,
+        hit: int,
+    ) -> Descent | None:
+        """Steps 4–5 after a line search accepted ``point``: add a row or update H.
+
+        ``capped``: the active rows with row ``hit``, where the step met that row.
+        """
+        self.flat = self.flat + 1 if value >= self.value else 0
         if self.flat > _FLAT_STEPS:
             return self.stuck()
         value0 = self.value
-        new_phi = trial.points[search.alpha]
-        sigma = new_phi - self.phi
-        y = search.gradient - self.gradient
-        self.phi, self.value, self.gradient = new_phi, search.value, search.gradient
+        sigma = point - self.phi
+        y = gradient - self.gradient
+        self.phi, self.value, self.gradient = point, value, gradient
         self.stepped = True
         if self.callback is not None:
             self.callback(self.phi, self.value)
         self.fresh = False
-        if trial.hit is not None and search.alpha >= limit:  # Step 4
-            self.active = trial.rows_at_cap()
+        if capped is not None:  # Step 4
+            self.active = capped
             self.add(hit)
             return None
-        if self.curvature is not None and value0 - search.value <= _CRAWL * abs(value0):
+        if self.curvature is not None and value0 - value <= _CRAWL * abs(value0):
             self.crawled()
             return None
-        if self.curvature is not None and search.value <= _GAUSS_NEWTON_DROP * value0:
+        if self.curvature is not None and value <= _GAUSS_NEWTON_DROP * value0:
             # Fletcher & Xu 1987: G fell fast, so the goals' residuals dominate the Hessian and
             # the Gauss–Newton curvature at the new point is the better metric.
             self.h = None
             self.fresh = True
             return None
         self.update(sigma, y)  # Step 5
-        self.quasi = value0 - search.value <= _SLOW * abs(value0)
+        self.quasi = value0 - value <= _SLOW * abs(value0)
         return None
+
+    def takes_compiled_step(self) -> bool:
+        """Whether the kernel takes this iteration (:meth:`compiled_step`).
+
+        It does where H starts afresh from the curvature with no row active, as the
+        Python steps would, and the search may expand.
+        """
+        return (
+            self.compiled is not None
+            and self._h is None
+            and self.hg is None
+            and not self.quasi
+            and self.expand
+            and not self.active.matrix.shape[1]
+        )
+
+    def compiled_step(self) -> tuple[bool, Descent | None]:
+        """Steps 3–5 from H's Gauss–Newton start, by the kernel to the line search's end.
+
+        H, F and the accepted point are the kernel's; what follows is :meth:`accept`'s.
+        Returns whether the kernel took the iteration (not where the curvature is not
+        positive definite to rounding: Python's start then meets it) and what
+        :meth:`step` would.
+        """
+        assert self.compiled is not None
+        found = self.compiled(self.phi, self.value, self.gradient, self.inactive)
+        if found.status == 4:
+            return False, None
+        room, k = found.rows, found.turn.shape[0]
+        # F at φ (H's start made from it), as initial_h keeps it
+        self.factor, self.factor_at, self.largest = room[:k].T, self.phi, None
+        core = np.zeros((k, k))
+        core.flat[:: k + 1] = -1.0 / found.damping
+        self.h = Metric.of_rows(1.0 / found.damping, room, k, core, (0, found.turn))
+        if found.status == 1:  # −H g is no descent; H is fresh, so no reset helps
+            return True, self.stuck()
+        if found.status == 2:  # blocked at once: add the row without moving
+            self.active.add(found.hit)
+            self.add(found.hit)
+            return True, None
+        self.evaluations += found.evaluations
+        if found.status == 3:  # no decrease; H is fresh
+            return True, self.stuck()
+        capped = None
+        if found.hit >= 0 and found.alpha >= found.limit:
+            capped = self.active.with_row(found.hit)
+        return True, self.accept(found.point, found.value, found.gradient, capped, found.hit)
 
     def crawled(self) -> None:
         """A step with the Gauss–Newton metric lowered G by at most ``_CRAWL`` of itself.

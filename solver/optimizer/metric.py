@@ -17,17 +17,21 @@ while U has fewer than n/2 columns: a step costs O(n·r) for r columns, not O(n�
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
 from .. import kernel
-from .._checks import FloatArray, IntArray
+from .._checks import BoolArray, FloatArray, IntArray
 from .low_rank import Metric
 
 __all__ = [
     "START_CLOCK",
+    "GaussNewtonStep",
     "Metric",
     "StartClock",
+    "compiled_step",
     "fletcher_update",
     "gauss_newton_damping",
     "gauss_newton_start",
@@ -254,6 +258,58 @@ def _upper_triangle(k: int) -> tuple[IntArray, IntArray]:
     if upper is None:
         upper = _UPPER[k] = np.triu_indices(k, 1)
     return upper
+
+
+GaussNewtonStep = Callable[[FloatArray, float, FloatArray, BoolArray], "kernel.GaussNewtonStep"]
+"""(φ, G/w, its gradient, the inactive rows) ↦ the kernel's Gauss–Newton iteration from φ
+to its line search's end, with no active row."""
+
+
+def compiled_step(
+    library: kernel.Kernel,
+    plan: kernel.ObjectivePlan,
+    goal: FloatArray,
+    weight: FloatArray,
+    moves: FloatArray,
+    base: FloatArray,
+    scale: FloatArray,
+    weight_scale: float,
+    space: Any,
+) -> GaussNewtonStep | None:
+    """The kernel's Gauss–Newton iteration of a descent over φ, or None beyond its sizes.
+
+    The kernel takes it where Woodbury's start is its own (2k < n, n·k² ≤
+    ``_COMPILED_START``, k = 3m for m position goals).
+
+    Args:
+        library: The kernel.
+        plan: The problem's objective plan.
+        goal: Each goal's point, (m, 3).
+        weight: Each goal's weight, (m,).
+        moves: Whether each variable moves each goal's effector, (n, m).
+        base: θ at the descent's start.
+        scale: θ_V = scale ∘ φ.
+        weight_scale: w: the descent minimises G/w.
+        space: The reduced space (its dense inequality rows ``a_in`` and ``b_in``).
+    """
+    n, k = plan.n_variables, 3 * plan.n_parts
+    if not 2 * k < n or n * k * k > _COMPILED_START:
+        return None
+    descent = plan.descent(len(base))
+    arrays = tuple(
+        np.ascontiguousarray(array, dtype=np.float64)
+        for array in (goal, weight, moves, base, scale, space.a_in, space.b_in)
+    )
+
+    def step(
+        phi: FloatArray, value: float, gradient: FloatArray, inactive: BoolArray
+    ) -> kernel.GaussNewtonStep:
+        if descent.bound is not arrays:  # another descent of the same figure bound its own
+            descent.bind(arrays, weight_scale, (_DAMPING, _DAMPING_G))
+        rows = Metric.room(n, k)
+        return library.gauss_newton_step(descent, phi, value, gradient, inactive, rows)
+
+    return step
 
 
 def fletcher_update(h: Metric, sigma: FloatArray, y: FloatArray) -> Metric:

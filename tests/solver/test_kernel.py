@@ -11,11 +11,16 @@ import numpy as np
 import pytest
 from fixtures.bank import bank, build
 from helpers import random_effector, random_figure_plan, random_goal, random_theta
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from problems import long_chain
 
 import solver
 from solver import Constraint, Dof, Effector, Figure, Problem, goals, kernel, solve
+from solver import goals as goals_module
 from solver.jacobian import Jacobian
 from solver.kernel import check
+from solver.optimizer import goldfarb
 
 SEEDS = range(12)
 
@@ -386,3 +391,61 @@ def test_each_platforms_library_is_built_for_that_platform(tag: str, header: str
         if 0x1D in kinds:  # LC_CODE_SIGNATURE
             found += " signed"
     assert found == header
+
+
+def _without_compiled_steps(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(solver.methods.base.Scaled, "gauss_newton_step", lambda self, p: None)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    segments=st.integers(4, 24),
+    goals=st.integers(1, 4),
+    reach=st.sampled_from([0.05, 0.4, 3.0]),
+    slides=st.booleans(),
+    iterations=st.integers(1, 4),
+)
+def test_the_compiled_gauss_newton_step_takes_pythons_steps(
+    seed: int, segments: int, goals: int, reach: float, slides: bool, iterations: int
+) -> None:
+    # Chains with limits (rows the ratio test meets), slides, goals near (a step short of
+    # the unit one), far (the search expands) and out of reach, unequal weights: each of
+    # the first iterations, taken by the kernel from H's fresh start with no row active,
+    # gives Python's iterate to rounding, with the same evaluations and stop.
+    if kernel.active() is None:
+        assert not kernel.status().compiled
+        return
+    rng = np.random.default_rng(seed)
+    figure = long_chain(segments, limit=0.6, slide_every=3 if slides else 0)
+    theta = rng.uniform(-0.3, 0.3, figure.n_dofs)
+    world = figure.forward(theta)
+    constraints = []
+    for segment in rng.choice(segments, goals, replace=False):
+        point = world[segment][:3, 3] + rng.normal(scale=reach, size=3)
+        constraints.append(
+            Constraint(
+                Effector(f"seg{segment}"), goals_module.Position(point), rng.uniform(0.2, 5.0)
+            )
+        )
+    problem = Problem(figure, constraints)
+    taken = []
+    original = goldfarb._Run.compiled_step
+
+    def counted(run: goldfarb._Run) -> tuple[bool, object]:
+        taken.append(True)
+        return original(run)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(goldfarb._Run, "compiled_step", counted)
+        have = solve(problem, theta, restarts=0, max_iterations=iterations)
+    with pytest.MonkeyPatch.context() as patch:
+        _without_compiled_steps(patch)
+        want = solve(problem, theta, restarts=0, max_iterations=iterations)
+    if 2 * 3 * goals < len(problem.variables):
+        assert taken  # the first iteration at least: no row is active at the start
+    assert have.status == want.status
+    assert have.nit == want.nit and have.nfev == want.nfev
+    size = max(1.0, float(np.abs(want.x).max()))
+    np.testing.assert_allclose(have.x, want.x, rtol=0, atol=1e-9 * size)
+    assert have.fun == pytest.approx(want.fun, rel=1e-9, abs=1e-18)
