@@ -16,7 +16,7 @@ import numpy as np
 from .._checks import FloatArray
 from ..optimizer.low_rank import Metric
 from ..optimizer.newton import PRODUCTS, newton_step
-from . import GradientTree, Kernel, KernelTree, ObjectivePlan
+from . import DescentPlan, GradientTree, Kernel, KernelTree, ObjectivePlan
 
 __all__ = ["self_check"]
 
@@ -244,6 +244,71 @@ def _objective_differs(
     return None
 
 
+def _step_differs(kernel: Kernel, theta: FloatArray, below: FloatArray) -> str | None:
+    """None when the kernel's Gauss–Newton step is numpy's.
+
+    One position goal near its effector (the line search takes the unit step), every DOF
+    a variable, no limit row.
+    """
+    parent, count = _TREE.arrays[0], _TREE.arrays[2]
+    dof_segment = np.repeat(np.arange(_TREE.n_segments), count)
+    rotation = _TREE.arrays[4]
+    tree = GradientTree.of(parent, dof_segment, np.array([4]), rotation.astype(bool))
+    local = np.zeros((1, 4, 3))
+    local[0, :, 0] = (0.1, -0.2, 0.3, 1.0)
+    local[0, :3, 1], local[0, :3, 2] = (1.0, 0.0, 0.0), (0.0, 1.0, 0.0)
+    plan = ObjectivePlan.of(_TREE, tree, local, True, np.arange(_TREE.n_dofs))
+    moves = np.ascontiguousarray(below[:, 1:2])  # part 1 of the check's parts: segment 4
+
+    def numpy_value(phi: FloatArray) -> tuple[float, FloatArray, tuple[FloatArray, ...]]:
+        """G, its gradient and the effector's point, the DOFs' axes and pivots."""
+        world, axes, pivots = _numpy_frames(_TREE, phi)
+        point = (world[4] @ local[0])[:3, 0]
+        delta = point - goal
+        gradient = _numpy_gradient(
+            moves,
+            rotation,
+            point[None],
+            2.0 * delta[None],
+            np.zeros((1, 3)),
+            weight,
+            axes,
+            pivots,
+        )
+        return float(weight[0] * delta @ delta), gradient, (point, axes, pivots)
+
+    weight = np.array([1.5])
+    world = _numpy_frames(_TREE, theta)[0]
+    goal = (world[4] @ local[0])[:3, 0] + (0.002, -0.001, 0.0015)
+    value, gradient, (point, axes, pivots) = numpy_value(theta)
+    n = _TREE.n_dofs
+    factor = _numpy_factor(moves, rotation, point[None], np.sqrt(2.0 * weight)[None], axes, pivots)
+    damping = max(1e-7 * float((factor * factor).sum(axis=1).max()), value, 1e-12)
+    metric = (
+        np.eye(n) - factor @ np.linalg.solve(factor.T @ factor + damping * np.eye(3), factor.T)
+    ) / damping
+    want = theta - metric @ gradient
+    descent = DescentPlan(plan, n)
+    descent.bind(
+        (goal[None], weight, moves, theta, np.ones(n), np.empty((0, n)), np.empty(0)),
+        1.0,
+        (1e-7, 1.0),
+    )
+    found = kernel.gauss_newton_step(
+        descent, theta, value, gradient, np.empty(0, dtype=bool), np.empty((3 + 16, n))
+    )
+    size = float(np.abs(want).max())
+    if (
+        found.status
+        or found.alpha != 1.0
+        or not np.all(np.abs(found.point - want) <= TOLERANCE * size)
+    ):
+        return "its Gauss–Newton step differs from numpy's"
+    if abs(found.value - numpy_value(want)[0]) > TOLERANCE * value:
+        return "its Gauss–Newton step differs from numpy's"
+    return None
+
+
 def _woodbury_differs(kernel: Kernel) -> str | None:
     """None when the kernel's factorisation of Woodbury's start is numpy's.
 
@@ -303,7 +368,11 @@ def self_check(kernel: Kernel) -> str | None:
         if have.shape != want.shape or not np.all(np.abs(have - want) <= TOLERANCE):
             return "its gradient over the tree differs from numpy's"
 
-    problem = _objective_differs(kernel, tree, theta, below, weights) or _woodbury_differs(kernel)
+    problem = (
+        _objective_differs(kernel, tree, theta, below, weights)
+        or _woodbury_differs(kernel)
+        or _step_differs(kernel, theta, below)
+    )
     if problem is not None:
         return problem
 
