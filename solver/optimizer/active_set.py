@@ -6,6 +6,7 @@ Kuhn–Tucker test on them.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
@@ -115,11 +116,15 @@ class ActiveSet:
         self._basis: FloatArray | None = None
         self._bounds: IntArray | None = None
         self._bounds_known = False
+        self.gram_inverse: FloatArray
+        if not self.k and not self.rows:  # no row at all (a drag event's start, often)
+            self.matrix, self.rhs, self.gram_inverse = _no_rows(self.n)
+            return
         self.matrix = np.vstack([self.a_eq, self.a_in[self.rows]]).T  # (n, q)
         self.rhs = np.concatenate([self.b_eq, self.b_in[self.rows]])
         if self.matrix.shape[1]:
             inverse = np.linalg.inv(self.matrix.T @ self.matrix)
-            self.gram_inverse: FloatArray = np.asarray(inverse, dtype=np.float64)
+            self.gram_inverse = np.asarray(inverse, dtype=np.float64)
         else:
             self.gram_inverse = np.empty((0, 0))
 
@@ -249,6 +254,15 @@ class ActiveSet:
             if hit < 0 or self.independent(self.a_in[hit]):
                 return limit, hit
             blocking[hit] = False
+
+
+@functools.lru_cache(maxsize=64)
+def _no_rows(n: int) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """N, its right-hand sides and (NᵀN)⁻¹ of an active set with no row, read-only."""
+    arrays = (np.empty((n, 0)), np.empty(0), np.empty((0, 0)))
+    for array in arrays:
+        array.setflags(write=False)
+    return arrays
 
 
 def _bound_variables(matrix: FloatArray) -> IntArray | None:
