@@ -85,23 +85,33 @@ def goal_frame(goal: Any, label: str) -> tuple[Array, Array, Array, Array]:
     Raises:
         BlenderDataError: For a non-finite transform or a zero scale.
     """
-    matrix = to_numpy(goal.matrix_world)
-    if not np.all(np.isfinite(matrix)):
-        raise BlenderDataError(
-            f"{label}: goal '{goal.name}' has a non-finite (NaN or infinite) transform"
-        )
+    matrix = _goal_matrix(goal, label)
     point = matrix[:3, 3]
     x, y, z = matrix[:3, 0], matrix[:3, 1], matrix[:3, 2]
     norms = [float(np.linalg.norm(v)) for v in (x, y, z)]
-    if min(norms) <= 1e-12:
-        raise BlenderDataError(
-            f"{label}: goal '{goal.name}' has zero scale; its axes are undefined"
-        )
     x = x / norms[0]
     y = y - (y @ x) * x
     y = y / np.linalg.norm(y)
     z = z / norms[2]
     return point, x, y, z
+
+
+def _goal_matrix(goal: Any, label: str) -> Array:
+    """The goal object's world matrix, checked: finite, with no zero scale.
+
+    Raises:
+        BlenderDataError: For a non-finite transform or a zero scale.
+    """
+    matrix = to_numpy(goal.matrix_world)
+    if not np.all(np.isfinite(matrix)):
+        raise BlenderDataError(
+            f"{label}: goal '{goal.name}' has a non-finite (NaN or infinite) transform"
+        )
+    if float(np.min((matrix[:3, :3] * matrix[:3, :3]).sum(axis=0))) <= 1e-24:
+        raise BlenderDataError(
+            f"{label}: goal '{goal.name}' has zero scale; its axes are undefined"
+        )
+    return matrix
 
 
 LONG_BONE = 3.0
@@ -198,8 +208,11 @@ def build_goal(entry: Any, goal: Any) -> Any:
         BlenderDataError: For a goal object the goal cannot be built from, or bad settings.
     """
     label = f"constraint '{entry.name}'"
-    point, x, y, z = goal_frame(goal, label)
     kind = entry.goal_type
+    if kind == "POSITION":  # the point alone: no axes to make unit
+        with labelled(label):
+            return goals.Position(_goal_matrix(goal, label)[:3, 3])
+    point, x, y, z = goal_frame(goal, label)
     with labelled(label):
         c = goals.commensurate(entry.angle_degrees, entry.angle_length)
         c_dx = c if entry.use_x else 0.0

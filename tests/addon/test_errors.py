@@ -32,6 +32,19 @@ def test_solve_reports_nan_transforms(reach, where):
     solve_fails(obj, match)
 
 
+@pytest.mark.parametrize("kind", ["POSITION", "ORIENTATION"])
+def test_a_goal_of_zero_scale_is_refused_naming_it(reach, kind):
+    obj = four_limbs()
+    entry = obj.reach.constraints["hand.L"]
+    entry.goal_type = kind
+    entry.goal.scale = (1.0, 0.0, 1.0)
+    bpy.context.view_layer.update()
+    solve_fails(
+        obj,
+        rf"constraint 'hand.L': goal '{entry.goal.name}' has zero scale; its axes are undefined",
+    )
+
+
 def test_the_add_on_error_is_the_solvers_reach_error(reach):
     errors = reach.addon.errors
     assert issubclass(errors.BlenderDataError, reach.solver.ReachError)
