@@ -540,6 +540,12 @@ class _Arrays:
         """The arrays and their addresses."""
         return arrays, tuple(_address(array) for array in arrays)
 
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        """Unpickled or copied: the addresses are those of this object's own arrays."""
+        for name, value in state.items():
+            object.__setattr__(self, name, value)
+        object.__setattr__(self, "pointers", tuple(_address(array) for array in self.arrays))
+
 
 @dataclass(frozen=True, eq=False)
 class GradientTree(_Arrays):
@@ -903,7 +909,10 @@ def _load() -> tuple[Kernel | None, Status]:
         return None, Status(False, f"numpy (the {tag} kernel did not load: {error})")
     from .check import self_check  # its tree is made when the kernel is first loaded
 
-    problem = self_check(kernel)
+    try:
+        problem = self_check(kernel)
+    except Exception as error:  # a kernel that fails so is not used either
+        problem = f"{type(error).__name__}: {error}"
     if problem is not None:
         return None, Status(False, f"numpy (the {tag} kernel failed its check: {problem})")
     return kernel, Status(True, f"compiled kernel ({tag})")

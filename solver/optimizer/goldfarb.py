@@ -489,11 +489,12 @@ class _Run:
     def takes_compiled_step(self) -> bool:
         """Whether the kernel takes this iteration (:meth:`compiled_step`).
 
-        It does where H starts afresh from the curvature with no row active, as the
-        Python steps would, and the search may expand.
+        It does where H starts afresh from the curvature (not after the crawls that leave
+        it for the projector) with no row active, and the search may expand.
         """
         return (
             self.compiled is not None
+            and self.curvature is not None  # not once crawls left it for the projector
             and self._h is None
             and self.hg is None
             and not self.quasi

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import _ctypes
 import os
+import pickle
 from pathlib import Path
 
 import numpy as np
@@ -144,6 +145,32 @@ def test_a_kernel_with_wrong_answers_is_not_used(
     monkeypatch.setattr(kernel.Kernel, function, answers)
     assert kernel.active() is None
     assert kernel.status().text.endswith(f"kernel failed its check: {said})")
+
+
+def test_a_kernel_whose_check_fails_with_an_error_is_not_used(
+    monkeypatch: pytest.MonkeyPatch, fresh_state: None
+) -> None:
+    def breaks(self: kernel.Kernel, *arguments: object) -> object:
+        raise ValueError("a wrong shape")
+
+    monkeypatch.setattr(kernel.Kernel, "woodbury_start", breaks)
+    assert kernel.active() is None
+    assert kernel.status().text.endswith("kernel failed its check: ValueError: a wrong shape)")
+
+
+def test_a_figure_pickled_solves_with_its_own_arrays() -> None:
+    # A copy of a figure carries the kernel's tree; the addresses the kernel reads are
+    # those of the copy's arrays, not of the arrays it was copied from (long gone).
+    figure = long_chain(6, limit=1.0)
+    copied = pickle.loads(pickle.dumps(figure))
+    tree = copied.kinematics.kernel_tree
+    assert tree.pointers == tuple(array.ctypes.data for array in tree.arrays)
+    assert tree.pointers != figure.kinematics.kernel_tree.pointers
+    goal = Constraint(Effector("seg5"), goals.Position((0.3, 0.5, 0.2)))
+    theta = np.full(figure.n_dofs, 0.1)
+    want = solve(Problem(figure, [goal]), theta, restarts=0)
+    have = solve(Problem(copied, [goal]), theta, restarts=0)
+    assert (have.nit, have.fun) == (want.nit, want.fun)
 
 
 def test_switched_off_the_solver_runs_numpy() -> None:
@@ -449,3 +476,50 @@ def test_the_compiled_gauss_newton_step_takes_pythons_steps(
     size = max(1.0, float(np.abs(want.x).max()))
     np.testing.assert_allclose(have.x, want.x, rtol=0, atol=1e-9 * size)
     assert have.fun == pytest.approx(want.fun, rel=1e-9, abs=1e-18)
+
+
+@pytest.mark.parametrize("seed", [0, 4, 8, 9, 10, 13, 15, 21])
+def test_after_crawls_leave_the_curvature_the_kernel_takes_no_gauss_newton_step(seed: int) -> None:
+    # A heavy goal far out of reach with a light one near: the descent crawls and, at the
+    # third crawl, leaves the curvature for the projector; the kernel then takes no
+    # Gauss–Newton step, and the descent ends where Python's does. (Its last steps lower
+    # G by rounding alone, so their line searches may try other steps and say
+    # "converged" or "stalled" by rounding: the counts and the word may differ, not G.)
+    if kernel.active() is None:
+        assert not kernel.status().compiled
+        return
+    rng = np.random.default_rng(seed)
+    figure = long_chain(12, limit=0.6)
+    theta = rng.uniform(-0.3, 0.3, figure.n_dofs)
+    world = figure.forward(theta)
+    far = world[11][:3, 3] + rng.normal(scale=3.0, size=3)
+    near = world[5][:3, 3] + rng.normal(scale=0.05, size=3)
+    problem = Problem(
+        figure,
+        [
+            Constraint(Effector("seg11"), goals_module.Position(far), 5e4),
+            Constraint(Effector("seg5"), goals_module.Position(near)),
+        ],
+    )
+    crawls: list[int] = []
+    projected: list[bool] = []
+    crawled, compiled_step = goldfarb._Run.crawled, goldfarb._Run.compiled_step
+
+    def crawl(run: goldfarb._Run) -> None:
+        crawls.append(run.crawls)
+        crawled(run)
+
+    def step(run: goldfarb._Run) -> tuple[bool, object]:
+        projected.append(run.curvature is None)
+        return compiled_step(run)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(goldfarb._Run, "crawled", crawl)
+        patch.setattr(goldfarb._Run, "compiled_step", step)
+        have = solve(problem, theta, restarts=0)
+    with pytest.MonkeyPatch.context() as patch:
+        _without_compiled_steps(patch)
+        want = solve(problem, theta, restarts=0)
+    assert max(crawls) >= 2 and projected and not any(projected)
+    assert have.fun == pytest.approx(want.fun, rel=1e-9)
+    np.testing.assert_allclose(have.x, want.x, rtol=0, atol=1e-6)
