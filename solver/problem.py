@@ -512,9 +512,10 @@ class Problem:
         not evaluate this problem (:meth:`_compiled_objective`).
         """
         compiled = self._compiled_objective()
-        if compiled is None or self._goals.targets is None:
+        targets = self._goals.targets
+        if compiled is None or targets is None:  # (the targets are there where it is not)
             return None
-        return (*compiled, self._goals.targets, self._weights, self.jacobian.moves)
+        return (*compiled, targets, self._weights, self.jacobian.moves)
 
     def _compiled_value(
         self, compiled: tuple[kernel.Kernel, kernel.ObjectivePlan], theta: FloatArray

@@ -679,6 +679,7 @@ class ObjectivePlan(_Arrays):
         n_variables: Variables.
         address: The address of the ``Objective`` structure.
         structure: That structure (kept alive with the arrays it points to).
+        trees: The tree and the gradient's layout the structure points into (kept alive).
         descents: The plans of its descents' Gauss–Newton steps, by the figure's DOFs.
     """
 
@@ -686,6 +687,7 @@ class ObjectivePlan(_Arrays):
     n_variables: int = 0
     address: int = 0
     structure: Any = None
+    trees: tuple[KernelTree, GradientTree] | None = None
     descents: dict[int, DescentPlan] = field(default_factory=dict)
 
     def descent(self, n_dofs: int) -> DescentPlan:
@@ -745,8 +747,7 @@ class ObjectivePlan(_Arrays):
             gradient.pointers[3],
             *pointers[2:],
         )
-        held = (*arrays, *tree.arrays, *gradient.arrays)
-        return cls(held, pointers, m, n, ctypes.addressof(structure), structure)
+        return cls(arrays, pointers, m, n, ctypes.addressof(structure), structure, (tree, gradient))
 
 
 class _Descent(ctypes.Structure):

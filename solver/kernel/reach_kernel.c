@@ -961,7 +961,7 @@ RK_EXPORT void rk_gauss_newton_step(const Descent *d, const double *phi, double 
     at[1] = descent_trial(d, phi, step, at[0], limit, hit, trial, trial_gradient, &at[2]);
     int32_t evaluations = 1;
     double lo[3] = {0.0, value, slope0}, hi[3];
-    int have_low = 0, accepted = 0;
+    int accepted = 0;
 #define DECREASES(al, va) \
     ((va) <= value + c1 * (al) * slope0 || ((va) <= value && c1 * (al) * -slope0 <= noise))
 #define TAKE(end, from) ((end)[0] = (from)[0], (end)[1] = (from)[1], (end)[2] = (from)[2])
@@ -972,7 +972,6 @@ RK_EXPORT void rk_gauss_newton_step(const Descent *d, const double *phi, double 
         }
         TAKE(lo, at);
         keep(n, trial, trial_gradient, low, low_gradient);
-        have_low = 1;
         at[0] = 4.0 * at[0] < limit ? 4.0 * at[0] : limit;
         at[1] = descent_trial(d, phi, step, at[0], limit, hit, trial, trial_gradient, &at[2]);
         evaluations += 1;
@@ -992,10 +991,9 @@ RK_EXPORT void rk_gauss_newton_step(const Descent *d, const double *phi, double 
             } else {
                 TAKE(lo, at);
                 keep(n, trial, trial_gradient, low, low_gradient);
-                have_low = 1;
             }
         }
-        if (!accepted && lo[0] > 0.0 && have_low) {
+        if (!accepted && lo[0] > 0.0) { /* the low end moved: its point is kept */
             TAKE(at, lo);
             keep(n, low, low_gradient, trial, trial_gradient);
             accepted = 1;

@@ -117,10 +117,7 @@ class Scaled:
         if positions is None:
             return None
         library, plan, goal, weight, moves = positions
-        space = self.space
-        return compiled_step(
-            library, plan, goal, weight, moves, space.base, space.scale, self.weight, space
-        )
+        return compiled_step(library, plan, goal, weight, moves, self.space, self.weight)
 
     def reporter(self, callback: Callable[[FloatArray, float], None] | None) -> Reporter | None:
         """``callback`` of (θ, G_all) as a descent's reporter of (φ, G_all / w)."""

@@ -271,10 +271,8 @@ def compiled_step(
     goal: FloatArray,
     weight: FloatArray,
     moves: FloatArray,
-    base: FloatArray,
-    scale: FloatArray,
-    weight_scale: float,
     space: Any,
+    weight_scale: float,
 ) -> GaussNewtonStep | None:
     """The kernel's Gauss–Newton iteration of a descent over φ, or None beyond its sizes.
 
@@ -287,18 +285,17 @@ def compiled_step(
         goal: Each goal's point, (m, 3).
         weight: Each goal's weight, (m,).
         moves: Whether each variable moves each goal's effector, (n, m).
-        base: θ at the descent's start.
-        scale: θ_V = scale ∘ φ.
+        space: The reduced space: θ at the descent's start (``base``), θ_V = scale ∘ φ,
+            and the dense inequality rows ``a_in`` and ``b_in``.
         weight_scale: w: the descent minimises G/w.
-        space: The reduced space (its dense inequality rows ``a_in`` and ``b_in``).
     """
     n, k = plan.n_variables, 3 * plan.n_parts
     if not 2 * k < n or n * k * k > _COMPILED_START:
         return None
-    descent = plan.descent(len(base))
+    descent = plan.descent(len(space.base))
     arrays = tuple(
         np.ascontiguousarray(array, dtype=np.float64)
-        for array in (goal, weight, moves, base, scale, space.a_in, space.b_in)
+        for array in (goal, weight, moves, space.base, space.scale, space.a_in, space.b_in)
     )
 
     def step(
