@@ -46,7 +46,7 @@ __all__ = [
     "status",
 ]
 
-ABI = 10
+ABI = 11
 """The calling convention this module speaks (``rk_abi()`` of ``reach_kernel.c``)."""
 
 LIBRARY_FOLDER = Path(__file__).resolve().parent / "lib"
@@ -769,6 +769,8 @@ class _Descent(ctypes.Structure):
         ("absolute", ctypes.c_double),
         ("theta", ctypes.c_void_p),
         ("pose", ctypes.c_void_p),
+        ("posed_at", ctypes.c_void_p),
+        ("posed", ctypes.c_int32),
     ]
 
 
@@ -789,11 +791,13 @@ class DescentPlan:
         self.objective = objective
         m, n = objective.n_parts, objective.n_variables
         self._theta, self._pose = np.empty(n_dofs), np.empty(9 * m + 7 * n)
+        self._posed_at = np.empty(n)
         self.structure = _Descent()
         self.structure.objective = objective.address
         self.structure.n_dofs = n_dofs
         self.structure.theta = _address(self._theta)
         self.structure.pose = _address(self._pose)
+        self.structure.posed_at = _address(self._posed_at)
         self.address = ctypes.addressof(self.structure)
         self._work = np.empty(0)
         self.work_address = 0
@@ -826,6 +830,7 @@ class DescentPlan:
         structure.a, structure.b = _address(a), _address(b)
         structure.weight_scale, structure.rows = weight_scale, len(b)
         structure.relative, structure.absolute = damping
+        structure.posed = 0  # its pose is of another start and scale
         m, n = self.objective.n_parts, self.objective.n_variables
         size = 6 * n + 9 * m + 18 * m * m + len(b)
         if self._work.size < size:

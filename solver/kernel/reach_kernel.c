@@ -7,6 +7,7 @@
  */
 #include <math.h>
 #include <stdint.h>
+#include <string.h>
 
 #if defined(_WIN32)
 #define RK_EXPORT __declspec(dllexport)
@@ -15,7 +16,7 @@
 #endif
 
 /* The calling convention's version: the loader refuses a library of another. */
-#define RK_ABI 10
+#define RK_ABI 11
 
 RK_EXPORT int32_t rk_abi(void) { return RK_ABI; }
 
@@ -780,7 +781,9 @@ RK_EXPORT int32_t rk_newton_cg(POSE_HESSIAN, const uint8_t *held, const double *
  * problem of position goals (an Objective) over the scaled free DOFs φ, and the rows of its
  * ratio test. θ = base with θ[variables] = scale ∘ φ; the descent minimises G/w, whose
  * gradient over φ is (scale / w) ∘ ∂G/∂θ[variables] (methods.base.Scaled.objective); F's
- * rows are scaled by scale / √w (Scaled.curvature). */
+ * rows are scaled by scale / √w (Scaled.curvature). pose holds the pose at posed_at (n)
+ * when posed is 1: the last point evaluated, the next step's start when the line search
+ * took its last trial. */
 typedef struct {
     const Objective *objective;
     const double *goal;
@@ -797,10 +800,12 @@ typedef struct {
     double absolute;
     double *theta;
     double *pose;
+    double *posed_at;
+    int32_t posed;
 } Descent;
 
 /* G/w and its gradient over φ at phi (methods.base.Scaled.objective). */
-static double descent_value(const Descent *d, const double *phi, double *gradient) {
+static double descent_value(Descent *d, const double *phi, double *gradient) {
     const Objective *o = d->objective;
     const int32_t n = o->n;
     for (int32_t i = 0; i < d->n_dofs; ++i) {
@@ -810,6 +815,8 @@ static double descent_value(const Descent *d, const double *phi, double *gradien
         d->theta[o->variables[j]] = d->scale[j] * phi[j];
     }
     const double total = rk_objective(o, d->theta, d->goal, d->weight, d->pose);
+    memcpy(d->posed_at, phi, sizeof(double) * (size_t)n);
+    d->posed = 1;
     const double *own = d->pose + 9 * (int64_t)o->m + 6 * (int64_t)n;
     for (int32_t j = 0; j < n; ++j) {
         gradient[j] = own[j] * (d->scale[j] / d->weight_scale);
@@ -846,7 +853,7 @@ static double cubic_minimiser(double a, double fa, double da, double b, double f
 
 /* One trial of linesearch.ProjectedTrial: the point phi + alpha·step, put back onto row
  * hit at the cap (ActiveSet.correct), G/w there, its gradient and slope along step. */
-static double descent_trial(const Descent *d, const double *phi, const double *step, double alpha,
+static double descent_trial(Descent *d, const double *phi, const double *step, double alpha,
                             double cap, int32_t hit, double *point, double *gradient,
                             double *slope) {
     const int32_t n = d->objective->n;
@@ -879,7 +886,7 @@ static double descent_trial(const Descent *d, const double *phi, const double *s
  * evaluations, and the status: 0 a step was taken, 1 −H g is no descent, 2 a row blocks
  * at once (λ_max ≤ 1e-15), 3 the line search found no decrease, 4 F's curvature is not
  * positive definite. work holds 6n + 3k + 2k² + rows doubles. */
-RK_EXPORT void rk_gauss_newton_step(const Descent *d, const double *phi, double value,
+RK_EXPORT void rk_gauss_newton_step(Descent *d, const double *phi, double value,
                                     const double *gradient, const uint8_t *inactive,
                                     double *rows, double *turn, double *out, double *point,
                                     double *point_gradient, int32_t *counts, double *work) {
@@ -892,7 +899,9 @@ RK_EXPORT void rk_gauss_newton_step(const Descent *d, const double *phi, double 
     counts[0] = -1;
     counts[1] = 0;
     /* F at phi from the pose there (step holds the gradient, not needed), scaled */
-    descent_value(d, phi, step);
+    if (!d->posed || memcmp(d->posed_at, phi, sizeof(double) * (size_t)n) != 0) {
+        descent_value(d, phi, step);
+    }
     double *weights = t; /* √(2 w_e): a Position's curvature */
     for (int32_t e = 0; e < m; ++e) {
         weights[e] = sqrt(d->weight[e] * 2.0);
