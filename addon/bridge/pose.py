@@ -17,7 +17,7 @@ from ...solver import rotations
 from ...solver.limits import clamp_to_limits
 from ..errors import BlenderDataError
 from ..vocabulary import AXES
-from .arrays import Array, IndexArray, channel
+from .arrays import Array, IndexArray, channel, pose_written
 from .joints import euler_order, joint_frame, joint_settings
 from .pose_reader import PoseReader
 from .rig import BoneLayout, Rig
@@ -363,7 +363,7 @@ class PoseWriter:
         for row, entry in self.framed:
             _write_framed(bones[row], entry, theta)
         if not self.empty:
-            obj.update_tag()
+            pose_written(obj)
 
     def _set(self, bones: Any, name: str, width: int, rows: IndexArray, values: Array) -> None:
         current = channel(bones, name, width)

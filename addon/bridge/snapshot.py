@@ -15,7 +15,7 @@ import bpy
 import numpy as np
 from numpy.typing import NDArray
 
-from .arrays import channel
+from .arrays import channel, pose_written
 
 __all__ = ["POSE_CHANNELS", "ObjectChannels", "PoseSnapshot", "as_bits", "bits", "pose_channels"]
 
@@ -87,34 +87,41 @@ class PoseSnapshot:
     def restore(self) -> None:
         """Put back every bone whose mode or channels differ from the snapshot.
 
-        A bone left alone keeps its very bits: each channel is written with one
-        ``foreach_set`` of the values just read, the changed bones' rows replaced, which
-        Blender copies as they are (a property write would clamp an infinite location
-        to the largest float).
+        A bone left alone keeps its very bits: each channel that differs is written with
+        one ``foreach_set`` of the values just read, the changed bones' rows replaced,
+        which Blender copies as they are (a property write would clamp an infinite
+        location to the largest float). Only modes that differ are set, and a mode set
+        converts the bone's channels, so then every channel is written after it.
         """
         obj = bpy.data.objects.get(self.armature)
         if obj is not None:
-            changed, rows, now = self._changed(obj)
+            changed, rows, now, channels = self._changed(obj)
             if changed:
                 bones = obj.pose.bones
+                moded = False
                 for k, row in zip(changed, rows, strict=True):
-                    bones[row].rotation_mode = self.modes[k]
+                    if bones[row].rotation_mode != self.modes[k]:
+                        bones[row].rotation_mode = self.modes[k]
+                        moded = True
                 for name, _ in POSE_CHANNELS:  # after the modes: a mode change converts
-                    values = now[name]
-                    values[rows] = self.channels[name][changed]
-                    bones.foreach_set(name, values.ravel())
-                obj.update_tag()
+                    if moded or name in channels:
+                        values = now[name]
+                        values[rows] = self.channels[name][changed]
+                        bones.foreach_set(name, values.ravel())
+                pose_written(obj)
         for name, channels in self.objects.items():
             other = bpy.data.objects.get(name)
             if other is not None:
                 channels.put(other)
 
-    def _changed(self, obj: Any) -> tuple[list[int], list[int], dict[str, NDArray[np.float32]]]:
+    def _changed(
+        self, obj: Any
+    ) -> tuple[list[int], list[int], dict[str, NDArray[np.float32]], set[str]]:
         """The snapshot's bones whose mode or channels differ now (bones gone: skipped).
 
         Returns:
-            Their indices in the snapshot, their rows in ``pose.bones`` now, and every
-            bone's channels as read now.
+            Their indices in the snapshot, their rows in ``pose.bones`` now, every
+            bone's channels as read now, and the channels that differ in some bone.
         """
         names = tuple(obj.pose.bones.keys())
         if names == self.names:
@@ -125,16 +132,20 @@ class PoseSnapshot:
             rows = np.array([position[self.names[k]] for k in kept], np.intp)
         now = pose_channels(obj)
         differs = np.zeros(len(kept), dtype=bool)
+        channels = set()
         for name, _ in POSE_CHANNELS:
             was = as_bits(self.channels[name][kept])
-            differs |= (as_bits(now[name][rows]) != was).any(axis=1)
+            row_differs = (as_bits(now[name][rows]) != was).any(axis=1)
+            if row_differs.any():
+                channels.add(name)
+                differs |= row_differs
         modes = [b.rotation_mode for b in obj.pose.bones]
         changed = [
             (k, row)
             for k, row, moved in zip(kept, rows.tolist(), differs.tolist(), strict=True)
             if moved or modes[row] != self.modes[k]
         ]
-        return [k for k, _ in changed], [row for _, row in changed], now
+        return [k for k, _ in changed], [row for _, row in changed], now, channels
 
 
 POSE_CHANNELS = (

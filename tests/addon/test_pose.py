@@ -100,6 +100,67 @@ def test_a_snapshot_puts_back_what_changed_bit_for_bit(reach):
     assert rigs.pose_channels(obj) == before  # bit for bit, modes too: −0.0 stays −0.0
 
 
+def test_a_snapshot_restored_is_what_blender_evaluates(reach):
+    obj = four_limbs()
+    arm = obj.pose.bones["upper_arm.L"]
+    snapshot = reach.addon.bridge.snapshot.PoseSnapshot(obj)
+    bpy.context.view_layer.update()
+    before = np.array(arm.matrix)
+    arm.rotation_mode = "QUATERNION"
+    arm.rotation_quaternion = (0.8, 0.6, 0.0, 0.0)  # one channel of one bone
+    bpy.context.view_layer.update()
+    assert not np.allclose(np.array(arm.matrix), before)
+    snapshot.restore()
+    bpy.context.view_layer.update()
+    assert np.allclose(np.array(arm.matrix), before, atol=1e-6)
+
+
+def test_what_follows_the_pose_follows_a_write(reach):
+    """A bone constraint, a driver and a mesh deformed by the armature all take a write."""
+    obj = rigs.metarig()
+    bpy.ops.reach.figure_from_armature(armature=obj.name)
+    bones = obj.pose.bones
+    copy = bones["forearm.R"].constraints.new("COPY_ROTATION")
+    copy.target, copy.subtarget = obj, "forearm.L"
+    driver = bones["hand.R"].driver_add("location", 0).driver
+    variable = driver.variables.new()
+    variable.type = "TRANSFORMS"
+    target = variable.targets[0]
+    target.id, target.bone_target, target.transform_type = obj, "forearm.L", "ROT_X"
+    driver.expression = variable.name
+    mesh = bpy.data.meshes.new("cube")
+    mesh.from_pydata([tuple(obj.matrix_world @ bones["forearm.L"].tail)], [], [])
+    cube = bpy.data.objects.new("cube", mesh)
+    bpy.context.scene.collection.objects.link(cube)
+    cube.vertex_groups.new(name="forearm.L").add([0], 1.0, "REPLACE")
+    cube.modifiers.new("armature", "ARMATURE").object = obj
+    bridge = reach.addon.bridge
+    rig = bridge.rig.build_rig(obj)
+    forearm = next(e for e in rig.layout if e.name == "forearm.L")
+    theta = bridge.pose.read_pose(obj, rig)
+
+    def evaluated(angle):
+        theta[forearm.rotation : forearm.rotation + 3] = (angle, 0.0, 0.0)
+        bridge.pose.write_pose(obj, rig, theta, ["forearm.L"])
+        bpy.context.view_layer.update()
+        depsgraph = bpy.context.evaluated_depsgraph_get()
+        pose = obj.evaluated_get(depsgraph).pose.bones
+        vertex = cube.evaluated_get(depsgraph).data.vertices[0].co
+        return (
+            np.array(pose["forearm.L"].matrix),
+            np.array(pose["forearm.R"].matrix),
+            pose["hand.R"].location[0],
+            np.array(vertex),
+        )
+
+    first, second = evaluated(0.2), evaluated(0.7)
+    assert not np.allclose(first[0], second[0])
+    for left, right, _, _ in (first, second):  # the constraint copied forearm.L's turn
+        assert np.allclose(left[:3, :3], right[:3, :3], atol=1e-5)
+    assert abs(second[2] - first[2]) > 0.1  # the driver read forearm.L's turn again
+    assert np.linalg.norm(second[3] - first[3]) > 1e-3  # the mesh was deformed again
+
+
 def _upper_arm_written(reach, mode, degrees):
     """The metarig's right upper arm (read in order YXZ), its twist bounded to ±90°,
     turned ``degrees`` about X, Y, Z and written by Reach in rotation ``mode``."""
