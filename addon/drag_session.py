@@ -18,7 +18,7 @@ from .bridge import goals, keys, pose, posing, snapshot, solving
 from .bridge.arrays import Array
 from .bridge.budget import EventBudget
 from .errors import BlenderDataError, ReachError
-from .records import EventStats, store
+from .records import EventStats, keep_drag
 
 
 def drag_header(stats: EventStats, axis: str | None = None, turn: str | None = None) -> str:
@@ -169,10 +169,7 @@ class DragSession:
 
     def finish(self) -> None:
         """Keep the pose: record statistics and, with auto-keying on, insert keys."""
-        events = self.obj.reach.drag_events
-        events.clear()
-        for stats in self.events:
-            store(stats, events.add())
+        keep_drag(self.obj, self.events)
         if self.last is not None:
             solving.store_stats(self.obj, self.last, self.events[-1].milliseconds)
         if self.scene.tool_settings.use_keyframe_insert_auto:

@@ -3,8 +3,8 @@
 One root pointer, ``Object.reach`` (:class:`ReachSettings`), holds an armature's
 constraints, joint settings, joint groups, solver settings and last statistics. A
 setting an operator also takes (``TRANSLATE_ROOT``, ``GOAL_TYPE``, …) is declared once,
-as a property factory both call; ``ReachDragEvent`` is derived from
-:class:`~.records.EventStats`.
+as a property factory both call. The last drag's events are not stored here
+(``drag_events`` reads them from :mod:`.records`).
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from bpy.types import PropertyGroup
 from ..solver.rotations import EULER_ORDERS
 from .comfort import ReachStoredBone
 from .method_settings import ReachMethod
-from .records import EventStats, property_group
+from .records import EventStats, last_drag
 from .vocabulary import AXES, DEFAULT_EULER_ORDER, GOAL_TYPE_UI, GOAL_TYPES
 
 GOAL_TYPE_ITEMS = [(kind, *GOAL_TYPE_UI[kind], k) for k, kind in enumerate(GOAL_TYPES)]
@@ -298,11 +298,6 @@ class ReachStats(PropertyGroup):
     reasons: StringProperty(name="Why not met")  # type: ignore[valid-type]
 
 
-ReachDragEvent = property_group(
-    "ReachDragEvent", EventStats, "Statistics of one drag event (the stored fields of EventStats)."
-)
-
-
 class ReachPathPoint(PropertyGroup):
     """One goal location of a replayed drag."""
 
@@ -401,7 +396,11 @@ class ReachSettings(PropertyGroup):
         description="Live mode was on when the file was saved (it is turned on again on load)",
         default=False,
     )
-    drag_events: CollectionProperty(type=ReachDragEvent)  # type: ignore[valid-type]
+
+    @property
+    def drag_events(self) -> tuple[EventStats, ...]:
+        """The events of the last drag finished on this armature in this session."""
+        return last_drag(self.id_data)
 
 
 classes = (
@@ -412,7 +411,6 @@ classes = (
     ReachFollower,
     ReachConstraint,
     ReachStats,
-    ReachDragEvent,
     ReachPathPoint,
     ReachMethod,
     ReachStoredBone,

@@ -17,9 +17,7 @@ import numpy as np
 
 __all__ = ["figure_inputs"]
 
-SKIPPED = frozenset(
-    {"rna_type", "stats", "drag_events", "live", "time_budget", "adaptive", "show_overlay"}
-)
+SKIPPED = frozenset({"rna_type", "stats", "live", "time_budget", "adaptive", "show_overlay"})
 """Settings that change no figure or problem: what solves report, what live mode itself
 sets, the interface's choices, and the time a solve may take (read by each solve)."""
 

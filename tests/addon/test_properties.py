@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
-
 import bpy
 import numpy as np
 import pytest
@@ -46,27 +44,10 @@ def test_save_reload_solve_gives_the_same_pose(reach, tmp_path):
         assert np.allclose(values, other, atol=1e-6), name
 
 
-def test_the_drag_event_group_stores_the_labelled_fields_of_event_stats(reach):
-    records = reach.addon.records
-    stats_type = reach.addon.drag_session.EventStats
-    group = reach.addon.properties.ReachDragEvent
-    stored = [f.name for f in records.stored_fields(stats_type)]
-    unstored = {"unmet", "diverging"}
-    assert stored == [f.name for f in dataclasses.fields(stats_type) if f.name not in unstored]
-    properties = {p.identifier: p for p in group.bl_rna.properties if p.identifier in stored}
-    assert sorted(properties) == sorted(stored)
-    assert properties["location"].type == "FLOAT" and properties["location"].array_length == 3
-    assert properties["iterations"].type == "INT"
-    assert properties["status"].type == "STRING"
-    assert properties["residual"].type == "FLOAT"
-    assert properties["milliseconds"].name == "Event (ms)"
-
-
-def test_a_drag_event_item_holds_what_the_stats_record_held(reach):
-    obj = four_limbs()
-    stats = reach.addon.drag_session.EventStats(
+def _stats(reach, milliseconds):
+    return reach.addon.drag_session.EventStats(
         location=(0.1, -0.2, 0.3),
-        milliseconds=4.5,
+        milliseconds=milliseconds,
         solve_milliseconds=2.25,
         budget=0.1,
         residual=1e-5,
@@ -78,14 +59,24 @@ def test_a_drag_event_item_holds_what_the_stats_record_held(reach):
         out_of_reach=0.12,
         unmet=("hand.L",),
     )
-    item = obj.reach.drag_events.add()
-    reach.addon.records.store(stats, item)
-    assert tuple(item.location) == pytest.approx(stats.location)
-    assert item.status == "converged" and item.iterations == 7
-    assert item.outcome == "not_reachable"
-    assert item.out_of_reach == pytest.approx(0.12)
-    for name in ("milliseconds", "solve_milliseconds", "budget", "residual", "objective"):
-        assert getattr(item, name) == pytest.approx(getattr(stats, name), rel=1e-6), name
+
+
+def test_the_last_drags_events_are_kept_per_armature_and_not_stored_in_it(reach):
+    """Every evaluation of an object copies what it stores: a drag's events are kept apart."""
+    obj, other = four_limbs(), four_limbs()
+    keep = reach.addon.records.keep_drag
+    assert obj.reach.drag_events == ()
+    keep(obj, [_stats(reach, 1.0), _stats(reach, 2.0)])
+    keep(other, [_stats(reach, 3.0)])
+    assert [e.milliseconds for e in obj.reach.drag_events] == [1.0, 2.0]
+    assert obj.reach.drag_events[0].status == "converged"
+    assert obj.reach.drag_events[0].unmet == ("hand.L",)
+    obj.name = "renamed"  # the events go with the object, not its name
+    assert [e.milliseconds for e in obj.reach.drag_events] == [1.0, 2.0]
+    keep(obj, [_stats(reach, 4.0)])  # the next drag replaces the last
+    assert [e.milliseconds for e in obj.reach.drag_events] == [4.0]
+    assert [e.milliseconds for e in other.reach.drag_events] == [3.0]
+    assert "drag_events" not in obj.reach.bl_rna.properties
 
 
 def _numbers(group):
