@@ -9,6 +9,13 @@ every baked frame, into the armature's action (a new one if it has none); nothin
 is changed. :class:`BakeSession` does the frames without a viewport; the operator runs
 it straight through (``execute``, for scripts) or modal with a progress bar
 (``invoke``).
+
+On a plain rig nothing is written while the frames are solved: each frame's solution is
+recorded as the channels it would give, and once the keys are in, each frame is set
+again and judged on Blender's pose of those keys. Blender then evaluates the armature
+once a frame, not three times, and copies nothing of it. A control rig's controls are
+placed from Blender's evaluation of each frame, so its frames are written and judged as
+they are solved.
 """
 
 from __future__ import annotations
@@ -25,18 +32,11 @@ from .bridge import keys, posing, snapshot, solving
 from .bridge.arrays import Array, channel
 from .bridge.balance import is_balance
 from .bridge.control_rig import figure_rig
+from .bridge.pose import WRITTEN_CHANNELS
 from .bridge.rig import Rig, armature_object
 from .errors import BlenderDataError, ReachError
 from .operator_base import ArmatureOperator, Result
 from .properties import BAKE_REDUCE, BAKE_TOLERANCE
-
-CHANNELS = (
-    ("rotation_euler", 3),
-    ("rotation_quaternion", 4),
-    ("rotation_axis_angle", 4),
-    ("location", 3),
-)
-"""The pose-bone channels a bake records on every frame, and their sizes."""
 
 
 class BakeSession:
@@ -66,7 +66,11 @@ class BakeSession:
         self.original_frame = int(self.scene.frame_current)
         self.snapshot = snapshot.PoseSnapshot(obj)
         self.layout_rig: Rig = figure_rig(obj)
+        self.direct = self.layout_rig.model is None
+        """Whether frames are solved without writing and judged once keyed (a plain rig)."""
         self.poser = posing.Poser(obj, self.scene, self.view_layer)
+        self.steps: list[tuple[int, posing.Step]] = []
+        """The frames solved and not yet judged, with their steps."""
         self.baked: list[int] = []
         self.channels: list[dict[str, Array]] = []
         self.moved: set[str] = set()
@@ -84,35 +88,64 @@ class BakeSession:
         return len(self.baked) == len(self.frames)
 
     def step(self) -> int:
-        """Bake the next frame; return it.
+        """Solve the next frame and record it; return it.
 
         Raises:
             ReachError: If the frame's constraints cannot be solved (a deleted goal, …).
         """
         frame = self.frames[len(self.baked)]
         obj = self.obj
-        self.snapshot.restore()  # bones without keys start from where they were
+        if not self.direct:
+            self.snapshot.restore()  # bones without keys start from where they were
         self.scene.frame_set(frame)
         keys.apply_switches(obj, frame)
+        record = self._record()
         if any(entry.enabled for entry in obj.reach.constraints):
-            step = self.poser.step(posing.Start.WARM, time_limit=None, clamp=True, stats=False)
+            step = self.poser.step(
+                posing.Start.WARM,
+                time_limit=None,
+                clamp=True,
+                stats=False,
+                judge=not self.direct,
+                write=not self.direct,
+            )
             if step.clamped:
                 self.clamped.append(frame)
-            outcome = step.outcome  # judged on Blender's pose
-            self.diverging.update(outcome.diverging)
-            self.residual = max(self.residual, *outcome.residuals.values())
-            if outcome.unmet:
-                self.unmet.append(frame)
-            if any(is_balance(name) for name in outcome.unmet):
-                self.unbalanced.append(frame)
             self.moved.update(step.moved)
-        self.channels.append(self._record())
+            if step.channels is None:  # written and judged on Blender's pose
+                self._judged(frame, step.outcome)
+                record = self._record()
+            else:
+                for name, values in step.channels.items():
+                    record[name] = values.astype(float)
+                self.steps.append((frame, step))
+        self.channels.append(record)
         self.baked.append(frame)
         return frame
 
+    def _judged(self, frame: int, outcome: solving.Outcome) -> None:
+        """Note what ``outcome``, judged on Blender's pose of ``frame``, says."""
+        self.diverging.update(outcome.diverging)
+        self.residual = max(self.residual, *outcome.residuals.values())
+        if outcome.unmet:
+            self.unmet.append(frame)
+        if any(is_balance(name) for name in outcome.unmet):
+            self.unbalanced.append(frame)
+
     def _record(self) -> dict[str, Array]:
         bones = self.obj.pose.bones
-        return {name: channel(bones, name, size).astype(float) for name, size in CHANNELS}
+        return {
+            name: channel(bones, name, size).astype(float)
+            for name, size in WRITTEN_CHANNELS.items()
+        }
+
+    def _judge(self) -> None:
+        """Judge each frame solved without writing on Blender's pose of its keys."""
+        settings = self.obj.reach
+        for frame, step in self.steps:
+            self.scene.frame_set(frame)
+            self._judged(frame, solving.judge(self.obj, step.setup, step.outcome, settings))
+        self.steps = []
 
     def finish(self, tolerance: float | None = None) -> int:
         """Key the moved bones on every baked frame, then show the current frame again.
@@ -129,10 +162,23 @@ class BakeSession:
         rows = {b.name: k for k, b in enumerate(obj.pose.bones)}
         if self.baked:
             moved = keys.written_channels(obj, self.layout_rig, self.moved)
-            for name, channels in moved:
-                for kind in channels:
-                    values = np.array([c[kind][rows[name]] for c in self.channels])
-                    written += keys.key_frames(obj, name, kind, self.baked, values, tolerance)
+            keyed = [
+                (name, kind, np.array([c[kind][rows[name]] for c in self.channels]))
+                for name, channels in moved
+                for kind in channels
+            ]
+            # the frames solved without writing are judged on every key, then reduced
+            for name, kind, values in keyed:
+                written += keys.key_frames(
+                    obj, name, kind, self.baked, values, None if self.steps else tolerance
+                )
+            if self.steps:
+                self._judge()
+                if tolerance is not None:
+                    written = sum(
+                        keys.key_frames(obj, name, kind, self.baked, values, tolerance)
+                        for name, kind, values in keyed
+                    )
         self.snapshot.restore()
         self.scene.frame_set(self.original_frame)
         return written

@@ -12,6 +12,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 from ...solver import rotations
 from ...solver.limits import clamp_to_limits
@@ -19,6 +20,7 @@ from ..errors import BlenderDataError
 from ..vocabulary import AXES
 from .arrays import Array, IndexArray, channel, pose_written
 from .joints import euler_order, joint_frame, joint_settings
+from .keys import rotation_channel
 from .pose_reader import PoseReader
 from .rig import BoneLayout, Rig
 
@@ -329,72 +331,102 @@ class PoseWriter:
             ),
         )
 
-    def write(self, obj: Any, theta: Array) -> None:
-        """Write θ into the chosen bones' channels."""
-        bones = obj.pose.bones
+    def planned(self, bones: Any, theta: Array) -> dict[str, NDArray[np.float32]]:
+        """The channels :meth:`write` gives ``bones``, without writing them.
+
+        Each channel kind the chosen bones use, for every bone (n, width), in single
+        precision as Blender stores it: the current values with the chosen bones' rows
+        replaced by θ's.
+        """
+        values: dict[str, NDArray[np.float32]] = {}
+
+        def current(name: str) -> NDArray[np.float32]:
+            if name not in values:
+                values[name] = channel(bones, name, WRITTEN_CHANNELS[name])
+            return values[name]
+
         rows, steps, axes = self.euler
         if rows.size:
             angles = np.zeros((rows.size, 3))
             np.put_along_axis(angles, axes, theta[steps], axis=1)
-            self._set(bones, "rotation_euler", 3, rows, angles)
+            current("rotation_euler")[rows] = angles
         rows, steps, axes = self.quaternion
         if rows.size:
             quaternions = rotations.euler_quaternions(theta[steps], axes)
-            current = channel(bones, "rotation_quaternion", 4)
+            held = current("rotation_quaternion")
             # keep each quaternion in the hemisphere of the current one (no flips for keys)
-            flip = np.einsum("ij,ij->i", quaternions, current[rows]) < 0.0
+            flip = np.einsum("ij,ij->i", quaternions, held[rows]) < 0.0
             quaternions[flip] *= -1.0
-            current[rows] = quaternions
-            bones.foreach_set("rotation_quaternion", current.ravel())
+            held[rows] = quaternions
         rows, steps, axes = self.axis_angle
         if rows.size:
             quaternions = rotations.euler_quaternions(theta[steps], axes)
-            quaternions[quaternions[:, 0] < 0.0] *= -1.0
-            sine = np.sqrt((quaternions[:, 1:] ** 2).sum(axis=1))
-            values = np.empty((rows.size, 4))
-            values[:, 0] = 2.0 * np.arctan2(sine, quaternions[:, 0])
-            values[:, 1:] = (0.0, 1.0, 0.0)
-            turning = sine > 0.0
-            values[turning, 1:] = quaternions[turning, 1:] / sine[turning, None]
-            self._set(bones, "rotation_axis_angle", 4, rows, values)
+            current("rotation_axis_angle")[rows] = _axis_angles(quaternions)
         rows, index = self.location
         if rows.size:
-            self._set(bones, "location", 3, rows, theta[index])
+            current("location")[rows] = theta[index]
         for row, entry in self.framed:
-            _write_framed(bones[row], entry, theta)
+            assert entry.frame is not None
+            angles = axis_angles(theta, entry)
+            matrix = entry.frame @ rotations.euler_matrix(angles, entry.order) @ entry.frame.T
+            name = rotation_channel(entry.mode)
+            held = current(name)
+            held[row] = rotation_values(matrix, entry.mode, held[row].astype(float))
+        return values
+
+    def write(self, obj: Any, theta: Array) -> None:
+        """Write θ into the chosen bones' channels."""
+        bones = obj.pose.bones
+        for name, values in self.planned(bones, theta).items():
+            bones.foreach_set(name, values.ravel())
         if not self.empty:
             pose_written(obj)
 
-    def _set(self, bones: Any, name: str, width: int, rows: IndexArray, values: Array) -> None:
-        current = channel(bones, name, width)
-        current[rows] = values
-        bones.foreach_set(name, current.ravel())
+
+WRITTEN_CHANNELS = {
+    "rotation_euler": 3,
+    "rotation_quaternion": 4,
+    "rotation_axis_angle": 4,
+    "location": 3,
+}
+"""The pose-bone channels a writer sets (and a bake records), with their widths."""
 
 
-def _write_framed(pose_bone: Any, entry: BoneLayout, theta: Array) -> None:
-    """Write a joint with its own axes: ``R = frame · E(θ) · frameᵀ`` in the bone's mode."""
-    assert entry.frame is not None
-    angles = axis_angles(theta, entry)
-    matrix = entry.frame @ rotations.euler_matrix(angles, entry.order) @ entry.frame.T
-    write_rotation(pose_bone, matrix, entry.mode)
+def _axis_angles(quaternions: Array) -> Array:
+    """Axis-angle channels (angle, axis) of unit quaternions, one row each (k, 4)."""
+    quaternions = quaternions.copy()
+    quaternions[quaternions[:, 0] < 0.0] *= -1.0
+    sine = np.sqrt((quaternions[:, 1:] ** 2).sum(axis=1))
+    values = np.empty((quaternions.shape[0], 4))
+    values[:, 0] = 2.0 * np.arctan2(sine, quaternions[:, 0])
+    values[:, 1:] = (0.0, 1.0, 0.0)
+    turning = sine > 0.0
+    values[turning, 1:] = quaternions[turning, 1:] / sine[turning, None]
+    return values
+
+
+def rotation_values(matrix: Array, mode: str, current: Array) -> Array:
+    """The channel values of rotation ``matrix`` (3 × 3) in rotation mode ``mode``.
+
+    Next to ``current``, the channel's values now: Euler angles nearest them, a
+    quaternion in their hemisphere, so that keys do not flip.
+    """
+    if mode in rotations.EULER_ORDERS:
+        compat = current if np.all(np.isfinite(current)) else None
+        return rotations.matrix_euler(matrix, mode, compat)
+    quaternion = rotations.matrix_quaternion(matrix)
+    if mode == "QUATERNION":
+        return -quaternion if quaternion @ current < 0.0 else quaternion
+    sine = float(np.linalg.norm(quaternion[1:]))
+    axis = quaternion[1:] / sine if sine > 0.0 else np.array([0.0, 1.0, 0.0])
+    return np.array([2.0 * math.atan2(sine, quaternion[0]), *axis])
 
 
 def write_rotation(pose_bone: Any, matrix: Array, mode: str) -> None:
     """Give ``pose_bone`` the rotation ``matrix`` (3 × 3) in rotation mode ``mode``.
 
-    An Euler bone's angles are the ones nearest its current ones, and a quaternion
-    stays in the current one's hemisphere, so that keys do not flip.
+    Next to its current rotation (:func:`rotation_values`), so that keys do not flip.
     """
-    if mode in rotations.EULER_ORDERS:
-        current = np.array(pose_bone.rotation_euler, dtype=float)
-        compat = current if np.all(np.isfinite(current)) else None
-        pose_bone.rotation_euler = rotations.matrix_euler(matrix, mode, compat)
-        return
-    quaternion = rotations.matrix_quaternion(matrix)
-    if mode == "QUATERNION":
-        current = np.array(pose_bone.rotation_quaternion, dtype=float)
-        pose_bone.rotation_quaternion = -quaternion if quaternion @ current < 0.0 else quaternion
-        return
-    sine = float(np.linalg.norm(quaternion[1:]))
-    axis = quaternion[1:] / sine if sine > 0.0 else np.array([0.0, 1.0, 0.0])
-    pose_bone.rotation_axis_angle = (2.0 * math.atan2(sine, quaternion[0]), *axis)
+    name = rotation_channel(mode)
+    current = np.array(getattr(pose_bone, name), dtype=float)
+    setattr(pose_bone, name, rotation_values(matrix, mode, current))

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 from ...solver.limits import clamp_to_limits, outside_limits
 from ..errors import BlenderDataError
@@ -65,6 +66,8 @@ class Step:
         moved: The bones whose joint values the solve changed from ``read``.
         written: Whether the pose was written.
         milliseconds: Wall time of the whole step.
+        channels: For a step asked not to write, the channels writing it would give the
+            pose bones (:meth:`.pose.PoseWriter.planned`); else None.
     """
 
     setup: Setup
@@ -75,6 +78,7 @@ class Step:
     moved: list[str]
     written: bool
     milliseconds: float
+    channels: dict[str, NDArray[np.float32]] | None = None
 
 
 class Poser:
@@ -191,6 +195,7 @@ class Poser:
         judge: bool = True,
         stats: bool = True,
         key: bool = False,
+        write: bool = True,
     ) -> Step:
         """Solve the armature's constraints once and write the pose.
 
@@ -208,6 +213,9 @@ class Poser:
                 Blender evaluates what was written after the handler returns).
             stats: Record the outcome on the armature for the sidebar.
             key: With auto-keying on, key the bones that moved at the current frame.
+            write: False writes nothing and leaves Blender's pose as it is: the step
+                gives the channels a write would set instead (a plain rig only; judge,
+                stats and key must be off then).
 
         Raises:
             ReachError: Bad input (a deleted goal, a start outside the limits, …); nothing
@@ -225,14 +233,22 @@ class Poser:
         )
         solution = outcome.result.theta
         moved = changed_bones(setup.rig, read, solution)
+        if not write:
+            if judge or key or stats or setup.rig.model is not None:
+                raise ValueError("Poser.step(write=False): a plain rig, no judge, stats or keys")
+            writer = self._writer(setup)
+            assert isinstance(writer, PoseWriter)  # a plain rig's
+            self.theta = solution
+            channels = writer.planned(self.obj.pose.bones, solution)
+            milliseconds = 1000.0 * (time.perf_counter() - began)
+            return Step(setup, read, theta, clamped, outcome, moved, False, milliseconds, channels)
         written = bool(moved) or not keep
         with writing():  # the evaluations below rename no bone
             if written:
-                if self.writer is None:
-                    self.writer = figure_writer(self.obj, setup.rig, setup.movable, self.view_layer)
-                if isinstance(self.writer, ModelWriter):  # evaluates between passes, if it can
-                    self.writer.view_layer = self.view_layer
-                self.writer.write(self.obj, solution)
+                writer = self._writer(setup)
+                if isinstance(writer, ModelWriter):  # evaluates between passes, if it can
+                    writer.view_layer = self.view_layer
+                writer.write(self.obj, solution)
             if judge:
                 self.view_layer.update()
         self.theta = solution
@@ -245,6 +261,12 @@ class Poser:
         if key:
             auto_key(self.scene, self.obj, setup.rig, moved, self.scene.frame_current)
         return Step(setup, read, theta, clamped, outcome, moved, written, milliseconds)
+
+    def _writer(self, setup: Setup) -> PoseWriter | ModelWriter:
+        """The writer of the problem's movable bones (made on first use)."""
+        if self.writer is None:
+            self.writer = figure_writer(self.obj, setup.rig, setup.movable, self.view_layer)
+        return self.writer
 
     def judge(self, step: Step) -> solving.Outcome:
         """Measure a step taken with ``judge=False`` on Blender's evaluated pose.

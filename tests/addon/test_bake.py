@@ -192,6 +192,21 @@ def test_key_reduction_keeps_fewer_keys_within_the_tolerance(reach):
     assert any(len(c.keyframe_points) > 2 for c in curves)
 
 
+def test_frames_are_judged_on_their_solutions_before_the_keys_are_reduced(reach):
+    obj = four_limbs()
+    keyed_goal(obj, "hand.L", (0.06, -0.05, 0.08), frames=(1, 30))
+    bake, context = harness(reach, obj)
+    bake.frame_end = 30
+    bake.reduce, bake.tolerance = True, 0.05  # a coarse reduction misses between keys
+    bake.execute(context)
+    summary = bake.reports[-1][1]
+    assert "not met" not in summary, summary
+    curves = reach_keys(obj)
+    assert curves and all(len(c.keyframe_points) < 30 for c in curves)
+    written = int(summary.split("frames): ")[1].split(" keys")[0])
+    assert written == sum(len(c.keyframe_points) for c in curves)
+
+
 def test_reduced_keeps_the_ends_and_the_keys_a_line_cannot_replace(reach):
     reduced = reach.addon.bridge.keys.reduced
     line = np.linspace(0.0, 1.0, 20)

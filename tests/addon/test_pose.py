@@ -53,6 +53,30 @@ def test_forward_kinematics_match_blender_in_every_rotation_mode(reach, kind):
         assert np.max(np.abs(rig.figure.forward(again) - theirs)) <= 1e-5
 
 
+def test_a_writers_planned_channels_are_what_it_writes(reach):
+    """Every rotation mode, and joints about their own axes, bit for bit."""
+    obj = four_limbs()
+    for k, bone in enumerate(obj.pose.bones):
+        bone.rotation_mode = MODES[k % len(MODES)]
+    for bone, axis in (("forearm.L", (1.0, 0.0, 1.0)), ("shin.R", (0.0, 1.0, 1.0))):
+        assert bpy.ops.reach.joint_hinge(
+            armature=obj.name, bone=bone, axis=axis, lower=-2.0, upper=2.0
+        ) == {"FINISHED"}
+    bridge = reach.addon.bridge
+    rig = bridge.rig.build_rig(obj)
+    assert any(e.frame is not None for e in rig.layout)
+    writer = bridge.pose.PoseWriter(obj, rig)
+    rng = np.random.default_rng(3)
+    for _ in range(4):
+        theta = rng.uniform(-math.pi, math.pi, rig.figure.n_dofs)
+        planned = writer.planned(obj.pose.bones, theta)
+        assert set(planned) <= set(bridge.pose.WRITTEN_CHANNELS)
+        writer.write(obj, theta)
+        written = bridge.snapshot.pose_channels(obj)
+        for name, values in planned.items():
+            assert np.array_equal(values.view(np.uint32), written[name].view(np.uint32)), name
+
+
 def test_reading_the_rest_pose_gives_rest_frames(reach):
     obj = rigs.metarig()
     bpy.ops.reach.figure_from_armature(armature=obj.name)
