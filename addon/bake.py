@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 from bpy.props import IntProperty
 from bpy.types import Operator
+from numpy.typing import NDArray
 
 from . import live
 from .bridge import keys, posing, snapshot, solving
@@ -99,7 +100,7 @@ class BakeSession:
             self.snapshot.restore()  # bones without keys start from where they were
         self.scene.frame_set(frame)
         keys.apply_switches(obj, frame)
-        record = self._record()
+        planned = None
         if any(entry.enabled for entry in obj.reach.constraints):
             step = self.poser.step(
                 posing.Start.WARM,
@@ -112,14 +113,12 @@ class BakeSession:
             if step.clamped:
                 self.clamped.append(frame)
             self.moved.update(step.moved)
-            if step.channels is None:  # written and judged on Blender's pose
+            planned = step.channels
+            if planned is None:  # written and judged on Blender's pose
                 self._judged(frame, step.outcome)
-                record = self._record()
             else:
-                for name, values in step.channels.items():
-                    record[name] = values.astype(float)
                 self.steps.append((frame, step))
-        self.channels.append(record)
+        self.channels.append(self._record(planned))
         self.baked.append(frame)
         return frame
 
@@ -132,10 +131,12 @@ class BakeSession:
         if any(is_balance(name) for name in outcome.unmet):
             self.unbalanced.append(frame)
 
-    def _record(self) -> dict[str, Array]:
+    def _record(self, planned: dict[str, NDArray[np.float32]] | None) -> dict[str, Array]:
+        """Every bone's channels now: ``planned`` where given, else as Blender holds them."""
         bones = self.obj.pose.bones
+        known = planned or {}
         return {
-            name: channel(bones, name, size).astype(float)
+            name: (known[name] if name in known else channel(bones, name, size)).astype(float)
             for name, size in WRITTEN_CHANNELS.items()
         }
 
