@@ -131,6 +131,9 @@ class Problem:
         self._last_value: _Value | None = None
         # what the kernel's objective reads of this figure, effectors and variables
         self._plan: kernel.ObjectivePlan | None = None
+        # the last goal_tolerance: its fraction, what it was made of, its value
+        self._tolerance: tuple[float, FloatArray, FloatArray, tuple[Term, ...], float] | None
+        self._tolerance = None
 
     @property
     def moving_limits(self) -> LinearLimits:
@@ -185,12 +188,21 @@ class Problem:
         fraction = finite_scalar(relative, "goal_tolerance: relative")
         if fraction < 0.0:
             raise SolverInputError(f"goal_tolerance: relative must be ≥ 0, got {fraction}")
+        lengths, kept = self.chain_lengths, self._tolerance
+        if (
+            kept is not None
+            and kept[0] == fraction
+            and kept[1] is self._weights
+            and kept[2] is lengths
+            and kept[3] is self.terms
+        ):
+            return kept[4]  # (a drag's problems share all of it)
         weights = leaf_weights(self.terms, self._weights)
         positive = weights > 0.0
-        if not np.any(positive):
-            return 0.0
-        sizes = weights[positive] * (fraction * self.chain_lengths[positive]) ** 2
-        return float(sizes.min())
+        sizes = weights[positive] * (fraction * lengths[positive]) ** 2
+        value = float(sizes.min()) if sizes.size else 0.0
+        self._tolerance = (fraction, self._weights, lengths, self.terms, value)
+        return value
 
     def with_goals(self, replacements: Mapping[int, Goal]) -> Problem:
         """The same problem with some leaves' goals replaced (say, goals being dragged).
@@ -451,16 +463,14 @@ class Problem:
             cached = self._last_pose
             if cached is None or not np.array_equal(cached[0], theta):
                 return self._compiled_value(compiled, theta)
+            kept = self._kept_value(cached[1])
+            # A pose kept without its value (a problem with other goals made it) is
+            # evaluated again by the kernel, which is faster than the rest from the pose.
+            return kept if kept is not None else self._compiled_value(compiled, theta)
         pose = self._pose(theta)
-        last = self._last_value
-        if (
-            last is not None
-            and last[0] is pose
-            and last[1] is self._goals
-            and last[2] is self._weights
-            and last[3] is self.terms
-        ):
-            return last[4], last[5].copy()
+        kept = self._kept_value(pose)
+        if kept is not None:
+            return kept
         points, x, y, axes, pivots, at = pose
         values, d_point, torque = self._goals(points, x, y)
         weighted = self._weights * values
@@ -476,6 +486,19 @@ class Problem:
         # one of them, so none reads another's value.
         self._last_value = (pose, self._goals, self._weights, self.terms, total, gradient.copy())
         return total, gradient
+
+    def _kept_value(self, pose: _Pose) -> tuple[float, FloatArray] | None:
+        """G_all and its gradient kept for ``pose`` of this problem's goals, or None."""
+        last = self._last_value
+        if (
+            last is not None
+            and last[0] is pose
+            and last[1] is self._goals
+            and last[2] is self._weights
+            and last[3] is self.terms
+        ):
+            return last[4], last[5].copy()
+        return None
 
     def _compiled_objective(self) -> tuple[kernel.Kernel, kernel.ObjectivePlan] | None:
         """The kernel and this problem's plan when the kernel evaluates G_all itself.

@@ -369,13 +369,23 @@ def euler_quaternions(angles: ArrayLike, axes: ArrayLike) -> FloatArray:
     """
     half = 0.5 * np.asarray(angles, dtype=np.float64)
     about = np.asarray(axes, dtype=np.intp)
-    turns = np.zeros((half.shape[0], 3, 4))  # each turn's quaternion: rotation, turn, component
+    k = half.shape[0]
+    turns = np.zeros((k, 3, 4))  # each turn's quaternion: rotation, turn, component
     turns[:, :, 0] = np.cos(half)
-    np.put_along_axis(turns[:, :, 1:], about[:, :, None], np.sin(half)[:, :, None], axis=2)
+    turns[np.arange(k)[:, None], np.arange(3), 1 + about] = np.sin(half)
     # each turn's quaternion times the turns before it
-    first_two = np.einsum("ijk,rj,rk->ri", _HAMILTON, turns[:, 1], turns[:, 0])
-    result: FloatArray = np.einsum("ijk,rj,rk->ri", _HAMILTON, turns[:, 2], first_two)
-    return result
+    return _products(turns[:, 2], _products(turns[:, 1], turns[:, 0]))
+
+
+def _products(q: FloatArray, p: FloatArray) -> FloatArray:
+    """The Hamilton products q_r p_r of two stacks of quaternions (k, 4), at once.
+
+    Each ``q_r`` becomes its left-multiplication matrix (one matrix product with the
+    tensor), which then multiplies ``p_r``.
+    """
+    left = (q @ _HAMILTON_LEFT).reshape(-1, 4, 4)
+    product: FloatArray = (left @ p[:, :, None])[:, :, 0]
+    return product
 
 
 def _hamilton() -> FloatArray:
@@ -392,6 +402,9 @@ def _hamilton() -> FloatArray:
 
 
 _HAMILTON = _hamilton()
+_HAMILTON_LEFT = np.ascontiguousarray(_HAMILTON.transpose(1, 0, 2).reshape(4, 16))
+"""The tensor with q's index first: ``q @ _HAMILTON_LEFT`` is q's left-multiplication
+matrix, row-major (i, k)."""
 
 
 SIMILARITY_TOLERANCE = 1e-4

@@ -62,50 +62,42 @@ def measure(obj: Any, setup: Setup, theta: Array, model: dict[str, float]) -> Me
     """
     world = to_numpy(obj.matrix_world)
     matrices = pose_matrices(obj)
-    bones = obj.pose.bones
-    twins = setup.twins
-    reader = setup.rig.reader
-    if reader is not None and reader.n_bones == len(bones):
-        rows: dict[str, int] = reader.rows
-    else:
-        rows = {name: k for k, name in enumerate(bones.keys())}
-
-    def carrier(bone: str) -> Array:
-        return _carrier(matrices, rows, bone, twins.get(bone))
-
+    plan = _plan(obj, setup, len(matrices))
     leaves = setup.problem.leaves
-    points, x, y = np.zeros((3, len(leaves), 3))
-    placed = [k for k, leaf in enumerate(leaves) if not isinstance(leaf.effector, CentreOfMass)]
-    if placed:  # each effector's point and axes carried by its bone's frame, all at once
-        frames = world @ np.array([carrier(leaves[k].effector.segment) for k in placed])
-        local = np.array(
-            [[e.point, e.x_axis, e.y_axis] for e in (leaves[k].effector for k in placed)]
-        )
-        turned = local @ frames[:, :3, :3].transpose(0, 2, 1)
-        points[placed] = turned[:, 0] + frames[:, :3, 3]
-        x[placed], y[placed] = turned[:, 1], turned[:, 2]
-    for k, leaf in enumerate(leaves):
-        effector = leaf.effector
-        if isinstance(effector, CentreOfMass):  # balance: the parts' mean, world axes
+    if plan.placed.size:  # each effector's point and axes carried by its bone's frame, at once
+        frames = world @ matrices[plan.carriers]
+        if plan.twinned:
+            frames = frames @ plan.offsets
+        turned = plan.local @ frames[:, :3, :3].transpose(0, 2, 1)
+        axes = turned[:, 1:]  # unit axes (a scaled bone scales them; a zero one stays zero)
+        axes /= np.maximum(np.sqrt((axes * axes).sum(axis=2)), 1e-300)[:, :, None]
+        turned[:, 0] += frames[:, :3, 3]
+    if not plan.massed:
+        points, x, y = turned[:, 0], turned[:, 1], turned[:, 2]
+    else:
+        points, x, y = np.zeros((3, len(leaves), 3))
+        if plan.placed.size:
+            points[plan.placed], x[plan.placed], y[plan.placed] = turned.transpose(1, 0, 2)
+        for k in plan.massed:  # balance: the parts' mean, world axes
+            effector = leaves[k].effector
+            assert isinstance(effector, CentreOfMass)
             points[k] = sum(
-                share * (world @ carrier(part) @ np.append(at, 1.0))[:3]
+                share * (world @ plan.carrier(matrices, part) @ np.append(at, 1.0))[:3]
                 for part, share, at in effector.parts
             )
             x[k], y[k] = (1.0, 0.0, 0.0), (0.0, 1.0, 0.0)
-    for axes in (x, y):  # unit axes (a scaled bone scales them)
-        norms = np.sqrt((axes * axes).sum(axis=1))
-        axes /= np.where(norms > 0.0, norms, 1.0)[:, None]
     values = setup.problem.potentials_at(points, x, y)
     residuals = {
         name: math.sqrt(max(float(value), 0.0))
-        for name, value in zip(setup.names, values, strict=True)
+        for name, value in zip(setup.names, values.tolist(), strict=True)
     }
     size = max(1.0, float(np.max(setup.problem.chain_lengths, initial=0.0)))
     agree = all(abs(residuals[n] - model[n]) <= AGREE * size for n in setup.names)
     diverging = {} if agree else diverging_bones(obj, setup, theta)
     if not agree:
-        for bone, twin in twins.items():
-            if _differs(world, matrices[rows[bone]], carrier(bone), size):
+        for bone, twin in setup.twins.items():
+            row = plan.rows[bone]
+            if _differs(world, matrices[row], plan.carrier(matrices, bone), size):
                 diverging[twin[0]] = (
                     f"it does not follow '{bone}', which Reach poses in its place: the rig "
                     "poses it from other controls (a limb switched to IK, or a control set in "
@@ -114,25 +106,85 @@ def measure(obj: Any, setup: Setup, theta: Array, model: dict[str, float]) -> Me
     return Measured(residuals, diverging, agree)
 
 
+@dataclass(frozen=True)
+class _Plan:
+    """Where :func:`measure` finds each effector among the evaluated bones' matrices.
+
+    Attributes:
+        rows: Each bone's row in ``pose.bones``.
+        twins: :attr:`.goals.Setup.twins`.
+        placed: The leaves whose effector a bone carries (not a centre of mass).
+        carriers: Their carrier's row: the effector bone's, or its twin's.
+        offsets: The effector bone's frame in its carrier's (identity for its own).
+        twinned: Whether any effector is carried by a twin.
+        local: Each placed effector's point, x and y axes in its bone's frame (p, 3, 3).
+        massed: The leaves whose effector is a centre of mass.
+    """
+
+    rows: dict[str, int]
+    twins: dict[str, tuple[str, Array]]
+    placed: Array
+    carriers: Array
+    offsets: Array
+    twinned: bool
+    local: Array
+    massed: list[int]
+
+    def carrier(self, matrices: Array, bone: str) -> Array:
+        """The evaluated pose matrix (armature space) that carries points of ``bone``'s frame.
+
+        It is the bone's own, or that of the bone standing in for it (its twin, with
+        ``bone``'s frame in the twin's frame).
+        """
+        twin = self.twins.get(bone)
+        own: Array = matrices[self.rows[bone if twin is None else twin[0]]]
+        return own if twin is None else own @ twin[1]
+
+
+def _plan(obj: Any, setup: Setup, n_bones: int) -> _Plan:
+    """:func:`measure`'s plan of ``setup`` for an armature of ``n_bones`` pose bones.
+
+    Made once per problem and kept with it (:attr:`.goals.Setup.kept`).
+    """
+    kept = setup.kept.get("measure")
+    if isinstance(kept, _Plan) and len(kept.rows) == n_bones:
+        return kept
+    reader = setup.rig.reader
+    if reader is not None and reader.n_bones == n_bones:
+        rows: dict[str, int] = dict(reader.rows)
+    else:
+        rows = {name: k for k, name in enumerate(obj.pose.bones.keys())}
+    twins = setup.twins
+    leaves = setup.problem.leaves
+    placed = [k for k, leaf in enumerate(leaves) if not isinstance(leaf.effector, CentreOfMass)]
+    bones = [leaves[k].effector.segment for k in placed]
+    carriers = [rows[bone if bone not in twins else twins[bone][0]] for bone in bones]
+    offsets = np.array([twins[bone][1] if bone in twins else np.eye(4) for bone in bones]).reshape(
+        -1, 4, 4
+    )
+    local = np.array(
+        [[e.point, e.x_axis, e.y_axis] for e in (leaves[k].effector for k in placed)]
+    ).reshape(-1, 3, 3)
+    plan = _Plan(
+        rows=rows,
+        twins=twins,
+        placed=np.array(placed, np.intp),
+        carriers=np.array(carriers, np.intp),
+        offsets=offsets,
+        twinned=any(bone in twins for bone in bones),
+        local=local,
+        massed=[k for k, leaf in enumerate(leaves) if isinstance(leaf.effector, CentreOfMass)],
+    )
+    setup.kept["measure"] = plan
+    return plan
+
+
 def pose_matrices(obj: Any) -> Array:
     """Every pose bone's evaluated matrix (armature space), in ``pose.bones`` order, (n, 4, 4)."""
     # Blender keeps matrices column by column.
     flat = channel(obj.pose.bones, "matrix", 16)
     matrices: Array = flat.reshape(-1, 4, 4).transpose(0, 2, 1).astype(np.float64)
     return matrices
-
-
-def _carrier(
-    matrices: Array, rows: dict[str, int], bone: str, twin: tuple[str, Array] | None
-) -> Array:
-    """The evaluated pose matrix (armature space) that carries points of ``bone``'s frame.
-
-    It is the bone's own, or that of the bone standing in for it (``twin``: that bone,
-    and ``bone``'s frame in its frame; see :attr:`.goals.Setup.twins`), from every
-    bone's matrix (:func:`pose_matrices`) and their rows by name.
-    """
-    own: Array = matrices[rows[bone if twin is None else twin[0]]]
-    return own if twin is None else own @ twin[1]
 
 
 def _differs(world: Array, first: Array, second: Array, size: float) -> bool:

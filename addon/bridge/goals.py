@@ -264,6 +264,10 @@ class Setup:
     effector bone's frame in its frame: the bone a constraint named, where it follows
     its control (:mod:`.followers`), else the deform bone standing in for a bone that
     deforms nothing (:func:`.animated.mesh_bones`). Found once per problem."""
+    kept: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    """What is worked out once from the effectors and bones and reused by every step
+    (:func:`.evaluated.measure`'s plan). A copy made with ``replace``, which keeps the
+    effectors and bones (new goals, a moved armature), shares it."""
 
     @property
     def sets(self) -> dict[str, list[str]]:

@@ -348,14 +348,14 @@ class PoseWriter:
         rows, steps, axes = self.euler
         if rows.size:
             angles = np.zeros((rows.size, 3))
-            np.put_along_axis(angles, axes, theta[steps], axis=1)
+            angles[np.arange(rows.size)[:, None], axes] = theta[steps]
             current("rotation_euler")[rows] = angles
         rows, steps, axes = self.quaternion
         if rows.size:
             quaternions = rotations.euler_quaternions(theta[steps], axes)
             held = current("rotation_quaternion")
             # keep each quaternion in the hemisphere of the current one (no flips for keys)
-            flip = np.einsum("ij,ij->i", quaternions, held[rows]) < 0.0
+            flip = (quaternions * held[rows]).sum(axis=1) < 0.0
             quaternions[flip] *= -1.0
             held[rows] = quaternions
         rows, steps, axes = self.axis_angle

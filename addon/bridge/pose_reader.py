@@ -49,12 +49,12 @@ class _Group:
 
     def put(self, theta: Array, angles: Array) -> None:
         """Put Euler angles about X, Y, Z (one row a bone) into θ."""
-        theta[self.dofs] = np.take_along_axis(angles, self.axes, axis=1)
+        theta[self.dofs] = angles[np.arange(self.numbers.size)[:, None], self.axes]
 
     def near(self, theta: Array) -> Array:
         """The bones' rotation DOFs of θ as Euler angles about X, Y, Z."""
         angles = np.zeros((self.numbers.size, 3))
-        np.put_along_axis(angles, self.axes, theta[self.dofs], axis=1)
+        angles[np.arange(self.numbers.size)[:, None], self.axes] = theta[self.dofs]
         return angles
 
 

@@ -450,6 +450,7 @@ def test_a_problem_on_its_figure_moved_is_the_problem_built_on_it(
     problem.evaluate(theta)  # derive and cache what it can first
     assert problem.moving_limits is not None and problem.chain_lengths is not None
     problem.reach.balls(theta)
+    before = problem.goal_tolerance(1e-6)
     turn = np.linalg.qr(rng.normal(size=(3, 3)))[0]
     motion = np.eye(4)
     motion[:3, :3] = 1.5 * turn * np.sign(np.linalg.det(turn))
@@ -462,6 +463,10 @@ def test_a_problem_on_its_figure_moved_is_the_problem_built_on_it(
     assert value == pytest.approx(expected, rel=1e-12)
     np.testing.assert_allclose(gradient, expected_gradient, rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(on.chain_lengths, fresh.chain_lengths, rtol=1e-12)
+    # the tolerance scales with the chains (1.5² here), kept or not
+    assert on.goal_tolerance(1e-6) == pytest.approx(fresh.goal_tolerance(1e-6), rel=1e-12)
+    assert on.goal_tolerance(1e-6) == pytest.approx(2.25 * before, rel=1e-12)
+    assert problem.with_goals({}).goal_tolerance(1e-6) == before
     np.testing.assert_allclose(
         on.leaf_reach_margins(theta), fresh.leaf_reach_margins(theta), rtol=1e-9, atol=1e-12
     )
@@ -506,3 +511,27 @@ def test_the_value_kept_at_a_pose_is_read_by_its_own_problem_alone() -> None:
         assert value == fresh_value
         np.testing.assert_array_equal(gradient, fresh_gradient)
     assert problem.evaluate_variables(theta)[0] == first
+
+
+def test_a_pose_kept_by_another_problem_is_given_this_problems_value() -> None:
+    # Position goals alone: where the kernel runs it evaluates G_all itself. A problem
+    # made with other goals shares the pose kept at θ, never the value kept there.
+    from problems import random_problem
+
+    problem, theta = random_problem(912, 6, 3)
+    problem = Problem(
+        problem.figure,
+        [Constraint(leaf.effector, goals.Position(leaf.goal.point)) for leaf in problem.leaves[:2]],
+    )
+    first = problem.evaluate_variables(theta)[0]
+    target = np.random.default_rng(4).normal(size=3)
+    other = problem.with_goals({0: goals.Position(target)})
+    value, gradient = other.evaluate_variables(theta)
+    other._last_pose = other._last_value = None
+    fresh_value, fresh_gradient = other.evaluate_variables(theta)
+    assert value != first
+    assert value == pytest.approx(fresh_value, rel=1e-12)
+    np.testing.assert_allclose(gradient, fresh_gradient, rtol=1e-10, atol=1e-14)
+    again, kept = other.evaluate_variables(theta)  # its own value, kept now
+    assert again == value
+    np.testing.assert_array_equal(kept, gradient)
