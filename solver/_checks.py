@@ -45,6 +45,15 @@ def finite_array(value: ArrayLike, what: str, shape: Sequence[int] | None = None
     return array
 
 
+def same(first: FloatArray, second: FloatArray) -> bool:
+    """Whether two arrays hold the same values in the same shape (NaN equals nothing).
+
+    ``np.array_equal`` for arrays known to be arrays, without its conversions: the
+    solver asks it of its caches at every evaluation.
+    """
+    return first.shape == second.shape and bool((first == second).all())
+
+
 def finite_scalar(value: float, what: str) -> float:
     """Return ``value`` as a float, checking it is finite.
 

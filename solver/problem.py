@@ -16,7 +16,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from . import kernel
-from ._checks import FloatArray, IntArray, finite_scalar
+from ._checks import FloatArray, IntArray, finite_scalar, same
 from .chains import Term, chain_length, chains, combine, flatten, leaf_weights, regroup
 from .constraint import AnyOf, Constraint
 from .exceptions import SolverInputError
@@ -218,16 +218,21 @@ class Problem:
             SolverInputError: For an unknown leaf index or a value that is not a goal.
         """
         leaves = list(self.leaves)
+        alike = True  # each goal replaced by one of its type
         for index, goal in replacements.items():
             if not isinstance(index, (int, np.integer)) or not 0 <= index < len(leaves):
                 raise SolverInputError(
                     f"with_goals: leaf index {index!r} is not in 0..{len(leaves) - 1}"
                 )
+            alike = alike and type(goal) is type(leaves[index].goal)
             leaves[index] = leaves[index].with_goal(goal)
         other = copy.copy(self)
         other.constraints = regroup(self.terms, self.constraints, leaves)
         other.leaves = tuple(leaves)
-        other._goals = StackedGoals([c.goal for c in leaves])
+        goals = [c.goal for c in leaves]
+        other._goals = (
+            self._goals.replaced(goals, replacements.keys()) if alike else StackedGoals(goals)
+        )
         return other
 
     def on(self, figure: Figure) -> Problem:
@@ -461,7 +466,7 @@ class Problem:
         compiled = self._compiled_objective()
         if compiled is not None:
             cached = self._last_pose
-            if cached is None or not np.array_equal(cached[0], theta):
+            if cached is None or not same(cached[0], theta):
                 return self._compiled_value(compiled, theta)
             kept = self._kept_value(cached[1])
             # A pose kept without its value (a problem with other goals made it) is
@@ -635,7 +640,7 @@ class Problem:
         same point.
         """
         cached = self._last_pose
-        if cached is not None and np.array_equal(cached[0], theta):
+        if cached is not None and same(cached[0], theta):
             return cached[1]
         world, axes, pivots = self.kinematics.pose(theta, self._posed)
         points, x, y, at = self.parts.states(world, self.kinematics.scaled)

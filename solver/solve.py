@@ -264,7 +264,7 @@ def _verdict(
     if value <= met:
         return Outcome.MET, ()
     margins = problem.reach_margins(theta, pins=pins)
-    scale = max(1.0, float(np.max(problem.chain_lengths, initial=0.0)))
+    scale = max(1.0, float(problem.chain_lengths.max(initial=0.0)))
     unreachable = tuple(k for k, margin in enumerate(margins) if margin < -1e-9 * scale)
     if status is not Status.CONVERGED:
         return Outcome.UNFINISHED, unreachable
@@ -307,7 +307,7 @@ def unwound(problem: Problem, theta: FloatArray, start: FloatArray) -> FloatArra
     if not free.any():
         return theta
     change = theta[free] - start[free]
-    if float(np.max(np.abs(change))) < np.pi:  # within half a turn already (a drag's events)
+    if float(np.abs(change).max()) < np.pi:  # within half a turn already (a drag's events)
         return theta
     result = theta.copy()
     result[free] = theta[free] - 2.0 * np.pi * np.round(change / (2.0 * np.pi))

@@ -91,7 +91,7 @@ def measure(obj: Any, setup: Setup, theta: Array, model: dict[str, float]) -> Me
         name: math.sqrt(max(float(value), 0.0))
         for name, value in zip(setup.names, values.tolist(), strict=True)
     }
-    size = max(1.0, float(np.max(setup.problem.chain_lengths, initial=0.0)))
+    size = max(1.0, float(setup.problem.chain_lengths.max(initial=0.0)))
     agree = all(abs(residuals[n] - model[n]) <= AGREE * size for n in setup.names)
     diverging = {} if agree else diverging_bones(obj, setup, theta)
     if not agree:

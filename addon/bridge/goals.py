@@ -103,11 +103,11 @@ def _goal_matrix(goal: Any, label: str) -> Array:
         BlenderDataError: For a non-finite transform or a zero scale.
     """
     matrix = to_numpy(goal.matrix_world)
-    if not np.all(np.isfinite(matrix)):
+    if not np.isfinite(matrix).all():
         raise BlenderDataError(
             f"{label}: goal '{goal.name}' has a non-finite (NaN or infinite) transform"
         )
-    if float(np.min((matrix[:3, :3] * matrix[:3, :3]).sum(axis=0))) <= 1e-24:
+    if float((matrix[:3, :3] * matrix[:3, :3]).sum(axis=0).min()) <= 1e-24:
         raise BlenderDataError(
             f"{label}: goal '{goal.name}' has zero scale; its axes are undefined"
         )

@@ -268,8 +268,9 @@ def changed_bones(
     rig: Rig, before: Array, after: Array, threshold: float = CHANGE_THRESHOLD
 ) -> list[str]:
     """Bones with a joint value that changed by more than ``threshold`` between two poses."""
-    moved = np.unique(rig.dof_bones[np.abs(after - before) > threshold])
-    return [rig.layout[k].name for k in moved]
+    moved = np.zeros(len(rig.layout), bool)
+    moved[rig.dof_bones[np.abs(after - before) > threshold]] = True
+    return [rig.layout[k].name for k in np.flatnonzero(moved)]
 
 
 def write_pose(obj: Any, rig: Rig, theta: Array, bones: Sequence[str] | None = None) -> None:

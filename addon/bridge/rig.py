@@ -131,7 +131,7 @@ class Rig:
         It does while the armature's world matrix and the bones' fixed locations are the
         ones it was built with.
         """
-        if self.world is not None and not np.array_equal(to_numpy(obj.matrix_world), self.world):
+        if self.world is not None and not (to_numpy(obj.matrix_world) == self.world).all():
             return False
         return self._bones_current(obj)
 
@@ -139,7 +139,8 @@ class Rig:
         """:meth:`is_current` but for the armature's world matrix."""
         if self.model is not None:
             return self.model.is_current(obj)
-        if self.locations is not None and np.array_equal(pose_locations(obj), self.locations):
+        locations = self.locations
+        if locations is not None and _same(pose_locations(obj), locations):
             return True  # no location changed at all
         return fixed_locations(obj, self.layout) == self.offsets
 
@@ -191,6 +192,11 @@ class Rig:
             if entry.name == name:
                 return entry
         raise BlenderDataError(f"bone '{name}' is not in the figure of '{self.armature}'")
+
+
+def _same(first: NDArray[np.float32], second: NDArray[np.float32]) -> bool:
+    """Whether two arrays hold the same values in the same shape."""
+    return first.shape == second.shape and bool((first == second).all())
 
 
 def to_numpy(matrix: Any) -> Array:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+import copy
+from collections.abc import Collection, Iterator, Sequence
 
 import numpy as np
 
@@ -50,6 +51,32 @@ class StackedGoals:
             self.targets = np.array([goal.point for goal in goals if isinstance(goal, Position)])
         self._curvatures: tuple[tuple[IntArray, CurvatureBatch], ...] | None = None
         self._hessians: tuple[tuple[IntArray, HessianBatch], ...] | None = None
+
+    def replaced(self, goals: Sequence[Goal], changed: Collection[int]) -> StackedGoals:
+        """``StackedGoals(goals)`` where ``goals`` are this stack's but at ``changed``.
+
+        Each goal at ``changed`` replaces one of its own type, so only the groups with a
+        changed member are stacked again (a drag's goals move every event).
+        """
+        other = copy.copy(self)
+        groups, batches = [], []
+        for (members, kind, own), batch in zip(self._groups, self._batches, strict=True):
+            if any(int(k) in changed for k in members):
+                own = [goals[int(k)] for k in members]
+                batch = (members, kind.stack(own))
+            groups.append((members, kind, own))
+            batches.append(batch)
+        other._groups, other._batches = tuple(groups), tuple(batches)
+        other.curvature = self.curvature.copy()
+        for k in changed:
+            other.curvature[k] = goals[k].curvature()
+        other.axes_weighted = bool((other.curvature[:, 1:] > 0.0).any())
+        if self.targets is not None:
+            other.targets = self.targets.copy()
+            for k in changed:
+                other.targets[k] = goals[k].point  # type: ignore[attr-defined]
+        other._curvatures = other._hessians = None
+        return other
 
     def factors(self, points: FloatArray, x: FloatArray, y: FloatArray) -> FloatArray:
         """Each goal's Gauss–Newton curvature factor F, shape (m, 9, 9).

@@ -378,10 +378,15 @@ class Kernel:
         n, k = plan.objective.n_variables, 3 * plan.objective.n_parts
         phi, gradient = _c(phi), _c(gradient)
         flags = np.ascontiguousarray(inactive, dtype=np.uint8)
-        turn = np.empty((k, k))
-        out = np.empty(5)
-        point, point_gradient = np.empty(n), np.empty(n)
-        counts = np.empty(3, dtype=np.int32)
+        # the outputs in one buffer: T (k × k), five numbers, the point, its gradient, and
+        # three counts (int32, in the last two doubles)
+        buffer = np.empty(k * k + 5 + 2 * n + 2)
+        turn = buffer[: k * k].reshape(k, k)
+        out = buffer[k * k : k * k + 5]
+        point = buffer[k * k + 5 : k * k + 5 + n]
+        point_gradient = buffer[k * k + 5 + n : k * k + 5 + 2 * n]
+        counts = buffer[k * k + 5 + 2 * n :].view(np.int32)
+        start = _address(buffer)
         self._gauss_newton_step(
             plan.address,
             _address(phi),
@@ -389,11 +394,11 @@ class Kernel:
             _address(gradient),
             _address(flags),
             _address(rows),
-            _address(turn),
-            _address(out),
-            _address(point),
-            _address(point_gradient),
-            _address(counts),
+            start,
+            start + 8 * (k * k),
+            start + 8 * (k * k + 5),
+            start + 8 * (k * k + 5 + n),
+            start + 8 * (k * k + 5 + 2 * n),
             plan.work_address,
         )
         return GaussNewtonStep(

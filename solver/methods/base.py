@@ -56,7 +56,7 @@ class Scaled:
         if self.comfort is None:
             return None
         space = self.space
-        length = max(float(np.max(problem.chain_lengths, initial=0.0)), 1e-3)
+        length = max(float(problem.chain_lengths.max(initial=0.0)), 1e-3)
         rotation = problem.kinematics.dof_rotation[space.variables]
         masses = self.comfort.masses(space.variables, np.where(rotation, 1.0, 1.0 / length**2))
         potential = self.comfort.potential(space.base, space.variables, space.scale, masses)
@@ -66,7 +66,7 @@ class Scaled:
         """φ ↦ (G_all / w, s ∘ ∇G_all / w) of ``problem`` (the problem, or it varied)."""
         space, weight = self.space, self.weight
         scale = space.scale / weight
-        unscaled = bool(np.all(scale == 1.0))
+        unscaled = bool((scale == 1.0).all())
 
         def objective(phi: FloatArray) -> tuple[float, FloatArray]:
             value, gradient = problem.evaluate_variables(space.theta(phi))
@@ -78,7 +78,7 @@ class Scaled:
         """φ ↦ F with F Fᵀ the Gauss–Newton estimate of the Hessian of G_all / w over φ."""
         space = self.space
         root = space.scale / np.sqrt(self.weight)
-        unscaled = bool(np.all(root == 1.0))
+        unscaled = bool((root == 1.0).all())
 
         def curvature(phi: FloatArray) -> FloatArray:
             factor = problem.gauss_newton_factor(space.theta(phi))
@@ -90,7 +90,7 @@ class Scaled:
         """φ ↦ (v ↦ ∇²(G_all / w) v over φ) of ``problem``, or None where it makes none."""
         space, weight = self.space, self.weight
         scale = space.scale
-        unscaled = bool(np.all(scale == 1.0))
+        unscaled = bool((scale == 1.0).all())
 
         def hessian(phi: FloatArray) -> Product | None:
             product = problem.hessian_product(space.theta(phi))

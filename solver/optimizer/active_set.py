@@ -222,7 +222,7 @@ class ActiveSet:
         if not self.matrix.shape[1]:
             return phi
         residual = self.matrix.T @ phi - self.rhs
-        if float(np.max(np.abs(residual))) <= 1e-13:
+        if float(np.abs(residual).max()) <= 1e-13:
             return phi
         corrected: FloatArray = phi - self.matrix @ (self.gram_inverse @ residual)
         return corrected
@@ -244,7 +244,7 @@ class ActiveSet:
         while True:
             limit = np.inf
             hit = -1
-            if np.any(blocking):
+            if blocking.any():
                 candidates = np.flatnonzero(blocking)
                 slack = self.a_in.rows_times(candidates, phi) - self.b_in[candidates]
                 ratios = np.maximum(slack, 0.0) / -rates[candidates]

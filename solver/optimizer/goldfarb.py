@@ -53,7 +53,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .._checks import FloatArray
+from .._checks import FloatArray, same
 from ..result import Descent, Status
 from ..rows import LimitRows
 from .active_set import ActiveSet, kkt_floor
@@ -185,6 +185,8 @@ class _Run:
         self.inactive = np.ones(len(self.b_in), dtype=bool)
         self.inactive[self.active.rows] = False
         self._h: Metric | None = None
+        # H's start the kernel factored, made into H only if an iteration uses it
+        self._kernel_start: Callable[[], Metric] | None = None
         self.fresh = True
         self.quasi = False  # H holds a quasi-Newton update of the last step
         self.hg: FloatArray | None = None  # Hg of this iteration's drop test, if formed
@@ -221,12 +223,14 @@ class _Run:
     def h(self) -> Metric:
         """H, (re)started lazily: a restart needs no curvature if the descent stops."""
         if self._h is None:
-            self._h = self.initial_h()
+            start, self._kernel_start = self._kernel_start, None
+            self._h = self.initial_h() if start is None else start()
         return self._h
 
     @h.setter
     def h(self, value: Metric | None) -> None:
         self._h = value
+        self._kernel_start = None
         self.quasi = False
 
     def initial_h(self) -> Metric:
@@ -238,7 +242,7 @@ class _Run:
         """
         if self.curvature is None:
             return projector_start(self.active.matrix, self.active.gram_inverse)
-        if self.factor is None or not np.array_equal(self.phi, self.factor_at):
+        if self.factor is None or not same(self.phi, self.factor_at):
             self.factor = self.curvature(self.phi)
             self.factor_at = self.phi
             self.largest = None
@@ -387,7 +391,7 @@ class _Run:
         reach = (self.factor.T @ off) / float(np.sqrt(inverse[column, column]))
         if self.largest is None:
             rows = np.einsum("ij,ij->i", self.factor, self.factor)
-            self.largest = float(np.max(rows, initial=0.0))
+            self.largest = float(rows.max(initial=0.0))
         curvature = float(reach @ reach) + gauss_newton_damping(self.largest, self.value)
         return float(self.gradient @ hg) * curvature <= beta * beta
 
@@ -496,6 +500,7 @@ class _Run:
             self.compiled is not None
             and self.curvature is not None  # not once crawls left it for the projector
             and self._h is None
+            and self._kernel_start is None
             and self.hg is None
             and not self.quasi
             and self.expand
@@ -514,12 +519,17 @@ class _Run:
         found = self.compiled(self.phi, self.value, self.gradient, self.inactive)
         if found.status == 4:
             return False, None
-        room, k = found.rows, found.turn.shape[0]
+        room, k, damping, turn = found.rows, found.turn.shape[0], found.damping, found.turn
         # F at φ (H's start made from it), as initial_h keeps it
         self.factor, self.factor_at, self.largest = room[:k].T, self.phi, None
-        core = np.zeros((k, k))
-        core.flat[:: k + 1] = -1.0 / found.damping
-        self.h = Metric.of_rows(1.0 / found.damping, room, k, core, (0, found.turn))
+
+        def start() -> Metric:
+            core = np.zeros((k, k))
+            core.flat[:: k + 1] = -1.0 / damping
+            return Metric.of_rows(1.0 / damping, room, k, core, (0, turn))
+
+        self.h = None  # H is the kernel's start, made when asked
+        self._kernel_start = start
         if found.status == 1:  # −H g is no descent; H is fresh, so no reset helps
             return True, self.stuck()
         if found.status == 2:  # blocked at once: add the row without moving

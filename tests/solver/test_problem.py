@@ -535,3 +535,67 @@ def test_a_pose_kept_by_another_problem_is_given_this_problems_value() -> None:
     again, kept = other.evaluate_variables(theta)  # its own value, kept now
     assert again == value
     np.testing.assert_array_equal(kept, gradient)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_goals_replaced_by_goals_of_their_types_match_a_problem_built_afresh(seed: int) -> None:
+    # Two constraints of every goal type; some goals replaced by new ones of the same
+    # type (a drag's), so only their groups are stacked again: every quantity the solver
+    # reads from the goals is the fresh problem's.
+    rng = np.random.default_rng(seed)
+    plan, fig = random_figure_plan(rng, 7)
+    theta = random_theta(rng, plan)
+    names = [s.name for s in plan.segments]
+    constraints, kinds = [], []
+    for kind in [*GOAL_TYPES, *GOAL_TYPES]:
+        effector = random_effector(rng, str(rng.choice(names)))
+        goal = random_goal(str(kind), rng, _world_effector(plan, theta, effector))
+        constraints.append(Constraint(effector, goal, weight=rng.uniform(0.5, 2.0)))
+        kinds.append(str(kind))
+    problem = Problem(fig, constraints)
+    problem.evaluate(theta)
+    problem.gauss_newton_factor(theta)  # the stacked curvatures made before the change
+    chosen = rng.choice(len(constraints), size=len(constraints) // 3, replace=False)
+    replacements = {
+        int(k): random_goal(kinds[k], rng, _world_effector(plan, theta, constraints[k].effector))
+        for k in chosen
+    }
+    moved = problem.with_goals(replacements)
+    fresh = Problem(
+        fig, [c.with_goal(replacements.get(k, c.goal)) for k, c in enumerate(constraints)]
+    )
+    value, gradient = moved.evaluate(theta)
+    expected, expected_gradient = fresh.evaluate(theta)
+    assert value == pytest.approx(expected, rel=1e-14)
+    np.testing.assert_allclose(gradient, expected_gradient, rtol=1e-13, atol=1e-15)
+    np.testing.assert_allclose(
+        moved.gauss_newton_factor(theta), fresh.gauss_newton_factor(theta), rtol=1e-13, atol=1e-15
+    )
+    vector = rng.normal(size=len(problem.variables))
+    product, expected_product = moved.hessian_product(theta), fresh.hessian_product(theta)
+    if expected_product is not None:
+        assert product is not None
+        np.testing.assert_allclose(product(vector), expected_product(vector), rtol=1e-9, atol=1e-12)
+    np.testing.assert_array_equal(moved.potentials(theta), fresh.potentials(theta))
+    # the problem it was made from keeps its own goals
+    np.testing.assert_array_equal(
+        problem.potentials(theta), Problem(fig, constraints).potentials(theta)
+    )
+
+
+def test_position_goals_replaced_keep_the_kernels_targets() -> None:
+    from problems import random_problem
+
+    problem, theta = random_problem(913, 6, 3)
+    leaves = [Constraint(leaf.effector, goals.Position(leaf.goal.point)) for leaf in problem.leaves]
+    problem = Problem(problem.figure, leaves)
+    target = np.array([0.3, -0.2, 0.5])
+    moved = problem.with_goals({1: goals.Position(target)})
+    assert moved._goals.targets is not None and problem._goals.targets is not None
+    np.testing.assert_array_equal(moved._goals.targets[1], target)
+    np.testing.assert_array_equal(moved._goals.targets[[0, 2]], problem._goals.targets[[0, 2]])
+    assert not np.array_equal(problem._goals.targets[1], target)
+    fresh = Problem(
+        problem.figure, [leaves[0], leaves[1].with_goal(goals.Position(target)), leaves[2]]
+    )
+    assert moved.evaluate(theta)[0] == pytest.approx(fresh.evaluate(theta)[0], rel=1e-14)
