@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import time
+from contextlib import nullcontext
 from typing import Any
 
 from .bridge import goals, keys, pose, posing, snapshot, solving
@@ -70,6 +71,9 @@ class DragSession:
         self.snapshot = snapshot.PoseSnapshot(obj, [goal])
         self.turned = False
         self.poser = posing.Poser(obj, self.scene, self.view_layer)
+        self.alone = goals.moves_alone(goal, obj)
+        """Whether only the goal's channels place it: each event then reads it as they do
+        (:func:`.bridge.goals.placed`) without evaluating the view layer before its solve."""
         self.start = self.poser.begin().copy()
         self.events: list[EventStats] = []
         self.budgeting = EventBudget()
@@ -128,12 +132,14 @@ class DragSession:
 
     def _follow(self, start: float, previous: snapshot.ObjectChannels) -> EventStats:
         """Solve for the goal as just set; on failure put the goal back (``previous``)."""
-        self.view_layer.update()
+        if not self.alone:
+            self.view_layer.update()  # what moves with the goal moves now
         budget = self.budget
         try:
-            step = self.poser.step(
-                posing.Start.FOLLOW, time_limit=budget, stats=False, rebuild=self.rebuild
-            )
+            with goals.placed(self.goal) if self.alone else nullcontext():
+                step = self.poser.step(
+                    posing.Start.FOLLOW, time_limit=budget, stats=False, rebuild=self.rebuild
+                )
             self.rebuild = False
         except ReachError:
             previous.put(self.goal)

@@ -8,6 +8,8 @@ the empty's local Z axis.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -24,6 +26,46 @@ from .control_rig import figure_rig, stand_in
 from .followers import follow_in
 from .mechanisms import check_chain_writes
 from .rig import Rig, to_numpy
+
+_PLACED: dict[int, Any] = {}
+"""Goal objects read as their own channels place them (:func:`placed`), by session id."""
+
+
+@contextmanager
+def placed(goal: Any) -> Iterator[None]:
+    """Read ``goal``'s world matrix from its own channels while in this context.
+
+    For a goal nothing else moves (:func:`moves_alone`) its world matrix is its basis
+    matrix (location, rotation and scale with their deltas), which Blender computes
+    when asked: a drag event that just moved it solves without evaluating the view
+    layer first. Blender evaluates it with the pose written.
+    """
+    _PLACED[goal.session_uid] = goal.matrix_basis
+    try:
+        yield
+    finally:
+        _PLACED.pop(goal.session_uid, None)
+
+
+def world_of(goal: Any) -> Any:
+    """The goal object's world matrix: as evaluated, or as :func:`placed` reads it."""
+    matrix = _PLACED.get(goal.session_uid) if _PLACED else None
+    return goal.matrix_world if matrix is None else matrix
+
+
+def moves_alone(goal: Any, armature: Any) -> bool:
+    """Whether only ``goal``'s own channels place it and nothing Reach reads moves with it.
+
+    It has no parent, constraint or driver, and neither the armature nor another goal
+    of the armature's constraints follows it (:func:`placed` may read it then).
+    """
+    animation = goal.animation_data
+    if goal.parent is not None or len(goal.constraints) or (animation and animation.drivers):
+        return False
+    if _follows(armature, goal, set()):
+        return False
+    others = {entry.goal for entry in armature.reach.constraints} - {goal, None}
+    return not any(_follows(other, goal, set()) for other in others)
 
 
 def goal_object(entry: Any, armature: Any, scene: Any) -> Any:
@@ -102,7 +144,7 @@ def _goal_matrix(goal: Any, label: str) -> Array:
     Raises:
         BlenderDataError: For a non-finite transform or a zero scale.
     """
-    matrix = to_numpy(goal.matrix_world)
+    matrix = to_numpy(world_of(goal))
     if not np.isfinite(matrix).all():
         raise BlenderDataError(
             f"{label}: goal '{goal.name}' has a non-finite (NaN or infinite) transform"
@@ -362,7 +404,7 @@ def build_problem(obj: Any, scene: Any, rig: Rig | None = None) -> Setup:
     ]
     if below:
         contacts = [
-            (entry.name, to_numpy(goal.matrix_world)[:3, 3])
+            (entry.name, to_numpy(world_of(goal))[:3, 3])
             for entry, goal in zip(entries, goal_objects, strict=True)
             if entry.contact
         ]
@@ -379,7 +421,7 @@ def build_problem(obj: Any, scene: Any, rig: Rig | None = None) -> Setup:
     names = [c.name for c in problem.leaves]
     by_name = dict(zip([e.name for e in entries], goal_objects, strict=True))
     targets = [by_name[n] for n in names if n in by_name]  # the balance has no goal object
-    frames = [goal.matrix_world.copy() for goal in targets]
+    frames = [world_of(goal).copy() for goal in targets]
     twins = mesh_bones(obj, {leaf.effector.segment for leaf in problem.leaves}) | named
     return Setup(rig, problem, names, targets, movable, frames, twins)
 
@@ -432,7 +474,7 @@ def refresh_goals(obj: Any, scene: Any, setup: Setup) -> Setup:
         goal = goal_object(entry, obj, scene)
         if goal != setup.goals[index]:
             return build_problem(obj, scene, setup.rig)
-        matrix = goal.matrix_world
+        matrix = world_of(goal)
         if matrix == frames[index]:
             continue
         if entry.contact and obj.reach.balance:  # the support polygon moved

@@ -63,3 +63,103 @@ def test_a_drag_event_writes_only_the_chain_bones_and_rebuilds_only_the_moved_go
     fresh = bridge.goals.build_problem(obj, bpy.context.scene, first.rig)
     theta = bridge.pose.read_pose(obj, first.rig)
     assert drag.setup.problem.objective(theta)[0] == fresh.problem.objective(theta)[0]
+
+
+def _updates_during(step):
+    """How many times Blender evaluated the view layer during ``step()``."""
+    count = []
+
+    def counter(scene, depsgraph):
+        count.append(1)
+
+    bpy.app.handlers.depsgraph_update_post.append(counter)
+    try:
+        step()
+    finally:
+        bpy.app.handlers.depsgraph_update_post.remove(counter)
+    return len(count)
+
+
+def _drag_poses(reach, alone, setup_goal):
+    """The chain channels after each event of a drag of hand.L, its goal read as its own
+    channels place it (``alone``) or as Blender evaluates it first."""
+    obj = four_limbs()
+    drag, goal = drag_session(reach, obj, "hand.L")
+    setup_goal(goal)
+    drag.alone = alone
+    path = reachable_path(
+        drag.setup.rig, obj, "forearm.L", ("shoulder.L", "upper_arm.L", "forearm.L"), 6, seed=3
+    )
+    poses, updates = [], []
+    for point in path:
+        updates.append(_updates_during(lambda p=point: drag.step(p["location"])))
+        poses.append(rigs.pose_channels(obj))
+        assert drag.last is not None and not drag.last.unmet
+    return poses, updates, drag, goal
+
+
+def test_a_goal_only_its_channels_place_is_solved_for_without_evaluating_it_first(reach):
+    # Its world matrix is its basis matrix (deltas and every rotation mode included), so
+    # the event evaluates the view layer once, after the write, and poses the same.
+    def deltas(goal):
+        goal.rotation_mode = "QUATERNION"
+        goal.delta_location = (0.01, -0.02, 0.03)
+        goal.delta_rotation_euler = (0.1, 0.2, -0.1)
+        goal.delta_scale = (1.1, 0.9, 1.0)
+        goal.location = goal.location - goal.delta_location  # the same place to start
+        bpy.context.view_layer.update()
+
+    alone, alone_updates, drag, goal = _drag_poses(reach, True, deltas)
+    evaluated, evaluated_updates, _, _ = _drag_poses(reach, False, deltas)
+    assert drag.alone is True and reach.addon.bridge.goals.moves_alone(goal, drag.obj)
+    assert alone_updates == [1] * len(alone) and evaluated_updates == [2] * len(evaluated)
+    assert alone == evaluated  # bit for bit
+    assert goal.matrix_world == goal.matrix_basis
+    # a drag that ends reads the goal as Blender evaluates it again
+    assert not reach.addon.bridge.goals._PLACED
+
+
+def test_goals_something_else_moves_are_evaluated_before_each_solve(reach):
+    goals = reach.addon.bridge.goals
+    obj = four_limbs()
+    goal = obj.reach.constraints["hand.L"].goal
+    other = obj.reach.constraints["hand.R"].goal
+    assert goals.moves_alone(goal, obj)
+    holder = bpy.data.objects.new("holder", None)
+    bpy.context.scene.collection.objects.link(holder)
+    other.parent = goal  # another goal moves with it
+    assert not goals.moves_alone(goal, obj)
+    other.parent = None
+    goal.parent = holder
+    assert not goals.moves_alone(goal, obj)
+    goal.parent = None
+    constraint = goal.constraints.new("COPY_LOCATION")
+    constraint.target = holder
+    assert not goals.moves_alone(goal, obj)
+    goal.constraints.remove(constraint)
+    driver = goal.driver_add("location", 2).driver
+    driver.expression = "1.0"
+    assert not goals.moves_alone(goal, obj)
+    goal.driver_remove("location", 2)
+    assert goals.moves_alone(goal, obj)
+    follow = obj.constraints.new("CHILD_OF")  # the armature follows the goal
+    follow.target = goal
+    assert not goals.moves_alone(goal, obj)
+    obj.constraints.remove(follow)
+    assert goals.moves_alone(goal, obj)
+    # a drag of a goal another goal follows: the follower is solved for where it went
+    other.parent = goal
+    other.matrix_parent_inverse = goal.matrix_world.inverted()
+    bpy.context.view_layer.update()
+    drag, _ = drag_session(reach, obj, "hand.L")
+    assert drag.alone is False
+    start = other.matrix_world.translation.copy()
+    moved = goal.location.copy()
+    moved.x += 0.02
+    drag.step(tuple(moved))
+    assert (other.matrix_world.translation - start).length > 0.019
+    index = drag.setup.names.index("hand.R")
+    target = drag.setup.problem.leaves[index].goal.point
+    assert (
+        max(abs(a - b) for a, b in zip(target, other.matrix_world.translation, strict=True)) < 1e-6
+    )
