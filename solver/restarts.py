@@ -26,7 +26,16 @@ from .optimizer.projection import active_rows, multipliers
 from .problem import Problem
 from .result import Descent, Status, ranks, replaces
 
-__all__ = ["DESCENT_ITERATIONS", "RESUME", "Limits", "Plan", "descents", "plans"]
+__all__ = [
+    "DESCENT_ITERATIONS",
+    "RESUME",
+    "Limits",
+    "Plan",
+    "descent_iterations",
+    "descents",
+    "in_g_all_scale",
+    "plans",
+]
 
 DESCENT_ITERATIONS = 200
 """Least iterations of one descent when restarts may follow (else 4 per variable): a
@@ -77,10 +86,7 @@ class _Driver:
         self.method, self.problem, self.scaled, self.limits = method, problem, scaled, limits
         self.reporter = scaled.reporter(callback)
         self.phi0 = scaled.space.phi(scaled.space.base)
-        n = scaled.space.n
-        self.per_descent = (
-            limits.max_iterations if limits.restarts == 0 else max(DESCENT_ITERATIONS, 4 * n)
-        )
+        self.per_descent = descent_iterations(limits, scaled.space.n)
         self.iterations = self.evaluations = self.readds = 0
         self.starts: Starts | None = None
 
@@ -172,28 +178,50 @@ def descents(
 
 def _unscaled(driver: _Driver, best: Descent, ending: Descent) -> Descent:
     """``best`` in G_all's own scale, with the totals and ``ending``'s status."""
-    weight = driver.scaled.weight
-    message = ending.message
-    if weight != 1.0:
-        message += f" (of G_all / {weight:.6g}, its smallest weight)"
     gradient, active, lambdas = best.gradient, best.active, best.multipliers
     if not driver.method.finds_multipliers:
         space = driver.scaled.space
         gradient = driver.scaled.objective(driver.problem)(best.phi)[1]
         active = tuple(int(k) for k in active_rows(best.phi, space))
         lambdas = multipliers(gradient, np.array(active, dtype=np.intp), space)
-    return replace(
+    totals = replace(
         best,
-        value=best.value * weight,
-        gradient=gradient * weight,
+        gradient=gradient,
         status=ending.status,
-        message=message,
+        message=ending.message,
         iterations=driver.iterations,
         evaluations=driver.evaluations,
         readds=driver.readds,
         active=active,
-        projected_gradient=best.projected_gradient * weight,
-        multipliers=lambdas * weight,
+        multipliers=lambdas,
+    )
+    return in_g_all_scale(totals, driver.scaled.weight)
+
+
+def in_g_all_scale(descent: Descent, weight: float) -> Descent:
+    """A descent of G_all / w (``weight``: w) in G_all's own scale."""
+    message = descent.message
+    if weight != 1.0:
+        message += f" (of G_all / {weight:.6g}, its smallest weight)"
+    return replace(
+        descent,
+        value=descent.value * weight,
+        gradient=descent.gradient * weight,
+        message=message,
+        projected_gradient=descent.projected_gradient * weight,
+        multipliers=descent.multipliers * weight,
+    )
+
+
+def descent_iterations(limits: Limits, n: int) -> int:
+    """The most iterations the first descent of ``n`` variables takes.
+
+    All of them without restarts, else ``max(DESCENT_ITERATIONS, 4n)``, so that the
+    restarts are left some.
+    """
+    return min(
+        limits.max_iterations,
+        limits.max_iterations if limits.restarts == 0 else max(DESCENT_ITERATIONS, 4 * n),
     )
 
 

@@ -32,9 +32,12 @@ from .exceptions import SolverInputError
 from .limits import outside_limits
 from .methods import METHODS, Method, Scaled, as_method
 from .methods.base import weight_scale
+from .methods.goldfarb import Goldfarb
+from .optimizer.goldfarb import gauss_newton_descent
+from .optimizer.levels import has_levels
 from .optimizer.space import ReducedSpace
 from .problem import Problem
-from .restarts import Limits, descents
+from .restarts import Limits, descent_iterations, descents, in_g_all_scale
 from .result import Descent, Outcome, SolveResult, Status
 
 __all__ = ["COMFORT_METHODS", "METHODS", "solve", "unwound", "within_reach"]
@@ -144,9 +147,13 @@ def solve(
             seed=seed,
         )
         scaled = Scaled(space, weight, aim)
-        outcome, runs = descents(chosen, near, scaled, limits, report)
-        if near is not problem:
-            outcome = _no_worse(chosen, problem, scaled, theta_start, outcome, limits, callback)
+        quick = None if near is not problem or report else _quick(chosen, near, scaled, limits)
+        if quick is not None:
+            outcome, runs = quick, 0
+        else:
+            outcome, runs = descents(chosen, near, scaled, limits, report)
+            if near is not problem:
+                outcome = _no_worse(chosen, problem, scaled, theta_start, outcome, limits, callback)
     theta = unwound(problem, space.theta(outcome.phi), theta_start)
     value, gradient = problem.evaluate(theta)
     active = tuple(int(space.in_rows[j]) for j in outcome.active)
@@ -178,6 +185,48 @@ def solve(
         held_by=held_by,
         readds=outcome.readds,
     )
+
+
+QUICK = True
+"""Whether a solve first tries :func:`_quick` (off only to test that it changes nothing)."""
+
+
+def _quick(method: Method, problem: Problem, scaled: Scaled, limits: Limits) -> Descent | None:
+    """The solve's descents where the first is Gauss–Newton steps alone, or None.
+
+    Goldfarb's method from a start with no limit near, on position goals the kernel
+    steps (:func:`.optimizer.goldfarb.gauss_newton_descent`): where that descent meets
+    the goals or runs out of time it is the solve's only one (restarts follow only a
+    descent that ends above the goals with time left), and it is returned as
+    :func:`.restarts.descents` would return it. A warm drag event or bake frame takes
+    this path and skips the general one's set-up.
+    """
+    if (
+        not QUICK
+        or type(method) is not Goldfarb
+        or method.start_metric != "gauss_newton"
+        or scaled.comfort is not None
+        or limits.goal_value is None
+        or has_levels(problem)
+    ):
+        return None
+    step = scaled.gauss_newton_step(problem)
+    if step is None:
+        return None
+    space = scaled.space
+    descent = gauss_newton_descent(
+        scaled.objective(problem),
+        space.phi(space.base),
+        step,
+        space.a_eq,
+        space.rows_in,
+        space.b_in,
+        tolerance=limits.tolerance,
+        max_iterations=descent_iterations(limits, space.n),
+        deadline=limits.deadline,
+        goal_value=limits.goal_value,
+    )
+    return None if descent is None else in_g_all_scale(descent, scaled.weight)
 
 
 def _checked_comfort(comfort: object, problem: Problem, method: Method) -> Comfort | None:

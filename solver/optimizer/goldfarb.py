@@ -154,6 +154,82 @@ def descend(
     return run.loop(max_iterations, deadline, goal_value)
 
 
+def gauss_newton_descent(
+    objective: Objective,
+    phi0: FloatArray,
+    step: GaussNewtonStep,
+    a_eq: FloatArray,
+    a_in: FloatArray | LimitRows,
+    b_in: FloatArray,
+    *,
+    tolerance: float,
+    max_iterations: int,
+    deadline: float | None,
+    goal_value: float,
+) -> Descent | None:
+    """:func:`descend`'s descent from a start with no row near, where the kernel takes it.
+
+    While every iteration is the kernel's Gauss–Newton step that meets no row and lowers
+    G to at most ``_GAUSS_NEWTON_DROP`` of itself (so that H starts afresh from the
+    curvature at the next one), :func:`descend` makes no metric or active set of its
+    own; this loop takes the same steps and stops alike (the goals met, the time spent),
+    without them: a drag event's descent, or a warm frame's. Anything else (a row met, a
+    slower decrease, a Kuhn–Tucker point, the iterations spent) returns None, and the
+    descent is :func:`descend`'s from the start.
+
+    Args:
+        objective: φ ↦ (G, ∇G).
+        phi0: Feasible start, shape (n,).
+        step: The kernel's iteration (:func:`.metric.compiled_step`).
+        a_eq: Equality rows, as :func:`descend`'s (None is taken where there are some).
+        a_in: Inequality rows, as :func:`descend`'s.
+        b_in: Their bounds.
+        tolerance: As :func:`descend`'s.
+        max_iterations: As :func:`descend`'s.
+        deadline: As :func:`descend`'s.
+        goal_value: As :func:`descend`'s.
+    """
+    if a_eq.shape[0] or bool((a_in @ phi0 - b_in <= _ACTIVE).any()):
+        return None  # a row active at the start (ActiveSet.at would take it)
+    phi = phi0.copy()
+    value, gradient = objective(phi)
+    evaluations, iterations, projected = 1, 0, np.inf
+    inactive = np.ones(len(b_in), dtype=bool)
+    while True:
+        if value <= goal_value:
+            status, detail = Status.CONVERGED, f"goals met: G {value:.3g} ≤ {goal_value:.3g}"
+            break
+        projected = float(np.sqrt(gradient @ gradient))  # no row active: Pg = g
+        if projected <= kkt_floor(tolerance, gradient, value) or iterations >= max_iterations:
+            return None
+        if deadline is not None and iterations and time.perf_counter() >= deadline:
+            status, detail = Status.TIME_LIMIT, ""
+            break
+        iterations += 1
+        found = step(phi, value, gradient, inactive)
+        if (
+            found.status != 0
+            or (found.hit >= 0 and found.alpha >= found.limit)
+            or not found.value <= _GAUSS_NEWTON_DROP * value
+        ):
+            return None
+        evaluations += found.evaluations
+        phi, value, gradient = found.point, found.value, found.gradient
+    return Descent(
+        phi=phi,
+        value=value,
+        gradient=gradient,
+        status=status,
+        message=status.message(detail),
+        iterations=iterations,
+        evaluations=evaluations,
+        active=(),
+        projected_gradient=projected,
+        multipliers=np.empty(0),
+        readds=0,
+    )
+
+
 class _Run:
     """State of one descent; :meth:`loop` runs steps 1–5 until a stop."""
 
