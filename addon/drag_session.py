@@ -73,7 +73,8 @@ class DragSession:
         self.poser = posing.Poser(obj, self.scene, self.view_layer)
         self.alone = goals.moves_alone(goal, obj)
         """Whether only the goal's channels place it: each event then reads it as they do
-        (:func:`.bridge.goals.placed`) without evaluating the view layer before its solve."""
+        (:func:`.bridge.goals.placed`) without evaluating the view layer before its solve,
+        and reads no other goal (nothing else moves during a drag)."""
         self.start = self.poser.begin().copy()
         self.events: list[EventStats] = []
         self.budgeting = EventBudget()
@@ -138,7 +139,11 @@ class DragSession:
         try:
             with goals.placed(self.goal) if self.alone else nullcontext():
                 step = self.poser.step(
-                    posing.Start.FOLLOW, time_limit=budget, stats=False, rebuild=self.rebuild
+                    posing.Start.FOLLOW,
+                    time_limit=budget,
+                    stats=False,
+                    rebuild=self.rebuild,
+                    moved=(self.goal,) if self.alone else None,
                 )
             self.rebuild = False
         except ReachError:

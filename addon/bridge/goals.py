@@ -8,7 +8,7 @@ the empty's local Z axis.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -447,7 +447,7 @@ def _check_defects(rig: Rig, problem: Problem) -> None:
         raise BlenderDataError("; ".join(found))
 
 
-def refresh_goals(obj: Any, scene: Any, setup: Setup) -> Setup:
+def refresh_goals(obj: Any, scene: Any, setup: Setup, moved: Sequence[Any] | None = None) -> Setup:
     """``setup`` with the goals of the goal objects that moved since it was built.
 
     Only goals whose object's world matrix changed are rebuilt, and the problem keeps
@@ -455,28 +455,42 @@ def refresh_goals(obj: Any, scene: Any, setup: Setup) -> Setup:
     or a fixed bone location changed since, builds the problem afresh (an armature
     object that only moved keeps its rig, moved along: :meth:`.rig.Rig.moved_to`).
 
+    ``moved``: the only objects that can have moved since (a drag's goal, which only its
+    own channels place while nothing else changes): only those goals are read again;
+    the armature and the other goals are taken as they were.
+
     Raises:
         BlenderDataError: As :func:`build_problem`: a deleted goal, NaN, ….
     """
+    if moved is not None:
+        indices = [k for k, goal in enumerate(setup.goals) for one in moved if goal == one]
+        if indices:
+            return _with_goals_of(obj, scene, setup, indices)
     if not setup.rig.is_current(obj):
-        moved = setup.rig.moved_to(obj)
-        if moved is None:
+        carried = setup.rig.moved_to(obj)
+        if carried is None:
             return build_problem(obj, scene)
-        setup = replace(setup, rig=moved, problem=setup.problem.on(moved.figure))
+        setup = replace(setup, rig=carried, problem=setup.problem.on(carried.figure))
     entries = [c for c in obj.reach.constraints if c.enabled]
     named = setup.names[: len(setup.goals)]
     if sorted(e.name for e in entries) != sorted(named):
         return build_problem(obj, scene, setup.rig)
+    for index, name in enumerate(named):
+        if goal_object(obj.reach.constraints[name], obj, scene) != setup.goals[index]:
+            return build_problem(obj, scene, setup.rig)
+    return _with_goals_of(obj, scene, setup, range(len(named)))
+
+
+def _with_goals_of(obj: Any, scene: Any, setup: Setup, indices: Iterable[int]) -> Setup:
+    """``setup`` with the goals at ``indices`` built again where their object moved."""
     changed: dict[int, Any] = {}
     frames = list(setup.frames)
-    for index, name in enumerate(named):
-        entry = obj.reach.constraints[name]
-        goal = goal_object(entry, obj, scene)
-        if goal != setup.goals[index]:
-            return build_problem(obj, scene, setup.rig)
+    for index in indices:
+        goal = setup.goals[index]
         matrix = world_of(goal)
         if matrix == frames[index]:
             continue
+        entry = obj.reach.constraints[setup.names[index]]
         if entry.contact and obj.reach.balance:  # the support polygon moved
             return build_problem(obj, scene, setup.rig)
         changed[index] = build_goal(entry, goal)

@@ -104,13 +104,20 @@ class Poser:
         self.writer: PoseWriter | ModelWriter | None = None
         self.shown: solving.Outcome | None = None  # the outcome the sidebar shows
 
-    def prepare(self, *, rebuild: bool = False, hold: Sequence[str] = ()) -> Setup:
+    def prepare(
+        self,
+        *,
+        rebuild: bool = False,
+        hold: Sequence[str] = (),
+        moved: Sequence[Any] | None = None,
+    ) -> Setup:
         """The problem of the armature's enabled constraints as they are now.
 
         Built afresh on the first call, when ``rebuild`` is asked, or when bones are held
         now or were held last time (a held bone is fixed in the figure); otherwise the
         last problem with the goals that moved (:func:`.goals.refresh_goals`, which
-        builds again when the armature itself changed).
+        builds again when the armature itself changed); ``moved`` names the only goal
+        objects that can have moved (:func:`.goals.refresh_goals`).
 
         Raises:
             BlenderDataError: No enabled constraints, a missing goal or bone, NaN, ….
@@ -120,7 +127,7 @@ class Poser:
             rig = figure_rig(self.obj, hold=held)
             setup = goals.build_problem(self.obj, self.scene, rig)
         else:
-            setup = goals.refresh_goals(self.obj, self.scene, self.setup)
+            setup = goals.refresh_goals(self.obj, self.scene, self.setup, moved)
         old = self.setup
         # A rig moved along with its armature object keeps its bones' layout, and the
         # writer, which knows the bones alone, with it.
@@ -196,6 +203,7 @@ class Poser:
         stats: bool = True,
         key: bool = False,
         write: bool = True,
+        moved: Sequence[Any] | None = None,
     ) -> Step:
         """Solve the armature's constraints once and write the pose.
 
@@ -216,13 +224,15 @@ class Poser:
             write: False writes nothing and leaves Blender's pose as it is: the step
                 gives the channels a write would set instead (a plain rig only; judge,
                 stats and key must be off then).
+            moved: The only goal objects that can have moved since the last step (a
+                drag's), or None (see :meth:`prepare`).
 
         Raises:
             ReachError: Bad input (a deleted goal, a start outside the limits, …); nothing
                 is written then.
         """
         began = time.perf_counter()
-        setup = self.prepare(rebuild=rebuild, hold=hold)
+        setup = self.prepare(rebuild=rebuild, hold=hold, moved=moved)
         follow = start is Start.FOLLOW and self.theta is not None
         read = self.theta if follow and self.theta is not None else self.read(setup.rig)
         theta, clamped = self.start_pose(setup, read, start, clamp=clamp)
