@@ -307,18 +307,21 @@ class Setup:
     its control (:mod:`.followers`), else the deform bone standing in for a bone that
     deforms nothing (:func:`.animated.mesh_bones`). Found once per problem."""
     kept: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
-    """What is worked out once from the effectors and bones and reused by every step
-    (:func:`.evaluated.measure`'s plan). A copy made with ``replace``, which keeps the
-    effectors and bones (new goals, a moved armature), shares it."""
+    """What is worked out once from the constraints and bones and reused by every step
+    (:func:`.evaluated.measure`'s plan, :attr:`sets`). A copy made with ``replace``,
+    which keeps the constraints and bones (new goals, a moved armature), shares it."""
 
     @property
     def sets(self) -> dict[str, list[str]]:
-        """Each Any-of set's name and the names of its members."""
-        return {
-            item.name: [member.name for member in item.constraints]
-            for item in self.problem.constraints
-            if isinstance(item, AnyOf)
-        }
+        """Each Any-of set's name and the names of its members (kept: new goals keep them)."""
+        sets: dict[str, list[str]] | None = self.kept.get("sets")
+        if sets is None:
+            sets = self.kept["sets"] = {
+                item.name: [member.name for member in item.constraints]
+                for item in self.problem.constraints
+                if isinstance(item, AnyOf)
+            }
+        return sets
 
     @property
     def lines(self) -> list[str]:

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ...solver.limits import clamp_to_limits, outside_limits
+from ...solver.limits import FEASIBLE, clamp_to_limits, outside_limits
 from ..errors import BlenderDataError
 from ..renames import writing
 from . import goals, solving
@@ -103,6 +103,8 @@ class Poser:
         self.held: tuple[str, ...] = ()
         self.writer: PoseWriter | ModelWriter | None = None
         self.shown: solving.Outcome | None = None  # the outcome the sidebar shows
+        # the last solution and the limits it keeps, as its solve measured them
+        self.kept: tuple[Array, Any] | None = None
 
     def prepare(
         self,
@@ -170,6 +172,15 @@ class Poser:
             BlenderDataError: None keeps the limits and ``clamp`` is off: the message
                 names the limit and the way out.
         """
+        kept = self.kept
+        if (
+            start is Start.FOLLOW
+            and kept is not None
+            and kept[0] is self.theta
+            and kept[0] is read
+            and kept[1] is setup.problem.moving_limits
+        ):
+            return kept[0], False  # the last solution, which its solve found within them
         pose = settle(setup.rig, read)
         candidates = []
         if self.theta is not None and start is not Start.POSE:
@@ -242,6 +253,8 @@ class Poser:
             setup, theta, self.obj.reach, time_limit=time_limit, restarts=restarts, comfort=comfort
         )
         solution = outcome.result.theta
+        within = outcome.result.max_violation <= FEASIBLE
+        self.kept = (solution, setup.problem.moving_limits) if within else None
         moved = changed_bones(setup.rig, read, solution)
         if not write:
             if judge or key or stats or setup.rig.model is not None:
