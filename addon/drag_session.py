@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
 from contextlib import nullcontext
 from typing import Any
 
@@ -73,8 +74,7 @@ class DragSession:
         self.poser = posing.Poser(obj, self.scene, self.view_layer)
         self.alone = goals.moves_alone(goal, obj)
         """Whether only the goal's channels place it: each event then reads it as they do
-        (:func:`.bridge.goals.placed`) without evaluating the view layer before its solve,
-        and reads no other goal (nothing else moves during a drag)."""
+        (:func:`.bridge.goals.placed`) without evaluating the view layer before its solve."""
         self.start = self.poser.begin().copy()
         self.events: list[EventStats] = []
         self.budgeting = EventBudget()
@@ -113,9 +113,9 @@ class DragSession:
         values = tuple(float(v) for v in location)
         if len(values) != 3 or not all(math.isfinite(v) for v in values):
             raise BlenderDataError(f"drag location {values} is not a finite 3D point")
-        previous = snapshot.ObjectChannels.of(self.goal)
+        previous = tuple(self.goal.location)
         self.goal.location = (values[0], values[1], values[2])
-        return self._follow(start, previous)
+        return self._follow(start, lambda: setattr(self.goal, "location", previous))
 
     def turn(self, matrix: Any) -> EventStats:
         """Give the goal the world matrix ``matrix`` (a rotation), solve, write the pose.
@@ -129,10 +129,10 @@ class DragSession:
         previous = snapshot.ObjectChannels.of(self.goal)
         self.goal.matrix_world = matrix
         self.turned = True
-        return self._follow(start, previous)
+        return self._follow(start, lambda: previous.put(self.goal))
 
-    def _follow(self, start: float, previous: snapshot.ObjectChannels) -> EventStats:
-        """Solve for the goal as just set; on failure put the goal back (``previous``)."""
+    def _follow(self, start: float, put_back: Callable[[], None]) -> EventStats:
+        """Solve for the goal as just set; on failure put the goal back (``put_back``)."""
         if not self.alone:
             self.view_layer.update()  # what moves with the goal moves now
         budget = self.budget
@@ -143,11 +143,11 @@ class DragSession:
                     time_limit=budget,
                     stats=False,
                     rebuild=self.rebuild,
-                    moved=(self.goal,) if self.alone else None,
+                    moved=(self.goal,),
                 )
             self.rebuild = False
         except ReachError:
-            previous.put(self.goal)
+            put_back()
             self.view_layer.update()
             raise
         outcome = step.outcome

@@ -34,10 +34,11 @@ def _on_load(*_args: Any) -> None:
 
 @persistent  # type: ignore[untyped-decorator]
 def _on_depsgraph_update(scene: Any, depsgraph: Any) -> None:
-    for update in depsgraph.updates:
-        obj = update.id.original
-        if isinstance(obj, bpy.types.Object) and obj.type == "ARMATURE":
-            renames.repair(obj)  # a bone renamed in the interface
+    if not renames.being_written():  # Reach's own writes rename nothing
+        for update in depsgraph.updates:
+            obj = update.id.original
+            if isinstance(obj, bpy.types.Object) and obj.type == "ARMATURE":
+                renames.repair(obj)  # a bone renamed in the interface
     live.depsgraph_updated(scene, depsgraph)
 
 

@@ -50,6 +50,11 @@ def writing() -> Iterator[None]:
         _writing -= 1
 
 
+def being_written() -> bool:
+    """Whether Reach is writing a pose now (inside :func:`writing`)."""
+    return _writing > 0
+
+
 def unique_name(collection: Any, base: str) -> str:
     """``base``, or ``base.001``, ``base.002``, … whichever is not yet in ``collection``."""
     if base not in collection:

@@ -16,7 +16,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from . import kernel
-from ._checks import FloatArray, IntArray, finite_scalar, same
+from ._checks import BoolArray, FloatArray, IntArray, finite_scalar, same
 from .chains import Term, chain_length, chains, combine, flatten, leaf_weights, regroup
 from .constraint import AnyOf, Constraint
 from .exceptions import SolverInputError
@@ -51,12 +51,14 @@ class Derived:
         chain_lengths: :attr:`Problem.chain_lengths`.
         reach: :attr:`Problem.reach`.
         variable_rows: The limit rows over the variables, scaled (:mod:`.optimizer.space`).
+        free_rotations: :attr:`Problem.free_rotations`.
     """
 
     moving_limits: LinearLimits | None = None
     chain_lengths: FloatArray | None = None
     reach: Reach | None = None
     variable_rows: VariableRows | None = None
+    free_rotations: BoolArray | None = None
 
 
 class Problem:
@@ -269,10 +271,23 @@ class Problem:
             chain_lengths=lengths,
             reach=None if derived.reach is None else derived.reach.on(figure, motion),
             variable_rows=derived.variable_rows,
+            free_rotations=derived.free_rotations,
         )
         other._last_pose = None
         other._plan = None
         return other
+
+    @property
+    def free_rotations(self) -> BoolArray:
+        """Whether each DOF is a variable rotation with no bound and in no limit row.
+
+        Such a rotation turns the figure the same by any whole number of turns
+        (:func:`solver.unwound`).
+        """
+        if self.derived.free_rotations is None:
+            limits, rotation = self.figure.limits, self.kinematics.dof_rotation
+            self.derived.free_rotations = self.variable_mask & rotation & ~limits.held
+        return self.derived.free_rotations
 
     @property
     def goal_points(self) -> FloatArray | None:

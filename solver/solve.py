@@ -33,7 +33,7 @@ from .limits import outside_limits
 from .methods import METHODS, Method, Scaled, as_method
 from .methods.base import weight_scale
 from .methods.goldfarb import Goldfarb
-from .optimizer.goldfarb import gauss_newton_descent
+from .optimizer.goldfarb import gauss_newton_descent, starts_free
 from .optimizer.levels import has_levels
 from .optimizer.space import ReducedSpace
 from .problem import Problem
@@ -210,17 +210,18 @@ def _quick(method: Method, problem: Problem, scaled: Scaled, limits: Limits) -> 
         or has_levels(problem)
     ):
         return None
+    space = scaled.space
+    phi0 = space.phi(space.base)
+    if not starts_free(phi0, space.a_eq, space.rows_in, space.b_in):
+        return None
     step = scaled.gauss_newton_step(problem)
     if step is None:
         return None
-    space = scaled.space
     descent = gauss_newton_descent(
         scaled.objective(problem),
-        space.phi(space.base),
+        phi0,
         step,
-        space.a_eq,
-        space.rows_in,
-        space.b_in,
+        len(space.b_in),
         tolerance=limits.tolerance,
         max_iterations=descent_iterations(limits, space.n),
         deadline=limits.deadline,
@@ -351,8 +352,7 @@ def unwound(problem: Problem, theta: FloatArray, start: FloatArray) -> FloatArra
     number of turns; the pose nearest the start is kept, so no method winds a joint up
     (25 rad after a far goal) and Blender's single precision keeps the angle exact.
     """
-    figure = problem.figure
-    free = problem.variable_mask & figure.kinematics.dof_rotation & ~figure.limits.held
+    free = problem.free_rotations
     if not free.any():
         return theta
     change = theta[free] - start[free]

@@ -458,17 +458,14 @@ def refresh_goals(obj: Any, scene: Any, setup: Setup, moved: Sequence[Any] | Non
     or a fixed bone location changed since, builds the problem afresh (an armature
     object that only moved keeps its rig, moved along: :meth:`.rig.Rig.moved_to`).
 
-    ``moved``: the only objects that can have moved since (a drag's goal, which only its
-    own channels place while nothing else changes): only those goals are read again;
-    the armature and the other goals are taken as they were.
+    ``moved``: during a drag, the object dragged. Every goal object is checked to be the
+    one its constraint names, but only it and goals named anew are checked again for
+    deletion and for moving with the armature (the others were when the drag began).
+    None: every goal is.
 
     Raises:
         BlenderDataError: As :func:`build_problem`: a deleted goal, NaN, ….
     """
-    if moved is not None:
-        indices = [k for k, goal in enumerate(setup.goals) for one in moved if goal == one]
-        if indices:
-            return _with_goals_of(obj, scene, setup, indices)
     if not setup.rig.is_current(obj):
         carried = setup.rig.moved_to(obj)
         if carried is None:
@@ -479,7 +476,9 @@ def refresh_goals(obj: Any, scene: Any, setup: Setup, moved: Sequence[Any] | Non
     if sorted(e.name for e in entries) != sorted(named):
         return build_problem(obj, scene, setup.rig)
     for index, name in enumerate(named):
-        if goal_object(obj.reach.constraints[name], obj, scene) != setup.goals[index]:
+        entry, kept = obj.reach.constraints[name], setup.goals[index]
+        checked = moved is None or kept in moved or entry.goal != kept
+        if checked and goal_object(entry, obj, scene) != kept:
             return build_problem(obj, scene, setup.rig)
     return _with_goals_of(obj, scene, setup, range(len(named)))
 

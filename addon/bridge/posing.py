@@ -118,8 +118,8 @@ class Poser:
         Built afresh on the first call, when ``rebuild`` is asked, or when bones are held
         now or were held last time (a held bone is fixed in the figure); otherwise the
         last problem with the goals that moved (:func:`.goals.refresh_goals`, which
-        builds again when the armature itself changed); ``moved`` names the only goal
-        objects that can have moved (:func:`.goals.refresh_goals`).
+        builds again when the armature itself changed); ``moved``: the object a drag
+        moves (:func:`.goals.refresh_goals`).
 
         Raises:
             BlenderDataError: No enabled constraints, a missing goal or bone, NaN, ….
@@ -235,8 +235,7 @@ class Poser:
             write: False writes nothing and leaves Blender's pose as it is: the step
                 gives the channels a write would set instead (a plain rig only; judge,
                 stats and key must be off then).
-            moved: The only goal objects that can have moved since the last step (a
-                drag's), or None (see :meth:`prepare`).
+            moved: The object a drag moves, or None (see :meth:`prepare`).
 
         Raises:
             ReachError: Bad input (a deleted goal, a start outside the limits, …); nothing

@@ -154,13 +154,22 @@ def descend(
     return run.loop(max_iterations, deadline, goal_value)
 
 
+def starts_free(
+    phi0: FloatArray, a_eq: FloatArray, a_in: FloatArray | LimitRows, b_in: FloatArray
+) -> bool:
+    """Whether no row is active at ``phi0``, as :func:`gauss_newton_descent` needs.
+
+    No equality, and every inequality's slack above ``_ACTIVE``, where
+    :meth:`ActiveSet.at` takes none.
+    """
+    return not a_eq.shape[0] and not bool((a_in @ phi0 - b_in <= _ACTIVE).any())
+
+
 def gauss_newton_descent(
     objective: Objective,
     phi0: FloatArray,
     step: GaussNewtonStep,
-    a_eq: FloatArray,
-    a_in: FloatArray | LimitRows,
-    b_in: FloatArray,
+    rows: int,
     *,
     tolerance: float,
     max_iterations: int,
@@ -179,22 +188,18 @@ def gauss_newton_descent(
 
     Args:
         objective: φ ↦ (G, ∇G).
-        phi0: Feasible start, shape (n,).
+        phi0: Feasible start, shape (n,), with no row active (:func:`starts_free`).
         step: The kernel's iteration (:func:`.metric.compiled_step`).
-        a_eq: Equality rows, as :func:`descend`'s (None is taken where there are some).
-        a_in: Inequality rows, as :func:`descend`'s.
-        b_in: Their bounds.
+        rows: The number of inequality rows.
         tolerance: As :func:`descend`'s.
         max_iterations: As :func:`descend`'s.
         deadline: As :func:`descend`'s.
         goal_value: As :func:`descend`'s.
     """
-    if a_eq.shape[0] or bool((a_in @ phi0 - b_in <= _ACTIVE).any()):
-        return None  # a row active at the start (ActiveSet.at would take it)
     phi = phi0.copy()
     value, gradient = objective(phi)
     evaluations, iterations, projected = 1, 0, np.inf
-    inactive = np.ones(len(b_in), dtype=bool)
+    inactive = np.ones(rows, dtype=bool)
     while True:
         if value <= goal_value:
             status, detail = Status.CONVERGED, f"goals met: G {value:.3g} ≤ {goal_value:.3g}"
