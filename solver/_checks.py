@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -45,11 +46,11 @@ def finite_array(value: ArrayLike, what: str, shape: Sequence[int] | None = None
     return array
 
 
-def same(first: FloatArray, second: FloatArray) -> bool:
+def same(first: NDArray[Any], second: NDArray[Any]) -> bool:
     """Whether two arrays hold the same values in the same shape (NaN equals nothing).
 
     ``np.array_equal`` for arrays known to be arrays, without its conversions: the
-    solver asks it of its caches at every evaluation.
+    solver asks it of its caches at every evaluation, the add-on of the pose's channels.
     """
     return first.shape == second.shape and bool((first == second).all())
 

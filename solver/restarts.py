@@ -219,10 +219,9 @@ def descent_iterations(limits: Limits, n: int) -> int:
     All of them without restarts, else ``max(DESCENT_ITERATIONS, 4n)``, so that the
     restarts are left some.
     """
-    return min(
-        limits.max_iterations,
-        limits.max_iterations if limits.restarts == 0 else max(DESCENT_ITERATIONS, 4 * n),
-    )
+    if limits.restarts == 0:
+        return limits.max_iterations
+    return min(limits.max_iterations, max(DESCENT_ITERATIONS, 4 * n))
 
 
 def plans(problem: Problem, scaled: Scaled, first: Descent, restarts: int) -> list[Plan]:

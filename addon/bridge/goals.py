@@ -8,7 +8,7 @@ the empty's local Z axis.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -475,24 +475,16 @@ def refresh_goals(obj: Any, scene: Any, setup: Setup, moved: Sequence[Any] | Non
     named = setup.names[: len(setup.goals)]
     if sorted(e.name for e in entries) != sorted(named):
         return build_problem(obj, scene, setup.rig)
-    for index, name in enumerate(named):
-        entry, kept = obj.reach.constraints[name], setup.goals[index]
-        checked = moved is None or kept in moved or entry.goal != kept
-        if checked and goal_object(entry, obj, scene) != kept:
-            return build_problem(obj, scene, setup.rig)
-    return _with_goals_of(obj, scene, setup, range(len(named)))
-
-
-def _with_goals_of(obj: Any, scene: Any, setup: Setup, indices: Iterable[int]) -> Setup:
-    """``setup`` with the goals at ``indices`` built again where their object moved."""
     changed: dict[int, Any] = {}
     frames = list(setup.frames)
-    for index in indices:
-        goal = setup.goals[index]
+    for index, name in enumerate(named):
+        entry, goal = obj.reach.constraints[name], setup.goals[index]
+        checked = moved is None or goal in moved or entry.goal != goal
+        if checked and goal_object(entry, obj, scene) != goal:
+            return build_problem(obj, scene, setup.rig)
         matrix = world_of(goal)
         if matrix == frames[index]:
             continue
-        entry = obj.reach.constraints[setup.names[index]]
         if entry.contact and obj.reach.balance:  # the support polygon moved
             return build_problem(obj, scene, setup.rig)
         changed[index] = build_goal(entry, goal)

@@ -19,6 +19,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ...solver import Figure
+from ...solver._checks import same
 from ...solver.rotations import is_similarity
 from ..errors import BlenderDataError, labelled
 from .animated import animated_bones
@@ -140,7 +141,7 @@ class Rig:
         if self.model is not None:
             return self.model.is_current(obj)
         locations = self.locations
-        if locations is not None and _same(pose_locations(obj), locations):
+        if locations is not None and same(pose_locations(obj), locations):
             return True  # no location changed at all
         return fixed_locations(obj, self.layout) == self.offsets
 
@@ -192,11 +193,6 @@ class Rig:
             if entry.name == name:
                 return entry
         raise BlenderDataError(f"bone '{name}' is not in the figure of '{self.armature}'")
-
-
-def _same(first: NDArray[np.float32], second: NDArray[np.float32]) -> bool:
-    """Whether two arrays hold the same values in the same shape."""
-    return first.shape == second.shape and bool((first == second).all())
 
 
 def to_numpy(matrix: Any) -> Array:
