@@ -567,13 +567,24 @@ class Problem:
         library, plan = compiled
         targets = self._goals.targets
         assert targets is not None  # by _compiled_objective
-        total, (points, x, y, axes, pivots), gradient = library.objective(
-            plan, theta, targets, self._weights
-        )
-        pose = (points, x, y, axes, pivots, points)
-        self._last_pose = (theta.copy(), pose)
-        self._last_value = (pose, self._goals, self._weights, self.terms, total, gradient.copy())
+        total, parts, gradient = library.objective(plan, theta, targets, self._weights)
+        self.keep_compiled(theta.copy(), total, parts, gradient.copy())
         return total, gradient
+
+    def keep_compiled(
+        self, theta: FloatArray, total: float, parts: tuple[FloatArray, ...], gradient: FloatArray
+    ) -> None:
+        """Keep the kernel's evaluation of this problem at ``theta`` as its own.
+
+        ``total``, ``parts`` and ``gradient``: G_all, the pose and the gradient over the
+        variables there, as :meth:`kernel.Kernel.objective` gives them for this problem's
+        goals and weights (a descent's last evaluation, say); the arrays are kept as
+        they are.
+        """
+        points, x, y, axes, pivots = parts
+        pose = (points, x, y, axes, pivots, points)
+        self._last_pose = (theta, pose)
+        self._last_value = (pose, self._goals, self._weights, self.terms, total, gradient)
 
     def hessian_product(self, theta: FloatArray) -> Callable[[FloatArray], FloatArray] | None:
         """The map v ↦ ∇²G_all v over the variables at ``theta``, or None where none is made.

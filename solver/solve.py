@@ -218,16 +218,20 @@ def _quick(method: Method, problem: Problem, scaled: Scaled, limits: Limits) -> 
     if step is None:
         return None
     descent = gauss_newton_descent(
-        scaled.objective(problem),
-        phi0,
         step,
+        phi0,
         len(space.b_in),
         tolerance=limits.tolerance,
         max_iterations=descent_iterations(limits, space.n),
         deadline=limits.deadline,
         goal_value=limits.goal_value,
     )
-    return None if descent is None else in_g_all_scale(descent, scaled.weight)
+    if descent is None:
+        return None
+    last = step.plan.last()  # usually at the end: the solve's own evaluation there is kept
+    if last is not None:
+        problem.keep_compiled(*last)
+    return in_g_all_scale(descent, scaled.weight)
 
 
 def _checked_comfort(comfort: object, problem: Problem, method: Method) -> Comfort | None:

@@ -34,6 +34,7 @@ __all__ = [
     "ABI",
     "LIBRARY_FOLDER",
     "DescentPlan",
+    "GaussNewtonDescent",
     "GaussNewtonStep",
     "GradientTree",
     "Kernel",
@@ -46,7 +47,7 @@ __all__ = [
     "status",
 ]
 
-ABI = 11
+ABI = 12
 """The calling convention this module speaks (``rk_abi()`` of ``reach_kernel.c``)."""
 
 LIBRARY_FOLDER = Path(__file__).resolve().parent / "lib"
@@ -140,6 +141,11 @@ class Kernel:
         step.restype = None
         step.argtypes = [_POINTER, _POINTER, ctypes.c_double, *[_POINTER] * 9]
         self._gauss_newton_step = step
+        descent = library.rk_gauss_newton_descent
+        descent.restype = _INT
+        descent.argtypes = [*[_POINTER] * 6, *[ctypes.c_double] * 2, _INT, ctypes.c_double]
+        descent.argtypes += [_POINTER]
+        self._gauss_newton_descent = descent
 
     def frames(
         self, tree: KernelTree, theta: FloatArray
@@ -294,15 +300,12 @@ class Kernel:
             G_all; the pose the solver keeps (the parts' points, x and y axes, the
             variables' axes and pivots); the gradient over the variables.
         """
-        m, n = plan.n_parts, plan.n_variables
-        out = np.empty(9 * m + 7 * n)
+        out = np.empty(9 * plan.n_parts + 7 * plan.n_variables)
         theta, goal, weight = _c(theta), _c(goal), _c(weight)
         total = self._objective(
             plan.address, _address(theta), _address(goal), _address(weight), _address(out)
         )
-        points, x, y = out[: 9 * m].reshape(3, m, 3)
-        axes, pivots = out[9 * m : 9 * m + 6 * n].reshape(2, n, 3)
-        return float(total), (points, x, y, axes, pivots), out[9 * m + 6 * n :]
+        return float(total), *plan.split(out)
 
     def woodbury_start(
         self,
@@ -414,6 +417,60 @@ class Kernel:
             turn,
             point,
             point_gradient,
+        )
+
+    def gauss_newton_descent(
+        self,
+        plan: DescentPlan,
+        phi: FloatArray,
+        inactive: np.ndarray[Any, np.dtype[np.bool_]],
+        *,
+        goal_value: float,
+        tolerance: float,
+        max_iterations: int,
+        seconds: float | None,
+    ) -> GaussNewtonDescent:
+        """Gauss–Newton iterations from ``phi`` while each lowers G by a fifth or more.
+
+        ``rk_gauss_newton_descent``: :func:`solver.optimizer.goldfarb.gauss_newton_descent`'s
+        loop of :meth:`gauss_newton_step` calls, in one call.
+
+        Args:
+            plan: The descent's problem and rows, bound (:meth:`DescentPlan.bind`).
+            phi: The start, (n,), with no row active.
+            inactive: Whether each inequality row is inactive, (rows,): all of them.
+            goal_value: G/w at or below which the goals are met.
+            tolerance: ε of the Kuhn–Tucker test.
+            max_iterations: Most iterations.
+            seconds: The time budget from now, or None.
+        """
+        n = plan.objective.n_variables
+        buffer = np.empty(3 * n + 3)  # the end, its gradient, the gradient tested, 3 numbers
+        buffer[:n] = phi
+        flags = np.ascontiguousarray(inactive, dtype=np.uint8)
+        start = _address(buffer)
+        status = self._gauss_newton_descent(
+            plan.address,
+            start,
+            start + 8 * n,
+            start + 16 * n,
+            start + 24 * n,
+            _address(flags),
+            goal_value,
+            tolerance,
+            max_iterations,
+            -1.0 if seconds is None else max(seconds, 0.0),
+            plan.work_address,
+        )
+        out = buffer[3 * n :]
+        return GaussNewtonDescent(
+            int(status),
+            buffer[:n],
+            float(out[0]),
+            buffer[n : 2 * n],
+            None if status == 2 else buffer[2 * n : 3 * n],
+            int(out[1]),
+            int(out[2]),
         )
 
 
@@ -695,6 +752,17 @@ class ObjectivePlan(_Arrays):
     trees: tuple[KernelTree, GradientTree] | None = None
     descents: dict[int, DescentPlan] = field(default_factory=dict)
 
+    def split(self, out: FloatArray) -> tuple[tuple[FloatArray, ...], FloatArray]:
+        """``rk_objective``'s output as the pose and the gradient over the variables.
+
+        The pose: the parts' points, x and y axes, the variables' axes and pivots (views
+        of ``out``, as the gradient is).
+        """
+        m, n = self.n_parts, self.n_variables
+        points, x, y = out[: 9 * m].reshape(3, m, 3)
+        axes, pivots = out[9 * m : 9 * m + 6 * n].reshape(2, n, 3)
+        return (points, x, y, axes, pivots), out[9 * m + 6 * n :]
+
     def descent(self, n_dofs: int) -> DescentPlan:
         """The plan of this problem's descents (made on first use)."""
         plan = self.descents.get(n_dofs)
@@ -776,6 +844,7 @@ class _Descent(ctypes.Structure):
         ("pose", ctypes.c_void_p),
         ("posed_at", ctypes.c_void_p),
         ("posed", ctypes.c_int32),
+        ("total", ctypes.c_double),
     ]
 
 
@@ -808,6 +877,17 @@ class DescentPlan:
         self.work_address = 0
         self.bound: tuple[FloatArray, ...] | None = None
 
+    def last(self) -> tuple[FloatArray, float, tuple[FloatArray, ...], FloatArray] | None:
+        """The kernel's last evaluation of the descent bound, as :meth:`Kernel.objective`'s.
+
+        θ there and G_all, the pose and the gradient over the variables (copies); None
+        when the descent evaluated nothing yet.
+        """
+        if not self.structure.posed:
+            return None
+        parts, gradient = self.objective.split(self._pose.copy())
+        return self._theta.copy(), float(self.structure.total), parts, gradient
+
     def bind(
         self,
         arrays: tuple[FloatArray, ...],
@@ -837,11 +917,36 @@ class DescentPlan:
         structure.relative, structure.absolute = damping
         structure.posed = 0  # its pose is of another start and scale
         m, n = self.objective.n_parts, self.objective.n_variables
-        size = 6 * n + 9 * m + 18 * m * m + len(b)
+        # a step's work (6n + 3k + 2k² + rows, k = 3m) after a descent's own (kn + k² + 2n + 5)
+        size = 8 * n + 3 * m * n + 9 * m + 27 * m * m + 5 + len(b)
         if self._work.size < size:
             self._work = np.empty(size)
             self.work_address = _address(self._work)
         self.bound = arrays
+
+
+@dataclass(frozen=True)
+class GaussNewtonDescent:
+    """What ``rk_gauss_newton_descent`` found (see :meth:`Kernel.gauss_newton_descent`).
+
+    Attributes:
+        status: 0 the goals met; 1 the time spent; 2 the goals met at the start; −1
+            anything else (the descent is then the general one's).
+        point: The last iterate.
+        value: G/w there.
+        gradient: Its gradient.
+        normed: The gradient whose norm was tested last (None: none was).
+        evaluations: Objective evaluations, the start's included.
+        iterations: Iterations taken.
+    """
+
+    status: int
+    point: FloatArray
+    value: float
+    gradient: FloatArray
+    normed: FloatArray | None
+    evaluations: int
+    iterations: int
 
 
 @dataclass(frozen=True)

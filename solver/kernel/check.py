@@ -306,6 +306,18 @@ def _step_differs(kernel: Kernel, theta: FloatArray, below: FloatArray) -> str |
         return "its Gauss–Newton step differs from numpy's"
     if abs(found.value - numpy_value(want)[0]) > TOLERANCE * value:
         return "its Gauss–Newton step differs from numpy's"
+    # the same step as the first of a descent that stops once it is taken
+    ran = kernel.gauss_newton_descent(
+        descent,
+        theta,
+        np.empty(0, dtype=bool),
+        goal_value=found.value,
+        tolerance=0.0,
+        max_iterations=5,
+        seconds=None,
+    )
+    if ran.status != 0 or ran.iterations != 1 or not np.array_equal(ran.point, found.point):
+        return "its Gauss–Newton descent differs from its steps"
     return None
 
 

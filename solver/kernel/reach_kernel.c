@@ -3,7 +3,8 @@
  * Every function computes what a numpy function of the solver computes (named beside
  * it), on row-major float64 arrays the caller owns; the numpy code is the reference the
  * kernel is tested against to rounding, and the fallback where this library does not
- * load. No function allocates, keeps state or calls anything but libm.
+ * load. No function allocates, keeps state or calls anything but libm and, for a time
+ * budget, the system's monotonic clock.
  */
 #include <math.h>
 #include <stdint.h>
@@ -11,12 +12,28 @@
 
 #if defined(_WIN32)
 #define RK_EXPORT __declspec(dllexport)
+#include <windows.h>
 #else
 #define RK_EXPORT __attribute__((visibility("default")))
+#include <time.h>
 #endif
 
 /* The calling convention's version: the loader refuses a library of another. */
-#define RK_ABI 11
+#define RK_ABI 12
+
+/* Seconds on the system's monotonic clock (from an arbitrary origin). */
+static double monotonic_seconds(void) {
+#if defined(_WIN32)
+    LARGE_INTEGER count, frequency;
+    QueryPerformanceCounter(&count);
+    QueryPerformanceFrequency(&frequency);
+    return (double)count.QuadPart / (double)frequency.QuadPart;
+#else
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (double)now.tv_sec + 1e-9 * (double)now.tv_nsec;
+#endif
+}
 
 RK_EXPORT int32_t rk_abi(void) { return RK_ABI; }
 
@@ -783,7 +800,7 @@ RK_EXPORT int32_t rk_newton_cg(POSE_HESSIAN, const uint8_t *held, const double *
  * gradient over φ is (scale / w) ∘ ∂G/∂θ[variables] (methods.base.Scaled.objective); F's
  * rows are scaled by scale / √w (Scaled.curvature). pose holds the pose at posed_at (n)
  * when posed is 1: the last point evaluated, the next step's start when the line search
- * took its last trial. */
+ * took its last trial; theta holds that point's θ and total G there. */
 typedef struct {
     const Objective *objective;
     const double *goal;
@@ -802,6 +819,7 @@ typedef struct {
     double *pose;
     double *posed_at;
     int32_t posed;
+    double total;
 } Descent;
 
 /* G/w and its gradient over φ at phi (methods.base.Scaled.objective). */
@@ -817,6 +835,7 @@ static double descent_value(Descent *d, const double *phi, double *gradient) {
     const double total = rk_objective(o, d->theta, d->goal, d->weight, d->pose);
     memcpy(d->posed_at, phi, sizeof(double) * (size_t)n);
     d->posed = 1;
+    d->total = total;
     const double *own = d->pose + 9 * (int64_t)o->m + 6 * (int64_t)n;
     for (int32_t j = 0; j < n; ++j) {
         gradient[j] = own[j] * (d->scale[j] / d->weight_scale);
@@ -1021,4 +1040,61 @@ RK_EXPORT void rk_gauss_newton_step(Descent *d, const double *phi, double value,
     out[3] = at[0];
     out[4] = at[1];
     counts[2] = 0;
+}
+
+/* goldfarb.gauss_newton_descent: rk_gauss_newton_step from phi, no row active there, while
+ * each iteration takes a step that meets no row and leaves G/w at most 0.8 of itself (so
+ * that goldfarb._Run starts H afresh at the next one), until G/w ≤ goal_value or the time
+ * runs out. phi and gradient: the start on entry (the gradient is evaluated here), the end
+ * on return; normed: the gradient whose norm the descent tested last (its projected
+ * gradient); out (3): G/w, the evaluations and the iterations. seconds: the time budget
+ * from now, checked before every iteration but the first (< 0: none). work holds
+ * kn + k² + 8n + 3k + 2k² + 5 + rows doubles (the step's outputs, then its own work).
+ * Returns 0 with the goals met, 1 with the time spent, 2 with nothing tested yet (met at
+ * the start), −1 for anything else (a row met, a slower decrease, a Kuhn–Tucker point,
+ * the iterations spent: the descent is goldfarb._Run's from the start). */
+RK_EXPORT int32_t rk_gauss_newton_descent(Descent *d, double *phi, double *gradient,
+                                          double *normed, double *out, const uint8_t *inactive,
+                                          double goal_value, double tolerance,
+                                          int32_t max_iterations, double seconds,
+                                          double *work) {
+    const int32_t n = d->objective->n, k = 3 * d->objective->m;
+    const double began = seconds >= 0.0 ? monotonic_seconds() : 0.0;
+    double *rows = work, *turn = rows + (int64_t)k * n, *point = turn + (int64_t)k * k;
+    double *point_gradient = point + n, *found = point_gradient + n, *own = found + 5;
+    int32_t counts[3], evaluations = 1, iterations = 0, status = -1, tested = 0;
+    double value = descent_value(d, phi, gradient);
+    for (;;) {
+        if (value <= goal_value) {
+            status = tested ? 0 : 2;
+            break;
+        }
+        const double norm = sqrt(dot(n, gradient, gradient));
+        memcpy(normed, gradient, sizeof(double) * (size_t)n);
+        tested = 1;
+        double floor = tolerance; /* active_set.kkt_floor */
+        floor = 1e-7 * norm > floor ? 1e-7 * norm : floor;
+        floor = 1e-6 * sqrt(fabs(value)) > floor ? 1e-6 * sqrt(fabs(value)) : floor;
+        if (norm <= floor || iterations >= max_iterations) {
+            break;
+        }
+        if (seconds >= 0.0 && iterations && monotonic_seconds() - began >= seconds) {
+            status = 1;
+            break;
+        }
+        iterations += 1;
+        rk_gauss_newton_step(d, phi, value, gradient, inactive, rows, turn, found, point,
+                             point_gradient, counts, own);
+        if (counts[2] != 0 || (counts[0] >= 0 && found[3] >= found[2]) ||
+            !(found[4] <= 0.8 * value)) {
+            break;
+        }
+        evaluations += counts[1];
+        keep(n, point, point_gradient, phi, gradient);
+        value = found[4];
+    }
+    out[0] = value;
+    out[1] = evaluations;
+    out[2] = iterations;
+    return status;
 }

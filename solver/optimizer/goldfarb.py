@@ -166,9 +166,8 @@ def starts_free(
 
 
 def gauss_newton_descent(
-    objective: Objective,
-    phi0: FloatArray,
     step: GaussNewtonStep,
+    phi0: FloatArray,
     rows: int,
     *,
     tolerance: float,
@@ -181,55 +180,46 @@ def gauss_newton_descent(
     While every iteration is the kernel's Gauss–Newton step that meets no row and lowers
     G to at most ``_GAUSS_NEWTON_DROP`` of itself (so that H starts afresh from the
     curvature at the next one), :func:`descend` makes no metric or active set of its
-    own; this loop takes the same steps and stops alike (the goals met, the time spent),
-    without them: a drag event's descent, or a warm frame's. Anything else (a row met, a
-    slower decrease, a Kuhn–Tucker point, the iterations spent) returns None, and the
-    descent is :func:`descend`'s from the start.
+    own; the kernel takes the same steps and stops alike (the goals met, the time
+    spent), in one call (:meth:`.metric.GaussNewtonStep.descend`): a drag event's
+    descent, or a warm frame's. Anything else (a row met, a slower decrease, a
+    Kuhn–Tucker point, the iterations spent) returns None, and the descent is
+    :func:`descend`'s from the start.
 
     Args:
-        objective: φ ↦ (G, ∇G).
+        step: The kernel's iterations (:func:`.metric.compiled_step`).
         phi0: Feasible start, shape (n,), with no row active (:func:`starts_free`).
-        step: The kernel's iteration (:func:`.metric.compiled_step`).
         rows: The number of inequality rows.
         tolerance: As :func:`descend`'s.
         max_iterations: As :func:`descend`'s.
         deadline: As :func:`descend`'s.
         goal_value: As :func:`descend`'s.
     """
-    phi = phi0.copy()
-    value, gradient = objective(phi)
-    evaluations, iterations, projected = 1, 0, np.inf
-    inactive = np.ones(rows, dtype=bool)
-    while True:
-        if value <= goal_value:
-            status, detail = Status.CONVERGED, f"goals met: G {value:.3g} ≤ {goal_value:.3g}"
-            break
-        projected = float(np.sqrt(gradient @ gradient))  # no row active: Pg = g
-        if projected <= kkt_floor(tolerance, gradient, value) or iterations >= max_iterations:
-            return None
-        if deadline is not None and iterations and time.perf_counter() >= deadline:
-            status, detail = Status.TIME_LIMIT, ""
-            break
-        iterations += 1
-        found = step(phi, value, gradient, inactive)
-        if (
-            found.status != 0
-            or (found.hit >= 0 and found.alpha >= found.limit)
-            or not found.value <= _GAUSS_NEWTON_DROP * value
-        ):
-            return None
-        evaluations += found.evaluations
-        phi, value, gradient = found.point, found.value, found.gradient
+    found = step.descend(
+        phi0,
+        np.ones(rows, dtype=bool),
+        goal_value=goal_value,
+        tolerance=tolerance,
+        max_iterations=max_iterations,
+        seconds=None if deadline is None else deadline - time.perf_counter(),
+    )
+    if found.status < 0:
+        return None
+    if found.status == 1:
+        status, detail = Status.TIME_LIMIT, ""
+    else:
+        status, detail = Status.CONVERGED, f"goals met: G {found.value:.3g} ≤ {goal_value:.3g}"
+    normed = found.normed
     return Descent(
-        phi=phi,
-        value=value,
-        gradient=gradient,
+        phi=found.point,
+        value=found.value,
+        gradient=found.gradient,
         status=status,
         message=status.message(detail),
-        iterations=iterations,
-        evaluations=evaluations,
+        iterations=found.iterations,
+        evaluations=found.evaluations,
         active=(),
-        projected_gradient=projected,
+        projected_gradient=np.inf if normed is None else float(np.sqrt(normed @ normed)),
         multipliers=np.empty(0),
         readds=0,
     )

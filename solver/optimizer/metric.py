@@ -17,7 +17,6 @@ while U has fewer than n/2 columns: a step costs O(n·r) for r columns, not O(n�
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -260,9 +259,61 @@ def _upper_triangle(k: int) -> tuple[IntArray, IntArray]:
     return upper
 
 
-GaussNewtonStep = Callable[[FloatArray, float, FloatArray, BoolArray], "kernel.GaussNewtonStep"]
-"""(φ, G/w, its gradient, the inactive rows) ↦ the kernel's Gauss–Newton iteration from φ
-to its line search's end, with no active row."""
+class GaussNewtonStep:
+    """The kernel's Gauss–Newton iterations of one descent over φ, with no active row.
+
+    Called as (φ, G/w, its gradient, the inactive rows) ↦ the iteration from φ to its
+    line search's end (:class:`kernel.GaussNewtonStep`); :meth:`descend` runs such
+    iterations in one call while each lowers G by a fifth or more. Made by
+    :func:`compiled_step`.
+    """
+
+    def __init__(
+        self,
+        library: kernel.Kernel,
+        plan: kernel.DescentPlan,
+        arrays: tuple[FloatArray, ...],
+        weight_scale: float,
+        k: int,
+    ) -> None:
+        self.library, self.plan, self.arrays = library, plan, arrays
+        self.weight_scale, self.k = weight_scale, k
+
+    def _bound(self) -> kernel.DescentPlan:
+        """The plan, bound to this descent (another of the same figure may have bound its own)."""
+        plan = self.plan
+        if plan.bound is not self.arrays:
+            plan.bind(self.arrays, self.weight_scale, (_DAMPING, _DAMPING_G))
+        return plan
+
+    def __call__(
+        self, phi: FloatArray, value: float, gradient: FloatArray, inactive: BoolArray
+    ) -> kernel.GaussNewtonStep:
+        """The iteration from φ (:meth:`kernel.Kernel.gauss_newton_step`)."""
+        plan = self._bound()
+        rows = Metric.room(len(phi), self.k)
+        return self.library.gauss_newton_step(plan, phi, value, gradient, inactive, rows)
+
+    def descend(
+        self,
+        phi: FloatArray,
+        inactive: BoolArray,
+        *,
+        goal_value: float,
+        tolerance: float,
+        max_iterations: int,
+        seconds: float | None,
+    ) -> kernel.GaussNewtonDescent:
+        """The iterations from ``phi`` (:meth:`kernel.Kernel.gauss_newton_descent`)."""
+        return self.library.gauss_newton_descent(
+            self._bound(),
+            phi,
+            inactive,
+            goal_value=goal_value,
+            tolerance=tolerance,
+            max_iterations=max_iterations,
+            seconds=seconds,
+        )
 
 
 def compiled_step(
@@ -274,9 +325,9 @@ def compiled_step(
     space: Any,
     weight_scale: float,
 ) -> GaussNewtonStep | None:
-    """The kernel's Gauss–Newton iteration of a descent over φ, or None beyond its sizes.
+    """The kernel's Gauss–Newton iterations of a descent over φ, or None beyond its sizes.
 
-    The kernel takes it where Woodbury's start is its own (2k < n, n·k² ≤
+    The kernel takes them where Woodbury's start is its own (2k < n, n·k² ≤
     ``_COMPILED_START``, k = 3m for m position goals).
 
     Args:
@@ -292,21 +343,11 @@ def compiled_step(
     n, k = plan.n_variables, 3 * plan.n_parts
     if not 2 * k < n or n * k * k > _COMPILED_START:
         return None
-    descent = plan.descent(len(space.base))
     arrays = tuple(
         np.ascontiguousarray(array, dtype=np.float64)
         for array in (goal, weight, moves, space.base, space.scale, space.a_in, space.b_in)
     )
-
-    def step(
-        phi: FloatArray, value: float, gradient: FloatArray, inactive: BoolArray
-    ) -> kernel.GaussNewtonStep:
-        if descent.bound is not arrays:  # another descent of the same figure bound its own
-            descent.bind(arrays, weight_scale, (_DAMPING, _DAMPING_G))
-        rows = Metric.room(n, k)
-        return library.gauss_newton_step(descent, phi, value, gradient, inactive, rows)
-
-    return step
+    return GaussNewtonStep(library, plan.descent(len(space.base)), arrays, weight_scale, k)
 
 
 def fletcher_update(h: Metric, sigma: FloatArray, y: FloatArray) -> Metric:

@@ -7,15 +7,20 @@ reach: each solve's result, field by field and bit for bit, is the general path'
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from problems import long_chain
 
-from solver import Constraint, Effector, Problem, SolveResult, goals, kernel, solve
+from solver import Constraint, Effector, Problem, SolveResult, Status, goals, kernel, solve
+from solver.methods.base import Scaled, weight_scale
 from solver.optimizer import goldfarb
+from solver.optimizer.metric import GaussNewtonStep
+from solver.optimizer.space import ReducedSpace
 
 solve_module = importlib.import_module("solver.solve")  # the module, not the function
 
@@ -75,7 +80,20 @@ def _drag(
         ],
     )
     tolerance = problem.goal_tolerance(1e-7)
-    quick = []
+    quick: list[bool] = []
+    start = theta.copy()
+    for fraction in np.linspace(0.0, 0.08, 9)[1:]:  # steps of 1% of the way
+        moved = targets(start + fraction * (end - start))
+        problem = problem.with_goals({k: goals.Position(p) for k, p in enumerate(moved)})
+        want = _both_ways(problem, theta, quick, restarts=restarts, goal_tolerance=tolerance)
+        theta = want.x
+    return sum(quick), len(quick)
+
+
+def _both_ways(
+    problem: Problem, theta: np.ndarray, quick: list[bool], **options: Any
+) -> SolveResult:
+    """Solve with the quick path tried and without it; check they agree; note if it was taken."""
     original = goldfarb.gauss_newton_descent
 
     def counted(*args: object, **kwargs: object) -> object:
@@ -83,19 +101,14 @@ def _drag(
         quick.append(found is not None)
         return found
 
-    start = theta.copy()
-    for fraction in np.linspace(0.0, 0.08, 9)[1:]:  # steps of 1% of the way
-        moved = targets(start + fraction * (end - start))
-        problem = problem.with_goals({k: goals.Position(p) for k, p in enumerate(moved)})
-        with pytest.MonkeyPatch.context() as patch:
-            patch.setattr(solve_module, "gauss_newton_descent", counted)
-            have = solve(problem, theta, restarts=restarts, goal_tolerance=tolerance)
-        with pytest.MonkeyPatch.context() as patch:
-            patch.setattr(solve_module, "QUICK", False)
-            want = solve(problem, theta, restarts=restarts, goal_tolerance=tolerance)
-        _same_results(have, want)
-        theta = want.x
-    return sum(quick), len(quick)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(solve_module, "gauss_newton_descent", counted)
+        have = solve(problem, theta, **options)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(solve_module, "QUICK", False)
+        want = solve(problem, theta, **options)
+    _same_results(have, want)
+    return want
 
 
 @settings(max_examples=30, deadline=None)
@@ -120,3 +133,107 @@ def test_a_warm_drag_of_reachable_goals_takes_the_quick_path(seed: int) -> None:
         assert taken == 0
         return
     assert tried == 8 and taken >= 6
+
+
+def test_a_quick_solve_out_of_time_stops_where_the_general_path_does() -> None:
+    """A budget spent at once: one iteration each way, then the time limit, the same pose."""
+    if kernel.active() is None:
+        pytest.skip("no kernel here: the quick path needs its steps")
+    figure = long_chain(16, limit=1.2)
+    start = np.full(figure.n_dofs, 0.05)
+    world = figure.forward(np.full(figure.n_dofs, 0.12))
+    problem = Problem(
+        figure,
+        [Constraint(Effector(f"seg{s}"), goals.Position(world[s][:3, 3]), 1.0) for s in (8, 15)],
+    )
+    taken: list[bool] = []
+    tolerance = problem.goal_tolerance(1e-9)
+    want = _both_ways(problem, start, taken, restarts=0, goal_tolerance=tolerance, time_limit=1e-12)
+    assert taken == [True]
+    assert want.status is Status.TIME_LIMIT and want.nit == 1
+
+
+def _stepwise(
+    objective: Callable[[np.ndarray], tuple[float, np.ndarray]],
+    step: GaussNewtonStep,
+    phi: np.ndarray,
+    rows: int,
+    goal_value: float,
+    tolerance: float,
+) -> tuple[np.ndarray, float, int, int] | None:
+    """The kernel's descent taken one kernel step at a time, by its rule (no time limit)."""
+    value, gradient = objective(phi)
+    evaluations, iterations = 1, 0
+    inactive = np.ones(rows, dtype=bool)
+    while value > goal_value:
+        norm = float(np.sqrt(gradient @ gradient))
+        floor = max(tolerance, 1e-7 * norm, 1e-6 * float(np.sqrt(abs(value))))
+        if norm <= floor or iterations >= 50:
+            return None
+        iterations += 1
+        taken = step(phi, value, gradient, inactive)
+        if taken.status or (taken.hit >= 0 and taken.alpha >= taken.limit):
+            return None
+        if not taken.value <= 0.8 * value:
+            return None
+        evaluations += taken.evaluations
+        phi, value, gradient = taken.point, taken.value, taken.gradient
+    return phi, value, evaluations, iterations
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    segments=st.integers(5, 16),
+    n_goals=st.integers(1, 3),
+    reach=st.floats(0.0, 2.0),
+    jump=st.floats(0.01, 0.9),
+)
+# far jumps where a step lowers G by less than a fifth and later ones meet the goals
+@example(seed=20, segments=14, n_goals=2, reach=0.0, jump=0.54)
+@example(seed=157, segments=16, n_goals=3, reach=0.0, jump=0.58)
+@example(seed=376, segments=15, n_goals=3, reach=0.0, jump=0.62)
+def test_the_kernels_descent_takes_its_steps_and_stops_by_their_rule(
+    seed: int, segments: int, n_goals: int, reach: float, jump: float
+) -> None:
+    """In one call, what its steps do one at a time: the same points, bit for bit."""
+    if kernel.active() is None:
+        return  # no kernel, nothing to compare
+    rng = np.random.default_rng(seed)
+    figure = long_chain(segments, limit=1.0)
+    theta = rng.uniform(-0.3, 0.3, figure.n_dofs)
+    chosen = rng.choice(np.arange(1, segments), n_goals, replace=False)
+    world = figure.forward(theta + rng.uniform(-jump, jump, figure.n_dofs))
+    offsets = rng.normal(size=(n_goals, 3))
+    offsets *= reach / np.linalg.norm(offsets, axis=1)[:, None]
+    problem = Problem(
+        figure,
+        [
+            Constraint(Effector(f"seg{s}"), goals.Position(world[s][:3, 3] + d), w)
+            for s, d, w in zip(chosen, offsets, rng.uniform(0.2, 5.0, n_goals), strict=True)
+        ],
+    )
+    space = ReducedSpace.build(problem, theta)
+    scaled = Scaled(space, weight_scale(problem), None)
+    step = scaled.gauss_newton_step(problem)
+    if step is None:
+        return
+    phi = space.phi(space.base)
+    goal_value = problem.goal_tolerance(1e-9) / scaled.weight
+    rows = len(space.b_in)
+    want = _stepwise(scaled.objective(problem), step, phi, rows, goal_value, 1e-10)
+    have = step.descend(
+        phi,
+        np.ones(rows, bool),
+        goal_value=goal_value,
+        tolerance=1e-10,
+        max_iterations=50,
+        seconds=None,
+    )
+    if want is None:
+        assert have.status == -1
+        return
+    point, value, evaluations, iterations = want
+    assert have.status in (0, 2)
+    np.testing.assert_array_equal(have.point, point)
+    assert (have.value, have.evaluations, have.iterations) == (value, evaluations, iterations)
