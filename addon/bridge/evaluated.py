@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from ...solver import CentreOfMass
+from ...solver.goals import Position
 from ...solver.rotations import linear_scale
 from .animated import DRIVEN_CHANNELS, action_curves
 from .arrays import Array, channel
@@ -64,20 +65,23 @@ def measure(obj: Any, setup: Setup, theta: Array, model: dict[str, float]) -> Me
     matrices = pose_matrices(obj)
     plan = _plan(obj, setup, len(matrices))
     leaves = setup.problem.leaves
-    if plan.placed.size:  # each effector's point and axes carried by its bone's frame, at once
+    if plan.placed.size:  # each effector carried by its bone's frame, at once
         frames = world @ matrices[plan.carriers]
         if plan.twinned:
             frames = frames @ plan.offsets
+    if plan.pointwise:  # position goals read each effector's point alone
+        points = (frames[:, :3, :3] @ plan.local[:, 0, :, None])[:, :, 0] + frames[:, :3, 3]
+        x = y = points  # (read by no goal)
+    elif not plan.massed:
         turned = plan.local @ frames[:, :3, :3].transpose(0, 2, 1)
-        axes = turned[:, 1:]  # unit axes (a scaled bone scales them; a zero one stays zero)
-        axes /= np.maximum(np.sqrt((axes * axes).sum(axis=2)), 1e-300)[:, :, None]
-        turned[:, 0] += frames[:, :3, 3]
-    if not plan.massed:
-        points, x, y = turned[:, 0], turned[:, 1], turned[:, 2]
+        points, x, y = turned[:, 0], _unit(turned[:, 1]), _unit(turned[:, 2])
+        points += frames[:, :3, 3]
     else:
         points, x, y = np.zeros((3, len(leaves), 3))
         if plan.placed.size:
-            points[plan.placed], x[plan.placed], y[plan.placed] = turned.transpose(1, 0, 2)
+            turned = plan.local @ frames[:, :3, :3].transpose(0, 2, 1)
+            points[plan.placed] = turned[:, 0] + frames[:, :3, 3]
+            x[plan.placed], y[plan.placed] = _unit(turned[:, 1]), _unit(turned[:, 2])
         for k in plan.massed:  # balance: the parts' mean, world axes
             effector = leaves[k].effector
             assert isinstance(effector, CentreOfMass)
@@ -106,6 +110,12 @@ def measure(obj: Any, setup: Setup, theta: Array, model: dict[str, float]) -> Me
     return Measured(residuals, diverging, agree)
 
 
+def _unit(vectors: Array) -> Array:
+    """Each row over its length (a scaled bone scales its axes; a zero one stays zero)."""
+    unit: Array = vectors / np.maximum(np.sqrt((vectors * vectors).sum(axis=1)), 1e-300)[:, None]
+    return unit
+
+
 @dataclass(frozen=True)
 class _Plan:
     """Where :func:`measure` finds each effector among the evaluated bones' matrices.
@@ -119,6 +129,8 @@ class _Plan:
         twinned: Whether any effector is carried by a twin.
         local: Each placed effector's point, x and y axes in its bone's frame (p, 3, 3).
         massed: The leaves whose effector is a centre of mass.
+        pointwise: Whether every goal is a position, which reads the effector's point
+            alone (a bone carries each).
     """
 
     rows: dict[str, int]
@@ -129,6 +141,7 @@ class _Plan:
     twinned: bool
     local: Array
     massed: list[int]
+    pointwise: bool
 
     def carrier(self, matrices: Array, bone: str) -> Array:
         """The evaluated pose matrix (armature space) that carries points of ``bone``'s frame.
@@ -174,6 +187,8 @@ def _plan(obj: Any, setup: Setup, n_bones: int) -> _Plan:
         twinned=any(bone in twins for bone in bones),
         local=local,
         massed=[k for k, leaf in enumerate(leaves) if isinstance(leaf.effector, CentreOfMass)],
+        pointwise=len(placed) == len(leaves)
+        and all(type(leaf.goal) is Position for leaf in leaves),
     )
     setup.kept["measure"] = plan
     return plan

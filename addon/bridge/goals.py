@@ -121,13 +121,17 @@ def _follows(obj: Any, armature: Any, seen: set[str]) -> str:
     return ""
 
 
-def goal_frame(goal: Any, label: str) -> tuple[Array, Array, Array, Array]:
+def goal_frame(
+    goal: Any, label: str, matrix: Any | None = None
+) -> tuple[Array, Array, Array, Array]:
     """The goal object's world location and unit X, Y, Z axes (Y made orthogonal to X).
+
+    ``matrix``: its world matrix as just read (None: read here).
 
     Raises:
         BlenderDataError: For a non-finite transform or a zero scale.
     """
-    matrix = _goal_matrix(goal, label)
+    matrix = _goal_matrix(goal, label, matrix)
     point = matrix[:3, 3]
     x, y, z = matrix[:3, 0], matrix[:3, 1], matrix[:3, 2]
     norms = [float(np.linalg.norm(v)) for v in (x, y, z)]
@@ -138,13 +142,15 @@ def goal_frame(goal: Any, label: str) -> tuple[Array, Array, Array, Array]:
     return point, x, y, z
 
 
-def _goal_matrix(goal: Any, label: str) -> Array:
+def _goal_matrix(goal: Any, label: str, read: Any | None = None) -> Array:
     """The goal object's world matrix, checked: finite, with no zero scale.
+
+    ``read``: that matrix as just read (None: read here).
 
     Raises:
         BlenderDataError: For a non-finite transform or a zero scale.
     """
-    matrix = to_numpy(world_of(goal))
+    matrix = to_numpy(world_of(goal) if read is None else read)
     if not np.isfinite(matrix).all():
         raise BlenderDataError(
             f"{label}: goal '{goal.name}' has a non-finite (NaN or infinite) transform"
@@ -243,8 +249,10 @@ def effector(entry: Any, bone: Any) -> Effector:
         return Effector(entry.bone, point=effector_point(entry, bone), x_axis=x_axis, y_axis=y_axis)
 
 
-def build_goal(entry: Any, goal: Any) -> Any:
+def build_goal(entry: Any, goal: Any, matrix: Any | None = None) -> Any:
     """The solver goal of constraint ``entry`` from the goal empty's world frame.
+
+    ``matrix``: that frame as just read (None: read here).
 
     Raises:
         BlenderDataError: For a goal object the goal cannot be built from, or bad settings.
@@ -253,8 +261,8 @@ def build_goal(entry: Any, goal: Any) -> Any:
     kind = entry.goal_type
     if kind == "POSITION":  # the point alone: no axes to make unit
         with labelled(label):
-            return goals.Position(_goal_matrix(goal, label)[:3, 3])
-    point, x, y, z = goal_frame(goal, label)
+            return goals.Position(_goal_matrix(goal, label, matrix)[:3, 3])
+    point, x, y, z = goal_frame(goal, label, matrix)
     with labelled(label):
         c = goals.commensurate(entry.angle_degrees, entry.angle_length)
         c_dx = c if entry.use_x else 0.0
@@ -487,7 +495,7 @@ def refresh_goals(obj: Any, scene: Any, setup: Setup, moved: Sequence[Any] | Non
             continue
         if entry.contact and obj.reach.balance:  # the support polygon moved
             return build_problem(obj, scene, setup.rig)
-        changed[index] = build_goal(entry, goal)
+        changed[index] = build_goal(entry, goal, matrix)
         frames[index] = matrix.copy()
     if not changed:
         return setup
