@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Collection, Iterator, Sequence
 
 import numpy as np
@@ -58,7 +57,8 @@ class StackedGoals:
         Each goal at ``changed`` replaces one of its own type, so only the groups with a
         changed member are stacked again (a drag's goals move every event).
         """
-        other = copy.copy(self)
+        other = object.__new__(StackedGoals)  # (a shallow copy, without copy's detours)
+        other.__dict__.update(self.__dict__)
         groups, batches = [], []
         for (members, kind, own), batch in zip(self._groups, self._batches, strict=True):
             if any(int(k) in changed for k in members):
@@ -68,9 +68,13 @@ class StackedGoals:
             batches.append(batch)
         other._groups, other._batches = tuple(groups), tuple(batches)
         other.curvature = self.curvature.copy()
+        curvature, axial = other.curvature, False  # whether a changed goal weighs axes
         for k in changed:
-            other.curvature[k] = goals[k].curvature()
-        other.axes_weighted = bool((other.curvature[:, 1:] > 0.0).any())
+            axial = axial or curvature[k, 1] > 0.0 or curvature[k, 2] > 0.0  # (before)
+            curvature[k] = goals[k].curvature()
+            axial = axial or curvature[k, 1] > 0.0 or curvature[k, 2] > 0.0  # (after)
+        if axial:
+            other.axes_weighted = bool((other.curvature[:, 1:] > 0.0).any())
         if self.targets is not None:
             other.targets = self.targets.copy()
             for k in changed:

@@ -583,6 +583,33 @@ def test_goals_replaced_by_goals_of_their_types_match_a_problem_built_afresh(see
     )
 
 
+@pytest.mark.parametrize(("before", "after"), [(1.0, 0.0), (0.0, 1.0), (0.5, 2.0)])
+def test_an_orientation_replaced_weighs_the_axes_as_a_problem_built_afresh(
+    before: float, after: float
+) -> None:
+    # The only goal that weighs the axes stops (or starts) weighing them: the curvature's
+    # factor leaves their rows out (or takes them in) as a fresh problem's does.
+    from problems import random_problem
+
+    problem, theta = random_problem(914, 6, 2)
+    hand, wrist = problem.leaves[0], problem.leaves[1]
+    x, y = np.eye(3)[0], np.eye(3)[1]
+    problem = Problem(
+        problem.figure,
+        [
+            Constraint(hand.effector, goals.Position(hand.goal.point)),
+            Constraint(wrist.effector, goals.Orientation(x, y, c_dx=before, c_dy=before)),
+        ],
+    )
+    problem.gauss_newton_factor(theta)
+    turned = goals.Orientation(y, x, c_dx=after, c_dy=after)
+    moved = problem.with_goals({1: turned})
+    fresh = Problem(problem.figure, [problem.leaves[0], problem.leaves[1].with_goal(turned)])
+    np.testing.assert_array_equal(
+        moved.gauss_newton_factor(theta), fresh.gauss_newton_factor(theta)
+    )
+
+
 def test_position_goals_replaced_keep_the_kernels_targets() -> None:
     from problems import random_problem
 
