@@ -135,6 +135,8 @@ class Problem:
         # the last goal_tolerance: its fraction, what it was made of, its value
         self._tolerance: tuple[float, FloatArray, FloatArray, tuple[Term, ...], float] | None
         self._tolerance = None
+        # the last smallest_weight: what it was made of, its value
+        self._smallest: tuple[FloatArray, tuple[Term, ...], float] | None = None
 
     @property
     def moving_limits(self) -> LinearLimits:
@@ -203,6 +205,25 @@ class Problem:
         sizes = weights[positive] * (fraction * lengths[positive]) ** 2
         value = float(sizes.min()) if sizes.size else 0.0
         self._tolerance = (fraction, self._weights, lengths, self.terms, value)
+        return value
+
+    def smallest_weight(self) -> float:
+        """The smallest positive weight a leaf has in G_all (an ``AnyOf``'s times its member's).
+
+        1 for a problem without a positive weight (:func:`.methods.base.weight_scale`).
+        """
+        kept = self._smallest
+        if kept is not None and kept[0] is self._weights and kept[1] is self.terms:
+            return kept[2]  # (a drag's problems share it)
+        smallest = np.inf
+        weights = self.weights
+        for term in self.terms:
+            factor = term.weight if term.disjunctive else 1.0
+            for member in term.members:
+                if factor * weights[member] > 0.0:
+                    smallest = min(smallest, factor * weights[member])
+        value = float(smallest) if np.isfinite(smallest) else 1.0
+        self._smallest = (self._weights, self.terms, value)
         return value
 
     def _copied(self) -> Problem:

@@ -200,6 +200,8 @@ def _unscaled(driver: _Driver, best: Descent, ending: Descent) -> Descent:
 
 def in_g_all_scale(descent: Descent, weight: float) -> Descent:
     """A descent of G_all / w (``weight``: w) in G_all's own scale."""
+    if weight == 1.0:
+        return descent  # (the same numbers)
     message = descent.message
     if weight != 1.0:
         message += f" (of G_all / {weight:.6g}, its smallest weight)"

@@ -479,14 +479,14 @@ def refresh_goals(obj: Any, scene: Any, setup: Setup, moved: Sequence[Any] | Non
         if carried is None:
             return build_problem(obj, scene)
         setup = replace(setup, rig=carried, problem=setup.problem.on(carried.figure))
-    entries = [c for c in obj.reach.constraints if c.enabled]
+    entries = {c.name: c for c in obj.reach.constraints if c.enabled}
     named = setup.names[: len(setup.goals)]
-    if sorted(e.name for e in entries) != sorted(named):
+    if sorted(entries) != sorted(named):
         return build_problem(obj, scene, setup.rig)
     changed: dict[int, Any] = {}
     frames = list(setup.frames)
     for index, name in enumerate(named):
-        entry, goal = obj.reach.constraints[name], setup.goals[index]
+        entry, goal = entries[name], setup.goals[index]
         checked = moved is None or goal in moved or entry.goal != goal
         if checked and goal_object(entry, obj, scene) != goal:
             return build_problem(obj, scene, setup.rig)

@@ -218,14 +218,7 @@ def weight_scale(problem: Problem) -> float:
     factor changes neither their steps nor their stops: 1 for a problem without a
     positive weight.
     """
-    smallest = np.inf
-    weights = problem.weights
-    for term in problem.terms:
-        factor = term.weight if term.disjunctive else 1.0
-        for member in term.members:
-            if factor * weights[member] > 0.0:
-                smallest = min(smallest, factor * weights[member])
-    return float(smallest) if np.isfinite(smallest) else 1.0
+    return problem.smallest_weight()
 
 
 def positive(value: object, name: str, *, most: float | None = None) -> float:
