@@ -259,9 +259,8 @@ def build_goal(entry: Any, goal: Any, matrix: Any | None = None) -> Any:
     """
     label = f"constraint '{entry.name}'"
     kind = entry.goal_type
-    if kind == "POSITION":  # the point alone: no axes to make unit
-        with labelled(label):
-            return goals.Position(_goal_matrix(goal, label, matrix)[:3, 3])
+    if kind == "POSITION":  # the point alone, finite (checked): no axes to make unit
+        return goals.Position(_goal_matrix(goal, label, matrix)[:3, 3])
     point, x, y, z = goal_frame(goal, label, matrix)
     with labelled(label):
         c = goals.commensurate(entry.angle_degrees, entry.angle_length)

@@ -15,6 +15,7 @@ import math
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -63,11 +64,11 @@ class Step:
         clamped: The start had to be clamped into the limits.
         outcome: The solve's outcome; judged on Blender's pose unless the step was asked
             not to (then :meth:`Poser.judge` does it later).
-        moved: The bones whose joint values the solve changed from ``read``.
         written: Whether the pose was written.
         milliseconds: Wall time of the whole step.
         channels: For a step asked not to write, the channels writing it would give the
             pose bones (:meth:`.pose.PoseWriter.planned`); else None.
+        known: :attr:`moved`, where the step needed it already.
     """
 
     setup: Setup
@@ -75,10 +76,20 @@ class Step:
     start: Array
     clamped: bool
     outcome: solving.Outcome
-    moved: list[str]
     written: bool
     milliseconds: float
     channels: dict[str, NDArray[np.float32]] | None = None
+    known: list[str] | None = None
+
+    @cached_property
+    def moved(self) -> list[str]:
+        """The bones whose joint values the solve changed from ``read``.
+
+        Found when first asked (a drag's events never ask), unless the step needed them.
+        """
+        if self.known is not None:
+            return self.known
+        return changed_bones(self.setup.rig, self.read, self.outcome.result.theta)
 
 
 class Poser:
@@ -254,7 +265,8 @@ class Poser:
         solution = outcome.result.theta
         within = outcome.result.max_violation <= FEASIBLE
         self.kept = (solution, setup.problem.moving_limits) if within else None
-        moved = changed_bones(setup.rig, read, solution)
+        # the bones moved, where this step needs them (else the caller may ask, Step.moved)
+        moved = changed_bones(setup.rig, read, solution) if keep or key else None
         if not write:
             if judge or key or stats or setup.rig.model is not None:
                 raise ValueError("Poser.step(write=False): a plain rig, no judge, stats or keys")
@@ -263,7 +275,7 @@ class Poser:
             self.theta = solution
             channels = writer.planned(self.obj.pose.bones, solution)
             milliseconds = 1000.0 * (time.perf_counter() - began)
-            return Step(setup, read, theta, clamped, outcome, moved, False, milliseconds, channels)
+            return Step(setup, read, theta, clamped, outcome, False, milliseconds, channels, moved)
         written = bool(moved) or not keep
         with writing():  # the evaluations below rename no bone
             if written:
@@ -281,8 +293,9 @@ class Poser:
             solving.store_stats(self.obj, outcome, milliseconds)
             self.shown = outcome
         if key:
+            assert moved is not None  # found above
             auto_key(self.scene, self.obj, setup.rig, moved, self.scene.frame_current)
-        return Step(setup, read, theta, clamped, outcome, moved, written, milliseconds)
+        return Step(setup, read, theta, clamped, outcome, written, milliseconds, known=moved)
 
     def _writer(self, setup: Setup) -> PoseWriter | ModelWriter:
         """The writer of the problem's movable bones (made on first use)."""

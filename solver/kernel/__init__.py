@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._checks import BoolArray, FloatArray, IntArray
 
@@ -141,6 +142,10 @@ class Kernel:
         step.restype = None
         step.argtypes = [_POINTER, _POINTER, ctypes.c_double, *[_POINTER] * 9]
         self._gauss_newton_step = step
+        quaternions = library.rk_euler_quaternions
+        quaternions.restype = None
+        quaternions.argtypes = [_INT, *[_POINTER] * 3]
+        self._euler_quaternions = quaternions
         descent = library.rk_gauss_newton_descent
         descent.restype = _INT
         descent.argtypes = [*[_POINTER] * 6, *[ctypes.c_double] * 2, _INT, ctypes.c_double]
@@ -418,6 +423,15 @@ class Kernel:
             point,
             point_gradient,
         )
+
+    def euler_quaternions(self, angles: FloatArray, axes: ArrayLike) -> FloatArray:
+        """:func:`solver.rotations.euler_quaternions` (``rk_euler_quaternions``), (k, 4)."""
+        angles = _c(angles)
+        turns = np.ascontiguousarray(axes, dtype=np.int32)
+        out = np.empty((len(angles), 4))
+        if len(angles):
+            self._euler_quaternions(len(angles), _address(angles), _address(turns), _address(out))
+        return out
 
     def gauss_newton_descent(
         self,

@@ -321,6 +321,41 @@ def _step_differs(kernel: Kernel, theta: FloatArray, below: FloatArray) -> str |
     return None
 
 
+def _quaternions_differ(kernel: Kernel) -> str | None:
+    """None when the kernel's quaternions of Euler turns are numpy's, in every order.
+
+    Each rotation's matrix, the three turns' matrices multiplied, is the quaternion's.
+    """
+    angles = np.sin(np.arange(18, dtype=float)).reshape(6, 3) * 4.0
+    axes = np.array([[0, 1, 2], [0, 2, 1], [1, 0, 2], [1, 2, 0], [2, 0, 1], [2, 1, 0]])
+    have = kernel.euler_quaternions(angles, axes)
+    for turns, about, (w, x, y, z) in zip(angles, axes, have, strict=True):
+        want = np.eye(3)
+        for angle, axis in zip(turns, about, strict=True):
+            turn = np.eye(3)
+            i, j = [a for a in range(3) if a != axis]
+            sign = 1.0 if (j - i) % 3 == 1 else -1.0  # i, j in the axis' right-handed order
+            turn[[i, i, j, j], [i, j, i, j]] = [
+                np.cos(angle),
+                -sign * np.sin(angle),
+                sign * np.sin(angle),
+                np.cos(angle),
+            ]
+            want = turn @ want
+        matrix = np.array(
+            [
+                [1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
+                [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
+                [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)],
+            ]
+        )
+        if not np.all(np.abs(matrix - want) <= TOLERANCE):
+            return "its quaternions of Euler turns differ from numpy's"
+    if not np.allclose((have * have).sum(axis=1), 1.0, rtol=0.0, atol=TOLERANCE):
+        return "its quaternions of Euler turns differ from numpy's"
+    return None
+
+
 def _woodbury_differs(kernel: Kernel) -> str | None:
     """None when the kernel's factorisation of Woodbury's start is numpy's.
 
@@ -383,6 +418,7 @@ def self_check(kernel: Kernel) -> str | None:
     problem = (
         _objective_differs(kernel, tree, theta, below, weights)
         or _woodbury_differs(kernel)
+        or _quaternions_differ(kernel)
         or _step_differs(kernel, theta, below)
     )
     if problem is not None:

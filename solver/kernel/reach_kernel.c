@@ -1098,3 +1098,32 @@ RK_EXPORT int32_t rk_gauss_newton_descent(Descent *d, double *phi, double *gradi
     out[2] = iterations;
     return status;
 }
+
+/* rotations.euler_quaternions: the unit quaternion (w, x, y, z) of each of k rotations,
+ * three turns in a row about fixed axes (angles (k, 3) [rad] in the order applied, axes
+ * (k, 3) in 0–2 for X, Y, Z): each turn's quaternion times the product of those before.
+ * A row with an axis out of 0–2 is NaN. */
+RK_EXPORT void rk_euler_quaternions(int32_t k, const double *angles, const int32_t *axes,
+                                    double *out) {
+    for (int32_t r = 0; r < k; ++r) {
+        double q[4] = {1.0, 0.0, 0.0, 0.0};
+        for (int turn = 0; turn < 3; ++turn) {
+            const double half = 0.5 * angles[3 * r + turn];
+            const int32_t axis = axes[3 * r + turn];
+            double t[4] = {cos(half), 0.0, 0.0, 0.0};
+            if (axis < 0 || axis > 2) {
+                q[0] = q[1] = q[2] = q[3] = NAN;
+                break;
+            }
+            t[1 + axis] = sin(half);
+            const double p[4] = {q[0], q[1], q[2], q[3]};
+            q[0] = t[0] * p[0] - t[1] * p[1] - t[2] * p[2] - t[3] * p[3];
+            q[1] = t[0] * p[1] + t[1] * p[0] + t[2] * p[3] - t[3] * p[2];
+            q[2] = t[0] * p[2] - t[1] * p[3] + t[2] * p[0] + t[3] * p[1];
+            q[3] = t[0] * p[3] + t[1] * p[2] - t[2] * p[1] + t[3] * p[0];
+        }
+        for (int i = 0; i < 4; ++i) {
+            out[4 * r + i] = q[i];
+        }
+    }
+}

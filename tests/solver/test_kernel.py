@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from problems import long_chain
 
 import solver
-from solver import Constraint, Dof, Effector, Figure, Problem, goals, kernel, solve
+from solver import Constraint, Dof, Effector, Figure, Problem, goals, kernel, rotations, solve
 from solver import goals as goals_module
 from solver.jacobian import Jacobian
 from solver.kernel import check
@@ -523,3 +523,30 @@ def test_after_crawls_leave_the_curvature_the_kernel_takes_no_gauss_newton_step(
     assert max(crawls) >= 2 and projected and not any(projected)
     assert have.fun == pytest.approx(want.fun, rel=1e-9)
     np.testing.assert_allclose(have.x, want.x, rtol=0, atol=1e-6)
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), k=st.integers(0, 40))
+def test_the_kernels_quaternions_of_euler_turns_are_numpys(seed: int, k: int) -> None:
+    # Every order and turns of any size, even several whole turns: the same numbers.
+    compiled = kernel.active()
+    if compiled is None:
+        return
+    rng = np.random.default_rng(seed)
+    angles = rng.uniform(-20.0, 20.0, (k, 3))
+    axes = np.array([rng.permutation(3) for _ in range(k)]).reshape(k, 3)
+    np.testing.assert_allclose(
+        compiled.euler_quaternions(angles, axes),
+        rotations.numpy_euler_quaternions(angles, axes),
+        rtol=0.0,
+        atol=1e-15,
+    )
+
+
+def test_the_kernels_quaternion_of_an_axis_out_of_range_is_nan() -> None:
+    # A bad axis cannot make the library write out of its row.
+    compiled = kernel.active()
+    if compiled is None:
+        return
+    got = compiled.euler_quaternions(np.full((3, 3), 0.5), [[0, 1, 2], [0, 3, 1], [-1, 0, 0]])
+    assert np.isfinite(got[0]).all() and np.isnan(got[1:]).all()
