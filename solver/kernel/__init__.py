@@ -148,7 +148,7 @@ class Kernel:
         self._euler_quaternions = quaternions
         descent = library.rk_gauss_newton_descent
         descent.restype = _INT
-        descent.argtypes = [*[_POINTER] * 6, *[ctypes.c_double] * 2, _INT, ctypes.c_double]
+        descent.argtypes = [*[_POINTER] * 6, *[ctypes.c_double] * 5, _INT, ctypes.c_double]
         descent.argtypes += [_POINTER]
         self._gauss_newton_descent = descent
 
@@ -441,6 +441,8 @@ class Kernel:
         *,
         goal_value: float,
         tolerance: float,
+        floor: tuple[float, float],
+        drop: float,
         max_iterations: int,
         seconds: float | None,
     ) -> GaussNewtonDescent:
@@ -455,6 +457,8 @@ class Kernel:
             inactive: Whether each inequality row is inactive, (rows,): all of them.
             goal_value: G/w at or below which the goals are met.
             tolerance: ε of the Kuhn–Tucker test.
+            floor: The test's shares of ‖g‖ and √|G| (:func:`.optimizer.active_set.kkt_floor`).
+            drop: The largest share of G an iteration may leave.
             max_iterations: Most iterations.
             seconds: The time budget from now, or None.
         """
@@ -472,6 +476,8 @@ class Kernel:
             _address(flags),
             goal_value,
             tolerance,
+            *floor,
+            drop,
             max_iterations,
             -1.0 if seconds is None else max(seconds, 0.0),
             plan.work_address,

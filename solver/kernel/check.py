@@ -313,6 +313,8 @@ def _step_differs(kernel: Kernel, theta: FloatArray, below: FloatArray) -> str |
         np.empty(0, dtype=bool),
         goal_value=found.value,
         tolerance=0.0,
+        floor=(1e-7, 1e-6),
+        drop=0.8,
         max_iterations=5,
         seconds=None,
     )

@@ -1044,8 +1044,9 @@ RK_EXPORT void rk_gauss_newton_step(Descent *d, const double *phi, double value,
 
 /* goldfarb.gauss_newton_descent: rk_gauss_newton_step from phi, no row active there, while
  * each iteration takes a step that meets no row and leaves G/w at most 0.8 of itself (so
- * that goldfarb._Run starts H afresh at the next one), until G/w ≤ goal_value or the time
- * runs out. phi and gradient: the start on entry (the gradient is evaluated here), the end
+ * that goldfarb._Run starts H afresh at the next one: drop, 0.8), until G/w ≤ goal_value
+ * or the time runs out. The Kuhn–Tucker test is active_set.kkt_floor's, with its shares
+ * rounding and rounding_root of ‖g‖ and √|G|. phi and gradient: the start on entry (the gradient is evaluated here), the end
  * on return; normed: the gradient whose norm the descent tested last (its projected
  * gradient); out (3): G/w, the evaluations and the iterations. seconds: the time budget
  * from now, checked before every iteration but the first (< 0: none). work holds
@@ -1056,6 +1057,7 @@ RK_EXPORT void rk_gauss_newton_step(Descent *d, const double *phi, double value,
 RK_EXPORT int32_t rk_gauss_newton_descent(Descent *d, double *phi, double *gradient,
                                           double *normed, double *out, const uint8_t *inactive,
                                           double goal_value, double tolerance,
+                                          double rounding, double rounding_root, double drop,
                                           int32_t max_iterations, double seconds,
                                           double *work) {
     const int32_t n = d->objective->n, k = 3 * d->objective->m;
@@ -1073,8 +1075,8 @@ RK_EXPORT int32_t rk_gauss_newton_descent(Descent *d, double *phi, double *gradi
         memcpy(normed, gradient, sizeof(double) * (size_t)n);
         tested = 1;
         double floor = tolerance; /* active_set.kkt_floor */
-        floor = 1e-7 * norm > floor ? 1e-7 * norm : floor;
-        floor = 1e-6 * sqrt(fabs(value)) > floor ? 1e-6 * sqrt(fabs(value)) : floor;
+        floor = rounding * norm > floor ? rounding * norm : floor;
+        floor = rounding_root * sqrt(fabs(value)) > floor ? rounding_root * sqrt(fabs(value)) : floor;
         if (norm <= floor || iterations >= max_iterations) {
             break;
         }
@@ -1086,7 +1088,7 @@ RK_EXPORT int32_t rk_gauss_newton_descent(Descent *d, double *phi, double *gradi
         rk_gauss_newton_step(d, phi, value, gradient, inactive, rows, turn, found, point,
                              point_gradient, counts, own);
         if (counts[2] != 0 || (counts[0] >= 0 && found[3] >= found[2]) ||
-            !(found[4] <= 0.8 * value)) {
+            !(found[4] <= drop * value)) {
             break;
         }
         evaluations += counts[1];

@@ -20,9 +20,9 @@ __all__ = ["ActiveSet", "kkt_floor"]
 _INDEPENDENT = 1e-10
 """Squared length of a unit row's part off the active rows' span above which it counts as
 independent of them."""
-_ROUNDING = 1e-7
+ROUNDING = 1e-7
 """Relative size of ‖Pg‖ against ‖g‖ below which rounding hides any further decrease."""
-_ROUNDING_ROOT = 1e-6
+ROUNDING_ROOT = 1e-6
 """Size of ‖Pg‖ against √G below which a step's decrease (about ‖Pg‖²) is lost to rounding."""
 
 
@@ -34,7 +34,7 @@ def kkt_floor(tolerance: float, gradient: FloatArray, value: float) -> float:
     rounding hides.
     """
     norm = float(np.sqrt(gradient @ gradient))
-    return max(tolerance, _ROUNDING * norm, _ROUNDING_ROOT * float(np.sqrt(abs(value))))
+    return max(tolerance, ROUNDING * norm, ROUNDING_ROOT * float(np.sqrt(abs(value))))
 
 
 class ActiveSet:

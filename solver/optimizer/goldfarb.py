@@ -56,7 +56,7 @@ import numpy as np
 from .._checks import FloatArray, same
 from ..result import Descent, Status
 from ..rows import LimitRows
-from .active_set import ActiveSet, kkt_floor
+from .active_set import ROUNDING, ROUNDING_ROOT, ActiveSet, kkt_floor
 from .linesearch import ProjectedTrial, line_search
 from .metric import (
     START_CLOCK,
@@ -200,6 +200,8 @@ def gauss_newton_descent(
         np.ones(rows, dtype=bool),
         goal_value=goal_value,
         tolerance=tolerance,
+        floor=(ROUNDING, ROUNDING_ROOT),  # kkt_floor's
+        drop=_GAUSS_NEWTON_DROP,
         max_iterations=max_iterations,
         seconds=None if deadline is None else deadline - time.perf_counter(),
     )

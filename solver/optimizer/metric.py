@@ -301,6 +301,8 @@ class GaussNewtonStep:
         *,
         goal_value: float,
         tolerance: float,
+        floor: tuple[float, float],
+        drop: float,
         max_iterations: int,
         seconds: float | None,
     ) -> kernel.GaussNewtonDescent:
@@ -311,6 +313,8 @@ class GaussNewtonStep:
             inactive,
             goal_value=goal_value,
             tolerance=tolerance,
+            floor=floor,
+            drop=drop,
             max_iterations=max_iterations,
             seconds=seconds,
         )

@@ -19,6 +19,7 @@ from problems import long_chain
 from solver import Constraint, Effector, Problem, SolveResult, Status, goals, kernel, solve
 from solver.methods.base import Scaled, weight_scale
 from solver.optimizer import goldfarb
+from solver.optimizer.active_set import ROUNDING, ROUNDING_ROOT, kkt_floor
 from solver.optimizer.metric import GaussNewtonStep
 from solver.optimizer.space import ReducedSpace
 
@@ -167,14 +168,14 @@ def _stepwise(
     inactive = np.ones(rows, dtype=bool)
     while value > goal_value:
         norm = float(np.sqrt(gradient @ gradient))
-        floor = max(tolerance, 1e-7 * norm, 1e-6 * float(np.sqrt(abs(value))))
+        floor = kkt_floor(tolerance, gradient, value)
         if norm <= floor or iterations >= 50:
             return None
         iterations += 1
         taken = step(phi, value, gradient, inactive)
         if taken.status or (taken.hit >= 0 and taken.alpha >= taken.limit):
             return None
-        if not taken.value <= 0.8 * value:
+        if not taken.value <= goldfarb._GAUSS_NEWTON_DROP * value:
             return None
         evaluations += taken.evaluations
         phi, value, gradient = taken.point, taken.value, taken.gradient
@@ -227,6 +228,8 @@ def test_the_kernels_descent_takes_its_steps_and_stops_by_their_rule(
         np.ones(rows, bool),
         goal_value=goal_value,
         tolerance=1e-10,
+        floor=(ROUNDING, ROUNDING_ROOT),
+        drop=goldfarb._GAUSS_NEWTON_DROP,
         max_iterations=50,
         seconds=None,
     )
