@@ -202,14 +202,11 @@ def in_g_all_scale(descent: Descent, weight: float) -> Descent:
     """A descent of G_all / w (``weight``: w) in G_all's own scale."""
     if weight == 1.0:
         return descent  # (the same numbers)
-    message = descent.message
-    if weight != 1.0:
-        message += f" (of G_all / {weight:.6g}, its smallest weight)"
     return replace(
         descent,
         value=descent.value * weight,
         gradient=descent.gradient * weight,
-        message=message,
+        message=f"{descent.message} (of G_all / {weight:.6g}, its smallest weight)",
         projected_gradient=descent.projected_gradient * weight,
         multipliers=descent.multipliers * weight,
     )

@@ -220,7 +220,6 @@ def _quick(method: Method, problem: Problem, scaled: Scaled, limits: Limits) -> 
     descent = gauss_newton_descent(
         step,
         phi0,
-        len(space.b_in),
         tolerance=limits.tolerance,
         max_iterations=descent_iterations(limits, space.n),
         deadline=limits.deadline,

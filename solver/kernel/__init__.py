@@ -437,7 +437,6 @@ class Kernel:
         self,
         plan: DescentPlan,
         phi: FloatArray,
-        inactive: np.ndarray[Any, np.dtype[np.bool_]],
         *,
         goal_value: float,
         tolerance: float,
@@ -454,7 +453,6 @@ class Kernel:
         Args:
             plan: The descent's problem and rows, bound (:meth:`DescentPlan.bind`).
             phi: The start, (n,), with no row active.
-            inactive: Whether each inequality row is inactive, (rows,): all of them.
             goal_value: G/w at or below which the goals are met.
             tolerance: ε of the Kuhn–Tucker test.
             floor: The test's shares of ‖g‖ and √|G| (:func:`.optimizer.active_set.kkt_floor`).
@@ -465,7 +463,7 @@ class Kernel:
         n = plan.objective.n_variables
         buffer = np.empty(3 * n + 3)  # the end, its gradient, the gradient tested, 3 numbers
         buffer[:n] = phi
-        flags = np.ascontiguousarray(inactive, dtype=np.uint8)
+        flags = np.ones(plan.structure.rows, dtype=np.uint8)  # every row inactive
         start = _address(buffer)
         status = self._gauss_newton_descent(
             plan.address,

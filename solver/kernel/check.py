@@ -310,7 +310,6 @@ def _step_differs(kernel: Kernel, theta: FloatArray, below: FloatArray) -> str |
     ran = kernel.gauss_newton_descent(
         descent,
         theta,
-        np.empty(0, dtype=bool),
         goal_value=found.value,
         tolerance=0.0,
         floor=(1e-7, 1e-6),

@@ -168,7 +168,6 @@ def starts_free(
 def gauss_newton_descent(
     step: GaussNewtonStep,
     phi0: FloatArray,
-    rows: int,
     *,
     tolerance: float,
     max_iterations: int,
@@ -181,7 +180,7 @@ def gauss_newton_descent(
     G to at most ``_GAUSS_NEWTON_DROP`` of itself (so that H starts afresh from the
     curvature at the next one), :func:`descend` makes no metric or active set of its
     own; the kernel takes the same steps and stops alike (the goals met, the time
-    spent), in one call (:meth:`.metric.GaussNewtonStep.descend`): a drag event's
+    spent), in one call (:meth:`kernel.Kernel.gauss_newton_descent`): a drag event's
     descent, or a warm frame's. Anything else (a row met, a slower decrease, a
     Kuhn–Tucker point, the iterations spent) returns None, and the descent is
     :func:`descend`'s from the start.
@@ -189,15 +188,14 @@ def gauss_newton_descent(
     Args:
         step: The kernel's iterations (:func:`.metric.compiled_step`).
         phi0: Feasible start, shape (n,), with no row active (:func:`starts_free`).
-        rows: The number of inequality rows.
         tolerance: As :func:`descend`'s.
         max_iterations: As :func:`descend`'s.
         deadline: As :func:`descend`'s.
         goal_value: As :func:`descend`'s.
     """
-    found = step.descend(
+    found = step.library.gauss_newton_descent(
+        step.bound(),
         phi0,
-        np.ones(rows, dtype=bool),
         goal_value=goal_value,
         tolerance=tolerance,
         floor=(ROUNDING, ROUNDING_ROOT),  # kkt_floor's

@@ -263,8 +263,8 @@ class GaussNewtonStep:
     """The kernel's Gauss–Newton iterations of one descent over φ, with no active row.
 
     Called as (φ, G/w, its gradient, the inactive rows) ↦ the iteration from φ to its
-    line search's end (:class:`kernel.GaussNewtonStep`); :meth:`descend` runs such
-    iterations in one call while each lowers G by a fifth or more. Made by
+    line search's end (:class:`kernel.GaussNewtonStep`); :meth:`bound`'s plan runs such
+    iterations in one call (:meth:`kernel.Kernel.gauss_newton_descent`). Made by
     :func:`compiled_step`.
     """
 
@@ -279,7 +279,7 @@ class GaussNewtonStep:
         self.library, self.plan, self.arrays = library, plan, arrays
         self.weight_scale, self.k = weight_scale, k
 
-    def _bound(self) -> kernel.DescentPlan:
+    def bound(self) -> kernel.DescentPlan:
         """The plan, bound to this descent (another of the same figure may have bound its own)."""
         plan = self.plan
         if plan.bound is not self.arrays:
@@ -290,34 +290,9 @@ class GaussNewtonStep:
         self, phi: FloatArray, value: float, gradient: FloatArray, inactive: BoolArray
     ) -> kernel.GaussNewtonStep:
         """The iteration from φ (:meth:`kernel.Kernel.gauss_newton_step`)."""
-        plan = self._bound()
+        plan = self.bound()
         rows = Metric.room(len(phi), self.k)
         return self.library.gauss_newton_step(plan, phi, value, gradient, inactive, rows)
-
-    def descend(
-        self,
-        phi: FloatArray,
-        inactive: BoolArray,
-        *,
-        goal_value: float,
-        tolerance: float,
-        floor: tuple[float, float],
-        drop: float,
-        max_iterations: int,
-        seconds: float | None,
-    ) -> kernel.GaussNewtonDescent:
-        """The iterations from ``phi`` (:meth:`kernel.Kernel.gauss_newton_descent`)."""
-        return self.library.gauss_newton_descent(
-            self._bound(),
-            phi,
-            inactive,
-            goal_value=goal_value,
-            tolerance=tolerance,
-            floor=floor,
-            drop=drop,
-            max_iterations=max_iterations,
-            seconds=seconds,
-        )
 
 
 def compiled_step(

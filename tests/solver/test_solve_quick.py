@@ -223,9 +223,9 @@ def test_the_kernels_descent_takes_its_steps_and_stops_by_their_rule(
     goal_value = problem.goal_tolerance(1e-9) / scaled.weight
     rows = len(space.b_in)
     want = _stepwise(scaled.objective(problem), step, phi, rows, goal_value, 1e-10)
-    have = step.descend(
+    have = step.library.gauss_newton_descent(
+        step.bound(),
         phi,
-        np.ones(rows, bool),
         goal_value=goal_value,
         tolerance=1e-10,
         floor=(ROUNDING, ROUNDING_ROOT),
