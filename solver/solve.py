@@ -33,7 +33,7 @@ from .limits import outside_limits
 from .methods import METHODS, Method, Scaled, as_method
 from .methods.base import weight_scale
 from .methods.goldfarb import Goldfarb
-from .optimizer.goldfarb import gauss_newton_descent, starts_free
+from .optimizer.goldfarb import active_bounds, gauss_newton_descent
 from .optimizer.levels import has_levels
 from .optimizer.space import ReducedSpace
 from .problem import Problem
@@ -194,7 +194,7 @@ QUICK = True
 def _quick(method: Method, problem: Problem, scaled: Scaled, limits: Limits) -> Descent | None:
     """The solve's descents where the first is Gauss–Newton steps alone, or None.
 
-    Goldfarb's method from a start with no limit near, on position goals the kernel
+    Goldfarb's method from a start where only bounds are active, on position goals the kernel
     steps (:func:`.optimizer.goldfarb.gauss_newton_descent`): where that descent meets
     the goals or runs out of time it is the solve's only one (restarts follow only a
     descent that ends above the goals with time left), and it is returned as
@@ -212,7 +212,8 @@ def _quick(method: Method, problem: Problem, scaled: Scaled, limits: Limits) -> 
         return None
     space = scaled.space
     phi0 = space.phi(space.base)
-    if not starts_free(phi0, space.a_eq, space.rows_in, space.b_in):
+    active = active_bounds(phi0, space.a_eq, space.b_eq, space.rows_in, space.b_in)
+    if active is None:
         return None
     step = scaled.gauss_newton_step(problem)
     if step is None:
@@ -220,6 +221,7 @@ def _quick(method: Method, problem: Problem, scaled: Scaled, limits: Limits) -> 
     descent = gauss_newton_descent(
         step,
         phi0,
+        active,
         tolerance=limits.tolerance,
         max_iterations=descent_iterations(limits, space.n),
         deadline=limits.deadline,

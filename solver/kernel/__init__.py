@@ -36,7 +36,8 @@ __all__ = [
     "LIBRARY_FOLDER",
     "DescentPlan",
     "GaussNewtonDescent",
-    "GaussNewtonStep",
+    "GaussNewtonSearch",
+    "GaussNewtonStart",
     "GradientTree",
     "Kernel",
     "ObjectivePlan",
@@ -48,7 +49,7 @@ __all__ = [
     "status",
 ]
 
-ABI = 12
+ABI = 13
 """The calling convention this module speaks (``rk_abi()`` of ``reach_kernel.c``)."""
 
 LIBRARY_FOLDER = Path(__file__).resolve().parent / "lib"
@@ -138,10 +139,14 @@ class Kernel:
         woodbury.argtypes = [_INT, _INT, _INT, *[_POINTER] * 3, *[ctypes.c_double] * 3]
         woodbury.argtypes += [_POINTER] * 2
         self._woodbury_start = woodbury
-        step = library.rk_gauss_newton_step
-        step.restype = None
-        step.argtypes = [_POINTER, _POINTER, ctypes.c_double, *[_POINTER] * 9]
-        self._gauss_newton_step = step
+        start = library.rk_gauss_newton_start
+        start.restype = _INT
+        start.argtypes = [_POINTER, _POINTER, ctypes.c_double, *[_POINTER] * 7]
+        self._gauss_newton_start = start
+        search = library.rk_gauss_newton_search
+        search.restype = None
+        search.argtypes = [_POINTER, _POINTER, ctypes.c_double, *[_POINTER] * 8]
+        self._gauss_newton_search = search
         quaternions = library.rk_euler_quaternions
         quaternions.restype = None
         quaternions.argtypes = [_INT, *[_POINTER] * 3]
@@ -359,69 +364,103 @@ class Kernel:
         )
         return None if damping < 0.0 else (float(damping), turn)
 
-    def gauss_newton_step(
+    def gauss_newton_start(
         self,
         plan: DescentPlan,
         phi: FloatArray,
         value: float,
         gradient: FloatArray,
-        inactive: np.ndarray[Any, np.dtype[np.bool_]],
-        rows: FloatArray,
-    ) -> GaussNewtonStep:
-        """A Gauss–Newton iteration with no active row, to the end of its line search.
+        room: FloatArray,
+    ) -> GaussNewtonStart:
+        """H's Gauss–Newton start at ``phi`` on the plan's active bounds, and H g.
 
-        ``rk_gauss_newton_step``: what :class:`solver.optimizer.goldfarb` computes from
-        H's Woodbury start to the end of the line search, in one call.
+        ``rk_gauss_newton_start``: what :meth:`solver.optimizer.goldfarb._Run.initial_h`
+        starts H from (:func:`solver.optimizer.metric._woodbury_start`, the bounds'
+        variables zeroed) and its product with the gradient.
 
         Args:
-            plan: The descent's problem and rows.
+            plan: The descent's problem, rows and active bounds (:meth:`DescentPlan.hold`).
             phi: The iterate, (n,).
             value: G/w there.
             gradient: Its gradient, (n,).
-            inactive: Whether each inequality row is inactive, (rows,).
-            rows: The metric's buffer (:meth:`Metric.room
-                <solver.optimizer.low_rank.Metric.room>`, ≥ k rows of n): given F's
-                columns, which are (PF)ᵀ with no active row.
+            room: The metric's buffer (:meth:`Metric.room
+                <solver.optimizer.low_rank.Metric.room>`, ≥ q + k rows of n): rows q to
+                q + k are given (PF)ᵀ.
         """
-        n, k = plan.objective.n_variables, 3 * plan.objective.n_parts
+        n, k, q = plan.objective.n_variables, 3 * plan.objective.n_parts, plan.q
         phi, gradient = _c(phi), _c(gradient)
-        flags = np.ascontiguousarray(inactive, dtype=np.uint8)
-        # the outputs in one buffer: T (k × k), five numbers, the point, its gradient, and
-        # three counts (int32, in the last two doubles)
-        buffer = np.empty(k * k + 5 + 2 * n + 2)
+        factor = np.empty((k, n))
+        buffer = np.empty(k * k + n + 1)  # L⁻¹, H g, μ
         turn = buffer[: k * k].reshape(k, k)
-        out = buffer[k * k : k * k + 5]
-        point = buffer[k * k + 5 : k * k + 5 + n]
-        point_gradient = buffer[k * k + 5 + n : k * k + 5 + 2 * n]
-        counts = buffer[k * k + 5 + 2 * n :].view(np.int32)
         start = _address(buffer)
-        self._gauss_newton_step(
+        status = self._gauss_newton_start(
             plan.address,
             _address(phi),
             value,
             _address(gradient),
-            _address(flags),
-            _address(rows),
+            _address(factor),
+            _address(room[q:]),
             start,
             start + 8 * (k * k),
-            start + 8 * (k * k + 5),
-            start + 8 * (k * k + 5 + n),
-            start + 8 * (k * k + 5 + 2 * n),
+            start + 8 * (k * k + n),
             plan.work_address,
         )
-        return GaussNewtonStep(
+        hg = buffer[k * k : k * k + n]
+        return GaussNewtonStart(int(status), float(buffer[-1]), factor.T, turn, hg)
+
+    def gauss_newton_search(
+        self,
+        plan: DescentPlan,
+        phi: FloatArray,
+        value: float,
+        gradient: FloatArray,
+        hg: FloatArray,
+        inactive: np.ndarray[Any, Any],
+    ) -> GaussNewtonSearch:
+        """The step −H g, its ratio test and line search, on the plan's active bounds.
+
+        ``rk_gauss_newton_search``: what :meth:`solver.optimizer.goldfarb._Run.step`
+        computes from the step to the end of the line search, in one call.
+
+        Args:
+            plan: The descent's problem, rows and active bounds (:meth:`DescentPlan.hold`).
+            phi: The iterate, (n,).
+            value: G/w there.
+            gradient: Its gradient, (n,).
+            hg: H g (:meth:`gauss_newton_start`), (n,).
+            inactive: Whether each inequality row is inactive, (rows,), bool or uint8.
+        """
+        n = plan.objective.n_variables
+        phi, gradient, hg = _c(phi), _c(gradient), _c(hg)
+        flags = np.ascontiguousarray(inactive, dtype=np.uint8)
+        # the outputs in one buffer: four numbers, the point, its gradient, and three counts
+        # (int32, in the last two doubles)
+        buffer = np.empty(4 + 2 * n + 2)
+        counts = buffer[4 + 2 * n :].view(np.int32)
+        start = _address(buffer)
+        self._gauss_newton_search(
+            plan.address,
+            _address(phi),
+            value,
+            _address(gradient),
+            _address(hg),
+            _address(flags),
+            start,
+            start + 8 * 4,
+            start + 8 * (4 + n),
+            start + 8 * (4 + 2 * n),
+            plan.work_address,
+        )
+        return GaussNewtonSearch(
             int(counts[2]),
-            float(out[0]),
-            float(out[1]),
-            float(out[2]),
+            float(buffer[0]),
+            float(buffer[1]),
             int(counts[0]),
-            float(out[3]),
-            float(out[4]),
+            float(buffer[2]),
+            float(buffer[3]),
             int(counts[1]),
-            rows,
-            turn,
-            point,
-            point_gradient,
+            buffer[4 : 4 + n],
+            buffer[4 + n : 4 + 2 * n],
         )
 
     def euler_quaternions(self, angles: FloatArray, axes: ArrayLike) -> FloatArray:
@@ -448,11 +487,12 @@ class Kernel:
         """Gauss–Newton iterations from ``phi`` while each lowers G by a fifth or more.
 
         ``rk_gauss_newton_descent``: :func:`solver.optimizer.goldfarb.gauss_newton_descent`'s
-        loop of :meth:`gauss_newton_step` calls, in one call.
+        loop of :meth:`gauss_newton_start` and :meth:`gauss_newton_search` calls, with
+        the drop tests between them, in one call.
 
         Args:
             plan: The descent's problem and rows, bound (:meth:`DescentPlan.bind`).
-            phi: The start, (n,), with no row active.
+            phi: The start, (n,), with only the plan's bounds active (:meth:`DescentPlan.hold`).
             goal_value: G/w at or below which the goals are met.
             tolerance: ε of the Kuhn–Tucker test.
             floor: The test's shares of ‖g‖ and √|G| (:func:`.optimizer.active_set.kkt_floor`).
@@ -463,7 +503,7 @@ class Kernel:
         n = plan.objective.n_variables
         buffer = np.empty(3 * n + 3)  # the end, its gradient, the gradient tested, 3 numbers
         buffer[:n] = phi
-        flags = np.ones(plan.structure.rows, dtype=np.uint8)  # every row inactive
+        flags = plan.inactive
         start = _address(buffer)
         status = self._gauss_newton_descent(
             plan.address,
@@ -588,6 +628,10 @@ def _address(array: np.ndarray[Any, Any]) -> int:
     except (TypeError, ValueError, BufferError):
         address: int = array.__array_interface__["data"][0]
         return address
+
+
+_NO_BOUND: IntArray = np.empty(0, dtype=np.intp)
+_NO_SIGN = np.empty(0)
 
 
 def _c(array: FloatArray) -> FloatArray:
@@ -863,20 +907,28 @@ class _Descent(ctypes.Structure):
         ("posed_at", ctypes.c_void_p),
         ("posed", ctypes.c_int32),
         ("total", ctypes.c_double),
+        ("q", ctypes.c_int32),
+        ("bound", ctypes.c_void_p),
+        ("sign", ctypes.c_void_p),
+        ("rhs", ctypes.c_void_p),
+        ("held", ctypes.c_void_p),
     ]
 
 
 class DescentPlan:
-    """What ``rk_gauss_newton_step`` reads: a descent's problem of position goals over φ.
+    """What the kernel's descent reads: a descent's problem of position goals over φ.
 
     One per objective plan (:meth:`ObjectivePlan.descent`), with the step's scratch; each
-    descent binds its own goals, start and rows (:meth:`bind`) before its steps.
+    descent binds its own goals, start and rows (:meth:`bind`) and holds its active
+    bounds (:meth:`hold`) before its steps.
 
     Attributes:
         objective: The objective's plan.
         address: The address of the ``Descent`` structure.
         work_address: The address of the step's scratch.
         bound: The arrays of the descent bound last (kept alive), or None.
+        held: The active bounds' arrays (kept alive).
+        inactive: Whether each inequality row is inactive, as uint8.
     """
 
     def __init__(self, objective: ObjectivePlan, n_dofs: int) -> None:
@@ -894,6 +946,8 @@ class DescentPlan:
         self._work = np.empty(0)
         self.work_address = 0
         self.bound: tuple[FloatArray, ...] | None = None
+        self.held: tuple[Any, ...] = ()  # the active bounds' arrays, kept alive
+        self.inactive = np.empty(0, dtype=np.uint8)
 
     def last(self) -> tuple[FloatArray, float, tuple[FloatArray, ...], FloatArray] | None:
         """The kernel's last evaluation of the descent bound, as :meth:`Kernel.objective`'s.
@@ -935,12 +989,49 @@ class DescentPlan:
         structure.relative, structure.absolute = damping
         structure.posed = 0  # its pose is of another start and scale
         m, n = self.objective.n_parts, self.objective.n_variables
-        # a step's work (6n + 3k + 2k² + rows, k = 3m) after a descent's own (kn + k² + 2n + 5)
-        size = 8 * n + 3 * m * n + 9 * m + 27 * m * m + 5 + len(b)
+        # a step's work (at most 5n + 2k + k² + rows, k = 3m) after a descent's own
+        # (2kn + k² + 3n + 4)
+        size = 8 * n + 6 * m * n + 6 * m + 18 * m * m + 4 + len(b)
         if self._work.size < size:
             self._work = np.empty(size)
             self.work_address = _address(self._work)
         self.bound = arrays
+        self.hold(_NO_BOUND, _NO_SIGN, _NO_SIGN, np.ones(len(b), dtype=bool))
+
+    def hold(
+        self,
+        variables: IntArray,
+        signs: FloatArray,
+        rhs: FloatArray,
+        inactive: np.ndarray[Any, np.dtype[np.bool_]],
+    ) -> None:
+        """Make the bounds on ``variables`` the active rows of the descent bound.
+
+        Args:
+            variables: The variable each active bound holds, (q,), all apart.
+            signs: Its row's entry there, ±1, (q,).
+            rhs: Its right-hand side, (q,).
+            inactive: Whether each inequality row is inactive, (rows,).
+        """
+        structure, n = self.structure, self.objective.n_variables
+        held = np.zeros(n, dtype=np.uint8)
+        held[variables] = 1
+        arrays = (
+            np.ascontiguousarray(variables, dtype=np.int32),
+            _c(signs),
+            _c(rhs),
+            held,
+        )
+        structure.q = len(arrays[0])
+        structure.bound, structure.sign = _address(arrays[0]), _address(arrays[1])
+        structure.rhs, structure.held = _address(arrays[2]), _address(arrays[3])
+        self.held = arrays
+        self.inactive = np.ascontiguousarray(inactive, dtype=np.uint8)
+
+    @property
+    def q(self) -> int:
+        """The active bounds (:meth:`hold`)."""
+        return int(self.structure.q)
 
 
 @dataclass(frozen=True)
@@ -968,35 +1059,49 @@ class GaussNewtonDescent:
 
 
 @dataclass(frozen=True)
-class GaussNewtonStep:
-    """What ``rk_gauss_newton_step`` found (see :meth:`Kernel.gauss_newton_step`).
+class GaussNewtonStart:
+    """What ``rk_gauss_newton_start`` found (see :meth:`Kernel.gauss_newton_start`).
+
+    Attributes:
+        status: 0, or 4 where the curvature is not positive definite to rounding.
+        damping: μ of H's start.
+        factor: F at the iterate, scaled, (n, k).
+        turn: L⁻¹ of H's start, (k, k).
+        hg: H g, (n,).
+    """
+
+    status: int
+    damping: float
+    factor: FloatArray
+    turn: FloatArray
+    hg: FloatArray
+
+
+@dataclass(frozen=True)
+class GaussNewtonSearch:
+    """What ``rk_gauss_newton_search`` found (see :meth:`Kernel.gauss_newton_search`).
 
     Attributes:
         status: 0 a step was taken; 1 −H g is no descent; 2 a row blocks at once; 3 the
-            line search found no decrease; 4 the curvature is not positive definite.
-        damping: μ of H's start.
+            line search found no decrease; 5 the row met is no bound while bounds are
+            active (the descent takes that step itself).
         slope: gᵀs.
         limit: λ_max of the ratio test (inf: no row blocks).
         hit: The row met at λ_max, or −1.
         alpha: The accepted step factor (0: none).
         value: G/w at the accepted point.
         evaluations: Objective evaluations of the line search.
-        rows: The buffer whose first k rows are F's columns: (PF)ᵀ of H's start.
-        turn: L⁻¹ of H's start, (k, k).
         point: The accepted point.
         gradient: Its gradient.
     """
 
     status: int
-    damping: float
     slope: float
     limit: float
     hit: int
     alpha: float
     value: float
     evaluations: int
-    rows: FloatArray
-    turn: FloatArray
     point: FloatArray
     gradient: FloatArray
 

@@ -294,8 +294,12 @@ def _step_differs(kernel: Kernel, theta: FloatArray, below: FloatArray) -> str |
         1.0,
         (1e-7, 1.0),
     )
-    found = kernel.gauss_newton_step(
-        descent, theta, value, gradient, np.empty(0, dtype=bool), np.empty((3 + 16, n))
+    started = kernel.gauss_newton_start(descent, theta, value, gradient, np.empty((3 + 16, n)))
+    step = metric @ gradient
+    if started.status or not _close(started.hg, step, gradient, damping):
+        return "its Gauss–Newton start differs from numpy's"
+    found = kernel.gauss_newton_search(
+        descent, theta, value, gradient, started.hg, np.empty(0, dtype=bool)
     )
     size = float(np.abs(want).max())
     if (
@@ -319,7 +323,30 @@ def _step_differs(kernel: Kernel, theta: FloatArray, below: FloatArray) -> str |
     )
     if ran.status != 0 or ran.iterations != 1 or not np.array_equal(ran.point, found.point):
         return "its Gauss–Newton descent differs from its steps"
+    # with a bound holding the first variable: F's row there zeroed, H g zero there
+    descent.hold(np.array([0]), np.ones(1), theta[:1], np.empty(0, dtype=bool))
+    held = factor.copy()
+    held[0] = 0.0
+    damping = max(1e-7 * float((held * held).sum(axis=1).max()), value, 1e-12)
+    projector = np.eye(n)
+    projector[0, 0] = 0.0
+    metric = (
+        projector - held @ np.linalg.solve(held.T @ held + damping * np.eye(3), held.T)
+    ) / damping
+    started = kernel.gauss_newton_start(descent, theta, value, gradient, np.empty((4 + 16, n)))
+    want = metric @ gradient
+    if started.status or started.hg[0] != 0.0 or not _close(started.hg, want, gradient, damping):
+        return "its Gauss–Newton start on a bound differs from numpy's"
     return None
+
+
+def _close(have: FloatArray, want: FloatArray, gradient: FloatArray, damping: float) -> bool:
+    """Whether H g ``have`` is ``want`` to the check's tolerance of g/μ.
+
+    H g is the difference of terms of the size of g/μ: rounding is relative to them.
+    """
+    size = float(np.abs(gradient).max()) / damping
+    return bool(np.all(np.abs(have - want) <= TOLERANCE * size))
 
 
 def _quaternions_differ(kernel: Kernel) -> str | None:

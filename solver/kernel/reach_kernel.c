@@ -19,7 +19,7 @@
 #endif
 
 /* The calling convention's version: the loader refuses a library of another. */
-#define RK_ABI 12
+#define RK_ABI 13
 
 /* Seconds on the system's monotonic clock (from an arbitrary origin). */
 static double monotonic_seconds(void) {
@@ -534,17 +534,17 @@ static double dot(int32_t n, const double *a, const double *b) {
 
 /* metric._woodbury_start's factorisation, for F (n, k) given by its columns (k rows of n).
  *
- * Writes (PF)ᵀ into rows[q..q + k) (n each): each column of F less its part in the span of
- * the q orthonormal rows[0..q), or, given bounds (q variables), with those variables
+ * Writes (PF)ᵀ into projected (k rows of n): each column of F less its part in the span of
+ * the q orthonormal rows of basis, or, given bounds (q variables), with those variables
  * zeroed. Then S = (PF)ᵀ PF + μ I with μ = max(relative · the largest diagonal entry of
  * P F Fᵀ P, absolute · |value|, 1e-12) (metric.gauss_newton_damping), its Cholesky factor
  * S = L Lᵀ, and turn (k, k) = L⁻¹ with its upper triangle zero. scratch holds n + k²
  * doubles. Returns μ, or −1 where S is not positive definite to rounding. */
-RK_EXPORT double rk_woodbury_start(int32_t n, int32_t k, int32_t q, const double *columns,
-                                   const int32_t *bounds, double *rows, double relative,
-                                   double absolute, double value, double *turn,
-                                   double *scratch) {
-    double *projected = rows + (int64_t)n * q, *diagonal = scratch, *chol = scratch + n;
+static double woodbury(int32_t n, int32_t k, int32_t q, const double *columns,
+                       const int32_t *bounds, const double *basis, double *projected,
+                       double relative, double absolute, double value, double *turn,
+                       double *scratch) {
+    double *diagonal = scratch, *chol = scratch + n;
     for (int32_t c = 0; c < k; ++c) {
         double *f = projected + (int64_t)n * c;
         const double *column = columns + (int64_t)n * c;
@@ -557,10 +557,10 @@ RK_EXPORT double rk_woodbury_start(int32_t n, int32_t k, int32_t q, const double
             }
         } else {
             for (int32_t l = 0; l < q; ++l) {
-                const double *basis = rows + (int64_t)n * l;
-                const double along = dot(n, basis, column);
+                const double *row = basis + (int64_t)n * l;
+                const double along = dot(n, row, column);
                 for (int32_t j = 0; j < n; ++j) {
-                    f[j] -= along * basis[j];
+                    f[j] -= along * row[j];
                 }
             }
         }
@@ -617,6 +617,15 @@ RK_EXPORT double rk_woodbury_start(int32_t n, int32_t k, int32_t q, const double
         }
     }
     return damping;
+}
+
+/* woodbury with the basis in rows[0..q) and (PF)ᵀ written into rows[q..q + k). */
+RK_EXPORT double rk_woodbury_start(int32_t n, int32_t k, int32_t q, const double *columns,
+                                   const int32_t *bounds, double *rows, double relative,
+                                   double absolute, double value, double *turn,
+                                   double *scratch) {
+    return woodbury(n, k, q, columns, bounds, rows, rows + (int64_t)n * q, relative, absolute,
+                    value, turn, scratch);
 }
 
 /* v ← P v: the variables held by the active bounds (held[j] ≠ 0) zeroed; NULL holds none. */
@@ -794,13 +803,14 @@ RK_EXPORT int32_t rk_newton_cg(POSE_HESSIAN, const uint8_t *held, const double *
     return products;
 }
 
-/* A Gauss–Newton step of goldfarb._Run where no row is active: what the descent sees of a
- * problem of position goals (an Objective) over the scaled free DOFs φ, and the rows of its
- * ratio test. θ = base with θ[variables] = scale ∘ φ; the descent minimises G/w, whose
- * gradient over φ is (scale / w) ∘ ∂G/∂θ[variables] (methods.base.Scaled.objective); F's
- * rows are scaled by scale / √w (Scaled.curvature). pose holds the pose at posed_at (n)
- * when posed is 1: the last point evaluated, the next step's start when the line search
- * took its last trial; theta holds that point's θ and total G there. */
+/* What goldfarb._Run's Gauss–Newton iterations see of a problem of position goals (an
+ * Objective) over the scaled free DOFs φ, its rows, and the bounds active in the descent.
+ * θ = base with θ[variables] = scale ∘ φ; the descent minimises G/w, whose gradient over φ
+ * is (scale / w) ∘ ∂G/∂θ[variables] (methods.base.Scaled.objective); F's rows are scaled
+ * by scale / √w (Scaled.curvature). The q active rows are bounds: row i is sign[i] on
+ * variable bound[i] alone, held at rhs[i] (held[j] = 1 for each variable one holds; NULL
+ * with q = 0). pose holds the pose at posed_at (n) when posed is 1: the last point
+ * evaluated; theta holds that point's θ and total G there. */
 typedef struct {
     const Objective *objective;
     const double *goal;
@@ -820,6 +830,11 @@ typedef struct {
     double *posed_at;
     int32_t posed;
     double total;
+    int32_t q;
+    const int32_t *bound;
+    const double *sign;
+    const double *rhs;
+    const uint8_t *held;
 } Descent;
 
 /* G/w and its gradient over φ at phi (methods.base.Scaled.objective). */
@@ -870,8 +885,47 @@ static double cubic_minimiser(double a, double fa, double da, double b, double f
     return 0.5 * (a + b);
 }
 
-/* One trial of linesearch.ProjectedTrial: the point phi + alpha·step, put back onto row
- * hit at the cap (ActiveSet.correct), G/w there, its gradient and slope along step. */
+/* The variable row i of A bounds (one entry, ±1), or −1 where it is no bound. */
+static int32_t bound_of(int32_t n, const double *row) {
+    int32_t variable = -1;
+    for (int32_t j = 0; j < n; ++j) {
+        if (row[j] != 0.0) {
+            if (variable >= 0 || fabs(row[j]) != 1.0) {
+                return -1;
+            }
+            variable = j;
+        }
+    }
+    return variable;
+}
+
+/* ActiveSet.correct of the active bounds, and of row hit too (≥ 0): the point put back onto
+ * them all when any is off by more than 1e-13. Row hit is a bound where bounds are active. */
+static void put_back(const Descent *d, int32_t hit, double *point) {
+    const int32_t n = d->objective->n;
+    double worst = 0.0;
+    for (int32_t i = 0; i < d->q; ++i) {
+        const double residual = d->sign[i] * point[d->bound[i]] - d->rhs[i];
+        worst = fabs(residual) > worst ? fabs(residual) : worst;
+    }
+    const double *row = hit >= 0 ? d->a + (int64_t)n * hit : 0;
+    const double extra = row ? dot(n, row, point) - d->b[hit] : 0.0;
+    if ((fabs(extra) > worst ? fabs(extra) : worst) <= 1e-13) {
+        return;
+    }
+    for (int32_t i = 0; i < d->q; ++i) {
+        point[d->bound[i]] -= d->sign[i] * (d->sign[i] * point[d->bound[i]] - d->rhs[i]);
+    }
+    if (row) {
+        const double along = (1.0 / dot(n, row, row)) * extra;
+        for (int32_t j = 0; j < n; ++j) {
+            point[j] -= row[j] * along;
+        }
+    }
+}
+
+/* One trial of linesearch.ProjectedTrial: the point phi + alpha·step, put back onto the
+ * active bounds, and onto row hit too at the cap, G/w there, its gradient and slope. */
 static double descent_trial(Descent *d, const double *phi, const double *step, double alpha,
                             double cap, int32_t hit, double *point, double *gradient,
                             double *slope) {
@@ -879,85 +933,103 @@ static double descent_trial(Descent *d, const double *phi, const double *step, d
     for (int32_t j = 0; j < n; ++j) {
         point[j] = phi[j] + alpha * step[j];
     }
-    if (hit >= 0 && alpha >= cap) {
-        const double *row = d->a + (int64_t)n * hit;
-        const double residual = dot(n, row, point) - d->b[hit];
-        if (fabs(residual) > 1e-13) {
-            const double along = (1.0 / dot(n, row, row)) * residual;
-            for (int32_t j = 0; j < n; ++j) {
-                point[j] -= row[j] * along;
-            }
-        }
-    }
+    put_back(d, hit >= 0 && alpha >= cap ? hit : -1, point);
     const double value = descent_value(d, point, gradient);
     *slope = dot(n, gradient, step);
     return value;
 }
 
-/* goldfarb._Run's Gauss–Newton iteration with no active row, up to its line search: H
- * from F at phi (Woodbury's start), the step −H g, the ratio test over the inactive rows
- * and the line search (linesearch.line_search, expanding).
+/* H's Gauss–Newton start at phi on the active bounds' null space (goldfarb._Run.initial_h
+ * through metric._woodbury_start, bounds zeroed) and the product H g.
  *
- * Writes F's columns, scaled, and then (PF)ᵀ = Fᵀ into rows (k × n, k = 3m) and L⁻¹ into
- * turn (k × k); out (5): μ, the slope gᵀs, λ_max (the ratio test's step factor, +inf
- * when no row blocks), the accepted α and G/w there; point and point_gradient: the
- * accepted point and its gradient; counts (3): the row met at λ_max (−1: none), the
- * evaluations, and the status: 0 a step was taken, 1 −H g is no descent, 2 a row blocks
- * at once (λ_max ≤ 1e-15), 3 the line search found no decrease, 4 F's curvature is not
- * positive definite. work holds 6n + 3k + 2k² + rows doubles. */
-RK_EXPORT void rk_gauss_newton_step(Descent *d, const double *phi, double value,
-                                    const double *gradient, const uint8_t *inactive,
-                                    double *rows, double *turn, double *out, double *point,
-                                    double *point_gradient, int32_t *counts, double *work) {
+ * Writes F's columns at phi, scaled, into factor (k × n, k = 3m); (PF)ᵀ, F with the held
+ * variables zeroed, into projected (k × n); L⁻¹ into turn (k × k); H g into hg (n), with
+ * H = (P − PF L⁻ᵀ L⁻¹ FᵀP)/μ; μ into *damping. work holds 2n + 3k + k² doubles. Returns
+ * 0, or 4 where F's curvature is not positive definite to rounding. */
+RK_EXPORT int32_t rk_gauss_newton_start(Descent *d, const double *phi, double value,
+                                        const double *gradient, double *factor,
+                                        double *projected, double *turn, double *hg,
+                                        double *damping, double *work) {
     const Objective *o = d->objective;
     const int32_t n = o->n, m = o->m, k = 3 * m;
-    double *step = work, *t = work + n, *core = t + 3 * (int64_t)k;
-    double *low = core + (int64_t)k * k, *low_gradient = low + n;
-    double *trial = low_gradient + n, *trial_gradient = trial + n, *scratch = trial_gradient + n;
-    double *rates = scratch + n + (int64_t)k * k;
-    counts[0] = -1;
-    counts[1] = 0;
-    /* F at phi from the pose there (step holds the gradient, not needed), scaled */
+    double *held = work, *t = work + n, *scratch = t + 2 * (int64_t)k;
+    /* F at phi from the pose there (held takes the gradient, not needed), scaled */
     if (!d->posed || memcmp(d->posed_at, phi, sizeof(double) * (size_t)n) != 0) {
-        descent_value(d, phi, step);
+        descent_value(d, phi, held);
     }
     double *weights = t; /* √(2 w_e): a Position's curvature */
     for (int32_t e = 0; e < m; ++e) {
         weights[e] = sqrt(d->weight[e] * 2.0);
     }
     const double *points = d->pose, *axes = d->pose + 9 * (int64_t)m, *pivots = axes + 3 * (int64_t)n;
-    rk_factor(n, m, 1, points, d->moves, weights, axes, pivots, o->variable_rotation, rows);
+    rk_factor(n, m, 1, points, d->moves, weights, axes, pivots, o->variable_rotation, factor);
     const double root = sqrt(d->weight_scale);
     for (int64_t c = 0; c < k; ++c) {
-        double *column = rows + c * n;
+        double *column = factor + c * n;
         for (int32_t j = 0; j < n; ++j) {
             column[j] *= d->scale[j] / root;
         }
     }
-    const double damping = rk_woodbury_start(n, k, 0, rows, 0, rows, d->relative, d->absolute,
-                                             value, turn, scratch);
-    out[0] = damping;
-    if (damping < 0.0) {
-        counts[2] = 4;
-        return;
+    const double mu = woodbury(n, k, d->q, factor, d->q ? d->bound : 0, 0, projected,
+                               d->relative, d->absolute, value, turn, scratch);
+    *damping = mu;
+    if (mu < 0.0) {
+        return 4;
     }
-    for (int64_t i = 0; i < (int64_t)k * k; ++i) {
-        core[i] = 0.0;
+    /* H g = (P g − PF L⁻ᵀ L⁻¹ (PF)ᵀ P g)/μ: (PF)ᵀ P g = (PF)ᵀ g, PF being zero where held */
+    memcpy(held, gradient, sizeof(double) * (size_t)n);
+    hold(n, d->q ? d->held : 0, held);
+    for (int32_t c = 0; c < k; ++c) {
+        t[c] = dot(n, projected + (int64_t)n * c, held);
     }
-    for (int32_t i = 0; i < k; ++i) {
-        core[(int64_t)k * i + i] = -1.0 / damping;
-    }
-    const Metric h = {0, 1.0 / damping, k, rows, core, 0, k, turn};
-    precondition(n, &h, gradient, t, step);
+    turn_block(k, turn, 0, t, t + k);
+    turn_block(k, turn, 1, t, t + k);
     for (int32_t j = 0; j < n; ++j) {
-        step[j] = -step[j];
+        hg[j] = held[j];
+    }
+    for (int32_t c = 0; c < k; ++c) {
+        const double w = t[c];
+        const double *row = projected + (int64_t)n * c;
+        for (int32_t j = 0; j < n; ++j) {
+            hg[j] -= w * row[j];
+        }
+    }
+    for (int32_t j = 0; j < n; ++j) {
+        hg[j] /= mu;
+    }
+    return 0;
+}
+
+/* goldfarb._Run.step from the step −hg: its projection onto the active bounds, the ratio
+ * test over the inactive rows (ActiveSet.first_block, passing over rows that depend on the
+ * active ones) and the line search (linesearch.line_search, expanding).
+ *
+ * out (4): the slope gᵀs (s before the projection, as the descent computes it), λ_max (the
+ * ratio test's step factor, +inf when no row blocks), the accepted α and G/w there; point
+ * and point_gradient: the accepted point and its gradient; counts (3): the row met at
+ * λ_max (−1: none), the evaluations, and the status: 0 a step was taken, 1 −H g is no
+ * descent, 2 a row blocks at once (λ_max ≤ 1e-15), 3 the line search found no decrease,
+ * 5 the row met is no bound while bounds are active (the descent takes that step itself).
+ * work holds 5n + rows doubles. */
+RK_EXPORT void rk_gauss_newton_search(Descent *d, const double *phi, double value,
+                                      const double *gradient, const double *hg,
+                                      const uint8_t *inactive, double *out, double *point,
+                                      double *point_gradient, int32_t *counts, double *work) {
+    const int32_t n = d->objective->n, q = d->q;
+    double *step = work, *low = work + n, *low_gradient = low + n;
+    double *trial = low_gradient + n, *trial_gradient = trial + n, *rates = trial_gradient + n;
+    counts[0] = -1;
+    counts[1] = 0;
+    for (int32_t j = 0; j < n; ++j) {
+        step[j] = -hg[j];
     }
     const double slope0 = dot(n, gradient, step);
-    out[1] = slope0;
+    out[0] = slope0;
     if (slope0 >= 0.0) {
         counts[2] = 1;
         return;
     }
+    hold(n, q ? d->held : 0, step);
     /* the ratio test (ActiveSet.first_block) */
     const double length = sqrt(dot(n, step, step));
     double limit = INFINITY;
@@ -965,7 +1037,14 @@ RK_EXPORT void rk_gauss_newton_step(Descent *d, const double *phi, double value,
     for (int32_t i = 0; i < d->rows; ++i) {
         const double *row = d->a + (int64_t)n * i;
         rates[i] = dot(n, row, step);
-        if (!inactive[i] || !(rates[i] < -1e-14 * length) || !(dot(n, row, row) > 1e-10)) {
+        if (!inactive[i] || !(rates[i] < -1e-14 * length)) {
+            continue;
+        }
+        double rest = 0.0; /* the row's part off the active bounds (ActiveSet.independent) */
+        for (int32_t j = 0; j < n; ++j) {
+            rest += q && d->held[j] ? 0.0 : row[j] * row[j];
+        }
+        if (!(rest > 1e-10)) {
             continue;
         }
         double slack = dot(n, row, phi) - d->b[i];
@@ -976,10 +1055,14 @@ RK_EXPORT void rk_gauss_newton_step(Descent *d, const double *phi, double value,
             hit = i;
         }
     }
-    out[2] = limit;
+    out[1] = limit;
     counts[0] = hit;
     if (hit >= 0 && limit <= 1e-15) {
         counts[2] = 2;
+        return;
+    }
+    if (hit >= 0 && q && bound_of(n, d->a + (int64_t)n * hit) < 0) {
+        counts[2] = 5;
         return;
     }
     /* the line search: ends of the bracket as (α, G/w, slope); the low end's point kept */
@@ -1032,38 +1115,45 @@ RK_EXPORT void rk_gauss_newton_step(Descent *d, const double *phi, double value,
     counts[1] = evaluations;
     if (!accepted) {
         counts[2] = 3;
-        out[3] = 0.0;
-        out[4] = value;
+        out[2] = 0.0;
+        out[3] = value;
         return;
     }
     keep(n, trial, trial_gradient, point, point_gradient);
-    out[3] = at[0];
-    out[4] = at[1];
+    out[2] = at[0];
+    out[3] = at[1];
     counts[2] = 0;
 }
 
-/* goldfarb.gauss_newton_descent: rk_gauss_newton_step from phi, no row active there, while
- * each iteration takes a step that meets no row and leaves G/w at most 0.8 of itself (so
- * that goldfarb._Run starts H afresh at the next one: drop, 0.8), until G/w ≤ goal_value
- * or the time runs out. The Kuhn–Tucker test is active_set.kkt_floor's, with its shares
- * rounding and rounding_root of ‖g‖ and √|G|. phi and gradient: the start on entry (the gradient is evaluated here), the end
- * on return; normed: the gradient whose norm the descent tested last (its projected
- * gradient); out (3): G/w, the evaluations and the iterations. seconds: the time budget
- * from now, checked before every iteration but the first (< 0: none). work holds
- * kn + k² + 8n + 3k + 2k² + 5 + rows doubles (the step's outputs, then its own work).
+/* goldfarb.gauss_newton_descent: goldfarb._Run's iterations from phi while each is a fresh
+ * Gauss–Newton step (rk_gauss_newton_start, then rk_gauss_newton_search) on the bounds
+ * active at phi that meets no row and leaves G/w at most drop of itself (so that H starts
+ * afresh at the next one), until G/w ≤ goal_value or the time runs out. Each iteration
+ * first takes the Kuhn–Tucker test (active_set.kkt_floor, with its shares rounding and
+ * rounding_root of ‖g‖ and √|G|) on the projected gradient, then goldfarb._Run.choose_drop's
+ * on the bounds' multipliers λ_i = sign_i g[bound_i]: the most negative is kept while
+ * ‖H g‖ > −λ and a Newton step off its bound (of curvature ‖F_bound‖² + μ, μ damped as H's
+ * start from the largest ‖F_j‖²) promises less than one on the face.
+ *
+ * phi and gradient: the start on entry (the gradient is evaluated here), the end on return;
+ * normed: the projected gradient the descent tested last; out (3): G/w, the evaluations
+ * and the iterations. seconds: the time budget from now, checked before every iteration but
+ * the first (< 0: none). work holds 2kn + k² + 7n + 4 + rows + (2n + 3k + k²) doubles.
  * Returns 0 with the goals met, 1 with the time spent, 2 with nothing tested yet (met at
- * the start), −1 for anything else (a row met, a slower decrease, a Kuhn–Tucker point,
- * the iterations spent: the descent is goldfarb._Run's from the start). */
+ * the start), −1 for anything else (a bound left or met, a slower decrease, a Kuhn–Tucker
+ * point, the iterations spent: the descent is goldfarb._Run's from the start). */
 RK_EXPORT int32_t rk_gauss_newton_descent(Descent *d, double *phi, double *gradient,
                                           double *normed, double *out, const uint8_t *inactive,
                                           double goal_value, double tolerance,
                                           double rounding, double rounding_root, double drop,
                                           int32_t max_iterations, double seconds,
                                           double *work) {
-    const int32_t n = d->objective->n, k = 3 * d->objective->m;
+    const int32_t n = d->objective->n, k = 3 * d->objective->m, q = d->q;
     const double began = seconds >= 0.0 ? monotonic_seconds() : 0.0;
-    double *rows = work, *turn = rows + (int64_t)k * n, *point = turn + (int64_t)k * k;
-    double *point_gradient = point + n, *found = point_gradient + n, *own = found + 5;
+    double *factor = work, *projected = factor + (int64_t)k * n;
+    double *turn = projected + (int64_t)k * n, *hg = turn + (int64_t)k * k;
+    double *point = hg + n, *point_gradient = point + n, *found = point_gradient + n;
+    double *own = found + 4;
     int32_t counts[3], evaluations = 1, iterations = 0, status = -1, tested = 0;
     double value = descent_value(d, phi, gradient);
     for (;;) {
@@ -1071,13 +1161,56 @@ RK_EXPORT int32_t rk_gauss_newton_descent(Descent *d, double *phi, double *gradi
             status = tested ? 0 : 2;
             break;
         }
-        const double norm = sqrt(dot(n, gradient, gradient));
         memcpy(normed, gradient, sizeof(double) * (size_t)n);
+        hold(n, q ? d->held : 0, normed);
         tested = 1;
+        const double norm = sqrt(dot(n, gradient, gradient));
+        const double projected_norm = sqrt(dot(n, normed, normed));
         double floor = tolerance; /* active_set.kkt_floor */
         floor = rounding * norm > floor ? rounding * norm : floor;
         floor = rounding_root * sqrt(fabs(value)) > floor ? rounding_root * sqrt(fabs(value)) : floor;
-        if (norm <= floor || iterations >= max_iterations) {
+        if (projected_norm <= floor) {
+            break; /* a Kuhn–Tucker point, or a bound to leave there */
+        }
+        int32_t worst = -1;
+        for (int32_t i = 0; i < q; ++i) {
+            const double lambda = d->sign[i] * gradient[d->bound[i]];
+            if (worst < 0 || lambda < d->sign[worst] * gradient[d->bound[worst]]) {
+                worst = i;
+            }
+        }
+        const double beta = worst >= 0 ? d->sign[worst] * gradient[d->bound[worst]] : 0.0;
+        int32_t started = 0;
+        double damping = 0.0;
+        if (beta < 0.0) { /* choose_drop: H g for Goldfarb's test and leaving_pays */
+            if (rk_gauss_newton_start(d, phi, value, gradient, factor, projected, turn, hg,
+                                      &damping, own) != 0) {
+                break;
+            }
+            started = 1;
+            if (sqrt(dot(n, hg, hg)) <= -beta) {
+                break;
+            }
+            double largest = 0.0, reach = 0.0;
+            for (int32_t j = 0; j < n; ++j) {
+                double size = 0.0;
+                for (int32_t c = 0; c < k; ++c) {
+                    size += factor[(int64_t)n * c + j] * factor[(int64_t)n * c + j];
+                }
+                largest = size > largest ? size : largest;
+            }
+            for (int32_t c = 0; c < k; ++c) {
+                const double f = factor[(int64_t)n * c + d->bound[worst]];
+                reach += f * f;
+            }
+            double mu = d->relative * largest;
+            mu = d->absolute * fabs(value) > mu ? d->absolute * fabs(value) : mu;
+            mu = 1e-12 > mu ? 1e-12 : mu;
+            if (dot(n, gradient, hg) * (reach + mu) <= beta * beta) {
+                break;
+            }
+        }
+        if (iterations >= max_iterations) {
             break;
         }
         if (seconds >= 0.0 && iterations && monotonic_seconds() - began >= seconds) {
@@ -1085,15 +1218,19 @@ RK_EXPORT int32_t rk_gauss_newton_descent(Descent *d, double *phi, double *gradi
             break;
         }
         iterations += 1;
-        rk_gauss_newton_step(d, phi, value, gradient, inactive, rows, turn, found, point,
-                             point_gradient, counts, own);
-        if (counts[2] != 0 || (counts[0] >= 0 && found[3] >= found[2]) ||
-            !(found[4] <= drop * value)) {
+        if (!started && rk_gauss_newton_start(d, phi, value, gradient, factor, projected, turn,
+                                              hg, &damping, own) != 0) {
+            break;
+        }
+        rk_gauss_newton_search(d, phi, value, gradient, hg, inactive, found, point,
+                               point_gradient, counts, own);
+        if (counts[2] != 0 || (counts[0] >= 0 && found[2] >= found[1]) ||
+            !(found[3] <= drop * value)) {
             break;
         }
         evaluations += counts[1];
         keep(n, point, point_gradient, phi, gradient);
-        value = found[4];
+        value = found[3];
     }
     out[0] = value;
     out[1] = evaluations;

@@ -108,7 +108,7 @@ class Scaled:
         return hessian
 
     def gauss_newton_step(self, problem: Problem) -> GaussNewtonStep | None:
-        """The kernel's Gauss–Newton iteration over φ (:func:`.metric.compiled_step`), or None.
+        """The kernel's Gauss–Newton iterations over φ (:func:`.metric.compiled_step`), or None.
 
         Where the kernel evaluates ``problem`` (position goals) and factors Woodbury's
         start at its size.

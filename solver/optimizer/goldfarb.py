@@ -53,7 +53,8 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .._checks import FloatArray, same
+from .._checks import FloatArray, IntArray, same
+from ..kernel import GaussNewtonStart
 from ..result import Descent, Status
 from ..rows import LimitRows
 from .active_set import ROUNDING, ROUNDING_ROOT, ActiveSet, kkt_floor
@@ -68,7 +69,7 @@ from .metric import (
 )
 from .newton import Product, compiled_newton_step, difference_product, newton_step
 
-__all__ = ["descend"]
+__all__ = ["active_bounds", "descend", "gauss_newton_descent"]
 
 Objective = Callable[[FloatArray], tuple[float, FloatArray]]
 Curvature = Callable[[FloatArray], FloatArray]
@@ -89,6 +90,8 @@ quasi-Newton update takes over) the metric still serves a goal at the edge of it
 whose steps lower G by a few percent each; Newton's products pay where it crawls."""
 _FLAT_STEPS = 2
 """Steps in a row without a decrease of G after which the descent stops."""
+_NO_BOUNDS = np.empty(0, dtype=np.intp)
+"""The variables held where no row is active."""
 _GAUSS_NEWTON_DROP = 0.8
 """With the Gauss–Newton metric, a step that leaves G at most this fraction of its
 value restarts H from the curvature at the new point (the hybrid switch of Fletcher & Xu 1987:
@@ -138,10 +141,10 @@ def descend(
             model good near the start only (a level's tangent, :mod:`.levels`).
         hessian: G's exact Hessian products for Newton's step; without it (or where it
             gives None) the step differences gradients.
-        gauss_newton_step: The compiled kernel's iteration from H's Gauss–Newton start
-            to the end of the line search (:func:`.metric.compiled_step`), taken where no
-            row is active and H starts afresh; it computes what steps 3 to 5 would from
-            there, to rounding.
+        gauss_newton_step: The compiled kernel's iterations (:func:`.metric.compiled_step`):
+            where bounds alone are active (or no row) and H starts afresh, the kernel
+            starts H and forms H g, and takes the step from there to the end of the line
+            search; it computes what steps 2 to 5 would from there, to rounding.
 
     Returns:
         The final iterate and how the descent ended.
@@ -154,47 +157,80 @@ def descend(
     return run.loop(max_iterations, deadline, goal_value)
 
 
-def starts_free(
-    phi0: FloatArray, a_eq: FloatArray, a_in: FloatArray | LimitRows, b_in: FloatArray
-) -> bool:
-    """Whether no row is active at ``phi0``, as :func:`gauss_newton_descent` needs.
+ActiveBounds = tuple[IntArray, FloatArray, FloatArray, list[int]]
+"""Bounds active at a start: the variable each holds, their rows as columns N (n, q), their
+right-hand sides and their rows' indices, in :meth:`ActiveSet.at`'s order."""
 
-    No equality, and every inequality's slack above ``_ACTIVE``, where
-    :meth:`ActiveSet.at` takes none.
+
+def active_bounds(
+    phi0: FloatArray,
+    a_eq: FloatArray,
+    b_eq: FloatArray,
+    a_in: FloatArray | LimitRows,
+    b_in: FloatArray,
+) -> ActiveBounds | None:
+    """The rows :func:`descend` takes as active at ``phi0`` when each is a bound, else None.
+
+    :meth:`ActiveSet.at`'s rows, tightest first, where each row of slack at most
+    ``_ACTIVE`` is ±1 on one variable (a bound on a variable already held depends on
+    that one's and is passed over, as there). None with an equality or another active
+    row: :func:`gauss_newton_descent` holds bounds alone.
     """
-    return not a_eq.shape[0] and not bool((a_in @ phi0 - b_in <= _ACTIVE).any())
+    if a_eq.shape[0]:
+        return None
+    slacks = a_in @ phi0 - b_in
+    near = int(np.count_nonzero(slacks <= _ACTIVE))
+    if not near:
+        return _NO_BOUNDS, np.empty((len(phi0), 0)), np.empty(0), []
+    order = np.argsort(slacks)[:near]  # ActiveSet.at's order: the tightest first
+    dense = a_in[order]
+    nonzero = dense != 0.0
+    if not (nonzero.sum(axis=1) == 1).all():
+        return None
+    variables = np.argmax(nonzero, axis=1)
+    if not (np.abs(dense[np.arange(near), variables]) == 1.0).all():
+        return None
+    _, first = np.unique(variables, return_index=True)
+    kept = np.sort(first)
+    rows = order[kept]
+    return variables[kept], dense[kept].T, b_in[rows], [int(r) for r in rows]
 
 
 def gauss_newton_descent(
     step: GaussNewtonStep,
     phi0: FloatArray,
+    active: ActiveBounds,
     *,
     tolerance: float,
     max_iterations: int,
     deadline: float | None,
     goal_value: float,
 ) -> Descent | None:
-    """:func:`descend`'s descent from a start with no row near, where the kernel takes it.
+    """:func:`descend`'s descent from a start where only bounds are active, by the kernel.
 
-    While every iteration is the kernel's Gauss–Newton step that meets no row and lowers
-    G to at most ``_GAUSS_NEWTON_DROP`` of itself (so that H starts afresh from the
-    curvature at the next one), :func:`descend` makes no metric or active set of its
-    own; the kernel takes the same steps and stops alike (the goals met, the time
-    spent), in one call (:meth:`kernel.Kernel.gauss_newton_descent`): a drag event's
-    descent, or a warm frame's. Anything else (a row met, a slower decrease, a
-    Kuhn–Tucker point, the iterations spent) returns None, and the descent is
+    While every iteration is the kernel's Gauss–Newton step on the bounds active at the
+    start (no multiplier negative enough to leave one by :meth:`_Run.choose_drop`'s tests)
+    that meets no row and lowers G to at most ``_GAUSS_NEWTON_DROP`` of itself (so that H
+    starts afresh from the curvature at the next one), :func:`descend` makes no metric
+    or active set of its own; the kernel takes the same steps and stops alike (the goals
+    met, the time spent), in one call (:meth:`kernel.Kernel.gauss_newton_descent`): a drag
+    event's descent, or a warm frame's. Anything else (a bound left, a row met, a slower
+    decrease, a Kuhn–Tucker point, the iterations spent) returns None, and the descent is
     :func:`descend`'s from the start.
 
     Args:
         step: The kernel's iterations (:func:`.metric.compiled_step`).
-        phi0: Feasible start, shape (n,), with no row active (:func:`starts_free`).
+        phi0: Feasible start, shape (n,).
+        active: The bounds active there (:func:`active_bounds`).
         tolerance: As :func:`descend`'s.
         max_iterations: As :func:`descend`'s.
         deadline: As :func:`descend`'s.
         goal_value: As :func:`descend`'s.
     """
+    bounds, matrix, rhs, rows = active
+    plan = step.hold(bounds, matrix, rhs, rows)
     found = step.library.gauss_newton_descent(
-        step.bound(),
+        plan,
         phi0,
         goal_value=goal_value,
         tolerance=tolerance,
@@ -218,9 +254,9 @@ def gauss_newton_descent(
         message=status.message(detail),
         iterations=found.iterations,
         evaluations=found.evaluations,
-        active=(),
+        active=tuple(rows),
         projected_gradient=np.inf if normed is None else float(np.sqrt(normed @ normed)),
-        multipliers=np.empty(0),
+        multipliers=matrix[bounds, np.arange(len(rows))] * found.gradient[bounds],
         readds=0,
     )
 
@@ -261,6 +297,7 @@ class _Run:
         self.fresh = True
         self.quasi = False  # H holds a quasi-Newton update of the last step
         self.hg: FloatArray | None = None  # Hg of this iteration's drop test, if formed
+        self.started: GaussNewtonStart | None = None  # the kernel's start of H at φ, if made
         self.stepped = False
         self.flat = 0
         self.crawls = 0
@@ -387,7 +424,7 @@ class _Run:
             if drop is not None:  # Step 2
                 self.drop(drop)
                 continue
-            if self.takes_compiled_step():
+            if self.started is not None or self.takes_compiled_step():
                 taken, outcome = self.compiled_step()
                 if outcome is not None:
                     return outcome
@@ -422,6 +459,7 @@ class _Run:
         that follows when no row is dropped.
         """
         self.hg = None
+        self.started = None
         leave, self.leave = self.leave, False  # a crawl's request holds for one test
         if not ineq.size:
             return None
@@ -434,7 +472,7 @@ class _Run:
             return worst
         if self.projected <= floor:
             return worst if ineq[worst] < -floor else None
-        hg = self.h @ self.gradient
+        hg = self.direction()
         if float(np.sqrt(hg @ hg)) <= -beta[worst] or self.leaving_pays(worst, beta[worst], hg):
             return worst
         self.hg = hg
@@ -562,45 +600,78 @@ class _Run:
         return None
 
     def takes_compiled_step(self) -> bool:
-        """Whether the kernel takes this iteration (:meth:`compiled_step`).
+        """Whether the kernel starts H at this iteration (:meth:`kernel_start`).
 
         It does where H starts afresh from the curvature (not after the crawls that leave
-        it for the projector) with no row active, and the search may expand.
+        it for the projector) with bounds alone active (or no row), and the search may
+        expand.
         """
+        active = self.active
         return (
             self.compiled is not None
             and self.curvature is not None  # not once crawls left it for the projector
             and self._h is None
             and self._kernel_start is None
-            and self.hg is None
             and not self.quasi
             and self.expand
-            and not self.active.matrix.shape[1]
+            and not active.k
+            and (not active.rows or active.bounds is not None)
         )
+
+    def direction(self) -> FloatArray:
+        """H g: the kernel's where it starts H (:meth:`kernel_start`), else H's product."""
+        if self.takes_compiled_step():
+            started = self.kernel_start()
+            if started is not None:
+                return started.hg
+        return self.h @ self.gradient
+
+    def kernel_start(self) -> GaussNewtonStart | None:
+        """H's Gauss–Newton start at φ by the kernel, and H g (kept in :attr:`started`).
+
+        F and H are the kernel's, H made only if an iteration asks for it (as
+        :meth:`initial_h` would make it). None where the curvature is not positive
+        definite to rounding: Python's start then meets it.
+        """
+        assert self.compiled is not None
+        active = self.active
+        bounds = active.bounds if active.rows else _NO_BOUNDS
+        assert bounds is not None  # by takes_compiled_step
+        started, room = self.compiled.start(
+            self.phi, self.value, self.gradient, (bounds, active.matrix, active.rhs), self.inactive
+        )
+        if started.status:
+            return None
+        q, k, damping, turn = len(bounds), started.turn.shape[0], started.damping, started.turn
+        # F at φ (H's start made from it), as initial_h keeps it
+        self.factor, self.factor_at, self.largest = started.factor, self.phi, None
+
+        def start() -> Metric:
+            core = np.zeros((q + k, q + k))
+            core.flat[:: q + k + 1] = -1.0 / damping
+            return Metric.of_rows(1.0 / damping, room, q + k, core, (q, turn))
+
+        self.h = None  # H is the kernel's start, made when asked
+        self._kernel_start = start
+        self.started = started
+        return started
 
     def compiled_step(self) -> tuple[bool, Descent | None]:
         """Steps 3–5 from H's Gauss–Newton start, by the kernel to the line search's end.
 
         H, F and the accepted point are the kernel's; what follows is :meth:`accept`'s.
         Returns whether the kernel took the iteration (not where the curvature is not
-        positive definite to rounding: Python's start then meets it) and what
-        :meth:`step` would.
+        positive definite to rounding, nor where the step meets a row other than a bound
+        while bounds are active: Python then takes the step) and what :meth:`step` would.
         """
         assert self.compiled is not None
-        found = self.compiled(self.phi, self.value, self.gradient, self.inactive)
-        if found.status == 4:
+        started = self.started or self.kernel_start()
+        if started is None:
             return False, None
-        room, k, damping, turn = found.rows, found.turn.shape[0], found.damping, found.turn
-        # F at φ (H's start made from it), as initial_h keeps it
-        self.factor, self.factor_at, self.largest = room[:k].T, self.phi, None
-
-        def start() -> Metric:
-            core = np.zeros((k, k))
-            core.flat[:: k + 1] = -1.0 / damping
-            return Metric.of_rows(1.0 / damping, room, k, core, (0, turn))
-
-        self.h = None  # H is the kernel's start, made when asked
-        self._kernel_start = start
+        found = self.compiled.search(self.phi, self.value, self.gradient, started.hg)
+        if found.status == 5:  # Python's step from the kernel's H g
+            self.hg = started.hg
+            return False, None
         if found.status == 1:  # −H g is no descent; H is fresh, so no reset helps
             return True, self.stuck()
         if found.status == 2:  # blocked at once: add the row without moving

@@ -260,10 +260,10 @@ def _upper_triangle(k: int) -> tuple[IntArray, IntArray]:
 
 
 class GaussNewtonStep:
-    """The kernel's Gauss–Newton iterations of one descent over φ, with no active row.
+    """The kernel's Gauss–Newton iterations of one descent over φ, on its active bounds.
 
-    Called as (φ, G/w, its gradient, the inactive rows) ↦ the iteration from φ to its
-    line search's end (:class:`kernel.GaussNewtonStep`); :meth:`bound`'s plan runs such
+    :meth:`start` starts H afresh from the curvature at φ and gives H g; :meth:`search`
+    takes the step −H g to the end of its line search; :meth:`bound`'s plan runs such
     iterations in one call (:meth:`kernel.Kernel.gauss_newton_descent`). Made by
     :func:`compiled_step`.
     """
@@ -286,13 +286,52 @@ class GaussNewtonStep:
             plan.bind(self.arrays, self.weight_scale, (_DAMPING, _DAMPING_G))
         return plan
 
-    def __call__(
-        self, phi: FloatArray, value: float, gradient: FloatArray, inactive: BoolArray
-    ) -> kernel.GaussNewtonStep:
-        """The iteration from φ (:meth:`kernel.Kernel.gauss_newton_step`)."""
+    def start(
+        self,
+        phi: FloatArray,
+        value: float,
+        gradient: FloatArray,
+        active: tuple[IntArray, FloatArray, FloatArray],
+        inactive: BoolArray,
+    ) -> tuple[kernel.GaussNewtonStart, FloatArray]:
+        """H's start at φ on the active bounds, and H g.
+
+        Args:
+            phi: The iterate, (n,).
+            value: G/w there.
+            gradient: Its gradient, (n,).
+            active: The bounds active: the variable each holds (q,), their rows as columns
+                N (n, q) and right-hand sides (q,) (:class:`.active_set.ActiveSet`'s).
+            inactive: Whether each inequality row is inactive.
+
+        Returns:
+            The kernel's start, and the metric's buffer: its first q rows are the bounds'
+            rows, the next k (PF)ᵀ.
+        """
         plan = self.bound()
-        rows = Metric.room(len(phi), self.k)
-        return self.library.gauss_newton_step(plan, phi, value, gradient, inactive, rows)
+        bounds, matrix, rhs = active
+        q = len(bounds)
+        plan.hold(bounds, matrix[bounds, np.arange(q)], rhs, inactive)
+        room = Metric.room(len(phi), q + self.k)  # H's rows: the bounds, then (PF)ᵀ
+        room[:q] = matrix.T
+        return self.library.gauss_newton_start(plan, phi, value, gradient, room), room
+
+    def hold(
+        self, bounds: IntArray, matrix: FloatArray, rhs: FloatArray, rows: list[int]
+    ) -> kernel.DescentPlan:
+        """The plan, bound, with the bounds on ``bounds`` active (inequality ``rows``)."""
+        plan = self.bound()
+        inactive = np.ones(len(self.arrays[-1]), dtype=bool)
+        inactive[rows] = False
+        plan.hold(bounds, matrix[bounds, np.arange(len(rows))], rhs, inactive)
+        return plan
+
+    def search(
+        self, phi: FloatArray, value: float, gradient: FloatArray, hg: FloatArray
+    ) -> kernel.GaussNewtonSearch:
+        """The step −H g from φ to its line search's end, on the bounds :meth:`start` held."""
+        plan = self.bound()
+        return self.library.gauss_newton_search(plan, phi, value, gradient, hg, plan.inactive)
 
 
 def compiled_step(

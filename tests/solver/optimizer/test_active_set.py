@@ -7,6 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from solver.optimizer.active_set import ActiveSet
+from solver.optimizer.goldfarb import active_bounds
 from solver.optimizer.metric import gauss_newton_start
 
 A_IN = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [np.sqrt(0.5), np.sqrt(0.5), 0.0]])
@@ -134,3 +135,43 @@ def test_bounds_project_and_start_as_the_products_do_bit_for_bit(
     fast = gauss_newton_start(factor, matrix, value, active.basis, active.bounds)
     for direction in (vector, rng.normal(size=n)):
         np.testing.assert_array_equal(fast @ direction, plain @ direction)
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    n=st.integers(2, 8),
+    m=st.integers(1, 12),
+    other=st.booleans(),
+)
+def test_active_bounds_are_the_rows_active_set_at_takes_when_each_is_a_bound(
+    seed: int, n: int, m: int, other: bool
+) -> None:
+    """The quick path's active rows: ActiveSet.at's, in its order, or None past bounds."""
+    rng = np.random.default_rng(seed)
+    variables = rng.integers(0, n, m)  # repeats: a second bound on a held variable
+    rows = np.zeros((m, n))
+    rows[np.arange(m), variables] = rng.choice([-1.0, 1.0], m)
+    if other:  # a row on two variables, possibly near
+        rows[rng.integers(m)] = np.eye(n)[0] + np.eye(n)[1]
+        rows /= np.linalg.norm(rows, axis=1)[:, None]
+    phi = rng.normal(size=n)
+    slack = np.where(rng.random(m) < 0.5, 0.0, rng.uniform(0.0, 1.0, m))  # ties at 0
+    bounds = rows @ phi - slack
+    empty = np.empty((0, n))
+    want = ActiveSet.at(phi, empty, np.empty(0), rows, bounds, slack=1e-10)
+    have = active_bounds(phi, empty, np.empty(0), rows, bounds)
+    if want.bounds is None and want.rows:  # a row on two variables taken
+        assert have is None
+        return
+    if have is None:  # a row on two variables near, which at() passed over as dependent
+        assert other and bool(
+            (np.count_nonzero(rows, axis=1)[rows @ phi - bounds <= 1e-10] > 1).any()
+        )
+        return
+    held, matrix, rhs, taken = have
+    assert taken == want.rows
+    np.testing.assert_array_equal(matrix, want.matrix)
+    np.testing.assert_array_equal(rhs, want.rhs)
+    if taken:
+        np.testing.assert_array_equal(held, want.bounds)
