@@ -70,6 +70,8 @@ class BakeSession:
         self.direct = self.layout_rig.model is None
         """Whether frames are solved without writing and judged once keyed (a plain rig)."""
         self.poser = posing.Poser(obj, self.scene, self.view_layer)
+        self.switches = keys.switch_curves(obj)
+        """The keyed constraint switches (the action changes only when the bake keys it)."""
         self.steps: list[tuple[int, posing.Step]] = []
         """The frames solved and not yet judged, with their steps."""
         self.baked: list[int] = []
@@ -99,7 +101,7 @@ class BakeSession:
         if not self.direct:
             self.snapshot.restore()  # bones without keys start from where they were
         self.scene.frame_set(frame)
-        keys.apply_switches(obj, frame)
+        keys.apply_switches(obj, frame, self.switches)
         planned = None
         if any(entry.enabled for entry in obj.reach.constraints):
             step = self.poser.step(

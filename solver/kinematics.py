@@ -52,6 +52,12 @@ class Frames(NamedTuple):
     partial: FloatArray
 
 
+_DIAGONAL = (np.arange(3), np.arange(3))
+_UNSCALED = 1e-8 + 1e-5 * np.eye(3)
+"""How far MᵀM of a motion may stray from the identity, per entry, for M to keep lengths
+(``np.allclose``'s default tolerances)."""
+
+
 @dataclass(frozen=True, eq=False)
 class Kinematics:
     """Compiled kinematic tree; build it with :meth:`compile`.
@@ -196,11 +202,13 @@ class Kinematics:
         basis = self._basis.copy()
         slots = roots * self._slots
         basis[slots] = (motion @ basis[slots].reshape(-1, 4, 4, 4)).reshape(-1, 4, 16)
-        parent, first, count, rest, rotation, axis = self.kernel_tree.arrays
-        rests = rest.copy()
-        rests[roots] = (motion @ rest[roots].reshape(-1, 4, 4)).reshape(-1, 16)
-        scaled = self.scaled or not np.allclose(motion[:3, :3].T @ motion[:3, :3], np.eye(3))
-        tree = KernelTree.of(parent, first, count, rests, rotation.astype(bool), axis, scaled)
+        rests = self.kernel_tree.arrays[3].copy()
+        rests[roots] = (motion @ rests[roots].reshape(-1, 4, 4)).reshape(-1, 16)
+        # a scale other than 1 (to allclose's tolerances) makes the axes need normalising
+        gram = motion[:3, :3].T @ motion[:3, :3]
+        gram[_DIAGONAL] -= 1.0
+        scaled = self.scaled or not bool((np.abs(gram) <= _UNSCALED).all())
+        tree = self.kernel_tree.with_rests(rests, scaled)
         return replace(self, scaled=scaled, _basis=basis, kernel_tree=tree)
 
     def frames(self, theta: FloatArray) -> Frames:

@@ -141,6 +141,11 @@ class LinearLimits:
         used: BoolArray = np.any(self.a_in != 0.0, axis=0) | np.any(self.a_eq != 0.0, axis=0)
         return used
 
+    @cached_property
+    def coupled(self) -> tuple[BoolArray, BoolArray]:
+        """Whether each equality, and each inequality, has a coefficient on some DOF."""
+        return np.any(self.a_eq != 0.0, axis=1), np.any(self.a_in != 0.0, axis=1)
+
     def max_violation(self, theta: FloatArray) -> float:
         """The largest violation of any limit at ``theta`` (0 when feasible)."""
         eq, ineq = self.violations(theta)
@@ -270,7 +275,14 @@ def clamp_to_limits(
     Returns:
         The clamped θ, shape (n,).
     """
-    movable = np.ones(theta.shape, dtype=bool) if free is None else np.asarray(free, dtype=bool)
+    if free is None:  # every DOF moves: every row with a coefficient counts
+        clamped = np.clip(theta, lower, upper)
+        eq_rows, in_rows = limits.coupled
+        eq, ineq = limits.violations(clamped)
+        if max(eq[eq_rows].max(initial=0.0), ineq[in_rows].max(initial=0.0)) <= _INSIDE:
+            return clamped
+        return project_onto_limits(theta, limits, free=np.ones(theta.shape, dtype=bool))
+    movable = np.asarray(free, dtype=bool)
     clamped = np.where(movable, np.clip(theta, lower, upper), theta)
     if _violation(limits, clamped, movable) <= _INSIDE:
         return clamped

@@ -30,6 +30,7 @@ __all__ = [
     "matrix_quaternion",
     "quaternion_matrices",
     "quaternion_matrix",
+    "quaternions_euler",
 ]
 
 EULER_ORDERS = ("XYZ", "XZY", "YXZ", "YZX", "ZXY", "ZYX")
@@ -352,6 +353,34 @@ def matrices_euler(
     return result
 
 
+def quaternions_euler(
+    quaternions: FloatArray, order: str, compat: FloatArray | None = None
+) -> tuple[FloatArray, FloatArray]:
+    """Euler angles in ``order`` (about X, Y, Z) and matrices of k nonzero quaternions at once.
+
+    :func:`matrices_euler` of :func:`quaternion_matrices`, in one kernel call where the
+    kernel runs (reading many bones' rotations); a rotation at gimbal lock is read by
+    :func:`matrix_euler`.
+
+    Args:
+        quaternions: Shape (k, 4), (w, x, y, z), none zero.
+        order: One of :data:`EULER_ORDERS`.
+        compat: Angles (about X, Y, Z) to stay close to, shape (k, 3), or None.
+
+    Returns:
+        The angles (k, 3) and the rotation matrices (k, 3, 3).
+    """
+    axes = _axes(order)
+    compiled = kernel.active()
+    if compiled is None:
+        matrices = quaternion_matrices(quaternions)
+        return matrices_euler(matrices, order, compat), matrices
+    angles, matrices, locked = compiled.quaternions_euler(quaternions, axes, compat)
+    for row in np.flatnonzero(locked):
+        angles[row] = matrix_euler(matrices[row], order, None if compat is None else compat[row])
+    return angles, matrices
+
+
 def euler_quaternions(angles: ArrayLike, axes: ArrayLike) -> FloatArray:
     """Unit quaternions (w, x, y, z) of k rotations at once, each three turns in a row.
 
@@ -441,12 +470,13 @@ def is_similarity(linear: ArrayLike) -> bool:
     """
     # Nine numbers: plain floats are several times faster than numpy's small-array calls.
     (a, b, c), (d, e, f), (g, h, i) = np.asarray(linear, dtype=np.float64).tolist()
-    columns = ((a, d, g), (b, e, h), (c, f, i))
-    gram = [[sum(p * q for p, q in zip(u, v, strict=True)) for v in columns] for u in columns]
-    scale2 = (gram[0][0] + gram[1][1] + gram[2][2]) / 3.0
+    xx, yy, zz = a * a + d * d + g * g, b * b + e * e + h * h, c * c + f * f + i * i  # MᵀM
+    xy, xz, yz = a * b + d * e + g * h, a * c + d * f + g * i, b * c + e * f + h * i
+    scale2 = (xx + yy + zz) / 3.0
     if not scale2 > 1e-18 or a * (e * i - f * h) - b * (d * i - f * g) + c * (d * h - e * g) <= 0.0:
         return False
-    room = scale2 * SIMILARITY_TOLERANCE
-    return all(
-        abs(gram[r][k] - (scale2 if r == k else 0.0)) <= room for r in range(3) for k in range(3)
+    room: float = scale2 * SIMILARITY_TOLERANCE
+    largest: float = max(
+        abs(xx - scale2), abs(yy - scale2), abs(zz - scale2), abs(xy), abs(xz), abs(yz)
     )
+    return largest <= room

@@ -230,23 +230,38 @@ SWITCH = ("reach.constraints[", "].enabled")
 """The start and end of the data path of a keyed constraint switch."""
 
 
-def apply_switches(obj: Any, frame: float) -> list[str]:
+def switch_curves(obj: Any) -> list[tuple[Any, str]]:
+    """The unmuted F-curves of the object's keyed constraint switches, with their entries' paths."""
+    found = []
+    for curve in fcurves(obj):
+        path = curve.data_path
+        if not curve.mute and path.startswith(SWITCH[0]) and path.endswith(SWITCH[1]):
+            found.append((curve, path[: -len(".enabled")]))
+    return found
+
+
+def apply_switches(
+    obj: Any, frame: float, curves: list[tuple[Any, str]] | None = None
+) -> list[str]:
     """Give each constraint with a keyed ``enabled`` its value at ``frame``.
 
     Blender does not always copy an animated add-on property back to the object a
     script reads (the evaluated copy holds it), so the switches' F-curves are evaluated
     here.
 
+    Args:
+        obj: The armature object.
+        frame: The frame.
+        curves: :func:`switch_curves`, found once for many frames (a bake), or None to
+            find them now.
+
     Returns:
         The constraints switched on or off by this call.
     """
     switched = []
-    for curve in fcurves(obj):
-        path = curve.data_path
-        if curve.mute or not (path.startswith(SWITCH[0]) and path.endswith(SWITCH[1])):
-            continue
+    for curve, path in switch_curves(obj) if curves is None else curves:
         try:
-            entry = obj.path_resolve(path[: -len(".enabled")])
+            entry = obj.path_resolve(path)
         except ValueError:
             continue
         on = curve.evaluate(frame) >= 0.5

@@ -120,9 +120,9 @@ class PoseReader:
                 self._check(nonzero | ~finite, group.numbers, bad, zero=True)
                 if bad:
                     continue
-                matrices = rotations.quaternion_matrices(values)
                 compat = None if previous is None else group.near(previous)
-                group.put(theta, rotations.matrices_euler(matrices, order, compat))
+                angles, matrices = rotations.quaternions_euler(values, order, compat)
+                group.put(theta, angles)
                 stored.update(zip(group.numbers.tolist(), matrices, strict=True))
         if self.location_rows.size:
             locations = channel(bones, "location", 3).astype(float)[self.location_rows]

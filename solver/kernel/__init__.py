@@ -19,7 +19,7 @@ import platform
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
@@ -151,6 +151,10 @@ class Kernel:
         quaternions.restype = None
         quaternions.argtypes = [_INT, *[_POINTER] * 3]
         self._euler_quaternions = quaternions
+        euler = library.rk_quaternions_euler
+        euler.restype = None
+        euler.argtypes = [_INT, _POINTER, _INT, _INT, _INT, ctypes.c_double, *[_POINTER] * 4]
+        self._quaternions_euler = euler
         descent = library.rk_gauss_newton_descent
         descent.restype = _INT
         descent.argtypes = [*[_POINTER] * 6, *[ctypes.c_double] * 5, _INT, ctypes.c_double]
@@ -472,6 +476,44 @@ class Kernel:
             self._euler_quaternions(len(angles), _address(angles), _address(turns), _address(out))
         return out
 
+    def quaternions_euler(
+        self,
+        quaternions: FloatArray,
+        axes: tuple[int, int, int, float],
+        compat: FloatArray | None,
+    ) -> tuple[FloatArray, FloatArray, np.ndarray[Any, np.dtype[np.bool_]]]:
+        """Rotation matrices and Euler angles of nonzero quaternions (``rk_quaternions_euler``).
+
+        What :func:`solver.rotations.quaternion_matrices` and then
+        :func:`solver.rotations.matrices_euler` compute, but at gimbal lock.
+
+        Args:
+            quaternions: (k, 4), (w, x, y, z), none zero.
+            axes: The Euler order's axes, first to last, and its parity's sign (1 even).
+            compat: Angles about X, Y, Z to stay near, (k, 3), or None.
+
+        Returns:
+            The angles about X, Y, Z (k, 3), the matrices (k, 3, 3), and whether each
+            rotation is at gimbal lock (its angles then left for the caller).
+        """
+        quaternions = _c(quaternions)
+        k = len(quaternions)
+        near = None if compat is None else _c(compat)
+        matrices = np.empty((k, 3, 3))
+        angles = np.empty((k, 3))
+        locked = np.zeros(k, dtype=np.uint8)
+        if k:
+            self._quaternions_euler(
+                k,
+                _address(quaternions),
+                *axes,
+                None if near is None else _address(near),
+                _address(matrices),
+                _address(angles),
+                _address(locked),
+            )
+        return angles, matrices, locked.astype(bool)
+
     def gauss_newton_descent(
         self,
         plan: DescentPlan,
@@ -759,6 +801,13 @@ class KernelTree(_Arrays):
             np.ascontiguousarray(axis, dtype=np.float64).reshape(-1, 3),
         )
         return cls(arrays, pointers, len(arrays[0]), len(arrays[4]), int(scaled))
+
+    def with_rests(self, rest: FloatArray, scaled: bool) -> KernelTree:
+        """This tree with other rest matrices (n_segments, 16), its other arrays shared."""
+        rest = np.ascontiguousarray(rest, dtype=np.float64)
+        arrays = (*self.arrays[:3], rest, *self.arrays[4:])
+        pointers = (*self.pointers[:3], _address(rest), *self.pointers[4:])
+        return replace(self, arrays=arrays, pointers=pointers, normalise=int(scaled))
 
 
 class _Objective(ctypes.Structure):

@@ -384,6 +384,39 @@ def _quaternions_differ(kernel: Kernel) -> str | None:
     return None
 
 
+def _euler_differs(kernel: Kernel) -> str | None:
+    """None when the kernel reads back the Euler angles its quaternions were made from.
+
+    In every order, near the angles (which the nearest decomposition, whole turns added,
+    then is), and with the quaternions' own matrices.
+    """
+    angles = np.sin(np.arange(18, dtype=float)).reshape(6, 3) * 4.0
+    axes = np.array([[0, 1, 2], [0, 2, 1], [1, 0, 2], [1, 2, 0], [2, 0, 1], [2, 1, 0]])
+    quaternions = kernel.euler_quaternions(angles, axes)
+    for turns, about, q in zip(angles, axes, quaternions, strict=True):
+        first, middle, last = (int(a) for a in about)
+        sign = 1.0 if (middle - first) % 3 == 1 else -1.0  # even: the middle axis follows
+        near = np.zeros((1, 3))
+        near[0, about] = turns
+        order = (first, middle, last, sign)
+        have, matrices, locked = kernel.quaternions_euler(q[None], order, near)
+        w, x, y, z = q / np.sqrt(q @ q)
+        matrix = np.array(
+            [
+                [1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
+                [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
+                [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)],
+            ]
+        )
+        if (
+            locked[0]
+            or not np.all(np.abs(have - near) <= TOLERANCE * 10.0)
+            or not np.all(np.abs(matrices[0] - matrix) <= TOLERANCE)
+        ):
+            return "its Euler angles of quaternions differ from numpy's"
+    return None
+
+
 def _woodbury_differs(kernel: Kernel) -> str | None:
     """None when the kernel's factorisation of Woodbury's start is numpy's.
 
@@ -447,6 +480,7 @@ def self_check(kernel: Kernel) -> str | None:
         _objective_differs(kernel, tree, theta, below, weights)
         or _woodbury_differs(kernel)
         or _quaternions_differ(kernel)
+        or _euler_differs(kernel)
         or _step_differs(kernel, theta, below)
     )
     if problem is not None:

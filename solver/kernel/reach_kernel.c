@@ -1266,3 +1266,63 @@ RK_EXPORT void rk_euler_quaternions(int32_t k, const double *angles, const int32
         }
     }
 }
+
+/* rotations.quaternion_matrices, then rotations.matrices_euler in one Euler order: for each
+ * of k nonzero quaternions (w, x, y, z), its rotation matrix (row-major 3 × 3, into
+ * matrices) and its Euler angles about X, Y, Z (into angles, k × 3). The order's axes are
+ * i, j, l (first to last) and sign its parity (1 even, −1 odd); each rotation's angles are
+ * of the decomposition nearest compat (k × 3, about X, Y, Z), whole turns added, or the
+ * first decomposition where compat is NULL. A rotation at gimbal lock (cos b ≤ 1e-9, where
+ * only a combination of the outer angles is defined) is flagged in locked for the caller
+ * to read. */
+RK_EXPORT void rk_quaternions_euler(int32_t k, const double *quaternions, int32_t i, int32_t j,
+                                    int32_t l, double sign, const double *compat,
+                                    double *matrices, double *angles, uint8_t *locked) {
+    const double pi = 3.141592653589793, turn = 2.0 * pi;
+    for (int32_t r = 0; r < k; ++r) {
+        const double *q = quaternions + 4 * (int64_t)r;
+        const double norm = sqrt(((q[0] * q[0] + q[1] * q[1]) + q[2] * q[2]) + q[3] * q[3]);
+        const double w = q[0] / norm, x = q[1] / norm, y = q[2] / norm, z = q[3] / norm;
+        double *m = matrices + 9 * (int64_t)r;
+        m[0] = 1.0 - 2.0 * (y * y + z * z);
+        m[1] = 2.0 * (x * y - w * z);
+        m[2] = 2.0 * (x * z + w * y);
+        m[3] = 2.0 * (x * y + w * z);
+        m[4] = 1.0 - 2.0 * (x * x + z * z);
+        m[5] = 2.0 * (y * z - w * x);
+        m[6] = 2.0 * (x * z - w * y);
+        m[7] = 2.0 * (y * z + w * x);
+        m[8] = 1.0 - 2.0 * (x * x + y * y);
+#define AT(row, column) m[3 * (row) + (column)]
+        const double cos_b = hypot(AT(i, i), AT(j, i));
+        double sine = -sign * AT(l, i);
+        sine = sine < -1.0 ? -1.0 : (sine > 1.0 ? 1.0 : sine);
+        double best[3] = {atan2(sign * AT(l, j), AT(l, l)), atan2(sine, cos_b),
+                          atan2(sign * AT(j, i), AT(i, i))};
+#undef AT
+        locked[r] = cos_b <= 1e-9;
+        if (compat) {
+            const double *centre = compat + 3 * (int64_t)r;
+            const double target[3] = {centre[i], centre[j], centre[l]};
+            const double second[3] = {best[0] + pi, pi - best[1], best[2] + pi};
+            double one[3], two[3];
+            for (int a = 0; a < 3; ++a) {
+                one[a] = best[a] + turn * nearbyint((target[a] - best[a]) / turn);
+                two[a] = second[a] + turn * nearbyint((target[a] - second[a]) / turn);
+            }
+            const double d1 = ((one[0] - target[0]) * (one[0] - target[0]) +
+                               (one[1] - target[1]) * (one[1] - target[1])) +
+                              (one[2] - target[2]) * (one[2] - target[2]);
+            const double d2 = ((two[0] - target[0]) * (two[0] - target[0]) +
+                               (two[1] - target[1]) * (two[1] - target[1])) +
+                              (two[2] - target[2]) * (two[2] - target[2]);
+            for (int a = 0; a < 3; ++a) {
+                best[a] = d2 < d1 ? two[a] : one[a];
+            }
+        }
+        double *out = angles + 3 * (int64_t)r;
+        out[i] = best[0];
+        out[j] = best[1];
+        out[l] = best[2];
+    }
+}

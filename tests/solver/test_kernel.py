@@ -550,3 +550,28 @@ def test_the_kernels_quaternion_of_an_axis_out_of_range_is_nan() -> None:
         return
     got = compiled.euler_quaternions(np.full((3, 3), 0.5), [[0, 1, 2], [0, 3, 1], [-1, 0, 0]])
     assert np.isfinite(got[0]).all() and np.isnan(got[1:]).all()
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), k=st.integers(1, 40), near=st.booleans())
+def test_the_kernels_euler_angles_of_quaternions_are_numpys(seed: int, k: int, near: bool) -> None:
+    """Every order, with and without angles to stay near, gimbal lock among them."""
+    compiled = kernel.active()
+    if compiled is None:
+        return
+    rng = np.random.default_rng(seed)
+    quaternions = rng.normal(size=(k, 4)) * rng.uniform(0.1, 10.0, (k, 1))  # not unit
+    for order in rotations.EULER_ORDERS:
+        locked = quaternions.copy()
+        # a quarter turn about the order's middle axis: b = ±π/2, where cos b is 0
+        middle = 1 + "XYZ".index(order[1])
+        locked[::3] = 0.0
+        locked[::3, 0] = 1.0
+        locked[::3, middle] = rng.choice([-1.0, 1.0])
+        compat = rng.uniform(-9.0, 9.0, (k, 3)) if near else None
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(kernel, "active", lambda: None)
+            want, want_matrices = rotations.quaternions_euler(locked, order, compat)
+        have, matrices = rotations.quaternions_euler(locked, order, compat)
+        np.testing.assert_allclose(matrices, want_matrices, rtol=0.0, atol=1e-15)
+        np.testing.assert_allclose(have, want, rtol=0.0, atol=1e-12)
