@@ -111,6 +111,7 @@ class BakeSession:
                 stats=False,
                 judge=not self.direct,
                 write=not self.direct,
+                moved=() if self.baked else None,  # the goals were checked on the first frame
             )
             if step.clamped:
                 self.clamped.append(frame)

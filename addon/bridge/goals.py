@@ -465,10 +465,11 @@ def refresh_goals(obj: Any, scene: Any, setup: Setup, moved: Sequence[Any] | Non
     or a fixed bone location changed since, builds the problem afresh (an armature
     object that only moved keeps its rig, moved along: :meth:`.rig.Rig.moved_to`).
 
-    ``moved``: during a drag, the object dragged. Every goal object is checked to be the
-    one its constraint names, but only it and goals named anew are checked again for
-    deletion and for moving with the armature (the others were when the drag began).
-    None: every goal is.
+    ``moved``: during a drag, the object dragged; on a bake's later frames, none (a frame
+    moves goals but deletes or parents none). Every goal object is checked to be the one
+    its constraint names, but only those in ``moved`` and goals named anew are checked
+    again for deletion and for moving with the armature (the others were when the drag
+    or bake began). None: every goal is.
 
     Raises:
         BlenderDataError: As :func:`build_problem`: a deleted goal, NaN, ….
