@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from typing import Any
 
+import bpy
 import numpy as np
 
 from .arrays import Array
@@ -189,7 +190,10 @@ def key_frames(
 ) -> int:
     """Key one channel of a pose bone on every frame of ``frames`` with ``values``.
 
-    Keys already on the channel within the frames' range are replaced.
+    Keys already on the channel within the frames' range are replaced. The keys are
+    added to each F-curve at once (``keyframe_points.add``), as ``keyframe_points.insert``
+    makes a key: Bézier (linear with a tolerance), with auto-clamped handles the curve
+    sets.
 
     Args:
         obj: The armature object (its action is made if it has none).
@@ -205,25 +209,47 @@ def key_frames(
     """
     pose_bone = obj.pose.bones[bone]
     path = pose_bone.path_from_id(channel)
-    pose_bone.keyframe_insert(channel, frame=frames[0], group=bone)
+    pose_bone.keyframe_insert(channel, frame=frames[0], group=bone)  # the curves, grouped
     kept = list(range(len(frames))) if tolerance is None else reduced(values, tolerance)
+    at = np.asarray(frames, dtype=float)[kept]
     low, high = frames[0] - 0.5, frames[-1] + 0.5
+    interpolation = "LINEAR" if tolerance is not None else "BEZIER"
+    curves = {c.array_index: c for c in fcurves(obj) if c.data_path == path}
     written = 0
     for index in range(values.shape[1]):
-        curve = fcurve(obj, path, index)
+        curve = curves.get(index)
         if curve is None:
             continue
         points = curve.keyframe_points
-        for point in reversed(list(points)):
-            if low < point.co[0] < high:
-                points.remove(point, fast=True)
-        for k in kept:
-            point = points.insert(frames[k], float(values[k, index]), options={"FAST"})
-            if tolerance is not None:
-                point.interpolation = "LINEAR"
-            written += 1
+        old = np.empty(2 * len(points), dtype=np.float32)
+        points.foreach_get("co", old)
+        inside = (low < old[0::2]) & (old[0::2] < high)
+        if inside.all():
+            points.clear()
+        else:
+            for k in np.flatnonzero(inside)[::-1]:
+                points.remove(points[int(k)], fast=True)
+        first = len(points)
+        points.add(len(kept))
+        _set_tail(points, "co", first, np.column_stack((at, values[kept, index])), np.float32)
+        _set_tail(points, "interpolation", first, _enum("interpolation", interpolation))
+        written += len(kept)
         curve.update()
     return written
+
+
+def _enum(name: str, identifier: str) -> int:
+    """The value of ``identifier`` among the items of a keyframe's enum property ``name``."""
+    return int(bpy.types.Keyframe.bl_rna.properties[name].enum_items[identifier].value)
+
+
+def _set_tail(points: Any, name: str, first: int, values: Any, dtype: Any = np.int32) -> None:
+    """Set property ``name`` of the keyframe points from ``first`` on, the others as they are."""
+    size = 2 if name == "co" else 1
+    every = np.empty(size * len(points), dtype=dtype)
+    points.foreach_get(name, every)
+    every[size * first :] = np.ravel(values)
+    points.foreach_set(name, every)
 
 
 SWITCH = ("reach.constraints[", "].enabled")

@@ -262,3 +262,72 @@ def test_bake_without_anything_blender_poses_otherwise_reports_every_frame_met(r
     bake.execute(context)
     summary = bake.reports[-1][1]
     assert "not met" not in summary and "Blender" not in summary, summary
+
+
+def _inserted_one_by_one(obj, bone, channel, frames, values, tolerance):
+    """What Blender's own insertion gives: each key by ``keyframe_points.insert``."""
+    pose_bone = obj.pose.bones[bone]
+    path = pose_bone.path_from_id(channel)
+    pose_bone.keyframe_insert(channel, frame=frames[0], group=bone)
+    for curve in reach_keys(obj):
+        if curve.data_path != path:
+            continue
+        points = curve.keyframe_points
+        for point in reversed(list(points)):
+            if frames[0] - 0.5 < point.co[0] < frames[-1] + 0.5:
+                points.remove(point, fast=True)
+        for k, frame in enumerate(frames):
+            point = points.insert(frame, float(values[k, curve.array_index]), options={"FAST"})
+            if tolerance is not None:
+                point.interpolation = "LINEAR"
+        curve.update()
+
+
+def _keys(obj, path):
+    """Every key of ``path``'s curves: frame, value, handles, their types, interpolation."""
+    return [
+        (
+            c.array_index,
+            tuple(k.co),
+            tuple(k.handle_left),
+            tuple(k.handle_right),
+            k.handle_left_type,
+            k.handle_right_type,
+            k.interpolation,
+            k.type,
+        )
+        for c in sorted(reach_keys(obj), key=lambda c: c.array_index)
+        if c.data_path == path
+        for k in c.keyframe_points
+    ]
+
+
+def test_key_frames_keys_as_blenders_own_insertion_does_around_keys_kept(reach):
+    """The keys added at once are those inserted one by one, keys outside the range kept."""
+    key_frames_at_once = reach.addon.bridge.keys.key_frames
+    preferences = bpy.context.preferences.edit
+    for interpolation, handle, tolerance in (
+        ("BEZIER", "AUTO_CLAMPED", None),
+        ("CONSTANT", "VECTOR", None),
+        ("BEZIER", "AUTO", 1e-9),  # linear keys
+    ):
+        preferences.keyframe_new_interpolation_type = interpolation
+        preferences.keyframe_new_handle_type = handle
+        found = []
+        for write in (key_frames_at_once, _inserted_one_by_one):
+            obj = four_limbs()
+            bone = obj.pose.bones["forearm.L"]
+            bone.rotation_mode = "XYZ"
+            for frame, angle in ((2, 0.3), (20, -0.2), (30, 0.1)):  # kept: 2 and 30
+                bone.rotation_euler = (angle, 0.0, angle)
+                bone.keyframe_insert("rotation_euler", frame=frame)
+            frames = list(range(8, 25))
+            values = np.column_stack([np.sin(np.arange(17) * 0.4 + a) for a in (0.0, 1.0, 2.0)])
+            write(obj, "forearm.L", "rotation_euler", frames, values, tolerance)
+            found.append(_keys(obj, bone.path_from_id("rotation_euler")))
+            bpy.data.objects.remove(obj)
+        at_once, one_by_one = found
+        assert at_once == one_by_one
+        assert len(at_once) == 3 * (17 + 2)  # the key at 20 replaced, those at 2 and 30 kept
+    preferences.keyframe_new_interpolation_type = "BEZIER"
+    preferences.keyframe_new_handle_type = "AUTO_CLAMPED"
