@@ -81,9 +81,9 @@ def _numpy_gradient(
     for j in range(len(axes)):
         moment, total = np.zeros(3), np.zeros(3)
         for e in np.flatnonzero(moves[j]):
-            moment += coefficient[e] * (np.cross(points[e], force[e]) + torque[e])
+            moment += coefficient[e] * (_cross(points[e], force[e]) + torque[e])
             total += coefficient[e] * force[e]
-        load = moment - np.cross(pivots[j], total) if rotation[j] else total
+        load = moment - _cross(pivots[j], total) if rotation[j] else total
         out[j] = axes[j] @ load
     return out
 
@@ -104,11 +104,18 @@ def _numpy_factor(
         for i, vector in enumerate(vectors):
             point = i < m
             if rotation[j]:
-                column = np.cross(axes[j], vector - pivots[j] if point else vector)
+                column = _cross(axes[j], vector - pivots[j] if point else vector)
             else:
                 column = axes[j] if point else np.zeros(3)
             out[j, 3 * i : 3 * i + 3] = moves[j, i % m] * scale[i] * column
     return out
+
+
+def _cross(a: FloatArray, b: FloatArray) -> FloatArray:
+    """The cross product of two 3-vectors, as ``np.cross`` (without its axis handling)."""
+    return np.array(
+        (a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0])
+    )
 
 
 def _numpy_hessian(
@@ -131,42 +138,42 @@ def _numpy_hessian(
     points, x, y, d_point, d_x, d_y = state
     spin = np.array([axes[j] if rotation[j] else np.zeros(3) for j in range(len(axes))])
     shift = np.array(
-        [np.cross(pivots[j], axes[j]) if rotation[j] else axes[j] for j in range(len(axes))]
+        [_cross(pivots[j], axes[j]) if rotation[j] else axes[j] for j in range(len(axes))]
     )
     wrench, change = np.zeros((len(points), 6)), np.zeros((len(points), 6))
     for e in range(len(points)):
         turn = (below[:, e] * direction) @ spin
         moved = np.concatenate(
             [
-                np.cross(turn, points[e]) + (below[:, e] * direction) @ shift,
-                np.cross(turn, x[e]),
-                np.cross(turn, y[e]),
+                _cross(turn, points[e]) + (below[:, e] * direction) @ shift,
+                _cross(turn, x[e]),
+                _cross(turn, y[e]),
             ]
         )
         second = hessians[e] @ moved
-        torque = np.cross(x[e], d_x[e]) + np.cross(y[e], d_y[e])
+        torque = _cross(x[e], d_x[e]) + _cross(y[e], d_y[e])
         wrench[e] = coefficient[e] * np.concatenate(
-            [np.cross(points[e], d_point[e]) + torque, d_point[e]]
+            [_cross(points[e], d_point[e]) + torque, d_point[e]]
         )
         turned = (
-            np.cross(moved[:3], d_point[e])
-            + np.cross(points[e], second[:3])
-            + np.cross(moved[3:6], d_x[e])
-            + np.cross(x[e], second[3:6])
-            + np.cross(moved[6:], d_y[e])
-            + np.cross(y[e], second[6:])
+            _cross(moved[:3], d_point[e])
+            + _cross(points[e], second[:3])
+            + _cross(moved[3:6], d_x[e])
+            + _cross(x[e], second[3:6])
+            + _cross(moved[6:], d_y[e])
+            + _cross(y[e], second[6:])
         )
         change[e] = coefficient[e] * np.concatenate([turned, second[:3]])
     out = np.zeros(len(axes))
     for j in range(len(axes)):
         turn = (above[:, j] * direction) @ spin
-        d_u = np.cross(turn, axes[j])
-        d_q = np.cross(turn, pivots[j]) + (above[:, j] * direction) @ shift
+        d_u = _cross(turn, axes[j])
+        d_q = _cross(turn, pivots[j]) + (above[:, j] * direction) @ shift
         moment, total = below[j] @ wrench[:, :3], below[j] @ wrench[:, 3:]
         d_moment, d_total = below[j] @ change[:, :3], below[j] @ change[:, 3:]
         if rotation[j]:
-            load = moment - np.cross(pivots[j], total)
-            d_load = d_moment - np.cross(d_q, total) - np.cross(pivots[j], d_total)
+            load = moment - _cross(pivots[j], total)
+            d_load = d_moment - _cross(d_q, total) - _cross(pivots[j], d_total)
         else:
             load, d_load = total, d_total
         out[j] = d_u @ load + axes[j] @ d_load
