@@ -28,8 +28,9 @@ from bpy.props import IntProperty
 from bpy.types import Operator
 from numpy.typing import NDArray
 
-from . import live
+from . import handlers, live
 from .bridge import keys, posing, snapshot, solving
+from .bridge.animated import poses_alone
 from .bridge.arrays import Array, channel
 from .bridge.balance import is_balance
 from .bridge.control_rig import figure_rig
@@ -72,6 +73,8 @@ class BakeSession:
         self.poser = posing.Poser(obj, self.scene, self.view_layer)
         self.switches = keys.switch_curves(obj)
         """The keyed constraint switches (the action changes only when the bake keys it)."""
+        self.still = self.direct and poses_alone(obj) and not handlers.others_on_frame_change()
+        """Whether the frames leave the bones as they are: their pose is read once."""
         self.steps: list[tuple[int, posing.Step]] = []
         """The frames solved and not yet judged, with their steps."""
         self.baked: list[int] = []
@@ -112,6 +115,7 @@ class BakeSession:
                 judge=not self.direct,
                 write=not self.direct,
                 moved=() if self.baked else None,  # the goals were checked on the first frame
+                reread=not self.still,
             )
             if step.clamped:
                 self.clamped.append(frame)

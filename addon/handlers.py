@@ -20,7 +20,7 @@ from bpy.app.handlers import persistent
 
 from . import live, operator_base, renames
 
-__all__ = ["register", "unregister"]
+__all__ = ["others_on_frame_change", "register", "unregister"]
 
 
 @persistent  # type: ignore[untyped-decorator]
@@ -47,6 +47,15 @@ def _on_frame_change(scene: Any, depsgraph: Any) -> None:
     # a render's depsgraph is the render's own: it is not updated from here
     viewport = depsgraph is not None and depsgraph.mode == "VIEWPORT"
     live.frame_changed(scene, depsgraph if viewport else None)
+
+
+def others_on_frame_change() -> bool:
+    """Whether a function not Reach's runs on a frame change (and might pose bones)."""
+    handlers = bpy.app.handlers
+    return any(
+        handler is not _on_frame_change
+        for handler in (*handlers.frame_change_pre, *handlers.frame_change_post)
+    )
 
 
 def _handlers() -> tuple[tuple[Any, Any], ...]:

@@ -29,6 +29,16 @@ def animated_bones(obj: Any) -> tuple[list[str], list[str]]:
     return list(dict.fromkeys(b for b in driven if b)), list(dict.fromkeys(keyed))
 
 
+def poses_alone(obj: Any) -> bool:
+    """Whether frames change no channel Reach reads: no keys or drivers on one, no NLA strip."""
+    animation = obj.animation_data
+    if animation is None:
+        return True
+    driven, keyed = animated_bones(obj)
+    strips = any(not track.mute and len(track.strips) for track in animation.nla_tracks)
+    return not (driven or keyed or strips)
+
+
 def action_curves(action: Any) -> list[Any]:
     """The F-curves of ``action`` on channels Reach writes (flat or layered actions)."""
     curves = list(getattr(action, "fcurves", None) or [])

@@ -116,6 +116,7 @@ class Poser:
         self.shown: solving.Outcome | None = None  # the outcome the sidebar shows
         # the last solution and the limits it keeps, as its solve measured them
         self.kept: tuple[Array, Any] | None = None
+        self.last_read: tuple[Any, Array] | None = None  # a rig's layout and its pose read
 
     def prepare(
         self,
@@ -226,6 +227,7 @@ class Poser:
         key: bool = False,
         write: bool = True,
         moved: Sequence[Any] | None = None,
+        reread: bool = True,
     ) -> Step:
         """Solve the armature's constraints once and write the pose.
 
@@ -247,6 +249,9 @@ class Poser:
                 gives the channels a write would set instead (a plain rig only; judge,
                 stats and key must be off then).
             moved: The object a drag moves, or None (see :meth:`prepare`).
+            reread: False where nothing but Reach has posed the bones since the last
+                step read them (a bake's later frames on an armature nothing else
+                animates): that reading stands for the pose, not read again.
 
         Raises:
             ReachError: Bad input (a deleted goal, a start outside the limits, …); nothing
@@ -255,7 +260,14 @@ class Poser:
         began = time.perf_counter()
         setup = self.prepare(rebuild=rebuild, hold=hold, moved=moved)
         follow = start is Start.FOLLOW and self.theta is not None
-        read = self.theta if follow and self.theta is not None else self.read(setup.rig)
+        last = self.last_read
+        if follow and self.theta is not None:
+            read = self.theta
+        elif not reread and last is not None and last[0] is setup.rig.layout:
+            read = last[1].copy()
+        else:
+            read = self.read(setup.rig)
+            self.last_read = (setup.rig.layout, read.copy())
         theta, clamped = self.start_pose(setup, read, start, clamp=clamp)
         # A pose that only needs checking (just loaded) is not relaxed by comfort either.
         comfort = None if keep else comfort_of(self.obj, setup.rig)

@@ -7,7 +7,7 @@ from types import SimpleNamespace
 import bpy
 import numpy as np
 import rigs
-from mathutils import Vector
+from mathutils import Quaternion, Vector
 from rigs import four_limbs
 from test_keys import fcurve_paths
 
@@ -331,3 +331,50 @@ def test_key_frames_keys_as_blenders_own_insertion_does_around_keys_kept(reach):
         assert len(at_once) == 3 * (17 + 2)  # the key at 20 replaced, those at 2 and 30 kept
     preferences.keyframe_new_interpolation_type = "BEZIER"
     preferences.keyframe_new_handle_type = "AUTO_CLAMPED"
+
+
+def _bake_counting_reads(reach, obj, patch):
+    """Bake frames 1–12; the keys written and how often the pose was read."""
+    reads = []
+    poser = reach.addon.bridge.posing.Poser
+    read = poser.read
+    patch.setattr(poser, "read", lambda self, rig: reads.append(1) or read(self, rig))
+    bake, context = harness(reach, obj)
+    bake.execute(context)
+    keys = {
+        (c.data_path, c.array_index): [tuple(k.co) for k in c.keyframe_points]
+        for c in reach_keys(obj)
+    }
+    return keys, len(reads), bake.reports[-1][1]
+
+
+def test_a_bake_reads_an_armature_nothing_else_poses_once_and_keys_the_same(reach, monkeypatch):
+    baked = []
+    for alone in (True, False):
+        obj = four_limbs()
+        keyed_goal(obj, "hand.L", (0.06, -0.05, 0.08))
+        with monkeypatch.context() as patch:
+            if not alone:
+                patch.setattr(reach.addon.bake, "poses_alone", lambda obj: False)
+            baked.append(_bake_counting_reads(reach, obj, patch))
+        bpy.data.objects.remove(obj)
+    (once, reads_once, _), (every, reads_every, _) = baked
+    assert (reads_once, reads_every) == (1, 12)
+    assert once == every and once
+
+
+def test_a_bake_reads_every_frame_where_a_frame_handler_poses_a_bone(reach, monkeypatch):
+    obj = four_limbs()
+    keyed_goal(obj, "hand.L", (0.06, -0.05, 0.08))
+    spine = obj.pose.bones["spine.002"]
+
+    def lean(scene, *_):  # the spine, which carries the arm's chain, leans with the frame
+        spine.rotation_quaternion = Quaternion((1.0, 0.0, 0.0), 0.03 * scene.frame_current)
+
+    bpy.app.handlers.frame_change_pre.append(lean)
+    try:
+        keys, reads, summary = _bake_counting_reads(reach, obj, monkeypatch)
+    finally:
+        bpy.app.handlers.frame_change_pre.remove(lean)
+    assert "not met" not in summary and "Blender" not in summary, summary
+    assert reads == 12 and keys
