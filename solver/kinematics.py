@@ -18,7 +18,7 @@ DOF ``i`` of segment ``k`` has the frame ``F = W_parent(k) · Q_ki``; its world 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import NamedTuple
 
 import numpy as np
@@ -209,7 +209,11 @@ class Kinematics:
         gram[_DIAGONAL] -= 1.0
         scaled = self.scaled or not bool((np.abs(gram) <= _UNSCALED).all())
         tree = self.kernel_tree.with_rests(rests, scaled)
-        return replace(self, scaled=scaled, _basis=basis, kernel_tree=tree)
+        other = object.__new__(Kinematics)  # as replace() makes it, without re-running __init__
+        other.__dict__.update(self.__dict__)
+        for name, value in (("scaled", scaled), ("_basis", basis), ("kernel_tree", tree)):
+            object.__setattr__(other, name, value)
+        return other
 
     def frames(self, theta: FloatArray) -> Frames:
         """World frames of the segments and the partial products of their joints."""

@@ -289,13 +289,14 @@ class Problem:
         other._version = figure.version
         derived = self.derived
         motion = self.figure.motion_to(figure)
+        scale = linear_scale(motion[:3, :3])
         lengths = derived.chain_lengths
         if lengths is not None:  # a similarity scales every distance alike
-            lengths = lengths * linear_scale(motion[:3, :3])
+            lengths = lengths * scale
         other.derived = Derived(
             moving_limits=derived.moving_limits,
             chain_lengths=lengths,
-            reach=None if derived.reach is None else derived.reach.on(figure, motion),
+            reach=None if derived.reach is None else derived.reach.on(figure, motion, scale),
             variable_rows=derived.variable_rows,
             free_rotations=derived.free_rotations,
         )

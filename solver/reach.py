@@ -33,7 +33,6 @@ billion metres out does not outweigh a met goal until its term falls below round
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -217,7 +216,7 @@ class Reach:
         self._translations = variables[~figure.kinematics.dof_rotation[variables]]
         self._last: tuple[bytes, FloatArray, FloatArray] | None = None
 
-    def on(self, figure: Figure, motion: FloatArray) -> Reach:
+    def on(self, figure: Figure, motion: FloatArray, scale: float | None = None) -> Reach:
         """The same proofs on ``figure``, this one's figure moved as a whole by ``motion``.
 
         The chains, pivots and variable translations depend on the segments and the
@@ -229,14 +228,16 @@ class Reach:
             figure: This figure moved (:meth:`Figure.moved <solver.Figure.moved>`).
             motion: The similarity that moved it (:meth:`Figure.motion_to
                 <solver.Figure.motion_to>`), (4, 4).
+            scale: Its uniform scale, where known (else measured).
         """
-        other = copy.copy(self)
+        other = object.__new__(type(self))  # a shallow copy, as copy.copy makes it
+        other.__dict__.update(self.__dict__)
         other.figure = figure
         other._last = None
         if self._last is not None:
             key, centres, radii = self._last
             moved_centres = centres @ motion[:3, :3].T + motion[:3, 3]
-            moved_radii = radii * linear_scale(motion[:3, :3])
+            moved_radii = radii * (linear_scale(motion[:3, :3]) if scale is None else scale)
             moved_centres.setflags(write=False)
             moved_radii.setflags(write=False)
             other._last = (key, moved_centres, moved_radii)
