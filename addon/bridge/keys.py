@@ -240,7 +240,8 @@ def key_frames(
 
 def _enum(name: str, identifier: str) -> int:
     """The value of ``identifier`` among the items of a keyframe's enum property ``name``."""
-    return int(bpy.types.Keyframe.bl_rna.properties[name].enum_items[identifier].value)
+    prop: Any = bpy.types.Keyframe.bl_rna.properties[name]  # an EnumProperty
+    return int(prop.enum_items[identifier].value)
 
 
 def _set_tail(points: Any, name: str, first: int, values: Any, dtype: Any = np.int32) -> None:
