@@ -31,7 +31,16 @@ class LimitRows:
             dense product only.
     """
 
-    __slots__ = ("_columns", "_rows", "_single", "_values", "dense", "shape", "sparse")
+    __slots__ = (
+        "_bounds",
+        "_columns",
+        "_rows",
+        "_single",
+        "_values",
+        "dense",
+        "shape",
+        "sparse",
+    )
 
     def __init__(self, dense: FloatArray, *, sparse: bool = True) -> None:
         self.dense = dense
@@ -41,6 +50,7 @@ class LimitRows:
         self._columns: IntArray = np.empty(0, np.intp)
         self._values: FloatArray = np.empty(0)
         self._single: tuple[IntArray, FloatArray] | None = None  # row i: A[i, c[i]] = a[i]
+        self._bounds: tuple[IntArray, FloatArray] | None = None
         if sparse and dense.size >= _SPARSE_SIZE:
             rows, columns = np.nonzero(dense)
             self._adopt(rows, columns, dense[rows, columns])
@@ -78,6 +88,23 @@ class LimitRows:
             return self._rows, self._columns, self._values
         rows, columns = np.nonzero(self.dense)
         return rows, columns, self.dense[rows, columns]
+
+    def bounds(self) -> tuple[IntArray, FloatArray]:
+        """Per row, the variable it bounds and its entry there (±1), found once.
+
+        A row that is no bound (not ±1 on one variable alone) has −1 and 0.
+        """
+        if self._bounds is None:
+            nonzero = self.dense != 0.0
+            single = nonzero.sum(axis=1) == 1
+            columns = np.argmax(nonzero, axis=1) if self.shape[1] else np.zeros(0, np.intp)
+            values = self.dense[np.arange(self.shape[0]), columns] if self.shape[1] else columns
+            bound = single & (np.abs(values) == 1.0)
+            self._bounds = (
+                np.where(bound, columns, -1).astype(np.intp),
+                np.where(bound, values, 0.0).astype(np.float64),
+            )
+        return self._bounds
 
     def __matmul__(self, vector: FloatArray) -> FloatArray:
         """A v, shape (m,)."""

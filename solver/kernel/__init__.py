@@ -672,10 +672,6 @@ def _address(array: np.ndarray[Any, Any]) -> int:
         return address
 
 
-_NO_BOUND: IntArray = np.empty(0, dtype=np.intp)
-_NO_SIGN = np.empty(0)
-
-
 def _c(array: FloatArray) -> FloatArray:
     """``array`` as contiguous float64 (itself when it is already)."""
     if array.dtype == np.float64 and array.flags.c_contiguous:
@@ -976,7 +972,6 @@ class DescentPlan:
         address: The address of the ``Descent`` structure.
         work_address: The address of the step's scratch.
         bound: The arrays of the descent bound last (kept alive), or None.
-        held: The active bounds' arrays (kept alive).
         inactive: Whether each inequality row is inactive, as uint8.
     """
 
@@ -995,7 +990,12 @@ class DescentPlan:
         self._work = np.empty(0)
         self.work_address = 0
         self.bound: tuple[FloatArray, ...] | None = None
-        self.held: tuple[Any, ...] = ()  # the active bounds' arrays, kept alive
+        # the active bounds (at most one a variable): variables, signs, sides, held ones
+        self._bound, self._sign, self._rhs = np.empty(n, np.int32), np.empty(n), np.empty(n)
+        self._held = np.zeros(n, dtype=np.uint8)
+        structure = self.structure
+        structure.bound, structure.sign = _address(self._bound), _address(self._sign)
+        structure.rhs, structure.held = _address(self._rhs), _address(self._held)
         self.inactive = np.empty(0, dtype=np.uint8)
 
     def last(self) -> tuple[FloatArray, float, tuple[FloatArray, ...], FloatArray] | None:
@@ -1045,7 +1045,11 @@ class DescentPlan:
             self._work = np.empty(size)
             self.work_address = _address(self._work)
         self.bound = arrays
-        self.hold(_NO_BOUND, _NO_SIGN, _NO_SIGN, np.ones(len(b), dtype=bool))
+        structure.q = 0  # no bound active until held
+        if len(self.inactive) != len(b):
+            self.inactive = np.ones(len(b), dtype=np.uint8)
+        else:
+            self.inactive.fill(1)
 
     def hold(
         self,
@@ -1062,20 +1066,12 @@ class DescentPlan:
             rhs: Its right-hand side, (q,).
             inactive: Whether each inequality row is inactive, (rows,).
         """
-        structure, n = self.structure, self.objective.n_variables
-        held = np.zeros(n, dtype=np.uint8)
-        held[variables] = 1
-        arrays = (
-            np.ascontiguousarray(variables, dtype=np.int32),
-            _c(signs),
-            _c(rhs),
-            held,
-        )
-        structure.q = len(arrays[0])
-        structure.bound, structure.sign = _address(arrays[0]), _address(arrays[1])
-        structure.rhs, structure.held = _address(arrays[2]), _address(arrays[3])
-        self.held = arrays
-        self.inactive = np.ascontiguousarray(inactive, dtype=np.uint8)
+        q = len(variables)
+        self._bound[:q], self._sign[:q], self._rhs[:q] = variables, signs, rhs
+        self._held[:] = 0
+        self._held[variables] = 1
+        self.structure.q = q
+        self.inactive[:] = inactive
 
     @property
     def q(self) -> int:

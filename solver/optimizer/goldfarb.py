@@ -92,6 +92,7 @@ _FLAT_STEPS = 2
 """Steps in a row without a decrease of G after which the descent stops."""
 _NO_BOUNDS = np.empty(0, dtype=np.intp)
 """The variables held where no row is active."""
+_NO_SIGNS = np.empty(0)
 _GAUSS_NEWTON_DROP = 0.8
 """With the Gauss–Newton metric, a step that leaves G at most this fraction of its
 value restarts H from the curvature at the new point (the hybrid switch of Fletcher & Xu 1987:
@@ -158,7 +159,7 @@ def descend(
 
 
 ActiveBounds = tuple[IntArray, FloatArray, FloatArray, list[int]]
-"""Bounds active at a start: the variable each holds, their rows as columns N (n, q), their
+"""Bounds active at a start: the variable each holds, its row's entry there (±1), their
 right-hand sides and their rows' indices, in :meth:`ActiveSet.at`'s order."""
 
 
@@ -178,22 +179,22 @@ def active_bounds(
     """
     if a_eq.shape[0]:
         return None
-    slacks = a_in @ phi0 - b_in
+    rows_in = a_in if isinstance(a_in, LimitRows) else LimitRows(a_in, sparse=False)
+    slacks = rows_in @ phi0 - b_in
     near = int(np.count_nonzero(slacks <= _ACTIVE))
     if not near:
-        return _NO_BOUNDS, np.empty((len(phi0), 0)), np.empty(0), []
+        return _NO_BOUNDS, _NO_SIGNS, _NO_SIGNS, []
     order = np.argsort(slacks)[:near]  # ActiveSet.at's order: the tightest first
-    dense = a_in[order]
-    nonzero = dense != 0.0
-    if not (nonzero.sum(axis=1) == 1).all():
+    columns, values = rows_in.bounds()
+    variables = columns[order]
+    if bool((variables < 0).any()):
         return None
-    variables = np.argmax(nonzero, axis=1)
-    if not (np.abs(dense[np.arange(near), variables]) == 1.0).all():
-        return None
-    _, first = np.unique(variables, return_index=True)
-    kept = np.sort(first)
-    rows = order[kept]
-    return variables[kept], dense[kept].T, b_in[rows], [int(r) for r in rows]
+    if near > 1:  # a second bound on a variable depends on the first
+        _, first = np.unique(variables, return_index=True)
+        if len(first) < near:
+            order = order[np.sort(first)]
+            variables = columns[order]
+    return variables, values[order], b_in[order], order.tolist()
 
 
 def gauss_newton_descent(
@@ -227,8 +228,8 @@ def gauss_newton_descent(
         deadline: As :func:`descend`'s.
         goal_value: As :func:`descend`'s.
     """
-    bounds, matrix, rhs, rows = active
-    plan = step.hold(bounds, matrix, rhs, rows)
+    bounds, signs, rhs, rows = active
+    plan = step.hold(bounds, signs, rhs, rows)
     found = step.library.gauss_newton_descent(
         plan,
         phi0,
@@ -256,7 +257,7 @@ def gauss_newton_descent(
         evaluations=found.evaluations,
         active=tuple(rows),
         projected_gradient=np.inf if normed is None else float(np.sqrt(normed @ normed)),
-        multipliers=matrix[bounds, np.arange(len(rows))] * found.gradient[bounds],
+        multipliers=signs * found.gradient[bounds],
         readds=0,
     )
 
@@ -637,8 +638,9 @@ class _Run:
         active = self.active
         bounds = active.bounds if active.rows else _NO_BOUNDS
         assert bounds is not None  # by takes_compiled_step
+        signs = active.matrix[bounds, np.arange(len(bounds))]
         started, room = self.compiled.start(
-            self.phi, self.value, self.gradient, (bounds, active.matrix, active.rhs), self.inactive
+            self.phi, self.value, self.gradient, (bounds, signs, active.rhs), self.inactive
         )
         if started.status:
             return None

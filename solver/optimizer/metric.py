@@ -300,8 +300,8 @@ class GaussNewtonStep:
             phi: The iterate, (n,).
             value: G/w there.
             gradient: Its gradient, (n,).
-            active: The bounds active: the variable each holds (q,), their rows as columns
-                N (n, q) and right-hand sides (q,) (:class:`.active_set.ActiveSet`'s).
+            active: The bounds active: the variable each holds (q,), its row's entry there
+                (±1) and their right-hand sides (q,).
             inactive: Whether each inequality row is inactive.
 
         Returns:
@@ -309,21 +309,22 @@ class GaussNewtonStep:
             rows, the next k (PF)ᵀ.
         """
         plan = self.bound()
-        bounds, matrix, rhs = active
+        bounds, signs, rhs = active
         q = len(bounds)
-        plan.hold(bounds, matrix[bounds, np.arange(q)], rhs, inactive)
+        plan.hold(bounds, signs, rhs, inactive)
         room = Metric.room(len(phi), q + self.k)  # H's rows: the bounds, then (PF)ᵀ
-        room[:q] = matrix.T
+        room[:q] = 0.0
+        room[np.arange(q), bounds] = signs
         return self.library.gauss_newton_start(plan, phi, value, gradient, room), room
 
     def hold(
-        self, bounds: IntArray, matrix: FloatArray, rhs: FloatArray, rows: list[int]
+        self, bounds: IntArray, signs: FloatArray, rhs: FloatArray, rows: list[int]
     ) -> kernel.DescentPlan:
         """The plan, bound, with the bounds on ``bounds`` active (inequality ``rows``)."""
         plan = self.bound()
         inactive = np.ones(len(self.arrays[-1]), dtype=bool)
         inactive[rows] = False
-        plan.hold(bounds, matrix[bounds, np.arange(len(rows))], rhs, inactive)
+        plan.hold(bounds, signs, rhs, inactive)
         return plan
 
     def search(

@@ -42,3 +42,18 @@ def test_a_dense_matrix_keeps_the_dense_product() -> None:
     big = _bounds_and_edges(np.random.default_rng(2), 300)
     assert not LimitRows(big, sparse=False).sparse
     assert LimitRows(big).sparse
+
+
+def test_bounds_name_each_rows_variable_and_sign_and_no_other_row() -> None:
+    dense = np.array(
+        [
+            [0.0, -1.0, 0.0],  # a lower bound on variable 1
+            [1.0, 0.0, 0.0],  # an upper bound on variable 0
+            [0.6, 0.8, 0.0],  # a polygon's edge: no bound
+            [0.0, 0.0, 0.5],  # one variable, not unit: no bound
+            [0.0, 0.0, 0.0],  # an empty row
+        ]
+    )
+    columns, values = LimitRows(dense, sparse=False).bounds()
+    np.testing.assert_array_equal(columns, [1, 0, -1, -1, -1])
+    np.testing.assert_array_equal(values, [-1.0, 1.0, 0.0, 0.0, 0.0])

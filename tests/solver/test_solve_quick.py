@@ -168,19 +168,18 @@ def _stepwise(
     bound multiplier (Goldfarb's ``‖Hg‖ ≤ −β`` and the Newton comparison off its bound),
     then a step that must meet no row and leave G at most a fifth lower (no time limit).
     """
-    bounds, matrix, rhs, rows = active
+    bounds, signs, rhs, rows = active
     value, gradient = objective(phi)
     evaluations, iterations = 1, 0
     inactive = np.ones(len(step.arrays[-1]), dtype=bool)
     inactive[rows] = False
-    signs = matrix[bounds, np.arange(len(rows))]
     while value > goal_value:
         projected = gradient.copy()
         projected[bounds] = 0.0
         floor = kkt_floor(tolerance, gradient, value)
         if float(np.sqrt(projected @ projected)) <= floor or iterations >= 50:
             return None
-        started, _ = step.start(phi, value, gradient, (bounds, matrix, rhs), inactive)
+        started, _ = step.start(phi, value, gradient, (bounds, signs, rhs), inactive)
         assert started.status == 0
         hg = started.hg
         multipliers = signs * gradient[bounds]
