@@ -301,7 +301,12 @@ class Problem:
             free_rotations=derived.free_rotations,
         )
         other._last_pose = None
-        other._plan = None
+        kinematics = figure.kinematics
+        other._plan = (
+            None
+            if self._plan is None
+            else self._plan.moved(kinematics.kernel_tree, kinematics.scaled)
+        )
         return other
 
     @property

@@ -871,11 +871,34 @@ class ObjectivePlan(_Arrays):
         return (points, x, y, axes, pivots), out[9 * m + 6 * n :]
 
     def descent(self, n_dofs: int) -> DescentPlan:
-        """The plan of this problem's descents (made on first use)."""
+        """The plan of this problem's descents (made on first use).
+
+        Plans :meth:`moved` from one another share their descents' plans, each pointed
+        at the plan that asks for it last (problems are solved one at a time).
+        """
         plan = self.descents.get(n_dofs)
         if plan is None:
             plan = self.descents[n_dofs] = DescentPlan(self, n_dofs)
+        elif plan.objective is not self:
+            plan.point_at(self)
         return plan
+
+    def moved(self, tree: KernelTree, scaled: bool) -> ObjectivePlan:
+        """This plan on the same tree with other rests (:meth:`KernelTree.with_rests`).
+
+        The problem on a figure moved as a whole: the parts, variables and scratch are
+        shared, and so are the descents' plans (:meth:`descent`).
+        """
+        structure = _Objective.from_buffer_copy(self.structure)
+        structure.rest, structure.normalise = tree.pointers[3], tree.normalise
+        structure.scaled = int(scaled)
+        assert self.trees is not None  # made by of()
+        return replace(
+            self,
+            address=ctypes.addressof(structure),
+            structure=structure,
+            trees=(tree, self.trees[1]),
+        )
 
     @classmethod
     def of(
@@ -997,6 +1020,12 @@ class DescentPlan:
         structure.bound, structure.sign = _address(self._bound), _address(self._sign)
         structure.rhs, structure.held = _address(self._rhs), _address(self._held)
         self.inactive = np.empty(0, dtype=np.uint8)
+
+    def point_at(self, objective: ObjectivePlan) -> None:
+        """Read ``objective`` (a plan :meth:`ObjectivePlan.moved` from this one's) from now on."""
+        self.objective = objective
+        self.structure.objective = objective.address
+        self.bound = None  # bound again before the next descent
 
     def last(self) -> tuple[FloatArray, float, tuple[FloatArray, ...], FloatArray] | None:
         """The kernel's last evaluation of the descent bound, as :meth:`Kernel.objective`'s.

@@ -271,17 +271,18 @@ class GaussNewtonStep:
     def __init__(
         self,
         library: kernel.Kernel,
-        plan: kernel.DescentPlan,
+        objective: kernel.ObjectivePlan,
         arrays: tuple[FloatArray, ...],
         weight_scale: float,
         k: int,
     ) -> None:
-        self.library, self.plan, self.arrays = library, plan, arrays
+        self.library, self.objective, self.arrays = library, objective, arrays
         self.weight_scale, self.k = weight_scale, k
+        self.plan = objective.descent(len(arrays[3]))
 
     def bound(self) -> kernel.DescentPlan:
         """The plan, bound to this descent (another of the same figure may have bound its own)."""
-        plan = self.plan
+        plan = self.plan = self.objective.descent(len(self.arrays[3]))
         if plan.bound is not self.arrays:
             plan.bind(self.arrays, self.weight_scale, (_DAMPING, _DAMPING_G))
         return plan
@@ -366,7 +367,7 @@ def compiled_step(
         np.ascontiguousarray(array, dtype=np.float64)
         for array in (goal, weight, moves, space.base, space.scale, space.a_in, space.b_in)
     )
-    return GaussNewtonStep(library, plan.descent(len(space.base)), arrays, weight_scale, k)
+    return GaussNewtonStep(library, plan, arrays, weight_scale, k)
 
 
 def fletcher_update(h: Metric, sigma: FloatArray, y: FloatArray) -> Metric:

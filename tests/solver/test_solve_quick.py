@@ -266,3 +266,29 @@ def test_the_kernels_descent_takes_its_steps_and_stops_by_their_rule(
     assert have.status in (0, 2)
     np.testing.assert_array_equal(have.point, point)
     assert (have.value, have.evaluations, have.iterations) == (value, evaluations, iterations)
+
+
+def test_a_problem_moved_with_its_figure_solves_as_one_built_on_the_moved_figure() -> None:
+    """Its kernel plan is the original's moved (shared descents), taken in turns with it."""
+    figure = long_chain(12, limit=0.8)
+    rng = np.random.default_rng(5)
+    start = rng.uniform(-0.3, 0.3, figure.n_dofs)
+    world = figure.forward(rng.uniform(-0.4, 0.4, figure.n_dofs))
+    constraints = [
+        Constraint(Effector(f"seg{s}"), goals.Position(world[s][:3, 3]), w)
+        for s, w in ((6, 1.0), (11, 2.5))
+    ]
+    problem = Problem(figure, constraints)
+    first = solve(problem, start, restarts=0)  # the kernel's plan made and used
+    motion = np.eye(4)
+    motion[:3, :3] = np.linalg.qr(rng.normal(size=(3, 3)))[0]
+    motion[:3, :3] *= np.sign(np.linalg.det(motion[:3, :3]))
+    motion[:3, 3] = (0.2, -0.1, 0.4)
+    moved = figure.moved(motion)
+    carried = [goals.Position(motion[:3, :3] @ world[s][:3, 3] + motion[:3, 3]) for s in (6, 11)]
+    on = problem.on(moved).with_goals(dict(enumerate(carried)))
+    fresh = Problem(moved, [c.with_goal(g) for c, g in zip(constraints, carried, strict=True)])
+    _same_results(solve(on, start, restarts=0), solve(fresh, start, restarts=0))
+    _same_results(solve(problem, start, restarts=0), first)  # the original's plan again
+    if kernel.active() is not None:
+        assert on._plan is not None and on._plan.descents is problem._plan.descents
