@@ -13,9 +13,11 @@ it straight through (``execute``, for scripts) or modal with a progress bar
 On a plain rig nothing is written while the frames are solved: each frame's solution is
 recorded as the channels it would give, and once the keys are in, each frame is set
 again and judged on Blender's pose of those keys. Blender then evaluates the armature
-once a frame, not three times, and copies nothing of it. A control rig's controls are
-placed from Blender's evaluation of each frame, so its frames are written and judged as
-they are solved.
+once a frame, not three times, and copies nothing of it. Where nothing but Reach poses
+the bones (no keys, drivers or NLA strips on the channels Reach reads, no frame handler
+but Reach's), their pose is read on the first frame alone: the frames leave it as it is.
+A control rig's controls are placed from Blender's evaluation of each frame, so its
+frames are written and judged as they are solved.
 """
 
 from __future__ import annotations
