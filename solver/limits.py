@@ -275,15 +275,10 @@ def clamp_to_limits(
     Returns:
         The clamped θ, shape (n,).
     """
-    if free is None:  # every DOF moves: every row with a coefficient counts
-        clamped = np.clip(theta, lower, upper)
-        eq_rows, in_rows = limits.coupled
-        eq, ineq = limits.violations(clamped)
-        if max(eq[eq_rows].max(initial=0.0), ineq[in_rows].max(initial=0.0)) <= _INSIDE:
-            return clamped
-        return project_onto_limits(theta, limits, free=np.ones(theta.shape, dtype=bool))
-    movable = np.asarray(free, dtype=bool)
-    clamped = np.where(movable, np.clip(theta, lower, upper), theta)
+    movable = None if free is None else np.asarray(free, dtype=bool)
+    clamped = np.clip(theta, lower, upper)
+    if movable is not None:
+        clamped = np.where(movable, clamped, theta)
     if _violation(limits, clamped, movable) <= _INSIDE:
         return clamped
     return project_onto_limits(theta, limits, free=movable)
@@ -293,12 +288,15 @@ _INSIDE = 1e-12
 """Violation below which a clipped pose counts as inside the limits ([rad] or length)."""
 
 
-def _violation(limits: LinearLimits, theta: FloatArray, free: BoolArray) -> float:
-    """The largest violation of a row that holds some free DOF."""
+def _violation(limits: LinearLimits, theta: FloatArray, free: BoolArray | None) -> float:
+    """The largest violation of a row that holds some free DOF (None: every DOF is free)."""
     eq, ineq = limits.violations(theta)
-    eq = eq[np.any(limits.a_eq[:, free] != 0.0, axis=1)]
-    ineq = ineq[np.any(limits.a_in[:, free] != 0.0, axis=1)]
-    return float(max(eq.max(initial=0.0), ineq.max(initial=0.0)))
+    if free is None:
+        eq_rows, in_rows = limits.coupled
+    else:
+        eq_rows = np.any(limits.a_eq[:, free] != 0.0, axis=1)
+        in_rows = np.any(limits.a_in[:, free] != 0.0, axis=1)
+    return float(max(eq[eq_rows].max(initial=0.0), ineq[in_rows].max(initial=0.0)))
 
 
 def project_onto_limits(

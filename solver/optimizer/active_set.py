@@ -150,8 +150,19 @@ class ActiveSet:
         a bound, or two bound the same variable.
         """
         if not self._bounds_known:
-            self._bounds, self._bounds_known = _bound_variables(self.matrix), True
+            self._bounds, self._bounds_known = self._bound_variables(), True
         return self._bounds
+
+    def _bound_variables(self) -> IntArray | None:
+        """Each active row's variable when every one is a bound, all apart; else None."""
+        if not self.k and not self.rows:
+            return None
+        variables = self.a_in.bounds()[0][self.rows]
+        if self.k:  # equalities are rows too (rare: found afresh)
+            variables = np.concatenate((LimitRows(self.a_eq, sparse=False).bounds()[0], variables))
+        if bool((variables < 0).any()) or np.unique(variables).size != variables.size:
+            return None
+        return variables
 
     @property
     def held(self) -> np.ndarray[Any, np.dtype[np.uint8]] | None:
@@ -263,20 +274,3 @@ def _no_rows(n: int) -> tuple[FloatArray, FloatArray, FloatArray]:
     for array in arrays:
         array.setflags(write=False)
     return arrays
-
-
-def _bound_variables(matrix: FloatArray) -> IntArray | None:
-    """Each column's variable when every column of ``matrix`` (n, q) is ±1 on one, all apart.
-
-    None otherwise.
-    """
-    if not matrix.shape[1]:
-        return None
-    nonzero = matrix != 0.0
-    if not (nonzero.sum(axis=0) == 1).all():
-        return None
-    variables: IntArray = np.argmax(nonzero, axis=0)
-    units = np.abs(matrix[variables, np.arange(matrix.shape[1])]) == 1.0
-    if not units.all() or np.unique(variables).size != variables.size:
-        return None
-    return variables

@@ -66,6 +66,7 @@ from .metric import (
     fletcher_update,
     gauss_newton_damping,
     projector_start,
+    woodbury_metric,
 )
 from .newton import Product, compiled_newton_step, difference_product, newton_step
 
@@ -644,17 +645,12 @@ class _Run:
         )
         if started.status:
             return None
-        q, k, damping, turn = len(bounds), started.turn.shape[0], started.damping, started.turn
         # F at φ (H's start made from it), as initial_h keeps it
         self.factor, self.factor_at, self.largest = started.factor, self.phi, None
-
-        def start() -> Metric:
-            core = np.zeros((q + k, q + k))
-            core.flat[:: q + k + 1] = -1.0 / damping
-            return Metric.of_rows(1.0 / damping, room, q + k, core, (q, turn))
-
         self.h = None  # H is the kernel's start, made when asked
-        self._kernel_start = start
+        self._kernel_start = lambda: woodbury_metric(
+            started.damping, room, len(bounds), started.turn
+        )
         self.started = started
         return started
 

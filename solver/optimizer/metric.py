@@ -35,6 +35,7 @@ __all__ = [
     "gauss_newton_damping",
     "gauss_newton_start",
     "projector_start",
+    "woodbury_metric",
 ]
 
 _DAMPING = 1e-7
@@ -212,7 +213,15 @@ def _woodbury_start(
         damping, turn = factored
     else:
         damping, turn = _woodbury_factor(factor, room, q, rows if q else None, bounds, value)
-    r = q + k
+    return woodbury_metric(damping, room, q, turn)
+
+
+def woodbury_metric(damping: float, room: FloatArray, q: int, turn: FloatArray) -> Metric:
+    """H of Woodbury's start from its factorisation: ``(I − [Q, PF L⁻ᵀ][…]ᵀ)/μ``.
+
+    ``room``'s first q rows are Q's, the next k = len(turn) are (PF)ᵀ; ``turn`` is L⁻¹.
+    """
+    r = q + turn.shape[0]
     core = np.zeros((r, r))
     core.flat[:: r + 1] = -1.0 / damping
     return Metric.of_rows(1.0 / damping, room, r, core, (q, turn))
