@@ -106,6 +106,21 @@ class LimitRows:
             )
         return self._bounds
 
+    def box(self, b: FloatArray) -> tuple[FloatArray, FloatArray]:
+        """The bounds among the rows of ``A φ ≥ b``: each variable's lowest and highest value.
+
+        Returns:
+            ``(lower, upper)``, shape (n,) each, −inf and +inf where no row bounds the
+            variable; the other rows are not in them.
+        """
+        variables, signs = self.bounds()
+        lower = np.full(self.shape[1], -np.inf)
+        upper = np.full(self.shape[1], np.inf)
+        below, above = signs > 0.0, signs < 0.0
+        np.maximum.at(lower, variables[below], b[below])
+        np.minimum.at(upper, variables[above], -b[above])
+        return lower, upper
+
     def __matmul__(self, vector: FloatArray) -> FloatArray:
         """A v, shape (m,)."""
         if not self.sparse:

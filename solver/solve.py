@@ -154,7 +154,7 @@ def solve(
             outcome, runs = descents(chosen, near, scaled, limits, report)
             if near is not problem:
                 outcome = _no_worse(chosen, problem, scaled, theta_start, outcome, limits, callback)
-    theta = unwound(problem, space.theta(outcome.phi), theta_start)
+    theta = _within_bounds(problem, space, unwound(problem, space.theta(outcome.phi), theta_start))
     value, gradient = problem.evaluate(theta)
     active = tuple(int(space.in_rows[j]) for j in outcome.active)
     held_by = tuple(
@@ -233,6 +233,20 @@ def _quick(method: Method, problem: Problem, scaled: Scaled, limits: Limits) -> 
     if last is not None:
         problem.keep_compiled(*last)
     return in_g_all_scale(descent, scaled.weight)
+
+
+def _within_bounds(problem: Problem, space: ReducedSpace, theta: FloatArray) -> FloatArray:
+    """``theta`` (a new array) with each DOF the solve moved within its own bounds, exactly.
+
+    Every method keeps its iterates within the limits, the bounds among them to
+    rounding of φ = θ/s; this clamp, of rounding size, makes the pose a solve returns
+    keep each DOF's bounds exactly on any machine. The polygons' and groups' rows are
+    kept to rounding (at most :data:`~solver.limits.FEASIBLE`).
+    """
+    variables = space.variables
+    figure = problem.figure
+    theta[variables] = np.clip(theta[variables], figure.lower[variables], figure.upper[variables])
+    return theta
 
 
 def _checked_comfort(comfort: object, problem: Problem, method: Method) -> Comfort | None:

@@ -17,10 +17,15 @@ from solver import Figure
 # runs them with --confcutdir=tests/addon, so this file is not loaded there.
 collect_ignore = ["addon"]
 
-# CI draws the same examples on every run (a failure there is reproducible); local runs
-# explore new ones and keep failures in .hypothesis/.
+# CI's first run draws the same examples every time (a failure there reproduces as it
+# is); tools/test's runs on other CPUs' arithmetic, and local runs, explore new ones from
+# the seed tools/test prints (--hypothesis-seed), and local runs keep failures in
+# .hypothesis/. REACH_EXPLORE asks for new examples under CI too.
 settings.register_profile("ci", derandomize=True, print_blob=True)
-if os.environ.get("CI"):
+settings.register_profile("explore", print_blob=True)
+if os.environ.get("REACH_EXPLORE"):
+    settings.load_profile("explore")
+elif os.environ.get("CI"):
     settings.load_profile("ci")
 
 

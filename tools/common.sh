@@ -127,3 +127,27 @@ build_kernel() {
     ensure_venv "$venv" requirements/kernel.txt 3.11
     step "build the compiled kernel" "$venv/bin/python" tools/build_kernel.py
 }
+
+# other_blas_cores PYTHON: two of OpenBLAS's kernels (OPENBLAS_CORETYPE values) that this
+# CPU runs, other than the one PYTHON's numpy picks for it, a line each. Other CPUs round
+# BLAS's sums in another order; these runs take that arithmetic here. Linux x86-64 only
+# (the instruction sets come from /proc/cpuinfo); elsewhere it prints nothing.
+other_blas_cores() {
+    local python="$1" native flags core
+    [[ "$(uname -s)/$(uname -m)" == Linux/x86_64 && -r /proc/cpuinfo ]] || return 0
+    native="$(OPENBLAS_VERBOSE=2 "$python" -c 'import numpy' 2>&1 | sed -n 's/^Core: //p' | head -n 1)"
+    flags=" $(grep -m 1 '^flags' /proc/cpuinfo | cut -d: -f2) "
+    local found=0
+    # Prescott: SSE3 (pni); Zen and Haswell: AVX2 with FMA; Sandybridge: AVX.
+    for core in Prescott Zen Haswell Sandybridge; do
+        case "$core" in
+            Prescott) [[ "$flags" == *" pni "* ]] || continue ;;
+            Zen | Haswell) [[ "$flags" == *" avx2 "* && "$flags" == *" fma "* ]] || continue ;;
+            Sandybridge) [[ "$flags" == *" avx "* ]] || continue ;;
+        esac
+        [[ "${core,,}" == "${native,,}" ]] && continue
+        printf '%s\n' "$core"
+        found=$((found + 1))
+        ((found < 2)) || break
+    done
+}

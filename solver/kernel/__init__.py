@@ -49,7 +49,7 @@ __all__ = [
     "status",
 ]
 
-ABI = 13
+ABI = 14
 """The calling convention this module speaks (``rk_abi()`` of ``reach_kernel.c``)."""
 
 LIBRARY_FOLDER = Path(__file__).resolve().parent / "lib"

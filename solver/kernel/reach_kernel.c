@@ -19,7 +19,7 @@
 #endif
 
 /* The calling convention's version: the loader refuses a library of another. */
-#define RK_ABI 13
+#define RK_ABI 14
 
 /* Seconds on the system's monotonic clock (from an arbitrary origin). */
 static double monotonic_seconds(void) {
@@ -899,28 +899,30 @@ static int32_t bound_of(int32_t n, const double *row) {
     return variable;
 }
 
-/* ActiveSet.correct of the active bounds, and of row hit too (≥ 0): the point put back onto
- * them all when any is off by more than 1e-13. Row hit is a bound where bounds are active. */
+/* ActiveSet.correct of the active bounds, and of row hit too (≥ 0): each bound's variable set
+ * to the bound exactly (s·φ = b with s = ±1 is φ = s·b), and a row hit that is no bound (only
+ * where no bound is active) met by the projection onto it when off by more than 1e-13. */
 static void put_back(const Descent *d, int32_t hit, double *point) {
     const int32_t n = d->objective->n;
-    double worst = 0.0;
     for (int32_t i = 0; i < d->q; ++i) {
-        const double residual = d->sign[i] * point[d->bound[i]] - d->rhs[i];
-        worst = fabs(residual) > worst ? fabs(residual) : worst;
+        point[d->bound[i]] = d->sign[i] * d->rhs[i];
     }
-    const double *row = hit >= 0 ? d->a + (int64_t)n * hit : 0;
-    const double extra = row ? dot(n, row, point) - d->b[hit] : 0.0;
-    if ((fabs(extra) > worst ? fabs(extra) : worst) <= 1e-13) {
+    if (hit < 0) {
         return;
     }
-    for (int32_t i = 0; i < d->q; ++i) {
-        point[d->bound[i]] -= d->sign[i] * (d->sign[i] * point[d->bound[i]] - d->rhs[i]);
+    const double *row = d->a + (int64_t)n * hit;
+    const int32_t variable = bound_of(n, row);
+    if (variable >= 0) {
+        point[variable] = row[variable] * d->b[hit];
+        return;
     }
-    if (row) {
-        const double along = (1.0 / dot(n, row, row)) * extra;
-        for (int32_t j = 0; j < n; ++j) {
-            point[j] -= row[j] * along;
-        }
+    const double extra = dot(n, row, point) - d->b[hit];
+    if (fabs(extra) <= 1e-13) {
+        return;
+    }
+    const double along = (1.0 / dot(n, row, row)) * extra;
+    for (int32_t j = 0; j < n; ++j) {
+        point[j] -= row[j] * along;
     }
 }
 

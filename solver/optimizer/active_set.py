@@ -57,6 +57,7 @@ class ActiveSet:
         self.n = a_eq.shape[1]
         self.k = a_eq.shape[0]
         self.rows: list[int] = []
+        self._box: tuple[FloatArray, FloatArray] | None = None
         self._refresh()
 
     @classmethod
@@ -83,8 +84,7 @@ class ActiveSet:
         for j in np.argsort(slacks):
             if slacks[j] > slack:
                 break
-            row = active.a_in[j]
-            rest = row - span @ (span.T @ row)
+            rest = _off_span(active.a_in[j], span)
             size = float(rest @ rest)
             if size > _INDEPENDENT:
                 active.rows.append(int(j))
@@ -122,11 +122,7 @@ class ActiveSet:
             return
         self.matrix = np.vstack([self.a_eq, self.a_in[self.rows]]).T  # (n, q)
         self.rhs = np.concatenate([self.b_eq, self.b_in[self.rows]])
-        if self.matrix.shape[1]:
-            inverse = np.linalg.inv(self.matrix.T @ self.matrix)
-            self.gram_inverse = np.asarray(inverse, dtype=np.float64)
-        else:
-            self.gram_inverse = np.empty((0, 0))
+        self.gram_inverse = _gram_inverse(self.matrix)
 
     @property
     def basis(self) -> FloatArray:
@@ -187,8 +183,8 @@ class ActiveSet:
             matrix = np.delete(matrix, exclude, axis=1)
         if not matrix.shape[1]:
             return np.eye(self.n)
-        inverse = np.linalg.solve(matrix.T @ matrix, matrix.T)
-        result: FloatArray = np.eye(self.n) - matrix @ inverse
+        basis = np.linalg.qr(matrix)[0]
+        result: FloatArray = np.eye(self.n) - basis @ basis.T
         return result
 
     def project(self, vector: FloatArray, exclude: int | None = None) -> FloatArray:
@@ -217,8 +213,17 @@ class ActiveSet:
         return result
 
     def independent(self, row: FloatArray) -> bool:
-        """Whether ``row`` (unit) is linearly independent of the active rows."""
-        rest = self.project(row)
+        """Whether ``row`` (unit) is linearly independent of the active rows.
+
+        Measured against the rows' orthonormal :attr:`basis`, not through
+        :attr:`gram_inverse`: where the active rows are nearly dependent (a smallest
+        singular value of 1e-6 squares to a Gram matrix of condition 1e12), the product
+        with ``(NᵀN)⁻¹`` loses the row's part off their span to rounding, and a row in
+        their span would be taken for independent and make NᵀN singular.
+        """
+        if not self.matrix.shape[1]:
+            return float(row @ row) > _INDEPENDENT
+        rest = _off_span(row, self.basis)
         return float(rest @ rest) > _INDEPENDENT
 
     def multipliers(self, gradient: FloatArray) -> FloatArray:
@@ -229,14 +234,52 @@ class ActiveSet:
         return result
 
     def correct(self, phi: FloatArray) -> FloatArray:
-        """Project ``phi`` onto the active rows (a correction of rounding size)."""
+        """Put ``phi`` back onto the active rows (a correction of rounding size).
+
+        An active bound's variable is set to the bound itself, exactly (``s φ_j = b``
+        with ``s = ±1`` is ``φ_j = s b``), so that rounding never leaves a variable
+        beyond its bound; the other rows are met to rounding by the least-squares
+        projection, taken when any is off by more than 1e-13.
+        """
         if not self.matrix.shape[1]:
             return phi
+        if self.bounds is not None:
+            exact = phi.copy()
+            exact[self.bounds] = self._signs * self.rhs
+            return exact
         residual = self.matrix.T @ phi - self.rhs
-        if float(np.abs(residual).max()) <= 1e-13:
-            return phi
-        corrected: FloatArray = phi - self.matrix @ (self.gram_inverse @ residual)
+        corrected = phi
+        if float(np.abs(residual).max()) > 1e-13:
+            corrected = phi - self.matrix @ (self.gram_inverse @ residual)
+        variables, signs = self.a_in.bounds()
+        held = variables[self.rows]
+        bound = held >= 0
+        if bound.any():
+            corrected = corrected.copy() if corrected is phi else corrected
+            at = np.flatnonzero(bound)
+            corrected[held[at]] = signs[self.rows][at] * self.b_in[self.rows][at]
         return corrected
+
+    @property
+    def _signs(self) -> FloatArray:
+        """Each active row's entry on its variable (±1), where every row is a bound."""
+        bounds = self.bounds
+        assert bounds is not None
+        signs: FloatArray = self.matrix[bounds, np.arange(len(bounds))]
+        return signs
+
+    def inside(self, phi: FloatArray) -> FloatArray:
+        """``phi`` with each variable within every bound among the rows, exactly.
+
+        A descent's exit: its points meet the active bounds exactly (:meth:`correct`)
+        and the ratio test keeps the others, but where two rows tie in the ratio test
+        the one not added may be left beyond its bound by rounding; this clamp, of
+        rounding size, takes it back.
+        """
+        if self._box is None:  # the rows and b of every set a descent makes are its start's
+            self._box = self.a_in.box(self.b_in)
+        inside: FloatArray = np.clip(phi, *self._box)
+        return inside
 
     def first_block(
         self, step: FloatArray, phi: FloatArray, inactive: BoolArray
@@ -265,6 +308,37 @@ class ActiveSet:
             if hit < 0 or self.independent(self.a_in[hit]):
                 return limit, hit
             blocking[hit] = False
+
+
+def _off_span(row: FloatArray, span: FloatArray) -> FloatArray:
+    """``row`` less its part in the span of the orthonormal columns ``span``.
+
+    Gram–Schmidt twice over: one pass leaves a part in the span of rounding times the
+    row's length, which is all of what is left where the row lies nearly in the span.
+    """
+    once = row - span @ (span.T @ row)
+    rest: FloatArray = once - span @ (span.T @ once)
+    return rest
+
+
+def _gram_inverse(matrix: FloatArray) -> FloatArray:
+    """``(NᵀN)⁻¹`` of the active rows as columns N, shape (q, q).
+
+    The rows are independent (:meth:`ActiveSet.independent` admits each one), so NᵀN
+    is invertible; where rounding makes it singular all the same, the pseudo-inverse
+    stands in: multipliers and projections then take the least-squares answer, never
+    an error.
+    """
+    if not matrix.shape[1]:
+        return np.empty((0, 0))
+    gram = matrix.T @ matrix
+    try:
+        inverse = np.linalg.inv(gram)
+    except np.linalg.LinAlgError:
+        inverse = None
+    if inverse is None or not np.isfinite(inverse).all():
+        inverse = np.linalg.pinv(gram, hermitian=True)
+    return np.asarray(inverse, dtype=np.float64)
 
 
 @functools.lru_cache(maxsize=64)

@@ -37,9 +37,11 @@ step that lowers G by next to nothing is a crawl (:meth:`_Run.crawled`).
    preconditioned by H (:mod:`.newton`): where goals stay out of reach, the residuals'
    own curvature shapes G, and the updates learn it one direction a step.
 
-Every trial point is projected back onto the active rows (a correction of rounding
-size), so iterates stay feasible; G is evaluated at exactly the accepted point and never
-increases.
+Every trial point is put back onto the active rows (a correction of rounding size: an
+active bound's variable onto the bound exactly, other rows by projection), so iterates
+stay feasible; G is evaluated at exactly the accepted point and never increases. The
+descent's last point is clamped into every bound among the rows (:meth:`ActiveSet.inside`):
+where two rows tie in the ratio test, rounding may leave the one not added an ulp beyond.
 
 The active set and its ratio test (:mod:`.active_set`), H's start and update
 (:mod:`.metric`) and the line search (:mod:`.linesearch`) live beside this module;
@@ -315,8 +317,9 @@ class _Run:
         self.compiled: GaussNewtonStep | None = None
 
     def finish(self, status: Status, detail: str = "") -> Descent:
+        """The descent's end; its point within every bound exactly (:meth:`ActiveSet.inside`)."""
         return Descent(
-            phi=self.phi,
+            phi=self.active.inside(self.phi),
             value=self.value,
             gradient=self.gradient,
             status=status,

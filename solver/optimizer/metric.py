@@ -252,9 +252,27 @@ def _woodbury_factor(
     damping = gauss_newton_damping(largest, value)
     gram = projected @ projected.T
     gram.flat[:: k + 1] += damping
-    turn: FloatArray = np.linalg.inv(np.linalg.cholesky(gram))
+    factor_l = _cholesky(gram)
+    if factor_l is None:
+        # μ ≥ 1e-7 of the largest diagonal entry keeps S positive definite to rounding;
+        # where rounding breaks it all the same (entries of wildly different sizes),
+        # H starts from the projector scaled by 1/μ, as with no curvature at all.
+        projected[:] = 0.0
+        return damping, np.zeros((k, k))
+    turn: FloatArray = np.linalg.inv(factor_l)
     turn[_upper_triangle(k)] = 0.0  # L⁻¹ is lower triangular: the rest is rounding alone
     return damping, turn
+
+
+def _cholesky(matrix: FloatArray) -> FloatArray | None:
+    """The lower Cholesky factor of ``matrix``, or None where it is not positive definite."""
+    if not np.isfinite(matrix).all():
+        return None
+    try:
+        lower: FloatArray = np.linalg.cholesky(matrix)
+    except np.linalg.LinAlgError:
+        return None
+    return lower
 
 
 _UPPER: dict[int, tuple[IntArray, IntArray]] = {}

@@ -175,3 +175,70 @@ def test_active_bounds_are_the_rows_active_set_at_takes_when_each_is_a_bound(
     if taken:
         np.testing.assert_array_equal(held, want.bounds)
         np.testing.assert_array_equal(signs, want.matrix[want.bounds, np.arange(len(taken))])
+
+
+def _nearly_dependent(rng: np.random.Generator, smallest: float) -> tuple[np.ndarray, np.ndarray]:
+    """Unit rows (4, 9): three random ones and a fourth within ``smallest`` of their span;
+    and a unit row in the span of all four (so dependent on them)."""
+    rows = rng.normal(size=(4, 9))
+    rows[3] = rows[0] - 0.5 * rows[1] + 2.0 * rows[2] + smallest * rng.normal(size=9)
+    rows /= np.linalg.norm(rows, axis=1)[:, None]
+    inside = rng.normal(size=4) @ rows
+    return rows, inside / np.linalg.norm(inside)
+
+
+@given(seed=st.integers(0, 2**32 - 1), smallest=st.sampled_from([1e-2, 1e-3, 1e-4]))
+def test_a_row_in_the_span_of_nearly_dependent_rows_is_dependent(
+    seed: int, smallest: float
+) -> None:
+    # Through (NᵀN)⁻¹ of nearly dependent rows (condition squared in NᵀN), a row in
+    # their span kept a part off it larger than rounding, and was taken for independent:
+    # NᵀN with it is singular. Against an orthonormal basis its part off the span is
+    # rounding.
+    rows, inside = _nearly_dependent(np.random.default_rng(seed), smallest)
+    active = ActiveSet(np.zeros((0, 9)), np.zeros(0), rows, np.zeros(4))
+    for row in range(4):
+        assert active.independent(rows[row])
+        active.add(row)
+    assert np.linalg.svd(active.matrix, compute_uv=False)[-1] < smallest
+    assert not active.independent(inside)
+    outside = np.linalg.svd(rows)[2][-1]  # orthogonal to every row
+    assert active.independent(outside)
+
+
+def test_rows_that_rounding_makes_dependent_give_no_error() -> None:
+    # A set of rows made exactly dependent (as rounding could) still projects and gives
+    # multipliers: the least-squares ones, by the pseudo-inverse of NᵀN.
+    a_in = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [np.sqrt(0.5), np.sqrt(0.5), 0.0]])
+    active = ActiveSet(*NO_EQ, a_in, np.zeros(3))
+    for row in range(3):
+        active.add(row)
+    assert np.isfinite(active.gram_inverse).all()
+    np.testing.assert_allclose(
+        active.project(np.array([3.0, -2.0, 1.0])), [0.0, 0.0, 1.0], atol=1e-12
+    )
+    gradient = np.array([2.0, -3.0, 0.0])
+    np.testing.assert_allclose(active.matrix @ active.multipliers(gradient), gradient)
+    np.testing.assert_array_equal(active.correct(np.array([1e-3, -1e-3, 5.0])), [0.0, 0.0, 5.0])
+
+
+def test_correct_puts_active_bounds_exactly_on_their_bounds() -> None:
+    # Rounding left φ a few ulps beyond a bound (or inside it): a trial point is put on
+    # each active bound exactly, and a general row's variables too where they are bounds.
+    a_in = np.array(
+        [[1.0, 0.0, 0.0], [0.0, -1.0, 0.0], [0.0, np.sqrt(0.5), np.sqrt(0.5)], [0.0, 0.0, 1.0]]
+    )
+    b_in = np.array([0.1, -0.3, 0.2, -1.0])
+    active = ActiveSet(*NO_EQ, a_in, b_in)
+    active.add(0)
+    active.add(1)
+    off = np.array([0.1 - 1.4e-17, 0.3 + 5.6e-17, 0.7])
+    np.testing.assert_array_equal(active.correct(off), [0.1, 0.3, 0.7])
+    active.add(2)  # a row that is no bound: the bounds still exact, the row to rounding
+    corrected = active.correct(np.array([0.1 + 3e-17, 0.3, 0.1 - 1e-12]))
+    assert corrected[0] == 0.1 and corrected[1] == 0.3
+    assert abs(a_in[2] @ corrected - b_in[2]) <= 1e-15
+    # The box of every bound among the rows, active or not, clamps a descent's exit.
+    np.testing.assert_array_equal(
+        active.inside(np.array([0.1 - 1e-17, 0.3 + 1e-17, -1.0 - 1e-16])), [0.1, 0.3, -1.0]
+    )

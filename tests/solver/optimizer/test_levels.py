@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from fixtures.models import feet_pins, human_figure, limb_length, palm_goal
 from fixtures.models.human import palm_effector
-from hypothesis import assume, given, settings
+from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 from problems import planar_arm, random_problem, tip
 
@@ -155,6 +155,9 @@ def level_values(problem: Problem, theta: np.ndarray) -> dict[int, float]:
 
 @settings(max_examples=25, deadline=None)
 @given(seed=st.integers(0, 10_000), levels=st.lists(st.integers(0, 2), min_size=4, max_size=4))
+# A line search's cap met a row in the span of nearly dependent active rows (a smallest
+# singular value of 1e-6), taken for independent through (NᵀN)⁻¹: NᵀN then singular.
+@example(seed=323, levels=[2, 0, 1, 2])
 def test_a_lower_level_never_costs_a_higher_one_and_pins_never_move(
     seed: int, levels: list[int]
 ) -> None:

@@ -72,6 +72,28 @@ def test_woodbury_start_of_a_thin_factor_equals_the_dense_inverse(rows: int) -> 
     np.testing.assert_allclose(h.to_array() @ active, 0.0, atol=1e-12)
 
 
+@pytest.mark.parametrize("rows", [0, 2])
+def test_a_curvature_that_will_not_factor_starts_h_from_the_scaled_projector(rows: int) -> None:
+    # Where rounding keeps S = FᵀPF + μI from a Cholesky factor (LAPACK refuses it),
+    # H starts from the projector over μ, with no error: a descent step along the
+    # projected gradient, as with no curvature.
+    rng = np.random.default_rng(5 + rows)
+    n, k, value = 20, 4, 0.3
+    factor = rng.normal(size=(n, k))
+    active = np.linalg.qr(rng.normal(size=(n, rows)))[0] if rows else np.zeros((n, 0))
+
+    def refuse(matrix: np.ndarray) -> np.ndarray:
+        raise np.linalg.LinAlgError("Matrix is not positive definite")
+
+    with pytest.MonkeyPatch.context() as patch, kernel.enabled(False):
+        patch.setattr(np.linalg, "cholesky", refuse)
+        h = gauss_newton_start(factor, active, value)
+    projector = np.eye(n) - active @ active.T
+    largest = float(np.max(np.sum((projector @ factor) ** 2, axis=0)))
+    damping = metric.gauss_newton_damping(largest, value)
+    np.testing.assert_allclose(h.to_array(), projector / damping, atol=1e-12)
+
+
 @pytest.mark.parametrize("compiled", [False, True], ids=["numpy", "kernel"])
 @settings(max_examples=50, deadline=None)
 @given(
