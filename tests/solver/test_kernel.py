@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from fixtures.bank import bank, build
 from helpers import random_effector, random_figure_plan, random_goal, random_theta
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from problems import long_chain
 
@@ -443,6 +443,7 @@ def _without_compiled_steps(monkeypatch: pytest.MonkeyPatch) -> None:
     slides=st.booleans(),
     iterations=st.integers(1, 4),
 )
+@example(seed=0, segments=7, goals=1, reach=0.05, slides=True, iterations=2)
 def test_the_compiled_gauss_newton_step_takes_pythons_steps(
     seed: int, segments: int, goals: int, reach: float, slides: bool, iterations: int
 ) -> None:
@@ -485,7 +486,13 @@ def test_the_compiled_gauss_newton_step_takes_pythons_steps(
     assert have.nit == want.nit and have.nfev == want.nfev
     size = max(1.0, float(np.abs(want.x).max()))
     np.testing.assert_allclose(have.x, want.x, rtol=0, atol=1e-9 * size)
-    assert have.fun == pytest.approx(want.fun, rel=1e-9, abs=1e-18)
+    # G is a weighted sum of squared distances on a chain 1 long: its root moves with the
+    # effectors, each within n·1e-9·size of the other path's where the DOFs are within
+    # 1e-9·size (relative to G alone the test fails near a met goal, G of 1e-10, where the
+    # paths' rounding differs by 3e-18).
+    weights = sum(c.weight for c in constraints)
+    apart = len(want.x) * 1e-9 * size * np.sqrt(weights)
+    assert abs(np.sqrt(have.fun) - np.sqrt(want.fun)) <= apart
 
 
 @pytest.mark.parametrize("seed", [0, 4, 8, 9, 10, 13, 15, 21])
