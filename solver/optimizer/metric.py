@@ -259,7 +259,7 @@ def _woodbury_factor(
         # H starts from the projector scaled by 1/μ, as with no curvature at all.
         projected[:] = 0.0
         return damping, np.zeros((k, k))
-    turn: FloatArray = np.linalg.inv(factor_l)
+    turn: FloatArray = np.asarray(np.linalg.inv(factor_l), dtype=np.float64)
     turn[_upper_triangle(k)] = 0.0  # L⁻¹ is lower triangular: the rest is rounding alone
     return damping, turn
 
@@ -269,7 +269,7 @@ def _cholesky(matrix: FloatArray) -> FloatArray | None:
     if not np.isfinite(matrix).all():
         return None
     try:
-        lower: FloatArray = np.linalg.cholesky(matrix)
+        lower: FloatArray = np.asarray(np.linalg.cholesky(matrix), dtype=np.float64)
     except np.linalg.LinAlgError:
         return None
     return lower
