@@ -16,7 +16,9 @@ import numpy as np
 from .._checks import FloatArray
 from ..optimizer.low_rank import Metric
 from ..optimizer.newton import PRODUCTS, newton_step
-from . import DescentPlan, GradientTree, Kernel, KernelTree, ObjectivePlan
+from .calls import Kernel
+from .layouts import DescentPlan, GradientTree, KernelTree, ObjectivePlan
+from .records import DescentStatus, SearchStatus, StartStatus
 
 __all__ = ["self_check"]
 
@@ -303,14 +305,14 @@ def _step_differs(kernel: Kernel, theta: FloatArray, below: FloatArray) -> str |
     )
     started = kernel.gauss_newton_start(descent, theta, value, gradient, np.empty((3 + 16, n)))
     step = metric @ gradient
-    if started.status or not _close(started.hg, step, gradient, damping):
+    if started.status is not StartStatus.STARTED or not _close(started.hg, step, gradient, damping):
         return "its Gauss–Newton start differs from numpy's"
     found = kernel.gauss_newton_search(
         descent, theta, value, gradient, started.hg, np.empty(0, dtype=bool)
     )
     size = float(np.abs(want).max())
     if (
-        found.status
+        found.status is not SearchStatus.STEP_TAKEN
         or found.alpha != 1.0
         or not np.all(np.abs(found.point - want) <= TOLERANCE * size)
     ):
@@ -328,7 +330,11 @@ def _step_differs(kernel: Kernel, theta: FloatArray, below: FloatArray) -> str |
         max_iterations=5,
         seconds=None,
     )
-    if ran.status != 0 or ran.iterations != 1 or not np.array_equal(ran.point, found.point):
+    if (
+        ran.status is not DescentStatus.GOALS_MET
+        or ran.iterations != 1
+        or not np.array_equal(ran.point, found.point)
+    ):
         return "its Gauss–Newton descent differs from its steps"
     # with a bound holding the first variable: F's row there zeroed, H g zero there
     descent.hold(np.array([0]), np.ones(1), theta[:1], np.empty(0, dtype=bool))
@@ -342,7 +348,11 @@ def _step_differs(kernel: Kernel, theta: FloatArray, below: FloatArray) -> str |
     ) / damping
     started = kernel.gauss_newton_start(descent, theta, value, gradient, np.empty((4 + 16, n)))
     want = metric @ gradient
-    if started.status or started.hg[0] != 0.0 or not _close(started.hg, want, gradient, damping):
+    if (
+        started.status is not StartStatus.STARTED
+        or started.hg[0] != 0.0
+        or not _close(started.hg, want, gradient, damping)
+    ):
         return "its Gauss–Newton start on a bound differs from numpy's"
     return None
 

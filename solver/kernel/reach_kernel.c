@@ -21,6 +21,18 @@
 /* The calling convention's version: the loader refuses a library of another. */
 #define RK_ABI 14
 
+/* How the descent functions end; solver/kernel/records.py names the same numbers (its
+ * StartStatus, SearchStatus and DescentStatus: each member is RK_ and its name here). */
+enum { RK_STARTED = 0, RK_NOT_POSITIVE_DEFINITE = 4 }; /* rk_gauss_newton_start */
+enum {                                                  /* rk_gauss_newton_search */
+       RK_STEP_TAKEN = 0,
+       RK_NO_DESCENT = 1,
+       RK_BLOCKED_AT_ONCE = 2,
+       RK_NO_DECREASE = 3,
+       RK_ROW_NOT_A_BOUND = 5
+};
+enum { RK_GENERAL = -1, RK_GOALS_MET = 0, RK_TIME_SPENT = 1, RK_MET_AT_START = 2 }; /* descent */
+
 /* Seconds on the system's monotonic clock (from an arbitrary origin). */
 static double monotonic_seconds(void) {
 #if defined(_WIN32)
@@ -947,7 +959,8 @@ static double descent_trial(Descent *d, const double *phi, const double *step, d
  * Writes F's columns at phi, scaled, into factor (k × n, k = 3m); (PF)ᵀ, F with the held
  * variables zeroed, into projected (k × n); L⁻¹ into turn (k × k); H g into hg (n), with
  * H = (P − PF L⁻ᵀ L⁻¹ FᵀP)/μ; μ into *damping. work holds 2n + 3k + k² doubles. Returns
- * 0, or 4 where F's curvature is not positive definite to rounding. */
+ * RK_STARTED, or RK_NOT_POSITIVE_DEFINITE where F's curvature is not positive definite to
+ * rounding. */
 RK_EXPORT int32_t rk_gauss_newton_start(Descent *d, const double *phi, double value,
                                         const double *gradient, double *factor,
                                         double *projected, double *turn, double *hg,
@@ -976,7 +989,7 @@ RK_EXPORT int32_t rk_gauss_newton_start(Descent *d, const double *phi, double va
                                d->relative, d->absolute, value, turn, scratch);
     *damping = mu;
     if (mu < 0.0) {
-        return 4;
+        return RK_NOT_POSITIVE_DEFINITE;
     }
     /* H g = (P g − PF L⁻ᵀ L⁻¹ (PF)ᵀ P g)/μ: (PF)ᵀ P g = (PF)ᵀ g, PF being zero where held */
     memcpy(held, gradient, sizeof(double) * (size_t)n);
@@ -999,7 +1012,7 @@ RK_EXPORT int32_t rk_gauss_newton_start(Descent *d, const double *phi, double va
     for (int32_t j = 0; j < n; ++j) {
         hg[j] /= mu;
     }
-    return 0;
+    return RK_STARTED;
 }
 
 /* goldfarb._Run.step from the step −hg: its projection onto the active bounds, the ratio
@@ -1009,9 +1022,10 @@ RK_EXPORT int32_t rk_gauss_newton_start(Descent *d, const double *phi, double va
  * out (4): the slope gᵀs (s before the projection, as the descent computes it), λ_max (the
  * ratio test's step factor, +inf when no row blocks), the accepted α and G/w there; point
  * and point_gradient: the accepted point and its gradient; counts (3): the row met at
- * λ_max (−1: none), the evaluations, and the status: 0 a step was taken, 1 −H g is no
- * descent, 2 a row blocks at once (λ_max ≤ 1e-15), 3 the line search found no decrease,
- * 5 the row met is no bound while bounds are active (the descent takes that step itself).
+ * λ_max (−1: none), the evaluations, and the status: RK_STEP_TAKEN, RK_NO_DESCENT (−H g
+ * is none), RK_BLOCKED_AT_ONCE (λ_max ≤ 1e-15), RK_NO_DECREASE (the line search found
+ * none) or RK_ROW_NOT_A_BOUND (the row met is no bound while bounds are active: the
+ * descent takes that step itself).
  * work holds 5n + rows doubles. */
 RK_EXPORT void rk_gauss_newton_search(Descent *d, const double *phi, double value,
                                       const double *gradient, const double *hg,
@@ -1028,7 +1042,7 @@ RK_EXPORT void rk_gauss_newton_search(Descent *d, const double *phi, double valu
     const double slope0 = dot(n, gradient, step);
     out[0] = slope0;
     if (slope0 >= 0.0) {
-        counts[2] = 1;
+        counts[2] = RK_NO_DESCENT;
         return;
     }
     hold(n, q ? d->held : 0, step);
@@ -1060,11 +1074,11 @@ RK_EXPORT void rk_gauss_newton_search(Descent *d, const double *phi, double valu
     out[1] = limit;
     counts[0] = hit;
     if (hit >= 0 && limit <= 1e-15) {
-        counts[2] = 2;
+        counts[2] = RK_BLOCKED_AT_ONCE;
         return;
     }
     if (hit >= 0 && q && bound_of(n, d->a + (int64_t)n * hit) < 0) {
-        counts[2] = 5;
+        counts[2] = RK_ROW_NOT_A_BOUND;
         return;
     }
     /* the line search: ends of the bracket as (α, G/w, slope); the low end's point kept */
@@ -1116,7 +1130,7 @@ RK_EXPORT void rk_gauss_newton_search(Descent *d, const double *phi, double valu
 #undef DECREASES
     counts[1] = evaluations;
     if (!accepted) {
-        counts[2] = 3;
+        counts[2] = RK_NO_DECREASE;
         out[2] = 0.0;
         out[3] = value;
         return;
@@ -1124,7 +1138,7 @@ RK_EXPORT void rk_gauss_newton_search(Descent *d, const double *phi, double valu
     keep(n, trial, trial_gradient, point, point_gradient);
     out[2] = at[0];
     out[3] = at[1];
-    counts[2] = 0;
+    counts[2] = RK_STEP_TAKEN;
 }
 
 /* goldfarb.gauss_newton_descent: goldfarb._Run's iterations from phi while each is a fresh
@@ -1141,9 +1155,9 @@ RK_EXPORT void rk_gauss_newton_search(Descent *d, const double *phi, double valu
  * normed: the projected gradient the descent tested last; out (3): G/w, the evaluations
  * and the iterations. seconds: the time budget from now, checked before every iteration but
  * the first (< 0: none). work holds 2kn + k² + 7n + 4 + rows + (2n + 3k + k²) doubles.
- * Returns 0 with the goals met, 1 with the time spent, 2 with nothing tested yet (met at
- * the start), −1 for anything else (a bound left or met, a slower decrease, a Kuhn–Tucker
- * point, the iterations spent: the descent is goldfarb._Run's from the start). */
+ * Returns RK_GOALS_MET, RK_TIME_SPENT, RK_MET_AT_START (nothing tested yet), or RK_GENERAL
+ * for anything else (a bound left or met, a slower decrease, a Kuhn–Tucker point, the
+ * iterations spent: the descent is goldfarb._Run's from the start). */
 RK_EXPORT int32_t rk_gauss_newton_descent(Descent *d, double *phi, double *gradient,
                                           double *normed, double *out, const uint8_t *inactive,
                                           double goal_value, double tolerance,
@@ -1156,11 +1170,11 @@ RK_EXPORT int32_t rk_gauss_newton_descent(Descent *d, double *phi, double *gradi
     double *turn = projected + (int64_t)k * n, *hg = turn + (int64_t)k * k;
     double *point = hg + n, *point_gradient = point + n, *found = point_gradient + n;
     double *own = found + 4;
-    int32_t counts[3], evaluations = 1, iterations = 0, status = -1, tested = 0;
+    int32_t counts[3], evaluations = 1, iterations = 0, status = RK_GENERAL, tested = 0;
     double value = descent_value(d, phi, gradient);
     for (;;) {
         if (value <= goal_value) {
-            status = tested ? 0 : 2;
+            status = tested ? RK_GOALS_MET : RK_MET_AT_START;
             break;
         }
         memcpy(normed, gradient, sizeof(double) * (size_t)n);
@@ -1186,7 +1200,7 @@ RK_EXPORT int32_t rk_gauss_newton_descent(Descent *d, double *phi, double *gradi
         double damping = 0.0;
         if (beta < 0.0) { /* choose_drop: H g for Goldfarb's test and leaving_pays */
             if (rk_gauss_newton_start(d, phi, value, gradient, factor, projected, turn, hg,
-                                      &damping, own) != 0) {
+                                      &damping, own) != RK_STARTED) {
                 break;
             }
             started = 1;
@@ -1216,17 +1230,17 @@ RK_EXPORT int32_t rk_gauss_newton_descent(Descent *d, double *phi, double *gradi
             break;
         }
         if (seconds >= 0.0 && iterations && monotonic_seconds() - began >= seconds) {
-            status = 1;
+            status = RK_TIME_SPENT;
             break;
         }
         iterations += 1;
         if (!started && rk_gauss_newton_start(d, phi, value, gradient, factor, projected, turn,
-                                              hg, &damping, own) != 0) {
+                                              hg, &damping, own) != RK_STARTED) {
             break;
         }
         rk_gauss_newton_search(d, phi, value, gradient, hg, inactive, found, point,
                                point_gradient, counts, own);
-        if (counts[2] != 0 || (counts[0] >= 0 && found[2] >= found[1]) ||
+        if (counts[2] != RK_STEP_TAKEN || (counts[0] >= 0 && found[2] >= found[1]) ||
             !(found[3] <= drop * value)) {
             break;
         }

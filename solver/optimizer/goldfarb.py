@@ -56,7 +56,7 @@ from collections.abc import Callable
 import numpy as np
 
 from .._checks import FloatArray, IntArray, same
-from ..kernel import GaussNewtonStart
+from ..kernel import DescentStatus, GaussNewtonStart, SearchStatus, StartStatus
 from ..result import Descent, Status
 from ..rows import LimitRows
 from .active_set import ROUNDING, ROUNDING_ROOT, ActiveSet, kkt_floor
@@ -243,9 +243,9 @@ def gauss_newton_descent(
         max_iterations=max_iterations,
         seconds=None if deadline is None else deadline - time.perf_counter(),
     )
-    if found.status < 0:
+    if found.status is DescentStatus.GENERAL:
         return None
-    if found.status == 1:
+    if found.status is DescentStatus.TIME_SPENT:
         status, detail = Status.TIME_LIMIT, ""
     else:
         status, detail = Status.CONVERGED, f"goals met: G {found.value:.3g} ≤ {goal_value:.3g}"
@@ -646,7 +646,7 @@ class _Run:
         started, room = self.compiled.start(
             self.phi, self.value, self.gradient, (bounds, signs, active.rhs), self.inactive
         )
-        if started.status:
+        if started.status is not StartStatus.STARTED:
             return None
         # F at φ (H's start made from it), as initial_h keeps it
         self.factor, self.factor_at, self.largest = started.factor, self.phi, None
@@ -670,17 +670,17 @@ class _Run:
         if started is None:
             return False, None
         found = self.compiled.search(self.phi, self.value, self.gradient, started.hg)
-        if found.status == 5:  # Python's step from the kernel's H g
+        if found.status is SearchStatus.ROW_NOT_A_BOUND:  # Python's step from the kernel's H g
             self.hg = started.hg
             return False, None
-        if found.status == 1:  # −H g is no descent; H is fresh, so no reset helps
+        if found.status is SearchStatus.NO_DESCENT:  # H is fresh, so no reset helps
             return True, self.stuck()
-        if found.status == 2:  # blocked at once: add the row without moving
+        if found.status is SearchStatus.BLOCKED_AT_ONCE:  # add the row without moving
             self.active.add(found.hit)
             self.add(found.hit)
             return True, None
         self.evaluations += found.evaluations
-        if found.status == 3:  # no decrease; H is fresh
+        if found.status is SearchStatus.NO_DECREASE:  # H is fresh
             return True, self.stuck()
         capped = None
         if found.hit >= 0 and found.alpha >= found.limit:

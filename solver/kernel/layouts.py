@@ -1,0 +1,476 @@
+"""The kernel's memory layouts: the arrays and structures ``reach_kernel.c`` reads.
+
+Trees and plans hold their arrays contiguous, in the C types, with their addresses
+(:class:`KernelTree`, :class:`GradientTree`, :class:`ObjectivePlan`); the plans'
+``ctypes`` structures repeat the C source's ``Objective`` and ``Descent`` field by field;
+:class:`DescentPlan` points one descent's arrays and active bounds at them.
+"""
+
+from __future__ import annotations
+
+import ctypes
+from dataclasses import dataclass, field, replace
+from typing import Any, cast
+
+import numpy as np
+
+from .._checks import BoolArray, FloatArray, IntArray
+
+__all__ = [
+    "DescentPlan",
+    "GradientTree",
+    "KernelTree",
+    "ObjectivePlan",
+    "Pointers",
+    "address",
+    "contiguous",
+]
+
+
+def address(array: np.ndarray[Any, Any]) -> int:
+    """The address of a contiguous array's first element.
+
+    Through its writable buffer, a third of ``array.ctypes.data``'s cost; a read-only or
+    empty array through its array interface.
+    """
+    try:
+        return ctypes.addressof(ctypes.c_char.from_buffer(cast(Any, array)))
+    except (TypeError, ValueError, BufferError):
+        first: int = array.__array_interface__["data"][0]
+        return first
+
+
+def contiguous(array: FloatArray) -> FloatArray:
+    """``array`` as contiguous float64 (itself when it is already)."""
+    if array.dtype == np.float64 and array.flags.c_contiguous:
+        return array
+    return np.ascontiguousarray(array, dtype=np.float64)
+
+
+Pointers = tuple[int, ...]
+"""Arrays' addresses, in the order a kernel function takes them."""
+
+
+@dataclass(frozen=True, eq=False)
+class _Arrays:
+    """Arrays the kernel reads, kept alive with their addresses.
+
+    Attributes:
+        arrays: The arrays, contiguous, in the C types.
+        pointers: Their addresses, in order.
+    """
+
+    arrays: tuple[np.ndarray[Any, Any], ...]
+    pointers: Pointers
+
+    @staticmethod
+    def held(
+        *arrays: np.ndarray[Any, Any],
+    ) -> tuple[tuple[np.ndarray[Any, Any], ...], tuple[int, ...]]:
+        """The arrays and their addresses."""
+        return arrays, tuple(address(array) for array in arrays)
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        """Unpickled or copied: the addresses are those of this object's own arrays."""
+        for name, value in state.items():
+            object.__setattr__(self, name, value)
+        object.__setattr__(self, "pointers", tuple(address(array) for array in self.arrays))
+
+
+@dataclass(frozen=True, eq=False)
+class GradientTree(_Arrays):
+    """Which variables move which parts, as a tree: what ``rk_gradient_tree`` reads.
+
+    Attributes:
+        n_segments: Segments, parents before children.
+        n_variables: Variables.
+        n_parts: Parts (effector points).
+        arrays: The segments' parents, the variables' segments, the parts' segments
+            (int32) and whether each variable is a rotation (uint8).
+    """
+
+    n_segments: int = 0
+    n_variables: int = 0
+    n_parts: int = 0
+
+    @classmethod
+    def of(
+        cls,
+        parent: IntArray,
+        variable_segment: IntArray,
+        part_segment: IntArray,
+        rotation: BoolArray,
+    ) -> GradientTree:
+        """The kernel's copy of the arrays (contiguous, in the C types)."""
+        arrays, pointers = cls.held(
+            np.ascontiguousarray(parent, dtype=np.int32),
+            np.ascontiguousarray(variable_segment, dtype=np.int32),
+            np.ascontiguousarray(part_segment, dtype=np.int32),
+            np.ascontiguousarray(rotation, dtype=np.uint8),
+        )
+        return cls(arrays, pointers, len(arrays[0]), len(arrays[1]), len(arrays[2]))
+
+    @property
+    def layout(self) -> tuple[int, ...]:
+        """The first six arguments of ``rk_gradient_tree`` and ``rk_hessian_tree``.
+
+        The segments' count and parents, the variables' and their segments, the parts'
+        and theirs.
+        """
+        pointers = self.pointers
+        return (
+            self.n_segments,
+            pointers[0],
+            self.n_variables,
+            pointers[1],
+            self.n_parts,
+            pointers[2],
+        )
+
+
+@dataclass(frozen=True, eq=False)
+class KernelTree(_Arrays):
+    """A kinematic tree as the kernel reads it (``rk_frames``).
+
+    Attributes:
+        n_segments: Segments, parents before children.
+        n_dofs: DOFs.
+        normalise: 1 when rotation axes must be scaled to unit length (a rest scales).
+        arrays: parent, first DOF, DOF count (int32), rest matrices (n_segments, 16),
+            rotation flags (uint8) and DOF axes (n_dofs, 3).
+    """
+
+    n_segments: int = 0
+    n_dofs: int = 0
+    normalise: int = 0
+
+    @classmethod
+    def of(
+        cls,
+        parent: IntArray,
+        first_dof: IntArray,
+        count: IntArray,
+        rest: FloatArray,
+        rotation: BoolArray,
+        axis: FloatArray,
+        scaled: bool,
+    ) -> KernelTree:
+        """The kernel's copy of a tree's arrays (contiguous, in the C types)."""
+        arrays, pointers = cls.held(
+            np.ascontiguousarray(parent, dtype=np.int32),
+            np.ascontiguousarray(first_dof, dtype=np.int32),
+            np.ascontiguousarray(count, dtype=np.int32),
+            np.ascontiguousarray(rest, dtype=np.float64).reshape(-1, 16),
+            np.ascontiguousarray(rotation, dtype=np.uint8),
+            np.ascontiguousarray(axis, dtype=np.float64).reshape(-1, 3),
+        )
+        return cls(arrays, pointers, len(arrays[0]), len(arrays[4]), int(scaled))
+
+    def with_rests(self, rest: FloatArray, scaled: bool) -> KernelTree:
+        """This tree with other rest matrices (n_segments, 16), its other arrays shared."""
+        rest = np.ascontiguousarray(rest, dtype=np.float64)
+        arrays = (*self.arrays[:3], rest, *self.arrays[4:])
+        pointers = (*self.pointers[:3], address(rest), *self.pointers[4:])
+        return replace(self, arrays=arrays, pointers=pointers, normalise=int(scaled))
+
+
+class _Objective(ctypes.Structure):
+    """``Objective`` of ``reach_kernel.c``: the same fields in the same order."""
+
+    _fields_ = [
+        ("n_segments", ctypes.c_int32),
+        ("parent", ctypes.c_void_p),
+        ("first_dof", ctypes.c_void_p),
+        ("count", ctypes.c_void_p),
+        ("rest", ctypes.c_void_p),
+        ("rotation", ctypes.c_void_p),
+        ("axis", ctypes.c_void_p),
+        ("normalise", ctypes.c_int32),
+        ("m", ctypes.c_int32),
+        ("part_segment", ctypes.c_void_p),
+        ("local", ctypes.c_void_p),
+        ("scaled", ctypes.c_int32),
+        ("n", ctypes.c_int32),
+        ("variables", ctypes.c_void_p),
+        ("variable_segment", ctypes.c_void_p),
+        ("variable_rotation", ctypes.c_void_p),
+        ("world", ctypes.c_void_p),
+        ("dof_axis", ctypes.c_void_p),
+        ("dof_pivot", ctypes.c_void_p),
+        ("sums", ctypes.c_void_p),
+        ("force", ctypes.c_void_p),
+        ("weighted", ctypes.c_void_p),
+    ]
+
+
+@dataclass(frozen=True, eq=False)
+class ObjectivePlan(_Arrays):
+    """What ``rk_objective`` reads besides the pose and the goals, and its scratch.
+
+    One per problem's figure, effectors and variables: the problems
+    :meth:`Problem.with_goals <solver.Problem.with_goals>` makes share it. Its scratch
+    makes it for one thread at a time, as a problem is.
+
+    Attributes:
+        n_parts: Parts, one per effector.
+        n_variables: Variables.
+        address: The address of the ``Objective`` structure.
+        structure: That structure (kept alive with the arrays it points to).
+        trees: The tree and the gradient's layout the structure points into (kept alive).
+        descents: The plans of its descents' Gauss–Newton steps, by the figure's DOFs.
+    """
+
+    n_parts: int = 0
+    n_variables: int = 0
+    address: int = 0
+    structure: Any = None
+    trees: tuple[KernelTree, GradientTree] | None = None
+    descents: dict[int, DescentPlan] = field(default_factory=dict)
+
+    def split(self, out: FloatArray) -> tuple[tuple[FloatArray, ...], FloatArray]:
+        """``rk_objective``'s output as the pose and the gradient over the variables.
+
+        The pose: the parts' points, x and y axes, the variables' axes and pivots (views
+        of ``out``, as the gradient is).
+        """
+        m, n = self.n_parts, self.n_variables
+        points, x, y = out[: 9 * m].reshape(3, m, 3)
+        axes, pivots = out[9 * m : 9 * m + 6 * n].reshape(2, n, 3)
+        return (points, x, y, axes, pivots), out[9 * m + 6 * n :]
+
+    def descent(self, n_dofs: int) -> DescentPlan:
+        """The plan of this problem's descents (made on first use).
+
+        Plans :meth:`moved` from one another share their descents' plans, each pointed
+        at the plan that asks for it last (problems are solved one at a time).
+        """
+        plan = self.descents.get(n_dofs)
+        if plan is None:
+            plan = self.descents[n_dofs] = DescentPlan(self, n_dofs)
+        elif plan.objective is not self:
+            plan.point_at(self)
+        return plan
+
+    def moved(self, tree: KernelTree, scaled: bool) -> ObjectivePlan:
+        """This plan on the same tree with other rests (:meth:`KernelTree.with_rests`).
+
+        The problem on a figure moved as a whole: the parts, variables and scratch are
+        shared, and so are the descents' plans (:meth:`descent`).
+        """
+        structure = _Objective.from_buffer_copy(self.structure)
+        structure.rest, structure.normalise = tree.pointers[3], tree.normalise
+        structure.scaled = int(scaled)
+        assert self.trees is not None  # made by of()
+        return replace(
+            self,
+            address=ctypes.addressof(structure),
+            structure=structure,
+            trees=(tree, self.trees[1]),
+        )
+
+    @classmethod
+    def of(
+        cls,
+        tree: KernelTree,
+        gradient: GradientTree,
+        local: FloatArray,
+        scaled: bool,
+        variables: IntArray,
+    ) -> ObjectivePlan:
+        """The plan of a problem.
+
+        Args:
+            tree: The figure's tree.
+            gradient: The variables' and parts' layout over it.
+            local: Each part's point and axes in its segment's frame, (m, 4, 3).
+            scaled: Whether some segment scales (the axes are then made unit).
+            variables: Each variable's DOF.
+        """
+        n_segments, n_dofs = tree.n_segments, tree.n_dofs
+        m, n = gradient.n_parts, gradient.n_variables
+        arrays, pointers = cls.held(
+            np.ascontiguousarray(local, dtype=np.float64).reshape(-1, 12),
+            np.ascontiguousarray(variables, dtype=np.int32),
+            np.empty(16 * (n_segments + 1)),
+            np.empty(3 * n_dofs),
+            np.empty(3 * n_dofs),
+            np.empty(6 * n_segments),
+            np.empty(3 * m),
+            np.empty(m),
+        )
+        parent, first, count, rest, rotation, axis = tree.pointers
+        structure = _Objective(
+            n_segments,
+            parent,
+            first,
+            count,
+            rest,
+            rotation,
+            axis,
+            tree.normalise,
+            m,
+            gradient.pointers[2],
+            pointers[0],
+            int(scaled),
+            n,
+            pointers[1],
+            gradient.pointers[1],
+            gradient.pointers[3],
+            *pointers[2:],
+        )
+        return cls(arrays, pointers, m, n, ctypes.addressof(structure), structure, (tree, gradient))
+
+
+class _Descent(ctypes.Structure):
+    """``Descent`` of ``reach_kernel.c``: the same fields in the same order."""
+
+    _fields_ = [
+        ("objective", ctypes.c_void_p),
+        ("goal", ctypes.c_void_p),
+        ("weight", ctypes.c_void_p),
+        ("moves", ctypes.c_void_p),
+        ("n_dofs", ctypes.c_int32),
+        ("base", ctypes.c_void_p),
+        ("scale", ctypes.c_void_p),
+        ("weight_scale", ctypes.c_double),
+        ("rows", ctypes.c_int32),
+        ("a", ctypes.c_void_p),
+        ("b", ctypes.c_void_p),
+        ("relative", ctypes.c_double),
+        ("absolute", ctypes.c_double),
+        ("theta", ctypes.c_void_p),
+        ("pose", ctypes.c_void_p),
+        ("posed_at", ctypes.c_void_p),
+        ("posed", ctypes.c_int32),
+        ("total", ctypes.c_double),
+        ("q", ctypes.c_int32),
+        ("bound", ctypes.c_void_p),
+        ("sign", ctypes.c_void_p),
+        ("rhs", ctypes.c_void_p),
+        ("held", ctypes.c_void_p),
+    ]
+
+
+class DescentPlan:
+    """What the kernel's descent reads: a descent's problem of position goals over φ.
+
+    One per objective plan (:meth:`ObjectivePlan.descent`), with the step's scratch; each
+    descent binds its own goals, start and rows (:meth:`bind`) and holds its active
+    bounds (:meth:`hold`) before its steps.
+
+    Attributes:
+        objective: The objective's plan.
+        address: The address of the ``Descent`` structure.
+        work_address: The address of the step's scratch.
+        bound: The arrays of the descent bound last (kept alive), or None.
+        inactive: Whether each inequality row is inactive, as uint8.
+    """
+
+    def __init__(self, objective: ObjectivePlan, n_dofs: int) -> None:
+        self.objective = objective
+        m, n = objective.n_parts, objective.n_variables
+        self._theta, self._pose = np.empty(n_dofs), np.empty(9 * m + 7 * n)
+        self._posed_at = np.empty(n)
+        self.structure = _Descent()
+        self.structure.objective = objective.address
+        self.structure.n_dofs = n_dofs
+        self.structure.theta = address(self._theta)
+        self.structure.pose = address(self._pose)
+        self.structure.posed_at = address(self._posed_at)
+        self.address = ctypes.addressof(self.structure)
+        self._work = np.empty(0)
+        self.work_address = 0
+        self.bound: tuple[FloatArray, ...] | None = None
+        # the active bounds (at most one a variable): variables, signs, sides, held ones
+        self._bound, self._sign, self._rhs = np.empty(n, np.int32), np.empty(n), np.empty(n)
+        self._held = np.zeros(n, dtype=np.uint8)
+        structure = self.structure
+        structure.bound, structure.sign = address(self._bound), address(self._sign)
+        structure.rhs, structure.held = address(self._rhs), address(self._held)
+        self.inactive = np.empty(0, dtype=np.uint8)
+
+    def point_at(self, objective: ObjectivePlan) -> None:
+        """Read ``objective`` (a plan :meth:`ObjectivePlan.moved` from this one's) from now on."""
+        self.objective = objective
+        self.structure.objective = objective.address
+        self.bound = None  # bound again before the next descent
+
+    def last(self) -> tuple[FloatArray, float, tuple[FloatArray, ...], FloatArray] | None:
+        """The kernel's last evaluation of the descent bound, as :meth:`Kernel.objective`'s.
+
+        θ there and G_all, the pose and the gradient over the variables (copies); None
+        when the descent evaluated nothing yet.
+        """
+        if not self.structure.posed:
+            return None
+        parts, gradient = self.objective.split(self._pose.copy())
+        return self._theta.copy(), float(self.structure.total), parts, gradient
+
+    def bind(
+        self,
+        arrays: tuple[FloatArray, ...],
+        weight_scale: float,
+        damping: tuple[float, float],
+    ) -> None:
+        """Point the structure at one descent's arrays.
+
+        Args:
+            arrays: Each goal's point (m, 3) and weight (m); whether each variable moves
+                each goal's effector (n, m); θ at the start (all DOFs); the variables'
+                scale s (θ_V = s ∘ φ); the inequality rows over φ, dense (rows, n), and
+                their bounds. Kept as they are while bound: contiguous float64.
+            weight_scale: w: the descent minimises G/w.
+            damping: μ's shares of the largest curvature and of |G/w|.
+        """
+        structure = self.structure
+        goal, weight, moves, base, scale, a, b = arrays
+        structure.goal, structure.weight, structure.moves = (
+            address(goal),
+            address(weight),
+            address(moves),
+        )
+        structure.base, structure.scale = address(base), address(scale)
+        structure.a, structure.b = address(a), address(b)
+        structure.weight_scale, structure.rows = weight_scale, len(b)
+        structure.relative, structure.absolute = damping
+        structure.posed = 0  # its pose is of another start and scale
+        m, n = self.objective.n_parts, self.objective.n_variables
+        # a step's work (at most 5n + 2k + k² + rows, k = 3m) after a descent's own
+        # (2kn + k² + 3n + 4)
+        size = 8 * n + 6 * m * n + 6 * m + 18 * m * m + 4 + len(b)
+        if self._work.size < size:
+            self._work = np.empty(size)
+            self.work_address = address(self._work)
+        self.bound = arrays
+        structure.q = 0  # no bound active until held
+        if len(self.inactive) != len(b):
+            self.inactive = np.ones(len(b), dtype=np.uint8)
+        else:
+            self.inactive.fill(1)
+
+    def hold(
+        self,
+        variables: IntArray,
+        signs: FloatArray,
+        rhs: FloatArray,
+        inactive: np.ndarray[Any, np.dtype[np.bool_]],
+    ) -> None:
+        """Make the bounds on ``variables`` the active rows of the descent bound.
+
+        Args:
+            variables: The variable each active bound holds, (q,), all apart.
+            signs: Its row's entry there, ±1, (q,).
+            rhs: Its right-hand side, (q,).
+            inactive: Whether each inequality row is inactive, (rows,).
+        """
+        q = len(variables)
+        self._bound[:q], self._sign[:q], self._rhs[:q] = variables, signs, rhs
+        self._held[:] = 0
+        self._held[variables] = 1
+        self.structure.q = q
+        self.inactive[:] = inactive
+
+    @property
+    def q(self) -> int:
+        """The active bounds (:meth:`hold`)."""
+        return int(self.structure.q)

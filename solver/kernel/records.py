@@ -1,0 +1,129 @@
+"""What the kernel's descent functions answer: their statuses, named, and their records.
+
+Each status enumeration names the numbers ``reach_kernel.c`` returns, as its own
+``enum``s of the same names do (``RK_`` and the member's name; the kernel's tests read the
+C source and check every number).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import IntEnum
+
+from .._checks import FloatArray
+
+__all__ = [
+    "DescentStatus",
+    "GaussNewtonDescent",
+    "GaussNewtonSearch",
+    "GaussNewtonStart",
+    "SearchStatus",
+    "StartStatus",
+]
+
+
+class StartStatus(IntEnum):
+    """How ``rk_gauss_newton_start`` ended."""
+
+    STARTED = 0
+    """H's start and H g are made."""
+    NOT_POSITIVE_DEFINITE = 4
+    """F's curvature is not positive definite to rounding: Python's start meets it."""
+
+
+class SearchStatus(IntEnum):
+    """How ``rk_gauss_newton_search`` ended."""
+
+    STEP_TAKEN = 0
+    """The line search accepted a point."""
+    NO_DESCENT = 1
+    """−H g is no descent direction."""
+    BLOCKED_AT_ONCE = 2
+    """A row blocks the step at once (λ_max ≤ 1e-15): it is added without moving."""
+    NO_DECREASE = 3
+    """The line search found no decrease."""
+    ROW_NOT_A_BOUND = 5
+    """The row met is no bound while bounds are active: the descent takes the step itself."""
+
+
+class DescentStatus(IntEnum):
+    """How ``rk_gauss_newton_descent`` ended."""
+
+    GENERAL = -1
+    """Anything its steps do not cover (a bound left or met, a slower decrease, a
+    Kuhn–Tucker point, the iterations spent): the descent is the general one's."""
+    GOALS_MET = 0
+    """The goals are met."""
+    TIME_SPENT = 1
+    """The time budget is spent."""
+    MET_AT_START = 2
+    """The goals are met at the start, before any test."""
+
+
+@dataclass(frozen=True)
+class GaussNewtonDescent:
+    """What ``rk_gauss_newton_descent`` found (see :meth:`Kernel.gauss_newton_descent`).
+
+    Attributes:
+        status: How it ended.
+        point: The last iterate.
+        value: G/w there.
+        gradient: Its gradient.
+        normed: The gradient whose norm was tested last (None: none was).
+        evaluations: Objective evaluations, the start's included.
+        iterations: Iterations taken.
+    """
+
+    status: DescentStatus
+    point: FloatArray
+    value: float
+    gradient: FloatArray
+    normed: FloatArray | None
+    evaluations: int
+    iterations: int
+
+
+@dataclass(frozen=True)
+class GaussNewtonStart:
+    """What ``rk_gauss_newton_start`` found (see :meth:`Kernel.gauss_newton_start`).
+
+    Attributes:
+        status: How it ended.
+        damping: μ of H's start.
+        factor: F at the iterate, scaled, (n, k).
+        turn: L⁻¹ of H's start, (k, k).
+        hg: H g, (n,).
+    """
+
+    status: StartStatus
+    damping: float
+    factor: FloatArray
+    turn: FloatArray
+    hg: FloatArray
+
+
+@dataclass(frozen=True)
+class GaussNewtonSearch:
+    """What ``rk_gauss_newton_search`` found (see :meth:`Kernel.gauss_newton_search`).
+
+    Attributes:
+        status: How it ended.
+        slope: gᵀs.
+        limit: λ_max of the ratio test (inf: no row blocks).
+        hit: The row met at λ_max, or −1.
+        alpha: The accepted step factor (0: none).
+        value: G/w at the accepted point.
+        evaluations: Objective evaluations of the line search.
+        point: The accepted point.
+        gradient: Its gradient.
+    """
+
+    status: SearchStatus
+    slope: float
+    limit: float
+    hit: int
+    alpha: float
+    value: float
+    evaluations: int
+    point: FloatArray
+    gradient: FloatArray
