@@ -444,6 +444,7 @@ def _without_compiled_steps(monkeypatch: pytest.MonkeyPatch) -> None:
     iterations=st.integers(1, 4),
 )
 @example(seed=0, segments=7, goals=1, reach=0.05, slides=True, iterations=2)
+@example(seed=1368, segments=6, goals=2, reach=0.05, slides=True, iterations=3)
 def test_the_compiled_gauss_newton_step_takes_pythons_steps(
     seed: int, segments: int, goals: int, reach: float, slides: bool, iterations: int
 ) -> None:
