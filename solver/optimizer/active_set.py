@@ -115,6 +115,7 @@ class ActiveSet:
     def _refresh(self) -> None:
         self._basis: FloatArray | None = None
         self._bounds: IntArray | None = None
+        self._held_at: tuple[IntArray, FloatArray] | None = None
         self._bounds_known = False
         self.gram_inverse: FloatArray
         if not self.k and not self.rows:  # no row at all (a drag event's start, often)
@@ -221,9 +222,10 @@ class ActiveSet:
         with ``(NᵀN)⁻¹`` loses the row's part off their span to rounding, and a row in
         their span would be taken for independent and make NᵀN singular.
         """
-        if not self.matrix.shape[1]:
-            return float(row @ row) > _INDEPENDENT
-        rest = _off_span(row, self.basis)
+        if self.bounds is not None or not self.matrix.shape[1]:
+            rest = self.project(row)  # bounds' span: their variables zeroed, exactly
+        else:
+            rest = _off_span(row, self.basis)
         return float(rest @ rest) > _INDEPENDENT
 
     def multipliers(self, gradient: FloatArray) -> FloatArray:
@@ -243,30 +245,28 @@ class ActiveSet:
         """
         if not self.matrix.shape[1]:
             return phi
-        if self.bounds is not None:
-            exact = phi.copy()
-            exact[self.bounds] = self._signs * self.rhs
-            return exact
-        residual = self.matrix.T @ phi - self.rhs
-        corrected = phi
-        if float(np.abs(residual).max()) > 1e-13:
-            corrected = phi - self.matrix @ (self.gram_inverse @ residual)
-        variables, signs = self.a_in.bounds()
-        held = variables[self.rows]
-        bound = held >= 0
-        if bound.any():
-            corrected = corrected.copy() if corrected is phi else corrected
-            at = np.flatnonzero(bound)
-            corrected[held[at]] = signs[self.rows][at] * self.b_in[self.rows][at]
-        return corrected
+        variables, values = self._bound_values()
+        exact = phi
+        if self.bounds is None or self.k:  # rows that are no inequality bounds
+            residual = self.matrix.T @ phi - self.rhs
+            if float(np.abs(residual).max()) > 1e-13:
+                exact = phi - self.matrix @ (self.gram_inverse @ residual)
+        if variables.size:
+            exact = phi.copy() if exact is phi else exact
+            exact[variables] = values
+        return exact
 
-    @property
-    def _signs(self) -> FloatArray:
-        """Each active row's entry on its variable (±1), where every row is a bound."""
-        bounds = self.bounds
-        assert bounds is not None
-        signs: FloatArray = self.matrix[bounds, np.arange(len(bounds))]
-        return signs
+    def _bound_values(self) -> tuple[IntArray, FloatArray]:
+        """The variables the active inequality bounds hold and the value each is held at.
+
+        ``s φ_j ≥ b`` with ``s = ±1`` is held at ``φ_j = s b``; found once per set of rows.
+        """
+        if self._held_at is None:
+            columns, signs = self.a_in.bounds()
+            rows = np.asarray(self.rows, dtype=np.intp)
+            bound = rows[columns[rows] >= 0]
+            self._held_at = (columns[bound], signs[bound] * self.b_in[bound])
+        return self._held_at
 
     def inside(self, phi: FloatArray) -> FloatArray:
         """``phi`` with each variable within every bound among the rows, exactly.
