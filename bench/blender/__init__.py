@@ -4,6 +4,8 @@
   metarig (``blender.json``); :mod:`~bench.blender.drag_whatif` measures what would
   make its drag event faster (prints only);
 * :mod:`~bench.blender.mixed_goals`: drags holding six goal types at once (``mixed.json``);
+* :mod:`~bench.blender.drag_route`: the files one drag event's code runs through
+  (``drag_route.json``);
 * :mod:`~bench.blender.bake`: a 250-frame bake beside Blender's IK (``bake.json``);
 * :mod:`~bench.blender.real_rigs`: every real rig the add-on's tests use (``rigs.json``);
 * :mod:`~bench.blender.methods`: every solver method through the add-on
