@@ -146,7 +146,8 @@ class LiveSession:
                 return other
         return None
 
-    def _state(self, obj: Any) -> tuple[dict[str, Channels], BoneState]:
+    def _channels(self, obj: Any) -> tuple[dict[str, Channels], BoneState]:
+        """The armature's and its enabled goals' world matrices, and its bones' channels."""
         objects: dict[str, Channels] = {"": _flat(obj.matrix_world)}
         for entry in obj.reach.constraints:
             if entry.enabled and entry.goal is not None:
@@ -165,7 +166,7 @@ class LiveSession:
         if self.resuming:
             return self._resume(obj, scene)
         self._judge(obj)  # Blender has evaluated the pose the last solve wrote
-        objects, bones = self._state(obj)
+        objects, bones = self._channels(obj)
         if self.written is None:  # first call: remember, solve once
             moved_by_hand: list[str] = []
         elif objects == self.watched and bones == self.written:
@@ -230,7 +231,7 @@ class LiveSession:
             pass
         finally:
             self._judge(obj)
-            self.watched, self.written = self._state(obj)
+            self.watched, self.written = self._channels(obj)
             self.busy = False
 
     def _judge(self, obj: Any) -> None:
@@ -292,7 +293,7 @@ class LiveSession:
             obj.reach.stats.message = f"live: {error}"
         finally:
             self.poser.view_layer = None
-            self.watched, self.written = self._state(obj)
+            self.watched, self.written = self._channels(obj)
             self.busy = False
         return not self.last_error
 
