@@ -23,8 +23,8 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, Final
 
 import bpy
 import numpy as np
@@ -146,7 +146,8 @@ class LiveSession:
                 return other
         return None
 
-    def _state(self, obj: Any) -> tuple[dict[str, Channels], BoneState]:
+    def _channels(self, obj: Any) -> tuple[dict[str, Channels], BoneState]:
+        """The armature's and its enabled goals' world matrices, and its bones' channels."""
         objects: dict[str, Channels] = {"": _flat(obj.matrix_world)}
         for entry in obj.reach.constraints:
             if entry.enabled and entry.goal is not None:
@@ -165,7 +166,7 @@ class LiveSession:
         if self.resuming:
             return self._resume(obj, scene)
         self._judge(obj)  # Blender has evaluated the pose the last solve wrote
-        objects, bones = self._state(obj)
+        objects, bones = self._channels(obj)
         if self.written is None:  # first call: remember, solve once
             moved_by_hand: list[str] = []
         elif objects == self.watched and bones == self.written:
@@ -230,7 +231,7 @@ class LiveSession:
             pass
         finally:
             self._judge(obj)
-            self.watched, self.written = self._state(obj)
+            self.watched, self.written = self._channels(obj)
             self.busy = False
 
     def _judge(self, obj: Any) -> None:
@@ -292,19 +293,40 @@ class LiveSession:
             obj.reach.stats.message = f"live: {error}"
         finally:
             self.poser.view_layer = None
-            self.watched, self.written = self._state(obj)
+            self.watched, self.written = self._channels(obj)
             self.busy = False
         return not self.last_error
 
 
-_sessions: dict[int, LiveSession] = {}
-_paused = [0]
+@dataclass
+class LiveState:
+    """Live mode's sessions and pauses, which the app handlers read on every event.
+
+    A session is added when live mode is turned on (:func:`start`) or comes back after
+    a file is opened (:func:`restore_after_load`, which first empties the sessions),
+    and removed when it is turned off (:func:`stop`, which the add-on's unregister calls
+    for all) or its armature is gone. The pauses are counted up and down around a bake
+    (:func:`paused`). They live between events because live mode is no modal operator:
+    each depsgraph update and frame change finds here what to re-solve.
+
+    Attributes:
+        sessions: By armature object (its ``session_uid``), its live session.
+        paused: How many :func:`pause` calls no :func:`resume` has undone; live mode
+            re-solves nothing while it is above zero.
+    """
+
+    sessions: dict[int, LiveSession] = field(default_factory=dict)
+    paused: int = 0
+
+
+_state: Final = LiveState()
+"""Live mode's state for this Blender session."""
 
 
 def session(armature: str) -> LiveSession | None:
     """The live session of the armature object named ``armature``, if live mode is on."""
     obj = bpy.data.objects.get(armature)
-    return None if obj is None else _sessions.get(int(obj.session_uid))
+    return None if obj is None else _state.sessions.get(int(obj.session_uid))
 
 
 def has_session(uid: int) -> bool:
@@ -326,20 +348,20 @@ def start(obj: Any, scene: Any) -> LiveSession:
     live = LiveSession(obj)
     if not live.update(scene):
         raise BlenderDataError(f"live mode not started: {live.last_error}")
-    _sessions[live.uid] = live
+    _state.sessions[live.uid] = live
     obj.reach.live = True
     return live
 
 
 def stop(armature: str | None = None) -> None:
     """Turn live mode off for ``armature`` (all armatures when None)."""
-    ended = list(_sessions) if armature is None else []
+    ended = list(_state.sessions) if armature is None else []
     if armature is not None:
         obj = bpy.data.objects.get(armature)
         if obj is not None:
             ended.append(int(obj.session_uid))
     for uid in ended:
-        live = _sessions.pop(uid, None)
+        live = _state.sessions.pop(uid, None)
         obj = live.find() if live is not None else None
         if obj is not None:
             obj.reach.live = False
@@ -347,12 +369,12 @@ def stop(armature: str | None = None) -> None:
 
 def pause() -> None:
     """Live mode stops re-solving until :func:`resume` (a bake changes frames itself)."""
-    _paused[0] += 1
+    _state.paused += 1
 
 
 def resume() -> None:
     """Undo one :func:`pause`."""
-    _paused[0] = max(_paused[0] - 1, 0)
+    _state.paused = max(_state.paused - 1, 0)
 
 
 @contextmanager
@@ -367,9 +389,9 @@ def paused() -> Iterator[None]:
 
 def _each_session() -> list[LiveSession]:
     live = []
-    for uid, each in list(_sessions.items()):
+    for uid, each in list(_state.sessions.items()):
         if each.find() is None:
-            _sessions.pop(uid, None)
+            _state.sessions.pop(uid, None)
         else:
             live.append(each)
     return live
@@ -381,7 +403,7 @@ def depsgraph_updated(scene: Any, depsgraph: Any | None = None) -> None:
     A solve written here is finished after the handler (:func:`settle_pending`, on a
     timer of Blender's event loop), where the rig can be evaluated between passes.
     """
-    if _paused[0]:
+    if _state.paused:
         return
     for live in _each_session():
         if live.update(scene) and depsgraph is not None:
@@ -405,7 +427,7 @@ def settle_pending() -> None:
 
 def frame_changed(scene: Any, depsgraph: Any | None = None) -> None:
     """Every live session follows the new frame (its keyed goals and bones)."""
-    if _paused[0]:
+    if _state.paused:
         return
     for live in _each_session():
         live.follow_frame(scene, depsgraph)
@@ -418,7 +440,7 @@ def restore_after_load() -> None:
     goals stand at the origin): each session resumes at its scene's first evaluation,
     which is asked for here for the window's scene.
     """
-    _sessions.clear()
+    _state.sessions.clear()
     stop()
     objects: list[Any] = list(bpy.data.objects)
     for obj in objects:
@@ -429,8 +451,8 @@ def restore_after_load() -> None:
             obj.reach.stats.message = f"live mode is off after loading: '{obj.name}' is in no scene"
             continue
         live = LiveSession(obj, resuming=True)
-        _sessions[live.uid] = live
-    if not _sessions:
+        _state.sessions[live.uid] = live
+    if not _state.sessions:
         return
     context = bpy.context
     if context.view_layer is not None and context.scene is not None:

@@ -14,7 +14,8 @@ work; so is an armature in edit mode, whose pose Blender neither shows nor updat
 from __future__ import annotations
 
 import traceback
-from typing import TYPE_CHECKING, Any, Literal, TypeAlias
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Final, Literal, TypeAlias
 
 import bpy
 from bpy.props import IntProperty, StringProperty
@@ -38,8 +39,29 @@ else:
 """What an operator's execute, invoke and modal return."""
 
 
-_drag: dict[str, str] = {}
-"""The interactive drag under way, if any: ``armature`` and ``goal`` names."""
+@dataclass
+class DragUnderWay:
+    """The interactive drag under way, if any, which every other operator waits for.
+
+    Filled by :func:`drag_started` when a drag's modal loop begins; emptied by
+    :func:`drag_ended` when the drag is confirmed, cancelled or fails, when a file is
+    opened (which ends every modal operator) and when the add-on is unregistered. It
+    lives between events because a drag runs across many, and an operator started
+    between them must see it.
+
+    Attributes:
+        running: Whether a drag runs.
+        armature: The dragged armature's name (while one runs).
+        goal: The dragged goal's name (while one runs).
+    """
+
+    running: bool = False
+    armature: str = ""
+    goal: str = ""
+
+
+_state: Final = DragUnderWay()
+"""The drag under way in this Blender session."""
 
 
 def check_no_drag() -> None:
@@ -48,9 +70,9 @@ def check_no_drag() -> None:
     Raises:
         BlenderDataError: Naming the drag and how to end it.
     """
-    if _drag:
+    if _state.running:
         raise BlenderDataError(
-            f"a drag of '{_drag['goal']}' on '{_drag['armature']}' is under way; "
+            f"a drag of '{_state.goal}' on '{_state.armature}' is under way; "
             "confirm it (left click or Enter) or cancel it (right click or Esc) first"
         )
 
@@ -90,12 +112,12 @@ def drag_started(armature: str, goal: str) -> None:
         BlenderDataError: If another one runs already.
     """
     check_no_drag()
-    _drag.update(armature=armature, goal=goal)
+    _state.running, _state.armature, _state.goal = True, armature, goal
 
 
 def drag_ended() -> None:
     """Note that the interactive drag ended (confirmed, cancelled or failed)."""
-    _drag.clear()
+    _state.running, _state.armature, _state.goal = False, "", ""
 
 
 def failure_message(error: Exception) -> str:

@@ -15,8 +15,8 @@ which :func:`register` adds.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, Final
 
 import bpy
 import numpy as np
@@ -256,22 +256,39 @@ def draw_offscreen(
             draw_labels(overlays, ViewMatrices(size, size, view, view.inverted(), False))
 
 
-_drawn: list[Overlay] = []
-"""What the region's 3D drawing drew, for its pixel drawing right after (one computation
-per redraw)."""
+@dataclass
+class OverlayState:
+    """The overlay's draw handlers and what the last redraw drew.
+
+    The handlers are added by :func:`register` and removed by :func:`unregister`; what
+    was drawn is replaced by every 3D drawing of a region and read by its pixel drawing
+    right after, so the overlay is computed once per redraw. Both live between events
+    because Blender calls the draw handlers on its own, long after they were added.
+
+    Attributes:
+        drawn: What the region's 3D drawing drew, for its pixel drawing.
+        handles: The draw handlers added to the 3D viewport, for their removal.
+    """
+
+    drawn: list[Overlay] = field(default_factory=list)
+    handles: list[Any] = field(default_factory=list)
+
+
+_state: Final = OverlayState()
+"""The overlay's state for this Blender session."""
 
 
 def _on_draw_view() -> None:
-    _drawn[:] = [overlay_geometry(o) for o in shown_figures(bpy.context)]
-    if _drawn:
-        draw_lines(_drawn)
+    _state.drawn[:] = [overlay_geometry(o) for o in shown_figures(bpy.context)]
+    if _state.drawn:
+        draw_lines(_state.drawn)
 
 
 def _on_draw_pixel() -> None:
     context = bpy.context
     region, region_data = context.region, context.region_data
-    if _drawn and region is not None and region_data is not None:
-        draw_labels(_drawn, ViewMatrices.from_region(region, region_data))
+    if _state.drawn and region is not None and region_data is not None:
+        draw_labels(_state.drawn, ViewMatrices.from_region(region, region_data))
 
 
 def draw_toggle(panel: Any, context: Any) -> None:
@@ -281,19 +298,16 @@ def draw_toggle(panel: Any, context: Any) -> None:
         panel.layout.prop(obj.reach, "show_overlay", text="Reach: constraints")
 
 
-_handles: list[Any] = []
-
-
 def register() -> None:
     """Add the draw handlers and the overlay switch to the Viewport Overlays popover."""
     space = bpy.types.SpaceView3D
-    _handles.append(space.draw_handler_add(_on_draw_view, (), "WINDOW", "POST_VIEW"))
-    _handles.append(space.draw_handler_add(_on_draw_pixel, (), "WINDOW", "POST_PIXEL"))
+    _state.handles.append(space.draw_handler_add(_on_draw_view, (), "WINDOW", "POST_VIEW"))
+    _state.handles.append(space.draw_handler_add(_on_draw_pixel, (), "WINDOW", "POST_PIXEL"))
     bpy.types.VIEW3D_PT_overlay.append(draw_toggle)
 
 
 def unregister() -> None:
     """Undo :func:`register`."""
     bpy.types.VIEW3D_PT_overlay.remove(draw_toggle)
-    while _handles:
-        bpy.types.SpaceView3D.draw_handler_remove(_handles.pop(), "WINDOW")
+    while _state.handles:
+        bpy.types.SpaceView3D.draw_handler_remove(_state.handles.pop(), "WINDOW")

@@ -10,8 +10,8 @@ every later evaluation of that armature slower.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, Final
 
 
 @dataclass(frozen=True)
@@ -51,15 +51,31 @@ class EventStats:
     diverging: tuple[str, ...] = ()
 
 
-_DRAGS: dict[int, tuple[EventStats, ...]] = {}
-"""The last finished drag's events, by armature object (its ``session_uid``)."""
+@dataclass
+class DragRecords:
+    """The last finished drag's events of each armature object, kept for the session.
+
+    Filled by :func:`keep_drag` when a drag finishes (each armature's replacing its
+    last), read by :func:`last_drag`; never emptied, since ``session_uid`` names no
+    other object while Blender runs. It lives between events because the drag's record
+    is read after the drag, by the panel and by scripts, and not stored in the object.
+
+    Attributes:
+        drags: By armature object (its ``session_uid``), the events of its last drag.
+    """
+
+    drags: dict[int, tuple[EventStats, ...]] = field(default_factory=dict)
+
+
+_state: Final = DragRecords()
+"""The drags' records of this Blender session."""
 
 
 def keep_drag(obj: Any, events: Sequence[EventStats]) -> None:
     """Keep ``events`` as the last drag of armature object ``obj`` (replacing any before)."""
-    _DRAGS[obj.session_uid] = tuple(events)
+    _state.drags[obj.session_uid] = tuple(events)
 
 
 def last_drag(obj: Any) -> tuple[EventStats, ...]:
     """The events of the last drag finished on ``obj`` in this session (empty if none)."""
-    return _DRAGS.get(obj.session_uid, ())
+    return _state.drags.get(obj.session_uid, ())

@@ -20,39 +20,56 @@ from __future__ import annotations
 import contextlib
 import re
 from collections.abc import Iterator
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, Final
 
 from .errors import BlenderDataError
 
 STAMP = "_reach_name"
 """The bone ID property holding the name Reach last saw the bone under."""
 
-_followed: dict[int, list[str]] = {}
-"""Per armature (its data's address), its bone names when every bone was last stamped:
-while they are the same, no bone was renamed or added, and the stamps need no reading
-(a pose write evaluates the armature, and so runs :func:`repair`, on every drag event)."""
+
+@dataclass
+class RenameState:
+    """What bone-rename following keeps between depsgraph updates.
+
+    ``followed`` is filled as armatures are repaired and never emptied: an entry only
+    spares work, and is trusted only while the armature's names and its first bone's
+    stamp still agree with it. ``writing`` counts up and down around each of Reach's
+    pose writes. Both live between events because a pose write evaluates the armature,
+    and so runs :func:`repair`, on every drag event.
+
+    Attributes:
+        followed: Per armature (its data's address), its bone names when every bone was
+            last stamped: while they are the same, no bone was renamed or added, and the
+            stamps need no reading.
+        writing: How many of Reach's own pose writes are under way: the evaluations they
+            make rename no bone, so :func:`repair` passes them by (reading a 700-bone
+            rig's names costs a fifth of a millisecond, and a drag event on a control
+            rig evaluates it two to four times).
+    """
+
+    followed: dict[int, list[str]] = field(default_factory=dict)
+    writing: int = 0
 
 
-_writing = 0
-"""How many of Reach's own pose writes are under way: the evaluations they make rename
-no bone, so :func:`repair` passes them by (reading a 700-bone rig's names costs a fifth
-of a millisecond, and a drag event on a control rig evaluates it two to four times)."""
+_state: Final = RenameState()
+"""The names followed and the pose writes under way, for this Blender session."""
 
 
 @contextlib.contextmanager
 def writing() -> Iterator[None]:
     """Reach writes a pose: :func:`repair` does nothing until the block ends."""
-    global _writing
-    _writing += 1
+    _state.writing += 1
     try:
         yield
     finally:
-        _writing -= 1
+        _state.writing -= 1
 
 
 def being_written() -> bool:
     """Whether Reach is writing a pose now (inside :func:`writing`)."""
-    return _writing > 0
+    return _state.writing > 0
 
 
 def unique_name(collection: Any, base: str) -> str:
@@ -81,7 +98,7 @@ def follow_renames(obj: Any) -> list[str]:
     bones = obj.data.bones
     names = bones.keys()
     key = obj.data.as_pointer()
-    if names and _followed.get(key) == names and bones[0].get(STAMP) == names[0]:
+    if names and _state.followed.get(key) == names and bones[0].get(STAMP) == names[0]:
         return []
     found: dict[str, list[str]] = {}
     for bone in bones:
@@ -94,7 +111,7 @@ def follow_renames(obj: Any) -> list[str]:
     for old, new in found.items():
         if len(new) == 1 and _rename(obj.reach, old, new[0]):
             messages.append(f"bone '{old}' is now '{new[0]}': Reach's settings follow it")
-    _followed[key] = names
+    _state.followed[key] = names
     return messages
 
 
@@ -150,7 +167,7 @@ def repair(obj: Any) -> list[str]:
     Returns:
         What changed, one line each.
     """
-    if _writing or obj.mode == "EDIT" or not uses_reach(obj):
+    if _state.writing or obj.mode == "EDIT" or not uses_reach(obj):
         return []
     return follow_renames(obj) + unique_names(obj.reach)
 

@@ -1,16 +1,7 @@
 """The one adapter between Blender data and the solver's, one job per module.
 
-* :mod:`.rig`: an armature object → :class:`solver.Figure` (bones, limits, groups);
-  :mod:`.joints` the DOFs of one bone, :mod:`.animated` what else poses a bone.
-* :mod:`.pose`: pose-bone channels ↔ θ (read, write); :mod:`.snapshot` exact restores;
-  :mod:`.inputs` what a figure is built from, to tell when to build it again.
-* :mod:`.goals`: goal empties → solver goals, constraints → :class:`solver.Problem`.
-* :mod:`.solving`: one solve and what it achieved; :mod:`.evaluated` the same measured
-  on Blender's evaluated pose.
-* :mod:`.posing`: the solve step every operator runs (problem, start pose, solve,
-  write, judge, stats, keys).
-* :mod:`.keys`: keyframes of a posed figure.
-
+Its modules turn armatures into figures, goal empties into goals, pose channels into
+θ and back, and solves into poses, keys and reports (each listed in ``docs/files.md``).
 Operators, the drag loop and live mode only call these modules. The conventions, which
 are Blender's own, reproduced exactly:
 

@@ -10,7 +10,8 @@ the goals' places and the armature's transform are checked by the problem's own 
 
 from __future__ import annotations
 
-from typing import Any
+import dataclasses
+from typing import Any, Final
 
 import bpy
 import numpy as np
@@ -47,8 +48,26 @@ BONE_FIELDS = (
 )
 """The bones' rest and inheritance, which the figure's segments are made of."""
 
-_properties: dict[str, tuple[tuple[str, str], ...]] = {}
-"""Per settings type, its properties' (identifier, type) pairs, read once."""
+
+@dataclasses.dataclass
+class SettingsLayouts:
+    """Which properties each type of Reach's settings has, read from Blender once.
+
+    Filled the first time a type's settings are read (:func:`figure_inputs`); never
+    emptied, since a type's properties do not change while the add-on is loaded. It
+    lives between events because live mode reads an armature's settings on every
+    depsgraph update, and so reads each type's ``bl_rna`` once instead of every time.
+
+    Attributes:
+        properties: Per settings type (its class name), its properties' (identifier,
+            type) pairs, in ``bl_rna`` order.
+    """
+
+    properties: dict[str, tuple[tuple[str, str], ...]] = dataclasses.field(default_factory=dict)
+
+
+_state: Final = SettingsLayouts()
+"""The settings types' properties read in this Blender session."""
 
 
 def figure_inputs(obj: Any) -> tuple[Any, ...]:
@@ -81,14 +100,14 @@ def _arrays(collection: Any, fields: tuple[tuple[str, Any, int], ...]) -> tuple[
 def _settings(group: Any) -> tuple[Any, ...]:
     """A settings group's values, nested groups and collections included."""
     kind = type(group).__name__
-    properties = _properties.get(kind)
+    properties = _state.properties.get(kind)
     if properties is None:
         properties = tuple(
             (p.identifier, p.type)
             for p in group.bl_rna.properties
             if p.identifier not in SKIPPED and not p.identifier.startswith("active_")
         )
-        _properties[kind] = properties
+        _state.properties[kind] = properties
     values: list[Any] = []
     for identifier, kind_of in properties:
         value = getattr(group, identifier)

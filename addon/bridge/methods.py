@@ -5,25 +5,23 @@ from __future__ import annotations
 from typing import Any
 
 from ...solver import Dls, Goldfarb, JacobianTranspose, Lbfgsb, Method
+from ..method_options import options_of
+
+CLASSES: dict[str, type[Method]] = {
+    cls.name: cls for cls in (Goldfarb, Lbfgsb, Dls, JacobianTranspose)
+}
+"""Each method's options class, by the solver's method name."""
 
 
 def method_of(method: Any) -> Method:
     """The method object for :func:`solver.solve`: the chosen method with its stored options.
 
-    A zero damping or step size means the solver's own default; a cut-off of −1 none.
+    Each option of :data:`.method_options.OPTIONS` under the chosen method sets its field;
+    a value not above the option's ``unset`` (zero damping or step size, a cut-off of −1)
+    leaves the solver's own default.
     """
     kind = str(method.kind)
-    chosen: Method
-    if kind == "lbfgsb":
-        chosen = Lbfgsb(tikhonov=float(method.tikhonov), subdivide=int(method.subdivide))
-    elif kind == "dls":
-        chosen = Dls(damping=float(method.damping) if method.damping > 0.0 else None)
-    elif kind == "jacobian_transpose":
-        chosen = JacobianTranspose(
-            step_size=float(method.step_size) if method.step_size > 0.0 else None,
-            falloff=float(method.falloff),
-            cutoff=int(method.cutoff) if method.cutoff >= 0 else None,
-        )
-    else:
-        chosen = Goldfarb()
-    return chosen
+    fields = {
+        option.field: option.value(getattr(method, option.name)) for option in options_of(kind)
+    }
+    return CLASSES.get(kind, Goldfarb)(**fields)

@@ -169,7 +169,7 @@ def test_a_bake_stopped_with_esc_keeps_the_frames_baked_so_far_and_nothing_else(
     assert keyed and all(frames == {1.0, 2.0, 3.0, 4.0, 5.0} for frames in keyed.values())
     assert "stopped before frame 6" in bake.reports[-1][1]
     assert scene.frame_current == 3
-    assert not reach.addon.live._paused[0]
+    assert not reach.addon.live._state.paused
     # only the keyed bones differ from before, and only as their keys say
     after = rigs.pose_channels(obj)
     changed = {name for name in before if before[name] != after[name]}

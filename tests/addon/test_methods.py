@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import bpy
 import numpy as np
 import pytest
@@ -10,6 +12,14 @@ from layout_check import Host
 from rigs import four_limbs, reachable_path
 
 METHODS = ("goldfarb", "lbfgsb", "dls", "jacobian_transpose")
+
+SHOWN = {
+    "goldfarb": (),
+    "lbfgsb": ("tikhonov", "subdivide"),
+    "dls": ("damping",),
+    "jacobian_transpose": ("step_size", "falloff", "cutoff"),
+}
+"""The options the solver panel shows under each method."""
 
 
 def hand_path(reach, obj, n):
@@ -64,6 +74,20 @@ def test_the_method_and_its_options_are_stored_and_passed_to_the_solver(reach):
 
 
 @pytest.mark.parametrize("method", METHODS)
+def test_a_new_figures_method_options_are_the_solvers_defaults(reach, method):
+    obj = four_limbs()
+    obj.reach.method.kind = method
+    chosen = reach.addon.bridge.methods.method_of(obj.reach.method)
+    default = reach.solver.methods.as_method(method)
+    assert type(chosen) is type(default)
+    for field in dataclasses.fields(default):
+        stored, solvers = getattr(chosen, field.name), getattr(default, field.name)
+        if isinstance(solvers, float):  # Blender stores floats in single precision
+            stored, solvers = np.float32(stored), np.float32(solvers)
+        assert stored == solvers, field.name
+
+
+@pytest.mark.parametrize("method", METHODS)
 def test_the_solver_panel_shows_each_methods_options(reach, method):
     rigs.figure()
     bpy.context.active_object.reach.method.kind = method
@@ -71,7 +95,7 @@ def test_the_solver_panel_shows_each_methods_options(reach, method):
     reach.addon.panel.REACH_PT_solver.draw(host, bpy.context)
     shown = host.layout.props()
     assert shown[5] == "kind"
-    assert tuple(shown[6:-1]) == reach.addon.method_settings.OPTIONS_SHOWN[method]
+    assert tuple(shown[6:-1]) == SHOWN[method]
     assert shown[-1] == "comfort"
     # comfort is drawn active only for the methods that honour it
     (column,) = [c for c in host.layout.children if "comfort" in c.props()]

@@ -74,7 +74,7 @@ def test_only_visible_figures_with_the_overlay_on_are_drawn(reach):
 def test_the_switch_is_in_the_viewport_overlays_popover_and_the_figure_panel(reach):
     overlay = reach.addon.overlay
     assert overlay.draw_toggle in bpy.types.VIEW3D_PT_overlay._dyn_ui_initialize()
-    assert len(overlay._handles) == 2  # the lines' and the labels' draw handlers
+    assert len(overlay._state.handles) == 2  # the lines' and the labels' draw handlers
     obj = four_limbs()
     host = Host()
     overlay.draw_toggle(host, bpy.context)
