@@ -35,7 +35,7 @@ from .bridge import keys, posing, snapshot, solving
 from .bridge.animated import poses_alone
 from .bridge.arrays import Array, channel
 from .bridge.balance import is_balance
-from .bridge.control_rig import figure_rig
+from .bridge.kinds import figure_rig
 from .bridge.pose import WRITTEN_CHANNELS
 from .bridge.rig import Rig, armature_object
 from .errors import BlenderDataError, ReachError

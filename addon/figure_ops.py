@@ -16,15 +16,16 @@ from bpy.props import BoolProperty, StringProperty
 from bpy.types import Operator
 from mathutils import Matrix, Vector
 
-from .bridge.control_rig import ControlModel, chain_of, control_model, figure_rig
-from .bridge.controls import describe_limbs, find_limbs
+from .bridge.control_rig.limbs import describe_limbs, find_limbs
+from .bridge.control_rig.model import ControlModel, chain_of, control_model
+from .bridge.control_rig.trunk import describe_trunk
 from .bridge.followers import check_chain
 from .bridge.goals import tail_length
 from .bridge.joints import euler_order, joint_settings
+from .bridge.kinds import figure_rig
 from .bridge.mass import default_masses
 from .bridge.pose import bone_angles
 from .bridge.rig import Rig, armature_object, to_numpy
-from .bridge.trunk import describe_trunk
 from .errors import BlenderDataError
 from .operator_base import (
     ArmatureOperator,

@@ -22,8 +22,9 @@ from ..vocabulary import GOAL_TYPES
 from .animated import mesh_bones
 from .arrays import Array
 from .balance import balance_constraints
-from .control_rig import figure_rig, stand_in
+from .control_rig.model import stand_in
 from .followers import follow_in
+from .kinds import figure_rig
 from .mechanisms import check_chain_writes
 from .rig import Rig, to_numpy
 

@@ -27,10 +27,11 @@ from ..renames import writing
 from . import goals, solving
 from .arrays import Array
 from .comfort import comfort_of
-from .control_rig import figure_rig, read_model, refine_model, write_model
+from .control_rig.figure import read_model
+from .control_rig.writing import ModelWriter
 from .goals import Setup
 from .keys import auto_key
-from .paws import Heels
+from .kinds import figure_rig
 from .pose import PoseWriter, changed_bones, read_pose, settle
 from .rig import Rig
 
@@ -331,7 +332,7 @@ class Poser:
 
         After a step written inside a depsgraph handler (no view layer to evaluate the
         rig between passes), once Blender has evaluated it: the passes its mechanism
-        needs, evaluated through ``view_layer`` (:func:`.control_rig.refine_model`).
+        needs, evaluated through ``view_layer`` (:func:`.control_rig.writing.refine_model`).
         """
         if isinstance(self.writer, ModelWriter) and self.theta is not None:
             with writing():
@@ -396,31 +397,11 @@ def read_figure(obj: Any, rig: Rig, previous: Array | None = None) -> Array:
     """θ of the figure as Blender holds it.
 
     The bones' channels, unrounded (:func:`.pose.read_pose`), or a control rig's
-    skeleton as Blender evaluates it (:func:`.control_rig.read_model`).
+    skeleton as Blender evaluates it (:func:`.control_rig.figure.read_model`).
     """
     if rig.model is not None:
         return read_model(obj, rig, previous)
     return read_pose(obj, rig, previous, rounding=False)
-
-
-class ModelWriter:
-    """Writes θ of a control rig's figure onto its controls (:func:`.control_rig.write_model`).
-
-    Each write after the first starts the paws' heels from the turns of the writes
-    before (:class:`.paws.Heels`): a drag's, a live session's or a bake's.
-    """
-
-    def __init__(self, rig: Rig, bones: Iterable[str], view_layer: Any | None) -> None:
-        self.rig, self.bones, self.view_layer = rig, list(bones), view_layer
-        self.heels = Heels()
-
-    def write(self, obj: Any, theta: Array) -> None:
-        """Place the controls of the limbs holding the chosen bones."""
-        write_model(obj, self.rig, theta, self.bones, self.view_layer, self.heels)
-
-    def refine(self, obj: Any, theta: Array, view_layer: Any) -> None:
-        """Place them again from Blender's evaluation of the last write (``theta``'s)."""
-        refine_model(obj, self.rig, theta, self.bones, view_layer, self.heels)
 
 
 def figure_writer(

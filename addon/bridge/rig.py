@@ -28,7 +28,10 @@ from .joints import all_joint_settings, bone_dofs, euler_order, joint_dofs, join
 
 
 class Model(Protocol):
-    """What a rig whose figure is not its bones' answers (:class:`.control_rig.ControlModel`)."""
+    """What a rig whose figure is not its bones' answers.
+
+    A control rig's (:class:`.control_rig.model.ControlModel`).
+    """
 
     def is_current(self, obj: Any) -> bool:
         """Whether the figure still models the armature."""
@@ -275,7 +278,7 @@ def build_rig(obj: Any, hold: Iterable[str] = ()) -> Rig:
 
     Returns:
         The rig of the armature's bones (the figure Reach solves on is
-        :func:`.control_rig.figure_rig`'s: a control rig's limbs, else this).
+        :func:`.kinds.figure_rig`'s: a control rig's limbs, else this).
 
     Raises:
         BlenderDataError: For data the solver cannot represent, named.
