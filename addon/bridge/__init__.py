@@ -2,6 +2,9 @@
 
 * :mod:`.rig`: an armature object → :class:`solver.Figure` (bones, limits, groups);
   :mod:`.joints` the DOFs of one bone, :mod:`.animated` what else poses a bone.
+* :mod:`.kinds`: the kind of rig an armature is, chosen once (:mod:`.rig_kind` says what
+  every kind answers): :mod:`.plain_rig` its own bones, :mod:`.control_rig` a generated
+  control rig solved on its skeleton and written onto its controls.
 * :mod:`.pose`: pose-bone channels ↔ θ (read, write); :mod:`.snapshot` exact restores;
   :mod:`.inputs` what a figure is built from, to tell when to build it again.
 * :mod:`.goals`: goal empties → solver goals, constraints → :class:`solver.Problem`.

@@ -22,10 +22,7 @@ from ..vocabulary import GOAL_TYPES
 from .animated import mesh_bones
 from .arrays import Array
 from .balance import balance_constraints
-from .control_rig.model import stand_in
-from .followers import follow_in
 from .kinds import figure_rig
-from .mechanisms import check_chain_writes
 from .rig import Rig, to_numpy
 
 _PLACED: dict[int, Any] = {}
@@ -384,15 +381,9 @@ def build_problem(obj: Any, scene: Any, rig: Rig | None = None) -> Setup:
         goal = goal_object(entry, obj, scene)
         solver_goal = build_goal(entry, goal)
         with labelled(label):
-            point, start = effector(entry, bone), entry.chain_start or None
-            if rig.model is not None:  # a control rig: on its skeleton
-                point, start = stand_in(rig, entry, point, label)
-            else:
-                if rig.followers:  # bones following controls: on the controls
-                    point, start = follow_in(rig, entry, point, label)
-                    if entry.bone in rig.followers:  # "met" on the bone named, all the same
-                        named[point.segment] = (entry.bone, rig.followers[entry.bone].inverse)
-                check_chain_writes(obj, point.segment, start, label)
+            point, start, twin = rig.kind.on_figure(obj, rig, entry, effector(entry, bone), label)
+            if twin is not None:
+                named[point.segment] = twin
             constraint = Constraint(
                 point,
                 solver_goal,

@@ -13,7 +13,7 @@ from __future__ import annotations
 import enum
 import math
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -27,13 +27,12 @@ from ..renames import writing
 from . import goals, solving
 from .arrays import Array
 from .comfort import comfort_of
-from .control_rig.figure import read_model
-from .control_rig.writing import ModelWriter
 from .goals import Setup
 from .keys import auto_key
 from .kinds import figure_rig
-from .pose import PoseWriter, changed_bones, read_pose, settle
+from .pose import PoseWriter, changed_bones, settle
 from .rig import Rig
+from .rig_kind import FigureWriter
 
 
 class Start(enum.Enum):
@@ -113,7 +112,7 @@ class Poser:
         self.setup: Setup | None = None
         self.theta: Array | None = None
         self.held: tuple[str, ...] = ()
-        self.writer: PoseWriter | ModelWriter | None = None
+        self.writer: FigureWriter | None = None
         self.shown: solving.Outcome | None = None  # the outcome the sidebar shows
         # the last solution and the limits it keeps, as its solve measured them
         self.kept: tuple[Array, Any] | None = None
@@ -281,7 +280,7 @@ class Poser:
         # the bones moved, where this step needs them (else the caller may ask, Step.moved)
         moved = changed_bones(setup.rig, read, solution) if keep or key else None
         if not write:
-            if judge or key or stats or setup.rig.model is not None:
+            if judge or key or stats or not setup.rig.kind.direct:
                 raise ValueError("Poser.step(write=False): a plain rig, no judge, stats or keys")
             writer = self._writer(setup)
             assert isinstance(writer, PoseWriter)  # a plain rig's
@@ -292,10 +291,8 @@ class Poser:
         written = bool(moved) or not keep
         with writing():  # the evaluations below rename no bone
             if written:
-                writer = self._writer(setup)
-                if isinstance(writer, ModelWriter):  # evaluates between passes, if it can
-                    writer.view_layer = self.view_layer
-                writer.write(self.obj, solution)
+                # a control rig's writer evaluates between passes, if it can
+                self._writer(setup).write(self.obj, solution, self.view_layer)
             if judge:
                 self.view_layer.update()
         self.theta = solution
@@ -310,10 +307,10 @@ class Poser:
             auto_key(self.scene, self.obj, setup.rig, moved, self.scene.frame_current)
         return Step(setup, read, theta, clamped, outcome, written, milliseconds, known=moved)
 
-    def _writer(self, setup: Setup) -> PoseWriter | ModelWriter:
+    def _writer(self, setup: Setup) -> FigureWriter:
         """The writer of the problem's movable bones (made on first use)."""
         if self.writer is None:
-            self.writer = figure_writer(self.obj, setup.rig, setup.movable, self.view_layer)
+            self.writer = setup.rig.kind.writer(self.obj, setup.rig, setup.movable)
         return self.writer
 
     def judge(self, step: Step) -> solving.Outcome:
@@ -332,9 +329,10 @@ class Poser:
 
         After a step written inside a depsgraph handler (no view layer to evaluate the
         rig between passes), once Blender has evaluated it: the passes its mechanism
-        needs, evaluated through ``view_layer`` (:func:`.control_rig.writing.refine_model`).
+        needs, evaluated through ``view_layer`` (:func:`.control_rig.writing.refine_model`);
+        a plain rig's writer has nothing to place again.
         """
-        if isinstance(self.writer, ModelWriter) and self.theta is not None:
+        if self.writer is not None and self.theta is not None:
             with writing():
                 self.writer.refine(self.obj, self.theta, view_layer)
 
@@ -389,25 +387,14 @@ def clamp_pose(obj: Any, rig: Rig, view_layer: Any) -> list[str]:
     clamped = clamp_to_limits(theta, figure.limits, figure.lower, figure.upper)
     changed = changed_bones(rig, theta, clamped, threshold=0.0)
     if changed:
-        figure_writer(obj, rig, changed, view_layer).write(obj, clamped)
-    return changed if rig.model is None else rig.model.written(changed)
+        rig.kind.writer(obj, rig, changed).write(obj, clamped, view_layer)
+    return rig.kind.written(changed)
 
 
 def read_figure(obj: Any, rig: Rig, previous: Array | None = None) -> Array:
-    """θ of the figure as Blender holds it.
+    """θ of the figure as Blender holds it, read as the rig's kind reads it.
 
-    The bones' channels, unrounded (:func:`.pose.read_pose`), or a control rig's
-    skeleton as Blender evaluates it (:func:`.control_rig.figure.read_model`).
+    The bones' channels, unrounded (:meth:`.plain_rig.PlainRig.read`), or a control rig's
+    skeleton as Blender evaluates it (:meth:`.control_rig.kind.ControlRig.read`).
     """
-    if rig.model is not None:
-        return read_model(obj, rig, previous)
-    return read_pose(obj, rig, previous, rounding=False)
-
-
-def figure_writer(
-    obj: Any, rig: Rig, bones: Iterable[str], view_layer: Any | None
-) -> PoseWriter | ModelWriter:
-    """The writer of θ into the chosen bones: their channels, or a control rig's controls."""
-    if rig.model is not None:
-        return ModelWriter(rig, bones, view_layer)
-    return PoseWriter(obj, rig, list(bones))
+    return rig.kind.read(obj, rig, previous)

@@ -190,12 +190,13 @@ def test_a_small_turn_of_a_spread_control_is_written_and_read_back_exactly(reach
     rig = bridge.kinds.figure_rig(obj)
     theta = bridge.control_rig.figure.read_model(obj, rig)
     index = {entry.name: entry for entry in rig.layout}
-    shares = [j.segment for j in rig.model.trunk.joints if j.control == "hips"]
+    model = rig.kind.model
+    shares = [j.segment for j in model.trunk.joints if j.control == "hips"]
     for segment in shares:  # the same angles at every share
         entry = index[segment]
         theta[entry.rotation : entry.rotation + 3] += (1e-4, -2e-5, 3e-5)
     write_model = bridge.control_rig.writing.write_model
-    written = write_model(obj, rig, theta, shares, bpy.context.view_layer)
+    written = write_model(obj, rig, model, theta, shares, bpy.context.view_layer)
     assert written == ["hips"]
     bpy.context.view_layer.update()
     frames = rig.figure.forward(theta)

@@ -8,7 +8,7 @@ that the pose the rig's own mechanism gives is the pose Reach starts from.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -19,12 +19,15 @@ from ..followers import nearest_rotation
 from ..joints import bone_dofs, euler_order, joint_settings
 from ..pose import axis_angles, set_axis_angles
 from ..rig import BoneLayout, Rig, to_numpy, world_matrix
-from .model import ControlModel, control_model
+from .model import ControlModel
+
+if TYPE_CHECKING:
+    from .kind import ControlRig
 from .trunk import add_trunk
 
 
-def build_model_rig(obj: Any, hold: Iterable[str] = ()) -> Rig | None:
-    """The figure of a control rig's trunk and limbs (None: ``obj`` has no switchable limbs).
+def build_model_rig(obj: Any, kind: ControlRig, hold: Iterable[str] = ()) -> Rig:
+    """The rig of a control rig's trunk and limbs (``kind``'s model).
 
     The trunk's joints (:mod:`.trunk`) come first, each at its rest as Blender holds it
     now; a limb's root hangs from the joint above it (or where it is, when none), and
@@ -35,9 +38,7 @@ def build_model_rig(obj: Any, hold: Iterable[str] = ()) -> Rig | None:
     Raises:
         BlenderDataError: For data the solver cannot represent, named.
     """
-    model = control_model(obj)
-    if model is None:
-        return None
+    model = kind.model
     world = world_matrix(obj)
     held = set(hold)
     figure = Figure()
@@ -51,7 +52,7 @@ def build_model_rig(obj: Any, hold: Iterable[str] = ()) -> Rig | None:
             f"limit polygons and joint groups ({', '.join(shaped)}) do not limit a control "
             "rig's limbs: Reach holds the FK controls' IK locks and limits there"
         )
-    return Rig(obj.name, figure, tuple(layout), warnings, world=world, model=model)
+    return Rig(obj.name, figure, tuple(layout), warnings, world=world, kind=kind)
 
 
 def _add_limbs(obj: Any, model: ControlModel, figure: Figure, hold: set[str]) -> list[BoneLayout]:

@@ -22,7 +22,7 @@ from ....solver import Effector
 from ...errors import BlenderDataError
 from ..arrays import Array
 from ..followers import effector_in
-from ..rig import Rig, to_numpy
+from ..rig import to_numpy
 from ..rigify_names import deformed_skeleton
 from .limbs import Limb, find_limbs
 from .trunk import Trunk, find_trunk, is_current
@@ -195,14 +195,14 @@ def chain_of(model: ControlModel, bone: str, chain_start: str, label: str) -> tu
     return stand, first
 
 
-def stand_in(rig: Rig, entry: Any, effector: Effector, label: str) -> tuple[Effector, str]:
+def stand_in(
+    model: ControlModel, entry: Any, effector: Effector, label: str
+) -> tuple[Effector, str]:
     """The effector and chain start of constraint ``entry`` on the control rig's skeleton.
 
     The effector's point and axes, given in the named bone's frame, are taken into its
     skeleton bone's (:class:`Stand`); the chain starts at the skeleton bone its start
     stands for (:func:`chain_of`).
     """
-    model = rig.model
-    assert isinstance(model, ControlModel)  # a control rig's
     stand, start = chain_of(model, entry.bone, entry.chain_start, label)
     return effector_in(effector, stand.bone, stand.rest), start

@@ -28,6 +28,7 @@ from .trunk import write_trunk
 def write_model(
     obj: Any,
     rig: Rig,
+    model: ControlModel,
     theta: Array,
     bones: Iterable[str],
     view_layer: Any | None,
@@ -45,8 +46,6 @@ def write_model(
     Raises:
         BlenderDataError: A limb blended between IK and FK, named.
     """
-    model = rig.model
-    assert isinstance(model, ControlModel)  # a control rig's
     world_inverse = np.linalg.inv(to_numpy(obj.matrix_world))
     frames = rig.figure.forward(theta)
     index = {entry.name: k for k, entry in enumerate(rig.layout)}
@@ -69,7 +68,13 @@ def write_model(
 
 
 def refine_model(
-    obj: Any, rig: Rig, theta: Array, bones: Iterable[str], view_layer: Any, heels: Heels
+    obj: Any,
+    rig: Rig,
+    model: ControlModel,
+    theta: Array,
+    bones: Iterable[str],
+    view_layer: Any,
+    heels: Heels,
 ) -> None:
     """Place the limbs' controls again toward θ, from the pose Blender evaluated.
 
@@ -78,8 +83,6 @@ def refine_model(
     needs, evaluating each through ``view_layer`` (a limb placed already is not
     written). The heels' lead is not repeated: θ is the same write's.
     """
-    model = rig.model
-    assert isinstance(model, ControlModel)  # a control rig's
     world_inverse = np.linalg.inv(to_numpy(obj.matrix_world))
     frames = rig.figure.forward(theta)
     index = {entry.name: k for k, entry in enumerate(rig.layout)}
@@ -122,14 +125,18 @@ class ModelWriter:
     before (:class:`.paws.Heels`): a drag's, a live session's or a bake's.
     """
 
-    def __init__(self, rig: Rig, bones: Iterable[str], view_layer: Any | None) -> None:
-        self.rig, self.bones, self.view_layer = rig, list(bones), view_layer
+    def __init__(self, rig: Rig, model: ControlModel, bones: Iterable[str]) -> None:
+        self.rig, self.model, self.bones = rig, model, list(bones)
         self.heels = Heels()
 
-    def write(self, obj: Any, theta: Array) -> None:
-        """Place the controls of the limbs holding the chosen bones."""
-        write_model(obj, self.rig, theta, self.bones, self.view_layer, self.heels)
+    def write(self, obj: Any, theta: Array, view_layer: Any | None = None) -> None:
+        """Place the controls of the limbs holding the chosen bones.
+
+        ``view_layer`` evaluates the rig between passes (None: inside a depsgraph
+        handler, one pass from predicted parents).
+        """
+        write_model(obj, self.rig, self.model, theta, self.bones, view_layer, self.heels)
 
     def refine(self, obj: Any, theta: Array, view_layer: Any) -> None:
         """Place them again from Blender's evaluation of the last write (``theta``'s)."""
-        refine_model(obj, self.rig, theta, self.bones, view_layer, self.heels)
+        refine_model(obj, self.rig, self.model, theta, self.bones, view_layer, self.heels)
