@@ -13,7 +13,8 @@ from __future__ import annotations
 import enum
 import math
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -103,6 +104,7 @@ class Poser:
     Attributes:
         setup: The last problem built (None before the first step).
         theta: The last solution, the warm start of the next step (None before any).
+        placed: The goal the steps read from its own channels (:meth:`placing`), or None.
     """
 
     def __init__(self, obj: Any, scene: Any, view_layer: Any) -> None:
@@ -112,6 +114,7 @@ class Poser:
         self.setup: Setup | None = None
         self.theta: Array | None = None
         self.held: tuple[str, ...] = ()
+        self.placed: goals.Placed | None = None
         self.writer: FigureWriter | None = None
         self.shown: solving.Outcome | None = None  # the outcome the sidebar shows
         # the last solution and the limits it keeps, as its solve measured them
@@ -139,9 +142,9 @@ class Poser:
         held = tuple(hold)
         if rebuild or self.setup is None or held or self.held:
             rig = figure_rig(self.obj, hold=held)
-            setup = goals.build_problem(self.obj, self.scene, rig)
+            setup = goals.build_problem(self.obj, self.scene, rig, self.placed)
         else:
-            setup = goals.refresh_goals(self.obj, self.scene, self.setup, moved)
+            setup = goals.refresh_goals(self.obj, self.scene, self.setup, moved, self.placed)
         old = self.setup
         # A rig moved along with its armature object keeps its bones' layout, and the
         # writer, which knows the bones alone, with it.
@@ -151,6 +154,20 @@ class Poser:
             self.theta = None
         self.setup, self.held = setup, held
         return setup
+
+    @contextmanager
+    def placing(self, goal: Any) -> Iterator[None]:
+        """Read ``goal``'s world matrix from its own channels in the steps of this block.
+
+        For a goal nothing else moves (:func:`.goals.moves_alone`): a drag event that
+        just moved it solves without evaluating the view layer first
+        (:class:`.goals.Placed`).
+        """
+        self.placed = goals.Placed.of(goal)
+        try:
+            yield
+        finally:
+            self.placed = None
 
     def read(self, rig: Rig) -> Array:
         """The pose as Blender holds it (:func:`read_figure`)."""
