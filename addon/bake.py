@@ -35,7 +35,7 @@ from .bridge import keys, posing, snapshot, solving
 from .bridge.animated import poses_alone
 from .bridge.arrays import Array, channel
 from .bridge.balance import is_balance
-from .bridge.control_rig import figure_rig
+from .bridge.kinds import figure_rig
 from .bridge.pose import WRITTEN_CHANNELS
 from .bridge.rig import Rig, armature_object
 from .errors import BlenderDataError, ReachError
@@ -70,7 +70,7 @@ class BakeSession:
         self.original_frame = int(self.scene.frame_current)
         self.snapshot = snapshot.PoseSnapshot(obj)
         self.layout_rig: Rig = figure_rig(obj)
-        self.direct = self.layout_rig.model is None
+        self.direct = self.layout_rig.kind.direct
         """Whether frames are solved without writing and judged once keyed (a plain rig)."""
         self.poser = posing.Poser(obj, self.scene, self.view_layer)
         self.switches = keys.switch_curves(obj)

@@ -74,7 +74,8 @@ class DragSession:
         self.poser = posing.Poser(obj, self.scene, self.view_layer)
         self.alone = goals.moves_alone(goal, obj)
         """Whether only the goal's channels place it: each event then reads it as they do
-        (:func:`.bridge.goals.placed`) without evaluating the view layer before its solve."""
+        (:meth:`.bridge.posing.Poser.placing`) without evaluating the view layer before its
+        solve."""
         self.start = self.poser.begin().copy()
         self.events: list[EventStats] = []
         self.budgeting = EventBudget()
@@ -137,7 +138,7 @@ class DragSession:
             self.view_layer.update()  # what moves with the goal moves now
         budget = self.budget
         try:
-            with goals.placed(self.goal) if self.alone else nullcontext():
+            with self.poser.placing(self.goal) if self.alone else nullcontext():
                 step = self.poser.step(
                     posing.Start.FOLLOW,
                     time_limit=budget,

@@ -16,15 +16,12 @@ from bpy.props import BoolProperty, StringProperty
 from bpy.types import Operator
 from mathutils import Matrix, Vector
 
-from .bridge.control_rig import ControlModel, chain_of, control_model, figure_rig
-from .bridge.controls import describe_limbs, find_limbs
-from .bridge.followers import check_chain
 from .bridge.goals import tail_length
 from .bridge.joints import euler_order, joint_settings
+from .bridge.kinds import figure_rig, rig_kind
 from .bridge.mass import default_masses
 from .bridge.pose import bone_angles
 from .bridge.rig import Rig, armature_object, to_numpy
-from .bridge.trunk import describe_trunk
 from .errors import BlenderDataError
 from .operator_base import (
     ArmatureOperator,
@@ -131,17 +128,13 @@ class REACH_OT_figure_from_armature(ArmatureOperator, Operator):
             settings.is_figure, settings.translate_root = previous
             raise
         mark_figure(obj, rig)
-        limbs = find_limbs(obj)
-        # a control rig's constraints and drivers are its mechanism: its limbs are the news
-        report_warnings(self, rig.messages(kinds=("keyed",) if limbs else None))
+        report_warnings(self, rig.messages(kinds=rig.kind.reported_notes))
         self.report(
             {"INFO"},
             f"'{obj.name}': {len(rig.layout)} bones, {rig.figure.n_dofs} degrees of freedom",
         )
-        for line in describe_limbs(limbs):
+        for line in rig.kind.describe():
             self.report({"INFO"}, line)
-        if isinstance(rig.model, ControlModel) and rig.model.trunk.joints:
-            self.report({"INFO"}, describe_trunk(rig.model.trunk))
         return {"FINISHED"}
 
 
@@ -175,11 +168,7 @@ class REACH_OT_add_constraint(BoneOperator, Operator):
             raise BlenderDataError(
                 f"armature '{obj.name}' has no bone '{chain_start}' (chain start)"
             )
-        model = control_model(obj)
-        if model is not None:  # a control rig: the bone and chain on its limbs' skeleton
-            chain_of(model, bone, chain_start, f"a constraint on '{bone}'")
-        else:  # on the controls that bones following them move with
-            check_chain(obj, bone, chain_start)
+        rig_kind(obj).check_chain(obj, bone, chain_start, f"a constraint on '{bone}'")
         goal = _existing_goal(self.goal)
         check_pose(obj, bone)
         if not obj.reach.is_figure:

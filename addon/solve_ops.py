@@ -7,7 +7,7 @@ from typing import Any
 from bpy.props import BoolProperty
 from bpy.types import Operator
 
-from .bridge.control_rig import figure_rig
+from .bridge.kinds import figure_rig
 from .bridge.posing import Poser, Start, clamp_pose
 from .bridge.rig import armature_object
 from .operator_base import ArmatureOperator, Result, report_warnings

@@ -2,6 +2,9 @@
 
 Its modules turn armatures into figures, goal empties into goals, pose channels into
 θ and back, and solves into poses, keys and reports (each listed in ``docs/files.md``).
+The kind of rig an armature is (its own bones, or a generated control rig solved on its
+skeleton and written onto its controls) is chosen once, in :mod:`.kinds`.
+
 Operators, the drag loop and live mode only call these modules. The conventions, which
 are Blender's own, reproduced exactly:
 

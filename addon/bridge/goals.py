@@ -8,8 +8,7 @@ the empty's local Z axis.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -22,35 +21,38 @@ from ..vocabulary import GOAL_TYPES
 from .animated import mesh_bones
 from .arrays import Array
 from .balance import balance_constraints
-from .control_rig import figure_rig, stand_in
-from .followers import follow_in
-from .mechanisms import check_chain_writes
+from .kinds import figure_rig
 from .rig import Rig, to_numpy
 
-_PLACED: dict[int, Any] = {}
-"""Goal objects read as their own channels place them (:func:`placed`), by session id."""
 
-
-@contextmanager
-def placed(goal: Any) -> Iterator[None]:
-    """Read ``goal``'s world matrix from its own channels while in this context.
+@dataclass(frozen=True)
+class Placed:
+    """A goal object's world matrix read from its own channels.
 
     For a goal nothing else moves (:func:`moves_alone`) its world matrix is its basis
     matrix (location, rotation and scale with their deltas), which Blender computes
     when asked: a drag event that just moved it solves without evaluating the view
     layer first. Blender evaluates it with the pose written.
+
+    Attributes:
+        goal: The goal object's session id.
+        matrix: Its basis matrix, which stands for its world matrix.
     """
-    _PLACED[goal.session_uid] = goal.matrix_basis
-    try:
-        yield
-    finally:
-        _PLACED.pop(goal.session_uid, None)
+
+    goal: int
+    matrix: Any
+
+    @classmethod
+    def of(cls, goal: Any) -> Placed:
+        """``goal`` as its own channels place it now."""
+        return cls(goal.session_uid, goal.matrix_basis)
 
 
-def world_of(goal: Any) -> Any:
-    """The goal object's world matrix: as evaluated, or as :func:`placed` reads it."""
-    matrix = _PLACED.get(goal.session_uid) if _PLACED else None
-    return goal.matrix_world if matrix is None else matrix
+def world_of(goal: Any, placed: Placed | None = None) -> Any:
+    """The goal object's world matrix: as evaluated, or as ``placed`` reads it."""
+    if placed is not None and placed.goal == goal.session_uid:
+        return placed.matrix
+    return goal.matrix_world
 
 
 def moves_alone(goal: Any, armature: Any) -> bool:
@@ -349,13 +351,16 @@ def effector_lines(rig: Rig, problem: Problem) -> set[int]:
     return lines
 
 
-def build_problem(obj: Any, scene: Any, rig: Rig | None = None) -> Setup:
+def build_problem(
+    obj: Any, scene: Any, rig: Rig | None = None, placed: Placed | None = None
+) -> Setup:
     """The solver problem of the armature's enabled constraints.
 
     Args:
         obj: The armature object.
         scene: The scene its goal objects must be in (None: not checked).
         rig: Its rig, if already built.
+        placed: A goal read from its own channels (:class:`Placed`), or None.
 
     Raises:
         BlenderDataError: No enabled constraints, a missing goal or bone, NaN, ….
@@ -381,17 +386,11 @@ def build_problem(obj: Any, scene: Any, rig: Rig | None = None) -> Setup:
                 f"{label}: chain start bone '{entry.chain_start}' does not exist in '{obj.name}'"
             )
         goal = goal_object(entry, obj, scene)
-        solver_goal = build_goal(entry, goal)
+        solver_goal = build_goal(entry, goal, world_of(goal, placed))
         with labelled(label):
-            point, start = effector(entry, bone), entry.chain_start or None
-            if rig.model is not None:  # a control rig: on its skeleton
-                point, start = stand_in(rig, entry, point, label)
-            else:
-                if rig.followers:  # bones following controls: on the controls
-                    point, start = follow_in(rig, entry, point, label)
-                    if entry.bone in rig.followers:  # "met" on the bone named, all the same
-                        named[point.segment] = (entry.bone, rig.followers[entry.bone].inverse)
-                check_chain_writes(obj, point.segment, start, label)
+            point, start, twin = rig.kind.on_figure(obj, rig, entry, effector(entry, bone), label)
+            if twin is not None:
+                named[point.segment] = twin
             constraint = Constraint(
                 point,
                 solver_goal,
@@ -414,7 +413,7 @@ def build_problem(obj: Any, scene: Any, rig: Rig | None = None) -> Setup:
     ]
     if below:
         contacts = [
-            (entry.name, to_numpy(world_of(goal))[:3, 3])
+            (entry.name, to_numpy(world_of(goal, placed))[:3, 3])
             for entry, goal in zip(entries, goal_objects, strict=True)
             if entry.contact
         ]
@@ -431,7 +430,7 @@ def build_problem(obj: Any, scene: Any, rig: Rig | None = None) -> Setup:
     names = [c.name for c in problem.leaves]
     by_name = dict(zip([e.name for e in entries], goal_objects, strict=True))
     targets = [by_name[n] for n in names if n in by_name]  # the balance has no goal object
-    frames = [world_of(goal).copy() for goal in targets]
+    frames = [world_of(goal, placed).copy() for goal in targets]
     twins = mesh_bones(obj, {leaf.effector.segment for leaf in problem.leaves}) | named
     return Setup(rig, problem, names, targets, movable, frames, twins)
 
@@ -457,7 +456,13 @@ def _check_defects(rig: Rig, problem: Problem) -> None:
         raise BlenderDataError("; ".join(found))
 
 
-def refresh_goals(obj: Any, scene: Any, setup: Setup, moved: Sequence[Any] | None = None) -> Setup:
+def refresh_goals(
+    obj: Any,
+    scene: Any,
+    setup: Setup,
+    moved: Sequence[Any] | None = None,
+    placed: Placed | None = None,
+) -> Setup:
     """``setup`` with the goals of the goal objects that moved since it was built.
 
     Only goals whose object's world matrix changed are rebuilt, and the problem keeps
@@ -469,7 +474,8 @@ def refresh_goals(obj: Any, scene: Any, setup: Setup, moved: Sequence[Any] | Non
     moves goals but deletes or parents none). Every goal object is checked to be the one
     its constraint names, but only those in ``moved`` and goals named anew are checked
     again for deletion and for moving with the armature (the others were when the drag
-    or bake began). None: every goal is.
+    or bake began). None: every goal is. ``placed``: a goal read from its own channels
+    (:class:`Placed`), or None.
 
     Raises:
         BlenderDataError: As :func:`build_problem`: a deleted goal, NaN, ….
@@ -477,24 +483,24 @@ def refresh_goals(obj: Any, scene: Any, setup: Setup, moved: Sequence[Any] | Non
     if not setup.rig.is_current(obj):
         carried = setup.rig.moved_to(obj)
         if carried is None:
-            return build_problem(obj, scene)
+            return build_problem(obj, scene, placed=placed)
         setup = replace(setup, rig=carried, problem=setup.problem.on(carried.figure))
     entries = {c.name: c for c in obj.reach.constraints if c.enabled}
     named = setup.names[: len(setup.goals)]
     if sorted(entries) != sorted(named):
-        return build_problem(obj, scene, setup.rig)
+        return build_problem(obj, scene, setup.rig, placed)
     changed: dict[int, Any] = {}
     frames = list(setup.frames)
     for index, name in enumerate(named):
         entry, goal = entries[name], setup.goals[index]
         checked = moved is None or goal in moved or entry.goal != goal
         if checked and goal_object(entry, obj, scene) != goal:
-            return build_problem(obj, scene, setup.rig)
-        matrix = world_of(goal)
+            return build_problem(obj, scene, setup.rig, placed)
+        matrix = world_of(goal, placed)
         if matrix == frames[index]:
             continue
         if entry.contact and obj.reach.balance:  # the support polygon moved
-            return build_problem(obj, scene, setup.rig)
+            return build_problem(obj, scene, setup.rig, placed)
         changed[index] = build_goal(entry, goal, matrix)
         frames[index] = matrix.copy()
     if not changed:

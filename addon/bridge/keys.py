@@ -67,15 +67,10 @@ def written_channels(obj: Any, rig: Rig, bones: Collection[str]) -> list[tuple[s
     """The pose bones a pose of the figure's ``bones`` is written into, with their channels.
 
     The bones themselves; on a control rig, the controls of their limbs' current mode
-    (rotation and location: an IK control moves).
+    (rotation and location: an IK control moves). The rig's kind answers
+    (:meth:`.rig_kind.RigKind.written_channels`).
     """
-    if rig.model is None:
-        return [(e.name, bone_channels(rig, e.name)) for e in rig.layout if e.name in bones]
-    pose = obj.pose.bones
-    return [
-        (name, [rotation_channel(pose[name].rotation_mode), "location"])
-        for name in rig.model.written(bones)
-    ]
+    return rig.kind.written_channels(obj, rig, bones)
 
 
 def keying_indices(keying_set: Any, obj: Any, path: str) -> list[int]:

@@ -12,16 +12,13 @@ proportion to their lengths.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from typing import Any
 
 from mathutils import Vector
 
 from .body import limb_part
-
-SKELETON = re.compile(r"^(ORG|DEF)-")
-"""A Rigify skeleton bone's prefix: ``ORG-thigh.L`` is a thigh as ``thigh.L`` is."""
+from .rigify_names import body_name
 
 BODY_MASS = 70.0
 """The mass [kg] of a body :data:`BODY_SIZE` tall."""
@@ -47,7 +44,7 @@ def default_masses(obj: Any, bones: Iterable[str]) -> dict[str, float]:
     names = list(bones)
     data = obj.data.bones
     total = BODY_MASS * (size(obj) / BODY_SIZE) ** 3
-    parts = {name: limb_part(SKELETON.sub("", name)) for name in names}
+    parts = {name: limb_part(body_name(name)) for name in names}
     masses = {n: total * SHARES[p[0]] for n, p in parts.items() if p is not None}
     rest = [n for n in names if n not in masses]
     length = sum(float(data[n].length) for n in rest)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import BlenderDataError
-from .controls import is_control
+from .rigify_names import is_control
 
 
 def is_mechanism(pose_bone: Any) -> bool:

@@ -375,13 +375,16 @@ class PoseWriter:
             held[row] = rotation_values(matrix, entry.mode, held[row].astype(float))
         return values
 
-    def write(self, obj: Any, theta: Array) -> None:
-        """Write θ into the chosen bones' channels."""
+    def write(self, obj: Any, theta: Array, view_layer: Any | None = None) -> None:
+        """Write θ into the chosen bones' channels (at once: ``view_layer`` is not needed)."""
         bones = obj.pose.bones
         for name, values in self.planned(bones, theta).items():
             bones.foreach_set(name, values.ravel())
         if not self.empty:
             pose_written(obj)
+
+    def refine(self, obj: Any, theta: Array, view_layer: Any) -> None:
+        """Nothing: the channels written are θ's exactly, with no evaluation to refine."""
 
 
 WRITTEN_CHANNELS = {

@@ -13,7 +13,8 @@ from __future__ import annotations
 import enum
 import math
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -27,12 +28,12 @@ from ..renames import writing
 from . import goals, solving
 from .arrays import Array
 from .comfort import comfort_of
-from .control_rig import figure_rig, read_model, refine_model, write_model
 from .goals import Setup
 from .keys import auto_key
-from .paws import Heels
-from .pose import PoseWriter, changed_bones, read_pose, settle
+from .kinds import figure_rig
+from .pose import PoseWriter, changed_bones, settle
 from .rig import Rig
+from .rig_kind import FigureWriter
 
 
 class Start(enum.Enum):
@@ -103,6 +104,7 @@ class Poser:
     Attributes:
         setup: The last problem built (None before the first step).
         theta: The last solution, the warm start of the next step (None before any).
+        placed: The goal the steps read from its own channels (:meth:`placing`), or None.
     """
 
     def __init__(self, obj: Any, scene: Any, view_layer: Any) -> None:
@@ -112,7 +114,8 @@ class Poser:
         self.setup: Setup | None = None
         self.theta: Array | None = None
         self.held: tuple[str, ...] = ()
-        self.writer: PoseWriter | ModelWriter | None = None
+        self.placed: goals.Placed | None = None
+        self.writer: FigureWriter | None = None
         self.shown: solving.Outcome | None = None  # the outcome the sidebar shows
         # the last solution and the limits it keeps, as its solve measured them
         self.kept: tuple[Array, Any] | None = None
@@ -139,9 +142,9 @@ class Poser:
         held = tuple(hold)
         if rebuild or self.setup is None or held or self.held:
             rig = figure_rig(self.obj, hold=held)
-            setup = goals.build_problem(self.obj, self.scene, rig)
+            setup = goals.build_problem(self.obj, self.scene, rig, self.placed)
         else:
-            setup = goals.refresh_goals(self.obj, self.scene, self.setup, moved)
+            setup = goals.refresh_goals(self.obj, self.scene, self.setup, moved, self.placed)
         old = self.setup
         # A rig moved along with its armature object keeps its bones' layout, and the
         # writer, which knows the bones alone, with it.
@@ -151,6 +154,20 @@ class Poser:
             self.theta = None
         self.setup, self.held = setup, held
         return setup
+
+    @contextmanager
+    def placing(self, goal: Any) -> Iterator[None]:
+        """Read ``goal``'s world matrix from its own channels in the steps of this block.
+
+        For a goal nothing else moves (:func:`.goals.moves_alone`): a drag event that
+        just moved it solves without evaluating the view layer first
+        (:class:`.goals.Placed`).
+        """
+        self.placed = goals.Placed.of(goal)
+        try:
+            yield
+        finally:
+            self.placed = None
 
     def read(self, rig: Rig) -> Array:
         """The pose as Blender holds it (:func:`read_figure`)."""
@@ -280,7 +297,7 @@ class Poser:
         # the bones moved, where this step needs them (else the caller may ask, Step.moved)
         moved = changed_bones(setup.rig, read, solution) if keep or key else None
         if not write:
-            if judge or key or stats or setup.rig.model is not None:
+            if judge or key or stats or not setup.rig.kind.direct:
                 raise ValueError("Poser.step(write=False): a plain rig, no judge, stats or keys")
             writer = self._writer(setup)
             assert isinstance(writer, PoseWriter)  # a plain rig's
@@ -291,10 +308,8 @@ class Poser:
         written = bool(moved) or not keep
         with writing():  # the evaluations below rename no bone
             if written:
-                writer = self._writer(setup)
-                if isinstance(writer, ModelWriter):  # evaluates between passes, if it can
-                    writer.view_layer = self.view_layer
-                writer.write(self.obj, solution)
+                # a control rig's writer evaluates between passes, if it can
+                self._writer(setup).write(self.obj, solution, self.view_layer)
             if judge:
                 self.view_layer.update()
         self.theta = solution
@@ -309,10 +324,10 @@ class Poser:
             auto_key(self.scene, self.obj, setup.rig, moved, self.scene.frame_current)
         return Step(setup, read, theta, clamped, outcome, written, milliseconds, known=moved)
 
-    def _writer(self, setup: Setup) -> PoseWriter | ModelWriter:
+    def _writer(self, setup: Setup) -> FigureWriter:
         """The writer of the problem's movable bones (made on first use)."""
         if self.writer is None:
-            self.writer = figure_writer(self.obj, setup.rig, setup.movable, self.view_layer)
+            self.writer = setup.rig.kind.writer(self.obj, setup.rig, setup.movable)
         return self.writer
 
     def judge(self, step: Step) -> solving.Outcome:
@@ -331,9 +346,10 @@ class Poser:
 
         After a step written inside a depsgraph handler (no view layer to evaluate the
         rig between passes), once Blender has evaluated it: the passes its mechanism
-        needs, evaluated through ``view_layer`` (:func:`.control_rig.refine_model`).
+        needs, evaluated through ``view_layer`` (:func:`.control_rig.writing.refine_model`);
+        a plain rig's writer has nothing to place again.
         """
-        if isinstance(self.writer, ModelWriter) and self.theta is not None:
+        if self.writer is not None and self.theta is not None:
             with writing():
                 self.writer.refine(self.obj, self.theta, view_layer)
 
@@ -388,45 +404,14 @@ def clamp_pose(obj: Any, rig: Rig, view_layer: Any) -> list[str]:
     clamped = clamp_to_limits(theta, figure.limits, figure.lower, figure.upper)
     changed = changed_bones(rig, theta, clamped, threshold=0.0)
     if changed:
-        figure_writer(obj, rig, changed, view_layer).write(obj, clamped)
-    return changed if rig.model is None else rig.model.written(changed)
+        rig.kind.writer(obj, rig, changed).write(obj, clamped, view_layer)
+    return rig.kind.written(changed)
 
 
 def read_figure(obj: Any, rig: Rig, previous: Array | None = None) -> Array:
-    """θ of the figure as Blender holds it.
+    """θ of the figure as Blender holds it, read as the rig's kind reads it.
 
-    The bones' channels, unrounded (:func:`.pose.read_pose`), or a control rig's
-    skeleton as Blender evaluates it (:func:`.control_rig.read_model`).
+    The bones' channels, unrounded (:meth:`.plain_rig.PlainRig.read`), or a control rig's
+    skeleton as Blender evaluates it (:meth:`.control_rig.kind.ControlRig.read`).
     """
-    if rig.model is not None:
-        return read_model(obj, rig, previous)
-    return read_pose(obj, rig, previous, rounding=False)
-
-
-class ModelWriter:
-    """Writes θ of a control rig's figure onto its controls (:func:`.control_rig.write_model`).
-
-    Each write after the first starts the paws' heels from the turns of the writes
-    before (:class:`.paws.Heels`): a drag's, a live session's or a bake's.
-    """
-
-    def __init__(self, rig: Rig, bones: Iterable[str], view_layer: Any | None) -> None:
-        self.rig, self.bones, self.view_layer = rig, list(bones), view_layer
-        self.heels = Heels()
-
-    def write(self, obj: Any, theta: Array) -> None:
-        """Place the controls of the limbs holding the chosen bones."""
-        write_model(obj, self.rig, theta, self.bones, self.view_layer, self.heels)
-
-    def refine(self, obj: Any, theta: Array, view_layer: Any) -> None:
-        """Place them again from Blender's evaluation of the last write (``theta``'s)."""
-        refine_model(obj, self.rig, theta, self.bones, view_layer, self.heels)
-
-
-def figure_writer(
-    obj: Any, rig: Rig, bones: Iterable[str], view_layer: Any | None
-) -> PoseWriter | ModelWriter:
-    """The writer of θ into the chosen bones: their channels, or a control rig's controls."""
-    if rig.model is not None:
-        return ModelWriter(rig, bones, view_layer)
-    return PoseWriter(obj, rig, list(bones))
+    return rig.kind.read(obj, rig, previous)

@@ -12,30 +12,19 @@ import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from functools import cached_property
-from typing import Any, Protocol
+from typing import Any
 
 import bpy
 import numpy as np
 from numpy.typing import NDArray
 
 from ...solver import Figure
-from ...solver._checks import same
 from ...solver.rotations import is_similarity
 from ..errors import BlenderDataError, labelled
 from .animated import animated_bones
 from .arrays import Array, IndexArray, channel
 from .joints import all_joint_settings, bone_dofs, euler_order, joint_dofs, joint_frame
-
-
-class Model(Protocol):
-    """What a rig whose figure is not its bones' answers (:class:`.control_rig.ControlModel`)."""
-
-    def is_current(self, obj: Any) -> bool:
-        """Whether the figure still models the armature."""
-
-    def written(self, bones: Iterable[str]) -> list[str]:
-        """The pose bones a write of the figure's ``bones`` changes."""
-
+from .rig_kind import RigKind
 
 NOTES = {
     "constraints": "{count} bone(s) with bone constraints, which Blender applies after "
@@ -78,6 +67,17 @@ class BoneLayout:
         return offset + self.order[::-1].index(axis)
 
 
+def plain_kind() -> RigKind:
+    """The kind of a rig of the armature's own bones (:class:`.plain_rig.PlainRig`).
+
+    Imported when first asked for: the plain kind reads and writes the pose through
+    modules that build on this one.
+    """
+    from .plain_rig import PLAIN
+
+    return PLAIN
+
+
 @dataclass
 class Rig:
     """An armature compiled for the solver.
@@ -108,9 +108,10 @@ class Rig:
     """The armature's world matrix the figure was built with."""
     locations: NDArray[np.float32] | None = field(default=None, repr=False)
     """Every pose bone's location as it was then (a quick test of :meth:`is_current`)."""
-    model: Model | None = field(default=None, repr=False)
-    """On a control rig, its limbs: the figure is their skeleton, written onto controls
-    (:mod:`.control_rig`); None: the figure is the armature's bones themselves."""
+    kind: RigKind = field(default_factory=plain_kind, repr=False)
+    """The kind of rig (:mod:`.rig_kind`): the armature's bones themselves (the default,
+    :class:`.plain_rig.PlainRig`), or a control rig's skeleton written onto its controls
+    (:class:`.control_rig.kind.ControlRig`)."""
     reader: Any = field(default=None, repr=False, compare=False)
     """What reads θ of these bones at once (:class:`.pose_reader.PoseReader`), made on
     the first read."""
@@ -138,12 +139,7 @@ class Rig:
 
     def _bones_current(self, obj: Any) -> bool:
         """:meth:`is_current` but for the armature's world matrix."""
-        if self.model is not None:
-            return self.model.is_current(obj)
-        locations = self.locations
-        if locations is not None and same(pose_locations(obj), locations):
-            return True  # no location changed at all
-        return fixed_locations(obj, self.layout) == self.offsets
+        return self.kind.is_current(obj, self)
 
     def moved_to(self, obj: Any) -> Rig | None:
         """This rig carried along when the armature object alone moved, else None.
@@ -153,7 +149,7 @@ class Rig:
         figure is moved as a whole (:meth:`solver.Figure.moved`) instead of built again:
         an armature keyed along a path is baked without a rebuild per frame.
         """
-        if self.model is not None or self.world is None or not self._bones_current(obj):
+        if not self.kind.carried or self.world is None or not self._bones_current(obj):
             return None
         try:
             world = world_matrix(obj)
@@ -275,7 +271,7 @@ def build_rig(obj: Any, hold: Iterable[str] = ()) -> Rig:
 
     Returns:
         The rig of the armature's bones (the figure Reach solves on is
-        :func:`.control_rig.figure_rig`'s: a control rig's limbs, else this).
+        :func:`.kinds.figure_rig`'s: a control rig's limbs, else this).
 
     Raises:
         BlenderDataError: For data the solver cannot represent, named.

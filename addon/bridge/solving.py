@@ -248,12 +248,7 @@ def judge(obj: Any, setup: Setup, outcome: Outcome, settings: Any) -> Outcome:
         return replace(outcome, residuals=residuals)  # met on both, to rounding
     bones = "; ".join(f"{bone}: {why}" for bone, why in measured.diverging.items())
     where = f"Blender poses {len(measured.diverging)} bone(s) otherwise than Reach ({bones})"
-    fix = "mute those constraints or drivers, key or bake the pose, or constrain the control bones"
-    if setup.rig.model is not None:  # the skeleton of a control rig's limbs
-        fix = (
-            "the rig's own IK poses them (its IK stretch shortens a bent limb); "
-            "switch those limbs to FK for an exact pose"
-        )
+    fix = setup.rig.kind.diverging_fix
     if not measured.diverging:  # the armature itself moved since the figure was made
         where = "Blender's pose is not where Reach's figure of the armature puts it"
         fix = "solve again"

@@ -117,7 +117,7 @@ TRUNK_KINDS = ("basic_human", "human")
 def measure(reach: Any, kind: str, mode: str, events: int, trunk: bool = False) -> dict[str, Any]:
     name, fk_end, ik_end = LIMBS[kind]
     metarig, rig = generated(kind)
-    limb = next(x for x in reach.addon.bridge.controls.find_limbs(rig) if x.name == name)
+    limb = next(x for x in reach.addon.bridge.control_rig.limbs.find_limbs(rig) if x.name == name)
     rig.pose.bones[limb.settings][limb.switch] = 1.0 if mode == "FK" else 0.0
     rig.update_tag()
     bpy.context.view_layer.update()
@@ -152,7 +152,7 @@ def solve_four_limbs(reach: Any, kind: str, repeats: int) -> dict[str, Any]:
     assert bpy.ops.reach.figure_from_armature(armature=rig.name) == {"FINISHED"}
     ends = ("hand_ik.L", "hand_ik.R", "foot_ik.L", "foot_ik.R")
     starts, roots = {}, {}
-    limbs = reach.addon.bridge.controls.find_limbs(rig)
+    limbs = reach.addon.bridge.control_rig.limbs.find_limbs(rig)
     for end in ends:
         assert bpy.ops.reach.add_constraint(
             armature=rig.name, bone=end, effector="HEAD", name=end

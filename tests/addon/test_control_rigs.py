@@ -8,7 +8,7 @@ import re
 import bpy
 import pytest
 from mathutils import Matrix, Vector
-from test_controls import generated, switch_to
+from test_limbs import generated, switch_to
 from test_placing import SKELETON, skeleton_channels
 
 LIMB_ENDS = {
@@ -24,7 +24,8 @@ LIMB_ENDS = {
 
 
 def limb_named(reach, obj, name):
-    return next(limb for limb in reach.addon.bridge.controls.find_limbs(obj) if limb.name == name)
+    limbs = reach.addon.bridge.control_rig.limbs.find_limbs(obj)
+    return next(limb for limb in limbs if limb.name == name)
 
 
 def reachable_goal(obj, limb, constraint: str) -> None:
@@ -207,8 +208,8 @@ def test_the_fk_controls_ik_limits_hold_and_polygons_and_groups_are_said_to_not(
     bpy.context.view_layer.update()
     assert bpy.ops.reach.solve(armature=obj.name) == {"FINISHED"}
     assert "held by forearm_fk.L rotation X" in obj.reach.stats.reasons
-    rig = reach.addon.bridge.control_rig.figure_rig(obj)
-    theta = reach.addon.bridge.control_rig.read_model(obj, rig)
+    rig = reach.addon.bridge.kinds.figure_rig(obj)
+    theta = reach.addon.bridge.control_rig.figure.read_model(obj, rig)
     assert rig.figure.limits.max_violation(theta) <= 1e-6
 
 

@@ -9,8 +9,8 @@ import rigs
 from mathutils import Vector
 from rigs import four_limbs
 from test_control_rigs import keyed_bones
-from test_controls import generated
 from test_drag import event, mouse_at, viewport
+from test_limbs import generated
 from test_placing import skeleton_channels
 
 HEAD = "spine.006"

@@ -8,7 +8,7 @@ import pytest
 import rigs
 from layout_check import Host
 from mathutils import Euler
-from test_controls import generated
+from test_limbs import generated
 
 
 def masses(obj) -> dict[str, float]:

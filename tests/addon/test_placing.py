@@ -1,5 +1,6 @@
-"""Controls placed so that a control rig's skeleton takes given poses (``bridge.placing``),
-on rigs Rigify generates in the test: only controls are written, FK exactly, IK at the end."""
+"""Controls placed so that a control rig's skeleton takes given poses
+(``bridge.control_rig.placing``), on rigs Rigify generates in the test: only controls are
+written, FK exactly, IK at the end."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import random
 import bpy
 import pytest
 from mathutils import Matrix, Quaternion, Vector
-from test_controls import generated, switch_to
+from test_limbs import generated, switch_to
 
 SKELETON = ("DEF-", "ORG-", "MCH-")
 
@@ -56,15 +57,16 @@ def miss(obj, name: str, target: Matrix) -> float:
 
 
 def limb_of(reach, obj, name: str):
-    return next(limb for limb in reach.addon.bridge.controls.find_limbs(obj) if limb.name == name)
+    limbs = reach.addon.bridge.control_rig.limbs.find_limbs(obj)
+    return next(limb for limb in limbs if limb.name == name)
 
 
 @pytest.mark.parametrize("kind", ["basic_human", "basic_quadruped", "horse", "bird"])
 def test_fk_controls_pose_every_limb_exactly_and_nothing_else_is_written(reach, kind):
-    placing = importlib.import_module(f"{reach.__name__}.addon.bridge.placing")
+    placing = importlib.import_module(f"{reach.__name__}.addon.bridge.control_rig.placing")
     obj = generated(kind)
     rng = random.Random(kind)
-    for found in reach.addon.bridge.controls.find_limbs(obj):
+    for found in reach.addon.bridge.control_rig.limbs.find_limbs(obj):
         for _ in range(2):
             rest_pose(obj)
             targets = random_targets(obj, found, rng)
@@ -81,7 +83,7 @@ def test_fk_controls_pose_every_limb_exactly_and_nothing_else_is_written(reach, 
 
 @pytest.mark.parametrize("pole", [False, True])
 def test_ik_controls_put_the_chain_end_exactly_and_the_joint_in_its_plane(reach, pole):
-    placing = importlib.import_module(f"{reach.__name__}.addon.bridge.placing")
+    placing = importlib.import_module(f"{reach.__name__}.addon.bridge.control_rig.placing")
     obj = generated("basic_human")
     rng = random.Random(11)
     for name in ("upper_arm.L", "thigh.R"):
@@ -112,7 +114,9 @@ def test_ik_controls_put_the_chain_end_exactly_and_the_joint_in_its_plane(reach,
 
 
 def test_a_control_written_where_it_is_keeps_its_channels_bit_for_bit(reach):
-    control_writer = importlib.import_module(f"{reach.__name__}.addon.bridge.control_writer")
+    control_pose = importlib.import_module(
+        f"{reach.__name__}.addon.bridge.control_rig.control_pose"
+    )
     obj = generated("basic_human")
     limb = limb_of(reach, obj, "upper_arm.L")
     random_targets(obj, limb, random.Random(5))
@@ -124,7 +128,7 @@ def test_a_control_written_where_it_is_keeps_its_channels_bit_for_bit(reach):
         }
 
     before = channels()
-    writer = control_writer.ControlWriter(obj)
+    writer = control_pose.ControlWriter(obj)
     for control in limb.fk:  # root first: each parent's pose is predicted unchanged
         writer.write(control, obj.pose.bones[control].matrix.copy())
     assert not writer.changed  # no evaluation of the rig is needed
@@ -139,7 +143,7 @@ def test_a_control_written_where_it_is_keeps_its_channels_bit_for_bit(reach):
 
 
 def test_a_blended_limb_is_refused_by_name(reach):
-    placing = importlib.import_module(f"{reach.__name__}.addon.bridge.placing")
+    placing = importlib.import_module(f"{reach.__name__}.addon.bridge.control_rig.placing")
     errors = reach.addon.errors
     obj = generated("basic_quadruped")
     limb = limb_of(reach, obj, "front_thigh.L")
@@ -169,7 +173,7 @@ def assert_close(matrix, expected):
 
 
 def test_a_heels_last_move_is_repeated_ahead_unless_it_was_a_jump(reach):
-    paws = importlib.import_module(f"{reach.__name__}.addon.bridge.paws")
+    paws = importlib.import_module(f"{reach.__name__}.addon.bridge.control_rig.paws")
     heels = paws.Heels()
     assert heels.ahead("heel") is None  # nothing written yet
     heels.record("heel", channels((0.1, 0.0, 0.0), 30.0, "Z", (1.0, 1.0, 1.0)))
@@ -188,7 +192,7 @@ def test_a_heels_last_move_is_repeated_ahead_unless_it_was_a_jump(reach):
 
 
 def test_a_heels_turn_is_led_to_second_order(reach):
-    paws = importlib.import_module(f"{reach.__name__}.addon.bridge.paws")
+    paws = importlib.import_module(f"{reach.__name__}.addon.bridge.control_rig.paws")
     heels = paws.Heels()
     # turns of 0.4° then 0.5° and moves of 1 then 2 cm: the next is led at 0.6° and 3 cm
     for degrees, y in ((0.0, 0.0), (0.4, 0.01), (0.9, 0.03)):

@@ -9,9 +9,9 @@ import pytest
 from bl_ui.space_toolsystem_common import ToolSelectPanelHelper
 from layout_check import CheckingLayout
 from rigs import four_limbs
-from test_controls import generated
 from test_drag import event, mouse_at
 from test_drag_bone import harness
+from test_limbs import generated
 
 
 def pose_tools() -> dict[str, object]:

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from mathutils import Quaternion, Vector
 from test_control_rigs import constrained_end, deform_miss, keyed_bones, limb_length, limb_named
-from test_controls import generated, switch_to
+from test_limbs import generated, switch_to
 from test_placing import SKELETON, skeleton_channels
 
 TRUNKS = {
@@ -27,14 +27,14 @@ TRUNKS = {
 @pytest.mark.parametrize("kind", TRUNKS)
 def test_every_kind_has_the_trunk_controls_reach_poses_exactly(reach, kind):
     obj = generated(kind)
-    control_rig = reach.addon.bridge.control_rig
-    model = control_rig.control_model(obj)
+    control_model = reach.addon.bridge.control_rig.model.control_model
+    model = control_model(obj)
     trunk = model.trunk
     assert trunk.controls() == TRUNKS[kind]
     root = trunk.joints[0]
     assert (root.control, root.parent, root.translates) == ("torso", "", False)
     obj.reach.translate_root = True  # Move root: the root control moves too
-    assert control_rig.control_model(obj).trunk.joints[0].translates
+    assert control_model(obj).trunk.joints[0].translates
     for control in trunk.controls():
         shares = {j.share for j in trunk.joints if j.control == control}
         assert len(shares) == 1  # one turn, the same part of it at every place
@@ -149,12 +149,12 @@ def test_the_figure_holds_while_reach_moves_the_trunk_and_is_rebuilt_after_a_spi
         armature=obj.name, bone="hand_ik.L", effector="HEAD", name="hand", chain_start="torso"
     ) == {"FINISHED"}
     out_of_reach(obj, arm, "hand")
-    rig = reach.addon.bridge.control_rig.figure_rig(obj)
+    rig = reach.addon.bridge.kinds.figure_rig(obj)
     assert "torso" in solved(reach, obj, arm)
     assert rig.is_current(obj)  # Reach's own write: the same figure serves the next event
-    theta = reach.addon.bridge.control_rig.read_model(obj, rig)
-    again = reach.addon.bridge.control_rig.figure_rig(obj)
-    assert abs(theta - reach.addon.bridge.control_rig.read_model(obj, again)).max() < 1e-5
+    theta = reach.addon.bridge.control_rig.figure.read_model(obj, rig)
+    again = reach.addon.bridge.kinds.figure_rig(obj)
+    assert abs(theta - reach.addon.bridge.control_rig.figure.read_model(obj, again)).max() < 1e-5
     obj.pose.bones["spine_fk.002"].rotation_quaternion = Quaternion((1.0, 0.0, 0.0), 0.2)
     bpy.context.view_layer.update()
     assert not rig.is_current(obj)  # a control Reach leaves as set moved the limb's hang
@@ -184,17 +184,19 @@ def test_a_bake_from_the_torso_keys_the_trunk_and_limb_controls_only(reach):
 def test_a_small_turn_of_a_spread_control_is_written_and_read_back_exactly(reach):
     """A share of a turn of a ten-thousandth of a radian: Blender's pose is the figure's, to
     single precision (a lost turn would put the hips 1e-4 of the leg off)."""
-    control_rig = reach.addon.bridge.control_rig
+    bridge = reach.addon.bridge
     obj = generated("human")
     switch_to(obj, limb_named(reach, obj, "thigh.L"), 1.0)  # FK: the leg follows the hips
-    rig = control_rig.figure_rig(obj)
-    theta = control_rig.read_model(obj, rig)
+    rig = bridge.kinds.figure_rig(obj)
+    theta = bridge.control_rig.figure.read_model(obj, rig)
     index = {entry.name: entry for entry in rig.layout}
-    shares = [j.segment for j in rig.model.trunk.joints if j.control == "hips"]
+    model = rig.kind.model
+    shares = [j.segment for j in model.trunk.joints if j.control == "hips"]
     for segment in shares:  # the same angles at every share
         entry = index[segment]
         theta[entry.rotation : entry.rotation + 3] += (1e-4, -2e-5, 3e-5)
-    written = control_rig.write_model(obj, rig, theta, shares, bpy.context.view_layer)
+    write_model = bridge.control_rig.writing.write_model
+    written = write_model(obj, rig, model, theta, shares, bpy.context.view_layer)
     assert written == ["hips"]
     bpy.context.view_layer.update()
     frames = rig.figure.forward(theta)
@@ -203,7 +205,7 @@ def test_a_small_turn_of_a_spread_control_is_written_and_read_back_exactly(reach
         if entry.name in shares or entry.name == "ORG-thigh.L":
             pose = obj.matrix_world @ obj.pose.bones[entry.name].matrix
             assert abs(np.array(pose) - frames[k]).max() <= 1e-5 * size, entry.name
-    back = control_rig.read_model(obj, rig, theta)
+    back = bridge.control_rig.figure.read_model(obj, rig, theta)
     for segment in shares:  # read back as written (the IK legs, not written, moved on)
         entry = index[segment]
         turned = slice(entry.rotation, entry.rotation + 3)
@@ -212,7 +214,7 @@ def test_a_small_turn_of_a_spread_control_is_written_and_read_back_exactly(reach
 
 @pytest.mark.parametrize("share", [0.25, 1 / 3, 0.5, 1.0])
 def test_the_power_of_a_turn_keeps_its_axis_and_scales_its_angle(reach, share):
-    power = reach.addon.bridge.trunk.power
+    power = reach.addon.bridge.control_rig.trunk.power
     for axis, angle in (((0.3, 0.5, -0.2), 0.9), ((1.0, 0.0, 0.0), 1e-6), ((0.0, 0.6, 0.8), 3.0)):
         unit = np.array(axis) / np.linalg.norm(axis)
         turn = np.array([np.cos(angle / 2), *(np.sin(angle / 2) * unit)])

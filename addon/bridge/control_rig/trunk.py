@@ -29,13 +29,14 @@ from typing import Any
 
 import numpy as np
 
-from ...solver import Dof, Figure, rotations
-from ..errors import labelled
-from .arrays import Array
-from .controls import Limb, ancestors, is_control
-from .joints import bone_dofs, euler_order, joint_settings
-from .pose import bone_matrix, write_rotation
-from .rig import BoneLayout, to_numpy
+from ....solver import Dof, Figure, rotations
+from ...errors import labelled
+from ..arrays import Array
+from ..joints import bone_dofs, euler_order, joint_settings
+from ..pose import bone_matrix, write_rotation
+from ..rig import BoneLayout, to_numpy
+from ..rigify_names import is_control
+from .limbs import Limb, ancestors
 
 AGREE = 1e-5
 """Largest difference (armature units, or cosines) between a rest the trunk measured

@@ -3,7 +3,7 @@
 Reach solves on a control rig's skeleton (the bones its deform bones follow) and writes
 the result onto the controls an animator keys: per limb in the mode its switch says.
 A control that carries a skeleton bone rigidly is moved by the pose delta between them
-(:mod:`.control_writer`). A bone between controls follows the control above it rigidly;
+(:mod:`.control_pose`). A bone between controls follows the control above it rigidly;
 Blender's evaluation then checks every target and the write is repeated from the
 evaluated pose where a mechanism did otherwise (a few passes at most).
 
@@ -28,10 +28,11 @@ from typing import Any
 
 from mathutils import Matrix, Vector
 
-from ..errors import BlenderDataError
+from ...errors import BlenderDataError
+from ..rigify_names import is_control
 from . import paws
-from .control_writer import ControlWriter, carried, rigid
-from .controls import Limb, is_control
+from .control_pose import ControlWriter, carried, rigid
+from .limbs import Limb
 from .paws import Heels
 
 PASSES = 4
@@ -127,7 +128,7 @@ def place_limbs(
         view_layer: Updated after each pass to evaluate the rig; None (inside a
             depsgraph handler, where Blender evaluates after the handler returns): one
             pass from the predicted parents, no swivel, the error not measured (NaN).
-        limbs: Per limb (:func:`.controls.find_limbs`, in FK or IK mode), pose-space
+        limbs: Per limb (:func:`.limbs.find_limbs`, in FK or IK mode), pose-space
             matrices for some or all of its bones.
         moved: Pose-space matrices of bones above the limbs written but not yet
             evaluated (a trunk's joints): the first pass places the controls below

@@ -1,4 +1,4 @@
-"""The limbs of control rigs (``bridge.controls``), on rigs Rigify generates in the test."""
+"""The limbs of control rigs (``bridge.control_rig.limbs``), on rigs Rigify generates."""
 
 from __future__ import annotations
 
@@ -37,7 +37,7 @@ def switch_to(obj, limb, value: float) -> None:
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_every_rigify_kind_has_its_limbs_with_skeleton_chains_and_controls(reach, kind):
-    controls = reach.addon.bridge.controls
+    controls = reach.addon.bridge.control_rig.limbs
     obj = generated(kind)
     limbs = controls.find_limbs(obj)
     count, ends = KINDS[kind]
@@ -58,7 +58,7 @@ def test_every_rigify_kind_has_its_limbs_with_skeleton_chains_and_controls(reach
 
 
 def test_the_switch_and_the_pole_change_what_reach_drives(reach):
-    controls = reach.addon.bridge.controls
+    controls = reach.addon.bridge.control_rig.limbs
     obj = generated("basic_human")
     arm = next(limb for limb in controls.find_limbs(obj) if limb.name == "upper_arm.L")
     assert arm.controls == ("hand_ik.L", "upper_arm_ik.L")
@@ -82,7 +82,7 @@ def test_the_switch_and_the_pole_change_what_reach_drives(reach):
 
 
 def test_without_rigifys_interface_text_the_constraints_alone_find_the_controls(reach):
-    controls = reach.addon.bridge.controls
+    controls = reach.addon.bridge.control_rig.limbs
     obj = generated("basic_human")
     with_text = {limb.name: limb for limb in controls.find_limbs(obj)}
     bpy.data.texts.remove(bpy.data.texts["rig_ui.py"])
@@ -98,7 +98,7 @@ def test_without_rigifys_interface_text_the_constraints_alone_find_the_controls(
 def test_a_plain_skeleton_has_no_limbs_and_make_figure_keeps_its_warnings(reach, capfd):
     obj = generated("basic_human")
     metarig = bpy.data.objects["metarig"]
-    assert reach.addon.bridge.controls.find_limbs(metarig) == []
+    assert reach.addon.bridge.control_rig.limbs.find_limbs(metarig) == []
     metarig.pose.bones["forearm.L"].constraints.new("LIMIT_ROTATION")
     assert bpy.ops.reach.figure_from_armature(armature=metarig.name) == {"FINISHED"}
     assert "1 bone(s) with bone constraints" in capfd.readouterr().out

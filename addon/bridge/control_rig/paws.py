@@ -15,8 +15,8 @@ from typing import Any
 
 from mathutils import Matrix, Quaternion, Vector
 
-from .control_writer import ControlWriter, carried, rigid
-from .controls import Limb
+from .control_pose import ControlWriter, carried, rigid
+from .limbs import Limb
 
 LEAD = math.radians(5.0)
 """The most a heel's last turn is repeated ahead of an evaluation (a drag's step turns it

@@ -21,7 +21,8 @@ from typing import Any
 
 import bpy
 
-from ..errors import BlenderDataError
+from ...errors import BlenderDataError
+from ..rigify_names import is_control, unprefixed
 
 SWITCH_PATH = re.compile(r'^pose\.bones\["(?P<bone>[^"]+)"\]\["(?P<prop>[^"]+)"\]$')
 """A driver variable's path to a bone's custom property: the bone and the property."""
@@ -39,9 +40,6 @@ controls (the IK base, the pole, any middle controls, the end control last)."""
 
 MODES = ("IK", "FK", "MIXED")
 """A limb's mode: following its IK chain, its FK controls, or a blend of both."""
-
-SKELETON_PREFIXES = ("DEF-", "ORG-", "MCH-")
-"""Rigify's prefixes of bones an animator never keys (deform, original, mechanism)."""
 
 
 @dataclass(frozen=True)
@@ -85,8 +83,7 @@ class Limb:
     @property
     def name(self) -> str:
         """The limb's name: its first skeleton bone without Rigify's prefix."""
-        first = self.bones[0]
-        return first[4:] if first.startswith(SKELETON_PREFIXES) else first
+        return unprefixed(self.bones[0])
 
     @property
     def controls(self) -> tuple[str, ...]:
@@ -104,11 +101,6 @@ class Limb:
                 f"(set '{self.switch}' on '{self.settings}' to 0 or 1 to pose it)"
             )
         return f"{self.name} ({self.mode}): {', '.join(self.controls)}"
-
-
-def is_control(bone: str) -> bool:
-    """Whether an animator keys ``bone`` (not a Rigify deform, original or mechanism bone)."""
-    return not bone.startswith(SKELETON_PREFIXES)
 
 
 def _switch_drivers(obj: Any) -> dict[tuple[str, str], tuple[str, str]]:

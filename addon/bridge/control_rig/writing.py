@@ -1,0 +1,142 @@
+"""θ of a control rig's figure written onto its controls.
+
+The trunk's joints are written into their controls' channels (:func:`.trunk.write_trunk`)
+and each limb's controls of its current mode are placed so that its skeleton takes the
+solved pose (:func:`.placing.place_limbs`): only controls are ever written and keyed.
+:class:`ModelWriter` keeps what one write leaves the next (the paws' heels).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import numpy as np
+from mathutils import Matrix
+
+from ....solver import rotations
+from ..arrays import Array
+from ..pose import axis_angles
+from ..rig import BoneLayout, Rig, to_numpy
+from .limbs import Limb
+from .model import ControlModel
+from .paws import Heels
+from .placing import place_limbs
+from .trunk import write_trunk
+
+
+def write_model(
+    obj: Any,
+    rig: Rig,
+    model: ControlModel,
+    theta: Array,
+    bones: Iterable[str],
+    view_layer: Any | None,
+    heels: Heels | None = None,
+) -> list[str]:
+    """Write θ of the trunk joints and limbs among ``bones`` onto their controls.
+
+    The joints' controls take their channels (:func:`.trunk.write_trunk`); then the
+    controls of every limb holding one of ``bones`` are placed (:func:`.placing.place_limbs`),
+    the new poses of the joints above them predicted by the figure.
+
+    Returns:
+        The controls written.
+
+    Raises:
+        BlenderDataError: A limb blended between IK and FK, named.
+    """
+    world_inverse = np.linalg.inv(to_numpy(obj.matrix_world))
+    frames = rig.figure.forward(theta)
+    index = {entry.name: k for k, entry in enumerate(rig.layout)}
+    chosen = set(bones)
+    motions = {}
+    for joint in model.trunk.joints:
+        if joint.segment in chosen:
+            motions[joint.segment] = _motion(rig, theta, rig.layout[index[joint.segment]])
+    written = write_trunk(obj, model.trunk, motions)
+    moved: dict[str, Matrix] = {}
+    if written:
+        obj.update_tag()
+        for joint in model.trunk.joints:  # a carrier's copy takes its pose too
+            pose = Matrix((world_inverse @ frames[index[joint.segment]]).tolist())
+            moved[joint.segment] = moved[joint.bone] = pose
+    placed = _limb_targets(model, frames, index, world_inverse, chosen)
+    for result in place_limbs(obj, view_layer, placed, moved, heels):
+        written.extend(result.controls)
+    return written
+
+
+def refine_model(
+    obj: Any,
+    rig: Rig,
+    model: ControlModel,
+    theta: Array,
+    bones: Iterable[str],
+    view_layer: Any,
+    heels: Heels,
+) -> None:
+    """Place the limbs' controls again toward θ, from the pose Blender evaluated.
+
+    A write made inside a depsgraph handler (:func:`write_model` without a view layer)
+    is one pass from predicted parents; this makes the passes the rig's mechanism
+    needs, evaluating each through ``view_layer`` (a limb placed already is not
+    written). The heels' lead is not repeated: θ is the same write's.
+    """
+    world_inverse = np.linalg.inv(to_numpy(obj.matrix_world))
+    frames = rig.figure.forward(theta)
+    index = {entry.name: k for k, entry in enumerate(rig.layout)}
+    placed = _limb_targets(model, frames, index, world_inverse, set(bones))
+    place_limbs(obj, view_layer, placed)
+    heels.note(obj, (limb for limb, _ in placed))
+
+
+def _limb_targets(
+    model: ControlModel,
+    frames: Array,
+    index: dict[str, int],
+    world_inverse: Array,
+    chosen: set[str],
+) -> list[tuple[Limb, dict[str, Matrix]]]:
+    """Per limb holding one of the ``chosen`` bones, its bones' pose-space targets."""
+    return [
+        (
+            limb,
+            {name: Matrix((world_inverse @ frames[index[name]]).tolist()) for name in limb.bones},
+        )
+        for limb in model.limbs
+        if chosen.intersection(limb.bones)
+    ]
+
+
+def _motion(rig: Rig, theta: Array, entry: BoneLayout) -> Array:
+    """The motion (4 × 4) θ gives segment ``entry``: its translation, then its turn."""
+    motion = np.eye(4)
+    motion[:3, :3] = rotations.euler_matrix(axis_angles(theta, entry), entry.order)
+    if entry.translation >= 0:
+        motion[:3, 3] = theta[entry.translation : entry.translation + 3]
+    return motion
+
+
+class ModelWriter:
+    """Writes θ of a control rig's figure onto its controls (:func:`write_model`).
+
+    Each write after the first starts the paws' heels from the turns of the writes
+    before (:class:`.paws.Heels`): a drag's, a live session's or a bake's.
+    """
+
+    def __init__(self, rig: Rig, model: ControlModel, bones: Iterable[str]) -> None:
+        self.rig, self.model, self.bones = rig, model, list(bones)
+        self.heels = Heels()
+
+    def write(self, obj: Any, theta: Array, view_layer: Any | None = None) -> None:
+        """Place the controls of the limbs holding the chosen bones.
+
+        ``view_layer`` evaluates the rig between passes (None: inside a depsgraph
+        handler, one pass from predicted parents).
+        """
+        write_model(obj, self.rig, self.model, theta, self.bones, view_layer, self.heels)
+
+    def refine(self, obj: Any, theta: Array, view_layer: Any) -> None:
+        """Place them again from Blender's evaluation of the last write (``theta``'s)."""
+        refine_model(obj, self.rig, self.model, theta, self.bones, view_layer, self.heels)

@@ -1,0 +1,93 @@
+"""The plain kind of rig: the armature's own bones are the figure, posed bone by bone.
+
+Reach reads and writes the bones' own channels (:mod:`.pose`) and keys them. Bones that
+follow a control through the rig's own constraints (:mod:`.followers`) are noted when
+the figure is built: a constraint on one is on its control, and a chain may move no
+mechanism bone (:mod:`.mechanisms`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable
+from typing import Any
+
+from ...solver import Effector
+from ...solver._checks import same
+from .arrays import Array
+from .followers import check_chain, follow_in, followed
+from .keys import bone_channels
+from .mechanisms import check_chain_writes
+from .pose import PoseWriter, read_pose
+from .rig import Rig, build_rig, fixed_locations, pose_locations
+from .rig_kind import OnFigure
+
+
+class PlainRig:
+    """The kind of a rig whose figure is the armature's bones (see the module)."""
+
+    direct = True
+    carried = True
+    reported_notes = None
+    diverging_fix = (
+        "mute those constraints or drivers, key or bake the pose, or constrain the control bones"
+    )
+
+    def build(self, obj: Any, hold: Iterable[str] = ()) -> Rig:
+        """The armature's bones (:func:`.rig.build_rig`), bones that follow a control noted.
+
+        Raises:
+            BlenderDataError: For data the solver cannot represent, named.
+        """
+        return followed(obj, build_rig(obj, hold))
+
+    def is_current(self, obj: Any, rig: Rig) -> bool:
+        """Whether the bones' fixed locations are still the ones the figure holds."""
+        locations = rig.locations
+        if locations is not None and same(pose_locations(obj), locations):
+            return True  # no location changed at all
+        return fixed_locations(obj, rig.layout) == rig.offsets
+
+    def read(self, obj: Any, rig: Rig, previous: Array | None = None) -> Array:
+        """The bones' channels, unrounded (:func:`.pose.read_pose`)."""
+        return read_pose(obj, rig, previous, rounding=False)
+
+    def writer(self, obj: Any, rig: Rig, bones: Iterable[str]) -> PoseWriter:
+        """The writer of the bones' channels."""
+        return PoseWriter(obj, rig, list(bones))
+
+    def written(self, bones: Iterable[str]) -> list[str]:
+        """The bones themselves."""
+        return list(bones)
+
+    def written_channels(
+        self, obj: Any, rig: Rig, bones: Collection[str]
+    ) -> list[tuple[str, list[str]]]:
+        """The bones, each with its rotation channel and its location where it moves."""
+        return [(e.name, bone_channels(rig, e.name)) for e in rig.layout if e.name in bones]
+
+    def on_figure(self, obj: Any, rig: Rig, entry: Any, effector: Effector, label: str) -> OnFigure:
+        """The effector and chain, moved from bones following controls onto the controls.
+
+        "Met" is measured on a following bone all the same; the chain may move no
+        mechanism bone (:func:`.mechanisms.check_chain_writes`).
+        """
+        start = entry.chain_start or None
+        twin = None
+        if rig.followers:  # bones following controls: on the controls
+            effector, start = follow_in(rig, entry, effector, label)
+            if entry.bone in rig.followers:  # "met" on the bone named, all the same
+                twin = (entry.bone, rig.followers[entry.bone].inverse)
+        check_chain_writes(obj, effector.segment, start, label)
+        return OnFigure(effector, start, twin)
+
+    def check_chain(self, obj: Any, bone: str, chain_start: str, label: str) -> None:
+        """Refuse the chain where its ends, taken to their controls, cannot be posed."""
+        check_chain(obj, bone, chain_start)
+
+    def describe(self) -> list[str]:
+        """Nothing: the bones and DOFs say it all."""
+        return []
+
+
+PLAIN = PlainRig()
+"""The plain kind; it keeps nothing of its own, so every plain rig shares it."""
