@@ -109,15 +109,8 @@ class BakeSession:
         keys.apply_switches(obj, frame, self.switches)
         planned = None
         if any(entry.enabled for entry in obj.reach.constraints):
-            step = self.poser.step(
-                posing.Start.WARM,
-                time_limit=None,
-                clamp=True,
-                stats=False,
-                judge=not self.direct,
-                write=not self.direct,
-                moved=() if self.baked else None,  # the goals were checked on the first frame
-                reread=not self.still,
+            step = self.poser.bake_frame(
+                first=not self.baked, write=not self.direct, reread=not self.still
             )
             if step.clamped:
                 self.clamped.append(frame)

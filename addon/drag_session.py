@@ -13,7 +13,6 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable
-from contextlib import nullcontext
 from typing import Any
 
 from .bridge import goals, keys, pose, posing, snapshot, solving
@@ -138,14 +137,9 @@ class DragSession:
             self.view_layer.update()  # what moves with the goal moves now
         budget = self.budget
         try:
-            with self.poser.placing(self.goal) if self.alone else nullcontext():
-                step = self.poser.step(
-                    posing.Start.FOLLOW,
-                    time_limit=budget,
-                    stats=False,
-                    rebuild=self.rebuild,
-                    moved=(self.goal,),
-                )
+            step = self.poser.follow(
+                self.goal, alone=self.alone, time_limit=budget, rebuild=self.rebuild
+            )
             self.rebuild = False
         except ReachError:
             put_back()

@@ -270,16 +270,17 @@ class LiveSession:
             if follow:
                 keys.apply_switches(obj, frame)
             adjacent = self.frame is not None and abs(frame - self.frame) == 1
-            self.poser.obj, self.poser.scene, self.poser.view_layer = obj, scene, evaluator
             inputs = figure_inputs(obj)
             rebuild, self.inputs = inputs != self.inputs, None  # kept once the step succeeds
-            step = self.poser.step(
-                posing.Start.WARM if follow and adjacent else posing.Start.POSE,
+            step = self.poser.update(
+                obj,
+                scene,
+                evaluator,
+                warm=follow and adjacent,
                 time_limit=self.budgeting.limit(obj.reach),
                 rebuild=rebuild,
                 hold=held,
                 keep=keep,
-                judge=evaluator is not None,
                 key=not (follow or keep),
             )
             self.pending = None if evaluator is not None else step
@@ -292,7 +293,6 @@ class LiveSession:
             self.last_error = str(error)
             obj.reach.stats.message = f"live: {error}"
         finally:
-            self.poser.view_layer = None
             self.watched, self.written = self._channels(obj)
             self.busy = False
         return not self.last_error

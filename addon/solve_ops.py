@@ -8,7 +8,7 @@ from bpy.props import BoolProperty
 from bpy.types import Operator
 
 from .bridge.kinds import figure_rig
-from .bridge.posing import Poser, Start, clamp_pose
+from .bridge.posing import Poser, clamp_pose
 from .bridge.rig import armature_object
 from .operator_base import ArmatureOperator, Result, report_warnings
 
@@ -27,13 +27,8 @@ class REACH_OT_solve(ArmatureOperator, Operator):
 
     def run(self, context: Any) -> Result:  # noqa: D102
         obj = armature_object(self.armature, context)
-        step = Poser(obj, context.scene, context.view_layer).step(
-            Start.POSE,
-            time_limit=None,
-            restarts=obj.reach.restarts,
-            clamp=self.clamp,
-            key=True,
-        )
+        poser = Poser(obj, context.scene, context.view_layer)
+        step = poser.solve(restarts=obj.reach.restarts, clamp=self.clamp)
         report_warnings(self, step.setup.rig.messages(step.setup.lines))
         if step.outcome.unmet:
             self.report({"WARNING"}, obj.reach.stats.message)

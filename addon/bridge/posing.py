@@ -6,6 +6,9 @@ choose where the solve starts, solve, write the chains' bones, measure the resul
 Blender's evaluated pose, record it for the sidebar and key what moved. :class:`Poser`
 does that once per armature and keeps what the next step reuses (the problem, the pose
 writer, the last solution); each caller keeps only its own timing, keys and interface.
+Each caller has its entry point (:meth:`Poser.solve`, :meth:`Poser.follow`,
+:meth:`Poser.update`, :meth:`Poser.bake_frame`), which says what its step does; all four
+run the same stages (:meth:`Poser._run`).
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ import enum
 import math
 import time
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -91,6 +94,44 @@ class Step:
         if self.known is not None:
             return self.known
         return changed_bones(self.setup.rig, self.read, self.outcome.result.theta)
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """What one step does, as its entry point sets it.
+
+    Only the entry points (:meth:`Poser.solve`, ``follow``, ``update``, ``bake_frame``)
+    make plans, so no step mixes what cannot go together.
+
+    Attributes:
+        start: Where the solve starts.
+        time_limit: Seconds the solve may take, or None.
+        restarts: Seeded restarts when a descent stalls (0: warm, interactive use).
+        clamp: A start outside the limits is clamped into them instead of refused.
+        rebuild: Build the problem afresh (see :meth:`Poser.prepare`).
+        hold: Bones held where they are during this solve (moved by hand).
+        keep: Write only if the solve moves a bone; comfort is left out then.
+        judge: Update the view layer and measure on Blender's evaluated pose now.
+        stats: Record the outcome on the armature for the sidebar.
+        key: With auto-keying on, key the bones that moved at the current frame.
+        write: Write the pose; False gives the channels a write would set instead.
+        moved: The objects that moved since the last step, or None: every goal is read.
+        reread: Read the pose from Blender, not from the last step's reading.
+    """
+
+    start: Start
+    time_limit: float | None
+    restarts: int = 0
+    clamp: bool = False
+    rebuild: bool = False
+    hold: tuple[str, ...] = ()
+    keep: bool = False
+    judge: bool = True
+    stats: bool = True
+    key: bool = False
+    write: bool = True
+    moved: Sequence[Any] | None = None
+    reread: bool = True
 
 
 class Poser:
@@ -229,100 +270,172 @@ class Poser:
             return clamp_moving(setup, pose), True
         raise start_error(setup, pose)
 
-    def step(
-        self,
-        start: Start,
-        *,
-        time_limit: float | None,
-        restarts: int = 0,
-        clamp: bool = False,
-        rebuild: bool = False,
-        hold: Sequence[str] = (),
-        keep: bool = False,
-        judge: bool = True,
-        stats: bool = True,
-        key: bool = False,
-        write: bool = True,
-        moved: Sequence[Any] | None = None,
-        reread: bool = True,
-    ) -> Step:
-        """Solve the armature's constraints once and write the pose.
+    def solve(self, *, restarts: int = 0, clamp: bool = False) -> Step:
+        """The Solve operator's step: from the pose as it is, written, judged, shown, keyed.
 
         Args:
-            start: Where the solve starts (:class:`Start`).
-            time_limit: Seconds the solve may take, or None.
-            restarts: Seeded restarts when a descent stalls (0: warm, interactive use).
-            clamp: A start outside the limits is clamped into them instead of refused.
-            rebuild: Build the problem afresh (see :meth:`prepare`).
-            hold: Bones held where they are during this solve (moved by hand).
-            keep: Write only if the solve moves a bone (a pose just loaded stays bit for
-                bit); comfort is left out then.
-            judge: Update the view layer and measure on Blender's evaluated pose now;
-                False leaves it to :meth:`judge` (inside a depsgraph handler, where
-                Blender evaluates what was written after the handler returns).
-            stats: Record the outcome on the armature for the sidebar.
-            key: With auto-keying on, key the bones that moved at the current frame.
-            write: False writes nothing and leaves Blender's pose as it is: the step
-                gives the channels a write would set instead (a plain rig only; judge,
-                stats and key must be off then).
-            moved: The object a drag moves, or None (see :meth:`prepare`).
-            reread: False where nothing but Reach has posed the bones since the last
-                step read them (a bake's later frames on an armature nothing else
-                animates): that reading stands for the pose, not read again.
+            restarts: Seeded restarts when a descent stalls.
+            clamp: A pose outside the limits is clamped into them instead of refused.
 
         Raises:
             ReachError: Bad input (a deleted goal, a start outside the limits, …); nothing
                 is written then.
         """
-        began = time.perf_counter()
-        setup = self.prepare(rebuild=rebuild, hold=hold, moved=moved)
-        follow = start is Start.FOLLOW and self.theta is not None
-        last = self.last_read
-        if follow and self.theta is not None:
-            read = self.theta
-        elif not reread and last is not None and last[0] is setup.rig.layout:
-            read = last[1].copy()
-        else:
-            read = self.read(setup.rig)
-            self.last_read = (setup.rig.layout, read.copy())
-        theta, clamped = self.start_pose(setup, read, start, clamp=clamp)
-        # A pose that only needs checking (just loaded) is not relaxed by comfort either.
-        comfort = None if keep else comfort_of(self.obj, setup.rig)
-        outcome = solving.run_solve(
-            setup, theta, self.obj.reach, time_limit=time_limit, restarts=restarts, comfort=comfort
+        return self._run(_Plan(Start.POSE, None, restarts=restarts, clamp=clamp, key=True))
+
+    def follow(self, goal: Any, *, alone: bool, time_limit: float | None, rebuild: bool) -> Step:
+        """A drag event's step: from the last solution, toward ``goal`` as just moved.
+
+        Args:
+            goal: The object the drag moved (only its goals are read again).
+            alone: Only ``goal``'s own channels place it (:func:`.goals.moves_alone`): it
+                is read from them, without evaluating the view layer first.
+            time_limit: Seconds the solve may take.
+            rebuild: Build the problem afresh (a constraint changed during the drag).
+
+        Raises:
+            ReachError: Bad input; nothing is written then.
+        """
+        plan = _Plan(Start.FOLLOW, time_limit, rebuild=rebuild, stats=False, moved=(goal,))
+        with self.placing(goal) if alone else nullcontext():
+            return self._run(plan)
+
+    def update(
+        self,
+        obj: Any,
+        scene: Any,
+        evaluator: Any | None,
+        *,
+        warm: bool,
+        time_limit: float | None,
+        rebuild: bool,
+        hold: Sequence[str],
+        keep: bool,
+        key: bool,
+    ) -> Step:
+        """A live update's step, on the armature and scene of this update.
+
+        Args:
+            obj: The armature object (live mode finds it again at each update).
+            scene: The scene the update came from.
+            evaluator: A view layer or depsgraph that evaluates the writes now, and the
+                step is judged now; None: Blender evaluates them after the handler, and
+                :meth:`judge` measures the step later.
+            warm: Start from the last solution's chains (the next frame of a playback).
+            time_limit: Seconds the solve may take.
+            rebuild: Build the problem afresh (what it is built from changed).
+            hold: Bones held where they are (moved by hand since the last update).
+            keep: Write only if the solve moves a bone, and leave comfort out (a pose
+                just loaded stays bit for bit).
+            key: With auto-keying on, key the bones that moved at the current frame.
+
+        Raises:
+            ReachError: Bad input; nothing is written then.
+        """
+        self.obj, self.scene, self.view_layer = obj, scene, evaluator
+        plan = _Plan(
+            Start.WARM if warm else Start.POSE,
+            time_limit,
+            rebuild=rebuild,
+            hold=tuple(hold),
+            keep=keep,
+            judge=evaluator is not None,
+            key=key,
         )
+        try:
+            return self._run(plan)
+        finally:
+            self.view_layer = None
+
+    def bake_frame(self, *, first: bool, write: bool, reread: bool) -> Step:
+        """A baked frame's step: from the previous frame's chains, clamped into the limits.
+
+        Args:
+            first: The bake's first frame (the goals are checked on it; later frames
+                refresh none but the goals that move).
+            write: Write the pose and judge it now; False (a plain rig) writes nothing and
+                gives the channels a write would set instead (:attr:`Step.channels`).
+            reread: False where nothing but Reach has posed the bones since the last
+                frame read them: that reading stands for the pose, not read again.
+
+        Raises:
+            ReachError: Bad input (a deleted goal, …); nothing is written then.
+        """
+        plan = _Plan(
+            Start.WARM,
+            None,
+            clamp=True,
+            stats=False,
+            judge=write,
+            write=write,
+            moved=None if first else (),
+            reread=reread,
+        )
+        return self._run(plan)
+
+    def _run(self, plan: _Plan) -> Step:
+        """The stages every step runs: problem, read, start, solve, write, judge, record."""
+        began = time.perf_counter()
+        setup = self.prepare(rebuild=plan.rebuild, hold=plan.hold, moved=plan.moved)
+        read = self._read_for(setup, plan)
+        theta, clamped = self.start_pose(setup, read, plan.start, clamp=plan.clamp)
+        outcome = self._solve(setup, theta, plan)
         solution = outcome.result.theta
-        within = outcome.result.max_violation <= FEASIBLE
-        self.kept = (solution, setup.problem.moving_limits) if within else None
         # the bones moved, where this step needs them (else the caller may ask, Step.moved)
-        moved = changed_bones(setup.rig, read, solution) if keep or key else None
-        if not write:
-            if judge or key or stats or not setup.rig.kind.direct:
-                raise ValueError("Poser.step(write=False): a plain rig, no judge, stats or keys")
+        moved = changed_bones(setup.rig, read, solution) if plan.keep or plan.key else None
+        if not plan.write:
             writer = self._writer(setup)
-            assert isinstance(writer, PoseWriter)  # a plain rig's
+            if not isinstance(writer, PoseWriter):
+                raise ValueError("a step that does not write needs a rig written bone by bone")
             self.theta = solution
             channels = writer.planned(self.obj.pose.bones, solution)
             milliseconds = 1000.0 * (time.perf_counter() - began)
             return Step(setup, read, theta, clamped, outcome, False, milliseconds, channels, moved)
-        written = bool(moved) or not keep
+        written = bool(moved) or not plan.keep
         with writing():  # the evaluations below rename no bone
             if written:
                 # a control rig's writer evaluates between passes, if it can
                 self._writer(setup).write(self.obj, solution, self.view_layer)
-            if judge:
+            if plan.judge:
                 self.view_layer.update()
         self.theta = solution
-        if judge:
+        if plan.judge:
             outcome = solving.judge(self.obj, setup, outcome, self.obj.reach)
         milliseconds = 1000.0 * (time.perf_counter() - began)
-        if stats:
+        if plan.stats:
             solving.store_stats(self.obj, outcome, milliseconds)
             self.shown = outcome
-        if key:
+        if plan.key:
             assert moved is not None  # found above
             auto_key(self.scene, self.obj, setup.rig, moved, self.scene.frame_current)
         return Step(setup, read, theta, clamped, outcome, written, milliseconds, known=moved)
+
+    def _read_for(self, setup: Setup, plan: _Plan) -> Array:
+        """The pose a step reads: the last solution (a drag), the last reading, or Blender's."""
+        last = self.last_read
+        if plan.start is Start.FOLLOW and self.theta is not None:
+            return self.theta
+        if not plan.reread and last is not None and last[0] is setup.rig.layout:
+            return last[1].copy()
+        read = self.read(setup.rig)
+        self.last_read = (setup.rig.layout, read.copy())
+        return read
+
+    def _solve(self, setup: Setup, theta: Array, plan: _Plan) -> solving.Outcome:
+        """Solve from ``theta``; keep the solution as the next drag event's start."""
+        # A pose that only needs checking (just loaded) is not relaxed by comfort either.
+        comfort = None if plan.keep else comfort_of(self.obj, setup.rig)
+        outcome = solving.run_solve(
+            setup,
+            theta,
+            self.obj.reach,
+            time_limit=plan.time_limit,
+            restarts=plan.restarts,
+            comfort=comfort,
+        )
+        within = outcome.result.max_violation <= FEASIBLE
+        self.kept = (outcome.result.theta, setup.problem.moving_limits) if within else None
+        return outcome
 
     def _writer(self, setup: Setup) -> FigureWriter:
         """The writer of the problem's movable bones (made on first use)."""
@@ -331,9 +444,10 @@ class Poser:
         return self.writer
 
     def judge(self, step: Step) -> solving.Outcome:
-        """Measure a step taken with ``judge=False`` on Blender's evaluated pose.
+        """Measure a step not judged when taken on Blender's evaluated pose.
 
-        The sidebar is updated when Blender's pose says otherwise than Reach's model.
+        A live update without an evaluator (:meth:`update`) leaves its step to this. The
+        sidebar is updated when Blender's pose says otherwise than Reach's model.
         """
         judged = solving.judge(self.obj, step.setup, step.outcome, self.obj.reach)
         if judged is not self.shown:

@@ -59,9 +59,7 @@ def reach_random(
         move(goals, points)
         view_layer.update()
         poser = bridge.posing.Poser(obj, scene, view_layer)
-        step = poser.step(
-            bridge.posing.Start.POSE, time_limit=None, restarts=settings.restarts, stats=False
-        )
+        step = poser.solve(restarts=settings.restarts)
         setup, outcome = step.setup, step.outcome
         elapsed = time.perf_counter() - begin
         run = measure(stage, points, elapsed)

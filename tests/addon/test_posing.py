@@ -16,6 +16,22 @@ def poser(reach, obj):
     return reach.addon.bridge.posing.Poser(obj, bpy.context.scene, bpy.context.view_layer)
 
 
+def update(it, *, warm=False, rebuild=False, keep=False, judge=True):
+    """A live update's step on the test's scene, judged now unless ``judge`` is off."""
+    evaluator = bpy.context.view_layer if judge else None
+    return it.update(
+        it.obj,
+        bpy.context.scene,
+        evaluator,
+        warm=warm,
+        time_limit=None,
+        rebuild=rebuild,
+        hold=(),
+        keep=keep,
+        key=False,
+    )
+
+
 def bent_elbow(obj, degrees: float) -> None:
     forearm = obj.pose.bones["forearm.L"]
     forearm.rotation_mode = "XYZ"
@@ -29,7 +45,7 @@ def test_a_step_solves_writes_judges_and_records(reach):
     goal.location += Vector((-0.08, -0.05, -0.05))  # in reach: the arm bends
     bpy.context.view_layer.update()
     before = rigs.pose_channels(obj)
-    step = poser(reach, obj).step(reach.addon.bridge.posing.Start.POSE, time_limit=None)
+    step = poser(reach, obj).solve()
     assert step.written and "forearm.L" in step.moved
     assert rigs.pose_channels(obj) != before
     assert not step.outcome.unmet
@@ -43,7 +59,7 @@ def test_a_warm_start_is_the_previous_solution_on_the_chains_and_the_pose_elsewh
     obj = four_limbs()
     posing = reach.addon.bridge.posing
     it = poser(reach, obj)
-    it.step(posing.Start.POSE, time_limit=None)
+    it.solve()
     previous = it.theta.copy()
     setup = it.prepare()
     read = it.read(setup.rig)
@@ -83,30 +99,27 @@ def test_a_refused_start_writes_nothing(reach):
     obj = four_limbs()
     bent_elbow(obj, 20.0)
     before = rigs.pose_channels(obj)
-    posing = reach.addon.bridge.posing
     with pytest.raises(reach.addon.errors.BlenderDataError, match="outside the limits"):
-        poser(reach, obj).step(posing.Start.POSE, time_limit=None)
+        poser(reach, obj).solve()
     assert rigs.pose_channels(obj) == before
 
 
 def test_keep_writes_nothing_when_the_solve_moves_no_bone(reach):
     obj = four_limbs()
-    posing = reach.addon.bridge.posing
-    poser(reach, obj).step(posing.Start.POSE, time_limit=None)  # every goal met
+    poser(reach, obj).solve()  # every goal met
     before = rigs.pose_channels(obj)
-    step = poser(reach, obj).step(posing.Start.POSE, time_limit=None, keep=True)
+    step = update(poser(reach, obj), keep=True)
     assert not step.moved and not step.written
     assert rigs.pose_channels(obj) == before
 
 
 def test_a_step_judged_later_measures_on_blenders_pose(reach):
     obj = four_limbs()
-    posing = reach.addon.bridge.posing
     goal = obj.reach.constraints["hand.L"].goal
     goal.location += Vector((-0.08, -0.05, -0.05))  # in reach: the arm bends
     bpy.context.view_layer.update()
     it = poser(reach, obj)
-    step = it.step(posing.Start.POSE, time_limit=None, judge=False)
+    step = update(it, judge=False)
     assert not step.outcome.unmet and obj.reach.stats.unmet == ""
     turned = bpy.data.objects.new("turned", None)  # Blender now poses the forearm otherwise
     bpy.context.scene.collection.objects.link(turned)
@@ -122,15 +135,14 @@ def test_a_step_judged_later_measures_on_blenders_pose(reach):
 
 def test_an_armature_that_moved_keeps_its_writer_and_its_chains_lengths_scale(reach):
     obj = four_limbs()
-    posing = reach.addon.bridge.posing
     it = poser(reach, obj)
-    first = it.step(posing.Start.POSE, time_limit=None)
+    first = it.solve()
     writer, lengths = it.writer, first.setup.problem.chain_lengths.copy()
     obj.location = (0.02, 0.01, -0.02)  # the goals stay in reach
     obj.rotation_euler = (0.0, 0.0, 0.05)
     obj.scale = (1.02, 1.02, 1.02)
     bpy.context.view_layer.update()
-    second = it.step(posing.Start.WARM, time_limit=None)
+    second = update(it, warm=True)
     assert second.setup.rig is not first.setup.rig  # moved along, not rebuilt:
     assert second.setup.rig.layout is first.setup.rig.layout and it.writer is writer
     # Single precision apart: Blender's bones against the moved figure's double products.
@@ -142,7 +154,7 @@ def test_an_armature_that_moved_keeps_its_writer_and_its_chains_lengths_scale(re
     hand = rigs.world_tail(obj, "forearm.L")
     assert np.linalg.norm(hand - np.array(goal.matrix_world.translation)) <= 1e-5
     # A rebuilt rig gets a writer of its own.
-    third = it.step(posing.Start.WARM, time_limit=None, rebuild=True)
+    third = update(it, warm=True, rebuild=True)
     assert third.setup.rig.layout is not first.setup.rig.layout and it.writer is not writer
 
 
@@ -151,7 +163,7 @@ def test_a_solve_stops_once_every_goal_is_met_to_what_single_precision_shows(rea
     goal = obj.reach.constraints["hand.L"].goal
     goal.location += Vector((-0.08, -0.05, -0.05))
     bpy.context.view_layer.update()
-    step = poser(reach, obj).step(reach.addon.bridge.posing.Start.POSE, time_limit=None)
+    step = poser(reach, obj).solve()
     result, problem = step.outcome.result, step.setup.problem
     precision = reach.addon.bridge.solving.PRECISION
     assert "goals met" in result.message  # not the Kuhn–Tucker test's later stop
