@@ -73,7 +73,7 @@ class DragSession:
         self.poser = posing.Poser(obj, self.scene, self.view_layer)
         self.alone = goals.moves_alone(goal, obj)
         """Whether only the goal's channels place it: each event then reads it as they do
-        (:meth:`.bridge.posing.Poser.placing`) without evaluating the view layer before its
+        (:class:`.bridge.goals.Placed`) without evaluating the view layer before its
         solve."""
         self.start = self.poser.begin().copy()
         self.events: list[EventStats] = []

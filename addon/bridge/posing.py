@@ -16,8 +16,7 @@ from __future__ import annotations
 import enum
 import math
 import time
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager, nullcontext
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -116,6 +115,7 @@ class _Plan:
         key: With auto-keying on, key the bones that moved at the current frame.
         write: Write the pose; False gives the channels a write would set instead.
         moved: The objects that moved since the last step, or None: every goal is read.
+        placed: The moved goal's matrix from its own channels (a drag), or None.
         reread: Read the pose from Blender, not from the last step's reading.
     """
 
@@ -131,6 +131,7 @@ class _Plan:
     key: bool = False
     write: bool = True
     moved: Sequence[Any] | None = None
+    placed: goals.Placed | None = None
     reread: bool = True
 
 
@@ -145,7 +146,6 @@ class Poser:
     Attributes:
         setup: The last problem built (None before the first step).
         theta: The last solution, the warm start of the next step (None before any).
-        placed: The goal the steps read from its own channels (:meth:`placing`), or None.
     """
 
     def __init__(self, obj: Any, scene: Any, view_layer: Any) -> None:
@@ -155,7 +155,6 @@ class Poser:
         self.setup: Setup | None = None
         self.theta: Array | None = None
         self.held: tuple[str, ...] = ()
-        self.placed: goals.Placed | None = None
         self.writer: FigureWriter | None = None
         self.shown: solving.Outcome | None = None  # the outcome the sidebar shows
         # the last solution and the limits it keeps, as its solve measured them
@@ -168,6 +167,7 @@ class Poser:
         rebuild: bool = False,
         hold: Sequence[str] = (),
         moved: Sequence[Any] | None = None,
+        placed: goals.Placed | None = None,
     ) -> Setup:
         """The problem of the armature's enabled constraints as they are now.
 
@@ -175,7 +175,8 @@ class Poser:
         now or were held last time (a held bone is fixed in the figure); otherwise the
         last problem with the goals that moved (:func:`.goals.refresh_goals`, which
         builds again when the armature itself changed); ``moved``: the object a drag
-        moves (:func:`.goals.refresh_goals`).
+        moves (:func:`.goals.refresh_goals`); ``placed``: that object's matrix read from
+        its own channels, or None (:class:`.goals.Placed`).
 
         Raises:
             BlenderDataError: No enabled constraints, a missing goal or bone, NaN, ….
@@ -183,9 +184,9 @@ class Poser:
         held = tuple(hold)
         if rebuild or self.setup is None or held or self.held:
             rig = figure_rig(self.obj, hold=held)
-            setup = goals.build_problem(self.obj, self.scene, rig, self.placed)
+            setup = goals.build_problem(self.obj, self.scene, rig, placed)
         else:
-            setup = goals.refresh_goals(self.obj, self.scene, self.setup, moved, self.placed)
+            setup = goals.refresh_goals(self.obj, self.scene, self.setup, moved, placed)
         old = self.setup
         # A rig moved along with its armature object keeps its bones' layout, and the
         # writer, which knows the bones alone, with it.
@@ -195,20 +196,6 @@ class Poser:
             self.theta = None
         self.setup, self.held = setup, held
         return setup
-
-    @contextmanager
-    def placing(self, goal: Any) -> Iterator[None]:
-        """Read ``goal``'s world matrix from its own channels in the steps of this block.
-
-        For a goal nothing else moves (:func:`.goals.moves_alone`): a drag event that
-        just moved it solves without evaluating the view layer first
-        (:class:`.goals.Placed`).
-        """
-        self.placed = goals.Placed.of(goal)
-        try:
-            yield
-        finally:
-            self.placed = None
 
     def read(self, rig: Rig) -> Array:
         """The pose as Blender holds it (:func:`read_figure`)."""
@@ -296,9 +283,17 @@ class Poser:
         Raises:
             ReachError: Bad input; nothing is written then.
         """
-        plan = _Plan(Start.FOLLOW, time_limit, rebuild=rebuild, stats=False, moved=(goal,))
-        with self.placing(goal) if alone else nullcontext():
-            return self._run(plan)
+        placed = goals.Placed.of(goal) if alone else None
+        return self._run(
+            _Plan(
+                Start.FOLLOW,
+                time_limit,
+                rebuild=rebuild,
+                stats=False,
+                moved=(goal,),
+                placed=placed,
+            )
+        )
 
     def update(
         self,
@@ -376,7 +371,9 @@ class Poser:
     def _run(self, plan: _Plan) -> Step:
         """The stages every step runs: problem, read, start, solve, write, judge, record."""
         began = time.perf_counter()
-        setup = self.prepare(rebuild=plan.rebuild, hold=plan.hold, moved=plan.moved)
+        setup = self.prepare(
+            rebuild=plan.rebuild, hold=plan.hold, moved=plan.moved, placed=plan.placed
+        )
         read = self._read_for(setup, plan)
         theta, clamped = self.start_pose(setup, read, plan.start, clamp=plan.clamp)
         outcome = self._solve(setup, theta, plan)
