@@ -157,9 +157,9 @@ class _Plan:
 def _plan(obj: Any, setup: Setup, n_bones: int) -> _Plan:
     """:func:`measure`'s plan of ``setup`` for an armature of ``n_bones`` pose bones.
 
-    Made once per problem and kept with it (:attr:`.goals.Setup.kept`).
+    Made once per problem and kept with it (:attr:`.goals.SetupWork.measure`).
     """
-    kept = setup.kept.get("measure")
+    kept = setup.kept.measure
     if isinstance(kept, _Plan) and len(kept.rows) == n_bones:
         return kept
     reader = setup.rig.reader
@@ -190,7 +190,7 @@ def _plan(obj: Any, setup: Setup, n_bones: int) -> _Plan:
         pointwise=len(placed) == len(leaves)
         and all(type(leaf.goal) is Position for leaf in leaves),
     )
-    setup.kept["measure"] = plan
+    setup.kept.measure = plan
     return plan
 
 

@@ -290,6 +290,20 @@ def build_goal(entry: Any, goal: Any, matrix: Any | None = None) -> Any:
 
 
 @dataclass
+class SetupWork:
+    """What a problem's steps work out once from its constraints and bones, when first asked.
+
+    Attributes:
+        sets: Each Any-of set's name and its members' names (:attr:`Setup.sets`).
+        measure: How :func:`.evaluated.measure` reads the effectors from Blender's pose
+            (its plan, which that module alone reads).
+    """
+
+    sets: dict[str, list[str]] | None = None
+    measure: object | None = None
+
+
+@dataclass
 class Setup:
     """A solve's inputs: the rig, the problem, and which constraint is which.
 
@@ -315,17 +329,17 @@ class Setup:
     effector bone's frame in its frame: the bone a constraint named, where it follows
     its control (:mod:`.followers`), else the deform bone standing in for a bone that
     deforms nothing (:func:`.animated.mesh_bones`). Found once per problem."""
-    kept: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
-    """What is worked out once from the constraints and bones and reused by every step
-    (:func:`.evaluated.measure`'s plan, :attr:`sets`). A copy made with ``replace``,
-    which keeps the constraints and bones (new goals, a moved armature), shares it."""
+    kept: SetupWork = field(default_factory=lambda: SetupWork(), compare=False, repr=False)
+    """What is worked out once from the constraints and bones and reused by every step.
+    A copy made with ``replace``, which keeps the constraints and bones (new goals, a
+    moved armature), shares it."""
 
     @property
     def sets(self) -> dict[str, list[str]]:
         """Each Any-of set's name and the names of its members (kept: new goals keep them)."""
-        sets: dict[str, list[str]] | None = self.kept.get("sets")
+        sets = self.kept.sets
         if sets is None:
-            sets = self.kept["sets"] = {
+            sets = self.kept.sets = {
                 item.name: [member.name for member in item.constraints]
                 for item in self.problem.constraints
                 if isinstance(item, AnyOf)

@@ -135,6 +135,22 @@ class _Plan:
     reread: bool = True
 
 
+@dataclass(frozen=True)
+class _Within:
+    """The last solution, and the limits its solve found it within (to ``FEASIBLE``)."""
+
+    theta: Array
+    limits: Any
+
+
+@dataclass(frozen=True)
+class _Reading:
+    """A pose read from Blender, and the rig layout (its bones) it was read for."""
+
+    layout: Any
+    theta: Array
+
+
 class Poser:
     """The solve step of one armature, with what one step leaves the next.
 
@@ -146,6 +162,11 @@ class Poser:
     Attributes:
         setup: The last problem built (None before the first step).
         theta: The last solution, the warm start of the next step (None before any).
+        held: The bones held in the last problem (fixed in its figure).
+        writer: The writer of the last problem's movable bones (made on first use).
+        shown: The outcome the sidebar shows.
+        kept: The last solution with the limits its solve found it within, or None.
+        last_read: The last pose read from Blender, with the rig layout it was read for.
     """
 
     def __init__(self, obj: Any, scene: Any, view_layer: Any) -> None:
@@ -156,10 +177,9 @@ class Poser:
         self.theta: Array | None = None
         self.held: tuple[str, ...] = ()
         self.writer: FigureWriter | None = None
-        self.shown: solving.Outcome | None = None  # the outcome the sidebar shows
-        # the last solution and the limits it keeps, as its solve measured them
-        self.kept: tuple[Array, Any] | None = None
-        self.last_read: tuple[Any, Array] | None = None  # a rig's layout and its pose read
+        self.shown: solving.Outcome | None = None
+        self.kept: _Within | None = None
+        self.last_read: _Reading | None = None
 
     def prepare(
         self,
@@ -230,14 +250,16 @@ class Poser:
                 names the limit and the way out.
         """
         kept = self.kept
+        # The very array the last solve returned, for the very limits it held: identity
+        # says the solve's own check stands, where comparing values would cost a check.
         if (
             start is Start.FOLLOW
             and kept is not None
-            and kept[0] is self.theta
-            and kept[0] is read
-            and kept[1] is setup.problem.moving_limits
+            and kept.theta is self.theta
+            and kept.theta is read
+            and kept.limits is setup.problem.moving_limits
         ):
-            return kept[0], False  # the last solution, which its solve found within them
+            return kept.theta, False  # the last solution, which its solve found within them
         pose = settle(setup.rig, read)
         candidates = []
         if self.theta is not None and start is not Start.POSE:
@@ -412,10 +434,11 @@ class Poser:
         last = self.last_read
         if plan.start is Start.FOLLOW and self.theta is not None:
             return self.theta
-        if not plan.reread and last is not None and last[0] is setup.rig.layout:
-            return last[1].copy()
+        # the same layout object: the rig was not built again since (a bake's frames)
+        if not plan.reread and last is not None and last.layout is setup.rig.layout:
+            return last.theta.copy()
         read = self.read(setup.rig)
-        self.last_read = (setup.rig.layout, read.copy())
+        self.last_read = _Reading(setup.rig.layout, read.copy())
         return read
 
     def _solve(self, setup: Setup, theta: Array, plan: _Plan) -> solving.Outcome:
@@ -431,7 +454,7 @@ class Poser:
             comfort=comfort,
         )
         within = outcome.result.max_violation <= FEASIBLE
-        self.kept = (outcome.result.theta, setup.problem.moving_limits) if within else None
+        self.kept = _Within(outcome.result.theta, setup.problem.moving_limits) if within else None
         return outcome
 
     def _writer(self, setup: Setup) -> FigureWriter:
