@@ -1,6 +1,6 @@
 """The route of one drag event through Reach's code: the files it enters, in order.
 
-    .venv-blender-5.0/bin/python -m bench.blender.drag_route [--output FILE]
+    .venv-blender-5.0/bin/python -m bench.blender.drag_route [--quick] [--output FILE]
 
 The mixed-goal drag of :mod:`bench.blender.mixed_goals` (six goal types on the Rigify
 basic human) and the same drag on a generated control rig (the Rigify human's rig, its
@@ -106,6 +106,7 @@ def control_rig_drag(reach: ModuleType) -> tuple[Any, list[Any]]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--output", type=Path, default=RESULTS / "drag_route.json")
+    parser.add_argument("--quick", action="store_true", help="the same run (it is short)")
     args = parser.parse_args()
     reach = rigs.load_reach()
     routes = {}
