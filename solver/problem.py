@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -17,6 +18,7 @@ from numpy.typing import ArrayLike
 from . import kernel
 from ._checks import BoolArray, FloatArray, IntArray, finite_scalar, same
 from .chains import Term, chain_length, chains, combine, flatten, leaf_weights, regroup
+from .comfort import Comfort, checked_comfort, same_comfort
 from .constraint import AnyOf, Constraint
 from .exceptions import SolverInputError
 from .figure import Figure
@@ -36,6 +38,13 @@ _Pose = tuple[FloatArray, FloatArray, FloatArray, FloatArray, FloatArray, FloatA
 the effectors' parts' points (K, 3; :mod:`.parts`)."""
 _Value = tuple[_Pose, StackedGoals, FloatArray, tuple[Term, ...], float, FloatArray]
 """G_all and its gradient at a pose, kept with the goals, weights and terms they are of."""
+
+
+class _Comforted(NamedTuple):
+    """The problem :meth:`Problem.with_comfort` made last, and its comfort."""
+
+    comfort: Comfort | None
+    problem: Problem
 
 
 @dataclass(slots=True)
@@ -70,14 +79,26 @@ class Problem:
     Args:
         figure: The figure.
         constraints: Constraints and :class:`AnyOf` sets, at least one.
+        comfort: A pull of every free DOF toward a reference pose, below every goal
+            (:class:`solver.Comfort`): it never costs a goal anything, and G_all leaves
+            it out. The methods that solve by levels honour it
+            (:attr:`Method.honours_comfort <solver.methods.base.Method.honours_comfort>`);
+            the others leave it out. None: no comfort.
 
     Raises:
         SolverInputError: For an empty list, an item of the wrong type, an effector on an
-            unknown segment, or a chain start that is not the effector's segment or one
-            of its ancestors.
+            unknown segment, a chain start that is not the effector's segment or one
+            of its ancestors, or a comfort that is not a :class:`solver.Comfort` or
+            whose reference pose has the wrong length.
     """
 
-    def __init__(self, figure: Figure, constraints: Sequence[Constraint | AnyOf]) -> None:
+    def __init__(
+        self,
+        figure: Figure,
+        constraints: Sequence[Constraint | AnyOf],
+        *,
+        comfort: Comfort | None = None,
+    ) -> None:
         if not isinstance(figure, Figure):
             raise SolverInputError(f"Problem needs a solver.Figure, got {type(figure).__name__}")
         if isinstance(constraints, (Constraint, AnyOf)) or not isinstance(constraints, Sequence):
@@ -88,6 +109,8 @@ class Problem:
         items = list(constraints)
         if not items:
             raise SolverInputError("Problem needs at least one constraint; the list is empty")
+        self.comfort = checked_comfort(comfort, figure.n_dofs)
+        """The aim below every goal, or None (:meth:`with_comfort` gives another)."""
         self.figure = figure
         self.kinematics = figure.kinematics
         self.limits = figure.limits
@@ -137,6 +160,7 @@ class Problem:
         self._tolerance = None
         # the last smallest_weight: what it was made of, its value
         self._smallest: tuple[FloatArray, tuple[Term, ...], float] | None = None
+        self._comforted: _Comforted | None = None
 
     @property
     def moving_limits(self) -> LinearLimits:
@@ -227,9 +251,36 @@ class Problem:
         return value
 
     def _copied(self) -> Problem:
-        """A shallow copy, as ``copy.copy`` makes it but faster (a drag makes one an event)."""
+        """A shallow copy, as ``copy.copy`` makes it but faster (a drag makes one an event).
+
+        The copy keeps no problem :meth:`with_comfort` made of this one: the caller
+        changes what that problem shares.
+        """
         other = object.__new__(type(self))
         other.__dict__.update(self.__dict__)
+        other._comforted = None
+        return other
+
+    def with_comfort(self, comfort: Comfort | None) -> Problem:
+        """The same problem with ``comfort`` as its aim below every goal (None: none).
+
+        Everything else is shared, as :meth:`with_goals` shares it. The last problem
+        made is kept: a drag's events, each with a comfort equal in value to the last
+        (:func:`solver.comfort.same_comfort`), get that same problem back.
+
+        Raises:
+            SolverInputError: For something that is not a :class:`solver.Comfort`, or a
+                reference pose of the wrong length.
+        """
+        checked = checked_comfort(comfort, self.n_dofs)
+        if same_comfort(self.comfort, checked):
+            return self
+        kept = self._comforted
+        if kept is not None and same_comfort(kept.comfort, checked):
+            return kept.problem
+        other = self._copied()
+        other.comfort = checked
+        self._comforted = _Comforted(checked, other)
         return other
 
     def with_goals(self, replacements: Mapping[int, Goal]) -> Problem:

@@ -27,7 +27,6 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ._checks import FloatArray, finite_scalar, whole
-from .comfort import Comfort
 from .exceptions import SolverInputError
 from .limits import outside_limits
 from .methods import METHODS, Method, Scaled, as_method
@@ -40,10 +39,7 @@ from .problem import Problem
 from .restarts import Limits, descent_iterations, descents, in_g_all_scale
 from .result import Descent, Outcome, SolveResult, Status
 
-__all__ = ["COMFORT_METHODS", "METHODS", "solve", "unwound", "within_reach"]
-
-COMFORT_METHODS = ("goldfarb", "lbfgsb")
-"""The methods that solve by levels and so honour comfort (the others leave it out)."""
+__all__ = ["METHODS", "solve", "unwound", "within_reach"]
 
 
 def solve(
@@ -58,7 +54,6 @@ def solve(
     seed: int = 0,
     goal_tolerance: float | None = None,
     callback: Callable[[FloatArray, float], None] | None = None,
-    comfort: Comfort | None = None,
 ) -> SolveResult:
     """Minimise ``problem``'s G_all from ``theta0`` without ever leaving the limits.
 
@@ -70,7 +65,9 @@ def solve(
     pass ``restarts=0`` so that the pose moves continuously from ``theta0``.
 
     Args:
-        problem: The figure and its constraints.
+        problem: The figure, its constraints and its comfort (:attr:`Problem.comfort`,
+            honoured by the methods that solve by levels, ``"goldfarb"`` and
+            ``"lbfgsb"``; the others leave it out).
         theta0: Start pose, shape (n_dofs,), within the limits (to 1e-9) that the solve
             holds (:attr:`Problem.moving_limits`: those on some variable DOF; a DOF the
             solve never moves may sit outside its own limits).
@@ -98,10 +95,6 @@ def solve(
             potentials; see :meth:`Problem.goal_tolerance` for one from lengths). None:
             only the Kuhn–Tucker test at ``tolerance`` ends a descent.
         callback: Called with (θ, G_all) at every iterate of every descent.
-        comfort: A pull of every free DOF toward a reference pose, below every goal
-            (:class:`solver.Comfort`): it never costs a goal anything. Honoured by
-            ``"goldfarb"`` and ``"lbfgsb"``; the other methods leave it out. None: no
-            comfort.
 
     Returns:
         The best pose found; see :class:`solver.SolveResult`.
@@ -116,7 +109,7 @@ def solve(
         raise SolverInputError(f"solve needs a solver.Problem, got {type(problem).__name__}")
     problem.check_current()
     chosen = as_method(method).checked(problem)
-    aim = _checked_comfort(comfort, problem, chosen)
+    aim = problem.comfort if chosen.honours_comfort else None
     theta_start = problem.figure.check_theta(theta0, "theta0")
     _check_options(time_limit, tolerance, max_iterations, restarts, seed)
     if goal_tolerance is not None and finite_scalar(goal_tolerance, "goal_tolerance") < 0.0:
@@ -247,29 +240,6 @@ def _within_bounds(problem: Problem, space: ReducedSpace, theta: FloatArray) -> 
     figure = problem.figure
     theta[variables] = np.clip(theta[variables], figure.lower[variables], figure.upper[variables])
     return theta
-
-
-def _checked_comfort(comfort: object, problem: Problem, method: Method) -> Comfort | None:
-    """``comfort`` for ``method`` on ``problem``: None where the method leaves it out.
-
-    Raises:
-        SolverInputError: For something that is not a :class:`Comfort`, or a reference
-            pose of the wrong length.
-    """
-    if comfort is None:
-        return None
-    if not isinstance(comfort, Comfort):
-        raise SolverInputError(
-            f"comfort must be a solver.Comfort or None, got {type(comfort).__name__}",
-            item="comfort",
-        )
-    if comfort.reference.shape != (problem.n_dofs,):  # the weights have its shape
-        raise SolverInputError(
-            f"comfort reference has {comfort.reference.shape[0]} values; the figure has "
-            f"{problem.n_dofs} DOFs",
-            item="comfort reference",
-        )
-    return comfort if method.name in COMFORT_METHODS else None
 
 
 def _no_worse(

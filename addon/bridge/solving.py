@@ -103,14 +103,13 @@ def run_solve(
     """
     with labelled(""):
         result = solve(
-            setup.problem,
+            setup.problem.with_comfort(comfort),
             theta0,
             time_limit=time_limit,
             tolerance=settings.tolerance,
             goal_tolerance=setup.problem.goal_tolerance(PRECISION),
             restarts=restarts,
             method=method_of(settings.method),
-            comfort=comfort,
         )
     problem = setup.problem
     values = problem.potentials(result.theta)

@@ -162,11 +162,15 @@ class Method(ABC):
             rows and multipliers; otherwise the driver finds them at the best pose.
         holds_pins: Whether pins hold exactly (they are met before any other goal), so
             their reach margins prove a goal out of reach too.
+        honours_comfort: Whether the problem's comfort (:attr:`Problem.comfort
+            <solver.Problem.comfort>`) is the last level of its descents, below every
+            goal; a method that does not solve by levels leaves it out.
     """
 
     name: ClassVar[str]
     finds_multipliers: ClassVar[bool] = False
     holds_pins: ClassVar[bool] = False
+    honours_comfort: ClassVar[bool] = False
 
     def checked(self, problem: Problem) -> Self:
         """These options, checked against ``problem`` (the options the figure sizes).

@@ -39,6 +39,7 @@ class Goldfarb(Method):
     name: ClassVar[str] = "goldfarb"
     finds_multipliers: ClassVar[bool] = True
     holds_pins: ClassVar[bool] = True
+    honours_comfort: ClassVar[bool] = True
 
     start_metric: str = "gauss_newton"
 
