@@ -31,9 +31,7 @@ from .exceptions import SolverInputError
 from .limits import outside_limits
 from .methods import METHODS, Method, Scaled, as_method
 from .methods.base import weight_scale
-from .methods.goldfarb import Goldfarb
-from .optimizer.goldfarb import active_bounds, gauss_newton_descent
-from .optimizer.levels import has_levels
+from .optimizer.budget import Budget
 from .optimizer.space import ReducedSpace
 from .problem import Problem
 from .restarts import Limits, descent_iterations, descents, in_g_all_scale
@@ -185,47 +183,24 @@ QUICK = True
 
 
 def _quick(method: Method, problem: Problem, scaled: Scaled, limits: Limits) -> Descent | None:
-    """The solve's descents where the first is Gauss–Newton steps alone, or None.
+    """The solve's descents where the method's quick path (:meth:`Method.quick`) is all, or None.
 
-    Goldfarb's method from a start where only bounds are active, on position goals the kernel
-    steps (:func:`.optimizer.goldfarb.gauss_newton_descent`): where that descent meets
-    the goals or runs out of time it is the solve's only one (restarts follow only a
-    descent that ends above the goals with time left), and it is returned as
+    The quick path's descent is the solve's first, with its budget; where it meets the
+    goals or runs out of time it is the solve's only one (restarts follow only a descent
+    that ends above the goals with time left), and it is returned as
     :func:`.restarts.descents` would return it. A warm drag event or bake frame takes
     this path and skips the general one's set-up.
     """
-    if (
-        not QUICK
-        or type(method) is not Goldfarb
-        or method.start_metric != "gauss_newton"
-        or scaled.comfort is not None
-        or limits.goal_value is None
-        or has_levels(problem)
-    ):
+    if not QUICK:
         return None
-    space = scaled.space
-    phi0 = space.phi(space.base)
-    active = active_bounds(phi0, space.a_eq, space.b_eq, space.rows_in, space.b_in)
-    if active is None:
-        return None
-    step = scaled.gauss_newton_step(problem)
-    if step is None:
-        return None
-    descent = gauss_newton_descent(
-        step,
-        phi0,
-        active,
-        tolerance=limits.tolerance,
-        max_iterations=descent_iterations(limits, space.n),
-        deadline=limits.deadline,
-        goal_value=limits.goal_value,
+    budget = Budget(
+        limits.tolerance,
+        descent_iterations(limits, scaled.space.n),
+        limits.deadline,
+        limits.goal_value,
     )
-    if descent is None:
-        return None
-    last = step.plan.last()  # usually at the end: the solve's own evaluation there is kept
-    if last is not None:
-        problem.keep_compiled(*last)
-    return in_g_all_scale(descent, scaled.weight)
+    descent = method.quick(problem, scaled, budget)
+    return None if descent is None else in_g_all_scale(descent, scaled.weight)
 
 
 def _within_bounds(problem: Problem, space: ReducedSpace, theta: FloatArray) -> FloatArray:

@@ -180,6 +180,24 @@ class Method(ABC):
         """
         return self
 
+    def quick(self, problem: Problem, scaled: Scaled, budget: Budget) -> Descent | None:
+        """The solve's first descent by a path without the general set-up, or None.
+
+        Where this method has such a path (a warm drag event's, say) and its descent
+        from the start pose meets the goals or runs out of time, that descent is the
+        solve's only one; otherwise None, and the restart driver runs the descents
+        (:func:`solver.restarts.descents`). None for a method without one.
+
+        Args:
+            problem: The solve's problem, its far targets moved in.
+            scaled: The reduced space at the start pose and the weight scale w.
+            budget: The first descent's stops, in G_all / w.
+
+        Returns:
+            The descent, its value and gradient those of G_all / w, or None.
+        """
+        return None
+
     @abstractmethod
     def descend(self, leg: Leg) -> Descent:
         """Run ``leg``: one descent from its feasible start within its budget.

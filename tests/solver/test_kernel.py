@@ -469,14 +469,14 @@ def test_the_compiled_gauss_newton_step_takes_pythons_steps(
         )
     problem = Problem(figure, constraints)
     taken = []
-    original = goldfarb._Run.compiled_step
+    original = goldfarb.Run.compiled_step
 
-    def counted(run: goldfarb._Run) -> tuple[bool, object]:
+    def counted(run: goldfarb.Run) -> tuple[bool, object]:
         taken.append(True)
         return original(run)
 
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(goldfarb._Run, "compiled_step", counted)
+        patch.setattr(goldfarb.Run, "compiled_step", counted)
         have = solve(problem, theta, restarts=0, max_iterations=iterations)
     with pytest.MonkeyPatch.context() as patch:
         _without_compiled_steps(patch)
@@ -521,19 +521,19 @@ def test_after_crawls_leave_the_curvature_the_kernel_takes_no_gauss_newton_step(
     )
     crawls: list[int] = []
     projected: list[bool] = []
-    crawled, compiled_step = goldfarb._Run.crawled, goldfarb._Run.compiled_step
+    crawled, compiled_step = goldfarb.Run.crawled, goldfarb.Run.compiled_step
 
-    def crawl(run: goldfarb._Run) -> None:
+    def crawl(run: goldfarb.Run) -> None:
         crawls.append(run.crawls)
         crawled(run)
 
-    def step(run: goldfarb._Run) -> tuple[bool, object]:
+    def step(run: goldfarb.Run) -> tuple[bool, object]:
         projected.append(run.curvature is None)
         return compiled_step(run)
 
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(goldfarb._Run, "crawled", crawl)
-        patch.setattr(goldfarb._Run, "compiled_step", step)
+        patch.setattr(goldfarb.Run, "crawled", crawl)
+        patch.setattr(goldfarb.Run, "compiled_step", step)
         have = solve(problem, theta, restarts=0)
     with pytest.MonkeyPatch.context() as patch:
         _without_compiled_steps(patch)
