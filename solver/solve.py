@@ -109,10 +109,46 @@ def solve(
     chosen = as_method(method).checked(problem)
     aim = problem.comfort if chosen.honours_comfort else None
     theta_start = problem.figure.check_theta(theta0, "theta0")
-    _check_options(time_limit, tolerance, max_iterations, restarts, seed)
-    if goal_tolerance is not None and finite_scalar(goal_tolerance, "goal_tolerance") < 0.0:
-        raise SolverInputError(f"goal_tolerance must be ≥ 0 or None, got {goal_tolerance}")
-    violated = outside_limits(problem.moving_limits, theta_start)
+    _check_options(time_limit, tolerance, max_iterations, restarts, seed, goal_tolerance)
+    _check_start(problem, theta_start)
+    near = within_reach(problem, theta_start)
+    space = ReducedSpace.build(near, theta_start)
+    weight = weight_scale(near)
+    limits = Limits(
+        tolerance=tolerance,
+        max_iterations=max_iterations,
+        deadline=None if time_limit is None else started + float(time_limit),
+        goal_value=None if goal_tolerance is None else goal_tolerance / weight,
+        restarts=restarts,
+        seed=seed,
+    )
+    if space.n == 0:
+        outcome, runs = _locked(near, space, theta_start), 0
+    else:
+        scaled = Scaled(space, weight, aim)
+        outcome, runs = _search(chosen, problem, near, scaled, theta_start, limits, callback)
+    theta = _within_bounds(problem, space, unwound(problem, space.theta(outcome.phi), theta_start))
+    met = goal_tolerance if goal_tolerance is not None else tolerance * weight
+    return _result(
+        problem,
+        space,
+        theta,
+        outcome,
+        chosen,
+        runs=runs,
+        started=started,
+        tolerance=tolerance,
+        met=met,
+    )
+
+
+def _check_start(problem: Problem, theta: FloatArray) -> None:
+    """Raise unless ``theta`` is within the limits the solve holds (to 1e-9).
+
+    Raises:
+        SolverInputError: Naming the limit violated most.
+    """
+    violated = outside_limits(problem.moving_limits, theta)
     if violated is not None:
         label, amount = violated
         raise SolverInputError(
@@ -120,32 +156,59 @@ def solve(
             "clamp the pose into its limits first",
             item=label,
         )
-    near = within_reach(problem, theta_start)
+
+
+def _search(
+    method: Method,
+    problem: Problem,
+    near: Problem,
+    scaled: Scaled,
+    theta_start: FloatArray,
+    limits: Limits,
+    callback: Callable[[FloatArray, float], None] | None,
+) -> tuple[Descent, int]:
+    """The solve's best descent and its number of restarts, of a problem with free DOFs.
+
+    ``near`` is ``problem`` with its far targets moved in (:func:`within_reach`); the
+    quick path (:func:`_quick`) is tried on ``problem`` itself without a callback.
+    """
     report = callback
     if callback is not None and near is not problem:
         report = _reporting(problem, callback)
-    space = ReducedSpace.build(near, theta_start)
-    weight = weight_scale(near)
-    if space.n == 0:
-        outcome, runs = _locked(near, space, theta_start), 0
-    else:
-        limits = Limits(
-            tolerance=tolerance,
-            max_iterations=max_iterations,
-            deadline=None if time_limit is None else started + float(time_limit),
-            goal_value=None if goal_tolerance is None else goal_tolerance / weight,
-            restarts=restarts,
-            seed=seed,
-        )
-        scaled = Scaled(space, weight, aim)
-        quick = None if near is not problem or report else _quick(chosen, near, scaled, limits)
-        if quick is not None:
-            outcome, runs = quick, 0
-        else:
-            outcome, runs = descents(chosen, near, scaled, limits, report)
-            if near is not problem:
-                outcome = _no_worse(chosen, problem, scaled, theta_start, outcome, limits, callback)
-    theta = _within_bounds(problem, space, unwound(problem, space.theta(outcome.phi), theta_start))
+    quick = None if near is not problem or report else _quick(method, near, scaled, limits)
+    if quick is not None:
+        return quick, 0
+    outcome, runs = descents(method, near, scaled, limits, report)
+    if near is not problem:
+        outcome = _no_worse(method, problem, scaled, theta_start, outcome, limits, callback)
+    return outcome, runs
+
+
+def _result(
+    problem: Problem,
+    space: ReducedSpace,
+    theta: FloatArray,
+    outcome: Descent,
+    method: Method,
+    *,
+    runs: int,
+    started: float,
+    tolerance: float,
+    met: float,
+) -> SolveResult:
+    """The solve's result at its pose ``theta``, which ``outcome`` ended at.
+
+    Args:
+        problem: The solve's problem.
+        space: The reduced space of its descents.
+        theta: The pose, shape (n_dofs,).
+        outcome: The best descent.
+        method: The method that ran.
+        runs: The restarts run.
+        started: The solve's start (``time.perf_counter()``).
+        tolerance: The solve's ``tolerance``.
+        met: The G_all at or below which every goal is met.
+    """
     value, gradient = problem.evaluate(theta)
     active = tuple(int(space.in_rows[j]) for j in outcome.active)
     held_by = tuple(
@@ -153,9 +216,8 @@ def solve(
         for j, multiplier in zip(outcome.active, outcome.multipliers, strict=True)
         if multiplier > tolerance
     )
-    met = goal_tolerance if goal_tolerance is not None else tolerance * weight
     verdict, unreachable = _verdict(
-        problem, theta, value, outcome.status, met, pins=chosen.holds_pins
+        problem, theta, value, outcome.status, met, pins=method.holds_pins
     )
     return SolveResult(
         x=theta,
@@ -328,7 +390,12 @@ def unwound(problem: Problem, theta: FloatArray, start: FloatArray) -> FloatArra
 
 
 def _check_options(
-    time_limit: float | None, tolerance: float, max_iterations: int, restarts: int, seed: int
+    time_limit: float | None,
+    tolerance: float,
+    max_iterations: int,
+    restarts: int,
+    seed: int,
+    goal_tolerance: float | None,
 ) -> None:
     if time_limit is not None and finite_scalar(time_limit, "time_limit") <= 0.0:
         raise SolverInputError(f"time_limit must be > 0 seconds or None, got {time_limit}")
@@ -338,3 +405,5 @@ def _check_options(
     whole(restarts, "restarts", 0)
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
         raise SolverInputError(f"seed must be an integer, got {seed!r}")
+    if goal_tolerance is not None and finite_scalar(goal_tolerance, "goal_tolerance") < 0.0:
+        raise SolverInputError(f"goal_tolerance must be ≥ 0 or None, got {goal_tolerance}")

@@ -297,4 +297,6 @@ def test_a_problem_moved_with_its_figure_solves_as_one_built_on_the_moved_figure
     _same_results(solve(on, start, restarts=0), solve(fresh, start, restarts=0))
     _same_results(solve(problem, start, restarts=0), first)  # the original's plan again
     if kernel.active() is not None:
-        assert on._plan is not None and on._plan.descents is problem._plan.descents
+        plan, original = on.derived.objective_plan, problem.derived.objective_plan
+        assert plan is not None and original is not None
+        assert plan.descents is original.descents
