@@ -15,7 +15,7 @@ from typing import Any
 from bpy.props import FloatVectorProperty
 from bpy.types import PropertyGroup
 
-from ..solver.solve import COMFORT_METHODS
+from ..solver.methods import as_method
 
 
 class ReachStoredBone(PropertyGroup):
@@ -31,7 +31,7 @@ def draw_comfort(layout: Any, obj: Any) -> None:
     """The comfort slider and its reference pose, in the solver panel."""
     settings = obj.reach
     col = layout.column()
-    col.active = settings.method.kind in COMFORT_METHODS  # the others leave it out
+    col.active = as_method(settings.method.kind).honours_comfort  # the others leave it out
     col.prop(settings, "comfort", slider=True)
     stored = len(settings.comfort_pose) > 0
     row = col.row(align=True)

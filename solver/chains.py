@@ -18,7 +18,17 @@ from .constraint import AnyOf, CentreOfMass, Constraint
 from .exceptions import SolverInputError
 from .figure import Figure
 
-__all__ = ["Term", "chain_length", "chains", "combine", "flatten", "leaf_weights", "regroup"]
+__all__ = [
+    "Term",
+    "chain_length",
+    "chains",
+    "combine",
+    "constraint_items",
+    "effector_frames",
+    "flatten",
+    "leaf_weights",
+    "regroup",
+]
 
 
 @dataclass(frozen=True)
@@ -34,6 +44,35 @@ class Term:
     weight: float
     members: tuple[int, ...]
     disjunctive: bool
+
+
+def constraint_items(constraints: object) -> list[Constraint | AnyOf]:
+    """A problem's constraints as a list, checked to be a non-empty sequence.
+
+    Raises:
+        SolverInputError: For a single constraint or anything else that is not a
+            sequence, or an empty one.
+    """
+    if isinstance(constraints, (Constraint, AnyOf)) or not isinstance(constraints, Sequence):
+        raise SolverInputError(
+            "Problem needs a list of constraints (solver.Constraint or solver.AnyOf), got "
+            f"{type(constraints).__name__}; wrap a single constraint in a list"
+        )
+    items = list(constraints)
+    if not items:
+        raise SolverInputError("Problem needs at least one constraint; the list is empty")
+    return items
+
+
+def effector_frames(leaves: Sequence[Constraint]) -> FloatArray:
+    """Each leaf's effector in its segment: point (homogeneous), x and y axes, (m, 4, 3)."""
+    local = np.zeros((len(leaves), 4, 3))
+    for i, leaf in enumerate(leaves):
+        local[i, :3, 0] = leaf.effector.point
+        local[i, 3, 0] = 1.0
+        local[i, :3, 1] = leaf.effector.x_axis
+        local[i, :3, 2] = leaf.effector.y_axis
+    return local
 
 
 def flatten(

@@ -26,10 +26,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._checks import FloatArray, IntArray, finite_array, finite_scalar
+from ._checks import FloatArray, IntArray, finite_array, finite_scalar, same
 from .exceptions import SolverInputError
 
-__all__ = ["Comfort"]
+__all__ = ["Comfort", "checked_comfort", "same_comfort"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -114,3 +114,41 @@ class Comfort:
     def factor(self, masses: FloatArray) -> FloatArray:
         """F with ``F Fᵀ`` the Hessian of C over φ: ``diag(√(2m))``, shape (n_v, n_v)."""
         return np.diag(np.sqrt(2.0 * masses))
+
+
+def checked_comfort(comfort: object, n_dofs: int) -> Comfort | None:
+    """``comfort`` for a figure of ``n_dofs`` DOFs (None: no comfort).
+
+    Raises:
+        SolverInputError: For something that is not a :class:`Comfort`, or a reference
+            pose of the wrong length.
+    """
+    if comfort is None:
+        return None
+    if not isinstance(comfort, Comfort):
+        raise SolverInputError(
+            f"comfort must be a solver.Comfort or None, got {type(comfort).__name__}",
+            item="comfort",
+        )
+    if comfort.reference.shape != (n_dofs,):  # the weights have its shape
+        raise SolverInputError(
+            f"comfort reference has {comfort.reference.shape[0]} values; the figure has "
+            f"{n_dofs} DOFs",
+            item="comfort reference",
+        )
+    return comfort
+
+
+def same_comfort(first: Comfort | None, second: Comfort | None) -> bool:
+    """Whether two comforts (or None) pull alike: the same reference, share and weights.
+
+    A drag's events each make their comfort anew from the same settings; compared by
+    value, they find the problem made for the first (:meth:`solver.Problem.with_comfort`).
+    """
+    if first is None or second is None:
+        return first is second
+    if first.share != second.share or not same(first.reference, second.reference):
+        return False
+    if first.weights is None or second.weights is None:
+        return first.weights is second.weights
+    return same(first.weights, second.weights)

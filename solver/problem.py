@@ -9,55 +9,38 @@ reach proofs :mod:`.reach`'s.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike
 
 from . import kernel
-from ._checks import BoolArray, FloatArray, IntArray, finite_scalar, same
-from .chains import Term, chain_length, chains, combine, flatten, leaf_weights, regroup
+from ._checks import BoolArray, FloatArray, IntArray, finite_scalar
+from .chains import Term, chains, combine, constraint_items, effector_frames, flatten, regroup
+from .comfort import Comfort, checked_comfort, same_comfort
 from .constraint import AnyOf, Constraint
+from .curvature import gauss_newton_factor, hessian_product, leaf_jacobians
+from .derived import Derived
+from .evaluated import Evaluated
 from .exceptions import SolverInputError
 from .figure import Figure
 from .goals.base import Goal
 from .goals.stacked import StackedGoals
 from .jacobian import Jacobian
 from .limits import LinearLimits
-from .optimizer.variable_rows import VariableRows
 from .parts import Parts
 from .reach import Reach
 from .rotations import linear_scale
+from .weighting import Weighting
 
-__all__ = ["Derived", "Problem"]
-
-_Pose = tuple[FloatArray, FloatArray, FloatArray, FloatArray, FloatArray, FloatArray]
-"""Effector points, x and y axes (m, 3 each); the variables' axes and pivots (n_v, 3 each);
-the effectors' parts' points (K, 3; :mod:`.parts`)."""
-_Value = tuple[_Pose, StackedGoals, FloatArray, tuple[Term, ...], float, FloatArray]
-"""G_all and its gradient at a pose, kept with the goals, weights and terms they are of."""
+__all__ = ["Problem"]
 
 
-@dataclass(slots=True)
-class Derived:
-    """What solvers derive from a problem's figure and chains alone, made when first asked.
+class _Comforted(NamedTuple):
+    """The problem :meth:`Problem.with_comfort` made last, and its comfort."""
 
-    Goals do not enter it, so the problems :meth:`Problem.with_goals` and
-    :meth:`Problem.with_member` make share one (the events of a drag build it once).
-
-    Attributes:
-        moving_limits: :attr:`Problem.moving_limits`.
-        chain_lengths: :attr:`Problem.chain_lengths`.
-        reach: :attr:`Problem.reach`.
-        variable_rows: The limit rows over the variables, scaled (:mod:`.optimizer.space`).
-        free_rotations: :attr:`Problem.free_rotations`.
-    """
-
-    moving_limits: LinearLimits | None = None
-    chain_lengths: FloatArray | None = None
-    reach: Reach | None = None
-    variable_rows: VariableRows | None = None
-    free_rotations: BoolArray | None = None
+    comfort: Comfort | None
+    problem: Problem
 
 
 class Problem:
@@ -70,24 +53,31 @@ class Problem:
     Args:
         figure: The figure.
         constraints: Constraints and :class:`AnyOf` sets, at least one.
+        comfort: A pull of every free DOF toward a reference pose, below every goal
+            (:class:`solver.Comfort`): it never costs a goal anything, and G_all leaves
+            it out. The methods that solve by levels honour it
+            (:attr:`Method.honours_comfort <solver.methods.base.Method.honours_comfort>`);
+            the others leave it out. None: no comfort.
 
     Raises:
         SolverInputError: For an empty list, an item of the wrong type, an effector on an
-            unknown segment, or a chain start that is not the effector's segment or one
-            of its ancestors.
+            unknown segment, a chain start that is not the effector's segment or one
+            of its ancestors, or a comfort that is not a :class:`solver.Comfort` or
+            whose reference pose has the wrong length.
     """
 
-    def __init__(self, figure: Figure, constraints: Sequence[Constraint | AnyOf]) -> None:
+    def __init__(
+        self,
+        figure: Figure,
+        constraints: Sequence[Constraint | AnyOf],
+        *,
+        comfort: Comfort | None = None,
+    ) -> None:
         if not isinstance(figure, Figure):
             raise SolverInputError(f"Problem needs a solver.Figure, got {type(figure).__name__}")
-        if isinstance(constraints, (Constraint, AnyOf)) or not isinstance(constraints, Sequence):
-            raise SolverInputError(
-                "Problem needs a list of constraints (solver.Constraint or solver.AnyOf), got "
-                f"{type(constraints).__name__}; wrap a single constraint in a list"
-            )
-        items = list(constraints)
-        if not items:
-            raise SolverInputError("Problem needs at least one constraint; the list is empty")
+        items = constraint_items(constraints)
+        self.comfort = checked_comfort(comfort, figure.n_dofs)
+        """The aim below every goal, or None (:meth:`with_comfort` gives another)."""
         self.figure = figure
         self.kinematics = figure.kinematics
         self.limits = figure.limits
@@ -107,13 +97,7 @@ class Problem:
         self._posed = None if self.variable_mask.all() else self.variables
         self.chains = chain_mask
         self.effector_segments = np.array([path[0] for path in paths], np.intp)
-        local = np.zeros((len(leaves), 4, 3))
-        for i, leaf in enumerate(leaves):
-            local[i, :3, 0] = leaf.effector.point
-            local[i, 3, 0] = 1.0
-            local[i, :3, 1] = leaf.effector.x_axis
-            local[i, :3, 2] = leaf.effector.y_axis
-        self._local = local
+        self._local = effector_frames(leaves)
         self._weights = np.array([c.weight for c in leaves])
         self.parts = Parts.of(figure, leaves, self.effector_segments)
         """The points each effector is made of (:mod:`.parts`): a centre of mass's many."""
@@ -127,16 +111,10 @@ class Problem:
         """How the variables move the effectors' parts (:mod:`.jacobian`)."""
         self._plain = all(not t.disjunctive for t in terms)
         self._goals = StackedGoals([c.goal for c in leaves])
-        self._last_pose: tuple[FloatArray, _Pose] | None = None
-        # G_all and its gradient at the last pose (a solve asks again at its end)
-        self._last_value: _Value | None = None
-        # what the kernel's objective reads of this figure, effectors and variables
-        self._plan: kernel.ObjectivePlan | None = None
-        # the last goal_tolerance: its fraction, what it was made of, its value
-        self._tolerance: tuple[float, FloatArray, FloatArray, tuple[Term, ...], float] | None
-        self._tolerance = None
-        # the last smallest_weight: what it was made of, its value
-        self._smallest: tuple[FloatArray, tuple[Term, ...], float] | None = None
+        # the pose, G_all and its gradient at the last θ asked about (a solve asks again)
+        self._evaluated: Evaluated | None = None
+        self._weighting: Weighting | None = None  # made when first asked
+        self._comforted: _Comforted | None = None
 
     @property
     def moving_limits(self) -> LinearLimits:
@@ -146,9 +124,7 @@ class Problem:
         neither checks them at the start pose nor reports them: a bone outside every
         chain, posed outside its limits, does not stop the others from being solved.
         """
-        if self.derived.moving_limits is None:
-            self.derived.moving_limits = self.limits.touching(self.variable_mask)
-        return self.derived.moving_limits
+        return self.derived.limits_held(self.limits, self.variable_mask)
 
     @property
     def chain_lengths(self) -> FloatArray:
@@ -158,21 +134,13 @@ class Problem:
         its segments to the effector point: the limb length that goal errors are
         measured against.
         """
-        if self.derived.chain_lengths is None:
-            world = self.kinematics.world(np.zeros(self.figure.n_dofs))
-            points = self.states_at(world)[0]
-            pairs = zip(self._paths, points, strict=True)
-            self.derived.chain_lengths = np.array([chain_length(world, p, r) for p, r in pairs])
-        return self.derived.chain_lengths
+        return self.derived.lengths(self.kinematics, self.parts, self._paths)
 
     @property
     def reach(self) -> Reach:
         """Where each effector can be (:class:`.reach.Reach`): the proofs behind the verdict."""
-        if self.derived.reach is None:
-            self.derived.reach = Reach(
-                self.figure, self.variable_mask, self.effector_segments, self._local
-            )
-        return self.derived.reach
+        segments = self.effector_segments
+        return self.derived.reach_of(self.figure, self.variable_mask, segments, self._local)
 
     def goal_tolerance(self, relative: float) -> float:
         """The G_all below which every goal is met to ``relative`` × its chain length.
@@ -191,45 +159,53 @@ class Problem:
         fraction = finite_scalar(relative, "goal_tolerance: relative")
         if fraction < 0.0:
             raise SolverInputError(f"goal_tolerance: relative must be ≥ 0, got {fraction}")
-        lengths, kept = self.chain_lengths, self._tolerance
-        if (
-            kept is not None
-            and kept[0] == fraction
-            and kept[1] is self._weights
-            and kept[2] is lengths
-            and kept[3] is self.terms
-        ):
-            return kept[4]  # (a drag's problems share all of it)
-        weights = leaf_weights(self.terms, self._weights)
-        positive = weights > 0.0
-        sizes = weights[positive] * (fraction * lengths[positive]) ** 2
-        value = float(sizes.min()) if sizes.size else 0.0
-        self._tolerance = (fraction, self._weights, lengths, self.terms, value)
-        return value
+        return self.weighting.tolerance(fraction, self.chain_lengths)
 
     def smallest_weight(self) -> float:
         """The smallest positive weight a leaf has in G_all (an ``AnyOf``'s times its member's).
 
         1 for a problem without a positive weight (:func:`.methods.base.weight_scale`).
         """
-        kept = self._smallest
-        if kept is not None and kept[0] is self._weights and kept[1] is self.terms:
-            return kept[2]  # (a drag's problems share it)
-        smallest = np.inf
-        weights = self.weights
-        for term in self.terms:
-            factor = term.weight if term.disjunctive else 1.0
-            for member in term.members:
-                if factor * weights[member] > 0.0:
-                    smallest = min(smallest, factor * weights[member])
-        value = float(smallest) if np.isfinite(smallest) else 1.0
-        self._smallest = (self._weights, self.terms, value)
-        return value
+        return self.weighting.smallest
+
+    @property
+    def weighting(self) -> Weighting:
+        """The leaves' weights in G_all (:class:`.weighting.Weighting`), made when first asked."""
+        if self._weighting is None:
+            self._weighting = Weighting.of(self.terms, self._weights)
+        return self._weighting
 
     def _copied(self) -> Problem:
-        """A shallow copy, as ``copy.copy`` makes it but faster (a drag makes one an event)."""
+        """A shallow copy, as ``copy.copy`` makes it but faster (a drag makes one an event).
+
+        The copy keeps no problem :meth:`with_comfort` made of this one: the caller
+        changes what that problem shares.
+        """
         other = object.__new__(type(self))
         other.__dict__.update(self.__dict__)
+        other._comforted = None
+        return other
+
+    def with_comfort(self, comfort: Comfort | None) -> Problem:
+        """The same problem with ``comfort`` as its aim below every goal (None: none).
+
+        Everything else is shared, as :meth:`with_goals` shares it. The last problem
+        made is kept: a drag's events, each with a comfort equal in value to the last
+        (:func:`solver.comfort.same_comfort`), get that same problem back.
+
+        Raises:
+            SolverInputError: For something that is not a :class:`solver.Comfort`, or a
+                reference pose of the wrong length.
+        """
+        checked = checked_comfort(comfort, self.n_dofs)
+        if same_comfort(self.comfort, checked):
+            return self
+        kept = self._comforted
+        if kept is not None and same_comfort(kept.comfort, checked):
+            return kept.problem
+        other = self._copied()
+        other.comfort = checked
+        self._comforted = _Comforted(checked, other)
         return other
 
     def with_goals(self, replacements: Mapping[int, Goal]) -> Problem:
@@ -261,6 +237,7 @@ class Problem:
         other._goals = (
             self._goals.replaced(goals, replacements.keys()) if alike else StackedGoals(goals)
         )
+        other._evaluated = None if self._evaluated is None else self._evaluated.pose_only()
         return other
 
     def on(self, figure: Figure) -> Problem:
@@ -287,26 +264,9 @@ class Problem:
         other.figure = figure
         other.kinematics = figure.kinematics
         other._version = figure.version
-        derived = self.derived
         motion = self.figure.motion_to(figure)
-        scale = linear_scale(motion[:3, :3])
-        lengths = derived.chain_lengths
-        if lengths is not None:  # a similarity scales every distance alike
-            lengths = lengths * scale
-        other.derived = Derived(
-            moving_limits=derived.moving_limits,
-            chain_lengths=lengths,
-            reach=None if derived.reach is None else derived.reach.on(figure, motion, scale),
-            variable_rows=derived.variable_rows,
-            free_rotations=derived.free_rotations,
-        )
-        other._last_pose = None
-        kinematics = figure.kinematics
-        other._plan = (
-            None
-            if self._plan is None
-            else self._plan.moved(kinematics.kernel_tree, kinematics.scaled)
-        )
+        other.derived = self.derived.moved(figure, motion, linear_scale(motion[:3, :3]))
+        other._evaluated = None
         return other
 
     @property
@@ -345,7 +305,8 @@ class Problem:
         weights[leaves] = self._weights[leaves]
         other = self._copied()
         other._weights = weights
-        other._last_pose = None
+        other._evaluated = None
+        other._weighting = None
         return other
 
     def with_member(self, term: int, member: int) -> Problem:
@@ -375,6 +336,8 @@ class Problem:
         terms[term] = Term(held.weight, (member,), True)
         other = self._copied()
         other.terms = tuple(terms)
+        other._evaluated = None if self._evaluated is None else self._evaluated.pose_only()
+        other._weighting = None
         return other
 
     def chosen_members(self, theta: FloatArray) -> dict[int, int]:
@@ -428,30 +391,13 @@ class Problem:
 
     def effector_jacobians(self, theta: FloatArray) -> FloatArray:
         """∂(r, x_e, y_e)/∂θ of every effector over the variables, shape (m, 9, n_v)."""
-        points, x, y, axes, pivots, at = self._pose(theta)
-        return self._leaf_jacobians(points, x, y, axes, pivots, at).transpose(1, 2, 0)
-
-    def _leaf_jacobians(
-        self,
-        points: FloatArray,
-        x: FloatArray,
-        y: FloatArray,
-        axes: FloatArray,
-        pivots: FloatArray,
-        at: FloatArray,
-    ) -> FloatArray:
-        """Each effector's Jacobian over (δr, δx, δy), shape (n_v, m, 9), from its parts'."""
-        parts = self.parts
-        if parts.single:
-            return self.jacobian.jacobians(points, x, y, axes, pivots)
-        # A plain effector's part has its axes; a centre of mass's axes do not move.
-        part_x, part_y = x[parts.leaf], y[parts.leaf]
-        return parts.gather(self.jacobian.jacobians(at, part_x, part_y, axes, pivots))
+        pose = self._pose(theta)
+        return leaf_jacobians(pose, self.parts, self.jacobian).transpose(1, 2, 0)
 
     def potentials(self, theta: FloatArray) -> FloatArray:
         """Unweighted potentials G_i of the leaf constraints, shape (m,)."""
-        points, x, y = self._pose(np.asarray(theta, dtype=np.float64))[:3]
-        return self._goals(points, x, y)[0]
+        pose = self._pose(np.asarray(theta, dtype=np.float64))
+        return self._goals(pose.points, pose.x, pose.y)[0]
 
     def potentials_at(self, points: FloatArray, x: FloatArray, y: FloatArray) -> FloatArray:
         """:meth:`potentials` of the effectors placed elsewhere (measured on another model).
@@ -489,12 +435,8 @@ class Problem:
         A centre of mass's is +inf: its reach is no ball about a pivot, so nothing is
         proved out of it.
         """
-        goals = [leaf.goal for leaf in self.leaves]
-        pinned = [leaf.pinned for leaf in self.leaves]
-        margins = self.reach.margins(theta, goals, pinned, pins=pins)
-        if not self.parts.single:
-            margins = np.where(self.parts.massed, np.inf, margins)
-        return margins
+        massed = None if self.parts.single else self.parts.massed
+        return self.reach.leaf_margins(theta, self.leaves, massed, pins=pins)
 
     def evaluate(self, theta: FloatArray) -> tuple[float, FloatArray]:
         """G_all and its gradient without input checks; the gradient has length n_dofs."""
@@ -512,19 +454,16 @@ class Problem:
         """
         compiled = self._compiled_objective()
         if compiled is not None:
-            cached = self._last_pose
-            if cached is None or not same(cached[0], theta):
-                return self._compiled_value(compiled, theta)
-            kept = self._kept_value(cached[1])
+            last = self._evaluated
+            kept = None if last is None or not last.holds(theta) else last.kept()
             # A pose kept without its value (a problem with other goals made it) is
             # evaluated again by the kernel, which is faster than the rest from the pose.
             return kept if kept is not None else self._compiled_value(compiled, theta)
         pose = self._pose(theta)
-        kept = self._kept_value(pose)
+        kept = pose.kept()
         if kept is not None:
             return kept
-        points, x, y, axes, pivots, at = pose
-        values, d_point, torque = self._goals(points, x, y)
+        values, d_point, torque = self._goals(pose.points, pose.x, pose.y)
         weighted = self._weights * values
         if self._plain:
             total = float(weighted.sum())
@@ -532,25 +471,9 @@ class Problem:
         else:
             total, coefficient = combine(self.terms, self._weights, weighted)
         force, turn, share = self.parts.spread(d_point, torque, coefficient)
-        gradient = self.jacobian.gradient(at, force, turn, share, axes, pivots)
-        # Kept with what G_all is made of besides the pose (held, so that no other object
-        # takes their place): the problems with_goals, only and with_member make replace
-        # one of them, so none reads another's value.
-        self._last_value = (pose, self._goals, self._weights, self.terms, total, gradient.copy())
+        gradient = self.jacobian.gradient(pose.at, force, turn, share, pose.axes, pose.pivots)
+        self._evaluated = pose._replace(value=total, gradient=gradient.copy())
         return total, gradient
-
-    def _kept_value(self, pose: _Pose) -> tuple[float, FloatArray] | None:
-        """G_all and its gradient kept for ``pose`` of this problem's goals, or None."""
-        last = self._last_value
-        if (
-            last is not None
-            and last[0] is pose
-            and last[1] is self._goals
-            and last[2] is self._weights
-            and last[3] is self.terms
-        ):
-            return last[4], last[5].copy()
-        return None
 
     def _compiled_objective(self) -> tuple[kernel.Kernel, kernel.ObjectivePlan] | None:
         """The kernel and this problem's plan when the kernel evaluates G_all itself.
@@ -558,24 +481,11 @@ class Problem:
         It does where every goal is a :class:`~solver.goals.Position` of one point, in
         terms that are plain sums (no ``AnyOf``), and the kernel runs.
         """
-        compiled = kernel.active()
-        tree = self.jacobian.tree
-        if (
-            compiled is None
-            or tree is None
-            or self._goals.targets is None
-            or not (self._plain and self.parts.single)
-        ):
+        tree, single = self.jacobian.tree, self._plain and self.parts.single
+        library = kernel.active() if single and self._goals.targets is not None else None
+        if library is None or tree is None:
             return None
-        if self._plan is None:
-            self._plan = kernel.ObjectivePlan.of(
-                self.kinematics.kernel_tree,
-                tree,
-                self.parts.local,
-                self.kinematics.scaled,
-                self.variables,
-            )
-        return compiled, self._plan
+        return library, self.derived.plan(self.kinematics, tree, self.parts.local, self.variables)
 
     def compiled_positions(
         self,
@@ -614,9 +524,7 @@ class Problem:
         they are.
         """
         points, x, y, axes, pivots = parts
-        pose = (points, x, y, axes, pivots, points)
-        self._last_pose = (theta, pose)
-        self._last_value = (pose, self._goals, self._weights, self.terms, total, gradient)
+        self._evaluated = Evaluated(theta, points, x, y, axes, pivots, points, total, gradient)
 
     def hessian_product(self, theta: FloatArray) -> Callable[[FloatArray], FloatArray] | None:
         """The map v ↦ ∇²G_all v over the variables at ``theta``, or None where none is made.
@@ -629,17 +537,7 @@ class Problem:
         """
         if not (self._plain and self.parts.single):
             return None
-        points, x, y, axes, pivots, _ = self._pose(theta)
-        return self.jacobian.hessian_product(
-            points,
-            x,
-            y,
-            self._goals.gradients(points, x, y),
-            self._goals.hessians(points, x, y),
-            self._weights,
-            axes,
-            pivots,
-        )
+        return hessian_product(self._pose(theta), self._goals, self._weights, self.jacobian)
 
     def gauss_newton(self, theta: FloatArray) -> FloatArray:
         """Gauss–Newton curvature ``Σ_e c_e J_eᵀ diag(κ_e) J_e`` of G_all at ``theta``.
@@ -666,42 +564,27 @@ class Problem:
         """F with ``F Fᵀ`` = :meth:`gauss_newton_variables`, shape (n_v, k), k ≤ 9m.
 
         The solver inverts the damped curvature through F (Woodbury's identity) when F
-        has fewer columns than rows, at O(n·k²) instead of O(n³). Plane, line,
-        half-space and aim goals weigh some directions of the effector's motion and not
-        others (:meth:`solver.goals.Goal.stack_curvature`); their F is
-        :meth:`Jacobian.factored <solver.jacobian.Jacobian.factored>`.
+        has fewer columns than rows, at O(n·k²) instead of O(n³)
+        (:func:`.curvature.gauss_newton_factor`).
         """
-        points, x, y, axes, pivots, at = self._pose(theta)
+        pose = self._pose(theta)
         if self._plain:
             coefficient = self._weights
         else:
-            values = self._goals(points, x, y)[0]
+            values = self._goals(pose.points, pose.x, pose.y)[0]
             coefficient = combine(self.terms, self._weights, self._weights * values)[1]
-        if not self.parts.single:
-            factors = self._goals.factors(points, x, y) * np.sqrt(coefficient)[:, None, None]
-            jacobians = self._leaf_jacobians(points, x, y, axes, pivots, at)
-            n = jacobians.shape[0]
-            product: FloatArray = np.einsum("nmi,mij->nmj", jacobians, factors)
-            return product.reshape(n, 9 * len(points))
-        if not self._goals.isotropic:
-            factors = self._goals.factors(points, x, y) * np.sqrt(coefficient)[:, None, None]
-            return self.jacobian.factored(points, x, y, axes, pivots, factors)
-        weights = np.sqrt(coefficient[:, None] * self._goals.curvature)  # (m, 3): point, x, y
-        if self._goals.axes_weighted:
-            return self.jacobian.factor(np.concatenate([points, x, y]), axes, pivots, weights.T)
-        return self.jacobian.factor(points, axes, pivots, weights.T[:1])
+        return gauss_newton_factor(pose, self._goals, coefficient, self.parts, self.jacobian)
 
-    def _pose(self, theta: FloatArray) -> _Pose:
-        """Effector points and axes (m, 3 each), variable DOF axes and pivots (n_v, 3 each).
+    def _pose(self, theta: FloatArray) -> Evaluated:
+        """The effectors and the variables' axes and pivots at ``theta`` (:class:`.Evaluated`).
 
         The last pose is kept: the solver asks for the gradient and the curvature at the
         same point.
         """
-        cached = self._last_pose
-        if cached is not None and same(cached[0], theta):
-            return cached[1]
+        last = self._evaluated
+        if last is not None and last.holds(theta):
+            return last
         world, axes, pivots = self.kinematics.pose(theta, self._posed)
         points, x, y, at = self.parts.states(world, self.kinematics.scaled)
-        pose = (points, x, y, axes, pivots, at)
-        self._last_pose = (theta.copy(), pose)
-        return pose
+        self._evaluated = Evaluated(theta.copy(), points, x, y, axes, pivots, at)
+        return self._evaluated

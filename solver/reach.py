@@ -39,6 +39,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._checks import BoolArray, FloatArray, IntArray
+from .constraint import Constraint
 from .figure import Figure
 from .goals.base import Goal
 from .goals.orientation import PositionOrientation
@@ -258,6 +259,24 @@ class Reach:
         radii.setflags(write=False)
         self._last = (key, centres, radii)
         return centres, radii
+
+    def leaf_margins(
+        self,
+        theta: FloatArray,
+        leaves: Sequence[Constraint],
+        massed: BoolArray | None,
+        *,
+        pins: bool = True,
+    ) -> FloatArray:
+        """:meth:`margins` of ``leaves``' goals, +inf for a centre of mass, shape (m,).
+
+        ``massed``: whether each leaf's effector is a centre of mass (None: none is),
+        whose reach is no ball about a pivot, so nothing is proved out of it.
+        """
+        goals = [leaf.goal for leaf in leaves]
+        pinned = [leaf.pinned for leaf in leaves]
+        margins = self.margins(theta, goals, pinned, pins=pins)
+        return margins if massed is None else np.where(massed, np.inf, margins)
 
     def margins(
         self, theta: FloatArray, goals: Sequence[Goal], pinned: Sequence[bool], *, pins: bool

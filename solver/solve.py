@@ -27,23 +27,17 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ._checks import FloatArray, finite_scalar, whole
-from .comfort import Comfort
 from .exceptions import SolverInputError
 from .limits import outside_limits
 from .methods import METHODS, Method, Scaled, as_method
 from .methods.base import weight_scale
-from .methods.goldfarb import Goldfarb
-from .optimizer.goldfarb import active_bounds, gauss_newton_descent
-from .optimizer.levels import has_levels
+from .optimizer.budget import Budget
 from .optimizer.space import ReducedSpace
 from .problem import Problem
 from .restarts import Limits, descent_iterations, descents, in_g_all_scale
 from .result import Descent, Outcome, SolveResult, Status
 
-__all__ = ["COMFORT_METHODS", "METHODS", "solve", "unwound", "within_reach"]
-
-COMFORT_METHODS = ("goldfarb", "lbfgsb")
-"""The methods that solve by levels and so honour comfort (the others leave it out)."""
+__all__ = ["METHODS", "solve", "unwound", "within_reach"]
 
 
 def solve(
@@ -58,7 +52,6 @@ def solve(
     seed: int = 0,
     goal_tolerance: float | None = None,
     callback: Callable[[FloatArray, float], None] | None = None,
-    comfort: Comfort | None = None,
 ) -> SolveResult:
     """Minimise ``problem``'s G_all from ``theta0`` without ever leaving the limits.
 
@@ -70,7 +63,9 @@ def solve(
     pass ``restarts=0`` so that the pose moves continuously from ``theta0``.
 
     Args:
-        problem: The figure and its constraints.
+        problem: The figure, its constraints and its comfort (:attr:`Problem.comfort`,
+            honoured by the methods that solve by levels, ``"goldfarb"`` and
+            ``"lbfgsb"``; the others leave it out).
         theta0: Start pose, shape (n_dofs,), within the limits (to 1e-9) that the solve
             holds (:attr:`Problem.moving_limits`: those on some variable DOF; a DOF the
             solve never moves may sit outside its own limits).
@@ -98,10 +93,6 @@ def solve(
             potentials; see :meth:`Problem.goal_tolerance` for one from lengths). None:
             only the Kuhn–Tucker test at ``tolerance`` ends a descent.
         callback: Called with (θ, G_all) at every iterate of every descent.
-        comfort: A pull of every free DOF toward a reference pose, below every goal
-            (:class:`solver.Comfort`): it never costs a goal anything. Honoured by
-            ``"goldfarb"`` and ``"lbfgsb"``; the other methods leave it out. None: no
-            comfort.
 
     Returns:
         The best pose found; see :class:`solver.SolveResult`.
@@ -116,12 +107,48 @@ def solve(
         raise SolverInputError(f"solve needs a solver.Problem, got {type(problem).__name__}")
     problem.check_current()
     chosen = as_method(method).checked(problem)
-    aim = _checked_comfort(comfort, problem, chosen)
+    aim = problem.comfort if chosen.honours_comfort else None
     theta_start = problem.figure.check_theta(theta0, "theta0")
-    _check_options(time_limit, tolerance, max_iterations, restarts, seed)
-    if goal_tolerance is not None and finite_scalar(goal_tolerance, "goal_tolerance") < 0.0:
-        raise SolverInputError(f"goal_tolerance must be ≥ 0 or None, got {goal_tolerance}")
-    violated = outside_limits(problem.moving_limits, theta_start)
+    _check_options(time_limit, tolerance, max_iterations, restarts, seed, goal_tolerance)
+    _check_start(problem, theta_start)
+    near = within_reach(problem, theta_start)
+    space = ReducedSpace.build(near, theta_start)
+    weight = weight_scale(near)
+    limits = Limits(
+        tolerance=tolerance,
+        max_iterations=max_iterations,
+        deadline=None if time_limit is None else started + float(time_limit),
+        goal_value=None if goal_tolerance is None else goal_tolerance / weight,
+        restarts=restarts,
+        seed=seed,
+    )
+    if space.n == 0:
+        outcome, runs = _locked(near, space, theta_start), 0
+    else:
+        scaled = Scaled(space, weight, aim)
+        outcome, runs = _search(chosen, problem, near, scaled, theta_start, limits, callback)
+    theta = _within_bounds(problem, space, unwound(problem, space.theta(outcome.phi), theta_start))
+    met = goal_tolerance if goal_tolerance is not None else tolerance * weight
+    return _result(
+        problem,
+        space,
+        theta,
+        outcome,
+        chosen,
+        runs=runs,
+        started=started,
+        tolerance=tolerance,
+        met=met,
+    )
+
+
+def _check_start(problem: Problem, theta: FloatArray) -> None:
+    """Raise unless ``theta`` is within the limits the solve holds (to 1e-9).
+
+    Raises:
+        SolverInputError: Naming the limit violated most.
+    """
+    violated = outside_limits(problem.moving_limits, theta)
     if violated is not None:
         label, amount = violated
         raise SolverInputError(
@@ -129,32 +156,59 @@ def solve(
             "clamp the pose into its limits first",
             item=label,
         )
-    near = within_reach(problem, theta_start)
+
+
+def _search(
+    method: Method,
+    problem: Problem,
+    near: Problem,
+    scaled: Scaled,
+    theta_start: FloatArray,
+    limits: Limits,
+    callback: Callable[[FloatArray, float], None] | None,
+) -> tuple[Descent, int]:
+    """The solve's best descent and its number of restarts, of a problem with free DOFs.
+
+    ``near`` is ``problem`` with its far targets moved in (:func:`within_reach`); the
+    quick path (:func:`_quick`) is tried on ``problem`` itself without a callback.
+    """
     report = callback
     if callback is not None and near is not problem:
         report = _reporting(problem, callback)
-    space = ReducedSpace.build(near, theta_start)
-    weight = weight_scale(near)
-    if space.n == 0:
-        outcome, runs = _locked(near, space, theta_start), 0
-    else:
-        limits = Limits(
-            tolerance=tolerance,
-            max_iterations=max_iterations,
-            deadline=None if time_limit is None else started + float(time_limit),
-            goal_value=None if goal_tolerance is None else goal_tolerance / weight,
-            restarts=restarts,
-            seed=seed,
-        )
-        scaled = Scaled(space, weight, aim)
-        quick = None if near is not problem or report else _quick(chosen, near, scaled, limits)
-        if quick is not None:
-            outcome, runs = quick, 0
-        else:
-            outcome, runs = descents(chosen, near, scaled, limits, report)
-            if near is not problem:
-                outcome = _no_worse(chosen, problem, scaled, theta_start, outcome, limits, callback)
-    theta = _within_bounds(problem, space, unwound(problem, space.theta(outcome.phi), theta_start))
+    quick = None if near is not problem or report else _quick(method, near, scaled, limits)
+    if quick is not None:
+        return quick, 0
+    outcome, runs = descents(method, near, scaled, limits, report)
+    if near is not problem:
+        outcome = _no_worse(method, problem, scaled, theta_start, outcome, limits, callback)
+    return outcome, runs
+
+
+def _result(
+    problem: Problem,
+    space: ReducedSpace,
+    theta: FloatArray,
+    outcome: Descent,
+    method: Method,
+    *,
+    runs: int,
+    started: float,
+    tolerance: float,
+    met: float,
+) -> SolveResult:
+    """The solve's result at its pose ``theta``, which ``outcome`` ended at.
+
+    Args:
+        problem: The solve's problem.
+        space: The reduced space of its descents.
+        theta: The pose, shape (n_dofs,).
+        outcome: The best descent.
+        method: The method that ran.
+        runs: The restarts run.
+        started: The solve's start (``time.perf_counter()``).
+        tolerance: The solve's ``tolerance``.
+        met: The G_all at or below which every goal is met.
+    """
     value, gradient = problem.evaluate(theta)
     active = tuple(int(space.in_rows[j]) for j in outcome.active)
     held_by = tuple(
@@ -162,9 +216,8 @@ def solve(
         for j, multiplier in zip(outcome.active, outcome.multipliers, strict=True)
         if multiplier > tolerance
     )
-    met = goal_tolerance if goal_tolerance is not None else tolerance * weight
     verdict, unreachable = _verdict(
-        problem, theta, value, outcome.status, met, pins=chosen.holds_pins
+        problem, theta, value, outcome.status, met, pins=method.holds_pins
     )
     return SolveResult(
         x=theta,
@@ -192,47 +245,24 @@ QUICK = True
 
 
 def _quick(method: Method, problem: Problem, scaled: Scaled, limits: Limits) -> Descent | None:
-    """The solve's descents where the first is Gauss–Newton steps alone, or None.
+    """The solve's descents where the method's quick path (:meth:`Method.quick`) is all, or None.
 
-    Goldfarb's method from a start where only bounds are active, on position goals the kernel
-    steps (:func:`.optimizer.goldfarb.gauss_newton_descent`): where that descent meets
-    the goals or runs out of time it is the solve's only one (restarts follow only a
-    descent that ends above the goals with time left), and it is returned as
+    The quick path's descent is the solve's first, with its budget; where it meets the
+    goals or runs out of time it is the solve's only one (restarts follow only a descent
+    that ends above the goals with time left), and it is returned as
     :func:`.restarts.descents` would return it. A warm drag event or bake frame takes
     this path and skips the general one's set-up.
     """
-    if (
-        not QUICK
-        or type(method) is not Goldfarb
-        or method.start_metric != "gauss_newton"
-        or scaled.comfort is not None
-        or limits.goal_value is None
-        or has_levels(problem)
-    ):
+    if not QUICK:
         return None
-    space = scaled.space
-    phi0 = space.phi(space.base)
-    active = active_bounds(phi0, space.a_eq, space.b_eq, space.rows_in, space.b_in)
-    if active is None:
-        return None
-    step = scaled.gauss_newton_step(problem)
-    if step is None:
-        return None
-    descent = gauss_newton_descent(
-        step,
-        phi0,
-        active,
-        tolerance=limits.tolerance,
-        max_iterations=descent_iterations(limits, space.n),
-        deadline=limits.deadline,
-        goal_value=limits.goal_value,
+    budget = Budget(
+        limits.tolerance,
+        descent_iterations(limits, scaled.space.n),
+        limits.deadline,
+        limits.goal_value,
     )
-    if descent is None:
-        return None
-    last = step.plan.last()  # usually at the end: the solve's own evaluation there is kept
-    if last is not None:
-        problem.keep_compiled(*last)
-    return in_g_all_scale(descent, scaled.weight)
+    descent = method.quick(problem, scaled, budget)
+    return None if descent is None else in_g_all_scale(descent, scaled.weight)
 
 
 def _within_bounds(problem: Problem, space: ReducedSpace, theta: FloatArray) -> FloatArray:
@@ -247,29 +277,6 @@ def _within_bounds(problem: Problem, space: ReducedSpace, theta: FloatArray) -> 
     figure = problem.figure
     theta[variables] = np.clip(theta[variables], figure.lower[variables], figure.upper[variables])
     return theta
-
-
-def _checked_comfort(comfort: object, problem: Problem, method: Method) -> Comfort | None:
-    """``comfort`` for ``method`` on ``problem``: None where the method leaves it out.
-
-    Raises:
-        SolverInputError: For something that is not a :class:`Comfort`, or a reference
-            pose of the wrong length.
-    """
-    if comfort is None:
-        return None
-    if not isinstance(comfort, Comfort):
-        raise SolverInputError(
-            f"comfort must be a solver.Comfort or None, got {type(comfort).__name__}",
-            item="comfort",
-        )
-    if comfort.reference.shape != (problem.n_dofs,):  # the weights have its shape
-        raise SolverInputError(
-            f"comfort reference has {comfort.reference.shape[0]} values; the figure has "
-            f"{problem.n_dofs} DOFs",
-            item="comfort reference",
-        )
-    return comfort if method.name in COMFORT_METHODS else None
 
 
 def _no_worse(
@@ -383,7 +390,12 @@ def unwound(problem: Problem, theta: FloatArray, start: FloatArray) -> FloatArra
 
 
 def _check_options(
-    time_limit: float | None, tolerance: float, max_iterations: int, restarts: int, seed: int
+    time_limit: float | None,
+    tolerance: float,
+    max_iterations: int,
+    restarts: int,
+    seed: int,
+    goal_tolerance: float | None,
 ) -> None:
     if time_limit is not None and finite_scalar(time_limit, "time_limit") <= 0.0:
         raise SolverInputError(f"time_limit must be > 0 seconds or None, got {time_limit}")
@@ -393,3 +405,5 @@ def _check_options(
     whole(restarts, "restarts", 0)
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
         raise SolverInputError(f"seed must be an integer, got {seed!r}")
+    if goal_tolerance is not None and finite_scalar(goal_tolerance, "goal_tolerance") < 0.0:
+        raise SolverInputError(f"goal_tolerance must be ≥ 0 or None, got {goal_tolerance}")

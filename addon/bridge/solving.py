@@ -101,18 +101,17 @@ def run_solve(
     Raises:
         BlenderDataError: A start pose outside the limits or other bad input.
     """
+    problem = setup.problem.with_comfort(comfort)  # solved, then measured at its kept pose
     with labelled(""):
         result = solve(
-            setup.problem,
+            problem,
             theta0,
             time_limit=time_limit,
             tolerance=settings.tolerance,
             goal_tolerance=setup.problem.goal_tolerance(PRECISION),
             restarts=restarts,
             method=method_of(settings.method),
-            comfort=comfort,
         )
-    problem = setup.problem
     values = problem.potentials(result.theta)
     residuals = {
         name: math.sqrt(max(float(v), 0.0)) for name, v in zip(setup.names, values, strict=True)

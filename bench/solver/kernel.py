@@ -75,7 +75,7 @@ def size_case(kind: str, n_dofs: int, constraints: int, events: int, seed: int) 
 
 
 def _evaluations(problem: solver.Problem, theta: np.ndarray) -> list[np.ndarray]:
-    problem._last_pose = None  # the cache holds the other path's pose
+    problem._evaluated = None  # the cache holds the other path's pose
     value, gradient = problem.evaluate_variables(theta)
     return [
         np.array([value]),

@@ -267,7 +267,7 @@ class Kernel:
     ) -> GaussNewtonStart:
         """H's Gauss–Newton start at ``phi`` on the plan's active bounds, and H g.
 
-        ``rk_gauss_newton_start``: what :meth:`solver.optimizer.goldfarb._Run.initial_h`
+        ``rk_gauss_newton_start``: what :meth:`solver.optimizer.goldfarb.Run.initial_h`
         starts H from (:func:`solver.optimizer.metric._woodbury_start`, the bounds'
         variables zeroed) and its product with the gradient.
 
@@ -312,7 +312,7 @@ class Kernel:
     ) -> GaussNewtonSearch:
         """The step −H g, its ratio test and line search, on the plan's active bounds.
 
-        ``rk_gauss_newton_search``: what :meth:`solver.optimizer.goldfarb._Run.step`
+        ``rk_gauss_newton_search``: what :meth:`solver.optimizer.goldfarb.Run.step`
         computes from the step to the end of the line search, in one call.
 
         Args:
@@ -417,9 +417,10 @@ class Kernel:
     ) -> GaussNewtonDescent:
         """Gauss–Newton iterations from ``phi`` while each lowers G by a fifth or more.
 
-        ``rk_gauss_newton_descent``: :func:`solver.optimizer.goldfarb.gauss_newton_descent`'s
-        loop of :meth:`gauss_newton_start` and :meth:`gauss_newton_search` calls, with
-        the drop tests between them, in one call.
+        ``rk_gauss_newton_descent``:
+        :func:`solver.optimizer.compiled_gauss_newton.gauss_newton_descent`'s loop of
+        :meth:`gauss_newton_start` and :meth:`gauss_newton_search` calls, with the drop
+        tests between them, in one call.
 
         Args:
             plan: The descent's problem and rows, bound (:meth:`DescentPlan.bind`).

@@ -336,7 +336,23 @@ def _step_differs(kernel: Kernel, theta: FloatArray, below: FloatArray) -> str |
         or not np.array_equal(ran.point, found.point)
     ):
         return "its Gauss–Newton descent differs from its steps"
-    # with a bound holding the first variable: F's row there zeroed, H g zero there
+    return _held_start_differs(kernel, descent, theta, (value, gradient), factor)
+
+
+def _held_start_differs(
+    kernel: Kernel,
+    descent: DescentPlan,
+    theta: FloatArray,
+    evaluated: tuple[float, FloatArray],
+    factor: FloatArray,
+) -> str | None:
+    """None when the kernel's Gauss–Newton start with a bound on the first variable is numpy's.
+
+    F's row there is zeroed and H g is zero there; ``evaluated`` is G and its gradient
+    at ``theta``, ``factor`` F there (:func:`_step_differs`'s problem).
+    """
+    value, gradient = evaluated
+    n = len(theta)
     descent.hold(np.array([0]), np.ones(1), theta[:1], np.empty(0, dtype=bool))
     held = factor.copy()
     held[0] = 0.0

@@ -162,11 +162,15 @@ class Method(ABC):
             rows and multipliers; otherwise the driver finds them at the best pose.
         holds_pins: Whether pins hold exactly (they are met before any other goal), so
             their reach margins prove a goal out of reach too.
+        honours_comfort: Whether the problem's comfort (:attr:`Problem.comfort
+            <solver.Problem.comfort>`) is the last level of its descents, below every
+            goal; a method that does not solve by levels leaves it out.
     """
 
     name: ClassVar[str]
     finds_multipliers: ClassVar[bool] = False
     holds_pins: ClassVar[bool] = False
+    honours_comfort: ClassVar[bool] = False
 
     def checked(self, problem: Problem) -> Self:
         """These options, checked against ``problem`` (the options the figure sizes).
@@ -175,6 +179,24 @@ class Method(ABC):
             SolverInputError: For an option that does not fit the problem.
         """
         return self
+
+    def quick(self, problem: Problem, scaled: Scaled, budget: Budget) -> Descent | None:
+        """The solve's first descent by a path without the general set-up, or None.
+
+        Where this method has such a path (a warm drag event's, say) and its descent
+        from the start pose meets the goals or runs out of time, that descent is the
+        solve's only one; otherwise None, and the restart driver runs the descents
+        (:func:`solver.restarts.descents`). None for a method without one.
+
+        Args:
+            problem: The solve's problem, its far targets moved in.
+            scaled: The reduced space at the start pose and the weight scale w.
+            budget: The first descent's stops, in G_all / w.
+
+        Returns:
+            The descent, its value and gradient those of G_all / w, or None.
+        """
+        return None
 
     @abstractmethod
     def descend(self, leg: Leg) -> Descent:

@@ -10,10 +10,13 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from ..exceptions import SolverInputError
+from ..optimizer.budget import Budget
+from ..optimizer.compiled_gauss_newton import active_bounds, gauss_newton_descent
 from ..optimizer.goldfarb import descend
 from ..optimizer.levels import descend_levels, has_levels
+from ..problem import Problem
 from ..result import Descent
-from .base import Leg, Method, levels_of
+from .base import Leg, Method, Scaled, levels_of
 
 __all__ = ["START_METRICS", "Goldfarb"]
 
@@ -39,6 +42,7 @@ class Goldfarb(Method):
     name: ClassVar[str] = "goldfarb"
     finds_multipliers: ClassVar[bool] = True
     holds_pins: ClassVar[bool] = True
+    honours_comfort: ClassVar[bool] = True
 
     start_metric: str = "gauss_newton"
 
@@ -78,6 +82,45 @@ class Goldfarb(Method):
             if self.start_metric == "gauss_newton"
             else None,
         )
+
+    def quick(self, problem: Problem, scaled: Scaled, budget: Budget) -> Descent | None:
+        """Gauss–Newton steps by the kernel alone, where they are the whole descent, or None.
+
+        From a start where only bounds are active, on position goals the kernel
+        evaluates, with the Gauss–Newton start, a goal value, and neither levels nor
+        comfort (:func:`.optimizer.compiled_gauss_newton.gauss_newton_descent`); see
+        :meth:`Method.quick <solver.methods.base.Method.quick>`.
+        """
+        if (
+            self.start_metric != "gauss_newton"
+            or scaled.comfort is not None
+            or budget.goal_value is None
+            or has_levels(problem)
+        ):
+            return None
+        space = scaled.space
+        phi0 = space.phi(space.base)
+        active = active_bounds(phi0, space.a_eq, space.b_eq, space.rows_in, space.b_in)
+        if active is None:
+            return None
+        step = scaled.gauss_newton_step(problem)
+        if step is None:
+            return None
+        descent = gauss_newton_descent(
+            step,
+            phi0,
+            active,
+            tolerance=budget.tolerance,
+            max_iterations=budget.max_iterations,
+            deadline=budget.deadline,
+            goal_value=budget.goal_value,
+        )
+        if descent is None:
+            return None
+        last = step.plan.last()  # usually at the end: the solve's own evaluation there is kept
+        if last is not None:
+            problem.keep_compiled(*last)
+        return descent
 
     def by_levels(self, leg: Leg) -> Descent:
         """One descent by priority levels, pins first, each level holding those above.

@@ -48,6 +48,7 @@ class Lbfgsb(Method):
 
     name: ClassVar[str] = "lbfgsb"
     holds_pins: ClassVar[bool] = True
+    honours_comfort: ClassVar[bool] = True
 
     tikhonov: float = 0.0
     theta_ref: ArrayLike | None = None

@@ -14,7 +14,10 @@ import numpy as np
 from .._checks import BoolArray, FloatArray, IntArray
 from ..rows import LimitRows
 
-__all__ = ["ActiveSet", "kkt_floor"]
+__all__ = ["START_SLACK", "ActiveSet", "kkt_floor"]
+
+START_SLACK = 1e-10
+"""A row is active at a descent's start when its slack is at most this."""
 
 
 _INDEPENDENT = 1e-10

@@ -15,7 +15,7 @@ afresh from the curvature whenever a row is added (instead of step 4's update) a
 after every step that lowers G by 20% or more (instead of step 5's: the hybrid of
 Fletcher & Xu 1987): met goals make G a zero-residual least-squares problem, where
 Gauss–Newton steps converge quadratically; where G stays large, BFGS takes over. A
-step that lowers G by next to nothing is a crawl (:meth:`_Run.crawled`).
+step that lowers G by next to nothing is a crawl (:meth:`Run.crawled`).
 
 1. g = ∇G(φ); multipliers λ = (NᵀN)⁻¹Nᵀg; projected gradient ``Pg = g − Nλ``. If
    ‖Pg‖ ≤ ε and every inequality multiplier is ≥ −ε: a Kuhn–Tucker point. Here
@@ -23,7 +23,7 @@ step that lowers G by next to nothing is a crawl (:meth:`_Run.crawled`).
    (an unreachable goal) rounding hides any further decrease.
 2. Scaled multipliers ``β_j = λ_j (NᵀN)⁻¹_jj^(−1/2)``. If some β_j < 0 and ‖Pg‖ ≤ ε,
    ``‖Hg‖ ≤ −β_j`` (Goldfarb's test) or, given the curvature, a Newton step off row j
-   promises more decrease than one on the face (:meth:`_Run.leaving_pays`), drop the
+   promises more decrease than one on the face (:meth:`Run.leaving_pays`), drop the
    most negative:
    ``H ← H + P a aᵀ P / (aᵀ P a)``, P the projector onto the null space of the
    remaining active rows; back to 1.
@@ -44,7 +44,8 @@ descent's last point is clamped into every bound among the rows (:meth:`ActiveSe
 where two rows tie in the ratio test, rounding may leave the one not added an ulp beyond.
 
 The active set and its ratio test (:mod:`.active_set`), H's start and update
-(:mod:`.metric`) and the line search (:mod:`.linesearch`) live beside this module;
+(:mod:`.metric`), the line search (:mod:`.linesearch`) and the Gauss–Newton iterations
+the compiled kernel takes (:mod:`.compiled_gauss_newton`) live beside this module;
 steps 1–5 stay here as one loop over one state (φ, G, g, the active set and H).
 """
 
@@ -55,32 +56,31 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .._checks import FloatArray, IntArray, same
-from ..kernel import DescentStatus, GaussNewtonStart, SearchStatus, StartStatus
+from .._checks import BoolArray, FloatArray, same
+from ..kernel import GaussNewtonStart
 from ..result import Descent, Status
 from ..rows import LimitRows
-from .active_set import ROUNDING, ROUNDING_ROOT, ActiveSet, kkt_floor
+from . import compiled_gauss_newton
+from .active_set import START_SLACK, ActiveSet, kkt_floor
 from .linesearch import ProjectedTrial, line_search
 from .metric import (
+    GAUSS_NEWTON_DROP,
     START_CLOCK,
     GaussNewtonStep,
     Metric,
     fletcher_update,
     gauss_newton_damping,
     projector_start,
-    woodbury_metric,
 )
 from .newton import Product, compiled_newton_step, difference_product, newton_step
 
-__all__ = ["active_bounds", "descend", "gauss_newton_descent"]
+__all__ = ["Run", "descend"]
 
 Objective = Callable[[FloatArray], tuple[float, FloatArray]]
 Curvature = Callable[[FloatArray], FloatArray]
 Hessian = Callable[[FloatArray], Product | None]
 """φ ↦ (v ↦ ∇²G(φ) v), or None where the objective makes no product."""
 
-_ACTIVE = 1e-10
-"""A row is active at the start when its slack is at most this."""
 _CRAWL = 1e-9
 """Relative decrease of G at or below which a step with the Gauss–Newton metric crawls."""
 _CRAWLS = 3
@@ -88,18 +88,11 @@ _CRAWLS = 3
 (before that, each crawl restarts H from the curvature)."""
 _SLOW = 1e-4
 """Relative decrease of G at or below which a step updated by BFGS or DFP is slow: the
-next step is Newton's (:meth:`_Run.newton`). Below a decrease of a fifth (where the
+next step is Newton's (:meth:`Run.newton`). Below a decrease of a fifth (where the
 quasi-Newton update takes over) the metric still serves a goal at the edge of its reach,
 whose steps lower G by a few percent each; Newton's products pay where it crawls."""
 _FLAT_STEPS = 2
 """Steps in a row without a decrease of G after which the descent stops."""
-_NO_BOUNDS = np.empty(0, dtype=np.intp)
-"""The variables held where no row is active."""
-_NO_SIGNS = np.empty(0)
-_GAUSS_NEWTON_DROP = 0.8
-"""With the Gauss–Newton metric, a step that leaves G at most this fraction of its
-value restarts H from the curvature at the new point (the hybrid switch of Fletcher & Xu 1987:
-G fell by 20% or more) instead of the BFGS update."""
 
 
 def descend(
@@ -153,119 +146,15 @@ def descend(
     Returns:
         The final iterate and how the descent ended.
     """
-    active = ActiveSet.at(phi0, a_eq, b_eq, a_in, b_in, slack=_ACTIVE)
-    run = _Run(objective, phi0, active, tolerance, callback, curvature)
+    active = ActiveSet.at(phi0, a_eq, b_eq, a_in, b_in, slack=START_SLACK)
+    run = Run(objective, phi0, active, tolerance, callback, curvature)
     run.expand = expand
     run.hessian = hessian
     run.compiled = gauss_newton_step if curvature is not None else None
     return run.loop(max_iterations, deadline, goal_value)
 
 
-ActiveBounds = tuple[IntArray, FloatArray, FloatArray, list[int]]
-"""Bounds active at a start: the variable each holds, its row's entry there (±1), their
-right-hand sides and their rows' indices, in :meth:`ActiveSet.at`'s order."""
-
-
-def active_bounds(
-    phi0: FloatArray,
-    a_eq: FloatArray,
-    b_eq: FloatArray,
-    a_in: FloatArray | LimitRows,
-    b_in: FloatArray,
-) -> ActiveBounds | None:
-    """The rows :func:`descend` takes as active at ``phi0`` when each is a bound, else None.
-
-    :meth:`ActiveSet.at`'s rows, tightest first, where each row of slack at most
-    ``_ACTIVE`` is ±1 on one variable (a bound on a variable already held depends on
-    that one's and is passed over, as there). None with an equality or another active
-    row: :func:`gauss_newton_descent` holds bounds alone.
-    """
-    if a_eq.shape[0]:
-        return None
-    rows_in = a_in if isinstance(a_in, LimitRows) else LimitRows(a_in, sparse=False)
-    slacks = rows_in @ phi0 - b_in
-    near = int(np.count_nonzero(slacks <= _ACTIVE))
-    if not near:
-        return _NO_BOUNDS, _NO_SIGNS, _NO_SIGNS, []
-    order = np.argsort(slacks)[:near]  # ActiveSet.at's order: the tightest first
-    columns, values = rows_in.bounds()
-    variables = columns[order]
-    if bool((variables < 0).any()):
-        return None
-    if near > 1:  # a second bound on a variable depends on the first
-        _, first = np.unique(variables, return_index=True)
-        if len(first) < near:
-            order = order[np.sort(first)]
-            variables = columns[order]
-    return variables, values[order], b_in[order], order.tolist()
-
-
-def gauss_newton_descent(
-    step: GaussNewtonStep,
-    phi0: FloatArray,
-    active: ActiveBounds,
-    *,
-    tolerance: float,
-    max_iterations: int,
-    deadline: float | None,
-    goal_value: float,
-) -> Descent | None:
-    """:func:`descend`'s descent from a start where only bounds are active, by the kernel.
-
-    While every iteration is the kernel's Gauss–Newton step on the bounds active at the
-    start (no multiplier negative enough to leave one by :meth:`_Run.choose_drop`'s tests)
-    that meets no row and lowers G to at most ``_GAUSS_NEWTON_DROP`` of itself (so that H
-    starts afresh from the curvature at the next one), :func:`descend` makes no metric
-    or active set of its own; the kernel takes the same steps and stops alike (the goals
-    met, the time spent), in one call (:meth:`kernel.Kernel.gauss_newton_descent`): a drag
-    event's descent, or a warm frame's. Anything else (a bound left, a row met, a slower
-    decrease, a Kuhn–Tucker point, the iterations spent) returns None, and the descent is
-    :func:`descend`'s from the start.
-
-    Args:
-        step: The kernel's iterations (:func:`.metric.compiled_step`).
-        phi0: Feasible start, shape (n,).
-        active: The bounds active there (:func:`active_bounds`).
-        tolerance: As :func:`descend`'s.
-        max_iterations: As :func:`descend`'s.
-        deadline: As :func:`descend`'s.
-        goal_value: As :func:`descend`'s.
-    """
-    bounds, signs, rhs, rows = active
-    plan = step.hold(bounds, signs, rhs, rows)
-    found = step.library.gauss_newton_descent(
-        plan,
-        phi0,
-        goal_value=goal_value,
-        tolerance=tolerance,
-        floor=(ROUNDING, ROUNDING_ROOT),  # kkt_floor's
-        drop=_GAUSS_NEWTON_DROP,
-        max_iterations=max_iterations,
-        seconds=None if deadline is None else deadline - time.perf_counter(),
-    )
-    if found.status is DescentStatus.GENERAL:
-        return None
-    if found.status is DescentStatus.TIME_SPENT:
-        status, detail = Status.TIME_LIMIT, ""
-    else:
-        status, detail = Status.CONVERGED, f"goals met: G {found.value:.3g} ≤ {goal_value:.3g}"
-    normed = found.normed
-    return Descent(
-        phi=found.point,
-        value=found.value,
-        gradient=found.gradient,
-        status=status,
-        message=status.message(detail),
-        iterations=found.iterations,
-        evaluations=found.evaluations,
-        active=tuple(rows),
-        projected_gradient=np.inf if normed is None else float(np.sqrt(normed @ normed)),
-        multipliers=signs * found.gradient[bounds],
-        readds=0,
-    )
-
-
-class _Run:
+class Run:
     """State of one descent; :meth:`loop` runs steps 1–5 until a stop."""
 
     def __init__(
@@ -293,7 +182,7 @@ class _Run:
         if callback is not None:
             callback(self.phi, self.value)
         self.active = active
-        self.inactive = np.ones(len(self.b_in), dtype=bool)
+        self.inactive: BoolArray = np.ones(len(self.b_in), dtype=bool)
         self.inactive[self.active.rows] = False
         self._h: Metric | None = None
         # H's start the kernel factored, made into H only if an iteration uses it
@@ -345,6 +234,16 @@ class _Run:
         self._h = value
         self._kernel_start = None
         self.quasi = False
+
+    @property
+    def h_unmade(self) -> bool:
+        """Whether H is yet to be made: neither made nor left to the kernel's start."""
+        return self._h is None and self._kernel_start is None
+
+    def start_h(self, make: Callable[[], Metric]) -> None:
+        """Leave H to ``make`` (the kernel's start), called only if an iteration asks for H."""
+        self.h = None
+        self._kernel_start = make
 
     def initial_h(self) -> Metric:
         """H at a (re)start: the projector, or the damped Gauss–Newton inverse on its range.
@@ -401,6 +300,7 @@ class _Run:
         return self.finish(Status.STALLED)
 
     def loop(self, max_iterations: int, deadline: float | None, goal: float | None) -> Descent:
+        """Steps 1–5 until a stop: the goals met, a Kuhn–Tucker point, the budget spent."""
         self.deadline = deadline
         while True:
             if goal is not None and self.value <= goal:
@@ -429,7 +329,7 @@ class _Run:
             if drop is not None:  # Step 2
                 self.drop(drop)
                 continue
-            if self.started is not None or self.takes_compiled_step():
+            if self.started is not None or compiled_gauss_newton.takes_step(self):
                 taken, outcome = self.compiled_step()
                 if outcome is not None:
                     return outcome
@@ -594,7 +494,7 @@ class _Run:
         if self.curvature is not None and value0 - value <= _CRAWL * abs(value0):
             self.crawled()
             return None
-        if self.curvature is not None and value <= _GAUSS_NEWTON_DROP * value0:
+        if self.curvature is not None and value <= GAUSS_NEWTON_DROP * value0:
             # Fletcher & Xu 1987: G fell fast, so the goals' residuals dominate the Hessian and
             # the Gauss–Newton curvature at the new point is the better metric.
             self.h = None
@@ -604,88 +504,20 @@ class _Run:
         self.quasi = value0 - value <= _SLOW * abs(value0)
         return None
 
-    def takes_compiled_step(self) -> bool:
-        """Whether the kernel starts H at this iteration (:meth:`kernel_start`).
-
-        It does where H starts afresh from the curvature (not after the crawls that leave
-        it for the projector) with bounds alone active (or no row), and the search may
-        expand.
-        """
-        active = self.active
-        return (
-            self.compiled is not None
-            and self.curvature is not None  # not once crawls left it for the projector
-            and self._h is None
-            and self._kernel_start is None
-            and not self.quasi
-            and self.expand
-            and not active.k
-            and (not active.rows or active.bounds is not None)
-        )
-
     def direction(self) -> FloatArray:
-        """H g: the kernel's where it starts H (:meth:`kernel_start`), else H's product."""
-        if self.takes_compiled_step():
-            started = self.kernel_start()
+        """H g: the kernel's where it starts H (:func:`.compiled_gauss_newton.start`), else H's."""
+        if compiled_gauss_newton.takes_step(self):
+            started = compiled_gauss_newton.start(self)
             if started is not None:
                 return started.hg
         return self.h @ self.gradient
 
-    def kernel_start(self) -> GaussNewtonStart | None:
-        """H's Gauss–Newton start at φ by the kernel, and H g (kept in :attr:`started`).
-
-        F and H are the kernel's, H made only if an iteration asks for it (as
-        :meth:`initial_h` would make it). None where the curvature is not positive
-        definite to rounding: Python's start then meets it.
-        """
-        assert self.compiled is not None
-        active = self.active
-        bounds = active.bounds if active.rows else _NO_BOUNDS
-        assert bounds is not None  # by takes_compiled_step
-        signs = active.matrix[bounds, np.arange(len(bounds))]
-        started, room = self.compiled.start(
-            self.phi, self.value, self.gradient, (bounds, signs, active.rhs), self.inactive
-        )
-        if started.status is not StartStatus.STARTED:
-            return None
-        # F at φ (H's start made from it), as initial_h keeps it
-        self.factor, self.factor_at, self.largest = started.factor, self.phi, None
-        self.h = None  # H is the kernel's start, made when asked
-        self._kernel_start = lambda: woodbury_metric(
-            started.damping, room, len(bounds), started.turn
-        )
-        self.started = started
-        return started
-
     def compiled_step(self) -> tuple[bool, Descent | None]:
-        """Steps 3–5 from H's Gauss–Newton start, by the kernel to the line search's end.
+        """Steps 3–5 from H's Gauss–Newton start, by the kernel.
 
-        H, F and the accepted point are the kernel's; what follows is :meth:`accept`'s.
-        Returns whether the kernel took the iteration (not where the curvature is not
-        positive definite to rounding, nor where the step meets a row other than a bound
-        while bounds are active: Python then takes the step) and what :meth:`step` would.
+        See :func:`.compiled_gauss_newton.step`.
         """
-        assert self.compiled is not None
-        started = self.started or self.kernel_start()
-        if started is None:
-            return False, None
-        found = self.compiled.search(self.phi, self.value, self.gradient, started.hg)
-        if found.status is SearchStatus.ROW_NOT_A_BOUND:  # Python's step from the kernel's H g
-            self.hg = started.hg
-            return False, None
-        if found.status is SearchStatus.NO_DESCENT:  # H is fresh, so no reset helps
-            return True, self.stuck()
-        if found.status is SearchStatus.BLOCKED_AT_ONCE:  # add the row without moving
-            self.active.add(found.hit)
-            self.add(found.hit)
-            return True, None
-        self.evaluations += found.evaluations
-        if found.status is SearchStatus.NO_DECREASE:  # H is fresh
-            return True, self.stuck()
-        capped = None
-        if found.hit >= 0 and found.alpha >= found.limit:
-            capped = self.active.with_row(found.hit)
-        return True, self.accept(found.point, found.value, found.gradient, capped, found.hit)
+        return compiled_gauss_newton.step(self)
 
     def crawled(self) -> None:
         """A step with the Gauss–Newton metric lowered G by at most ``_CRAWL`` of itself.

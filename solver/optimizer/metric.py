@@ -26,6 +26,7 @@ from .._checks import BoolArray, FloatArray, IntArray
 from .low_rank import Metric
 
 __all__ = [
+    "GAUSS_NEWTON_DROP",
     "START_CLOCK",
     "GaussNewtonStep",
     "Metric",
@@ -38,6 +39,10 @@ __all__ = [
     "woodbury_metric",
 ]
 
+GAUSS_NEWTON_DROP = 0.8
+"""With the Gauss–Newton metric, a step that leaves G at most this fraction of its
+value restarts H from the curvature at the new point (the hybrid switch of Fletcher & Xu 1987:
+G fell by 20% or more) instead of the BFGS update."""
 _DAMPING = 1e-7
 """Damping μ of the Gauss–Newton metric, relative to the largest diagonal entry of the
 reduced curvature (μ is at least G, so that far from the goals steps stay short)."""

@@ -48,30 +48,30 @@ def least_comfort_on_the_branch(point: np.ndarray) -> float:
 @pytest.mark.parametrize("method", ["goldfarb", "lbfgsb"])
 def test_comfort_finds_the_most_comfortable_pose_that_keeps_the_goal(method: str) -> None:
     problem, point = arm_goal()
-    result = solve(problem, START, comfort=Comfort.rest(3), method=method)
+    result = solve(problem.with_comfort(Comfort.rest(3)), START, method=method)
     assert np.linalg.norm(problem.effector_states(result.x)[0][0] - point) <= 1e-9
     assert float(result.x @ result.x) == pytest.approx(least_comfort_on_the_branch(point), abs=1e-8)
     # Without comfort the met goal leaves the pose where it starts; the methods that do
     # not solve by levels leave comfort out.
     assert np.allclose(solve(problem, START, method=method).x, START)
-    assert np.allclose(solve(problem, START, method="dls", comfort=Comfort.rest(3)).x, START)
+    assert np.allclose(solve(problem.with_comfort(Comfort.rest(3)), START, method="dls").x, START)
 
 
 def test_a_share_aims_part_of_the_way_and_a_drag_relaxes_over_events() -> None:
     problem, _ = arm_goal()
-    full = solve(problem, START, comfort=Comfort.rest(3)).x
-    half = solve(problem, START, comfort=Comfort.rest(3, share=0.5)).x
+    full = solve(problem.with_comfort(Comfort.rest(3)), START).x
+    half = solve(problem.with_comfort(Comfort.rest(3, share=0.5)), START).x
     assert START @ START > half @ half > full @ full
     pose = START
     for _ in range(30):  # a drag's events: each goes half of what is left
-        pose = solve(problem, pose, restarts=0, comfort=Comfort.rest(3, share=0.5)).x
+        pose = solve(problem.with_comfort(Comfort.rest(3, share=0.5)), pose, restarts=0).x
     assert pose == pytest.approx(full, abs=1e-6)
 
 
 def test_comfort_toward_a_stored_pose_weighs_stiff_joints_more() -> None:
     problem, point = arm_goal()
     reference = np.array([0.2, 0.2, 0.2])
-    toward = solve(problem, START, comfort=Comfort(reference)).x
+    toward = solve(problem.with_comfort(Comfort(reference)), START).x
     assert np.sum((toward - reference) ** 2) < np.sum((START - reference) ** 2)
     stiff = Figure()  # the same arm with a stiff shoulder
     parent = None
@@ -80,14 +80,14 @@ def test_comfort_toward_a_stored_pose_weighs_stiff_joints_more() -> None:
         stiff.add_segment(segment.name, parent, segment.rest, [dof])
         parent = segment.name
     held = Problem(stiff, [Constraint(tip(stiff, LENGTHS), goals.Position(point))])
-    stiffer = solve(held, START, comfort=Comfort(reference)).x
+    stiffer = solve(held.with_comfort(Comfort(reference)), START).x
     assert abs(stiffer[0] - reference[0]) < abs(toward[0] - reference[0])
 
 
 def test_weights_choose_which_joints_give_way() -> None:
     problem, _ = arm_goal()
-    light = solve(problem, START, comfort=Comfort(np.zeros(3), weights=[1.0, 1.0, 1.0])).x
-    heavy = solve(problem, START, comfort=Comfort(np.zeros(3), weights=[50.0, 1.0, 1.0])).x
+    light = solve(problem.with_comfort(Comfort(np.zeros(3), weights=[1.0, 1.0, 1.0])), START).x
+    heavy = solve(problem.with_comfort(Comfort(np.zeros(3), weights=[50.0, 1.0, 1.0])), START).x
     assert abs(heavy[0]) < abs(light[0])
 
 
@@ -98,7 +98,7 @@ def test_comfort_never_costs_a_goal_or_a_pin_on_the_human() -> None:
     hand = palm_goal(figure, theta, (0.0, -0.75, -0.2))
     problem = Problem(figure, [*pins, hand])
     plain = solve(problem, theta)
-    relaxed = solve(problem, theta, comfort=Comfort.rest(figure.n_dofs))
+    relaxed = solve(problem.with_comfort(Comfort.rest(figure.n_dofs)), theta)
     assert np.sqrt(problem.potentials(relaxed.x)[2]) <= 1e-6 * limb_length("hand.L")
     places = np.array([p.goal.point for p in pins])
     assert np.abs(problem.effector_states(relaxed.x)[0][:2] - places).max() <= 1e-9
@@ -116,7 +116,7 @@ def test_comfort_keeps_every_level_and_the_limits(seed: int, share: float) -> No
     assume(within_reach(problem, theta) is problem)
     reference = np.random.default_rng(seed).normal(scale=0.5, size=problem.n_dofs)
     plain = solve(problem, theta, restarts=0)
-    comfort = solve(problem, theta, restarts=0, comfort=Comfort(reference, share))
+    comfort = solve(problem.with_comfort(Comfort(reference, share)), theta, restarts=0)
     assert comfort.max_violation <= 1e-9
     scale = max(1.0, float(np.max(problem.chain_lengths)))
     # a held level may end worse by rounding only: 1e-9 of itself (levels._HOLD_SHARE)
@@ -155,4 +155,28 @@ def test_the_comfort_gradient_matches_finite_differences() -> None:
 def test_bad_comfort_is_named(make: object, match: str) -> None:
     problem, _ = arm_goal()
     with raises_input_error(match):
-        solve(problem, START, comfort=make(3))  # type: ignore[operator]
+        Problem(problem.figure, problem.constraints, comfort=make(3))  # type: ignore[operator]
+    with raises_input_error(match):
+        problem.with_comfort(make(3))  # type: ignore[operator]
+
+
+def test_with_comfort_shares_the_problem_and_keeps_the_last_one_made() -> None:
+    problem, point = arm_goal()
+    assert problem.comfort is None
+    assert problem.with_comfort(None) is problem
+    weights = np.array([2.0, 1.0, 1.0])
+    relaxed = problem.with_comfort(Comfort(np.zeros(3), 0.5, weights))
+    assert relaxed is not problem
+    assert relaxed.leaves is problem.leaves
+    assert relaxed.derived is problem.derived
+    # a drag's events each make an equal comfort anew: they get the same problem back
+    assert problem.with_comfort(Comfort(np.zeros(3), 0.5, weights.copy())) is relaxed
+    assert problem.with_comfort(Comfort(np.zeros(3), 0.4, weights)) is not relaxed
+    assert relaxed.with_comfort(None).comfort is None
+    moved = relaxed.with_goals({0: goals.Position(point + 0.01)})
+    assert moved.comfort is relaxed.comfort
+    assert moved.with_comfort(Comfort.rest(3)).goal_points is moved.goal_points
+    built = Problem(problem.figure, problem.constraints, comfort=Comfort(np.zeros(3), 0.5))
+    assert solve(built, START).x == pytest.approx(
+        solve(problem.with_comfort(Comfort(np.zeros(3), 0.5)), START).x, abs=0.0
+    )

@@ -206,12 +206,14 @@ def _numpy_and_compiled(problem: Problem, theta: np.ndarray) -> tuple[tuple, tup
     """G, its gradient and the pose kept with them, by numpy and then by the kernel."""
     answers = []
     for on in (False, True):
-        problem._last_pose = None  # the cache holds the other path's pose
+        problem._evaluated = None  # the cache holds the other path's pose
         with kernel.enabled(on):
             value, gradient = problem.evaluate_variables(theta)
-            pose = problem._last_pose
+            pose = problem._evaluated
         assert pose is not None
-        answers.append((value, gradient, *pose[1]))
+        answers.append(
+            (value, gradient, pose.points, pose.x, pose.y, pose.axes, pose.pivots, pose.at)
+        )
     return answers[0], answers[1]
 
 
@@ -237,7 +239,7 @@ def test_the_compiled_objective_is_numpys_to_rounding(seed: int) -> None:
     problem = Problem(figure, constraints)
     for theta in (random_theta(rng, plan), random_theta(rng, plan) * 3.0):
         want, have = _numpy_and_compiled(problem, theta)
-        assert problem._plan is not None  # the kernel's objective ran
+        assert problem.derived.objective_plan is not None  # the kernel's objective ran
         size = max(1.0, float(weights.sum() * problem.chain_lengths.max() ** 2))
         assert have[0] == pytest.approx(want[0], rel=1e-14, abs=1e-15 * size)
         for expected, got in zip(want[1:], have[1:], strict=True):
@@ -245,7 +247,7 @@ def test_the_compiled_objective_is_numpys_to_rounding(seed: int) -> None:
         # the pose kept serves the curvature at the same θ, as numpy's does
         factor = problem.gauss_newton_factor(theta)
         with kernel.enabled(False):
-            problem._last_pose = None
+            problem._evaluated = None
             np.testing.assert_allclose(
                 factor, problem.gauss_newton_factor(theta), rtol=0, atol=1e-12 * size
             )
@@ -279,7 +281,7 @@ def test_the_compiled_objective_sums_the_goals_as_numpy_does(m: int) -> None:
     problem = Problem(figure, constraints)
     theta = np.array([0.5, -1.25, 2.0])
     want, have = _numpy_and_compiled(problem, theta)
-    assert problem._plan is not None
+    assert problem.derived.objective_plan is not None
     assert have[0] == want[0]
     terms = np.array(
         [2.0 * c.weight * (theta + c.effector.point - c.goal.point) for c in constraints]
@@ -301,7 +303,7 @@ def test_only_position_goals_in_plain_sums_take_the_compiled_objective() -> None
     ):
         problem = Problem(figure, constraints)
         want, have = _numpy_and_compiled(problem, np.array([0.3, -0.2]))
-        assert (problem._plan is not None) is compiled
+        assert (problem.derived.objective_plan is not None) is compiled
         assert have[0] == pytest.approx(want[0], rel=1e-14)
 
 
@@ -315,7 +317,7 @@ def test_the_self_check_passes_on_the_kernel_in_use() -> None:
 
 def _evaluations(problem: solver.Problem, theta: np.ndarray) -> tuple[np.ndarray, ...]:
     """G with its gradient, the Gauss–Newton factor and the effectors' Jacobians."""
-    problem._last_pose = None  # the cache holds the other path's pose
+    problem._evaluated = None  # the cache holds the other path's pose
     value, gradient = problem.evaluate_variables(theta)
     return (
         np.array([value]),
@@ -469,14 +471,14 @@ def test_the_compiled_gauss_newton_step_takes_pythons_steps(
         )
     problem = Problem(figure, constraints)
     taken = []
-    original = goldfarb._Run.compiled_step
+    original = goldfarb.Run.compiled_step
 
-    def counted(run: goldfarb._Run) -> tuple[bool, object]:
+    def counted(run: goldfarb.Run) -> tuple[bool, object]:
         taken.append(True)
         return original(run)
 
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(goldfarb._Run, "compiled_step", counted)
+        patch.setattr(goldfarb.Run, "compiled_step", counted)
         have = solve(problem, theta, restarts=0, max_iterations=iterations)
     with pytest.MonkeyPatch.context() as patch:
         _without_compiled_steps(patch)
@@ -521,19 +523,19 @@ def test_after_crawls_leave_the_curvature_the_kernel_takes_no_gauss_newton_step(
     )
     crawls: list[int] = []
     projected: list[bool] = []
-    crawled, compiled_step = goldfarb._Run.crawled, goldfarb._Run.compiled_step
+    crawled, compiled_step = goldfarb.Run.crawled, goldfarb.Run.compiled_step
 
-    def crawl(run: goldfarb._Run) -> None:
+    def crawl(run: goldfarb.Run) -> None:
         crawls.append(run.crawls)
         crawled(run)
 
-    def step(run: goldfarb._Run) -> tuple[bool, object]:
+    def step(run: goldfarb.Run) -> tuple[bool, object]:
         projected.append(run.curvature is None)
         return compiled_step(run)
 
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(goldfarb._Run, "crawled", crawl)
-        patch.setattr(goldfarb._Run, "compiled_step", step)
+        patch.setattr(goldfarb.Run, "crawled", crawl)
+        patch.setattr(goldfarb.Run, "compiled_step", step)
         have = solve(problem, theta, restarts=0)
     with pytest.MonkeyPatch.context() as patch:
         _without_compiled_steps(patch)

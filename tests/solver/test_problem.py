@@ -505,7 +505,7 @@ def test_the_value_kept_at_a_pose_is_read_by_its_own_problem_alone() -> None:
         problem.with_member(1, unchosen),
     ):
         value, gradient = other.evaluate_variables(theta)
-        other._last_pose = other._last_value = None  # computed afresh, nothing kept
+        other._evaluated = None  # computed afresh, nothing kept
         fresh_value, fresh_gradient = other.evaluate_variables(theta)
         assert value != first
         assert value == fresh_value
@@ -527,7 +527,7 @@ def test_a_pose_kept_by_another_problem_is_given_this_problems_value() -> None:
     target = np.random.default_rng(4).normal(size=3)
     other = problem.with_goals({0: goals.Position(target)})
     value, gradient = other.evaluate_variables(theta)
-    other._last_pose = other._last_value = None
+    other._evaluated = None
     fresh_value, fresh_gradient = other.evaluate_variables(theta)
     assert value != first
     assert value == pytest.approx(fresh_value, rel=1e-12)

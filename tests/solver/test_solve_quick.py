@@ -19,12 +19,13 @@ from problems import long_chain
 
 from solver import Constraint, Effector, Problem, SolveResult, Status, goals, kernel, solve
 from solver.methods.base import Scaled, weight_scale
-from solver.optimizer import goldfarb
+from solver.optimizer import compiled_gauss_newton
 from solver.optimizer.active_set import ROUNDING, ROUNDING_ROOT, kkt_floor
-from solver.optimizer.metric import GaussNewtonStep
+from solver.optimizer.metric import GAUSS_NEWTON_DROP, GaussNewtonStep
 from solver.optimizer.space import ReducedSpace
 
 solve_module = importlib.import_module("solver.solve")  # the module, not the function
+method_module = importlib.import_module("solver.methods.goldfarb")
 
 FIELDS = (
     "fun",
@@ -98,7 +99,7 @@ def _both_ways(
     problem: Problem, theta: np.ndarray, quick: list[bool], **options: Any
 ) -> SolveResult:
     """Solve with the quick path tried and without it; check they agree; note if it was taken."""
-    original = goldfarb.gauss_newton_descent
+    original = compiled_gauss_newton.gauss_newton_descent
 
     def counted(*args: object, **kwargs: object) -> object:
         found = original(*args, **kwargs)  # type: ignore[arg-type]
@@ -106,7 +107,7 @@ def _both_ways(
         return found
 
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(solve_module, "gauss_newton_descent", counted)
+        patch.setattr(method_module, "gauss_newton_descent", counted)
         have = solve(problem, theta, **options)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(solve_module, "QUICK", False)
@@ -161,7 +162,7 @@ def _stepwise(
     objective: Callable[[np.ndarray], tuple[float, np.ndarray]],
     step: GaussNewtonStep,
     phi: np.ndarray,
-    active: goldfarb.ActiveBounds,
+    active: compiled_gauss_newton.ActiveBounds,
     goal_value: float,
     tolerance: float,
 ) -> tuple[np.ndarray, float, int, int] | None:
@@ -198,7 +199,7 @@ def _stepwise(
         taken = step.search(phi, value, gradient, hg)
         if taken.status or (taken.hit >= 0 and taken.alpha >= taken.limit):
             return None
-        if not taken.value <= goldfarb._GAUSS_NEWTON_DROP * value:
+        if not taken.value <= GAUSS_NEWTON_DROP * value:
             return None
         evaluations += taken.evaluations
         phi, value, gradient = taken.point, taken.value, taken.gradient
@@ -248,7 +249,9 @@ def test_the_kernels_descent_takes_its_steps_and_stops_by_their_rule(
         return
     phi = space.phi(space.base)
     goal_value = problem.goal_tolerance(1e-9) / scaled.weight
-    active = goldfarb.active_bounds(phi, space.a_eq, space.b_eq, space.rows_in, space.b_in)
+    active = compiled_gauss_newton.active_bounds(
+        phi, space.a_eq, space.b_eq, space.rows_in, space.b_in
+    )
     assert active is not None  # a chain's limits are bounds
     assert len(active[3]) == len(on)  # the start is on them
     want = _stepwise(scaled.objective(problem), step, phi, active, goal_value, 1e-10)
@@ -258,7 +261,7 @@ def test_the_kernels_descent_takes_its_steps_and_stops_by_their_rule(
         goal_value=goal_value,
         tolerance=1e-10,
         floor=(ROUNDING, ROUNDING_ROOT),
-        drop=goldfarb._GAUSS_NEWTON_DROP,
+        drop=GAUSS_NEWTON_DROP,
         max_iterations=50,
         seconds=None,
     )
@@ -294,4 +297,6 @@ def test_a_problem_moved_with_its_figure_solves_as_one_built_on_the_moved_figure
     _same_results(solve(on, start, restarts=0), solve(fresh, start, restarts=0))
     _same_results(solve(problem, start, restarts=0), first)  # the original's plan again
     if kernel.active() is not None:
-        assert on._plan is not None and on._plan.descents is problem._plan.descents
+        plan, original = on.derived.objective_plan, problem.derived.objective_plan
+        assert plan is not None and original is not None
+        assert plan.descents is original.descents

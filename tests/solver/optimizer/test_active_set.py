@@ -7,7 +7,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from solver.optimizer.active_set import ActiveSet
-from solver.optimizer.goldfarb import active_bounds
+from solver.optimizer.compiled_gauss_newton import active_bounds
 from solver.optimizer.metric import gauss_newton_start
 
 A_IN = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [np.sqrt(0.5), np.sqrt(0.5), 0.0]])

@@ -178,12 +178,12 @@ def test_limit_rows_by_their_nonzeros_give_the_dense_rows_descent(gauss_newton: 
 
 def test_a_limit_added_back_without_a_decrease_counts_as_a_readd() -> None:
     from solver.optimizer.active_set import ActiveSet
-    from solver.optimizer.goldfarb import _Run
+    from solver.optimizer.goldfarb import Run
 
     a_in, b_in = _nonnegative(3)
     start = np.array([0.0, 1.0, 1.0])  # on the limit φ₀ ≥ 0
     active = ActiveSet.at(start, *EMPTY_EQ, a_in, b_in, slack=1e-10)
-    run = _Run(_distance_to(np.array([1.0, 0.5, 0.5])), start, active, 1e-12, None, None)
+    run = Run(_distance_to(np.array([1.0, 0.5, 0.5])), start, active, 1e-12, None, None)
     run.multipliers = run.active.multipliers(run.gradient)
     run.drop(0)  # the limit leaves the active set at G = 1.5 …
     run.active.add(0)
@@ -211,7 +211,7 @@ def test_a_limit_added_back_without_a_decrease_counts_as_a_readd() -> None:
 
 def test_a_crawl_leaves_a_face_by_a_negative_multiplier_else_leaves_gauss_newton() -> None:
     from solver.optimizer.active_set import ActiveSet
-    from solver.optimizer.goldfarb import _Run
+    from solver.optimizer.goldfarb import Run
 
     a_in, b_in = _nonnegative(3)
     target = np.array([1.0, 0.5, 0.5])
@@ -219,7 +219,7 @@ def test_a_crawl_leaves_a_face_by_a_negative_multiplier_else_leaves_gauss_newton
     # On the face φ₀ = 0 the target pulls inward: the crawl leaves the face by it.
     start = np.array([0.0, 0.5, 0.5])
     active = ActiveSet.at(start, *EMPTY_EQ, a_in, b_in, slack=1e-10)
-    run = _Run(_distance_to(target), start, active, 1e-12, None, curvature)
+    run = Run(_distance_to(target), start, active, 1e-12, None, curvature)
     run.crawled()
     assert run.leave and run.curvature is not None
     ineq = run.active.multipliers(run.gradient)[run.active.k :]
@@ -238,7 +238,7 @@ def test_a_crawl_leaves_a_face_by_a_negative_multiplier_else_leaves_gauss_newton
     # Inside every limit: two crawls restart H from the curvature, the third leaves it.
     inside = np.array([0.5, 0.5, 0.5])
     active = ActiveSet.at(inside, *EMPTY_EQ, a_in, b_in, slack=1e-10)
-    run = _Run(_distance_to(target), inside, active, 1e-12, None, curvature)
+    run = Run(_distance_to(target), inside, active, 1e-12, None, curvature)
     for crawls in (1, 2):
         run.crawled()
         assert run.curvature is not None and run.fresh and run.crawls == crawls
@@ -298,7 +298,7 @@ def test_a_face_is_left_when_a_newton_step_off_it_promises_more_than_one_on_it(
     # −β = 2e-3, so Goldfarb's test alone keeps the face either way; off it a Newton
     # step lowers G by about c₀, on it by about 0.01·c₁, and the larger decides.
     from solver.optimizer.active_set import ActiveSet
-    from solver.optimizer.goldfarb import _Run
+    from solver.optimizer.goldfarb import Run
 
     c = np.array(weights)
     target = np.array([1.0, 0.1])
@@ -311,7 +311,7 @@ def test_a_face_is_left_when_a_newton_step_off_it_promises_more_than_one_on_it(
     start = np.zeros(2)
     face = (np.zeros((0, 2)), np.zeros(0), np.eye(2)[:1], np.zeros(1))  # φ₀ ≥ 0
     active = ActiveSet.at(start, *face, slack=0)
-    run = _Run(objective, start, active, 1e-12, None, curvature)
+    run = Run(objective, start, active, 1e-12, None, curvature)
     ineq = run.active.multipliers(run.gradient)[run.active.k :]
     run.projected = float(np.linalg.norm(run.active.project(run.gradient)))
     hg = run.h @ run.gradient

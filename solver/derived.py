@@ -1,0 +1,122 @@
+"""What solvers derive from a problem's figure and chains alone, made when first asked."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import kernel
+from ._checks import BoolArray, FloatArray, IntArray
+from .chains import chain_length
+from .figure import Figure
+from .kinematics import Kinematics
+from .limits import LinearLimits
+from .optimizer.variable_rows import VariableRows
+from .parts import Parts
+from .reach import Reach
+
+__all__ = ["Derived"]
+
+
+@dataclass(slots=True)
+class Derived:
+    """What solvers derive from a problem's figure and chains alone, made when first asked.
+
+    Goals do not enter it, so the problems :meth:`Problem.with_goals
+    <solver.Problem.with_goals>` and :meth:`Problem.with_member
+    <solver.Problem.with_member>` make share one (the events of a drag build it once).
+
+    Attributes:
+        moving_limits: :attr:`Problem.moving_limits <solver.Problem.moving_limits>`.
+        chain_lengths: :attr:`Problem.chain_lengths <solver.Problem.chain_lengths>`.
+        reach: :attr:`Problem.reach <solver.Problem.reach>`.
+        variable_rows: The limit rows over the variables, scaled (:mod:`.optimizer.space`).
+        free_rotations: :attr:`Problem.free_rotations <solver.Problem.free_rotations>`.
+        objective_plan: What the kernel's objective reads of the figure, effectors and
+            variables (:meth:`plan`).
+    """
+
+    moving_limits: LinearLimits | None = None
+    chain_lengths: FloatArray | None = None
+    reach: Reach | None = None
+    variable_rows: VariableRows | None = None
+    free_rotations: BoolArray | None = None
+    objective_plan: kernel.ObjectivePlan | None = None
+
+    def limits_held(self, limits: LinearLimits, variable_mask: BoolArray) -> LinearLimits:
+        """:attr:`moving_limits`: ``limits``' rows on some variable DOF, made when first asked."""
+        if self.moving_limits is None:
+            self.moving_limits = limits.touching(variable_mask)
+        return self.moving_limits
+
+    def lengths(
+        self, kinematics: Kinematics, parts: Parts, paths: Sequence[Sequence[int]]
+    ) -> FloatArray:
+        """:attr:`chain_lengths` at the zero pose (:func:`.chains.chain_length`), made once.
+
+        Args:
+            kinematics: The figure's kinematics.
+            parts: The effectors' parts.
+            paths: Each leaf's chain, its segments from the effector's up.
+        """
+        if self.chain_lengths is None:
+            world = kinematics.world(np.zeros(kinematics.n_dofs))
+            points = parts.states(world, kinematics.scaled)[0]
+            pairs = zip(paths, points, strict=True)
+            self.chain_lengths = np.array([chain_length(world, p, r) for p, r in pairs])
+        return self.chain_lengths
+
+    def reach_of(
+        self, figure: Figure, variable_mask: BoolArray, segments: IntArray, local: FloatArray
+    ) -> Reach:
+        """:attr:`reach` of the effectors on ``segments`` at ``local``, made when first asked."""
+        if self.reach is None:
+            self.reach = Reach(figure, variable_mask, segments, local)
+        return self.reach
+
+    def plan(
+        self,
+        kinematics: Kinematics,
+        tree: kernel.GradientTree,
+        local: FloatArray,
+        variables: IntArray,
+    ) -> kernel.ObjectivePlan:
+        """:attr:`objective_plan`, made from the figure's kinematics when first asked.
+
+        Args:
+            kinematics: The figure's kinematics.
+            tree: The Jacobian's tree (:attr:`Jacobian.tree <solver.jacobian.Jacobian.tree>`).
+            local: The effectors' parts in their segments' frames (:attr:`.parts.Parts.local`).
+            variables: The variables' indices in θ.
+        """
+        if self.objective_plan is None:
+            self.objective_plan = kernel.ObjectivePlan.of(
+                kinematics.kernel_tree, tree, local, kinematics.scaled, variables
+            )
+        return self.objective_plan
+
+    def moved(self, figure: Figure, motion: FloatArray, scale: float) -> Derived:
+        """What is derived for ``figure``, this one's figure moved by ``motion`` as a whole.
+
+        What depends on joint space alone (the limits a solve holds, their rows over
+        the variables, the free rotations) is shared; the chains' lengths are scaled by
+        the motion's ``scale``, the reach proofs keep their chains
+        (:meth:`.reach.Reach.on`) and the kernel's plan its descents.
+        """
+        lengths = self.chain_lengths
+        if lengths is not None:  # a similarity scales every distance alike
+            lengths = lengths * scale
+        kinematics = figure.kinematics
+        plan = self.objective_plan
+        return Derived(
+            moving_limits=self.moving_limits,
+            chain_lengths=lengths,
+            reach=None if self.reach is None else self.reach.on(figure, motion, scale),
+            variable_rows=self.variable_rows,
+            free_rotations=self.free_rotations,
+            objective_plan=None
+            if plan is None
+            else plan.moved(kinematics.kernel_tree, kinematics.scaled),
+        )

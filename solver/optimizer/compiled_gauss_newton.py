@@ -1,0 +1,264 @@
+"""Goldfarb's Gauss–Newton iterations taken by the compiled kernel.
+
+With the Gauss–Newton start (:mod:`.goldfarb`), an iteration where H starts afresh and
+bounds alone are active (or no row) is a damped least-squares step followed by the line
+search. The kernel takes such iterations whole (:mod:`solver.kernel`):
+
+- :func:`gauss_newton_descent`: a whole descent of them from a start where only bounds
+  are active, in one call (a warm drag event's or bake frame's quick path);
+- :func:`takes_step`, :func:`start` and :func:`step`: one of them inside the loop of
+  :class:`.goldfarb.Run`, which goes on in Python from the kernel's point.
+
+Either way the kernel computes what Python's steps would, to rounding.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Protocol
+
+import numpy as np
+
+from .._checks import BoolArray, FloatArray, IntArray
+from ..kernel import DescentStatus, GaussNewtonStart, SearchStatus, StartStatus
+from ..result import Descent, Status
+from ..rows import LimitRows
+from .active_set import ROUNDING, ROUNDING_ROOT, START_SLACK, ActiveSet
+from .metric import GAUSS_NEWTON_DROP, GaussNewtonStep, Metric, woodbury_metric
+
+__all__ = [
+    "ActiveBounds",
+    "Iteration",
+    "active_bounds",
+    "gauss_newton_descent",
+    "start",
+    "step",
+    "takes_step",
+]
+
+NO_BOUNDS = np.empty(0, dtype=np.intp)
+"""The variables held where no row is active."""
+_NO_SIGNS = np.empty(0)
+
+ActiveBounds = tuple[IntArray, FloatArray, FloatArray, list[int]]
+"""Bounds active at a start: the variable each holds, its row's entry there (±1), their
+right-hand sides and their rows' indices, in :meth:`ActiveSet.at`'s order."""
+
+
+def active_bounds(
+    phi0: FloatArray,
+    a_eq: FloatArray,
+    b_eq: FloatArray,
+    a_in: FloatArray | LimitRows,
+    b_in: FloatArray,
+) -> ActiveBounds | None:
+    """The rows :func:`.goldfarb.descend` takes as active at ``phi0`` when each is a bound.
+
+    :meth:`ActiveSet.at`'s rows, tightest first, where each row of slack at most
+    :data:`.active_set.START_SLACK` is ±1 on one variable (a bound on a variable already
+    held depends on that one's and is passed over, as there). None with an equality or
+    another active row: :func:`gauss_newton_descent` holds bounds alone.
+    """
+    if a_eq.shape[0]:
+        return None
+    rows_in = a_in if isinstance(a_in, LimitRows) else LimitRows(a_in, sparse=False)
+    slacks = rows_in @ phi0 - b_in
+    near = int(np.count_nonzero(slacks <= START_SLACK))
+    if not near:
+        return NO_BOUNDS, _NO_SIGNS, _NO_SIGNS, []
+    order = np.argsort(slacks)[:near]  # ActiveSet.at's order: the tightest first
+    columns, values = rows_in.bounds()
+    variables = columns[order]
+    if bool((variables < 0).any()):
+        return None
+    if near > 1:  # a second bound on a variable depends on the first
+        _, first = np.unique(variables, return_index=True)
+        if len(first) < near:
+            order = order[np.sort(first)]
+            variables = columns[order]
+    return variables, values[order], b_in[order], order.tolist()
+
+
+def gauss_newton_descent(
+    gauss_newton_step: GaussNewtonStep,
+    phi0: FloatArray,
+    active: ActiveBounds,
+    *,
+    tolerance: float,
+    max_iterations: int,
+    deadline: float | None,
+    goal_value: float,
+) -> Descent | None:
+    """:func:`.goldfarb.descend`'s descent from a start where only bounds are active.
+
+    While every iteration is the kernel's Gauss–Newton step on the bounds active at the
+    start (no multiplier negative enough to leave one by :meth:`.goldfarb.Run.choose_drop`'s
+    tests) that meets no row and lowers G to at most :data:`.metric.GAUSS_NEWTON_DROP` of
+    itself (so that H starts afresh from the curvature at the next one), the descent makes
+    no metric or active set of its own; the kernel takes the same steps and stops alike
+    (the goals met, the time spent), in one call
+    (:meth:`kernel.Kernel.gauss_newton_descent`): a drag event's descent, or a warm
+    frame's. Anything else (a bound left, a row met, a slower decrease, a Kuhn–Tucker
+    point, the iterations spent) returns None, and the descent is
+    :func:`.goldfarb.descend`'s from the start.
+
+    Args:
+        gauss_newton_step: The kernel's iterations (:func:`.metric.compiled_step`).
+        phi0: Feasible start, shape (n,).
+        active: The bounds active there (:func:`active_bounds`).
+        tolerance: As :func:`.goldfarb.descend`'s.
+        max_iterations: As :func:`.goldfarb.descend`'s.
+        deadline: As :func:`.goldfarb.descend`'s.
+        goal_value: As :func:`.goldfarb.descend`'s.
+    """
+    bounds, signs, rhs, rows = active
+    plan = gauss_newton_step.hold(bounds, signs, rhs, rows)
+    found = gauss_newton_step.library.gauss_newton_descent(
+        plan,
+        phi0,
+        goal_value=goal_value,
+        tolerance=tolerance,
+        floor=(ROUNDING, ROUNDING_ROOT),  # kkt_floor's
+        drop=GAUSS_NEWTON_DROP,
+        max_iterations=max_iterations,
+        seconds=None if deadline is None else deadline - time.perf_counter(),
+    )
+    if found.status is DescentStatus.GENERAL:
+        return None
+    if found.status is DescentStatus.TIME_SPENT:
+        status, detail = Status.TIME_LIMIT, ""
+    else:
+        status, detail = Status.CONVERGED, f"goals met: G {found.value:.3g} ≤ {goal_value:.3g}"
+    normed = found.normed
+    return Descent(
+        phi=found.point,
+        value=found.value,
+        gradient=found.gradient,
+        status=status,
+        message=status.message(detail),
+        iterations=found.iterations,
+        evaluations=found.evaluations,
+        active=tuple(rows),
+        projected_gradient=np.inf if normed is None else float(np.sqrt(normed @ normed)),
+        multipliers=signs * found.gradient[bounds],
+        readds=0,
+    )
+
+
+class Iteration(Protocol):
+    """What the kernel's single steps read and set of a descent (:class:`.goldfarb.Run`)."""
+
+    compiled: GaussNewtonStep | None
+    curvature: Callable[[FloatArray], FloatArray] | None
+    quasi: bool
+    expand: bool
+    active: ActiveSet
+    inactive: BoolArray
+    phi: FloatArray
+    value: float
+    gradient: FloatArray
+    factor: FloatArray | None
+    factor_at: FloatArray
+    largest: float | None
+    started: GaussNewtonStart | None
+    hg: FloatArray | None
+    evaluations: int
+
+    @property
+    def h_unmade(self) -> bool:
+        """Whether H is yet to be made."""
+
+    def start_h(self, make: Callable[[], Metric]) -> None:
+        """Leave H to ``make``."""
+
+    def stuck(self) -> Descent:
+        """End a descent whose line search finds no decrease."""
+
+    def add(self, row: int) -> None:
+        """Step 4: ``row`` now holds."""
+
+    def accept(
+        self,
+        point: FloatArray,
+        value: float,
+        gradient: FloatArray,
+        capped: ActiveSet | None,
+        hit: int,
+    ) -> Descent | None:
+        """Steps 4–5 after a line search accepted ``point``."""
+
+
+def takes_step(run: Iteration) -> bool:
+    """Whether the kernel starts ``run``'s H at this iteration (:func:`start`).
+
+    It does where H starts afresh from the curvature (not after the crawls that leave
+    it for the projector) with bounds alone active (or no row), and the search may
+    expand.
+    """
+    active = run.active
+    return (
+        run.compiled is not None
+        and run.curvature is not None  # not once crawls left it for the projector
+        and run.h_unmade
+        and not run.quasi
+        and run.expand
+        and not active.k
+        and (not active.rows or active.bounds is not None)
+    )
+
+
+def start(run: Iteration) -> GaussNewtonStart | None:
+    """H's Gauss–Newton start at ``run``'s φ by the kernel, and H g (kept in ``run.started``).
+
+    F and H are the kernel's, H made only if an iteration asks for it (as
+    :meth:`.goldfarb.Run.initial_h` would make it). None where the curvature is not
+    positive definite to rounding: Python's start then meets it.
+    """
+    assert run.compiled is not None
+    active = run.active
+    bounds = active.bounds if active.rows else NO_BOUNDS
+    assert bounds is not None  # by takes_step
+    signs = active.matrix[bounds, np.arange(len(bounds))]
+    started, room = run.compiled.start(
+        run.phi, run.value, run.gradient, (bounds, signs, active.rhs), run.inactive
+    )
+    if started.status is not StartStatus.STARTED:
+        return None
+    # F at φ (H's start made from it), as initial_h keeps it
+    run.factor, run.factor_at, run.largest = started.factor, run.phi, None
+    run.start_h(lambda: woodbury_metric(started.damping, room, len(bounds), started.turn))
+    run.started = started
+    return started
+
+
+def step(run: Iteration) -> tuple[bool, Descent | None]:
+    """Steps 3–5 of ``run`` from H's Gauss–Newton start, by the kernel to the search's end.
+
+    H, F and the accepted point are the kernel's; what follows is
+    :meth:`.goldfarb.Run.accept`'s. Returns whether the kernel took the iteration (not
+    where the curvature is not positive definite to rounding, nor where the step meets a
+    row other than a bound while bounds are active: Python then takes the step) and what
+    :meth:`.goldfarb.Run.step` would.
+    """
+    assert run.compiled is not None
+    started = run.started or start(run)
+    if started is None:
+        return False, None
+    found = run.compiled.search(run.phi, run.value, run.gradient, started.hg)
+    if found.status is SearchStatus.ROW_NOT_A_BOUND:  # Python's step from the kernel's H g
+        run.hg = started.hg
+        return False, None
+    if found.status is SearchStatus.NO_DESCENT:  # H is fresh, so no reset helps
+        return True, run.stuck()
+    if found.status is SearchStatus.BLOCKED_AT_ONCE:  # add the row without moving
+        run.active.add(found.hit)
+        run.add(found.hit)
+        return True, None
+    run.evaluations += found.evaluations
+    if found.status is SearchStatus.NO_DECREASE:  # H is fresh
+        return True, run.stuck()
+    capped = None
+    if found.hit >= 0 and found.alpha >= found.limit:
+        capped = run.active.with_row(found.hit)
+    return True, run.accept(found.point, found.value, found.gradient, capped, found.hit)
