@@ -53,7 +53,7 @@ class Monitor:
     def __init__(self, obj: Any, reach: Any, feet: dict[str, Vector]) -> None:
         self.armature = obj.name
         self.bridge = reach.addon.bridge
-        self.rig = self.bridge.rig.build_rig(obj)
+        self.rig = self.bridge.plain_rig.build_rig(obj)
         self.feet = feet
         self.bones = list(JOINTS)
         self.poses: list[Channels] = []

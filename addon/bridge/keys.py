@@ -68,7 +68,7 @@ def written_channels(obj: Any, rig: Rig, bones: Collection[str]) -> list[tuple[s
 
     The bones themselves; on a control rig, the controls of their limbs' current mode
     (rotation and location: an IK control moves). The rig's kind answers
-    (:meth:`.rig_kind.RigKind.written_channels`).
+    (:meth:`.rig.RigKind.written_channels`).
     """
     return rig.kind.written_channels(obj, rig, bones)
 

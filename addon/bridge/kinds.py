@@ -14,8 +14,7 @@ from typing import Any
 from .control_rig.kind import ControlRig
 from .control_rig.model import control_model
 from .plain_rig import PLAIN
-from .rig import Rig
-from .rig_kind import RigKind
+from .rig import Rig, RigKind
 
 
 def rig_kind(obj: Any) -> RigKind:
@@ -25,7 +24,7 @@ def rig_kind(obj: Any) -> RigKind:
 
 
 def figure_rig(obj: Any, hold: Iterable[str] = ()) -> Rig:
-    """The rig Reach solves on: its kind's figure (:meth:`.rig_kind.RigKind.build`).
+    """The rig Reach solves on: its kind's figure (:meth:`.rig.RigKind.build`).
 
     Raises:
         BlenderDataError: For data the solver cannot represent, named.

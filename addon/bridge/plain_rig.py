@@ -18,8 +18,7 @@ from .followers import check_chain, follow_in, followed
 from .keys import bone_channels
 from .mechanisms import check_chain_writes
 from .pose import PoseWriter, read_pose
-from .rig import Rig, build_rig, fixed_locations, pose_locations
-from .rig_kind import OnFigure
+from .rig import OnFigure, Rig, compile_rig, fixed_locations, pose_locations
 
 
 class PlainRig:
@@ -33,7 +32,7 @@ class PlainRig:
     )
 
     def build(self, obj: Any, hold: Iterable[str] = ()) -> Rig:
-        """The armature's bones (:func:`.rig.build_rig`), bones that follow a control noted.
+        """The armature's bones (:func:`build_rig`), bones that follow a control noted.
 
         Raises:
             BlenderDataError: For data the solver cannot represent, named.
@@ -91,3 +90,12 @@ class PlainRig:
 
 PLAIN = PlainRig()
 """The plain kind; it keeps nothing of its own, so every plain rig shares it."""
+
+
+def build_rig(obj: Any, hold: Iterable[str] = ()) -> Rig:
+    """The armature's own bones as a plain rig's figure (:func:`.rig.compile_rig`).
+
+    Raises:
+        BlenderDataError: For data the solver cannot represent, named.
+    """
+    return compile_rig(obj, hold, PLAIN)

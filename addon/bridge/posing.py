@@ -34,8 +34,7 @@ from .goals import Setup
 from .keys import auto_key
 from .kinds import figure_rig
 from .pose import PoseWriter, changed_bones, settle
-from .rig import Rig
-from .rig_kind import FigureWriter
+from .rig import FigureWriter, Rig
 
 
 class Start(enum.Enum):

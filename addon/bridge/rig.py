@@ -1,30 +1,36 @@
-"""An armature object compiled into a :class:`solver.Figure`: :func:`build_rig`.
+"""An armature object compiled into a :class:`solver.Figure`: :func:`compile_rig`.
 
 Bones become segments (parents first), their rotation modes, Blender's IK locks, limits
 and stiffness become DOFs, bounds and rigidity; Reach's limit polygons and joint groups
 become the figure's polygon limits and linear equalities. Drivers and bone constraints,
 which Blender applies after Reach's pose, become warnings.
+
+Every kind of rig answers :class:`RigKind`: posed bone by bone
+(:class:`.plain_rig.PlainRig`) or, as a generated control rig, solved on its skeleton
+and written onto its controls (:class:`.control_rig.kind.ControlRig`).
+:func:`.kinds.rig_kind` tells which when the figure is built; the rig keeps the answer
+(:attr:`Rig.kind`) and every step that reads, writes, keys or measures the figure asks
+it, so that nothing decides the kind again.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field, replace
 from functools import cached_property
-from typing import Any
+from typing import Any, NamedTuple, Protocol
 
 import bpy
 import numpy as np
 from numpy.typing import NDArray
 
-from ...solver import Figure
+from ...solver import Effector, Figure
 from ...solver.rotations import is_similarity
 from ..errors import BlenderDataError, labelled
 from .animated import animated_bones
 from .arrays import Array, IndexArray, channel
 from .joints import all_joint_settings, bone_dofs, euler_order, joint_dofs, joint_frame
-from .rig_kind import RigKind
 
 NOTES = {
     "constraints": "{count} bone(s) with bone constraints, which Blender applies after "
@@ -67,17 +73,6 @@ class BoneLayout:
         return offset + self.order[::-1].index(axis)
 
 
-def plain_kind() -> RigKind:
-    """The kind of a rig of the armature's own bones (:class:`.plain_rig.PlainRig`).
-
-    Imported when first asked for: the plain kind reads and writes the pose through
-    modules that build on this one.
-    """
-    from .plain_rig import PLAIN
-
-    return PLAIN
-
-
 @dataclass
 class Rig:
     """An armature compiled for the solver.
@@ -95,6 +90,10 @@ class Rig:
     armature: str
     figure: Figure
     layout: tuple[BoneLayout, ...]
+    kind: RigKind = field(repr=False)
+    """The kind of rig (:class:`RigKind`): the armature's bones themselves
+    (:class:`.plain_rig.PlainRig`), or a control rig's skeleton written onto its controls
+    (:class:`.control_rig.kind.ControlRig`)."""
     warnings: list[str] = field(default_factory=list)
     defects: dict[str, str] = field(default_factory=dict)
     notes: dict[str, list[str]] = field(default_factory=dict)
@@ -108,10 +107,6 @@ class Rig:
     """The armature's world matrix the figure was built with."""
     locations: NDArray[np.float32] | None = field(default=None, repr=False)
     """Every pose bone's location as it was then (a quick test of :meth:`is_current`)."""
-    kind: RigKind = field(default_factory=plain_kind, repr=False)
-    """The kind of rig (:mod:`.rig_kind`): the armature's bones themselves (the default,
-    :class:`.plain_rig.PlainRig`), or a control rig's skeleton written onto its controls
-    (:class:`.control_rig.kind.ControlRig`)."""
     reader: Any = field(default=None, repr=False, compare=False)
     """What reads θ of these bones at once (:class:`.pose_reader.PoseReader`), made on
     the first read."""
@@ -261,13 +256,14 @@ def pose_locations(obj: Any) -> NDArray[np.float32]:
     return channel(obj.pose.bones, "location", 3)
 
 
-def build_rig(obj: Any, hold: Iterable[str] = ()) -> Rig:
+def compile_rig(obj: Any, hold: Iterable[str], kind: RigKind) -> Rig:
     """Compile the armature object ``obj`` into a figure.
 
     Args:
         obj: An armature object.
         hold: Bones whose DOFs are locked for this figure (rigidity 1), e.g. bones
             the user has just moved by hand.
+        kind: The kind of rig it is (:func:`.plain_rig.build_rig` gives the plain one).
 
     Returns:
         The rig of the armature's bones (the figure Reach solves on is
@@ -329,7 +325,9 @@ def build_rig(obj: Any, hold: Iterable[str] = ()) -> Rig:
     _add_groups(obj, figure, by_name)
     notes["driven"], notes["keyed"] = animated_bones(obj)
     locations = pose_locations(obj)
-    return Rig(obj.name, figure, tuple(layout), warnings, defects, notes, offsets, world, locations)
+    return Rig(
+        obj.name, figure, tuple(layout), kind, warnings, defects, notes, offsets, world, locations
+    )
 
 
 def _fixed_location(bone: Any, pose_bone: Any, translates: bool) -> tuple[float, ...] | None:
@@ -348,7 +346,7 @@ def _fixed_location(bone: Any, pose_bone: Any, translates: bool) -> tuple[float,
 
 
 def fixed_locations(obj: Any, layout: Iterable[BoneLayout]) -> dict[str, tuple[float, ...]]:
-    """The fixed locations :func:`build_rig` would put into the figure now."""
+    """The fixed locations :func:`compile_rig` would put into the figure now."""
     bones, pose_bones = obj.data.bones, obj.pose.bones
     found = {}
     for entry in layout:
@@ -421,3 +419,100 @@ def _add_groups(obj: Any, figure: Figure, layout: dict[str, BoneLayout]) -> None
             # θ_key / ratio = θ_first / r0  ⇔  r0·θ_key − ratio·θ_first = 0
             with labelled(label):
                 figure.add_linear_equality({key: r0, first: -ratio}, rhs=0.0)
+
+
+# --- what every kind of rig answers ------------------------------------------------
+
+
+class OnFigure(NamedTuple):
+    """A constraint's effector and chain start, taken onto the figure's segments.
+
+    Attributes:
+        effector: The effector on the segment the constrained bone stands for.
+        chain_start: The segment the chain starts at (None: the figure's root).
+        twin: Where the effector's segment is not the bone the constraint names but
+            "met" is measured on that bone: the bone and the segment's frame in its
+            frame; None otherwise.
+    """
+
+    effector: Effector
+    chain_start: str | None
+    twin: tuple[str, Array] | None = None
+
+
+class FigureWriter(Protocol):
+    """What writes θ of the figure into Blender's pose bones, made once per set of bones."""
+
+    def write(self, obj: Any, theta: Array, view_layer: Any | None = None) -> None:
+        """Write θ; ``view_layer`` evaluates the rig between passes where it needs them."""
+
+    def refine(self, obj: Any, theta: Array, view_layer: Any) -> None:
+        """Write θ again from Blender's evaluation of the last write, where that helps."""
+
+
+class RigKind(Protocol):
+    """How Reach reads, writes, keys and measures one kind of rig."""
+
+    @property
+    def direct(self) -> bool:
+        """Whether θ is written straight into the figure's own bones' channels.
+
+        Then a step may plan the channels without writing them, and a bake solves its
+        frames without writing and keys them afterwards.
+        """
+
+    @property
+    def carried(self) -> bool:
+        """Whether the figure moves along with the armature object as a whole.
+
+        (:meth:`.rig.Rig.moved_to`: the world matrix is in the root rests alone.)
+        """
+
+    @property
+    def reported_notes(self) -> tuple[str, ...] | None:
+        """The kinds of :attr:`.rig.Rig.notes` Make Figure reports (None: all)."""
+
+    @property
+    def diverging_fix(self) -> str:
+        """What the user can do when Blender poses bones otherwise than Reach wrote them."""
+
+    def build(self, obj: Any, hold: Iterable[str]) -> Rig:
+        """The rig of ``obj`` Reach solves on, ``hold``'s bones locked.
+
+        Raises:
+            BlenderDataError: For data the solver cannot represent, named.
+        """
+
+    def is_current(self, obj: Any, rig: Rig) -> bool:
+        """Whether ``rig``'s figure still models the armature, its world matrix aside."""
+
+    def read(self, obj: Any, rig: Rig, previous: Array | None) -> Array:
+        """θ of the figure as Blender holds it (``previous``: the nearest Euler angles)."""
+
+    def writer(self, obj: Any, rig: Rig, bones: Iterable[str]) -> FigureWriter:
+        """The writer of θ into the figure's ``bones``."""
+
+    def written(self, bones: Iterable[str]) -> list[str]:
+        """The pose bones a write of the figure's ``bones`` changes."""
+
+    def written_channels(
+        self, obj: Any, rig: Rig, bones: Collection[str]
+    ) -> list[tuple[str, list[str]]]:
+        """The pose bones a write of the figure's ``bones`` changes, with their channels."""
+
+    def on_figure(self, obj: Any, rig: Rig, entry: Any, effector: Effector, label: str) -> OnFigure:
+        """Constraint ``entry``'s effector (given on its bone) and chain on the figure.
+
+        Raises:
+            BlenderDataError: A chain the figure cannot pose, named by ``label``.
+        """
+
+    def check_chain(self, obj: Any, bone: str, chain_start: str, label: str) -> None:
+        """Refuse a constraint on ``bone`` from ``chain_start`` the figure cannot pose.
+
+        Raises:
+            BlenderDataError: Naming the bones to choose from.
+        """
+
+    def describe(self) -> list[str]:
+        """What Make Figure says of the rig's kind, one line each (none: nothing to say)."""

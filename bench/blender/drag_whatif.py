@@ -111,7 +111,7 @@ def run(reach: ModuleType, scenario: scenarios.Scenario, args: argparse.Namespac
     goals = [obj.reach.constraints[limb.name].goal for limb in scenario.limbs]
     rest = rigs.effector_points(obj, scenario.limbs)
     lengths = np.array([rigs.limb_length(obj, limb) for limb in scenario.limbs])
-    rig = bridge.rig.build_rig(obj)
+    rig = bridge.plain_rig.build_rig(obj)
     poser = Poser(obj, rig, scenario)
     dragged = [limb.name for limb in scenario.limbs].index(scenario.dragged)
     path = poser.drag_path(rng, args.events, events.STEP * lengths[dragged])

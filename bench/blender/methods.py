@@ -75,7 +75,7 @@ def build_rig() -> Any:
 
 def hand_places(reach: Any, obj: Any, count: int, steps: int, seed: int) -> list[np.ndarray]:
     """``count`` paths of ``steps`` hand places each, from rest to a random arm pose."""
-    rig = reach.addon.bridge.rig.build_rig(obj)
+    rig = reach.addon.bridge.plain_rig.build_rig(obj)
     figure = rig.figure
     rng = np.random.default_rng(seed)
     bone = [entry.name for entry in rig.layout].index("forearm.L")

@@ -120,7 +120,7 @@ def run_scenario(
     ]
     lengths = np.array([rigs.limb_length(obj, limb) for limb in scenario.limbs])
     stage = Stage(obj, scenario, lengths)
-    rig = bridge.rig.build_rig(obj)
+    rig = bridge.plain_rig.build_rig(obj)
     setup = bridge.goals.build_problem(obj, bpy.context.scene, rig)
     variables = int(np.count_nonzero(setup.problem.variable_mask))
     chain_dofs = sum(len(rig.figure.segment(b).dofs) for b in scenario.bones)

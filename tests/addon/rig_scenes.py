@@ -130,6 +130,6 @@ def reachable_path(
     reach: Any, obj: Any, chain: list[str], events: int, seed: int
 ) -> list[dict[str, Any]]:
     """Drag events for ``chain``'s effector (its tail) through poses within the limits."""
-    rig = reach.addon.bridge.rig.build_rig(obj)
+    rig = reach.addon.bridge.plain_rig.build_rig(obj)
     path: list[dict[str, Any]] = rigs.reachable_path(rig, obj, chain[0], chain, events, seed)
     return path

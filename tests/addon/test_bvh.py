@@ -37,7 +37,7 @@ def hand_frame(obj):
 def test_make_figure_gives_the_figure_of_the_fixture(reach, tmp_path):
     obj = import_skeleton(tmp_path)
     assert bpy.ops.reach.figure_from_armature(armature=obj.name) == {"FINISHED"}
-    made = reach.addon.bridge.rig.build_rig(obj).figure
+    made = reach.addon.bridge.plain_rig.build_rig(obj).figure
     expected = bvh.figure()
     assert [s.name for s in made.segments] == [s.name for s in expected.segments]
     for have, want in zip(made.segments, expected.segments, strict=True):

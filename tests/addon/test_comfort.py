@@ -74,7 +74,7 @@ def test_a_stored_comfort_pose_is_the_one_relaxed_toward(reach):
     assert bpy.ops.reach.store_comfort_pose(armature=obj.name) == {"FINISHED"}
     assert len(obj.reach.comfort_pose) == len(obj.pose.bones)
     bridge = reach.addon.bridge
-    rig = bridge.rig.build_rig(obj)
+    rig = bridge.plain_rig.build_rig(obj)
     comfort = bridge.comfort.comfort_of(obj, rig)
     assert comfort is not None and comfort.share == pytest.approx(1.0)
     assert np.allclose(comfort.reference, bridge.pose.read_pose(obj, rig), atol=1e-6)
@@ -108,7 +108,7 @@ def test_opening_a_file_in_live_mode_with_comfort_changes_no_pose(reach, tmp_pat
 def test_each_joint_weighs_by_how_much_of_the_body_it_moves(reach):
     obj, _ = reaching(1.0)
     bridge = reach.addon.bridge
-    rig = bridge.rig.build_rig(obj)
+    rig = bridge.plain_rig.build_rig(obj)
     weights = bridge.comfort.carried_weights(obj, rig)
     figure = rig.figure
 

@@ -21,7 +21,7 @@ def test_path_replay_reaches_each_goal_and_keeps_the_feet(reach):
     feet = {side: rigs.world_tail(obj, f"shin.{side}") for side in ("L", "R")}
     arm = rigs.chain_length(obj, ("upper_arm.L", "forearm.L"))
     bridge = reach.addon.bridge
-    rig = bridge.rig.build_rig(obj)
+    rig = bridge.plain_rig.build_rig(obj)
     limits = rig.figure.limits
     path = reachable_path(
         rig, obj, "forearm.L", ("shoulder.L", "upper_arm.L", "forearm.L"), 30, seed=3

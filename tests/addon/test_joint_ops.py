@@ -78,7 +78,7 @@ def test_polygon_add_vertex_raises_if_the_bone_does_not_exist(reach):
 
 
 def test_a_convex_polygon_from_poses_becomes_the_joints_limit(reach):
-    build_rig = reach.addon.bridge.rig.build_rig
+    build_rig = reach.addon.bridge.plain_rig.build_rig
     obj = figure()
     add_vertices(obj, "upper_arm.L", SQUARE)
     rig = build_rig(obj)
@@ -125,7 +125,7 @@ def test_polygon_remove_vertex_removes_the_active_one_and_clear_removes_all(reac
 
 
 def test_clearing_a_polygon_lifts_the_limit(reach):
-    build_rig = reach.addon.bridge.rig.build_rig
+    build_rig = reach.addon.bridge.plain_rig.build_rig
     obj = figure()
     add_vertices(obj, "upper_arm.L", SQUARE)
     assert polygon_rows(build_rig(obj), "upper_arm.L")
@@ -134,7 +134,7 @@ def test_clearing_a_polygon_lifts_the_limit(reach):
 
 
 def test_a_joint_group_of_two_rotations_becomes_one_equality(reach):
-    build_rig = reach.addon.bridge.rig.build_rig
+    build_rig = reach.addon.bridge.plain_rig.build_rig
     obj = figure()
     assert bpy.ops.reach.group_add(armature=obj.name, name="Spine") == {"FINISHED"}
     assert [g.name for g in obj.reach.groups] == ["Spine"]
@@ -182,7 +182,7 @@ def test_group_operators_raise_without_a_group(reach):
 
 
 def test_removing_members_and_groups_lifts_the_equality(reach):
-    build_rig = reach.addon.bridge.rig.build_rig
+    build_rig = reach.addon.bridge.plain_rig.build_rig
     obj = figure()
     assert bpy.ops.reach.group_add(armature=obj.name) == {"FINISHED"}
     assert bpy.ops.reach.group_add(armature=obj.name) == {"FINISHED"}

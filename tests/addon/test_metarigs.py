@@ -31,7 +31,7 @@ def test_metarigs_follow_a_reachable_drag_and_solve(reach, kind):
         armature=obj.name, bone=bone, chain_start=chain[-1], name="reach"
     ) == {"FINISHED"}
     goal = obj.reach.constraints["reach"].goal
-    rig = reach.addon.bridge.rig.build_rig(obj)
+    rig = reach.addon.bridge.plain_rig.build_rig(obj)
     path = rigs.reachable_path(rig, obj, bone, chain, 8, seed=3)
     assert bpy.ops.reach.drag_goal(armature=obj.name, goal=goal.name, path=path) == {"FINISHED"}
     length = rigs.chain_length(obj, tuple(chain))

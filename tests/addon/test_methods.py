@@ -23,7 +23,7 @@ SHOWN = {
 
 
 def hand_path(reach, obj, n):
-    rig = reach.addon.bridge.rig.build_rig(obj)
+    rig = reach.addon.bridge.plain_rig.build_rig(obj)
     return reachable_path(rig, obj, "forearm.L", ("shoulder.L", "upper_arm.L", "forearm.L"), n, 5)
 
 

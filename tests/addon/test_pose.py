@@ -35,7 +35,7 @@ def test_forward_kinematics_match_blender_in_every_rotation_mode(reach, kind):
     for k, joint in enumerate(obj.reach.joints):
         joint.euler_order = MODES[(k * 5) % 6]
     bridge = reach.addon.bridge
-    rig = bridge.rig.build_rig(obj)
+    rig = bridge.plain_rig.build_rig(obj)
     names = [e.name for e in rig.layout]
     rng = np.random.default_rng(7)
     for _ in range(5):
@@ -63,7 +63,7 @@ def test_a_writers_planned_channels_are_what_it_writes(reach):
             armature=obj.name, bone=bone, axis=axis, lower=-2.0, upper=2.0
         ) == {"FINISHED"}
     bridge = reach.addon.bridge
-    rig = bridge.rig.build_rig(obj)
+    rig = bridge.plain_rig.build_rig(obj)
     assert any(e.frame is not None for e in rig.layout)
     writer = bridge.pose.PoseWriter(obj, rig)
     rng = np.random.default_rng(3)
@@ -81,7 +81,7 @@ def test_reading_the_rest_pose_gives_rest_frames(reach):
     obj = rigs.metarig()
     bpy.ops.reach.figure_from_armature(armature=obj.name)
     bridge = reach.addon.bridge
-    rig = bridge.rig.build_rig(obj)
+    rig = bridge.plain_rig.build_rig(obj)
     theta = bridge.pose.read_pose(obj, rig)
     assert np.allclose(theta, 0.0, atol=1e-7)
     names = [e.name for e in rig.layout]
@@ -100,7 +100,7 @@ def test_a_pose_past_a_limit_by_single_precision_rounding_alone_is_accepted(reac
     upper.rotation_mode = "YXZ"
     upper.rotation_euler = (1.0 + 4e-8, 0.0, 0.2)  # on the polygon's edge X = 1, just past
     bpy.context.view_layer.update()
-    rig = reach.addon.bridge.rig.build_rig(obj)
+    rig = reach.addon.bridge.plain_rig.build_rig(obj)
     theta = reach.addon.bridge.pose.read_pose(obj, rig)
     assert rig.figure.limits.max_violation(theta) == 0.0
     goal = obj.reach.constraints["hand.L"].goal
@@ -159,7 +159,7 @@ def test_what_follows_the_pose_follows_a_write(reach):
     cube.vertex_groups.new(name="forearm.L").add([0], 1.0, "REPLACE")
     cube.modifiers.new("armature", "ARMATURE").object = obj
     bridge = reach.addon.bridge
-    rig = bridge.rig.build_rig(obj)
+    rig = bridge.plain_rig.build_rig(obj)
     forearm = next(e for e in rig.layout if e.name == "forearm.L")
     theta = bridge.pose.read_pose(obj, rig)
 
@@ -194,7 +194,7 @@ def _upper_arm_written(reach, mode, degrees):
     upper.use_ik_limit_y = True
     upper.ik_min_y, upper.ik_max_y = -math.pi / 2, math.pi / 2
     assert bpy.ops.reach.figure_from_armature(armature=obj.name) == {"FINISHED"}
-    rig = reach.addon.bridge.rig.build_rig(obj)
+    rig = reach.addon.bridge.plain_rig.build_rig(obj)
     theta = np.zeros(rig.figure.n_dofs)
     entry = rig.bone("upper_arm.R")
     for axis, value in zip("XYZ", degrees, strict=True):
@@ -230,7 +230,7 @@ def test_a_rotation_past_a_bound_of_0_by_conversion_noise_is_not_read_again(reac
     upper.use_ik_limit_y = True
     upper.ik_min_y, upper.ik_max_y = 0.0, math.pi / 2
     assert bpy.ops.reach.figure_from_armature(armature=obj.name) == {"FINISHED"}
-    rig = reach.addon.bridge.rig.build_rig(obj)
+    rig = reach.addon.bridge.plain_rig.build_rig(obj)
     half = math.radians(40.0) / 2.0
     upper.rotation_quaternion = (math.cos(half), math.sin(half), -1e-22, 0.0)
     plain = reach.addon.bridge.pose.read_pose(obj, rig, rounding=False)
@@ -303,7 +303,7 @@ def test_every_bone_read_at_once_is_read_as_bone_by_bone(reach):
         joint.euler_order = MODES[(k * 5) % 6]
         joint.use_axes = k % 7 == 3
     bridge = reach.addon.bridge
-    rig = bridge.rig.build_rig(obj)
+    rig = bridge.plain_rig.build_rig(obj)
     assert len(rig.layout) > 100
     rng = np.random.default_rng(11)
     for _ in range(3):
@@ -319,16 +319,16 @@ def test_every_bone_read_at_once_is_read_as_bone_by_bone(reach):
 
 def test_a_bad_channel_read_at_once_names_its_bone(reach):
     obj = rigs.figure()
-    rig = reach.addon.bridge.rig.build_rig(obj)
+    rig = reach.addon.bridge.plain_rig.build_rig(obj)
     bone = obj.pose.bones["forearm.L"]
     bone.rotation_mode = "QUATERNION"
-    rig = reach.addon.bridge.rig.build_rig(obj)
+    rig = reach.addon.bridge.plain_rig.build_rig(obj)
     bone.rotation_quaternion = (0.0, 0.0, 0.0, 0.0)
     with pytest.raises(reach.addon.errors.BlenderDataError, match=r"'forearm\.L' has a zero quat"):
         reach.addon.bridge.pose.read_pose(obj, rig)
     bone.rotation_quaternion = (1.0, 0.0, 0.0, 0.0)
     obj.pose.bones["thigh.R"].rotation_mode = "XYZ"
-    rig = reach.addon.bridge.rig.build_rig(obj)
+    rig = reach.addon.bridge.plain_rig.build_rig(obj)
     obj.pose.bones["thigh.R"].rotation_euler = (0.0, float("nan"), 0.0)
     with pytest.raises(reach.addon.errors.BlenderDataError, match=r"'thigh\.R' has a non-finite"):
         reach.addon.bridge.pose.read_pose(obj, rig)

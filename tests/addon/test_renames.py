@@ -59,7 +59,7 @@ def test_renamed_bones_keep_their_polygon_group_and_constraints(reach, how):
     assert bpy.ops.reach.solve(armature=obj.name) == {"FINISHED"}
     bpy.context.view_layer.update()
     assert np.linalg.norm(rigs.world_tail(obj, "lower") - np.array(goal.location)) <= 1e-5
-    rig = reach.addon.bridge.rig.build_rig(obj)
+    rig = reach.addon.bridge.plain_rig.build_rig(obj)
     assert rig.figure.limits.a_eq.shape[0] == 1
     theta = reach.addon.bridge.pose.read_pose(obj, rig)
     assert rig.figure.limits.max_violation(theta) <= 1e-6

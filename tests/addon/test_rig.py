@@ -22,7 +22,7 @@ def test_blender_ik_settings_become_locks_bounds_and_rigidity(reach):
     forearm.ik_max_x = math.radians(140)
     forearm.ik_stiffness_z = 0.4
     bpy.ops.reach.figure_from_armature(armature=obj.name)
-    rig = reach.addon.bridge.rig.build_rig(obj)
+    rig = reach.addon.bridge.plain_rig.build_rig(obj)
     entry = rig.bone("forearm.L")
     dofs = rig.figure.segment("forearm.L").dofs
     # XYZ: R = Rz Ry Rx, so the DOFs are Z, Y, X in that order
@@ -122,7 +122,7 @@ def test_drivers_and_bone_constraints_are_warned_about(reach):
     obj.pose.bones["forearm.R"].constraints.new("COPY_ROTATION")
     obj.pose.bones["hand.R"].constraints.new("DAMPED_TRACK")
     obj.pose.bones["shin.L"].keyframe_insert("rotation_quaternion", frame=1)
-    rig = reach.addon.bridge.rig.build_rig(obj)
+    rig = reach.addon.bridge.plain_rig.build_rig(obj)
     messages = rig.messages()
     assert "1 bone(s) driven by drivers, which override Reach: upper_arm.L" in messages
     assert any(
@@ -139,7 +139,7 @@ def test_a_hundred_constrained_bones_make_one_line(reach):
     obj = four_limbs()
     for bone in obj.pose.bones:
         bone.constraints.new("COPY_SCALE")
-    messages = reach.addon.bridge.rig.build_rig(obj).messages()
+    messages = reach.addon.bridge.plain_rig.build_rig(obj).messages()
     assert len(messages) == 1
     assert messages[0].startswith(f"{len(obj.pose.bones)} bone(s) with bone constraints")
     assert f"and {len(obj.pose.bones) - 6} more" in messages[0]
@@ -150,7 +150,7 @@ def test_a_polygon_of_fewer_than_three_vertices_is_a_warning_not_a_limit(reach):
     joint = obj.reach.joints["upper_arm.L"]
     for a, b in ((-1.0, -1.0), (1.0, -1.0)):
         joint.polygon.add().value = (a, b)
-    rig = reach.addon.bridge.rig.build_rig(obj)
+    rig = reach.addon.bridge.plain_rig.build_rig(obj)
     assert rig.figure.limits.a_in.shape[0] == 0 or not any(
         "upper_arm.L" in label for label in rig.figure.limits.in_labels
     )

@@ -127,7 +127,7 @@ def test_clamp_with_a_group_of_five_ends_inside_and_solve_and_bake_accept_it(rea
     for side in ("L", "R"):  # the hands' chains through the spine: the solve holds the group
         obj.reach.constraints[f"hand.{side}"].chain_start = "spine"
     assert bpy.ops.reach.clamp_pose(armature=obj.name) == {"FINISHED"}
-    rig = reach.addon.bridge.rig.build_rig(obj)
+    rig = reach.addon.bridge.plain_rig.build_rig(obj)
     theta = reach.addon.bridge.pose.read_pose(obj, rig, rounding=False)
     assert rig.figure.limits.max_violation(theta) <= 1e-6  # single precision
     assert bpy.ops.reach.solve(armature=obj.name) == {"FINISHED"}

@@ -8,7 +8,7 @@ that the pose the rig's own mechanism gives is the pose Reach starts from.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
@@ -18,16 +18,13 @@ from ..arrays import Array
 from ..followers import nearest_rotation
 from ..joints import bone_dofs, euler_order, joint_settings
 from ..pose import axis_angles, set_axis_angles
-from ..rig import BoneLayout, Rig, to_numpy, world_matrix
+from ..rig import BoneLayout, Rig, RigKind, to_numpy, world_matrix
 from .model import ControlModel
-
-if TYPE_CHECKING:
-    from .kind import ControlRig
 from .trunk import add_trunk
 
 
-def build_model_rig(obj: Any, kind: ControlRig, hold: Iterable[str] = ()) -> Rig:
-    """The rig of a control rig's trunk and limbs (``kind``'s model).
+def build_model_rig(obj: Any, model: ControlModel, kind: RigKind, hold: Iterable[str] = ()) -> Rig:
+    """The rig of a control rig's trunk and limbs (``model``; the rig keeps ``kind``).
 
     The trunk's joints (:mod:`.trunk`) come first, each at its rest as Blender holds it
     now; a limb's root hangs from the joint above it (or where it is, when none), and
@@ -38,7 +35,6 @@ def build_model_rig(obj: Any, kind: ControlRig, hold: Iterable[str] = ()) -> Rig
     Raises:
         BlenderDataError: For data the solver cannot represent, named.
     """
-    model = kind.model
     world = world_matrix(obj)
     held = set(hold)
     figure = Figure()
@@ -52,7 +48,7 @@ def build_model_rig(obj: Any, kind: ControlRig, hold: Iterable[str] = ()) -> Rig
             f"limit polygons and joint groups ({', '.join(shaped)}) do not limit a control "
             "rig's limbs: Reach holds the FK controls' IK locks and limits there"
         )
-    return Rig(obj.name, figure, tuple(layout), warnings, world=world, kind=kind)
+    return Rig(obj.name, figure, tuple(layout), kind, warnings, world=world)
 
 
 def _add_limbs(obj: Any, model: ControlModel, figure: Figure, hold: set[str]) -> list[BoneLayout]:

@@ -1,7 +1,7 @@
 """The control-rig kind of rig: solved on the skeleton, written onto the controls.
 
 :class:`ControlRig` answers for a generated control rig (:mod:`.model`) what every kind
-of rig answers (:class:`..rig_kind.RigKind`): its figure is the trunk and the limbs'
+of rig answers (:class:`..rig.RigKind`): its figure is the trunk and the limbs'
 skeleton (:mod:`.figure`), θ is read from Blender's evaluation and written by placing
 controls (:mod:`.writing`), and only the controls are written and keyed.
 """
@@ -15,8 +15,7 @@ from typing import Any
 from ....solver import Effector
 from ..arrays import Array
 from ..keys import rotation_channel
-from ..rig import Rig
-from ..rig_kind import OnFigure
+from ..rig import OnFigure, Rig
 from .figure import build_model_rig, read_model
 from .limbs import describe_limbs
 from .model import ControlModel, chain_of, stand_in
@@ -48,7 +47,7 @@ class ControlRig:
         Raises:
             BlenderDataError: For data the solver cannot represent, named.
         """
-        return build_model_rig(obj, self, hold)
+        return build_model_rig(obj, self.model, self, hold)
 
     def is_current(self, obj: Any, rig: Rig) -> bool:
         """Whether the limbs still hang, and switch, as the figure has them."""
