@@ -40,13 +40,13 @@ def option_property(option: MethodOption) -> Any:
 
 
 class ReachMethod(PropertyGroup):
-    """The solver method and its options (theirs are added from the table below the class)."""
+    """The solver method (``kind``) and each method's options (added below, from ``OPTIONS``)."""
 
     kind: EnumProperty(name="Method", items=METHOD_ITEMS, default="goldfarb")  # type: ignore[valid-type]
 
 
-# Blender registers the properties a PropertyGroup's annotations declare: the options'
-# are added to them here, when the module loads, before registration reads them.
+# Blender registers the properties a PropertyGroup's annotations declare: one per row of
+# OPTIONS is added to them here, when the module loads, before registration reads them.
 ReachMethod.__annotations__.update({option.name: option_property(option) for option in OPTIONS})
 
 LEVELLED = frozenset(name for name in METHODS if as_method(name).holds_pins)
