@@ -1,13 +1,18 @@
-"""Tests of the shared fixtures: the 53-DOF human, random feasible poses, the tube task."""
+"""Tests of the shared fixtures: the 53-DOF human, random feasible poses, the tube task,
+and the one name they are imported by."""
 
 from __future__ import annotations
 
+import ast
 import functools
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
-from fixtures.models import (
+
+from solver import Constraint, Figure, Problem, SolveResult, SolverInputError, goals, solve
+from tests.fixtures.models import (
     ARM_LENGTH,
     LEG_LENGTH,
     TUBE,
@@ -22,8 +27,6 @@ from fixtures.models import (
     tube_figure,
     tube_task,
 )
-
-from solver import Constraint, Figure, Problem, SolveResult, SolverInputError, goals, solve
 
 # G_all is a sum of squared distances [m²] (angles weighted so that 5° weigh as 1 cm).
 # The tube task is exactly satisfiable; 1e-12 m² means every goal is met to within
@@ -297,3 +300,51 @@ def test_human_reaches_limb_targets_of_a_random_pose(seed: int) -> None:
     assert result.status == "converged", result.message
     assert errors.max() <= 1e-6
     assert result.max_violation <= 1e-9
+
+
+# -- the one name ---------------------------------------------------------------------
+
+ROOT = Path(__file__).resolve().parents[1]
+# The solver's tests that import the fixtures by the bare name ``fixtures`` (tests/, on
+# sys.path beside tests/conftest.py, makes it importable): each leaves this list when it
+# imports ``tests.fixtures``, and no other file joins it.
+BARE_FIXTURES = {
+    "tests/solver/test_comfort.py",
+    "tests/solver/test_solve.py",
+    "tests/solver/test_solve_mixed.py",
+    "tests/solver/test_solve_restarts.py",
+    "tests/solver/test_solve_weights.py",
+}
+IMPORTERS = {"import_module", "import_path", "__import__"}
+
+
+def _imports_bare_fixtures(path: Path) -> bool:
+    """Whether the file imports ``fixtures`` or a module of it by that top-level name:
+    an import statement, or a call such as ``import_path("fixtures", ...)``."""
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0:
+            names = [node.module or ""]
+        elif (
+            isinstance(node, ast.Call)
+            and getattr(node.func, "id", getattr(node.func, "attr", None)) in IMPORTERS
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+        ):
+            names = [str(node.args[0].value)]
+        else:
+            continue
+        if any(name.split(".")[0] == "fixtures" for name in names):
+            return True
+    return False
+
+
+def test_the_fixtures_are_imported_by_one_name_tests_fixtures() -> None:
+    files = [
+        path
+        for where in ("tests", "bench", "demo", "tools")
+        for path in (ROOT / where).rglob("*.py")
+    ]
+    bare = {path.relative_to(ROOT).as_posix() for path in files if _imports_bare_fixtures(path)}
+    assert bare == BARE_FIXTURES, "import the shared fixtures as tests.fixtures"

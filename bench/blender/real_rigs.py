@@ -26,10 +26,9 @@ from bench.harness import ROOT, BenchmarkParser, Count, import_path, table, writ
 from bench.machine import about
 
 TESTS = ROOT / "tests"
-# rig_scenes imports its neighbours by the names they have on the add-on's tests' path
-# (``rigs``, ``fixtures``; neither folder is a package): each is loaded from its file by
-# that name, as those tests load it.
-import_path("fixtures", TESTS / "fixtures")
+# rig_scenes imports its neighbour ``rigs`` by the name it has on the add-on's tests' path
+# (tests/addon is not a package): it is loaded from its file by that name, as those tests
+# load it; the shared fixtures import as the package ``tests.fixtures`` from the root.
 import_path("rigs", TESTS / "addon" / "rigs.py")
 rig_scenes = import_path("rig_scenes", TESTS / "addon" / "rig_scenes.py")
 

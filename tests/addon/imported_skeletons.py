@@ -67,7 +67,8 @@ def append(path: Path) -> Any:
 
 def _save(kind: str, folder: Path) -> None:
     import bpy
-    from fixtures import bvh
+
+    from tests.fixtures import bvh
 
     bpy.ops.wm.read_homefile(use_empty=True)
     scale, object_scale = KINDS[kind]
@@ -90,7 +91,7 @@ def _save(kind: str, folder: Path) -> None:
 
 
 if __name__ == "__main__":
-    sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+    sys.path.insert(0, str(ROOT))
     out = Path(sys.argv[1])
     for each in KINDS:
         _save(each, out)

@@ -1,7 +1,7 @@
 """Real armatures with mixed constraints, for the add-on's tests and the rig benchmark.
 
 Every Rigify metarig (made by Rigify's own operators) and the BVH skeleton of
-:mod:`fixtures.bvh` (read by Blender's bundled importer) get a Reach figure and up to six
+:mod:`tests.fixtures.bvh` (read by Blender's bundled importer) get a Reach figure and up to six
 constraints of different goal types on leaf chains that do not move one another, each
 goal placed where its effector already is (so every goal is met at the start and stays
 reachable). Imports ``bpy``: for Blender runs only.
@@ -15,7 +15,8 @@ from typing import Any
 
 import bpy
 import rigs
-from fixtures import bvh
+
+from tests.fixtures import bvh
 
 RIGS = ("human", "basic_human", "basic_quadruped", "cat", "wolf", "horse", "bird", "shark", "bvh")
 """Rigify's eight metarigs, and the BVH import."""
@@ -25,7 +26,8 @@ GOAL_TYPES = ("POSITION", "POSITION_ORIENTATION", "PLANE", "AIM", "HALF_SPACE", 
 
 
 def import_bvh(folder: Path) -> Any:
-    """The skeleton of :func:`fixtures.bvh.bvh_text` imported in metres, with its IK limits."""
+    """The skeleton of :func:`tests.fixtures.bvh.bvh_text` imported in metres, with its IK
+    limits."""
     path = folder / "skeleton.bvh"
     path.write_text(bvh.bvh_text())
     assert bpy.ops.import_anim.bvh(filepath=str(path), global_scale=bvh.SCALE) == {"FINISHED"}

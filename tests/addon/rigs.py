@@ -192,3 +192,16 @@ def region_view(
         view_perspective="PERSP" if perspective else "ORTHO",
     )
     return region, region_data
+
+
+def fcurve_paths(obj):
+    """Data paths keyed on ``obj`` (layered actions in 5.0, flat ones in 4.2)."""
+    action = obj.animation_data.action
+    if hasattr(action, "fcurves") and len(action.fcurves):
+        return {c.data_path for c in action.fcurves}
+    paths = set()
+    for layer in action.layers:
+        for strip in layer.strips:
+            for bag in strip.channelbags:
+                paths.update(c.data_path for c in bag.fcurves)
+    return paths

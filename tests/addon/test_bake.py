@@ -8,8 +8,7 @@ import bpy
 import numpy as np
 import rigs
 from mathutils import Quaternion, Vector
-from rigs import four_limbs
-from test_keys import fcurve_paths
+from rigs import fcurve_paths, four_limbs
 
 
 def keyed_goal(obj, name, move, frames=(1, 12)):

@@ -8,13 +8,15 @@ import bpy
 import numpy as np
 import pytest
 import rig_scenes
-from fixtures import bvh
+
+from tests.fixtures import bvh
 
 CHAIN = ("LeftShoulder", "LeftArm", "LeftForeArm", "LeftHand")
 
 
 def import_skeleton(tmp_path):
-    """The skeleton of :func:`fixtures.bvh.bvh_text` imported in metres, with its IK limits."""
+    """The skeleton of :func:`tests.fixtures.bvh.bvh_text` imported in metres, with its IK
+    limits."""
     return rig_scenes.import_bvh(tmp_path)
 
 

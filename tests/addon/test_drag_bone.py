@@ -6,12 +6,10 @@ import bpy
 import numpy as np
 import pytest
 import rigs
+from control_rigs import generated, keyed_bones, skeleton_channels
 from mathutils import Vector
 from rigs import four_limbs
-from test_control_rigs import keyed_bones
 from test_drag import event, mouse_at, viewport
-from test_limbs import generated
-from test_placing import skeleton_channels
 
 HEAD = "spine.006"
 """The basic metarig's head: free of the feet's and hands' constraints."""

@@ -7,11 +7,11 @@ from types import SimpleNamespace
 import bpy
 import pytest
 from bl_ui.space_toolsystem_common import ToolSelectPanelHelper
+from control_rigs import generated
 from layout_check import CheckingLayout
 from rigs import four_limbs
 from test_drag import event, mouse_at
 from test_drag_bone import harness
-from test_limbs import generated
 
 
 def pose_tools() -> dict[str, object]:

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from fixtures.peers import slsqp
 from problems import random_problem
 
 from solver import solve
 from solver.solve import within_reach
+from tests.fixtures.peers import slsqp
 
 
 @pytest.mark.slow

@@ -1,4 +1,4 @@
-"""The problem bank's CI slice (``fixtures.bank``): every case solved and checked.
+"""The problem bank's CI slice (``tests.fixtures.bank``): every case solved and checked.
 
 On each case of ``bank("ci")``: one local descent (``restarts=0``) stays within the
 limits, never increases G, ends before the iteration limit. Solved as the Solve button
@@ -20,8 +20,12 @@ from functools import cache
 
 import numpy as np
 import pytest
-from fixtures.bank import Case, bank, build
-from fixtures.bank_checks import (
+
+import solver
+from solver import Problem, SolveResult, solve
+from solver.solve import within_reach
+from tests.fixtures.bank import Case, bank, build
+from tests.fixtures.bank_checks import (
     LONG,
     MET,
     at_most_slsqp,
@@ -30,10 +34,6 @@ from fixtures.bank_checks import (
     multistart_slsqp,
     peer,
 )
-
-import solver
-from solver import Problem, SolveResult, solve
-from solver.solve import within_reach
 
 CASES = bank("ci")
 BY_NAME = {case.name: case for case in CASES}

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from fixtures.models import feet_pins, human_figure, palm_goal
 from helpers import FD_TOLERANCE, central_difference, raises_input_error, relative_error
 from problems import random_problem
 
 from solver import CentreOfMass, Constraint, Problem, goals, solve
+from tests.fixtures.models import feet_pins, human_figure, palm_goal
 
 POINT_GOALS = ("Position", "Line", "Plane", "HalfSpace")
 

@@ -18,7 +18,7 @@ def _hand_and_foot(distance: float, *, root: bool) -> tuple[Problem, np.ndarray]
 
     ``root``: both chains run from the pelvis, which moves; else each limb moves alone.
     """
-    from fixtures.models import human_figure, limb_effectors
+    from tests.fixtures.models import human_figure, limb_effectors
 
     figure = human_figure(root_translation=root)
     effectors = limb_effectors(figure)

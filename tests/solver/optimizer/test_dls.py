@@ -6,14 +6,14 @@ import itertools
 
 import numpy as np
 import pytest
-from fixtures.bank import bank, build
-from fixtures.bank_checks import goal_errors
-from fixtures.models import human_figure, limb_effectors, limb_length, random_feasible_pose
 from problems import planar_arm, tip
 
 import solver
 from solver import Constraint, Dls, Effector, Problem, goals, pin, solve
 from solver.optimizer.tasks import damped_inverse
+from tests.fixtures.bank import bank, build
+from tests.fixtures.bank_checks import goal_errors
+from tests.fixtures.models import human_figure, limb_effectors, limb_length, random_feasible_pose
 
 LENGTHS = [0.3, 0.25, 0.2]
 

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import numpy as np
-from fixtures.models import tube_task
 from problems import planar_arm, tip
 
 from solver import Constraint, JacobianTranspose, Problem, goals, solve
 from solver.optimizer.jacobian_transpose import WINDOW
+from tests.fixtures.models import tube_task
 
 LENGTHS = [0.3, 0.25, 0.2, 0.15]
 

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from fixtures.models import feet_pins, human_figure, limb_length, palm_goal
-from fixtures.models.human import palm_effector
 from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 from problems import planar_arm, random_problem, tip
@@ -13,6 +11,8 @@ from problems import planar_arm, random_problem, tip
 from solver import AnyOf, Constraint, Effector, Figure, Problem, goals, pin, solve
 from solver.optimizer.tasks import leaves_by_level
 from solver.solve import within_reach
+from tests.fixtures.models import feet_pins, human_figure, limb_length, palm_goal
+from tests.fixtures.models.human import palm_effector
 
 LENGTHS = [0.3, 0.25, 0.2]
 HAND_TARGET = (-0.3, 0.4, 0.0)

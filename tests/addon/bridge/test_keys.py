@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import bpy
 from mathutils import Vector
-from rigs import four_limbs
+from rigs import fcurve_paths, four_limbs
 from test_drag_session import drag_session
 
 
@@ -29,19 +29,6 @@ def test_confirming_with_auto_keying_keys_the_moved_bones_and_the_goal(reach):
         assert f'pose.bones["{bone}"].{channel.get(mode, "rotation_euler")}' in paths
     assert not any("thigh" in p or ".R" in p for p in paths)  # bones that did not move
     assert "location" in fcurve_paths(goal)
-
-
-def fcurve_paths(obj):
-    """Data paths keyed on ``obj`` (layered actions in 5.0, flat ones in 4.2)."""
-    action = obj.animation_data.action
-    if hasattr(action, "fcurves") and len(action.fcurves):
-        return {c.data_path for c in action.fcurves}
-    paths = set()
-    for layer in action.layers:
-        for strip in layer.strips:
-            for bag in strip.channelbags:
-                paths.update(c.data_path for c in bag.fcurves)
-    return paths
 
 
 def test_without_auto_keying_confirm_inserts_no_keys(reach):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import bpy
 import pytest
+from control_rigs import generated, switch_to
 
 KINDS = {
     # kind: (limbs, IK end controls of the left limbs)
@@ -16,23 +17,6 @@ KINDS = {
     "bird": (2, {"foot_ik.L"}),
     "shark": (0, set()),
 }
-
-
-def generated(kind: str) -> bpy.types.Object:
-    """The control rig Rigify generates from its ``kind`` metarig."""
-    getattr(bpy.ops.object, f"armature_{kind}_metarig_add")()
-    bpy.ops.object.mode_set(mode="OBJECT")
-    bpy.ops.pose.rigify_generate()
-    obj = bpy.context.active_object
-    bpy.ops.object.mode_set(mode="OBJECT")
-    return obj
-
-
-def switch_to(obj, limb, value: float) -> None:
-    """Set a limb's switch as an animator does, and let Blender evaluate it."""
-    obj.pose.bones[limb.settings][limb.switch] = value
-    obj.update_tag()
-    bpy.context.view_layer.update()
 
 
 @pytest.mark.parametrize("kind", KINDS)

@@ -10,7 +10,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from fixtures.bank import bank, build
 from helpers import random_effector, random_figure_plan, random_goal, random_theta
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
@@ -22,6 +21,7 @@ from solver import goals as goals_module
 from solver.jacobian import Jacobian
 from solver.kernel import check
 from solver.optimizer import goldfarb
+from tests.fixtures.bank import bank, build
 
 SEEDS = range(12)
 

@@ -6,9 +6,9 @@ import bpy
 import numpy as np
 import pytest
 import rigs
+from control_rigs import generated
 from layout_check import Host
 from mathutils import Euler
-from test_limbs import generated
 
 
 def masses(obj) -> dict[str, float]:

@@ -7,9 +7,18 @@ import re
 
 import bpy
 import pytest
+from control_rigs import (
+    SKELETON,
+    constrained_end,
+    deform_miss,
+    generated,
+    keyed_bones,
+    limb_length,
+    limb_named,
+    skeleton_channels,
+    switch_to,
+)
 from mathutils import Matrix, Vector
-from test_limbs import generated, switch_to
-from test_placing import SKELETON, skeleton_channels
 
 LIMB_ENDS = {
     # kind: (limb, FK end control, IK end control)
@@ -23,48 +32,12 @@ LIMB_ENDS = {
 }
 
 
-def limb_named(reach, obj, name):
-    limbs = reach.addon.bridge.control_rig.limbs.find_limbs(obj)
-    return next(limb for limb in limbs if limb.name == name)
-
-
 def reachable_goal(obj, limb, constraint: str) -> None:
     """Move the goal toward the limb's root by a fifth: the limb bends to reach it."""
     goal = obj.reach.constraints[constraint].goal
     root = obj.matrix_world @ obj.pose.bones[limb.bones[0]].head
     goal.location = goal.location.lerp(root, 0.2)
     bpy.context.view_layer.update()
-
-
-def deform_miss(obj, limb, constraint: str) -> float:
-    """How far the constrained control's head is from the goal, carried by the deform
-    bone at the limb's chain end as Blender evaluates it (what moves the mesh)."""
-    end = limb.bones[limb.chain_end]
-    deform = "DEF-" + end.removeprefix("ORG-")
-    data = obj.data.bones
-    named = data[obj.reach.constraints[constraint].bone]
-    rest = data[deform].matrix_local.inverted() @ named.matrix_local  # named in deform's frame
-    head = obj.matrix_world @ obj.pose.bones[deform].matrix @ rest.translation
-    return (head - obj.reach.constraints[constraint].goal.matrix_world.translation).length
-
-
-def constrained_end(
-    reach, kind: str, name: str, mode: str, end: str, chain_start: str = "", move_root=False
-):
-    """Rigify's ``kind`` rig, limb ``name`` switched to ``mode``, and one constraint "end"
-    on the head of control ``end``; the rig and the limb in its mode."""
-    obj = generated(kind)
-    switch_to(obj, limb_named(reach, obj, name), 1.0 if mode == "FK" else 0.0)
-    made = bpy.ops.reach.figure_from_armature(armature=obj.name, translate_root=move_root)
-    assert made == {"FINISHED"}
-    assert bpy.ops.reach.add_constraint(
-        armature=obj.name, bone=end, effector="HEAD", name="end", chain_start=chain_start
-    ) == {"FINISHED"}
-    return obj, limb_named(reach, obj, name)
-
-
-def limb_length(obj, limb) -> float:
-    return sum(obj.data.bones[b].length for b in limb.bones[: limb.chain_end])
 
 
 @pytest.mark.parametrize("kind", LIMB_ENDS)
@@ -127,15 +100,6 @@ def test_a_chain_from_outside_the_limb_names_the_controls_to_start_from(reach):
     reachable_goal(obj, limb, obj.reach.constraints[0].name)
     assert bpy.ops.reach.solve(armature=obj.name) == {"FINISHED"}
     assert obj.reach.stats.message == "all constraints met"
-
-
-def keyed_bones(reach, obj) -> set[str]:
-    """The pose bones with keys in the armature's action."""
-    return {
-        fcurve.data_path.split('"')[1]
-        for fcurve in reach.addon.bridge.keys.fcurves(obj)
-        if fcurve.data_path.startswith('pose.bones["')
-    }
 
 
 def constrained(obj, limb, bone: str, name: str):

@@ -6,10 +6,18 @@ from __future__ import annotations
 import bpy
 import numpy as np
 import pytest
+from control_rigs import (
+    SKELETON,
+    constrained_end,
+    deform_miss,
+    generated,
+    keyed_bones,
+    limb_length,
+    limb_named,
+    skeleton_channels,
+    switch_to,
+)
 from mathutils import Quaternion, Vector
-from test_control_rigs import constrained_end, deform_miss, keyed_bones, limb_length, limb_named
-from test_limbs import generated, switch_to
-from test_placing import SKELETON, skeleton_channels
 
 TRUNKS = {
     # kind: the trunk's controls, parents first

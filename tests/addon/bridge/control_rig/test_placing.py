@@ -10,10 +10,8 @@ import random
 
 import bpy
 import pytest
+from control_rigs import generated, skeleton_channels, switch_to
 from mathutils import Matrix, Quaternion, Vector
-from test_limbs import generated, switch_to
-
-SKELETON = ("DEF-", "ORG-", "MCH-")
 
 
 def rest_pose(obj) -> None:
@@ -33,15 +31,6 @@ def random_targets(obj, limb, rng: random.Random) -> dict[str, Matrix]:
         pose_bone.rotation_quaternion = turn
     bpy.context.view_layer.update()
     return {name: obj.pose.bones[name].matrix.copy() for name in limb.bones}
-
-
-def skeleton_channels(obj) -> dict[str, tuple[str, ...]]:
-    """Every deform, original and mechanism bone's channels, bit for bit."""
-    return {
-        b.name: tuple(float(v).hex() for row in b.matrix_basis for v in row)
-        for b in obj.pose.bones
-        if b.name.startswith(SKELETON)
-    }
 
 
 def miss(obj, name: str, target: Matrix) -> float:

@@ -1,0 +1,81 @@
+"""Control rigs Rigify generates, for the add-on's tests: the rig, its limbs' switches,
+its skeleton's channels, a limb constrained at a control and what was met and keyed."""
+
+from __future__ import annotations
+
+import bpy
+
+SKELETON = ("DEF-", "ORG-", "MCH-")
+
+
+def generated(kind: str) -> bpy.types.Object:
+    """The control rig Rigify generates from its ``kind`` metarig."""
+    getattr(bpy.ops.object, f"armature_{kind}_metarig_add")()
+    bpy.ops.object.mode_set(mode="OBJECT")
+    bpy.ops.pose.rigify_generate()
+    obj = bpy.context.active_object
+    bpy.ops.object.mode_set(mode="OBJECT")
+    return obj
+
+
+def switch_to(obj, limb, value: float) -> None:
+    """Set a limb's switch as an animator does, and let Blender evaluate it."""
+    obj.pose.bones[limb.settings][limb.switch] = value
+    obj.update_tag()
+    bpy.context.view_layer.update()
+
+
+def limb_named(reach, obj, name):
+    """The limb ``name`` of ``obj``, as Reach finds it."""
+    limbs = reach.addon.bridge.control_rig.limbs.find_limbs(obj)
+    return next(limb for limb in limbs if limb.name == name)
+
+
+def skeleton_channels(obj) -> dict[str, tuple[str, ...]]:
+    """Every deform, original and mechanism bone's channels, bit for bit."""
+    return {
+        b.name: tuple(float(v).hex() for row in b.matrix_basis for v in row)
+        for b in obj.pose.bones
+        if b.name.startswith(SKELETON)
+    }
+
+
+def constrained_end(
+    reach, kind: str, name: str, mode: str, end: str, chain_start: str = "", move_root=False
+):
+    """Rigify's ``kind`` rig, limb ``name`` switched to ``mode``, and one constraint "end"
+    on the head of control ``end``; the rig and the limb in its mode."""
+    obj = generated(kind)
+    switch_to(obj, limb_named(reach, obj, name), 1.0 if mode == "FK" else 0.0)
+    made = bpy.ops.reach.figure_from_armature(armature=obj.name, translate_root=move_root)
+    assert made == {"FINISHED"}
+    assert bpy.ops.reach.add_constraint(
+        armature=obj.name, bone=end, effector="HEAD", name="end", chain_start=chain_start
+    ) == {"FINISHED"}
+    return obj, limb_named(reach, obj, name)
+
+
+def limb_length(obj, limb) -> float:
+    """The length of the limb's bones above its chain end."""
+    return sum(obj.data.bones[b].length for b in limb.bones[: limb.chain_end])
+
+
+def deform_miss(obj, limb, constraint: str) -> float:
+    """How far the constrained control's head is from the goal, carried by the deform
+    bone at the limb's chain end as Blender evaluates it (what moves the mesh)."""
+    end = limb.bones[limb.chain_end]
+    deform = "DEF-" + end.removeprefix("ORG-")
+    data = obj.data.bones
+    named = data[obj.reach.constraints[constraint].bone]
+    rest = data[deform].matrix_local.inverted() @ named.matrix_local  # named in deform's frame
+    head = obj.matrix_world @ obj.pose.bones[deform].matrix @ rest.translation
+    return (head - obj.reach.constraints[constraint].goal.matrix_world.translation).length
+
+
+def keyed_bones(reach, obj) -> set[str]:
+    """The pose bones with keys in the armature's action."""
+    return {
+        fcurve.data_path.split('"')[1]
+        for fcurve in reach.addon.bridge.keys.fcurves(obj)
+        if fcurve.data_path.startswith('pose.bones["')
+    }
