@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from fixtures.models import feet_pins, human_figure, limb_length, palm_goal
 from helpers import FD_TOLERANCE, central_difference, raises_input_error, relative_error
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
@@ -12,6 +11,7 @@ from problems import planar_arm, random_problem, tip
 
 from solver import Comfort, Constraint, Dof, Figure, Problem, goals, solve
 from solver.solve import within_reach
+from tests.fixtures.models import feet_pins, human_figure, limb_length, palm_goal
 
 LENGTHS = [0.3, 0.25, 0.2]
 START = np.array([0.5, -0.8, -0.6])

@@ -318,7 +318,7 @@ def test_small_warm_started_moves_converge_in_a_few_gauss_newton_steps() -> None
     # A drag: the four limbs' goals follow a pose that moves a little per event (so they
     # stay reachable). Zero-residual goals: Fletcher and Xu's switch keeps Gauss–Newton
     # steps, whose convergence is quadratic.
-    from fixtures.models import human_figure, limb_effectors, random_feasible_pose
+    from tests.fixtures.models import human_figure, limb_effectors, random_feasible_pose
 
     figure = human_figure()
     effectors = limb_effectors(figure)

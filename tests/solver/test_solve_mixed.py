@@ -13,7 +13,7 @@ from solver.methods.base import weight_scale
 
 def _mixed_weight_problems(count: int, seed: int) -> list[tuple[Problem, np.ndarray]]:
     """The 53-DOF human with 1–4 limb goals of weights 1–1000, mostly out of reach."""
-    from fixtures.models import human_figure, limb_effectors, limb_length
+    from tests.fixtures.models import human_figure, limb_effectors, limb_length
 
     figure = human_figure()
     effectors = limb_effectors(figure)
@@ -55,7 +55,7 @@ def test_warm_drag_with_every_goal_type_converges_in_a_few_gauss_newton_steps() 
     # Position, position+orientation, plane, aim, half-space and a held ankle together:
     # with each goal's own curvature (a plane is flat along itself) a drag event takes a
     # few Gauss–Newton steps; an isotropic model took a median of 60.
-    from fixtures.models import human_figure, limb_effectors
+    from tests.fixtures.models import human_figure, limb_effectors
 
     figure = human_figure()
     effectors = limb_effectors(figure)

@@ -6,9 +6,9 @@ import math
 
 import numpy as np
 import pytest
-from fixtures import bvh
 
 from solver import Constraint, Problem, goals, solve
+from tests.fixtures import bvh
 
 CHAIN = ("LeftShoulder", "LeftArm", "LeftForeArm", "LeftHand")
 C5 = goals.commensurate(5.0, 0.01)

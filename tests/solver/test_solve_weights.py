@@ -6,12 +6,12 @@ from typing import Any
 
 import numpy as np
 import pytest
-from fixtures.models import human_figure, limb_effectors, random_feasible_pose
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from solver import AnyOf, Constraint, Goldfarb, Problem, goals, solve
 from solver.methods.base import weight_scale
+from tests.fixtures.models import human_figure, limb_effectors, random_feasible_pose
 
 FIGURE = human_figure()
 EFFECTORS = limb_effectors(FIGURE)
