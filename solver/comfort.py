@@ -4,7 +4,8 @@ Sparse goals leave a figure's redundancy to the descent: with one hand goal and 
 held, nothing says where the rest of the body goes. Comfort is that missing term
 (Phillips, Zhao & Badler 1990 name it; UE's preferred angles and HumanIK's stiffness
 play its part): the lowest priority level, minimised only where no goal moves
-(:mod:`solver.optimizer.levels`), so it never costs a goal anything.
+(:mod:`solver.optimizer.relax` where the goals are one level, :mod:`solver.optimizer.levels`
+otherwise), so it never costs a goal anything.
 
 Its potential over the scaled variables φ = θ / s (s = 1 − rigidity) is
 
@@ -21,7 +22,6 @@ events and keeps the rest near where it was.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -91,25 +91,17 @@ class Comfort:
         """m_j of the free DOFs: the weights given, else ``units`` (1 or 1 / L² by kind)."""
         return units if self.weights is None else self.weights[variables]
 
-    def potential(
-        self, start: FloatArray, variables: IntArray, scale: FloatArray, masses: FloatArray
-    ) -> Callable[[FloatArray], tuple[float, FloatArray]]:
-        """φ ↦ (C, ∇C) over the free DOFs.
+    def target(self, start: FloatArray, variables: IntArray, scale: FloatArray) -> FloatArray:
+        """τ over the free DOFs: the share of the way from θ₀ to the reference, over s.
 
         Args:
             start: θ₀, shape (n_dofs,).
             variables: θ indices of the free DOFs, shape (n_v,).
             scale: s of each free DOF, shape (n_v,).
-            masses: m of each free DOF, shape (n_v,) (:meth:`masses`).
         """
         aim = start + self.share * (self.reference - start)
-        target = aim[variables] / scale
-
-        def potential(phi: FloatArray) -> tuple[float, FloatArray]:
-            off = phi - target
-            return float(masses @ (off * off)), 2.0 * masses * off
-
-        return potential
+        target: FloatArray = aim[variables] / scale
+        return target
 
     def factor(self, masses: FloatArray) -> FloatArray:
         """F with ``F Fᵀ`` the Hessian of C over φ: ``diag(√(2m))``, shape (n_v, n_v)."""

@@ -20,6 +20,7 @@ from ..optimizer.budget import Budget, Reporter
 from ..optimizer.levels import Level
 from ..optimizer.metric import GaussNewtonStep, compiled_step
 from ..optimizer.newton import Product
+from ..optimizer.relax import ComfortAim
 from ..optimizer.space import ReducedSpace
 from ..optimizer.tasks import leaves_by_level
 from ..problem import Problem
@@ -48,8 +49,8 @@ class Scaled:
     weight: float
     comfort: Comfort | None = None
 
-    def comfort_level(self, problem: Problem) -> tuple[Objective, FloatArray] | None:
-        """The comfort aim over φ (:mod:`solver.comfort`) and its Hessian's factor, or None.
+    def comfort_aim(self, problem: Problem) -> ComfortAim | None:
+        """The comfort aim over φ (:mod:`solver.comfort`), or None.
 
         A translation by the longest chain weighs as a radian.
         """
@@ -59,8 +60,14 @@ class Scaled:
         length = max(float(problem.chain_lengths.max(initial=0.0)), 1e-3)
         rotation = problem.kinematics.dof_rotation[space.variables]
         masses = self.comfort.masses(space.variables, np.where(rotation, 1.0, 1.0 / length**2))
-        potential = self.comfort.potential(space.base, space.variables, space.scale, masses)
-        return potential, self.comfort.factor(masses)
+        return ComfortAim(self.comfort.target(space.base, space.variables, space.scale), masses)
+
+    def comfort_level(self, problem: Problem) -> tuple[Objective, FloatArray] | None:
+        """The comfort aim over φ as a level: its potential and its Hessian's factor, or None."""
+        aim = self.comfort_aim(problem)
+        if aim is None or self.comfort is None:
+            return None
+        return aim.potential, self.comfort.factor(aim.masses)
 
     def objective(self, problem: Problem) -> Objective:
         """φ ↦ (G_all / w, s ∘ ∇G_all / w) of ``problem`` (the problem, or it varied)."""

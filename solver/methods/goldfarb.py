@@ -9,11 +9,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
+import numpy as np
+
+from .._checks import FloatArray
 from ..exceptions import SolverInputError
-from ..optimizer.budget import Budget
-from ..optimizer.compiled_gauss_newton import active_bounds, gauss_newton_descent
+from ..optimizer.budget import Budget, Reporter
+from ..optimizer.compiled_gauss_newton import ActiveBounds, active_bounds, gauss_newton_descent
 from ..optimizer.goldfarb import descend
 from ..optimizer.levels import descend_levels, has_levels
+from ..optimizer.metric import GaussNewtonStep
+from ..optimizer.relax import relax
 from ..problem import Problem
 from ..result import Descent
 from .base import Leg, Method, Scaled, levels_of
@@ -56,47 +61,75 @@ class Goldfarb(Method):
     def descend(self, leg: Leg) -> Descent:
         """One descent (see :meth:`Method.descend <solver.methods.base.Method.descend>`).
 
-        A problem with pins or priority levels, or a solve with comfort, descends level by
-        level (:mod:`solver.optimizer.levels`); any other takes one descent of G_all.
+        A problem with pins or priority levels descends level by level, comfort the last
+        (:mod:`solver.optimizer.levels`); any other takes one descent of G_all, relaxed
+        toward comfort in the goals' null space where the solve has comfort
+        (:mod:`solver.optimizer.relax`).
         """
-        if has_levels(leg.problem) or leg.scaled.comfort is not None:
+        if has_levels(leg.problem):
             return self.by_levels(leg)
-        space = leg.scaled.space
+        first = self.goals(leg.problem, leg.scaled, leg.start, leg.budget, leg.reporter)
+        return self.relaxed(leg.problem, leg.scaled, first, leg.budget)
+
+    def goals(
+        self,
+        problem: Problem,
+        scaled: Scaled,
+        start: FloatArray,
+        budget: Budget,
+        reporter: Reporter | None = None,
+    ) -> Descent:
+        """One descent of G_all from ``start`` (a problem of one level, no comfort)."""
+        space = scaled.space
+        gauss_newton = self.start_metric == "gauss_newton"
         return descend(
-            leg.scaled.objective(leg.problem),
-            leg.start,
+            scaled.objective(problem),
+            start,
             space.a_eq,
             space.b_eq,
             space.rows_in,
             space.b_in,
-            tolerance=leg.budget.tolerance,
-            max_iterations=leg.budget.max_iterations,
-            deadline=leg.budget.deadline,
-            callback=leg.reporter,
-            curvature=leg.scaled.curvature(leg.problem)
-            if self.start_metric == "gauss_newton"
-            else None,
-            goal_value=leg.budget.goal_value,
-            hessian=leg.scaled.hessian(leg.problem),
-            gauss_newton_step=leg.scaled.gauss_newton_step(leg.problem)
-            if self.start_metric == "gauss_newton"
-            else None,
+            tolerance=budget.tolerance,
+            max_iterations=budget.max_iterations,
+            deadline=budget.deadline,
+            callback=reporter,
+            curvature=scaled.curvature(problem) if gauss_newton else None,
+            goal_value=budget.goal_value,
+            hessian=scaled.hessian(problem),
+            gauss_newton_step=scaled.gauss_newton_step(problem) if gauss_newton else None,
         )
+
+    def relaxed(self, problem: Problem, scaled: Scaled, first: Descent, budget: Budget) -> Descent:
+        """``first`` relaxed toward the solve's comfort, or ``first`` without comfort."""
+        aim = scaled.comfort_aim(problem)
+        if aim is None:
+            return first
+        step = scaled.gauss_newton_step(problem) if self.start_metric == "gauss_newton" else None
+
+        def restore(phi: FloatArray, left: Budget) -> Descent:
+            space = scaled.space
+            phi = np.clip(phi, space.lower, space.upper)
+            if step is not None and left.goal_value is not None:
+                active = active_bounds(phi, space.a_eq, space.b_eq, space.rows_in, space.b_in)
+                if active is not None:
+                    quick = self.kernel_descent(problem, step, phi, active, left)
+                    if quick is not None:
+                        return quick
+            return self.goals(problem, scaled, phi, left)
+
+        longest = float(np.max(problem.chain_lengths, initial=1.0))
+        return relax(first, aim, scaled.space, scaled.curvature(problem), restore, budget, longest)
 
     def quick(self, problem: Problem, scaled: Scaled, budget: Budget) -> Descent | None:
         """Gauss–Newton steps by the kernel alone, where they are the whole descent, or None.
 
         From a start where only bounds are active, on position goals the kernel
-        evaluates, with the Gauss–Newton start, a goal value, and neither levels nor
-        comfort (:func:`.optimizer.compiled_gauss_newton.gauss_newton_descent`); see
+        evaluates, with the Gauss–Newton start, a goal value, and no levels
+        (:func:`.optimizer.compiled_gauss_newton.gauss_newton_descent`), then relaxed
+        toward the solve's comfort if it has one (:meth:`relaxed`); see
         :meth:`Method.quick <solver.methods.base.Method.quick>`.
         """
-        if (
-            self.start_metric != "gauss_newton"
-            or scaled.comfort is not None
-            or budget.goal_value is None
-            or has_levels(problem)
-        ):
+        if self.start_metric != "gauss_newton" or budget.goal_value is None or has_levels(problem):
             return None
         space = scaled.space
         phi0 = space.phi(space.base)
@@ -106,6 +139,21 @@ class Goldfarb(Method):
         step = scaled.gauss_newton_step(problem)
         if step is None:
             return None
+        descent = self.kernel_descent(problem, step, phi0, active, budget)
+        if descent is None:
+            return None
+        return self.relaxed(problem, scaled, descent, budget)
+
+    @staticmethod
+    def kernel_descent(
+        problem: Problem,
+        step: GaussNewtonStep,
+        phi0: FloatArray,
+        active: ActiveBounds,
+        budget: Budget,
+    ) -> Descent | None:
+        """The kernel's Gauss–Newton descent from ``phi0``, or None where it is not the whole."""
+        assert budget.goal_value is not None
         descent = gauss_newton_descent(
             step,
             phi0,

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from problems import planar_arm, random_problem, tip
 
 from solver import Comfort, Constraint, Dof, Figure, Problem, goals, solve
+from solver.optimizer.relax import ComfortAim
 from solver.solve import within_reach
 from tests.fixtures.models import feet_pins, human_figure, limb_length, palm_goal
 
@@ -26,10 +27,11 @@ def arm_goal() -> tuple[Problem, np.ndarray]:
     return Problem(fig, [Constraint(effector, goals.Position(point))]), point
 
 
-def least_comfort_on_the_branch(point: np.ndarray) -> float:
-    """Σθ² least over the arm's poses with the tip at ``point`` and the wrist bent as at START."""
+def least_comfort_on_the_branch(point: np.ndarray, lowest: float = -np.pi) -> float:
+    """Σθ² least over the arm's poses with the tip at ``point``, the wrist bent as at START
+    and the shoulder at least ``lowest``."""
     best = np.inf
-    for shoulder in np.linspace(-np.pi, np.pi, 200_001):
+    for shoulder in np.linspace(lowest, np.pi, 200_001):
         elbow = LENGTHS[0] * np.array([-np.sin(shoulder), np.cos(shoulder)])
         reach = point[:2] - elbow
         span = float(np.linalg.norm(reach))
@@ -55,6 +57,26 @@ def test_comfort_finds_the_most_comfortable_pose_that_keeps_the_goal(method: str
     # not solve by levels leave comfort out.
     assert np.allclose(solve(problem, START, method=method).x, START)
     assert np.allclose(solve(problem.with_comfort(Comfort.rest(3)), START, method="dls").x, START)
+
+
+def test_comfort_stops_at_a_limit_and_slides_along_it() -> None:
+    # The shoulder's least-comfort angle (0.46 rad) lies below its lower bound 0.48: the
+    # relaxed pose rests on the bound, the goal still met, and is the least on it.
+    _, point = arm_goal()
+    fig = Figure()
+    parent = None
+    for k, lower in enumerate([0.48, -np.pi, -np.pi]):
+        rest = np.eye(4)
+        rest[1, 3] = LENGTHS[k - 1] if k else 0.0
+        fig.add_segment(f"link{k}", parent, rest, [Dof.rotation("z", lower=lower, upper=np.pi)])
+        parent = f"link{k}"
+    problem = Problem(fig, [Constraint(tip(fig, LENGTHS), goals.Position(point))])
+    result = solve(problem.with_comfort(Comfort.rest(3)), START)
+    assert result.x[0] == pytest.approx(0.48, abs=1e-12)
+    assert result.max_violation <= 1e-12
+    assert np.linalg.norm(problem.effector_states(result.x)[0][0] - point) <= 1e-9
+    least = least_comfort_on_the_branch(point, lowest=0.48)
+    assert float(result.x @ result.x) == pytest.approx(least, abs=1e-8)
 
 
 def test_a_share_aims_part_of_the_way_and_a_drag_relaxes_over_events() -> None:
@@ -129,8 +151,10 @@ def test_the_comfort_gradient_matches_finite_differences() -> None:
     variables = np.array([0, 2, 3, 5])
     scale = np.array([1.0, 0.5, 0.2, 1.0])
     masses = np.array([1.0, 1.0, 4.0, 0.25])
-    potential = comfort.potential(rng.normal(size=6), variables, scale, masses)
+    aim = ComfortAim(comfort.target(rng.normal(size=6), variables, scale), masses)
+    potential = aim.potential
     phi = rng.normal(size=4)
+    assert aim.value(phi) == potential(phi)[0]
     numeric = central_difference(lambda x: potential(x)[0], phi)
     assert relative_error(numeric, potential(phi)[1]) <= FD_TOLERANCE
     factor = comfort.factor(masses)
