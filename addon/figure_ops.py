@@ -22,6 +22,7 @@ from .bridge.kinds import figure_rig, rig_kind
 from .bridge.mass import default_masses
 from .bridge.pose import bone_angles
 from .bridge.rig import Rig, armature_object, to_numpy
+from .bridge.soles import holds_sole
 from .errors import BlenderDataError
 from .operator_base import (
     ArmatureOperator,
@@ -61,7 +62,6 @@ EMPTY_DISPLAY: dict[str, Any] = {
 COPIED_SETTINGS = (
     "effector",
     "offset",
-    "goal_type",
     "chain_start",
     "weight",
     "w_position",
@@ -173,10 +173,14 @@ class REACH_OT_add_constraint(BoneOperator, Operator):
         check_pose(obj, bone)
         if not obj.reach.is_figure:
             mark_figure(obj, figure_rig(obj))
-        name = unique_name(obj.reach.constraints, self.name or f"{bone} {self.goal_type.lower()}")
+        goal_type = self.goal_type
+        sole = self.contact and goal_type == "POSITION" and holds_sole(obj.data.bones[bone])
+        if sole:  # a planted foot holds its sole, not one point (bridge.soles)
+            goal_type = "POSITION_ORIENTATION"
+        name = unique_name(obj.reach.constraints, self.name or f"{bone} {goal_type.lower()}")
         if goal is None:
             goal = _make_goal(
-                context, obj, bone, self.effector, tuple(self.offset), self.goal_type, name
+                context, obj, bone, self.effector, tuple(self.offset), goal_type, name
             )
         entry = obj.reach.constraints.add()
         entry.name = name
@@ -184,6 +188,13 @@ class REACH_OT_add_constraint(BoneOperator, Operator):
         entry.goal = goal
         for setting in COPIED_SETTINGS:
             setattr(entry, setting, getattr(self, setting))
+        entry.goal_type = goal_type  # the operator's, or a sole's (above)
+        if sole:
+            self.report(
+                {"INFO"},
+                f"'{name}' holds {bone}'s sole: its position and orientation, and with "
+                "Balance its footprint supports the figure",
+            )
         obj.reach.active_constraint = len(obj.reach.constraints) - 1
         return {"FINISHED"}
 

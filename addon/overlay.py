@@ -23,7 +23,7 @@ import numpy as np
 from mathutils import Matrix, Vector
 
 from .bridge.balance import half_planes, support_polygon
-from .bridge.goals import effector_point
+from .bridge.goals import contact_support, effector_point
 from .bridge.mass import centre_of_mass
 from .bridge.solving import length_text
 from .errors import BlenderDataError
@@ -68,7 +68,7 @@ class Overlay:
     Attributes:
         marks: One per enabled constraint with its goal and bone.
         centre: The centre of mass (world) on Blender's pose, or None without masses.
-        support: With balance on, the support polygon's corners at the contacts' lowest
+        support: With balance on, the support polygon's corners at the supports' lowest
             height (world), counter-clockwise from above; else empty.
         balanced: Whether the centre of mass lies over the support polygon.
     """
@@ -84,18 +84,21 @@ def _support(obj: Any, centre: Vector | None) -> tuple[tuple[Vector, ...], bool]
 
     The polygon is empty where balance is off or the contacts enclose no area.
     """
-    contacts = [
-        c.goal.matrix_world.translation
-        for c in obj.reach.constraints
-        if c.enabled and c.contact and c.goal is not None
-    ]
-    if not obj.reach.balance or not contacts:
+    if not obj.reach.balance:
         return (), True
+    contacts = [
+        contact_support(obj, c, c.goal.matrix_world)
+        for c in obj.reach.constraints
+        if c.enabled and c.contact and c.goal is not None and c.bone in obj.data.bones
+    ]
+    if not contacts:
+        return (), True
+    points = np.concatenate(contacts)
     try:
-        hull = support_polygon(np.array([tuple(p) for p in contacts]), ["contacts"])
+        hull = support_polygon(points, ["contacts"])
     except BlenderDataError:
         return (), True
-    ground = min(p.z for p in contacts)
+    ground = float(points[:, 2].min())
     corners = tuple(Vector((x, y, ground)) for x, y in hull)
     if centre is None:
         return corners, True

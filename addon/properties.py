@@ -361,10 +361,11 @@ class ReachSettings(PropertyGroup):
     comfort: FloatProperty(  # type: ignore[valid-type]
         name="Comfort",
         description="Where the goals leave the figure free, relax it this share of the way "
-        "toward the comfort pose on every solve, at no cost to any goal (0: off)",
+        "toward the comfort pose on every solve, at no cost to any goal (1: the pose nearest "
+        "the comfort pose that meets the goals; 0: off, each solve moves as little as it can)",
         min=0.0,
         max=1.0,
-        default=0.0,
+        default=1.0,
         subtype="FACTOR",
     )
     comfort_pose: CollectionProperty(type=ReachStoredBone)  # type: ignore[valid-type]

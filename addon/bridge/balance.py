@@ -1,8 +1,9 @@
 """Balance: the centre of mass kept over the support polygon, before every other goal.
 
 With ``Object.reach.balance`` on, the constraints marked Contact are the supports: the
-support polygon is the convex hull of their goals' world points seen from above (world
-Z up). Each of its edges becomes a half-space on the figure's centre of mass
+support polygon is the convex hull of their goals' world points, or of a sole's
+footprint carried by its goal (:mod:`.soles`), seen from above (world Z up). Each of its
+edges becomes a half-space on the figure's centre of mass
 (:class:`solver.CentreOfMass`, each bone's mass ``Object.reach.joints[bone].mass`` at
 its midpoint), normal inward and horizontal, ``Object.reach.balance_margin`` inside
 the edge. They are solved one priority above every constraint (each constraint's
@@ -135,7 +136,9 @@ def centre_of_mass(obj: Any, rig: Rig) -> CentreOfMass:
 def balance_constraints(
     obj: Any, rig: Rig, contacts: Sequence[tuple[str, Array]]
 ) -> list[Constraint]:
-    """The balance constraints of ``obj``, its contacts' names and world points given.
+    """The balance constraints of ``obj``, given its contacts' names and support points.
+
+    A point contact supports by one world point, a sole by its footprint (:mod:`.soles`).
 
     Raises:
         BlenderDataError: For balance with no contact, a support polygon with no area, a
@@ -147,7 +150,7 @@ def balance_constraints(
             "constraints that hold the feet as Contact, or turn Balance off"
         )
     names = [name for name, _ in contacts]
-    polygon = support_polygon(np.array([point for _, point in contacts]), names)
+    polygon = support_polygon(np.concatenate([points for _, points in contacts]), names)
     body = centre_of_mass(obj, rig)
     return [
         Constraint(body, goals.HalfSpace(point, normal), name=f"{BALANCE} {k + 1}")

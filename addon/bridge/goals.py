@@ -23,6 +23,7 @@ from .arrays import Array
 from .balance import balance_constraints
 from .kinds import figure_rig
 from .rig import Rig, to_numpy
+from .soles import support_points
 
 
 @dataclass(frozen=True)
@@ -201,6 +202,12 @@ def effector_point(entry: Any, bone: Any) -> tuple[float, float, float]:
         return (0.0, tail_length(bone), 0.0)
     x, y, z = (float(v) for v in entry.offset)
     return (x, y, z)
+
+
+def contact_support(obj: Any, entry: Any, goal_matrix: Any) -> Array:
+    """A contact constraint's support points in world space (:mod:`.soles`), shape (k, 3)."""
+    bone = obj.data.bones[entry.bone]
+    return support_points(obj, bone, effector_point(entry, bone), to_numpy(goal_matrix))
 
 
 AXIS_VECTORS = {
@@ -427,7 +434,7 @@ def build_problem(
     ]
     if below:
         contacts = [
-            (entry.name, to_numpy(world_of(goal, placed))[:3, 3])
+            (entry.name, contact_support(obj, entry, world_of(goal, placed)))
             for entry, goal in zip(entries, goal_objects, strict=True)
             if entry.contact
         ]

@@ -19,7 +19,14 @@ reach from rest;
 to the root) 60 cm forward and 45 cm down, with balance off and on: whether the centre of
 mass ends over the support polygon and the Solve's ms; then the goal keyed to move there
 over N frames and baked: the frames whose centre of mass is over the polygon, and ms per
-baked frame.
+baked frame;
+(e) ``crouch``: Human Limits, each foot a contact (its sole held), the hips free to move,
+with comfort 0 (the default before) and 1 (the default): a Solve with the hips' goal
+40 cm down and a drag of the hips' bone 35 cm down in N events; the trunk's lean, where
+the knees point, the toes' height and the feet's turn on Blender's pose (measured as
+``tests/addon/test_natural.py`` does), and the ms.
+
+Every case runs with the default settings but what it names.
 
 Results: ``bench/results/natural.json`` and ``natural.md``.
 """
@@ -36,17 +43,20 @@ from mathutils import Vector
 from bench.blender import rigs
 from bench.harness import BenchmarkParser, Count, table, write_results
 from bench.machine import about
+from tests.fixtures.posture import Posture, Rest, posture
 
 ARM = ("shoulder.L", "upper_arm.L", "forearm.L", "hand.L")
 
 
-def fresh() -> Any:
-    """An empty scene with the basic human metarig made a figure."""
+def fresh(translate_root: bool = False) -> Any:
+    """An empty scene with the basic human metarig made a figure (its hips free to move)."""
     bpy.ops.wm.read_homefile(use_empty=True)
     bpy.ops.object.armature_basic_human_metarig_add()
     obj = bpy.context.active_object
     bpy.ops.object.mode_set(mode="OBJECT")
-    assert bpy.ops.reach.figure_from_armature(armature=obj.name) == {"FINISHED"}
+    assert bpy.ops.reach.figure_from_armature(armature=obj.name, translate_root=translate_root) == {
+        "FINISHED"
+    }
     return obj
 
 
@@ -185,6 +195,53 @@ def balance_case(reach: Any, balance: bool, frames: int) -> dict[str, Any]:
     return {"solve_over": over, "solve_ms": ms, "bake_over": kept, "bake_ms_per_frame": per_frame}
 
 
+def planted(comfort: float) -> tuple[Any, Rest]:
+    """(e) Human Limits, each foot a contact (its sole held, chain from the thigh), the hips
+    free to move; and the rest measures."""
+    obj = fresh(translate_root=True)
+    assert bpy.ops.reach.human_limits(armature=obj.name) == {"FINISHED"}
+    for side in ("L", "R"):
+        add(obj, f"foot.{side}", "TAIL", f"thigh.{side}", f"foot.{side}", contact=True)
+    obj.reach.comfort = comfort
+    return obj, Rest.of(obj)
+
+
+def measured(found: Posture) -> dict[str, float]:
+    """A posture's measures, the knees' worse."""
+    return {
+        "lean_deg": found.lean,
+        "knee_deg": max(found.knees),
+        "toe_height_m": found.toes,
+        "foot_turn_deg": found.feet,
+    }
+
+
+def crouch_case(comfort: float, events: int) -> dict[str, Any]:
+    """(e) The hips lowered 40 cm by a Solve, then dragged 35 cm down by the bone."""
+    obj, rest = planted(comfort)
+    hips = add(obj, "spine", "HEAD", "", "hips")
+    hips.location = Vector(hips.location) + Vector((0.0, 0.0, -0.4))
+    ms = timed_solve(obj)
+    solved = {**measured(posture(obj, rest)), "solve_ms": ms, "verdict": obj.reach.stats.message}
+    obj, rest = planted(comfort)
+    start = world(obj, "spine")
+    path = [
+        {"name": "", "location": start + Vector((0.0, 0.0, -0.35 * k / events))}
+        for k in range(1, events + 1)
+    ]
+    assert bpy.ops.reach.drag_bone(armature=obj.name, bone="spine", effector="HEAD", path=path) == {
+        "FINISHED"
+    }
+    dragged = measured(posture(obj, rest))
+    return {
+        "solve": solved,
+        "drag": {
+            **dragged,
+            "drag_ms": float(np.mean([e.milliseconds for e in obj.reach.drag_events])),
+        },
+    }
+
+
 def main() -> None:
     parser = BenchmarkParser(
         __doc__, "natural", "10 drag events", {"events": Count("events", 10, 30)}
@@ -196,6 +253,7 @@ def main() -> None:
         levels = {"levels": priority_case(True), "one level": priority_case(False)}
         comfort = {share: comfort_case(share, args.events) for share in (0.0, 0.5, 1.0)}
         balance = {on: balance_case(reach, on, args.events) for on in (False, True)}
+        crouch = {share: crouch_case(share, args.events) for share in (0.0, 1.0)}
     finally:
         rigs.unload_reach()
     meta = {**about(), "blender": bpy.app.version_string}
@@ -274,6 +332,34 @@ def main() -> None:
             ],
         ),
     ]
+    lines += [
+        "",
+        "(e) Human Limits, each foot a contact (its sole held, chain from the thigh), the "
+        "hips free to move: a Solve with the hips' goal 40 cm down, then the hips dragged "
+        f"35 cm down by the bone in {args.events} events; comfort 0 was the default before "
+        "comfort 1. Measured on Blender's pose: the trunk's turn from rest, the worse "
+        "knee's angle from the pelvis's front, the lower toe tip's height over the floor, "
+        "the larger turn of a foot.",
+        "",
+        *table(
+            ["comfort", "case", "trunk lean", "knee from front", "toe height", "foot turn", "ms"],
+            [
+                [
+                    f"{share:g}",
+                    case,
+                    f"{v['lean_deg']:.1f}°",
+                    f"{v['knee_deg']:.1f}°",
+                    f"{1e3 * v['toe_height_m']:.2f} mm",
+                    f"{v['foot_turn_deg']:.2f}°",
+                    f"{v['solve_ms']:.1f} a Solve"
+                    if case == "Solve"
+                    else f"{v['drag_ms']:.2f} an event",
+                ]
+                for share, cases in crouch.items()
+                for case, v in (("Solve", cases["solve"]), ("drag", cases["drag"]))
+            ],
+        ),
+    ]
     for line in lines:
         print(line)
     record = {
@@ -282,6 +368,7 @@ def main() -> None:
         "priorities": levels,
         "comfort": comfort,
         "balance": {"on" if on else "off": v for on, v in balance.items()},
+        "crouch": {f"{share:g}": v for share, v in crouch.items()},
     }
     write_results(args.output, record, lines)
 

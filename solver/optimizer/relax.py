@@ -146,13 +146,10 @@ def relax(
         comfort = kept[1]
         if gained <= STILL * (comfort + gained) or _spent(budget, iterations):
             break
-    status = best.status
-    if status in (Status.CONVERGED, Status.STALLED) and _spent(budget, iterations):
-        status = Status.TIME_LIMIT if budget.deadline is not None else Status.MAX_ITERATIONS
+    # The status is the goals' (the last kept descent's): comfort cut short by the budget
+    # leaves the goals as finished as they were.
     return replace(
         best,
-        status=status,
-        message=best.message if status is best.status else status.message(""),
         iterations=iterations,
         evaluations=evaluations,
         levels=(best.value, comfort),

@@ -1,0 +1,56 @@
+"""Soles: a contact on a bone with children holds the bone whole, and supports by its footprint.
+
+A foot planted by one point turns and rolls about it, and by two (ankle and toe) still
+rolls; a planted foot holds its sole. So a contact on a bone with children (a foot with
+its toes and heel, a hand with its fingers, a paw) holds the bone's position and
+orientation, and its support, for Balance and the overlay, is the footprint: the heads
+and tails of the bone and of every bone below it, as they lie at rest, carried by the
+goal. A contact on a leaf bone (a toe tip, a heel) stays one point.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from .arrays import Array
+
+__all__ = ["holds_sole", "sole_points", "support_points"]
+
+
+def holds_sole(bone: Any) -> bool:
+    """Whether a contact on ``bone`` (a Blender bone) holds a sole rather than a point."""
+    return bool(len(bone.children))
+
+
+def sole_points(obj: Any, bone: Any, effector: Sequence[float]) -> Array:
+    """The footprint of ``bone`` in its goal's frame, shape (k, 3), in world lengths.
+
+    The heads and tails of the bone and of every bone below it at rest, in the bone's
+    frame less the effector point (the goal's origin), scaled by the armature object's
+    scale (the goal's frame has none).
+    """
+    inverse = bone.matrix_local.inverted()
+    points = [bone.head_local, bone.tail_local]
+    for child in bone.children_recursive:
+        points += [child.head_local, child.tail_local]
+    local = np.array([tuple(inverse @ point) for point in points]) - np.asarray(effector)
+    scale = float(np.mean(tuple(obj.matrix_world.to_scale())))
+    result: Array = local * scale
+    return result
+
+
+def support_points(obj: Any, bone: Any, effector: Sequence[float], goal_matrix: Any) -> Array:
+    """A contact's support in world space, shape (k, 3).
+
+    A sole's footprint carried by the goal's matrix, else the goal's point.
+    """
+    matrix = np.array(goal_matrix, dtype=float)
+    if not holds_sole(bone):
+        result: Array = matrix[None, :3, 3]
+        return result
+    frame = matrix[:3, :3] / np.linalg.norm(matrix[:3, :3], axis=0)  # the goal's axes, unscaled
+    points: Array = sole_points(obj, bone, effector) @ frame.T + matrix[:3, 3]
+    return points

@@ -1,0 +1,112 @@
+"""Natural by default: with no setting touched, a figure crouches like a body.
+
+Measured on Blender's pose by geometry (:mod:`tests.fixtures.posture`), not by Reach's report.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import bpy
+import numpy as np
+import pytest
+from mathutils import Vector
+from rigs import metarig
+
+from tests.fixtures.posture import Posture, Rest, posture, world
+
+LEAN = 20.0
+"""Most turn of the trunk from its rest direction [°]."""
+KNEE = 45.0
+"""Most angle between a bent knee and the pelvis's front [°]."""
+FOOT = 5.0
+"""Most turn of a foot [°]."""
+
+
+def planted(kind: str) -> tuple[Any, Rest]:
+    """A human metarig whose hips may move, each foot planted as a contact (its sole held,
+    chains from the thighs), default settings otherwise; and its rest measures."""
+    obj = metarig(kind)
+    assert bpy.ops.reach.figure_from_armature(armature=obj.name, translate_root=True) == {
+        "FINISHED"
+    }
+    assert bpy.ops.reach.human_limits(armature=obj.name) == {"FINISHED"}
+    for side in "LR":
+        result = bpy.ops.reach.add_constraint(
+            armature=obj.name, bone=f"foot.{side}", chain_start=f"thigh.{side}", contact=True
+        )
+        assert result == {"FINISHED"}
+    return obj, Rest.of(obj)
+
+
+def effector(reach, obj, constraint) -> np.ndarray:
+    """A constraint's effector point on Blender's pose (a tail effector where Reach puts it)."""
+    bone = obj.pose.bones[constraint.bone]
+    if constraint.effector == "HEAD":
+        return np.array(obj.matrix_world @ bone.head)
+    along = reach.addon.bridge.goals.tail_length(bone.bone)
+    return np.array(obj.matrix_world @ bone.matrix @ Vector((0.0, along, 0.0)))
+
+
+def largest_miss(reach, obj) -> float:
+    """The largest distance of a constraint's effector from its goal [m]."""
+    return max(
+        float(np.linalg.norm(effector(reach, obj, c) - np.array(c.goal.matrix_world.translation)))
+        for c in obj.reach.constraints
+    )
+
+
+def assert_natural(found: Posture) -> None:
+    assert found.lean <= LEAN, found
+    assert max(found.knees) <= KNEE, found  # bent (not nan) and forward
+    assert found.toes >= -1e-4, found
+    assert found.feet <= FOOT, found
+
+
+@pytest.mark.parametrize("kind", ["basic", "full"])
+@pytest.mark.parametrize("drop", [0.2, 0.4])
+def test_lowering_the_hips_crouches_with_the_trunk_upright_and_the_knees_forward(
+    reach, kind: str, drop: float
+) -> None:
+    obj, rest = planted(kind)
+    assert bpy.ops.reach.add_constraint(
+        armature=obj.name, bone="spine", effector="HEAD", chain_start="", name="hips"
+    ) == {"FINISHED"}
+    hips = obj.reach.constraints["hips"].goal
+    hips.location = Vector(hips.location) + Vector((0.0, 0.0, -drop))
+    assert bpy.ops.reach.solve(armature=obj.name) == {"FINISHED"}
+    assert largest_miss(reach, obj) <= 1e-5
+    assert_natural(posture(obj, rest))
+
+
+@pytest.mark.parametrize("kind", ["basic", "full"])
+def test_dragging_the_hips_down_crouches_on_every_event(reach, kind: str) -> None:
+    obj, rest = planted(kind)
+    start = Vector(world(obj, "spine"))
+    path = [
+        {"name": "", "location": start + Vector((0.0, 0.0, -0.35 * k / 10))} for k in range(1, 11)
+    ]
+    assert bpy.ops.reach.drag_bone(armature=obj.name, bone="spine", effector="HEAD", path=path) == {
+        "FINISHED"
+    }
+    assert np.linalg.norm(world(obj, "spine") - np.array(path[-1]["location"])) <= 1e-5
+    assert largest_miss(reach, obj) <= 1e-5  # the feet stayed planted
+    assert_natural(posture(obj, rest))
+
+
+@pytest.mark.parametrize("kind", ["basic", "full"])
+def test_a_hand_goal_moved_leaves_the_planted_feet_where_they_are(reach, kind: str) -> None:
+    obj, _ = planted(kind)
+    feet = {s: obj.matrix_world @ obj.pose.bones[f"foot.{s}"].matrix for s in "LR"}
+    assert bpy.ops.reach.add_constraint(
+        armature=obj.name, bone="hand.L", chain_start="", name="hand"
+    ) == {"FINISHED"}
+    hand = obj.reach.constraints["hand"].goal
+    hand.location = Vector(hand.location) + Vector((0.1, -0.3, -0.2))
+    assert bpy.ops.reach.solve(armature=obj.name) == {"FINISHED"}
+    assert largest_miss(reach, obj) <= 1e-5
+    for side, before in feet.items():
+        after = obj.matrix_world @ obj.pose.bones[f"foot.{side}"].matrix
+        assert (after.translation - before.translation).length <= 1e-6
+        turn = before.to_quaternion().rotation_difference(after.to_quaternion()).angle
+        assert np.degrees(turn) <= 0.01
