@@ -82,21 +82,55 @@ def carried_weights(obj: Any, rig: Rig) -> Array:
     if total <= 0.0:
         return weights
     # In the armature's own units, as the pose's locations are.
-    middles = {b.name: np.array((b.head_local + b.tail_local) / 2.0) for b in bones}
+    index = {b.name: k for k, b in enumerate(bones)}
+    masses = np.array([own[b.name] for b in bones])
+    middles = np.array([tuple((b.head_local + b.tail_local) / 2.0) for b in bones])
     layout = {entry.name: entry for entry in rig.layout}
+    below = _carried(bones)
     for segment in rig.figure.segments:
         bone, entry = bones.get(segment.name), layout.get(segment.name)
         if bone is None or entry is None:
             continue
-        carried = [bone.name, *(child.name for child in bone.children_recursive)]
+        carried = [index[name] for name in below[bone.name]]
         head = np.array(bone.head_local)
-        mass = sum(own[name] for name in carried)
-        inertia = sum(own[name] * float(np.sum((middles[name] - head) ** 2)) for name in carried)
-        for index in segment.dof_indices:
-            moving = index - segment.dof_indices.start
+        mass = float(masses[carried].sum())
+        inertia = float(masses[carried] @ np.sum((middles[carried] - head) ** 2, axis=1))
+        for dof in segment.dof_indices:
+            moving = dof - segment.dof_indices.start
             translation = entry.translation >= 0 and moving < 3
-            weights[index] = mass / total if translation else inertia * mass / total**2
+            weights[dof] = mass / total if translation else inertia * mass / total**2
     return np.maximum(weights, LEAST_SHARE * float(weights.max()))
+
+
+def _carried(bones: Any) -> dict[str, list[str]]:
+    """Per bone, its name and the names of every bone below it, nearest first.
+
+    In the order Blender's ``children_recursive`` lists them, found in one pass up each
+    bone's parents instead of one search of the armature per bone.
+    """
+    order = {bone.name: k for k, bone in enumerate(bones)}
+    found: dict[str, list[tuple[int, int, str]]] = {name: [] for name in order}
+    for bone in bones:
+        above, distance = bone.parent, 1
+        while above is not None:
+            found[above.name].append((distance, order[bone.name], bone.name))
+            above, distance = above.parent, distance + 1
+    return {name: [name, *(n for *_, n in sorted(rows))] for name, rows in found.items()}
+
+
+def comfort_settings(obj: Any) -> tuple[object, ...]:
+    """What :func:`comfort_of` reads besides the rig, as a value to compare.
+
+    The share, the joints' masses and the stored pose: a drag's events make their
+    comfort once while these stay.
+    """
+    settings = obj.reach
+    masses = tuple((joint.name, float(joint.mass)) for joint in settings.joints)
+    stored = tuple(
+        (entry.name, tuple(entry.rotation), tuple(entry.location))
+        for entry in settings.comfort_pose
+    )
+    return (float(settings.comfort), masses, stored)
 
 
 def comfort_of(obj: Any, rig: Rig) -> Comfort | None:

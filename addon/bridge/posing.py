@@ -24,12 +24,13 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from ...solver import Comfort
 from ...solver.limits import FEASIBLE, clamp_to_limits, outside_limits
 from ..errors import BlenderDataError
 from ..renames import writing
 from . import goals, solving
 from .arrays import Array
-from .comfort import comfort_of
+from .comfort import comfort_of, comfort_settings
 from .goals import Setup
 from .keys import auto_key
 from .kinds import figure_rig
@@ -150,6 +151,15 @@ class _Reading:
     theta: Array
 
 
+@dataclass(frozen=True)
+class _Comfort:
+    """A comfort made (None: off), with the rig layout and settings it was made for."""
+
+    layout: Any
+    settings: tuple[object, ...]
+    comfort: Comfort | None
+
+
 class Poser:
     """The solve step of one armature, with what one step leaves the next.
 
@@ -166,6 +176,7 @@ class Poser:
         shown: The outcome the sidebar shows.
         kept: The last solution with the limits its solve found it within, or None.
         last_read: The last pose read from Blender, with the rig layout it was read for.
+        comfort: The last comfort made, with the rig layout and settings it was made for.
     """
 
     def __init__(self, obj: Any, scene: Any, view_layer: Any) -> None:
@@ -179,6 +190,7 @@ class Poser:
         self.shown: solving.Outcome | None = None
         self.kept: _Within | None = None
         self.last_read: _Reading | None = None
+        self.comfort: _Comfort | None = None
 
     def prepare(
         self,
@@ -443,7 +455,7 @@ class Poser:
     def _solve(self, setup: Setup, theta: Array, plan: _Plan) -> solving.Outcome:
         """Solve from ``theta``; keep the solution as the next drag event's start."""
         # A pose that only needs checking (just loaded) is not relaxed by comfort either.
-        comfort = None if plan.keep else comfort_of(self.obj, setup.rig)
+        comfort = None if plan.keep else self._comfort_for(setup)
         outcome = solving.run_solve(
             setup,
             theta,
@@ -455,6 +467,21 @@ class Poser:
         within = outcome.result.max_violation <= FEASIBLE
         self.kept = _Within(outcome.result.theta, setup.problem.moving_limits) if within else None
         return outcome
+
+    def _comfort_for(self, setup: Setup) -> Comfort | None:
+        """The comfort of the armature's settings for the setup's rig.
+
+        Made again only when the rig's layout or those settings changed, so a drag's
+        events share one.
+        """
+        settings = comfort_settings(self.obj)
+        last = self.comfort
+        # the same layout object: the rig was not built again since, so its weights hold
+        if last is not None and last.layout is setup.rig.layout and last.settings == settings:
+            return last.comfort
+        comfort = comfort_of(self.obj, setup.rig)
+        self.comfort = _Comfort(setup.rig.layout, settings, comfort)
+        return comfort
 
     def _writer(self, setup: Setup) -> FigureWriter:
         """The writer of the problem's movable bones (made on first use)."""

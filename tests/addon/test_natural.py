@@ -1,4 +1,4 @@
-"""Natural by default: with no setting touched, a figure crouches like a body.
+"""Natural poses: with Comfort 1 and the feet planted as contacts, a figure crouches like a body.
 
 Measured on Blender's pose by geometry (:mod:`tests.fixtures.posture`), not by Reach's report.
 """
@@ -25,7 +25,7 @@ FOOT = 5.0
 
 def planted(kind: str) -> tuple[Any, Rest]:
     """A human metarig whose hips may move, each foot planted as a contact (its sole held,
-    chains from the thighs), default settings otherwise; and its rest measures."""
+    chains from the thighs), Comfort 1, default settings otherwise; its rest measures."""
     obj = metarig(kind)
     assert bpy.ops.reach.figure_from_armature(armature=obj.name, translate_root=True) == {
         "FINISHED"
@@ -36,6 +36,7 @@ def planted(kind: str) -> tuple[Any, Rest]:
             armature=obj.name, bone=f"foot.{side}", chain_start=f"thigh.{side}", contact=True
         )
         assert result == {"FINISHED"}
+    obj.reach.comfort = 1.0
     return obj, Rest.of(obj)
 
 

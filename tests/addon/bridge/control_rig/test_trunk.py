@@ -94,9 +94,7 @@ def test_a_chain_from_the_torso_reaches_past_the_limb_through_trunk_controls(rea
     length = out_of_reach(obj, limb, "end")
     moved = solved(reach, obj, limb)
     assert obj.reach.stats.message == "all constraints met", obj.reach.stats.message
-    # FK controls place the end exactly; in IK mode Blender's IK poses the chain, and leaves
-    # a nearly straight one (as comfort keeps the horse's hind leg) up to 3e-5 short
-    assert deform_miss(obj, limb, "end") <= (1e-5 if mode == "FK" else 3e-5) * length
+    assert deform_miss(obj, limb, "end") <= 1e-5 * length
     assert "torso" in moved
     assert moved <= set(TRUNKS[kind]) | set(limb.controls), moved
 
