@@ -31,7 +31,6 @@ from .exceptions import SolverInputError
 from .limits import outside_limits
 from .methods import METHODS, Method, Scaled, as_method
 from .methods.base import weight_scale
-from .optimizer.bend import bent
 from .optimizer.budget import Budget
 from .optimizer.space import ReducedSpace
 from .problem import Problem
@@ -127,13 +126,6 @@ def solve(
         outcome, runs = _locked(near, space, theta_start), 0
     else:
         scaled = Scaled(space, weight, aim)
-        met = limits.goal_value if limits.goal_value is not None else tolerance
-        phi = space.phi(theta_start)
-        start = bent(scaled.objective(near), space, phi, met)
-        if start is not phi:  # a straight limb on its bound starts bent (optimizer.bend)
-            theta_start = space.theta(start)
-            space = ReducedSpace.build(near, theta_start)
-            scaled = Scaled(space, weight, aim)
         outcome, runs = _search(chosen, problem, near, scaled, theta_start, limits, callback)
     theta = _within_bounds(problem, space, unwound(problem, space.theta(outcome.phi), theta_start))
     met = goal_tolerance if goal_tolerance is not None else tolerance * weight
