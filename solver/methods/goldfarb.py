@@ -68,8 +68,16 @@ class Goldfarb(Method):
         """
         if has_levels(leg.problem):
             return self.by_levels(leg)
-        first = self.goals(leg.problem, leg.scaled, leg.start, leg.budget, leg.reporter)
-        return self.relaxed(leg.problem, leg.scaled, first, leg.budget)
+        step = self.compiled(leg.problem, leg.scaled)
+        first = self.goals(leg.problem, leg.scaled, leg.start, leg.budget, step, leg.reporter)
+        return self.relaxed(leg.problem, leg.scaled, first, leg.budget, step)
+
+    def compiled(self, problem: Problem, scaled: Scaled) -> GaussNewtonStep | None:
+        """The kernel's Gauss–Newton iterations the descents take, or None.
+
+        See :meth:`Scaled.gauss_newton_step`; the identity start takes none.
+        """
+        return scaled.gauss_newton_step(problem) if self.start_metric == "gauss_newton" else None
 
     def goals(
         self,
@@ -77,11 +85,14 @@ class Goldfarb(Method):
         scaled: Scaled,
         start: FloatArray,
         budget: Budget,
+        step: GaussNewtonStep | None,
         reporter: Reporter | None = None,
     ) -> Descent:
-        """One descent of G_all from ``start`` (a problem of one level, no comfort)."""
+        """One descent of G_all from ``start`` (a problem of one level, no comfort).
+
+        The kernel's iterations are ``step`` (:meth:`compiled`).
+        """
         space = scaled.space
-        gauss_newton = self.start_metric == "gauss_newton"
         return descend(
             scaled.objective(problem),
             start,
@@ -93,18 +104,27 @@ class Goldfarb(Method):
             max_iterations=budget.max_iterations,
             deadline=budget.deadline,
             callback=reporter,
-            curvature=scaled.curvature(problem) if gauss_newton else None,
+            curvature=scaled.curvature(problem) if self.start_metric == "gauss_newton" else None,
             goal_value=budget.goal_value,
             hessian=scaled.hessian(problem),
-            gauss_newton_step=scaled.gauss_newton_step(problem) if gauss_newton else None,
+            gauss_newton_step=step,
         )
 
-    def relaxed(self, problem: Problem, scaled: Scaled, first: Descent, budget: Budget) -> Descent:
-        """``first`` relaxed toward the solve's comfort, or ``first`` without comfort."""
+    def relaxed(
+        self,
+        problem: Problem,
+        scaled: Scaled,
+        first: Descent,
+        budget: Budget,
+        step: GaussNewtonStep | None,
+    ) -> Descent:
+        """``first`` relaxed toward the solve's comfort, or ``first`` without comfort.
+
+        The goals are restored with the kernel's iterations ``step`` (:meth:`compiled`).
+        """
         aim = scaled.comfort_aim(problem)
         if aim is None:
             return first
-        step = scaled.gauss_newton_step(problem) if self.start_metric == "gauss_newton" else None
 
         def restore(phi: FloatArray, left: Budget) -> Descent:
             space = scaled.space
@@ -115,7 +135,7 @@ class Goldfarb(Method):
                     quick = self.kernel_descent(problem, step, phi, active, left)
                     if quick is not None:
                         return quick
-            return self.goals(problem, scaled, phi, left)
+            return self.goals(problem, scaled, phi, left, step)
 
         longest = float(np.max(problem.chain_lengths, initial=1.0))
         return relax(first, aim, scaled.space, scaled.curvature(problem), restore, budget, longest)
@@ -142,7 +162,7 @@ class Goldfarb(Method):
         descent = self.kernel_descent(problem, step, phi0, active, budget)
         if descent is None:
             return None
-        return self.relaxed(problem, scaled, descent, budget)
+        return self.relaxed(problem, scaled, descent, budget, step)
 
     @staticmethod
     def kernel_descent(

@@ -118,12 +118,12 @@ def relax(
     comfort = aim.value(best.phi)
     history: list[tuple[FloatArray, FloatArray]] = []  # the last rounds' points and steps
     while first.status in (Status.CONVERGED, Status.STALLED) and comfort > 0.0:
-        step, held = _step(best.phi, aim, space, curvature(best.phi))
+        step, held, slack = _step(best.phi, aim, space, curvature(best.phi))
         evaluations += 1
         if float(np.max(np.abs(step), initial=0.0)) <= SMALL:
             break
         kept = None
-        for trial_step in _trials(best.phi, step, history, space, held):
+        for trial_step in _trials(best.phi, slack, step, history, space, held):
             left = Budget(
                 budget.tolerance,
                 max(budget.max_iterations - iterations, 1),
@@ -158,6 +158,7 @@ def relax(
 
 def _trials(
     phi: FloatArray,
+    slack: FloatArray,
     step: FloatArray,
     history: list[tuple[FloatArray, FloatArray]],
     space: ReducedSpace,
@@ -180,7 +181,7 @@ def _trials(
         mix, *_ = np.linalg.lstsq(turns, step, rcond=None)
         mixed = step - (moves + turns) @ mix
         if np.all(np.isfinite(mixed)) and np.any(mixed):
-            trials.insert(0, _cut(phi, mixed, space, np.zeros(0, dtype=np.intp)))
+            trials.insert(0, _cut(slack, mixed, space, np.zeros(0, dtype=np.intp)))
     return trials
 
 
@@ -193,8 +194,12 @@ def _spent(budget: Budget, iterations: int) -> bool:
 
 def _step(
     phi: FloatArray, aim: ComfortAim, space: ReducedSpace, factor: FloatArray
-) -> tuple[FloatArray, IntArray]:
-    """C's minimiser from φ on the goals' and the touched limits' null space, cut at a limit."""
+) -> tuple[FloatArray, IntArray, FloatArray]:
+    """C's minimiser from φ on the goals' and the touched limits' null space, cut at a limit.
+
+    Returns:
+        The step, the limit rows it holds, and every row's slack at φ.
+    """
     root = np.sqrt(np.maximum(aim.masses, 1e-12))
     toward = root * (phi - aim.target)  # M^(1/2) (φ − τ)
     slack = space.rows_in @ phi - space.b_in
@@ -216,12 +221,14 @@ def _step(
         if not pushed.size:
             break
         held = np.concatenate([held, pushed])
-    return _cut(phi, step, space, held), held
+    return _cut(slack, step, space, held), held, slack
 
 
-def _cut(phi: FloatArray, step: FloatArray, space: ReducedSpace, held: IntArray) -> FloatArray:
-    """``step`` cut at the first limit row it meets from φ (the ``held`` rows it keeps)."""
-    slack = space.rows_in @ phi - space.b_in
+def _cut(slack: FloatArray, step: FloatArray, space: ReducedSpace, held: IntArray) -> FloatArray:
+    """``step`` cut at the first limit row it meets, from the point the rows' ``slack`` is at.
+
+    The ``held`` rows it keeps are not cut at.
+    """
     rates = space.rows_in @ step
     going = rates < -_PUSH
     going[held] = False
