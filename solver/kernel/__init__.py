@@ -37,6 +37,8 @@ from .records import (
     GaussNewtonSearch,
     GaussNewtonStart,
     SearchStatus,
+    Settled,
+    SettleStatus,
     StartStatus,
 )
 
@@ -53,6 +55,8 @@ __all__ = [
     "KernelTree",
     "ObjectivePlan",
     "SearchStatus",
+    "SettleStatus",
+    "Settled",
     "StartStatus",
     "Status",
     "active",

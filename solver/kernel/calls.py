@@ -7,20 +7,30 @@ Each method converts its arrays to the C types, passes their addresses and the p
 from __future__ import annotations
 
 import ctypes
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import ArrayLike
 
 from .._checks import FloatArray, IntArray
-from .layouts import DescentPlan, GradientTree, KernelTree, ObjectivePlan, address, contiguous
+from .layouts import (
+    DescentPlan,
+    GradientTree,
+    KernelTree,
+    ObjectivePlan,
+    Settle,
+    address,
+    contiguous,
+)
 from .records import (
     DescentStatus,
     GaussNewtonDescent,
     GaussNewtonSearch,
     GaussNewtonStart,
     SearchStatus,
+    Settled,
+    SettleStatus,
     StartStatus,
 )
 from .signatures import Functions
@@ -460,6 +470,68 @@ class Kernel:
             float(out[0]),
             buffer[n : 2 * n],
             None if ended is DescentStatus.MET_AT_START else buffer[2 * n : 3 * n],
+            int(out[1]),
+            int(out[2]),
+        )
+
+    def settle(
+        self,
+        plan: DescentPlan,
+        phi: FloatArray,
+        value: float,
+        gradient: FloatArray,
+        target: FloatArray,
+        masses: FloatArray,
+        constants: Mapping[str, float],
+        *,
+        max_iterations: int,
+        seconds: float | None,
+    ) -> Settled:
+        """Comfort's Newton rounds from ``phi``, then steps onto the goals (``rk_settle``).
+
+        :func:`solver.optimizer.relax.settle`'s loop, in one call.
+
+        Args:
+            plan: The descent's problem and rows, bound (:meth:`DescentPlan.bind`).
+            phi: The start, (n,): the goals met there.
+            value: G/w there.
+            gradient: Its gradient, (n,).
+            target: Comfort's τ, (n,).
+            masses: Comfort's m, (n,).
+            constants: The rounds' other constants, named as ``Settle``'s fields.
+            max_iterations: Most rounds.
+            seconds: The time budget from now, or None.
+        """
+        n = plan.objective.n_variables
+        k, rows = 3 * plan.objective.n_parts, len(plan.inactive)
+        depth = int(constants["depth"])
+        aim = contiguous(target), contiguous(masses)
+        settings = Settle(target=address(aim[0]), masses=address(aim[1]), **constants)
+        buffer = np.empty(2 * n + 4)  # the end, its gradient, 4 numbers
+        buffer[:n], buffer[n : 2 * n], buffer[2 * n] = phi, gradient, value
+        p = k + rows  # F's columns and the held rows' at most
+        size = p * n + p * p + k + 3 * p + 12 * n + 2 * rows + 2 * depth * n + depth * depth
+        work = np.empty(size + 2 * depth)
+        integers = np.empty(3 * rows + (rows + n + 3) // 4, dtype=np.int32)
+        start = address(buffer)
+        status = self.c.settle(
+            plan.address,
+            ctypes.addressof(settings),
+            start,
+            start + 8 * n,
+            start + 16 * n,
+            max_iterations,
+            -1.0 if seconds is None else max(seconds, 0.0),
+            address(work),
+            address(integers),
+        )
+        out = buffer[2 * n :]
+        return Settled(
+            SettleStatus(status),
+            buffer[:n],
+            float(out[0]),
+            buffer[n : 2 * n],
+            float(out[3]),
             int(out[1]),
             int(out[2]),
         )

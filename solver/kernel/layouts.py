@@ -351,6 +351,28 @@ class _Descent(ctypes.Structure):
     ]
 
 
+class Settle(ctypes.Structure):
+    """``Settle`` of ``reach_kernel.c``: comfort's aim and the settling rounds' constants."""
+
+    _fields_ = [
+        ("target", ctypes.c_void_p),
+        ("masses", ctypes.c_void_p),
+        ("damping", ctypes.c_double),
+        ("nearby", ctypes.c_double),
+        ("ceiling", ctypes.c_double),
+        ("radius", ctypes.c_double),
+        ("penalty", ctypes.c_double),
+        ("small", ctypes.c_double),
+        ("rounding", ctypes.c_double),
+        ("gram", ctypes.c_double),
+        ("push", ctypes.c_double),
+        ("rounds", ctypes.c_int32),
+        ("halvings", ctypes.c_int32),
+        ("depth", ctypes.c_int32),
+        ("projections", ctypes.c_int32),
+    ]
+
+
 class DescentPlan:
     """What the kernel's descent reads: a descent's problem of position goals over φ.
 

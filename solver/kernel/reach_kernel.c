@@ -19,7 +19,7 @@
 #endif
 
 /* The calling convention's version: the loader refuses a library of another. */
-#define RK_ABI 14
+#define RK_ABI 15
 
 /* How the descent functions end; solver/kernel/records.py names the same numbers (its
  * StartStatus, SearchStatus and DescentStatus: each member is RK_ and its name here). */
@@ -32,6 +32,7 @@ enum {                                                  /* rk_gauss_newton_searc
        RK_ROW_NOT_A_BOUND = 5
 };
 enum { RK_GENERAL = -1, RK_GOALS_MET = 0, RK_TIME_SPENT = 1, RK_MET_AT_START = 2 }; /* descent */
+enum { RK_SETTLED = 0, RK_UNSETTLED = 1 };                                          /* rk_settle */
 
 /* Seconds on the system's monotonic clock (from an arbitrary origin). */
 static double monotonic_seconds(void) {
@@ -544,6 +545,29 @@ static double dot(int32_t n, const double *a, const double *b) {
     return sum;
 }
 
+/* S + μ I = L Lᵀ for S (p, p) symmetric, its lower triangle read and L written over it, row
+ * by row: L's row i from S's row i and L's rows above it. Returns 0, or −1 where S + μ I is
+ * not positive definite to rounding (or holds NaN). */
+static int32_t cholesky(int32_t p, double *s, double mu) {
+    for (int32_t i = 0; i < p; ++i) {
+        for (int32_t j = 0; j <= i; ++j) {
+            double sum = s[(int64_t)p * i + j] + (i == j ? mu : 0.0);
+            for (int32_t l = 0; l < j; ++l) {
+                sum -= s[(int64_t)p * i + l] * s[(int64_t)p * j + l];
+            }
+            if (i == j) {
+                if (!(sum > 0.0)) {
+                    return -1;
+                }
+                s[(int64_t)p * i + i] = sqrt(sum);
+            } else {
+                s[(int64_t)p * i + j] = sum / s[(int64_t)p * j + j];
+            }
+        }
+    }
+    return 0;
+}
+
 /* metric._woodbury_start's factorisation, for F (n, k) given by its columns (k rows of n).
  *
  * Writes (PF)ᵀ into projected (k rows of n): each column of F less its part in the span of
@@ -594,23 +618,14 @@ static double woodbury(int32_t n, int32_t k, int32_t q, const double *columns,
     const double floor = absolute * fabs(value);
     damping = floor > damping ? floor : damping;
     damping = 1e-12 > damping ? 1e-12 : damping;
-    /* S = L Lᵀ, row by row: L's row i from S's row i and L's rows above it. */
-    for (int32_t i = 0; i < k; ++i) {
+    for (int32_t i = 0; i < k; ++i) { /* S's lower triangle, then S + μ I = L Lᵀ */
         const double *fi = projected + (int64_t)n * i;
         for (int32_t j = 0; j <= i; ++j) {
-            double sum = dot(n, fi, projected + (int64_t)n * j) + (i == j ? damping : 0.0);
-            for (int32_t l = 0; l < j; ++l) {
-                sum -= chol[(int64_t)k * i + l] * chol[(int64_t)k * j + l];
-            }
-            if (i == j) {
-                if (!(sum > 0.0)) {
-                    return -1.0;
-                }
-                chol[(int64_t)k * i + i] = sqrt(sum);
-            } else {
-                chol[(int64_t)k * i + j] = sum / chol[(int64_t)k * j + j];
-            }
+            chol[(int64_t)k * i + j] = dot(n, fi, projected + (int64_t)n * j);
         }
+    }
+    if (cholesky(k, chol, damping) != 0) {
+        return -1.0;
     }
     /* L⁻¹ by forward substitution, column by column of the identity. */
     for (int32_t i = 0; i < k; ++i) {
@@ -1252,6 +1267,572 @@ RK_EXPORT int32_t rk_gauss_newton_descent(Descent *d, double *phi, double *gradi
     out[1] = evaluations;
     out[2] = iterations;
     return status;
+}
+
+/* relax._damped_solve: x = (S + μ I)⁻¹ r for S (p, p) symmetric, μ = max(gram · S's largest
+ * diagonal entry, 1e-300), by Cholesky's factor of S + μ I written over S (cholesky).
+ * Returns 0, or −1 where S + μ I is not positive definite to rounding. */
+static int32_t damped_solve(int32_t p, double *s, const double *right, double gram, double *x) {
+    double largest = 0.0;
+    for (int32_t i = 0; i < p; ++i) {
+        largest = s[(int64_t)p * i + i] > largest ? s[(int64_t)p * i + i] : largest;
+    }
+    double mu = gram * largest;
+    mu = mu > 1e-300 ? mu : 1e-300;
+    if (cholesky(p, s, mu) != 0) {
+        return -1;
+    }
+    for (int32_t i = 0; i < p; ++i) { /* L z = r */
+        double sum = right[i];
+        for (int32_t l = 0; l < i; ++l) {
+            sum -= s[(int64_t)p * i + l] * x[l];
+        }
+        x[i] = sum / s[(int64_t)p * i + i];
+    }
+    for (int32_t i = p - 1; i >= 0; --i) { /* Lᵀ x = z */
+        double sum = x[i];
+        for (int32_t l = i + 1; l < p; ++l) {
+            sum -= s[(int64_t)p * l + i] * x[l];
+        }
+        x[i] = sum / s[(int64_t)p * i + i];
+    }
+    return 0;
+}
+
+/* What rk_settle reads besides the descent: comfort's aim and the rounds' constants
+ * (relax's module constants and _newton_rounds' own). */
+typedef struct {
+    const double *target; /* τ (n) */
+    const double *masses; /* m (n) */
+    double damping;       /* λ of the metric M + λ I */
+    double nearby;        /* G/w a round's point may have */
+    double ceiling;       /* G/w the steps onto the goals end at */
+    double radius;        /* the first trust radius */
+    double penalty;       /* ν's share of ‖y‖ */
+    double small;         /* a step no longer than this in every variable ends the rounds */
+    double rounding;      /* a merit gain below this share of C ends them */
+    double gram;          /* the normal matrices' damping */
+    double push;          /* a rate below −push moves a row outward */
+    int32_t rounds;
+    int32_t halvings;
+    int32_t depth;
+    int32_t projections;
+} Settle;
+
+/* Work of the rounds, laid out in the caller's buffers (rk_settle). */
+typedef struct {
+    double *factor, *s, *residual, *right, *y, *back_y, *pull, *inverse, *step, *back, *move;
+    double *trial, *trial_gradient, *mixed, *slack, *rates, *points, *steps, *gram, *gram_right;
+    double *mix, *trial_move, *columns, *off;
+    int32_t *bound, *touched, *extra;
+    uint8_t *free, *held;
+} SettleWork;
+
+/* C = Σ m (φ − τ)² (relax.ComfortAim.value). */
+static double comfort_value(int32_t n, const Settle *c, const double *phi, double *scratch) {
+    for (int32_t j = 0; j < n; ++j) {
+        const double off = phi[j] - c->target[j];
+        scratch[j] = off * off;
+    }
+    return dot(n, c->masses, scratch);
+}
+
+/* np.clip(point, lower, upper) with lower and upper the bounds among the rows (Rows.box):
+ * every lower bound first, then every upper one. */
+static void clip_to_bounds(const Descent *d, const int32_t *bound, double *point) {
+    const int32_t n = d->objective->n;
+    for (int pass = 0; pass < 2; ++pass) {
+        for (int32_t i = 0; i < d->rows; ++i) {
+            const int32_t v = bound[i];
+            if (v < 0) {
+                continue;
+            }
+            const double sign = d->a[(int64_t)n * i + v];
+            if (pass == 0 && sign > 0.0 && point[v] < d->b[i]) {
+                point[v] = d->b[i];
+            } else if (pass == 1 && sign < 0.0 && point[v] > -d->b[i]) {
+                point[v] = -d->b[i];
+            }
+        }
+    }
+}
+
+static int32_t damped_solve(int32_t p, double *s, const double *right, double gram, double *x);
+
+/* Whether each variable is off its bounds at point (within them): into free. */
+static void off_bounds(const Descent *d, const int32_t *bound, const double *point,
+                       uint8_t *free) {
+    const int32_t n = d->objective->n;
+    for (int32_t j = 0; j < n; ++j) {
+        free[j] = 1;
+    }
+    for (int32_t i = 0; i < d->rows; ++i) {
+        const int32_t v = bound[i];
+        if (v < 0) {
+            continue;
+        }
+        const double sign = d->a[(int64_t)n * i + v];
+        if ((sign > 0.0 && point[v] <= d->b[i]) || (sign < 0.0 && point[v] >= -d->b[i])) {
+            free[v] = 0;
+        }
+    }
+}
+
+/* x = (B Bᵀ + μ I)⁻¹ r (damped_solve's μ) for B the count rows listed, each with its
+ * entries zeroed where mask is 0; gram (count, count) is overwritten. Returns
+ * damped_solve's answer. */
+static int32_t masked_solve(const Descent *d, int32_t count, const int32_t *listed,
+                            const uint8_t *mask, const double *right, double gram_share,
+                            double *gram, double *x) {
+    const int32_t n = d->objective->n;
+    for (int32_t a = 0; a < count; ++a) {
+        const double *ra = d->a + (int64_t)n * listed[a];
+        for (int32_t b = 0; b <= a; ++b) {
+            const double *rb = d->a + (int64_t)n * listed[b];
+            double sum = 0.0;
+            for (int32_t j = 0; j < n; ++j) {
+                sum += mask[j] ? ra[j] * rb[j] : 0.0;
+            }
+            gram[(int64_t)count * a + b] = gram[(int64_t)count * b + a] = sum;
+        }
+    }
+    return damped_solve(count, gram, right, gram_share, x);
+}
+
+/* relax._within: point clipped to its bounds, then projected at once onto every row that
+ * is no bound and that it is past, along the variables off their bounds, clipped again. */
+static void within_limits(const Descent *d, const Settle *c, SettleWork *w, double *point) {
+    const int32_t n = d->objective->n;
+    clip_to_bounds(d, w->bound, point);
+    int32_t past = 0;
+    for (int32_t i = 0; i < d->rows; ++i) {
+        if (w->bound[i] < 0) {
+            const double side = dot(n, d->a + (int64_t)n * i, point) - d->b[i];
+            if (side < 0.0) {
+                w->right[past] = side;
+                w->extra[past++] = i;
+            }
+        }
+    }
+    if (past) {
+        off_bounds(d, w->bound, point, w->free);
+        if (masked_solve(d, past, w->extra, w->free, w->right, c->gram, w->s, w->back_y) ==
+            0) {
+            for (int32_t j = 0; j < n; ++j) {
+                if (!w->free[j]) {
+                    continue;
+                }
+                double sum = 0.0;
+                for (int32_t a = 0; a < past; ++a) {
+                    sum += d->a[(int64_t)n * w->extra[a] + j] * w->back_y[a];
+                }
+                point[j] -= sum;
+            }
+        }
+    }
+    clip_to_bounds(d, w->bound, point);
+}
+
+/* relax._cut: step cut at the first row it meets from the rows' slack, the held ones not. */
+static void cut_step(const Descent *d, const double *slack, const uint8_t *held, double push,
+                     double *rates, double *step) {
+    const int32_t n = d->objective->n;
+    double cut = INFINITY;
+    for (int32_t i = 0; i < d->rows; ++i) {
+        rates[i] = dot(n, d->a + (int64_t)n * i, step);
+        if (rates[i] < -push && !(held && held[i])) {
+            const double room = (slack[i] > 0.0 ? slack[i] : 0.0) / -rates[i];
+            cut = room < cut ? room : cut;
+        }
+    }
+    if (cut < 1.0) {
+        for (int32_t j = 0; j < n; ++j) {
+            step[j] *= cut;
+        }
+    }
+}
+
+/* relax._newton_step at phi (gradient there): the step into step, y into y (F's part
+ * first, then the held rows that are no bound). Returns 0, or RK_GENERAL where a normal
+ * matrix is not positive definite. */
+static int32_t newton_step(Descent *d, const Settle *c, const double *phi,
+                           const double *gradient, int comfort, SettleWork *w, double *step,
+                           double *y) {
+    const Objective *o = d->objective;
+    const int32_t n = o->n, m = o->m, k = 3 * m;
+    if (!d->posed || memcmp(d->posed_at, phi, sizeof(double) * (size_t)n) != 0) {
+        descent_value(d, phi, w->trial_gradient); /* the pose at phi, for F */
+    }
+    double *weights = w->residual; /* √(2 w_e), then overwritten */
+    for (int32_t e = 0; e < m; ++e) {
+        weights[e] = sqrt(d->weight[e] * 2.0);
+    }
+    const double *points = d->pose, *axes = d->pose + 9 * (int64_t)m;
+    const double *pivots = axes + 3 * (int64_t)n;
+    double *f = w->factor;
+    rk_factor(n, m, 1, points, d->moves, weights, axes, pivots, o->variable_rotation, f);
+    const double root = sqrt(d->weight_scale);
+    for (int64_t a = 0; a < k; ++a) {
+        for (int32_t j = 0; j < n; ++j) {
+            f[a * n + j] *= d->scale[j] / root;
+        }
+    }
+    int32_t touched = 0;
+    for (int32_t i = 0; i < d->rows; ++i) {
+        w->slack[i] = dot(n, d->a + (int64_t)n * i, phi) - d->b[i];
+        w->held[i] = 0;
+        if (w->slack[i] <= 1e-12) {
+            w->touched[touched++] = i;
+        }
+    }
+    /* relax._off_rows: g less its part across the touched rows, a bound's variable left out */
+    int32_t hard = 0;
+    for (int32_t j = 0; j < n; ++j) {
+        w->off[j] = gradient[j];
+        w->free[j] = 1;
+    }
+    for (int32_t t = 0; t < touched; ++t) {
+        const int32_t i = w->touched[t];
+        if (w->bound[i] >= 0) {
+            w->off[w->bound[i]] = 0.0;
+            w->free[w->bound[i]] = 0;
+        } else {
+            w->extra[hard++] = i;
+        }
+    }
+    if (hard) {
+        for (int32_t a = 0; a < hard; ++a) {
+            const double *row = d->a + (int64_t)n * w->extra[a];
+            double sum = 0.0;
+            for (int32_t j = 0; j < n; ++j) {
+                sum += w->free[j] ? row[j] * w->off[j] : 0.0;
+            }
+            w->right[a] = sum;
+        }
+        if (masked_solve(d, hard, w->extra, w->free, w->right, c->gram, w->s, y) != 0) {
+            return RK_GENERAL;
+        }
+        for (int32_t j = 0; j < n; ++j) {
+            if (!w->free[j]) {
+                continue;
+            }
+            double sum = 0.0;
+            for (int32_t a = 0; a < hard; ++a) {
+                sum += d->a[(int64_t)n * w->extra[a] + j] * y[a];
+            }
+            w->off[j] -= sum;
+        }
+    }
+    for (int32_t a = 0; a < k; ++a) { /* c = (FᵀF)⁻¹ Fᵀ g, damped */
+        for (int32_t b = 0; b <= a; ++b) {
+            const double v = dot(n, f + (int64_t)n * a, f + (int64_t)n * b);
+            w->s[(int64_t)k * a + b] = w->s[(int64_t)k * b + a] = v;
+        }
+        w->right[a] = dot(n, f + (int64_t)n * a, w->off);
+    }
+    if (damped_solve(k, w->s, w->right, c->gram, w->residual) != 0) {
+        return RK_GENERAL;
+    }
+    for (int32_t j = 0; j < n; ++j) {
+        w->pull[j] = comfort ? c->masses[j] * (phi[j] - c->target[j]) : 0.0;
+        w->free[j] = 1;
+    }
+    int32_t extra = 0; /* held rows that are no bound: columns k, k + 1, … after F's */
+    for (;;) {
+        const int32_t p = k + extra;
+        for (int32_t j = 0; j < n; ++j) {
+            w->inverse[j] = w->free[j] ? 1.0 / (c->masses[j] + c->damping) : 0.0;
+            w->move[j] = w->inverse[j] * w->pull[j];
+        }
+        for (int32_t a = 0; a < p; ++a) { /* the held variables' entries zeroed */
+            double *column = a < k ? f + (int64_t)n * a : w->columns + (int64_t)n * (a - k);
+            const double *row = a < k ? column : d->a + (int64_t)n * w->extra[a - k];
+            for (int32_t j = 0; j < n; ++j) {
+                column[j] = w->free[j] ? row[j] : 0.0;
+            }
+        }
+        for (int32_t a = 0; a < p; ++a) { /* S = Aᵀ H⁻¹ A, r = Aᵀ H⁻¹ pull − (c, 0) */
+            const double *ca = a < k ? f + (int64_t)n * a : w->columns + (int64_t)n * (a - k);
+            for (int32_t j = 0; j < n; ++j) {
+                w->trial[j] = ca[j] * w->inverse[j];
+            }
+            for (int32_t b = 0; b <= a; ++b) {
+                const double *cb =
+                    b < k ? f + (int64_t)n * b : w->columns + (int64_t)n * (b - k);
+                const double v = dot(n, w->trial, cb);
+                w->s[(int64_t)p * a + b] = w->s[(int64_t)p * b + a] = v;
+            }
+            w->right[a] = dot(n, ca, w->move) - (a < k ? w->residual[a] : 0.0);
+        }
+        if (damped_solve(p, w->s, w->right, c->gram, y) != 0) {
+            return RK_GENERAL;
+        }
+        for (int32_t j = 0; j < n; ++j) {
+            double sum = 0.0;
+            for (int32_t a = 0; a < p; ++a) {
+                const double *ca =
+                    a < k ? f + (int64_t)n * a : w->columns + (int64_t)n * (a - k);
+                sum += ca[j] * y[a];
+            }
+            step[j] = w->inverse[j] * (sum - w->pull[j]);
+        }
+        int32_t pushed = 0;
+        for (int32_t t = 0; t < touched; ++t) {
+            const int32_t i = w->touched[t];
+            if (w->held[i] || !(dot(n, d->a + (int64_t)n * i, step) < -c->push)) {
+                continue;
+            }
+            w->held[i] = 1;
+            if (w->bound[i] >= 0) {
+                w->free[w->bound[i]] = 0;
+            } else {
+                w->extra[extra++] = i;
+            }
+            pushed = 1;
+        }
+        if (!pushed) {
+            break;
+        }
+    }
+    cut_step(d, w->slack, w->held, c->push, w->rates, step);
+    return 0;
+}
+
+/* relax._anderson: the mixed step from the h rounds kept in w->points and w->steps (oldest
+ * first) and this one's; 0 where there is one, else −1. */
+static int32_t anderson(int32_t n, int32_t h, const double *phi, const Settle *c,
+                        SettleWork *w) {
+    if (h == 0) {
+        return -1;
+    }
+    /* column l: move_l = point_{l+1} − point_l, turn_l = step_{l+1} − step_l, with the last
+     * point and step this round's; turns into gram's products */
+    for (int32_t a = 0; a < h; ++a) {
+        const double *sa = w->steps + (int64_t)n * a;
+        const double *sa1 = a + 1 < h ? w->steps + (int64_t)n * (a + 1) : w->step;
+        for (int32_t b = 0; b <= a; ++b) {
+            const double *sb = w->steps + (int64_t)n * b;
+            const double *sb1 = b + 1 < h ? w->steps + (int64_t)n * (b + 1) : w->step;
+            double sum = 0.0;
+            for (int32_t j = 0; j < n; ++j) {
+                sum += (sa1[j] - sa[j]) * (sb1[j] - sb[j]);
+            }
+            w->gram[(int64_t)h * a + b] = w->gram[(int64_t)h * b + a] = sum;
+        }
+        double sum = 0.0;
+        for (int32_t j = 0; j < n; ++j) {
+            sum += (sa1[j] - sa[j]) * w->step[j];
+        }
+        w->gram_right[a] = sum;
+    }
+    if (damped_solve(h, w->gram, w->gram_right, c->gram, w->mix) != 0) {
+        return -1;
+    }
+    int any = 0;
+    for (int32_t j = 0; j < n; ++j) {
+        double sum = 0.0;
+        for (int32_t a = 0; a < h; ++a) {
+            const double *pa = w->points + (int64_t)n * a;
+            const double next_point = a + 1 < h ? w->points[(int64_t)n * (a + 1) + j] : phi[j];
+            const double next_step = a + 1 < h ? w->steps[(int64_t)n * (a + 1) + j] : w->step[j];
+            sum += ((next_point - pa[j]) + (next_step - w->steps[(int64_t)n * a + j])) * w->mix[a];
+        }
+        w->mixed[j] = w->step[j] - sum;
+        if (!isfinite(w->mixed[j])) {
+            return -1;
+        }
+        any |= w->mixed[j] != 0.0;
+    }
+    return any ? 0 : -1;
+}
+
+/* relax.settle: comfort's Newton rounds and the steps onto the goals, for a descent of
+ * position goals with no equality rows: from phi (gradient and G/w = out[0] there), rounds toward
+ * comfort on the goals' Gauss–Newton plane, each kept while G/w ≤ nearby and the merit
+ * C + ν √(2 (G/w − ceiling)) falls, then steps onto the goals alone while G/w > ceiling.
+ * The rounds end after max_iterations rounds or when the time (seconds from now; < 0:
+ * none) is spent.
+ *
+ * phi, gradient: the end on return; out (4): G/w, evaluations, iterations and C there.
+ * work holds (k + rows)n + (k + rows)² + k + 3(k + rows) + 12n + 2·rows + 2·depth·n +
+ * depth² + 2·depth doubles, iwork 3·rows int32 and rows + n bytes (as int32 words:
+ * ⌈(rows + n)/4⌉ more). Returns RK_SETTLED (a round kept), RK_UNSETTLED (none), or
+ * RK_GENERAL where a normal matrix is not positive definite (the rounds are then
+ * relax's from the start). */
+RK_EXPORT int32_t rk_settle(Descent *d, const Settle *c, double *phi, double *gradient,
+                            double *out, int32_t max_iterations, double seconds, double *work,
+                            int32_t *iwork) {
+    const int32_t n = d->objective->n, k = 3 * d->objective->m, rows = d->rows;
+    const int32_t depth = c->depth;
+    const double began = seconds >= 0.0 ? monotonic_seconds() : 0.0;
+    SettleWork w;
+    double *at = work;
+    const int64_t p = (int64_t)k + rows; /* F's columns and the held rows' at most */
+    w.factor = at, at += (int64_t)k * n;
+    w.columns = at, at += (int64_t)rows * n;
+    w.s = at, at += p * p;
+    w.residual = at, at += k;
+    w.right = at, at += p;
+    w.y = at, at += p;
+    w.back_y = at, at += p;
+    w.pull = at, at += n;
+    w.inverse = at, at += n;
+    w.step = at, at += n;
+    w.back = at, at += n;
+    w.move = at, at += n;
+    w.trial = at, at += n;
+    w.trial_gradient = at, at += n;
+    w.mixed = at, at += n;
+    w.trial_move = at, at += n;
+    w.off = at, at += n;
+    double *scratch = at;
+    at += n;
+    double *point = at;
+    at += n;
+    w.slack = at, at += rows;
+    w.rates = at, at += rows;
+    w.points = at, at += (int64_t)depth * n;
+    w.steps = at, at += (int64_t)depth * n;
+    w.gram = at, at += (int64_t)depth * depth;
+    w.gram_right = at, at += depth;
+    w.mix = at;
+    w.bound = iwork;
+    w.touched = iwork + rows;
+    w.extra = iwork + 2 * (int64_t)rows;
+    w.free = (uint8_t *)(iwork + 3 * (int64_t)rows);
+    w.held = w.free + n;
+    for (int32_t i = 0; i < rows; ++i) {
+        w.bound[i] = bound_of(n, d->a + (int64_t)n * i);
+    }
+    double value = out[0];
+    double comfort = comfort_value(n, c, phi, scratch);
+    double radius = c->radius, penalty = 0.0;
+    int32_t iterations = 0, evaluations = 0, kept_any = 0, history = 0;
+    for (int32_t round = 0; round < c->rounds; ++round) {
+        const int32_t status = newton_step(d, c, phi, gradient, 1, &w, w.step, w.y);
+        if (status != 0) {
+            return status;
+        }
+        iterations += 1;
+        double largest = 0.0;
+        for (int32_t j = 0; j < n; ++j) {
+            largest = fabs(w.step[j]) > largest ? fabs(w.step[j]) : largest;
+        }
+        if (largest <= c->small) {
+            break;
+        }
+        const double norm = sqrt(dot(k, w.y, w.y));
+        penalty = c->penalty * norm > penalty ? c->penalty * norm : penalty;
+        const double off = value - c->ceiling;
+        const double merit = comfort + penalty * sqrt(2.0 * (off > 0.0 ? off : 0.0));
+        const int mixed = anderson(n, history, phi, c, &w) == 0;
+        if (mixed) { /* cut from the slack at phi newton_step found */
+            cut_step(d, w.slack, 0, c->push, w.rates, w.mixed);
+        }
+        double widest = 0.0;
+        if (mixed) {
+            for (int32_t j = 0; j < n; ++j) {
+                widest = fabs(w.mixed[j]) > widest ? fabs(w.mixed[j]) : widest;
+            }
+        }
+        const int first = mixed && widest > 0.0;
+        const double shrink = radius / largest < 1.0 ? radius / largest : 1.0;
+        int32_t kept = -1;
+        double kept_merit = 0.0, kept_comfort = 0.0, kept_value = 0.0;
+        for (int32_t t = 0; t < c->halvings + 1 + first; ++t) {
+            double *move = w.trial_move, length = 0.0;
+            if (first && t == 0) {
+                const double scale = radius / widest < 1.0 ? radius / widest : 1.0;
+                for (int32_t j = 0; j < n; ++j) {
+                    move[j] = w.mixed[j] * scale;
+                }
+            } else {
+                const double scale = shrink * pow(0.5, (double)(t - first));
+                for (int32_t j = 0; j < n; ++j) {
+                    move[j] = w.step[j] * scale;
+                }
+            }
+            for (int32_t j = 0; j < n; ++j) {
+                point[j] = phi[j] + move[j];
+                length = fabs(move[j]) > length ? fabs(move[j]) : length;
+            }
+            const double promised = merit - comfort_value(n, c, point, scratch);
+            within_limits(d, c, &w, point);
+            double trial_value = descent_value(d, point, w.trial_gradient);
+            evaluations += 1;
+            if (trial_value > c->ceiling) { /* a second-order correction onto the goals */
+                const int32_t back = newton_step(d, c, point, w.trial_gradient, 0, &w, w.back,
+                                                 w.back_y);
+                if (back != 0) {
+                    return back;
+                }
+                for (int32_t j = 0; j < n; ++j) {
+                    point[j] += w.back[j];
+                }
+                within_limits(d, c, &w, point);
+                trial_value = descent_value(d, point, w.trial_gradient);
+                evaluations += 1;
+            }
+            const double lower = comfort_value(n, c, point, scratch);
+            const double trial_off = trial_value - c->ceiling;
+            const double trial_merit =
+                lower + penalty * sqrt(2.0 * (trial_off > 0.0 ? trial_off : 0.0));
+            if (trial_value <= c->nearby && trial_merit < merit) {
+                kept = t;
+                kept_merit = trial_merit;
+                kept_comfort = lower;
+                kept_value = trial_value;
+                /* the trust radius by the gain against the tangent model's promise */
+                if (merit - trial_merit < 0.25 * promised) {
+                    radius = 0.5 * length;
+                } else if (merit - trial_merit > 0.75 * promised) {
+                    radius = radius > 2.0 * length ? radius : 2.0 * length;
+                }
+                break;
+            }
+        }
+        if (kept < 0) {
+            break;
+        }
+        if (depth > 0 && history == depth) { /* drop the oldest round */
+            memmove(w.points, w.points + n, sizeof(double) * (size_t)n * (size_t)(depth - 1));
+            memmove(w.steps, w.steps + n, sizeof(double) * (size_t)n * (size_t)(depth - 1));
+            history -= 1;
+        }
+        if (depth > 0) {
+            memcpy(w.points + (int64_t)n * history, phi, sizeof(double) * (size_t)n);
+            memcpy(w.steps + (int64_t)n * history, w.step, sizeof(double) * (size_t)n);
+            history += 1;
+        }
+        keep(n, point, w.trial_gradient, phi, gradient);
+        value = kept_value;
+        comfort = kept_comfort;
+        kept_any = 1;
+        if (merit - kept_merit <= c->rounding * comfort || iterations >= max_iterations ||
+            (seconds >= 0.0 && monotonic_seconds() - began >= seconds)) {
+            break;
+        }
+    }
+    if (kept_any) {
+        for (int32_t p = 0; p < c->projections && value > c->ceiling; ++p) {
+            const int32_t status = newton_step(d, c, phi, gradient, 0, &w, w.back, w.back_y);
+            if (status != 0) {
+                return status;
+            }
+            for (int32_t j = 0; j < n; ++j) {
+                phi[j] += w.back[j];
+            }
+            within_limits(d, c, &w, phi);
+            value = descent_value(d, phi, gradient);
+            evaluations += 1;
+        }
+        comfort = comfort_value(n, c, phi, scratch);
+    }
+    out[0] = value;
+    out[1] = evaluations;
+    out[2] = iterations;
+    out[3] = comfort;
+    return kept_any ? RK_SETTLED : RK_UNSETTLED;
 }
 
 /* rotations.euler_quaternions: the unit quaternion (w, x, y, z) of each of k rotations,

@@ -18,6 +18,8 @@ __all__ = [
     "GaussNewtonSearch",
     "GaussNewtonStart",
     "SearchStatus",
+    "SettleStatus",
+    "Settled",
     "StartStatus",
 ]
 
@@ -58,6 +60,40 @@ class DescentStatus(IntEnum):
     """The time budget is spent."""
     MET_AT_START = 2
     """The goals are met at the start, before any test."""
+
+
+class SettleStatus(IntEnum):
+    """How ``rk_settle`` ended."""
+
+    GENERAL = -1
+    """A normal matrix is not positive definite: the rounds are numpy's from the start."""
+    SETTLED = 0
+    """A round was kept."""
+    UNSETTLED = 1
+    """No round was kept: the point is the start."""
+
+
+@dataclass(frozen=True)
+class Settled:
+    """What ``rk_settle`` found (see :meth:`Kernel.settle`).
+
+    Attributes:
+        status: How it ended.
+        point: The end.
+        value: G/w there.
+        gradient: Its gradient.
+        comfort: C there.
+        evaluations: Objective evaluations.
+        iterations: Rounds taken.
+    """
+
+    status: SettleStatus
+    point: FloatArray
+    value: float
+    gradient: FloatArray
+    comfort: float
+    evaluations: int
+    iterations: int
 
 
 @dataclass(frozen=True)

@@ -114,17 +114,19 @@ class Scaled:
 
         return hessian
 
-    def gauss_newton_step(self, problem: Problem) -> GaussNewtonStep | None:
+    def gauss_newton_step(self, problem: Problem, *, sized: bool = True) -> GaussNewtonStep | None:
         """The kernel's Gauss–Newton iterations over φ (:func:`.metric.compiled_step`), or None.
 
-        Where the kernel evaluates ``problem`` (position goals) and factors Woodbury's
-        start at its size.
+        Where the kernel evaluates ``problem`` (position goals) and, ``sized``, factors
+        Woodbury's start at its size.
         """
         positions = problem.compiled_positions()
         if positions is None:
             return None
         library, plan, goal, weight, moves = positions
-        return compiled_step(library, plan, goal, weight, moves, self.space, self.weight)
+        return compiled_step(
+            library, plan, goal, weight, moves, self.space, self.weight, sized=sized
+        )
 
     def reporter(self, callback: Callable[[FloatArray, float], None] | None) -> Reporter | None:
         """``callback`` of (θ, G_all) as a descent's reporter of (φ, G_all / w)."""

@@ -6,6 +6,7 @@ Goldfarb 1969 on Rosen's gradient projection (Rosen 1960); the step routine is
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -13,12 +14,17 @@ import numpy as np
 
 from .._checks import FloatArray
 from ..exceptions import SolverInputError
+from ..kernel import SettleStatus
 from ..optimizer.budget import Budget, Reporter
-from ..optimizer.compiled_gauss_newton import ActiveBounds, active_bounds, gauss_newton_descent
+from ..optimizer.compiled_gauss_newton import (
+    ActiveBounds,
+    active_bounds,
+    gauss_newton_descent,
+)
 from ..optimizer.goldfarb import descend
 from ..optimizer.levels import descend_levels, has_levels
 from ..optimizer.metric import GaussNewtonStep
-from ..optimizer.relax import relax
+from ..optimizer.relax import ComfortAim, Rounds, Settler, relax
 from ..problem import Problem
 from ..result import Descent
 from .base import Leg, Method, Scaled, levels_of
@@ -120,7 +126,8 @@ class Goldfarb(Method):
     ) -> Descent:
         """``first`` relaxed toward the solve's comfort, or ``first`` without comfort.
 
-        The goals are restored with the kernel's iterations ``step`` (:meth:`compiled`).
+        The goals are restored with the kernel's iterations ``step`` (:meth:`compiled`);
+        comfort's Newton rounds are the kernel's where it evaluates the problem.
         """
         aim = scaled.comfort_aim(problem)
         if aim is None:
@@ -137,8 +144,29 @@ class Goldfarb(Method):
                         return quick
             return self.goals(problem, scaled, phi, left, step)
 
+        settler: Settler | None = None
+        # the kernel's plan for comfort's rounds, at any size (they factor no Woodbury start)
+        compiled = step if step is not None else scaled.gauss_newton_step(problem, sized=False)
+        if compiled is not None and not scaled.space.a_eq.shape[0]:
+            rounds = compiled
+
+            def settler(
+                first: Descent, aim: ComfortAim, constants: dict[str, float], budget: Budget
+            ) -> Rounds | None:
+                return compiled_settle(rounds, first, aim, constants, budget)
+
         longest = float(np.max(problem.chain_lengths, initial=1.0))
-        return relax(first, aim, scaled.space, scaled.curvature(problem), restore, budget, longest)
+        return relax(
+            first,
+            aim,
+            scaled.space,
+            scaled.curvature(problem),
+            restore,
+            budget,
+            longest,
+            scaled.objective(problem),
+            settler,
+        )
 
     def quick(self, problem: Problem, scaled: Scaled, budget: Budget) -> Descent | None:
         """Gauss–Newton steps by the kernel alone, where they are the whole descent, or None.
@@ -206,3 +234,39 @@ class Goldfarb(Method):
             leg.budget,
             leg.reporter,
         )
+
+
+def compiled_settle(
+    gauss_newton_step: GaussNewtonStep,
+    first: Descent,
+    aim: ComfortAim,
+    constants: dict[str, float],
+    budget: Budget,
+) -> Rounds | None:
+    """:func:`.relax.settle`'s rounds by the kernel (``rk_settle``), or None.
+
+    None where the kernel finds a normal matrix not positive definite (numpy's rounds then
+    run). The problem is the kernel's Gauss–Newton plan's: position goals and no equality
+    rows.
+    """
+    found = gauss_newton_step.library.settle(
+        gauss_newton_step.bound(),
+        first.phi,
+        first.value,
+        first.gradient,
+        aim.target,
+        aim.masses,
+        constants,
+        max_iterations=budget.max_iterations - first.iterations,
+        seconds=None if budget.deadline is None else budget.deadline - time.perf_counter(),
+    )
+    if found.status is SettleStatus.GENERAL:
+        return None
+    return Rounds(
+        found.point,
+        found.value,
+        found.gradient,
+        found.evaluations,
+        found.iterations,
+        found.status is SettleStatus.SETTLED,
+    )

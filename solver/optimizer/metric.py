@@ -376,6 +376,8 @@ def compiled_step(
     moves: FloatArray,
     space: Any,
     weight_scale: float,
+    *,
+    sized: bool = True,
 ) -> GaussNewtonStep | None:
     """The kernel's Gauss–Newton iterations of a descent over φ, or None beyond its sizes.
 
@@ -391,9 +393,10 @@ def compiled_step(
         space: The reduced space: θ at the descent's start (``base``), θ_V = scale ∘ φ,
             and the dense inequality rows ``a_in`` and ``b_in``.
         weight_scale: w: the descent minimises G/w.
+        sized: False: at any size (comfort's rounds factor no Woodbury start).
     """
     n, k = plan.n_variables, 3 * plan.n_parts
-    if not 2 * k < n or n * k * k > _COMPILED_START:
+    if sized and (not 2 * k < n or n * k * k > _COMPILED_START):
         return None
     arrays = tuple(
         np.ascontiguousarray(array, dtype=np.float64)

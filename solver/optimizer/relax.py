@@ -1,8 +1,15 @@
 """Comfort by rounds in the goals' null space, where the goals are one level.
 
 Comfort's potential ``C(φ) = Σ m_j (φ_j − τ_j)²`` (:mod:`solver.comfort`) is a quadratic,
-so along the goals' tangent its minimiser is one linear solve, not a descent. After the
-goals' own descent, each round:
+so on a plane its minimiser is one linear solve, not a descent.
+
+After the goals' descent, :func:`settle`'s Newton rounds take C's minimiser on the plane
+where the goals' Gauss–Newton model holds (met, or at its least where the goals cannot be
+met), which keeps the goals to first order: one evaluation of G, ∇G and the goals'
+Gauss–Newton factor a round, in the kernel where it applies (``rk_settle``). The goals'
+own descent then ends where :func:`settle` brought G back to its start's.
+
+Where that end is worse on the goals than the start, or C no lower, each round instead:
 
 1. Linearises what must hold at φ: the goals' Gauss–Newton factor F (``F Fᵀ`` their
    curvature; a step with ``Fᵀ Δ = 0`` leaves every residual as it is to first order), the
@@ -15,15 +22,13 @@ goals' own descent, each round:
 3. Restores the goals with their own descent from ``φ + Δ`` (the step leaves them off by
    its second order): the kernel's Gauss–Newton iterations where they apply.
 4. Keeps the restored point when the goals end no worse than where the rounds began
-   (within :data:`HOLD_SHARE` of G and :data:`.levels.HOLD` of the longest chain: met
-   goals stay as exactly met as the goals' descent left them) and C is lower; otherwise
-   halves Δ, at most :data:`HALVINGS` times.
+   (within :data:`HOLD_SHARE` of G and :data:`.levels.HOLD` of the longest chain) and C
+   is lower; otherwise halves Δ, at most :data:`HALVINGS` times.
 
-The rounds end when C falls by less than :data:`STILL` of itself, when no halving is
+Those rounds end when C falls by less than :data:`STILL` of itself, when no halving is
 kept, or when the budget is spent. This is the gradient projection for nonlinear
 constraints (Rosen 1961) that :mod:`.levels` runs for any level, with the tangent's
-descent replaced by C's exact minimiser there, so a drag event's comfort costs a few
-restorations, not a descent per round.
+descent replaced by C's exact minimiser there.
 """
 
 from __future__ import annotations
@@ -40,7 +45,20 @@ from .budget import Budget
 from .levels import HOLD
 from .space import ReducedSpace
 
-__all__ = ["DEPTH", "HALVINGS", "HOLD_SHARE", "SMALL", "STILL", "ComfortAim", "relax"]
+__all__ = [
+    "DEPTH",
+    "HALVINGS",
+    "HOLD_SHARE",
+    "ROUNDS",
+    "SMALL",
+    "STILL",
+    "ComfortAim",
+    "Rounds",
+    "Settler",
+    "relax",
+    "settle",
+    "settle_constants",
+]
 
 HOLD_SHARE = 1e-9
 """How much worse, as a share of itself, the goals' G may end than where the rounds began:
@@ -60,6 +78,8 @@ _PUSH = 1e-12
 
 Restore = Callable[[FloatArray, Budget], Descent]
 """φ ↦ the goals' descent from φ within the budget."""
+Objective = Callable[[FloatArray], tuple[float, FloatArray]]
+"""φ ↦ (G, ∇G)."""
 
 
 @dataclass(frozen=True)
@@ -93,6 +113,8 @@ def relax(
     restore: Restore,
     budget: Budget,
     longest: float,
+    objective: Objective | None = None,
+    settler: Settler | None = None,
 ) -> Descent:
     """The goals' descent ``first`` relaxed toward comfort in the goals' null space.
 
@@ -104,6 +126,9 @@ def relax(
         restore: The goals' descent from a point within a budget.
         budget: The stops the rounds share with ``first``.
         longest: The longest chain's length: :data:`.levels.HOLD` is a share of it.
+        objective: φ ↦ (G, ∇G), the goals' objective: with it, goals that ``first``
+            meets relax by :func:`settle`'s Newton rounds first.
+        settler: The compiled :func:`settle`, tried before numpy's.
 
     Returns:
         The last kept descent, with every count of the rounds and, as ``levels``, the
@@ -115,6 +140,12 @@ def relax(
     goal_value = budget.goal_value
     if goal_value is not None and first.value <= goal_value:
         goal_value = min(goal_value, ceiling)  # met goals stay as met as the descent left them
+    if objective is not None and first.status in (Status.CONVERGED, Status.STALLED):
+        newton = _newton_rounds(
+            first, aim, space, objective, curvature, restore, budget, ceiling, longest, settler
+        )
+        if newton is not None:
+            return newton
     comfort = aim.value(best.phi)
     history: list[tuple[FloatArray, FloatArray]] = []  # the last rounds' points and steps
     while first.status in (Status.CONVERGED, Status.STALLED) and comfort > 0.0:
@@ -164,25 +195,35 @@ def _trials(
     space: ReducedSpace,
     held: IntArray,
 ) -> list[FloatArray]:
-    """The moves a round tries in turn: the accelerated one, the step, then halved.
-
-    The rounds are a fixed-point iteration φ ← restored(φ + Δ(φ)) that converges linearly
-    where the goals' surface bends (the tangent's step models C's curvature, not the
-    surface's, and overshoots or falls short by a steady ratio). Anderson's mixing of the
-    last rounds (Anderson 1965; Walker & Ni 2011) finds the combination of their steps
-    that cancels most of the current one, a secant model of that missing curvature, and
-    is tried first.
-    """
+    """The moves a round tries in turn: the mixed one (:func:`_mixed`), the step, halved."""
     trials = [step * 0.5**k for k in range(HALVINGS + 1)]
-    if history:
-        points = np.array([point for point, _ in history] + [phi])
-        steps = np.array([previous for _, previous in history] + [step])
-        moves, turns = np.diff(points, axis=0).T, np.diff(steps, axis=0).T
-        mix, *_ = np.linalg.lstsq(turns, step, rcond=None)
-        mixed = step - (moves + turns) @ mix
-        if np.all(np.isfinite(mixed)) and np.any(mixed):
-            trials.insert(0, _cut(slack, mixed, space, np.zeros(0, dtype=np.intp)))
+    mixed = _mixed(phi, step, history)
+    if mixed is not None:
+        trials.insert(0, _cut(slack, mixed, space, np.zeros(0, dtype=np.intp)))
     return trials
+
+
+def _mixed(
+    phi: FloatArray, step: FloatArray, history: list[tuple[FloatArray, FloatArray]]
+) -> FloatArray | None:
+    """Anderson's mixing of the last rounds' steps with this one's, or None.
+
+    The rounds are a fixed-point iteration φ ← φ + Δ(φ) that converges linearly where
+    the goals' surface bends (each step models C's curvature, not the surface's, and
+    overshoots or falls short by a steady ratio). Anderson's mixing of the last rounds
+    (Anderson 1965; Walker & Ni 2011) finds the combination of their steps that cancels
+    most of the current one, a secant model of that missing curvature.
+    """
+    if not history:
+        return None
+    points = np.array([point for point, _ in history] + [phi])
+    steps = np.array([previous for _, previous in history] + [step])
+    moves, turns = np.diff(points, axis=0).T, np.diff(steps, axis=0).T
+    mix, *_ = np.linalg.lstsq(turns, step, rcond=None)
+    mixed: FloatArray = step - (moves + turns) @ mix
+    if np.all(np.isfinite(mixed)) and np.any(mixed):
+        return mixed
+    return None
 
 
 def _spent(budget: Budget, iterations: int) -> bool:
@@ -237,3 +278,348 @@ def _cut(slack: FloatArray, step: FloatArray, space: ReducedSpace, held: IntArra
         if cut < 1.0:
             return cut * step
     return step
+
+
+DAMPING = 1e-4
+"""The Newton rounds' metric is ``M + λ I`` with λ this share of the largest mass: a DOF
+comfort does not weigh still moves no further than it must."""
+NEAR = 1e-3
+"""Between Newton rounds the goals may be off by this share of the longest chain."""
+MOVE = 0.25
+"""The Newton rounds' first trust radius: the largest change of a variable in a round."""
+ROUNDS = 24
+"""Most Newton rounds (:func:`settle`) of one relaxation."""
+PROJECTIONS = 4
+"""Most steps onto the goals after the Newton rounds."""
+ROUNDING = 1e-14
+"""A Newton round that lowers the merit by less than this share of C ends the rounds."""
+FINE = 1e-9
+"""A Newton round's step no longer than this in every variable ends the rounds."""
+PENALTY = 4.0
+"""The Newton rounds keep a step that lowers ``C + ν √(2 (G − ceiling))``, ν this many
+times the largest ‖y‖ of the rounds so far (twice y is C's multipliers: an exact
+penalty)."""
+
+
+@dataclass(frozen=True)
+class Rounds:
+    """Where :func:`settle`'s rounds and steps onto the goals ended.
+
+    Attributes:
+        phi: The end, (n,).
+        value: G there.
+        gradient: ∇G there, (n,).
+        evaluations: Evaluations of G and its curvature.
+        iterations: Rounds taken.
+        moved: Whether a round was kept (else ``phi`` is the start).
+    """
+
+    phi: FloatArray
+    value: float
+    gradient: FloatArray
+    evaluations: int
+    iterations: int
+    moved: bool
+
+
+Settler = Callable[[Descent, ComfortAim, dict[str, float], Budget], "Rounds | None"]
+"""(the goals' descent, comfort, :func:`settle_constants`, the budget) ↦ the compiled
+:func:`settle`'s rounds, or None where they do not apply."""
+
+
+def settle_constants(aim: ComfortAim, ceiling: float, longest: float) -> dict[str, float]:
+    """:func:`settle`'s constants: the kernel's ``Settle`` fields but comfort's arrays.
+
+    Args:
+        aim: Comfort.
+        ceiling: G at or below which the goals are as met as the goals' descent left them.
+        longest: The longest chain's length.
+    """
+    return {
+        "damping": DAMPING * float(np.max(aim.masses, initial=0.0)),
+        "nearby": ceiling + (NEAR * longest) ** 2,
+        "ceiling": ceiling,
+        "radius": MOVE,
+        "penalty": PENALTY,
+        "small": FINE,
+        "rounding": ROUNDING,
+        "gram": GRAM,
+        "push": _PUSH,
+        "rounds": ROUNDS,
+        "halvings": HALVINGS,
+        "depth": DEPTH,
+        "projections": PROJECTIONS,
+    }
+
+
+def settle(
+    first: Descent,
+    aim: ComfortAim,
+    space: ReducedSpace,
+    objective: Objective,
+    curvature: Callable[[FloatArray], FloatArray],
+    constants: dict[str, float],
+    budget: Budget,
+) -> Rounds:
+    """Comfort's Newton rounds from ``first``'s end.
+
+    Each round takes C's minimiser on the plane where the goals' Gauss–Newton model is
+    met (:func:`_newton_step`), so that one evaluation of G, ∇G and F a round does what a
+    tangent step and a restoring descent do. A step is kept where the goals stay within
+    ``nearby`` and the merit ``C + ν √(2 (G − ceiling))`` falls (an exact penalty: the
+    rounds' points are off the goals by the second order of their steps; a G within the
+    ceiling counts as met), else halved; a round first tries
+    Anderson's mix of the last rounds (:func:`_anderson`). The trust radius (the largest
+    change of a variable) halves after a step whose gain is under a quarter of what C's
+    model promised on the plane and doubles after one over three quarters.
+    After the rounds, steps onto the goals alone (the least move in the same metric) bring
+    G to ``ceiling``. The kernel's ``rk_settle`` computes the same.
+    """
+    phi, value, gradient = first.phi, first.value, first.gradient
+    damping, nearby, ceiling = constants["damping"], constants["nearby"], constants["ceiling"]
+    comfort = aim.value(phi)
+    iterations = evaluations = 0
+    moved = False
+    radius, penalty = constants["radius"], 0.0
+    history: list[tuple[FloatArray, FloatArray]] = []  # the last rounds' points and steps
+    for _ in range(int(constants["rounds"])):
+        step, multipliers = _newton_step(phi, gradient, aim, space, curvature(phi), damping, True)
+        iterations += 1
+        largest = float(np.max(np.abs(step), initial=0.0))
+        if largest <= constants["small"]:
+            break
+        penalty = max(penalty, constants["penalty"] * float(np.linalg.norm(multipliers)))
+        merit = comfort + penalty * np.sqrt(2.0 * max(value - ceiling, 0.0))
+        halvings = int(constants["halvings"])
+        moves = [step * min(1.0, radius / largest) * 0.5**k for k in range(halvings + 1)]
+        mixed = _anderson(phi, step, history)
+        if mixed is not None:
+            mixed = _along_equalities(space, mixed)
+            slack = space.rows_in @ phi - space.b_in
+            mixed = _cut(slack, mixed, space, np.zeros(0, dtype=np.intp))
+            widest = float(np.max(np.abs(mixed)))
+            if widest > 0.0:
+                moves.insert(0, mixed * min(1.0, radius / widest))
+        kept = None
+        for move in moves:
+            trial = _within(space, phi + move)
+            trial_value, trial_gradient = objective(trial)
+            evaluations += 1
+            if trial_value > ceiling:  # a second-order correction onto the goals
+                back, _ = _newton_step(
+                    trial, trial_gradient, aim, space, curvature(trial), damping, False
+                )
+                trial = _within(space, trial + back)
+                trial_value, trial_gradient = objective(trial)
+                evaluations += 1
+            lower = aim.value(trial)
+            trial_merit = lower + penalty * np.sqrt(2.0 * max(trial_value - ceiling, 0.0))
+            if trial_value <= nearby and trial_merit < merit:
+                kept = trial, trial_value, trial_gradient, lower, trial_merit
+                # the trust radius by the gain against the tangent model's promise
+                length = float(np.max(np.abs(move)))
+                promised = merit - aim.value(phi + move)
+                if merit - trial_merit < 0.25 * promised:
+                    radius = 0.5 * length
+                elif merit - trial_merit > 0.75 * promised:
+                    radius = max(radius, 2.0 * length)
+                break
+        if kept is None:
+            break
+        depth = int(constants["depth"])
+        history = [*history[1 - depth :], (phi, step)] if depth > 0 else []
+        phi, value, gradient, comfort = kept[:4]
+        moved = True
+        if merit - kept[4] <= constants["rounding"] * comfort or _spent(
+            budget, first.iterations + iterations
+        ):
+            break
+    for _ in range(int(constants["projections"]) if moved else 0):
+        if value <= ceiling:
+            break
+        step, _ = _newton_step(phi, gradient, aim, space, curvature(phi), damping, False)
+        phi = _within(space, phi + step)
+        value, gradient = objective(phi)
+        evaluations += 1
+    return Rounds(phi, value, gradient, evaluations, iterations, moved)
+
+
+def _newton_rounds(
+    first: Descent,
+    aim: ComfortAim,
+    space: ReducedSpace,
+    objective: Objective,
+    curvature: Callable[[FloatArray], FloatArray],
+    restore: Restore,
+    budget: Budget,
+    ceiling: float,
+    longest: float,
+    settler: Settler | None,
+) -> Descent | None:
+    """``first`` relaxed by :func:`settle` (the ``settler``'s where it applies), or None.
+
+    The goals' own descent from where the rounds end gives the result its active set and
+    multipliers; where no round is kept, ``first`` is the result. None where the end is
+    not at ``ceiling`` with C lower than at ``first``: the rounds of :func:`relax` then run
+    instead.
+    """
+    constants = settle_constants(aim, ceiling, longest)
+    rounds = None if settler is None else settler(first, aim, constants, budget)
+    if rounds is None:
+        rounds = settle(first, aim, space, objective, curvature, constants, budget)
+    iterations = first.iterations + rounds.iterations
+    if not rounds.moved:  # comfort is least at first's end already
+        return replace(
+            first,
+            iterations=iterations,
+            evaluations=first.evaluations + rounds.evaluations,
+            levels=(first.value, aim.value(first.phi)),
+        )
+    left = Budget(
+        budget.tolerance, max(budget.max_iterations - iterations, 1), budget.deadline, ceiling
+    )
+    met = restore(rounds.phi, left)
+    lower = aim.value(met.phi)
+    if met.value > ceiling or lower >= aim.value(first.phi):
+        return None
+    return replace(
+        met,
+        iterations=iterations + met.iterations,
+        evaluations=first.evaluations + rounds.evaluations + met.evaluations,
+        levels=(met.value, lower),
+    )
+
+
+def _newton_step(
+    phi: FloatArray,
+    gradient: FloatArray,
+    aim: ComfortAim,
+    space: ReducedSpace,
+    factor: FloatArray,
+    damping: float,
+    comfort: bool,
+) -> tuple[FloatArray, FloatArray]:
+    """A Newton round's step from φ onto the goals' Gauss–Newton plane, cut at a limit.
+
+    The step is the least move in the metric ``H = M + λ I`` toward comfort (``comfort``;
+    else the least move) onto the plane where the goals' Gauss–Newton model is met,
+    ``Fᵀ Δ = −c`` (``F c = ∇G``), the equalities kept, cut at the first limit row it
+    meets. Each limit row φ rests on that the step would push outward is held: a bound by leaving
+    its variable still, another row as one more equality. With A the columns held (F, the
+    equality rows, the held rows) and their right-hand sides r (−c, then zeros), the step
+    is ``Δ = H⁻¹ (−M (φ − τ) + A y)`` with ``(Aᵀ H⁻¹ A) y = Aᵀ H⁻¹ M (φ − τ) + r``, each
+    normal matrix damped by :data:`GRAM` of its largest diagonal entry. Returns the step
+    and y's part on F: the multipliers of ``½ C`` on the goals' plane.
+    """
+    n = len(phi)
+    variables, _ = space.rows_in.bounds()
+    slack = space.rows_in @ phi - space.b_in
+    touched = np.flatnonzero(slack <= 1e-12)
+    residual = _damped_solve(factor.T @ factor, factor.T @ _off_rows(space, touched, gradient))
+    metric = aim.masses + damping
+    pull = aim.masses * (phi - aim.target) if comfort else np.zeros(n)
+    free = np.ones(n, dtype=bool)
+    rows: list[int] = []  # limit rows held that are no bound
+    held: list[int] = []  # every limit row held
+    while True:
+        columns = np.concatenate([factor, space.a_eq.T, space.a_in[rows].T], axis=1)
+        columns[~free] = 0.0
+        right = np.concatenate([-residual, np.zeros(columns.shape[1] - len(residual))])
+        inverse = np.where(free, 1.0 / metric, 0.0)
+        weighted = columns * inverse[:, None]
+        y = _damped_solve(columns.T @ weighted, weighted.T @ pull + right)
+        step = inverse * (columns @ y - pull)
+        rates = space.a_in[touched] @ step
+        pushed = [int(row) for row in touched[rates < -_PUSH] if row not in held]
+        if not pushed:
+            break
+        for row in pushed:
+            held.append(row)
+            if variables[row] >= 0:
+                free[variables[row]] = False
+            else:
+                rows.append(row)
+    return _cut(slack, step, space, np.array(held, dtype=np.intp)), y[: factor.shape[1]]
+
+
+GRAM = 1e-12
+"""The Newton rounds' normal matrices are damped by this share of their largest diagonal
+entry: a redundant goal or held row adds nothing where it would divide by zero."""
+
+
+def _anderson(
+    phi: FloatArray, step: FloatArray, history: list[tuple[FloatArray, FloatArray]]
+) -> FloatArray | None:
+    """:func:`_mixed` by damped normal equations (:func:`_damped_solve`, as the kernel's)."""
+    if not history:
+        return None
+    points = np.array([point for point, _ in history] + [phi])
+    steps = np.array([previous for _, previous in history] + [step])
+    moves, turns = np.diff(points, axis=0).T, np.diff(steps, axis=0).T
+    mix = _damped_solve(turns.T @ turns, turns.T @ step)
+    mixed: FloatArray = step - (moves + turns) @ mix
+    if np.all(np.isfinite(mixed)) and np.any(mixed):
+        return mixed
+    return None
+
+
+def _within(space: ReducedSpace, point: FloatArray) -> FloatArray:
+    """``point`` within the limits it left by rounding.
+
+    Each bound is clipped, then the point projected at once onto the equalities and each
+    other row it is past, along the variables off their bounds. A round's step keeps the
+    rows it holds to rounding; over many rounds, Anderson's mixes among them, that
+    rounding would add up.
+    """
+    point = np.clip(point, space.lower, space.upper)
+    variables, _ = space.rows_in.bounds()
+    past = np.flatnonzero((variables < 0) & (space.rows_in @ point - space.b_in < 0.0))
+    rows = np.concatenate([space.a_eq, space.a_in[past]])
+    if rows.shape[0]:  # onto all of them at once, along the variables off their bounds
+        sides = np.concatenate([space.b_eq, space.b_in[past]])
+        along = rows * ((point > space.lower) & (point < space.upper))
+        point = point - along.T @ _damped_solve(along @ along.T, rows @ point - sides)
+    return np.clip(point, space.lower, space.upper)
+
+
+def _off_rows(space: ReducedSpace, touched: IntArray, gradient: FloatArray) -> FloatArray:
+    """∇G less its part across the equality rows and the limit rows φ rests on.
+
+    The goals' residual c (``F c = ∇G``) is then one the plane can meet while those rows
+    hold: at goals met ∇G is nought anyway, and where they cannot be met the rest of ∇G is
+    what the rows hold against (a bound's variable, left still, drops out; another row
+    by its projection).
+    """
+    variables, _ = space.rows_in.bounds()
+    bounds, rows = touched[variables[touched] >= 0], touched[variables[touched] < 0]
+    off = gradient.copy()
+    off[variables[bounds]] = 0.0
+    hard = np.concatenate([space.a_eq, space.a_in[rows]])
+    if hard.shape[0]:
+        hard = hard.copy()
+        hard[:, variables[bounds]] = 0.0
+        off -= hard.T @ _damped_solve(hard @ hard.T, hard @ off)
+    return off
+
+
+def _along_equalities(space: ReducedSpace, move: FloatArray) -> FloatArray:
+    """``move`` less its part off the equality rows' null space.
+
+    Each step keeps the equalities to rounding; a mix of steps (:func:`_anderson`) would
+    multiply that rounding round after round.
+    """
+    rows = space.a_eq
+    if not rows.shape[0]:
+        return move
+    along: FloatArray = move - rows.T @ np.linalg.lstsq(rows @ rows.T, rows @ move, rcond=None)[0]
+    return along
+
+
+def _damped_solve(matrix: FloatArray, right: FloatArray) -> FloatArray:
+    """``(S + μ I)⁻¹ r`` with μ :data:`GRAM` of S's largest diagonal entry (S symmetric)."""
+    if not len(right):
+        return right
+    diagonal = np.diagonal(matrix)
+    damping = max(GRAM * float(np.max(diagonal, initial=0.0)), 1e-300)
+    solved = np.linalg.solve(matrix + damping * np.eye(len(right)), right)
+    return np.asarray(solved, dtype=np.float64)

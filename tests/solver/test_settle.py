@@ -1,0 +1,173 @@
+"""Comfort's Newton rounds (``solver.optimizer.relax.settle``): the kernel's ``rk_settle``
+computes what numpy's do, and the rounds keep their promises (goals as met, comfort
+lower, limits kept)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import numpy as np
+import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+from problems import long_chain
+
+from solver import Comfort, Constraint, Effector, Problem, goals, kernel, solve
+from solver.methods import Goldfarb
+from solver.methods.base import Scaled, weight_scale
+from solver.methods.goldfarb import compiled_settle
+from solver.optimizer.budget import Budget
+from solver.optimizer.levels import HOLD
+from solver.optimizer.relax import (
+    HOLD_SHARE,
+    ROUNDS,
+    ComfortAim,
+    Rounds,
+    settle,
+    settle_constants,
+)
+from solver.optimizer.space import ReducedSpace
+from solver.result import Descent
+
+DRAGS = {
+    "seed": st.integers(0, 2**32 - 1),
+    "segments": st.integers(6, 18),
+    "n_goals": st.integers(1, 3),
+    "move": st.floats(0.0, 0.2),
+    "polygons": st.booleans(),
+}
+"""A chain, its goals and a drag event's move (:func:`_settling`)."""
+
+
+def _settling(
+    seed: int, segments: int, n_goals: int, move: float, polygons: bool = False
+) -> tuple[Problem, np.ndarray]:
+    """A chain within ±0.6 rad a joint, its goals on its effectors at a random pose and
+    then moved ``move`` of the way to another pose's (a drag event), with comfort toward
+    the rest pose; with ``polygons``, two joints also within a hexagon and comfort toward a
+    random pose that presses the joints against them."""
+    rng = np.random.default_rng(seed)
+    figure = long_chain(segments, limit=0.6)
+    chosen = rng.choice(np.arange(1, segments), n_goals, replace=False)
+    spread = 0.5
+    reference = np.zeros(figure.n_dofs)
+    if polygons:  # on joints that move a goal
+        angles = 2.0 * np.pi * np.arange(6) / 6.0
+        hexagon = np.c_[0.45 * np.cos(angles), 0.45 * np.sin(angles)]
+        for index in rng.choice(np.arange(max(chosen) + 1), 2, replace=False):
+            figure.add_polygon_limit(f"seg{index}", (0, 1), hexagon)
+        spread = 0.2  # inside the hexagon's inscribed circle (radius 0.39)
+        reference = rng.uniform(-2.0, 2.0, figure.n_dofs)
+    lower, upper = np.maximum(figure.lower, -spread), np.minimum(figure.upper, spread)
+    theta, end = rng.uniform(lower, upper), rng.uniform(lower, upper)
+    aim = figure.forward(theta + move * (end - theta))
+    problem = Problem(
+        figure,
+        [
+            Constraint(Effector(f"seg{s}"), goals.Position(aim[s][:3, 3]), w)
+            for s, w in zip(chosen, rng.uniform(0.2, 5.0, n_goals), strict=True)
+        ],
+    ).with_comfort(Comfort(reference))
+    return problem, theta
+
+
+def _both(
+    problem: Problem, theta: np.ndarray, rounds: int | None = None
+) -> tuple[Descent, ComfortAim, Rounds, Rounds | None, dict[str, float]]:
+    """The goals' kernel descent from θ, then numpy's rounds and the kernel's from its end
+    (at most ``rounds`` of them; None: as many as the solver takes)."""
+    space = ReducedSpace.build(problem, theta)
+    scaled = Scaled(space, weight_scale(problem), problem.comfort)
+    method = Goldfarb()
+    step = method.compiled(problem, scaled)
+    rounds_step = scaled.gauss_newton_step(problem, sized=False)  # the rounds' at any size
+    assert rounds_step is not None
+    tolerance = problem.goal_tolerance(1e-7) / scaled.weight
+    budget = Budget(1e-10, 1000, None, tolerance)
+    first = method.goals(problem, scaled, space.phi(theta), budget, step)
+    assume(first.value <= tolerance)  # the rounds start where the goals are met
+    aim = scaled.comfort_aim(problem)
+    assert aim is not None
+    longest = float(np.max(problem.chain_lengths))
+    ceiling = first.value * (1.0 + HOLD_SHARE) + (HOLD * longest) ** 2
+    constants = settle_constants(aim, ceiling, longest)
+    if rounds is not None:
+        constants["rounds"] = rounds
+    ours = settle(
+        first, aim, space, scaled.objective(problem), scaled.curvature(problem), constants, budget
+    )
+    theirs = compiled_settle(rounds_step, first, aim, constants, budget)
+    assert theirs is not None  # the kernel's normal matrices are positive definite
+    return first, aim, ours, theirs, constants
+
+
+@pytest.fixture(scope="module")
+def compiled() -> Iterator[None]:
+    """The kernel loaded, whatever REACH_KERNEL asks of the other tests."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(kernel.loading, "_state", {})
+        patch.delenv("REACH_KERNEL", raising=False)
+        with kernel.enabled(True):
+            assert kernel.active() is not None, "tools/test builds the kernel for this platform"
+            yield
+
+
+@settings(max_examples=100, deadline=None)
+@given(**DRAGS)
+def test_a_kernel_round_is_numpys(
+    compiled: None, seed: int, segments: int, n_goals: int, move: float, polygons: bool
+) -> None:
+    """One round (its step with the limits it holds, polygons' rows among them, the trust
+    radius, the second-order correction, the merit's test and the steps onto the goals)
+    computes the same to rounding."""
+    problem, theta = _settling(seed, segments, n_goals, move, polygons)
+    _, _, ours, theirs, _ = _both(problem, theta, rounds=1)
+    assert theirs is not None
+    assert (theirs.moved, theirs.iterations, theirs.evaluations) == (
+        ours.moved,
+        ours.iterations,
+        ours.evaluations,
+    )
+    np.testing.assert_allclose(theirs.phi, ours.phi, rtol=0.0, atol=1e-8)
+    assert theirs.value == pytest.approx(ours.value, rel=1e-3, abs=1e-20)
+
+
+@settings(max_examples=100, deadline=None)
+@given(**DRAGS)
+def test_the_kernels_rounds_and_numpys_keep_the_goals_and_lower_comfort(
+    compiled: None, seed: int, segments: int, n_goals: int, move: float, polygons: bool
+) -> None:
+    """Every round runs, on both: the goals end near as met as at the start, comfort lower.
+
+    The rounds are the same to rounding; where comfort has more than one optimum on the
+    goals, rounding can send the two to different ones, so their ends are not compared.
+    """
+    problem, theta = _settling(seed, segments, n_goals, move)
+    first, aim, ours, theirs, constants = _both(problem, theta)
+    assert theirs is not None
+    start = aim.value(first.phi)
+    for rounds in (ours, theirs):
+        assert rounds.value <= constants["nearby"]  # the goals' own descent ends the rest
+        assert aim.value(rounds.phi) <= start
+        assert rounds.iterations <= ROUNDS
+
+
+@settings(max_examples=60, deadline=None)
+@given(**DRAGS)
+def test_the_rounds_lower_comfort_and_keep_the_goals_and_limits(
+    seed: int, segments: int, n_goals: int, move: float, polygons: bool
+) -> None:
+    """A solve with comfort meets what one without meets, within every limit, nearer the
+    comfort pose (each joint a rotation of mass 1: C is the squared distance)."""
+    problem, theta = _settling(seed, segments, n_goals, move, polygons)
+    plain = solve(problem.with_comfort(None), theta, restarts=0, goal_tolerance=1e-9)
+    relaxed = solve(problem, theta, restarts=0, goal_tolerance=1e-9)
+    comfort = problem.comfort
+    assert comfort is not None
+    if plain.outcome != "met":
+        return
+    assert relaxed.outcome == "met"
+    assert relaxed.max_violation <= 1e-9
+    assert np.all(relaxed.x >= problem.figure.lower) and np.all(relaxed.x <= problem.figure.upper)
+    rest = comfort.reference
+    assert np.sum((relaxed.x - rest) ** 2) <= np.sum((plain.x - rest) ** 2) + 1e-12
