@@ -7,7 +7,7 @@ Goldfarb 1969 on Rosen's gradient projection (Rosen 1960); the step routine is
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import ClassVar
 
 import numpy as np
@@ -26,7 +26,7 @@ from ..optimizer.levels import descend_levels, has_levels
 from ..optimizer.metric import GaussNewtonStep
 from ..optimizer.relax import ComfortAim, Rounds, Settler, relax
 from ..problem import Problem
-from ..result import Descent
+from ..result import Descent, Status
 from .base import Leg, Method, Scaled, levels_of
 
 __all__ = ["START_METRICS", "Goldfarb"]
@@ -76,7 +76,38 @@ class Goldfarb(Method):
             return self.by_levels(leg)
         step = self.compiled(leg.problem, leg.scaled)
         first = self.goals(leg.problem, leg.scaled, leg.start, leg.budget, step, leg.reporter)
+        first = self.unstuck(leg, first, step)
         return self.relaxed(leg.problem, leg.scaled, first, leg.budget, step)
+
+    def unstuck(self, leg: Leg, first: Descent, step: GaussNewtonStep | None) -> Descent:
+        """``first``, or where it stalled short of the goals, a descent from it bent.
+
+        A limb straight on a bound (an elbow at its 0° hinge limit) is a singular start:
+        its goal's gradient has no part that the bound lets move, and the line search
+        finds no decrease. Each variable on a bound that moves a goal left unmet
+        (:func:`bent`) starts :data:`BEND` inside it instead, the other variables where
+        ``first`` ended, so that limbs whose goals are met keep their pose; the lower of
+        the two descents on G is kept, with both descents' counts.
+        """
+        problem, scaled, budget = leg.problem, leg.scaled, leg.budget
+        if first.status is not Status.STALLED or budget.met(first.value):
+            return first
+        start = bent(problem, scaled, first)
+        if start is None:
+            return first
+        left = Budget(
+            budget.tolerance,
+            max(budget.max_iterations - first.iterations, 1),
+            budget.deadline,
+            budget.goal_value,
+        )
+        again = self.goals(problem, scaled, start, left, step, leg.reporter)
+        kept = again if again.value < first.value else first
+        return replace(
+            kept,
+            iterations=first.iterations + again.iterations,
+            evaluations=first.evaluations + again.evaluations,
+        )
 
     def compiled(self, problem: Problem, scaled: Scaled) -> GaussNewtonStep | None:
         """The kernel's Gauss–Newton iterations the descents take, or None.
@@ -270,3 +301,44 @@ def compiled_settle(
         found.iterations,
         found.status is SettleStatus.SETTLED,
     )
+
+
+BEND = 0.05
+"""How far inside its bound a stalled descent's straight limb starts again, in φ (a rotation
+of scale 1: radians)."""
+UNMET_SHARE = 1e-3
+"""A goal whose share of a stalled descent's G is at least this counts as left unmet."""
+
+
+def bent(problem: Problem, scaled: Scaled, first: Descent) -> FloatArray | None:
+    """``first``'s end, each variable on a bound that moves an unmet goal :data:`BEND` inside.
+
+    None where there is none. The goals left unmet are those with at least
+    :data:`UNMET_SHARE` of G; a variable moves one where the goals' Gauss–Newton factor of
+    those goals alone is nonzero on it. A move that would leave another limit row is not
+    made.
+    """
+    space = scaled.space
+    theta = space.theta(first.phi)
+    shares = problem.weights * problem.potentials(theta)
+    unmet = np.flatnonzero((shares > 0.0) & (shares >= UNMET_SHARE * float(np.sum(shares))))
+    if not unmet.size:
+        return None
+    factor = scaled.curvature(problem.only(unmet))(first.phi)
+    moving = np.linalg.norm(factor, axis=1) > 0.0
+    variables, signs = space.rows_in.bounds()
+    slack = space.rows_in @ first.phi - space.b_in
+    on = np.flatnonzero((variables >= 0) & (slack <= 1e-12))
+    on = on[moving[variables[on]]]
+    if not on.size:
+        return None
+    start = first.phi.copy()
+    room = space.upper - space.lower
+    for row in on:
+        j = variables[row]
+        start[j] += signs[row] * min(BEND, 0.5 * float(room[j]))
+    if np.any(space.rows_in @ start - space.b_in < -1e-12) or (
+        space.a_eq.shape[0] and np.any(np.abs(space.a_eq @ start - space.b_eq) > 1e-12)
+    ):
+        return None
+    return start
