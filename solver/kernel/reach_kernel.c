@@ -1598,7 +1598,7 @@ static int32_t newton_step(Descent *d, const Settle *c, const double *phi,
     return 0;
 }
 
-/* relax._anderson: the mixed step from the h rounds kept in w->points and w->steps (oldest
+/* relax._mixed (damped): the mixed step from the h rounds kept in w->points and w->steps (oldest
  * first) and this one's; 0 where there is one, else −1. */
 static int32_t anderson(int32_t n, int32_t h, const double *phi, const Settle *c,
                         SettleWork *w) {

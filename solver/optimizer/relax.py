@@ -204,7 +204,10 @@ def _trials(
 
 
 def _mixed(
-    phi: FloatArray, step: FloatArray, history: list[tuple[FloatArray, FloatArray]]
+    phi: FloatArray,
+    step: FloatArray,
+    history: list[tuple[FloatArray, FloatArray]],
+    damped: bool = False,
 ) -> FloatArray | None:
     """Anderson's mixing of the last rounds' steps with this one's, or None.
 
@@ -212,14 +215,18 @@ def _mixed(
     the goals' surface bends (each step models C's curvature, not the surface's, and
     overshoots or falls short by a steady ratio). Anderson's mixing of the last rounds
     (Anderson 1965; Walker & Ni 2011) finds the combination of their steps that cancels
-    most of the current one, a secant model of that missing curvature.
+    most of the current one, a secant model of that missing curvature. Its least squares
+    are numpy's, or ``damped`` normal equations (:func:`_damped_solve`, as the kernel's).
     """
     if not history:
         return None
     points = np.array([point for point, _ in history] + [phi])
     steps = np.array([previous for _, previous in history] + [step])
     moves, turns = np.diff(points, axis=0).T, np.diff(steps, axis=0).T
-    mix, *_ = np.linalg.lstsq(turns, step, rcond=None)
+    if damped:
+        mix = _damped_solve(turns.T @ turns, turns.T @ step)
+    else:
+        mix = np.linalg.lstsq(turns, step, rcond=None)[0]
     mixed: FloatArray = step - (moves + turns) @ mix
     if np.all(np.isfinite(mixed)) and np.any(mixed):
         return mixed
@@ -369,7 +376,7 @@ def settle(
     ``nearby`` and the merit ``C + ν √(2 (G − ceiling))`` falls (an exact penalty: the
     rounds' points are off the goals by the second order of their steps; a G within the
     ceiling counts as met), else halved; a round first tries
-    Anderson's mix of the last rounds (:func:`_anderson`). The trust radius (the largest
+    Anderson's mix of the last rounds (:func:`_mixed`). The trust radius (the largest
     change of a variable) halves after a step whose gain is under a quarter of what C's
     model promised on the plane and doubles after one over three quarters.
     After the rounds, steps onto the goals alone (the least move in the same metric) bring
@@ -392,7 +399,7 @@ def settle(
         merit = comfort + penalty * np.sqrt(2.0 * max(value - ceiling, 0.0))
         halvings = int(constants["halvings"])
         moves = [step * min(1.0, radius / largest) * 0.5**k for k in range(halvings + 1)]
-        mixed = _anderson(phi, step, history)
+        mixed = _mixed(phi, step, history, damped=True)
         if mixed is not None:
             mixed = _along_equalities(space, mixed)
             slack = space.rows_in @ phi - space.b_in
@@ -547,22 +554,6 @@ GRAM = 1e-12
 entry: a redundant goal or held row adds nothing where it would divide by zero."""
 
 
-def _anderson(
-    phi: FloatArray, step: FloatArray, history: list[tuple[FloatArray, FloatArray]]
-) -> FloatArray | None:
-    """:func:`_mixed` by damped normal equations (:func:`_damped_solve`, as the kernel's)."""
-    if not history:
-        return None
-    points = np.array([point for point, _ in history] + [phi])
-    steps = np.array([previous for _, previous in history] + [step])
-    moves, turns = np.diff(points, axis=0).T, np.diff(steps, axis=0).T
-    mix = _damped_solve(turns.T @ turns, turns.T @ step)
-    mixed: FloatArray = step - (moves + turns) @ mix
-    if np.all(np.isfinite(mixed)) and np.any(mixed):
-        return mixed
-    return None
-
-
 def _within(space: ReducedSpace, point: FloatArray) -> FloatArray:
     """``point`` within the limits it left by rounding.
 
@@ -605,7 +596,7 @@ def _off_rows(space: ReducedSpace, touched: IntArray, gradient: FloatArray) -> F
 def _along_equalities(space: ReducedSpace, move: FloatArray) -> FloatArray:
     """``move`` less its part off the equality rows' null space.
 
-    Each step keeps the equalities to rounding; a mix of steps (:func:`_anderson`) would
+    Each step keeps the equalities to rounding; a mix of steps (:func:`_mixed`) would
     multiply that rounding round after round.
     """
     rows = space.a_eq
