@@ -365,7 +365,7 @@ class ReachSettings(PropertyGroup):
         "the comfort pose that meets the goals; 0: off, each solve moves as little as it can)",
         min=0.0,
         max=1.0,
-        default=0.0,
+        default=1.0,
         subtype="FACTOR",
     )
     comfort_pose: CollectionProperty(type=ReachStoredBone)  # type: ignore[valid-type]

@@ -11,7 +11,7 @@ add-on's own events run twice in one process, with the armature's Comfort at 0 a
 a drag of the scenario's goal along its path (``DragSession.step``: goal move, solve,
 pose write, depsgraph updates) and random targets each solved from rest by Solve's
 process. Per scenario: the median and 90th-percentile ms per event and their ratio
-(comfort 1 over comfort 0). Comfort off (the default) takes no comfort round. How
+(comfort 1, the default, over comfort 0). Comfort off takes no comfort round. How
 natural the poses are is ``natural``'s to measure.
 
 Writes ``bench/results/comfort_cost.json`` and ``.md``.
@@ -125,8 +125,8 @@ def main() -> None:
         "# What comfort costs",
         "",
         f"Blender {meta['blender']}, the basic human metarig, {args.events} drag events and "
-        f"{args.targets} Solves from rest per scenario (``versus_ik``'s), comfort 0 (off, the "
-        "default) and 1 in one process. ms per event, the whole event as the add-on runs "
+        f"{args.targets} Solves from rest per scenario (``versus_ik``'s), comfort 0 (off) and 1 "
+        "(the default) in one process. ms per event, the whole event as the add-on runs "
         "it.",
         "",
         "| scenario | drag ms, off | drag ms, 1 | ratio | p90 off | p90 1 | Solve ms, off "

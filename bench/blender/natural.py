@@ -21,7 +21,7 @@ mass ends over the support polygon and the Solve's ms; then the goal keyed to mo
 over N frames and baked: the frames whose centre of mass is over the polygon, and ms per
 baked frame;
 (e) ``crouch``: Human Limits, each foot a contact (its sole held), the hips free to move,
-with comfort 0 (the default) and 1: a Solve with the hips' goal
+with comfort 0 and 1 (the default): a Solve with the hips' goal
 40 cm down and a drag of the hips' bone 35 cm down in N events; the trunk's lean, where
 the knees point, the toes' height and the feet's turn on Blender's pose (measured as
 ``tests/addon/test_natural.py`` does), and the ms.
@@ -334,8 +334,8 @@ def main() -> None:
         "",
         "(e) Human Limits, each foot a contact (its sole held, chain from the thigh), the "
         "hips free to move: a Solve with the hips' goal 40 cm down, then the hips dragged "
-        f"35 cm down by the bone in {args.events} events, with comfort 0 (the default) and "
-        "1. Measured on Blender's pose: the trunk's turn from rest, the worse "
+        f"35 cm down by the bone in {args.events} events, with comfort 0 and 1 (the "
+        "default). Measured on Blender's pose: the trunk's turn from rest, the worse "
         "knee's angle from the pelvis's front, the lower toe tip's height over the floor, "
         "the larger turn of a foot.",
         "",

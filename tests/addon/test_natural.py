@@ -36,7 +36,7 @@ def planted(kind: str) -> tuple[Any, Rest]:
             armature=obj.name, bone=f"foot.{side}", chain_start=f"thigh.{side}", contact=True
         )
         assert result == {"FINISHED"}
-    obj.reach.comfort = 1.0
+    assert obj.reach.comfort == 1.0
     return obj, Rest.of(obj)
 
 
