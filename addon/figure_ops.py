@@ -16,6 +16,7 @@ from bpy.props import BoolProperty, StringProperty
 from bpy.types import Operator
 from mathutils import Matrix, Vector
 
+from .bridge.anatomy import human_body
 from .bridge.goals import tail_length
 from .bridge.joints import euler_order, joint_settings
 from .bridge.kinds import figure_rig, rig_kind
@@ -174,7 +175,8 @@ class REACH_OT_add_constraint(BoneOperator, Operator):
         if not obj.reach.is_figure:
             mark_figure(obj, figure_rig(obj))
         goal_type = self.goal_type
-        sole = self.contact and goal_type == "POSITION" and holds_sole(obj.data.bones[bone])
+        foot = self.contact and human_body(obj)[0].get(bone, ("",))[0] == "foot"
+        sole = self.contact and goal_type == "POSITION" and holds_sole(obj.data.bones[bone], foot)
         if sole:  # a planted foot holds its sole, not one point (bridge.soles)
             goal_type = "POSITION_ORIENTATION"
         name = unique_name(obj.reach.constraints, self.name or f"{bone} {goal_type.lower()}")

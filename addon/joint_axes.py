@@ -5,15 +5,17 @@ hinge lies between those axes (an imported skeleton's forearm, rolled 41° off) 
 be limited to bend one way. These operators give the joint its own axes
 (:attr:`ReachJoint.use_axes`): Reach turns the bone about them and limits it there.
 
-:func:`human_joints` recognises the limbs of a human skeleton by bone names (Rigify,
-Mixamo, the UE mannequin, BVH motion capture) and :class:`REACH_OT_human_limits` hinges
-its elbows and knees to bend the way a body bends, with the thighs' and upper arms'
-twist bounded so that a knee cannot bend backwards by turning the thigh round.
+:class:`REACH_OT_human_limits` finds a human skeleton's joints
+(:func:`.bridge.anatomy.human_body`), hinges its elbows and knees to bend the way a body
+bends and makes every other joint of the trunk and limbs a ball joint with a body's
+range of swing and twist (:func:`.bridge.anatomy.ball_limits`), so that no knee bends
+backwards by turning the thigh round.
 """
 
 from __future__ import annotations
 
 import math
+from collections import Counter
 from typing import Any
 
 import numpy as np
@@ -21,8 +23,11 @@ from bpy.props import FloatProperty, FloatVectorProperty
 from bpy.types import Operator
 
 from ..solver.rotations import matrix_quaternion
+from .bridge.anatomy import Ball, ball_limits, body_axes, human_body, knuckles
 from .bridge.arrays import Array
-from .bridge.body import human_joints
+from .bridge.body import PATTERNS
+from .bridge.posing import pose_outside
+from .bridge.rest_limits import Hinge, rest_limits
 from .bridge.rig import armature_object, to_numpy
 from .errors import BlenderDataError
 from .joint_ops import JointOperator, joint_entry
@@ -30,8 +35,8 @@ from .operator_base import ArmatureOperator, Result
 
 FLEXION = math.radians(150.0)
 """How far a human elbow or knee bends from straight."""
-TWIST = {"thigh": math.radians(45.0), "upper_arm": math.radians(90.0)}
-"""How far a human thigh or upper arm twists about its own length, either way."""
+LIMB_PARTS = frozenset(PATTERNS)
+"""The limb parts known by their bones' names (thigh, shin, upper arm, forearm)."""
 CONE_SIDES = 8
 """Vertices of the polygon a cone limit is drawn with (it lies inside the cone)."""
 
@@ -42,6 +47,18 @@ def _unit(vector: Array, what: str) -> Array:
         raise BlenderDataError(f"{what} has no direction; give a non-zero axis")
     unit: Array = vector / norm
     return unit
+
+
+def _across(obj: Any, joints: dict[str, tuple[str, str]]) -> Array:
+    """The body's left: the left thigh's (or upper arm's) head minus the right one's."""
+    heads = {key: to_numpy(obj.data.bones[name].head_local) for name, key in joints.items()}
+    for part in ("thigh", "upper_arm"):
+        left, right = heads.get((part, "L")), heads.get((part, "R"))
+        if left is not None and right is not None:
+            return _unit(left - right, "the skeleton's left")
+    raise BlenderDataError(
+        "the human limits need both thighs or both upper arms to tell left from right"
+    )
 
 
 def body_front(obj: Any, joints: dict[str, tuple[str, str]]) -> Array:
@@ -140,15 +157,34 @@ def set_cone(joint: Any, axes: Array, angle: float, twist: float) -> None:
         joint.polygon.add().value = (angle * math.cos(turn), angle * math.sin(turn))
 
 
-def set_twist(joint: Any, twist: float) -> None:
-    """Bound ``joint``'s twist about the bone's own length to ±``twist``, the rest free."""
+def set_ball(joint: Any, ball: Ball) -> None:
+    """Make ``joint`` a ball joint of ``ball``'s axes and limits.
+
+    It twists within ±``ball.twist`` about the bone's length, then swings about its other
+    two axes within ``ball.polygon``.
+    """
     joint.use_axes = True
-    joint.axes = (1.0, 0.0, 0.0, 0.0)
-    joint.euler_order = "YXZ"  # the twist first, then the swing
+    joint.axes = tuple(matrix_quaternion(ball.axes))
+    joint.euler_order = "YZX"  # the twist first, then the smaller swing, then the larger
     joint.use_limit = (False, True, False)
-    joint.limit_min = (0.0, -twist, 0.0)
-    joint.limit_max = (0.0, twist, 0.0)
+    joint.limit_min = (0.0, -ball.twist, 0.0)
+    joint.limit_max = (0.0, ball.twist, 0.0)
     joint.lock = (False, False, False)
+    joint.polygon_axes = "XZ"
+    joint.polygon.clear()
+    for vertex in ball.polygon:
+        joint.polygon.add().value = vertex
+
+
+def _report_outside(operator: Any, obj: Any) -> None:
+    """Warn, naming the limit, when the armature's pose lies outside its new limits."""
+    outside = pose_outside(obj)
+    if outside:
+        operator.report(
+            {"WARNING"},
+            f"the current pose is outside the new limits: {outside}; it stays as it is "
+            "until Clamp to limits brings it inside",
+        )
 
 
 def _check_range(bone: str, lower: float, upper: float) -> None:
@@ -214,9 +250,12 @@ class REACH_OT_joint_cone(JointOperator, Operator):
 
 
 class REACH_OT_human_limits(ArmatureOperator, Operator):
-    """Hinge a human skeleton's elbows and knees to bend as a body's do, bound its limbs' twist.
+    """Limit a human skeleton's joints to a body's ranges of motion.
 
-    The bones are found by name: Rigify, Mixamo, UE mannequin, BVH.
+    Elbows and knees bend one way; the spine, neck, head, clavicles, arms, wrists, thighs
+    and ankles swing and twist as far as a body's do. The limbs are found by name (Rigify,
+    Mixamo, UE mannequin, BVH), the rest by the skeleton's shape around them. The pose
+    stays as it is; a pose outside the new limits is named, for Clamp to limits.
     """
 
     bl_idname = "reach.human_limits"
@@ -224,7 +263,7 @@ class REACH_OT_human_limits(ArmatureOperator, Operator):
 
     def run(self, context: Any) -> Result:  # noqa: D102
         obj = armature_object(self.armature, context)
-        joints = human_joints(obj)
+        joints, missing = human_body(obj)
         hinges = [name for name, (part, _) in joints.items() if part in ("forearm", "shin")]
         if not hinges:
             raise BlenderDataError(
@@ -232,23 +271,82 @@ class REACH_OT_human_limits(ArmatureOperator, Operator):
                 "forearm.L, Mixamo or BVH LeftForeArm, UE lowerarm_l, …); give its joints "
                 "hinges one by one (Hinge)"
             )
-        front = body_front(obj, joints)
-        for name, (part, _) in sorted(joints.items()):
-            joint = joint_entry(obj, name, create=True)
-            if part in TWIST:
-                set_twist(joint, TWIST[part])
-                continue
+        limbs = {n: key for n, key in joints.items() if key[0] in LIMB_PARTS}
+        front = body_front(obj, limbs)
+        body = body_axes(front, _across(obj, limbs))
+        shared = Counter(part for part, _ in joints.values())
+        skipped = []
+        for name, (part, side) in sorted(joints.items()):
             rest = _rest(obj, name)
-            # elbows bring the hand forward, knees take the foot back
-            bend = front if part == "forearm" else -front
-            along = rest[:, 1]
-            axis = np.cross(along, bend - (bend @ along) * along)
-            set_hinge(joint, hinge_axes(rest, axis), 0.0, FLEXION)
-        self.report(
-            {"INFO"},
-            f"human limits on {len(joints)} bones: {', '.join(sorted(joints))}",
-        )
+            if part in ("forearm", "shin"):
+                # elbows bring the hand forward, knees take the foot back
+                bend = front if part == "forearm" else -front
+                along = rest[:, 1]
+                axis = np.cross(along, bend - (bend @ along) * along)
+                set_hinge(joint_entry(obj, name, create=True), hinge_axes(rest, axis), 0.0, FLEXION)
+                continue
+            line = knuckles(obj.data.bones[name]) if part == "hand" else None
+            ball = ball_limits(rest, part, side, body, shared[part], line)
+            if ball is None:
+                skipped.append(f"'{name}' ({part}: it lies along the way it swings)")
+                continue
+            set_ball(joint_entry(obj, name, create=True), ball)
+        done = sorted(set(joints) - {s.split("'")[1] for s in skipped})
+        self.report({"INFO"}, f"human limits on {len(done)} bones: {', '.join(done)}")
+        if missing or skipped:
+            self.report(
+                {"WARNING"},
+                f"human limits could not place {'; '.join(missing + skipped)}; "
+                "limit them one by one (Hinge, Cone)",
+            )
+        _report_outside(self, obj)
         return {"FINISHED"}
 
 
-classes = (REACH_OT_joint_hinge, REACH_OT_joint_cone, REACH_OT_human_limits)
+class REACH_OT_limits_from_rest(ArmatureOperator, Operator):
+    """Limit any skeleton's joints from its rest pose: legs bend the way they bend at rest.
+
+    Each limb's first joint swings in a cone about its rest direction, every later joint
+    is a hinge across the plane it bends in at rest, bending further that way and
+    straightening no further than straight; the spine, neck and tail get moderate bounds.
+    For quadrupeds, birds, creatures and game rigs whose bones Human Limits does not know.
+    """
+
+    bl_idname = "reach.limits_from_rest"
+    bl_label = "Limits from Rest"
+
+    def run(self, context: Any) -> Result:  # noqa: D102
+        obj = armature_object(self.armature, context)
+        found = rest_limits(obj)
+        if not found.joints:
+            raise BlenderDataError(
+                f"armature '{obj.name}' has no limb Reach can read from its rest pose (a "
+                "chain of bones leaving the middle plane, X = 0, sideways)"
+                + (f"; skipped {'; '.join(found.skipped)}" if found.skipped else "")
+                + "; give its joints limits one by one (Hinge, Cone)"
+            )
+        for name, joint in found.joints.items():
+            entry = joint_entry(obj, name, create=True)
+            if isinstance(joint, Hinge):
+                axes = hinge_axes(_rest(obj, name), joint.axis)
+                set_hinge(entry, axes, joint.lower, joint.upper)
+            else:
+                set_ball(entry, joint)
+        hinges = sum(isinstance(j, Hinge) for j in found.joints.values())
+        self.report(
+            {"INFO"},
+            f"limits from rest on {len(found.joints)} bones ({hinges} hinges, "
+            f"{len(found.joints) - hinges} cones): {', '.join(sorted(found.joints))}",
+        )
+        if found.skipped:
+            self.report({"WARNING"}, f"limits from rest skipped {'; '.join(found.skipped)}")
+        _report_outside(self, obj)
+        return {"FINISHED"}
+
+
+classes = (
+    REACH_OT_joint_hinge,
+    REACH_OT_joint_cone,
+    REACH_OT_human_limits,
+    REACH_OT_limits_from_rest,
+)

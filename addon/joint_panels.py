@@ -84,7 +84,10 @@ class REACH_PT_joint_axes(ArmaturePanel, Panel):
         for idname, icon in shapes:
             op = row.operator(idname, icon=icon)
             op.armature, op.bone = obj.name, bone
-        op = layout.operator("reach.human_limits", icon="ARMATURE_DATA")
+        row = layout.row(align=True)
+        op = row.operator("reach.human_limits", icon="ARMATURE_DATA")
+        op.armature = obj.name
+        op = row.operator("reach.limits_from_rest", icon="OUTLINER_OB_ARMATURE")
         op.armature = obj.name
         joint = obj.reach.joints.get(bone)
         if joint is None:

@@ -207,7 +207,8 @@ def effector_point(entry: Any, bone: Any) -> tuple[float, float, float]:
 def contact_support(obj: Any, entry: Any, goal_matrix: Any) -> Array:
     """A contact constraint's support points in world space (:mod:`.soles`), shape (k, 3)."""
     bone = obj.data.bones[entry.bone]
-    return support_points(obj, bone, effector_point(entry, bone), to_numpy(goal_matrix))
+    turns = entry.goal_type == "POSITION_ORIENTATION"
+    return support_points(obj, bone, effector_point(entry, bone), to_numpy(goal_matrix), turns)
 
 
 AXIS_VECTORS = {

@@ -24,8 +24,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ...solver import Comfort
-from ...solver.limits import FEASIBLE, clamp_to_limits, outside_limits
+from ...solver import Comfort, Figure
+from ...solver.limits import FEASIBLE, LinearLimits, clamp_to_limits, outside_limits
 from ..errors import BlenderDataError
 from ..renames import writing
 from . import goals, solving
@@ -518,27 +518,44 @@ def start_error(setup: Setup, theta: Array) -> BlenderDataError:
     """The error of a start pose outside the limits a solve holds, naming the limit.
 
     Only the limits of the bones the solve may move count (``Problem.moving_limits``):
-    a bone in no chain, posed outside its limits, stops nothing. A joint's bound is said
-    in degrees, as the sidebar shows it; a polygon or group by its label.
+    a bone in no chain, posed outside its limits, stops nothing.
     """
-    figure = setup.rig.figure
-    violated = outside_limits(setup.problem.moving_limits, theta)
-    label, amount = violated if violated is not None else ("no limit", 0.0)
-    excess = np.full(figure.n_dofs, -np.inf)
-    moving = setup.problem.variables
-    excess[moving] = np.maximum(figure.lower - theta, theta - figure.upper)[moving]
-    index = int(np.argmax(excess))
-    if excess[index] >= amount:
+    moving = setup.problem.variable_mask
+    what = outside(setup.rig.figure, setup.problem.moving_limits, theta, moving)
+    return BlenderDataError(
+        f"the current pose is outside the limits: {what or 'no limit'}; "
+        "clamp the pose to the limits first (Clamp to limits)"
+    )
+
+
+def outside(figure: Figure, limits: LinearLimits, theta: Array, moving: Array | None = None) -> str:
+    """The limit ``theta`` is furthest outside, named; "" when it keeps them all.
+
+    A joint's bound is said in degrees, as the sidebar shows it; a polygon or group by its
+    label. ``moving``: the DOFs whose bounds count (all by default).
+    """
+    violated = outside_limits(limits, theta)
+    label, amount = violated if violated is not None else ("", 0.0)
+    excess = np.maximum(figure.lower - theta, theta - figure.upper)
+    if moving is not None:
+        excess = np.where(moving, excess, -np.inf)
+    index = int(np.argmax(excess)) if excess.size else 0
+    if excess.size and excess[index] > FEASIBLE and excess[index] >= amount:
         name = figure.dofs[index].name or figure.dof_label(index)
         below = theta[index] < figure.lower[index]
         bound = figure.lower[index] if below else figure.upper[index]
-        what = f"{name} is {math.degrees(theta[index]):.2f}°, limit {math.degrees(bound):.2f}°"
-    else:
-        what = f"{label} is violated by {amount:.4g}"
-    return BlenderDataError(
-        f"the current pose is outside the limits: {what}; "
-        "clamp the pose to the limits first (Clamp to limits)"
-    )
+        return f"{name} is {math.degrees(theta[index]):.2f}°, limit {math.degrees(bound):.2f}°"
+    return f"{label} is violated by {amount:.4g}" if violated is not None else ""
+
+
+def pose_outside(obj: Any) -> str:
+    """The limit the armature's current pose is furthest outside, named; "" when inside.
+
+    Single precision's rounding of the channels is no violation (:func:`.pose.settle`).
+    """
+    rig = figure_rig(obj)
+    figure = rig.figure
+    return outside(figure, figure.limits, settle(rig, read_figure(obj, rig)))
 
 
 def clamp_moving(setup: Setup, theta: Array) -> Array:

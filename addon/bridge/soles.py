@@ -1,11 +1,12 @@
-"""Soles: a contact on a bone with children holds the bone whole, and supports by its footprint.
+"""Soles: a contact on a foot holds the bone whole, and supports by its footprint.
 
 A foot planted by one point turns and rolls about it, and by two (ankle and toe) still
 rolls; a planted foot holds its sole. So a contact on a bone with children (a foot with
-its toes and heel, a hand with its fingers, a paw) holds the bone's position and
-orientation, and its support, for Balance and the overlay, is the footprint: the heads
-and tails of the bone and of every bone below it, as they lie at rest, carried by the
-goal. A contact on a leaf bone (a toe tip, a heel) stays one point.
+its toes and heel, a hand with its fingers, a paw), or on a human foot that is a leaf (a
+game skeleton's ankle-to-toe bone), holds the bone's position and orientation, and its
+support, for Balance and the overlay, is the footprint: the heads and tails of the bone
+and of every bone below it, as they lie at rest, carried by the goal. A contact on any
+other leaf bone (a toe tip, a heel) stays one point.
 """
 
 from __future__ import annotations
@@ -20,9 +21,12 @@ from .arrays import Array
 __all__ = ["holds_sole", "sole_points", "support_points"]
 
 
-def holds_sole(bone: Any) -> bool:
-    """Whether a contact on ``bone`` (a Blender bone) holds a sole rather than a point."""
-    return bool(len(bone.children))
+def holds_sole(bone: Any, foot: bool = False) -> bool:
+    """Whether a contact on ``bone`` (a Blender bone) holds a sole rather than a point.
+
+    ``foot``: the bone is a human foot (:func:`.anatomy.human_body`).
+    """
+    return foot or bool(len(bone.children))
 
 
 def sole_points(obj: Any, bone: Any, effector: Sequence[float]) -> Array:
@@ -42,13 +46,16 @@ def sole_points(obj: Any, bone: Any, effector: Sequence[float]) -> Array:
     return result
 
 
-def support_points(obj: Any, bone: Any, effector: Sequence[float], goal_matrix: Any) -> Array:
+def support_points(
+    obj: Any, bone: Any, effector: Sequence[float], goal_matrix: Any, turns: bool
+) -> Array:
     """A contact's support in world space, shape (k, 3).
 
-    A sole's footprint carried by the goal's matrix, else the goal's point.
+    A sole's footprint carried by the goal's matrix, else the goal's point. ``turns``: the
+    contact holds the bone's orientation (a leaf foot's contact holds its sole so).
     """
     matrix = np.array(goal_matrix, dtype=float)
-    if not holds_sole(bone):
+    if not holds_sole(bone, foot=turns):
         result: Array = matrix[None, :3, 3]
         return result
     frame = matrix[:3, :3] / np.linalg.norm(matrix[:3, :3], axis=0)  # the goal's axes, unscaled

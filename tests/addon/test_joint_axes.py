@@ -10,7 +10,7 @@ import imported_skeletons
 import numpy as np
 import pytest
 import rigs
-from mathutils import Vector
+from mathutils import Matrix, Quaternion, Vector
 from rigs import four_limbs
 
 
@@ -139,6 +139,35 @@ def _goals(obj):
     bpy.context.view_layer.update()
 
 
+def swing_twist(rotation) -> float:
+    """The twist [deg] about Y of a rotation (3, 3), by the swing–twist decomposition."""
+    turn = Matrix(np.asarray(rotation).tolist()).to_quaternion()
+    twist = math.degrees(2.0 * math.atan2(turn.y, turn.w))
+    return (twist + 180.0) % 360.0 - 180.0
+
+
+BVH_PARTS = {
+    **{
+        f"{side}{bone}": (part, side[0])
+        for side in ("Left", "Right")
+        for bone, part in (
+            ("Shoulder", "clavicle"),
+            ("Arm", "upper_arm"),
+            ("ForeArm", "forearm"),
+            ("Hand", "hand"),
+            ("UpLeg", "thigh"),
+            ("Leg", "shin"),
+            ("Foot", "foot"),
+        )
+    },
+    "Spine": ("spine", ""),
+    "Chest": ("spine", ""),
+    "Neck": ("neck", ""),
+    "Head": ("head", ""),
+}
+"""The BVH skeleton's joints as a body's parts; its hips, the root, turn the whole figure."""
+
+
 @pytest.mark.parametrize("kind", ["bvh", "fbx", "gltf"])
 def test_human_limits_bend_an_imported_skeletons_elbows_and_knees_the_right_way(
     reach, skeletons, kind
@@ -146,9 +175,8 @@ def test_human_limits_bend_an_imported_skeletons_elbows_and_knees_the_right_way(
     obj = imported(kind, skeletons)
     assert bpy.ops.reach.figure_from_armature(armature=obj.name) == {"FINISHED"}
     assert bpy.ops.reach.human_limits(armature=obj.name) == {"FINISHED"}
-    assert {j.name for j in obj.reach.joints if j.use_axes} == {
-        f"{side}{part}" for side in ("Left", "Right") for part in ("ForeArm", "Leg", "UpLeg", "Arm")
-    }
+    assert reach.addon.bridge.anatomy.human_body(obj) == (BVH_PARTS, [])
+    assert {j.name for j in obj.reach.joints if j.use_axes} == set(BVH_PARTS)
     _goals(obj)
     assert bpy.ops.reach.solve(armature=obj.name) == {"FINISHED"}
     assert obj.reach.stats.message == "all constraints met"
@@ -156,9 +184,108 @@ def test_human_limits_bend_an_imported_skeletons_elbows_and_knees_the_right_way(
     limb = rigs.chain_length(obj, ("LeftUpLeg", "LeftLeg"))
     assert bends["LeftForeArm"] < -0.05 * limb, bends  # the elbow points back
     assert bends["LeftLeg"] > 0.05 * limb, bends  # the knee points forward
+    # no knee bent backwards by turning the thigh round
     thigh = _local_rotation(obj, "LeftUpLeg")
-    twist = math.degrees(math.atan2(thigh[0, 2] - thigh[2, 0], thigh[0, 0] + thigh[2, 2]))
-    assert abs(twist) <= 45.0 + 1e-3  # no knee bent backwards by turning the thigh round
+    assert abs(swing_twist(thigh)) <= reach.addon.bridge.anatomy.THIGH_TWIST
+
+
+@pytest.mark.parametrize("kind", ["basic", "full"])
+def test_human_limits_find_the_trunk_and_the_limbs_ends_of_the_rigify_humans(reach, kind):
+    obj = rigs.metarig(kind)
+    found, missing = reach.addon.bridge.anatomy.human_body(obj)
+    trunk = {"spine.001": "spine", "spine.002": "spine", "spine.003": "spine"}
+    trunk |= {"spine.004": "neck", "spine.005": "neck", "spine.006": "head"}
+    assert missing == []
+    assert found == {
+        **{bone: (part, "") for bone, part in trunk.items()},
+        **{
+            f"{bone}.{side}": (part, side)
+            for side in "LR"
+            for bone, part in (
+                ("shoulder", "clavicle"),
+                ("upper_arm", "upper_arm"),
+                ("forearm", "forearm"),
+                ("hand", "hand"),
+                ("thigh", "thigh"),
+                ("shin", "shin"),
+                ("foot", "foot"),
+            )
+        },
+    }
+
+
+def _ball_samples(ball, rng, count=4000):
+    """Angles (about X, Y, Z) [rad] on and inside ``ball``'s limits: every vertex and points
+    along every edge at either twist bound, and random points within."""
+    vertices = np.array(ball.polygon)
+    edges = [
+        (1.0 - s) * vertices[k] + s * vertices[(k + 1) % len(vertices)]
+        for k in range(len(vertices))
+        for s in np.linspace(0.0, 1.0, 21)
+    ]
+    inside = [rng.dirichlet(np.full(len(vertices), 0.3)) @ vertices for _ in range(count)]
+    for swing in [*edges, *inside]:
+        for twist in (-ball.twist, ball.twist, rng.uniform(-ball.twist, ball.twist)):
+            yield np.array((swing[0], twist, swing[1]))
+
+
+def _joint_rotation(reach, ball, angles):
+    """The bone's rotation in its rest frame for the joint angles (about X, Y, Z)."""
+    turn = reach.solver.rotations.euler_matrix(angles, "YZX")
+    return ball.axes @ turn @ ball.axes.T
+
+
+def test_a_thigh_within_its_human_limits_twists_at_most_its_bound(reach):
+    anatomy = reach.addon.bridge.anatomy
+    body = anatomy.body_axes(np.array((0.0, -1.0, 0.0)), np.array((1.0, 0.0, 0.0)))
+    rng = np.random.default_rng(3)
+    largest = 0.0
+    for down in ((0.05, 0.0, -1.0), (0.2, 0.1, -1.0), (-0.1, -0.1, -1.0)):
+        rest = _rolled_frame(np.array(down), rng)
+        for side in "LR":
+            ball = anatomy.ball_limits(rest, "thigh", side, body)
+            for angles in _ball_samples(ball, rng, count=500):
+                largest = max(largest, abs(swing_twist(_joint_rotation(reach, ball, angles))))
+    assert largest <= anatomy.THIGH_TWIST
+    assert largest >= anatomy.THIGH_TWIST - 2.0  # the bound is the corners' own
+
+
+@pytest.mark.parametrize(
+    "part", ["spine", "neck", "head", "clavicle", "upper_arm", "hand", "thigh", "foot"]
+)
+def test_no_other_reading_of_a_ball_joints_turn_keeps_its_limits(reach, part):
+    # the turn (a, b, c) is also (a + 180°, 180° − b, c + 180°) and its whole-turn shifts:
+    # inside the limits only once, so no limb turns round behind its bounds
+    anatomy = reach.addon.bridge.anatomy
+    body = anatomy.body_axes(np.array((0.0, -1.0, 0.0)), np.array((1.0, 0.0, 0.0)))
+    rng = np.random.default_rng(5)
+    direction = {
+        "upper_arm": (1.0, 0.0, -0.5),
+        "clavicle": (1.0, -0.2, 0.1),
+        "hand": (1.0, 0.0, -0.4),
+    }
+    direction |= {"thigh": (0.0, 0.0, -1.0), "foot": (0.0, -1.0, -0.5)}
+    rest = _rolled_frame(np.array(direction.get(part, (0.0, 0.1, 1.0))), rng)
+    ball = anatomy.ball_limits(rest, part, "L", body, shared=3)
+    assert abs(2.0 * ball.twist) < math.pi
+    for x, twist, z in _ball_samples(ball, rng, count=300):
+        other = np.array((x + math.pi, twist + math.pi, math.pi - z))
+        other = (other + math.pi) % (2.0 * math.pi) - math.pi
+        assert not abs(other[1]) <= ball.twist
+        np.testing.assert_allclose(
+            reach.solver.rotations.euler_matrix(other, "YZX"),
+            reach.solver.rotations.euler_matrix((x, twist, z), "YZX"),
+            atol=1e-9,
+        )
+
+
+def _rolled_frame(along, rng):
+    """A bone's rest frame (columns X, Y, Z) along ``along``, rolled at random about it."""
+    y = along / np.linalg.norm(along)
+    hint = rng.normal(size=3)
+    x = hint - (hint @ y) * y
+    x /= np.linalg.norm(x)
+    return np.column_stack((x, y, np.cross(x, y)))
 
 
 def test_human_limits_name_what_they_need_on_a_skeleton_they_do_not_know(reach):
@@ -208,3 +335,39 @@ def test_a_gltf_skeleton_with_bones_100_times_too_long_gets_goals_its_size(reach
     goal.location = goal.location.lerp(world @ obj.pose.bones["LeftArm"].head, 0.3)
     assert bpy.ops.reach.solve(armature=obj.name) == {"FINISHED"}
     assert obj.reach.stats.message == "all constraints met"
+
+
+def test_human_limits_name_a_pose_outside_them_and_leave_it_for_clamp(reach, capfd):
+    obj = rigs.metarig("basic")
+    assert bpy.ops.reach.figure_from_armature(armature=obj.name) == {"FINISHED"}
+    thigh = obj.pose.bones["thigh.L"]
+    thigh.rotation_mode = "QUATERNION"
+    thigh.rotation_quaternion = Quaternion((0.0, 1.0, 0.0), math.radians(90.0))  # turned round
+    bpy.context.view_layer.update()
+    before = rigs.pose_channels(obj)
+    capfd.readouterr()
+    assert bpy.ops.reach.human_limits(armature=obj.name) == {"FINISHED"}
+    said = capfd.readouterr().out
+    assert "the current pose is outside the new limits: thigh.L joint rotation Y is 90.00°" in said
+    assert "Clamp to limits" in said
+    assert rigs.pose_channels(obj) == before  # the pose stays until asked
+    assert bpy.ops.reach.clamp_pose(armature=obj.name) == {"FINISHED"}
+    assert reach.addon.bridge.posing.pose_outside(obj) == ""
+    twist = swing_twist(_local_rotation(obj, "thigh.L"))
+    assert abs(twist) <= reach.addon.bridge.anatomy.RANGES["thigh"].twist + 1e-3
+
+
+def test_human_limits_name_the_parts_they_cannot_place_and_set_the_rest(reach, capfd):
+    obj = rigs.metarig("basic")
+    bpy.context.view_layer.objects.active = obj
+    bpy.ops.object.mode_set(mode="EDIT")
+    for name in ("spine.006", "spine.005", "spine.004"):  # a body with no neck or head
+        obj.data.edit_bones.remove(obj.data.edit_bones[name])
+    bpy.ops.object.mode_set(mode="OBJECT")
+    capfd.readouterr()
+    assert bpy.ops.reach.human_limits(armature=obj.name) == {"FINISHED"}
+    said = capfd.readouterr().out
+    assert "could not place the neck and head (no bone continues the chest upward)" in said
+    limited = {j.name for j in obj.reach.joints if j.use_axes}
+    assert {"spine.001", "spine.002", "spine.003", "shoulder.L", "foot.R"} <= limited
+    assert "spine" not in limited  # the hips turn the whole figure

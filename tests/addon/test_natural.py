@@ -8,12 +8,13 @@ from __future__ import annotations
 from typing import Any
 
 import bpy
+import imported_skeletons
 import numpy as np
 import pytest
 from mathutils import Vector
 from rigs import metarig
 
-from tests.fixtures.posture import Posture, Rest, posture, world
+from tests.fixtures.posture import Posture, Rest, knee_from_front, posture, world
 
 LEAN = 20.0
 """Most turn of the trunk from its rest direction [°]."""
@@ -111,3 +112,85 @@ def test_a_hand_goal_moved_leaves_the_planted_feet_where_they_are(reach, kind: s
         assert (after.translation - before.translation).length <= 1e-6
         turn = before.to_quaternion().rotation_difference(after.to_quaternion()).angle
         assert np.degrees(turn) <= 0.01
+
+
+REACHES = {"out": (0.8, 0.0, 0.0), "forward and down": (0.0, -0.5, -0.6)}
+"""Whole-body reaches: where the left hand's goal moves [m] (a Rigify human faces −Y)."""
+
+
+def thigh_twists(obj, thighs) -> list[float]:
+    """Each thigh's twist [°] about its length from rest, by the swing–twist decomposition."""
+    twists = []
+    for name in thighs:
+        turn = obj.pose.bones[name].matrix_basis.to_quaternion()
+        twists.append((np.degrees(2.0 * np.arctan2(turn.y, turn.w)) + 180.0) % 360.0 - 180.0)
+    return twists
+
+
+@pytest.mark.parametrize("kind", ["basic", "full"])
+@pytest.mark.parametrize("reach_to", REACHES)
+def test_a_whole_body_reach_keeps_the_knees_forward_and_every_joint_in_its_limits(
+    reach, kind: str, reach_to: str
+) -> None:
+    obj, rest = planted(kind)
+    assert bpy.ops.reach.add_constraint(
+        armature=obj.name, bone="hand.L", chain_start="", name="hand"
+    ) == {"FINISHED"}
+    hand = obj.reach.constraints["hand"].goal
+    hand.location = Vector(hand.location) + Vector(REACHES[reach_to])
+    assert bpy.ops.reach.solve(armature=obj.name) == {"FINISHED"}
+    assert largest_miss(reach, obj) <= 1e-5
+    found = posture(obj, rest)
+    assert all(np.isnan(k) or k <= 90.0 for k in found.knees), found
+    twists = thigh_twists(obj, ("thigh.L", "thigh.R"))
+    assert max(abs(t) for t in twists) <= reach.addon.bridge.anatomy.THIGH_TWIST, twists
+    assert found.toes >= -1e-4 and found.feet <= FOOT, found
+    assert reach.addon.bridge.posing.pose_outside(obj) == ""
+
+
+@pytest.fixture(scope="module")
+def skeletons(tmp_path_factory):
+    """Each kind's imported skeleton, saved by a child Blender (see imported_skeletons)."""
+    return imported_skeletons.make(tmp_path_factory.mktemp("skeletons"))
+
+
+@pytest.mark.parametrize("kind", ["fbx", "gltf"])
+@pytest.mark.parametrize("reach_to", REACHES)
+def test_an_imported_skeleton_reaches_with_its_knees_forward_by_default(
+    reach, skeletons, kind: str, reach_to: str
+) -> None:
+    obj = imported_skeletons.append(skeletons[kind])
+    assert bpy.ops.reach.figure_from_armature(armature=obj.name, translate_root=True) == {
+        "FINISHED"
+    }
+    assert bpy.ops.reach.human_limits(armature=obj.name) == {"FINISHED"}
+    for side in ("Left", "Right"):
+        result = bpy.ops.reach.add_constraint(
+            armature=obj.name, bone=f"{side}Foot", chain_start=f"{side}UpLeg", contact=True
+        )
+        assert result == {"FINISHED"}
+    assert bpy.ops.reach.add_constraint(
+        armature=obj.name, bone="LeftHand", chain_start="", name="hand"
+    ) == {"FINISHED"}
+    hand = obj.reach.constraints["hand"].goal
+    # the skeleton faces −Y with its left at +X once imported (tests/fixtures/bvh.py: its
+    # toes point along the file's Z, Blender's −Y), as a Rigify human does; its T-pose hand
+    # is already 0.96 m out on a 1.62 m body, so 40 cm farther out is as far for its size
+    # as the 2 m metarig's 80 cm past its lowered hand
+    push = Vector(REACHES[reach_to]) * (0.5 if reach_to == "out" else 1.0)
+    hand.location = Vector(hand.location) + push
+    feet = {s: obj.matrix_world @ obj.pose.bones[f"{s}Foot"].matrix for s in ("Left", "Right")}
+    assert bpy.ops.reach.solve(armature=obj.name) == {"FINISHED"}
+    assert obj.reach.stats.message == "all constraints met", obj.reach.stats.message
+    hips = obj.pose.bones["Hips"]
+    turned = np.array(hips.matrix.to_3x3()) @ np.array(hips.bone.matrix_local.to_3x3()).T
+    front = np.array(obj.matrix_world.to_3x3()) @ turned @ np.array((0.0, -1.0, 0.0))
+    for side in ("Left", "Right"):
+        knee = knee_from_front(obj, front, f"{side}UpLeg", f"{side}Leg")
+        assert np.isnan(knee) or knee <= 90.0, (side, knee)
+        after = obj.matrix_world @ obj.pose.bones[f"{side}Foot"].matrix
+        turn = feet[side].to_quaternion().rotation_difference(after.to_quaternion()).angle
+        assert np.degrees(turn) <= FOOT
+    twists = thigh_twists(obj, ("LeftUpLeg", "RightUpLeg"))
+    assert max(abs(t) for t in twists) <= reach.addon.bridge.anatomy.THIGH_TWIST, twists
+    assert reach.addon.bridge.posing.pose_outside(obj) == ""
