@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from ._checks import FloatArray
-from .methods.base import Leg, Method, Scaled
+from .methods.base import Leg, Method, Scaled, moving_unmet
 from .optimizer.budget import Budget
 from .optimizer.feasible import Box, Starts
 from .optimizer.projection import active_rows, multipliers
@@ -34,6 +34,7 @@ __all__ = [
     "descent_iterations",
     "descents",
     "in_g_all_scale",
+    "kept",
     "plans",
 ]
 
@@ -131,7 +132,8 @@ class _Driver:
             self.starts = _starts(
                 self.problem, self.scaled, self.phi0, self.limits.restarts, self.limits.seed
             )
-        return self.run(self.starts.start(plan, best.phi))
+        start = self.starts.start(plan, best.phi)
+        return self.run(kept(self.problem, self.scaled, best, start, self.limits.tolerance))
 
 
 def descents(
@@ -240,6 +242,33 @@ def plans(problem: Problem, scaled: Scaled, first: Descent, restarts: int) -> li
     members = members[:restarts]
     seeded: list[Plan] = list(range(1, restarts - len(members) + 1))
     return members + seeded
+
+
+def kept(
+    problem: Problem, scaled: Scaled, best: Descent, start: FloatArray, tolerance: float
+) -> FloatArray:
+    """``start`` with every variable that moves met goals only put back where ``best`` has it.
+
+    A restart searches for the goals left unmet at ``best`` (each above ``tolerance``, the
+    stop test's G_all / w) and leaves the limbs whose goals are met as they were
+    (:func:`.methods.base.moving_unmet`); ``start`` itself
+    where putting them back would leave a limit row (a polygon or a group joining the two
+    kinds).
+    """
+    found = moving_unmet(problem, scaled, best.phi, tolerance * scaled.weight)
+    if found is None:
+        return start
+    unmet, met = found
+    still = met & ~unmet
+    if not still.any():
+        return start
+    space = scaled.space
+    mixed = np.where(still, best.phi, start)
+    if np.any(space.rows_in @ mixed - space.b_in < -1e-12) or (
+        space.a_eq.shape[0] and np.any(np.abs(space.a_eq @ mixed - space.b_eq) > 1e-12)
+    ):
+        return start
+    return mixed
 
 
 def _starts(problem: Problem, scaled: Scaled, phi0: FloatArray, restarts: int, seed: int) -> Starts:

@@ -13,7 +13,7 @@ from typing import ClassVar, Self
 
 import numpy as np
 
-from .._checks import FloatArray, finite_scalar
+from .._checks import BoolArray, FloatArray, finite_scalar
 from ..comfort import Comfort
 from ..exceptions import SolverInputError
 from ..optimizer.budget import Budget, Reporter
@@ -26,7 +26,19 @@ from ..optimizer.tasks import leaves_by_level
 from ..problem import Problem
 from ..result import Descent
 
-__all__ = ["Leg", "Method", "Scaled", "levels_of", "positive", "weight_scale"]
+__all__ = [
+    "UNMET_SHARE",
+    "Leg",
+    "Method",
+    "Scaled",
+    "levels_of",
+    "moving_unmet",
+    "positive",
+    "weight_scale",
+]
+
+UNMET_SHARE = 1e-3
+"""A goal whose share of a descent's G is at least this counts as left unmet."""
 
 Objective = Callable[[FloatArray], tuple[float, FloatArray]]
 """φ ↦ (G_all / w, its gradient over φ)."""
@@ -213,6 +225,33 @@ class Method(ABC):
 
         The descent's value and gradient are those of G_all / w.
         """
+
+
+def moving_unmet(
+    problem: Problem, scaled: Scaled, phi: FloatArray, met: float | None = None
+) -> tuple[BoolArray, BoolArray] | None:
+    """Which variables move a goal left unmet at ``phi``, and which a met one (or None).
+
+    None when every goal is met. A goal is left unmet where its weighted potential is
+    above ``met`` (G_all's units), or without it, at least :data:`UNMET_SHARE` of G (a
+    stalled descent's goals: those that hold it back). A variable moves some goals where
+    the goals' Gauss–Newton factor of those goals alone is nonzero on it.
+    """
+    shares = problem.weights * problem.potentials(scaled.space.theta(phi))
+    if met is None:
+        met = UNMET_SHARE * float(np.sum(shares))
+    unmet = (shares > 0.0) & (shares > met)
+    if not unmet.any():
+        return None
+
+    def moving(goals: BoolArray) -> BoolArray:
+        if not goals.any():
+            return np.zeros(scaled.space.n, dtype=bool)
+        factor = scaled.curvature(problem.only(np.flatnonzero(goals)))(phi)
+        moves: BoolArray = np.linalg.norm(factor, axis=1) > 0.0
+        return moves
+
+    return moving(unmet), moving(~unmet)
 
 
 def levels_of(leg: Leg, *, curvature: bool) -> list[Level]:

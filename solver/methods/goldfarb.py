@@ -27,7 +27,7 @@ from ..optimizer.metric import GaussNewtonStep
 from ..optimizer.relax import ComfortAim, Rounds, Settler, relax
 from ..problem import Problem
 from ..result import Descent, Status
-from .base import Leg, Method, Scaled, levels_of
+from .base import Leg, Method, Scaled, levels_of, moving_unmet
 
 __all__ = ["START_METRICS", "Goldfarb"]
 
@@ -306,26 +306,19 @@ def compiled_settle(
 BEND = 0.05
 """How far inside its bound a stalled descent's straight limb starts again, in φ (a rotation
 of scale 1: radians)."""
-UNMET_SHARE = 1e-3
-"""A goal whose share of a stalled descent's G is at least this counts as left unmet."""
 
 
 def bent(problem: Problem, scaled: Scaled, first: Descent) -> FloatArray | None:
     """``first``'s end, each variable on a bound that moves an unmet goal :data:`BEND` inside.
 
-    None where there is none. The goals left unmet are those with at least
-    :data:`UNMET_SHARE` of G; a variable moves one where the goals' Gauss–Newton factor of
-    those goals alone is nonzero on it. A move that would leave another limit row is not
-    made.
+    None where there is none (:func:`.base.moving_unmet` tells the variables that move an
+    unmet goal). A move that would leave another limit row is not made.
     """
     space = scaled.space
-    theta = space.theta(first.phi)
-    shares = problem.weights * problem.potentials(theta)
-    unmet = np.flatnonzero((shares > 0.0) & (shares >= UNMET_SHARE * float(np.sum(shares))))
-    if not unmet.size:
+    found = moving_unmet(problem, scaled, first.phi)
+    if found is None:
         return None
-    factor = scaled.curvature(problem.only(unmet))(first.phi)
-    moving = np.linalg.norm(factor, axis=1) > 0.0
+    moving = found[0]
     variables, signs = space.rows_in.bounds()
     slack = space.rows_in @ first.phi - space.b_in
     on = np.flatnonzero((variables >= 0) & (slack <= 1e-12))

@@ -80,3 +80,30 @@ def test_restarts_keep_the_start_side_pose_when_the_gain_is_rounding() -> None:
     restarted = solve(problem, np.zeros(3), restarts=8, seed=3)
     assert restarted.fun <= alone.fun * (1.0 + RESTART_GAIN)
     assert abs(restarted.x[2]) <= 1e-9  # the neck is not turned
+
+
+@pytest.mark.parametrize("pose", bvh.MISSED_POSES, ids=["across", "behind"])
+def test_restarts_leave_a_limb_whose_goals_are_met_as_it_was(pose) -> None:
+    # the left hand's pose is found by restarts; the right hand, met where it starts, is
+    # no part of that search: its arm keeps its pose exactly
+    problem, theta = hand_problem(pose)
+    figure = problem.figure
+    start = figure.zero_pose()
+    right = figure.segment("RightHand").index
+    frame = figure.forward(start)[right]
+    effector = bvh.hand_effector("Right")
+    point = frame[:3, :3] @ np.asarray(effector.point) + frame[:3, 3]
+    goal = goals.PositionOrientation(point, frame[:3, 0], frame[:3, 1], c_dx=C5, c_dy=C5)
+    both = Problem(
+        figure, [*problem.constraints, Constraint(effector, goal, chain_start="RightShoulder")]
+    )
+    result = solve(both, start)
+    distance, angle = hand_error(both, result.theta, theta)
+    assert distance <= 1e-6 * sum(bvh.bone_lengths()[name] for name in CHAIN[1:])
+    assert angle <= 1e-3
+    arm = [
+        j
+        for name in ("RightShoulder", "RightArm", "RightForeArm", "RightHand")
+        for j in figure.segment(name).dof_indices
+    ]
+    np.testing.assert_array_equal(result.theta[arm], start[arm])
