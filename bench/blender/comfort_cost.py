@@ -11,8 +11,11 @@ add-on's own events run twice in one process, with the armature's Comfort at 0 a
 a drag of the scenario's goal along its path (``DragSession.step``: goal move, solve,
 pose write, depsgraph updates) and random targets each solved from rest by Solve's
 process. Per scenario: the median and 90th-percentile ms per event and their ratio
-(comfort 1, the default, over comfort 0). Comfort off takes no comfort round. How
-natural the poses are is ``natural``'s to measure.
+(comfort 1, the default, over comfort 0). Comfort off takes no comfort round. Then a
+whole-body reach as a new figure has it, on the metarig and on a BVH skeleton read by
+Blender's importer: Human Limits, the feet planted as contacts, the left hand's goal on a
+chain to the root dragged forward and down, at Comfort 0 (the default before it was on)
+and 1. How natural the poses are is ``natural``'s to measure.
 
 Writes ``bench/results/comfort_cost.json`` and ``.md``.
 """
@@ -20,7 +23,9 @@ Writes ``bench/results/comfort_cost.json`` and ``.md``.
 from __future__ import annotations
 
 import statistics
+import tempfile
 import time
+from pathlib import Path
 from typing import Any
 
 import bpy
@@ -32,9 +37,21 @@ from bench.blender.events import STEP, move
 from bench.blender.poses import Poser
 from bench.blender.reach_events import start_drag
 from bench.harness import BenchmarkParser, Count, write_results
+from tests.fixtures import bvh
 
 SCENARIOS = ("arm", "limbs", "arm_limits", "limbs_limits", "arm_polygon", "limbs_polygon")
 COMFORTS = (0.0, 1.0)
+BODIES = {
+    # body: its feet, the bones their chains start from, its left hand
+    "the basic human metarig": (("foot.L", "foot.R"), ("thigh.L", "thigh.R"), "hand.L"),
+    "a BVH skeleton (Blender's importer)": (
+        ("LeftFoot", "RightFoot"),
+        ("LeftUpLeg", "RightUpLeg"),
+        "LeftHand",
+    ),
+}
+REACH = (0.0, -0.5, -0.6)
+"""Where a whole-body drag takes the hand [m]: forward (−Y) and down."""
 
 
 def staged(reach: Any, scenario: scenarios.Scenario, comfort: float) -> tuple[Any, Any, Any]:
@@ -100,6 +117,57 @@ def run(reach: Any, key: str, comfort: float, args: Any) -> dict[str, Any]:
     }
 
 
+def whole_body(reach: Any, body: str, comfort: float, events: int) -> dict[str, Any]:
+    """A whole-body reach dragged in ``events`` events at ``comfort``: Human Limits, the
+    feet planted as contacts, the hand's goal on a chain to the root taken forward and down
+    (the default settings but for Comfort)."""
+    feet, thighs, hand = BODIES[body]
+    if hand == "hand.L":
+        obj = rigs.new_metarig()
+    else:
+        bpy.ops.wm.read_homefile(use_empty=True)
+        with tempfile.TemporaryDirectory() as folder:
+            path = Path(folder) / "skeleton.bvh"
+            path.write_text(bvh.bvh_text())
+            bpy.ops.import_anim.bvh(filepath=str(path), global_scale=bvh.SCALE)
+        obj = bpy.context.active_object
+    assert bpy.ops.reach.figure_from_armature(armature=obj.name, translate_root=True) == {
+        "FINISHED"
+    }
+    assert bpy.ops.reach.human_limits(armature=obj.name) == {"FINISHED"}
+    obj.reach.comfort = comfort
+    for foot, thigh in zip(feet, thighs, strict=True):
+        assert bpy.ops.reach.add_constraint(
+            armature=obj.name, bone=foot, chain_start=thigh, contact=True
+        ) == {"FINISHED"}
+    assert bpy.ops.reach.add_constraint(
+        armature=obj.name, bone=hand, chain_start="", name="hand"
+    ) == {"FINISHED"}
+    goal = obj.reach.constraints["hand"].goal
+    bpy.context.view_layer.update()
+    start = np.array(goal.matrix_world.translation)
+    drag = reach.addon.drag_session.DragSession(bpy.context, obj, goal)
+    times = []
+    for k in range(1, events + 1):
+        begin = time.perf_counter()
+        drag.step(start + np.array(REACH) * k / events)
+        times.append(1e3 * (time.perf_counter() - begin))
+    return {
+        "drag_median_ms": statistics.median(times),
+        "drag_p90_ms": float(np.percentile(times, 90)),
+        "last_message": obj.reach.stats.message,
+    }
+
+
+def drag_cells(off: dict[str, Any], on: dict[str, Any]) -> str:
+    """A table row's drag cells: median ms off and on, their ratio, p90 ms off and on."""
+    return (
+        f"{off['drag_median_ms']:.2f} | {on['drag_median_ms']:.2f} "
+        f"| {on['drag_median_ms'] / off['drag_median_ms']:.2f} "
+        f"| {off['drag_p90_ms']:.2f} | {on['drag_p90_ms']:.2f}"
+    )
+
+
 def main() -> None:
     counts = {"events": Count("drag events", 40, 200), "targets": Count("random targets", 10, 50)}
     parser = BenchmarkParser(__doc__, "comfort_cost", "40 drag events, 10 targets", counts)
@@ -110,6 +178,10 @@ def main() -> None:
         results = {
             key: {f"{comfort:g}": run(reach, key, comfort, args) for comfort in COMFORTS}
             for key in SCENARIOS
+        }
+        bodies = {
+            body: {f"{c:g}": whole_body(reach, body, c, args.events) for c in COMFORTS}
+            for body in BODIES
         }
     finally:
         rigs.unload_reach()
@@ -136,15 +208,26 @@ def main() -> None:
     for key, by in results.items():
         off, on = by["0"], by["1"]
         lines.append(
-            f"| {scenarios.SCENARIOS[key].title} | {off['drag_median_ms']:.2f} "
-            f"| {on['drag_median_ms']:.2f} | {on['drag_median_ms'] / off['drag_median_ms']:.2f} "
-            f"| {off['drag_p90_ms']:.2f} | {on['drag_p90_ms']:.2f} "
+            f"| {scenarios.SCENARIOS[key].title} | {drag_cells(off, on)} "
             f"| {off['solve_median_ms']:.1f} | {on['solve_median_ms']:.1f} "
             f"| {on['solve_median_ms'] / off['solve_median_ms']:.2f} |"
         )
+    lines += [
+        "",
+        "Whole-body reaches as a new figure has them: Human Limits, both feet planted as "
+        "contacts (chains from the thighs), the left hand's goal on a chain to the root "
+        f"dragged 50 cm forward and 60 cm down in {args.events} events; Comfort 0 (the "
+        "default before Comfort was on) against 1 (the default).",
+        "",
+        "| body | drag ms, off | drag ms, 1 | ratio | p90 off | p90 1 | last event, 1 |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for body, by in bodies.items():
+        off, on = by["0"], by["1"]
+        lines.append(f"| {body} | {drag_cells(off, on)} | {on['last_message']} |")
     for line in lines:
         print(line)
-    write_results(args.output, {"meta": meta, "scenarios": results}, lines)
+    write_results(args.output, {"meta": meta, "scenarios": results, "whole_body": bodies}, lines)
 
 
 if __name__ == "__main__":

@@ -31,6 +31,7 @@ Results: ``bench/results/natural.json`` and ``natural.md``.
 
 from __future__ import annotations
 
+import math
 import time
 from typing import Any
 
@@ -204,13 +205,18 @@ def planted(comfort: float) -> tuple[Any, Rest]:
     return obj, Rest.of(obj)
 
 
-def measured(found: Posture) -> dict[str, float]:
-    """A posture's measures, the knees' worse."""
+def measured(obj: Any, found: Posture) -> dict[str, float]:
+    """A posture's measures, the knees' worse, and the larger thigh twist (swing–twist)."""
+    twists = []
+    for side in ("L", "R"):
+        turn = obj.pose.bones[f"thigh.{side}"].matrix_basis.to_quaternion()
+        twists.append(abs((math.degrees(2.0 * math.atan2(turn.y, turn.w)) + 180.0) % 360 - 180))
     return {
         "lean_deg": found.lean,
         "knee_deg": max(found.knees),
         "toe_height_m": found.toes,
         "foot_turn_deg": found.feet,
+        "thigh_twist_deg": max(twists),
     }
 
 
@@ -220,7 +226,11 @@ def crouch_case(comfort: float, events: int) -> dict[str, Any]:
     hips = add(obj, "spine", "HEAD", "", "hips")
     hips.location = Vector(hips.location) + Vector((0.0, 0.0, -0.4))
     ms = timed_solve(obj)
-    solved = {**measured(posture(obj, rest)), "solve_ms": ms, "verdict": obj.reach.stats.message}
+    solved = {
+        **measured(obj, posture(obj, rest)),
+        "solve_ms": ms,
+        "verdict": obj.reach.stats.message,
+    }
     obj, rest = planted(comfort)
     start = world(obj, "spine")
     path = [
@@ -230,7 +240,7 @@ def crouch_case(comfort: float, events: int) -> dict[str, Any]:
     assert bpy.ops.reach.drag_bone(armature=obj.name, bone="spine", effector="HEAD", path=path) == {
         "FINISHED"
     }
-    dragged = measured(posture(obj, rest))
+    dragged = measured(obj, posture(obj, rest))
     return {
         "solve": solved,
         "drag": {
@@ -337,10 +347,19 @@ def main() -> None:
         f"35 cm down by the bone in {args.events} events, with comfort 0 and 1 (the "
         "default). Measured on Blender's pose: the trunk's turn from rest, the worse "
         "knee's angle from the pelvis's front, the lower toe tip's height over the floor, "
-        "the larger turn of a foot.",
+        "the larger turn of a foot, the larger twist of a thigh (swing–twist, from rest).",
         "",
         *table(
-            ["comfort", "case", "trunk lean", "knee from front", "toe height", "foot turn", "ms"],
+            [
+                "comfort",
+                "case",
+                "trunk lean",
+                "knee from front",
+                "toe height",
+                "foot turn",
+                "thigh twist",
+                "ms",
+            ],
             [
                 [
                     f"{share:g}",
@@ -349,6 +368,7 @@ def main() -> None:
                     f"{v['knee_deg']:.1f}°",
                     f"{1e3 * v['toe_height_m']:.2f} mm",
                     f"{v['foot_turn_deg']:.2f}°",
+                    f"{v['thigh_twist_deg']:.1f}°",
                     f"{v['solve_ms']:.1f} a Solve"
                     if case == "Solve"
                     else f"{v['drag_ms']:.2f} an event",
