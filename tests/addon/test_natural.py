@@ -14,7 +14,7 @@ import pytest
 from mathutils import Vector
 from rigs import metarig
 
-from tests.fixtures.posture import Posture, Rest, knee_from_front, posture, world
+from tests.fixtures.posture import Posture, Rest, degrees, knee_from_front, posture, world
 
 LEAN = 20.0
 """Most turn of the trunk from its rest direction [°]."""
@@ -58,6 +58,16 @@ def largest_miss(reach, obj) -> float:
     )
 
 
+def lowered(obj, hips: str, drop: float) -> None:
+    """A goal on the hips bone's head moved ``drop`` [m] down, and Solve."""
+    assert bpy.ops.reach.add_constraint(
+        armature=obj.name, bone=hips, effector="HEAD", chain_start="", name="hips"
+    ) == {"FINISHED"}
+    goal = obj.reach.constraints["hips"].goal
+    goal.location = Vector(goal.location) + Vector((0.0, 0.0, -drop))
+    assert bpy.ops.reach.solve(armature=obj.name) == {"FINISHED"}
+
+
 def assert_natural(found: Posture) -> None:
     assert found.lean <= LEAN, found
     assert max(found.knees) <= KNEE, found  # bent (not nan) and forward
@@ -66,17 +76,12 @@ def assert_natural(found: Posture) -> None:
 
 
 @pytest.mark.parametrize("kind", ["basic", "full"])
-@pytest.mark.parametrize("drop", [0.2])
+@pytest.mark.parametrize("drop", [0.2, 0.4])
 def test_lowering_the_hips_crouches_with_the_trunk_upright_and_the_knees_forward(
     reach, kind: str, drop: float
 ) -> None:
     obj, rest = planted(kind)
-    assert bpy.ops.reach.add_constraint(
-        armature=obj.name, bone="spine", effector="HEAD", chain_start="", name="hips"
-    ) == {"FINISHED"}
-    hips = obj.reach.constraints["hips"].goal
-    hips.location = Vector(hips.location) + Vector((0.0, 0.0, -drop))
-    assert bpy.ops.reach.solve(armature=obj.name) == {"FINISHED"}
+    lowered(obj, "spine", drop)
     assert largest_miss(reach, obj) <= 1e-5
     assert_natural(posture(obj, rest))
 
@@ -154,11 +159,9 @@ def skeletons(tmp_path_factory):
     return imported_skeletons.make(tmp_path_factory.mktemp("skeletons"))
 
 
-@pytest.mark.parametrize("kind", ["fbx", "gltf"])
-@pytest.mark.parametrize("reach_to", REACHES)
-def test_an_imported_skeleton_reaches_with_its_knees_forward_by_default(
-    reach, skeletons, kind: str, reach_to: str
-) -> None:
+def imported_planted(skeletons, kind: str):
+    """The BVH skeleton as the importer of ``kind`` reads it, with default settings but for
+    Human Limits, its hips free to move and each foot planted as a contact."""
     obj = imported_skeletons.append(skeletons[kind])
     assert bpy.ops.reach.figure_from_armature(armature=obj.name, translate_root=True) == {
         "FINISHED"
@@ -169,6 +172,45 @@ def test_an_imported_skeleton_reaches_with_its_knees_forward_by_default(
             armature=obj.name, bone=f"{side}Foot", chain_start=f"{side}UpLeg", contact=True
         )
         assert result == {"FINISHED"}
+    return obj
+
+
+def pelvis_front(obj) -> np.ndarray:
+    """The way the imported skeleton's pelvis faces in world space (−Y at rest)."""
+    hips = obj.pose.bones["Hips"]
+    turned = np.array(hips.matrix.to_3x3()) @ np.array(hips.bone.matrix_local.to_3x3()).T
+    return np.array(obj.matrix_world.to_3x3()) @ turned @ np.array((0.0, -1.0, 0.0))
+
+
+@pytest.mark.parametrize("kind", ["fbx", "gltf"])
+# the metarig's 40 cm is 40% of its hips' height (1.01 m); 36 cm is 38% of this one's 0.95
+@pytest.mark.parametrize("drop", [0.2, 0.36])
+def test_an_imported_skeleton_crouches_with_the_trunk_upright_and_the_knees_forward(
+    reach, skeletons, kind: str, drop: float
+) -> None:
+    obj = imported_planted(skeletons, kind)
+    trunk = world(obj, "Head") - world(obj, "Hips")
+    feet = {s: obj.matrix_world @ obj.pose.bones[f"{s}Foot"].matrix for s in ("Left", "Right")}
+    toes = {s: float(world(obj, f"{s}Foot", "tail")[2]) for s in ("Left", "Right")}
+    lowered(obj, "Hips", drop)
+    assert obj.reach.stats.message == "all constraints met", obj.reach.stats.message
+    assert degrees(world(obj, "Head") - world(obj, "Hips"), trunk) <= LEAN
+    front = pelvis_front(obj)
+    for side in ("Left", "Right"):
+        knee = knee_from_front(obj, front, f"{side}UpLeg", f"{side}Leg")
+        assert knee <= KNEE, (side, knee)  # bent (not nan) and forward
+        after = obj.matrix_world @ obj.pose.bones[f"{side}Foot"].matrix
+        turn = feet[side].to_quaternion().rotation_difference(after.to_quaternion()).angle
+        assert np.degrees(turn) <= FOOT
+        assert float(world(obj, f"{side}Foot", "tail")[2]) >= toes[side] - 1e-4
+
+
+@pytest.mark.parametrize("kind", ["fbx", "gltf"])
+@pytest.mark.parametrize("reach_to", REACHES)
+def test_an_imported_skeleton_reaches_with_its_knees_forward_by_default(
+    reach, skeletons, kind: str, reach_to: str
+) -> None:
+    obj = imported_planted(skeletons, kind)
     assert bpy.ops.reach.add_constraint(
         armature=obj.name, bone="LeftHand", chain_start="", name="hand"
     ) == {"FINISHED"}
@@ -182,9 +224,7 @@ def test_an_imported_skeleton_reaches_with_its_knees_forward_by_default(
     feet = {s: obj.matrix_world @ obj.pose.bones[f"{s}Foot"].matrix for s in ("Left", "Right")}
     assert bpy.ops.reach.solve(armature=obj.name) == {"FINISHED"}
     assert obj.reach.stats.message == "all constraints met", obj.reach.stats.message
-    hips = obj.pose.bones["Hips"]
-    turned = np.array(hips.matrix.to_3x3()) @ np.array(hips.bone.matrix_local.to_3x3()).T
-    front = np.array(obj.matrix_world.to_3x3()) @ turned @ np.array((0.0, -1.0, 0.0))
+    front = pelvis_front(obj)
     for side in ("Left", "Right"):
         knee = knee_from_front(obj, front, f"{side}UpLeg", f"{side}Leg")
         assert np.isnan(knee) or knee <= 90.0, (side, knee)
