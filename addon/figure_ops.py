@@ -175,8 +175,11 @@ class REACH_OT_add_constraint(BoneOperator, Operator):
         if not obj.reach.is_figure:
             mark_figure(obj, figure_rig(obj))
         goal_type = self.goal_type
-        foot = self.contact and human_body(obj)[0].get(bone, ("",))[0] == "foot"
-        sole = self.contact and goal_type == "POSITION" and holds_sole(obj.data.bones[bone], foot)
+        sole = (
+            self.contact
+            and goal_type == "POSITION"
+            and (holds_sole(obj.data.bones[bone]) or _is_foot(obj, bone))
+        )
         if sole:  # a planted foot holds its sole, not one point (bridge.soles)
             goal_type = "POSITION_ORIENTATION"
         name = unique_name(obj.reach.constraints, self.name or f"{bone} {goal_type.lower()}")
@@ -222,6 +225,11 @@ def check_pose(obj: Any, bone: str) -> None:
             f"bone '{bone}' has no finite place: its or a parent's location or scale is NaN "
             "or infinite, or the armature's transform is; clear them (Alt G, Alt S)"
         )
+
+
+def _is_foot(obj: Any, bone: str) -> bool:
+    """Whether ``bone`` is a human foot (a game skeleton's ankle-to-toe leaf bone too)."""
+    return human_body(obj)[0].get(bone, ("", ""))[0] == "foot"
 
 
 def _existing_goal(name: str) -> Any | None:

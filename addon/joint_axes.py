@@ -23,7 +23,7 @@ from bpy.props import FloatProperty, FloatVectorProperty
 from bpy.types import Operator
 
 from ..solver.rotations import matrix_quaternion
-from .bridge.anatomy import Ball, ball_limits, body_axes, human_body, knuckles
+from .bridge.anatomy import Ball, ball_limits, body_axes, human_body, knuckles, unit_rest
 from .bridge.arrays import Array
 from .bridge.body import PATTERNS
 from .bridge.posing import pose_outside
@@ -49,20 +49,8 @@ def _unit(vector: Array, what: str) -> Array:
     return unit
 
 
-def _across(obj: Any, joints: dict[str, tuple[str, str]]) -> Array:
-    """The body's left: the left thigh's (or upper arm's) head minus the right one's."""
-    heads = {key: to_numpy(obj.data.bones[name].head_local) for name, key in joints.items()}
-    for part in ("thigh", "upper_arm"):
-        left, right = heads.get((part, "L")), heads.get((part, "R"))
-        if left is not None and right is not None:
-            return _unit(left - right, "the skeleton's left")
-    raise BlenderDataError(
-        "the human limits need both thighs or both upper arms to tell left from right"
-    )
-
-
-def body_front(obj: Any, joints: dict[str, tuple[str, str]]) -> Array:
-    """The way the skeleton faces, in armature space.
+def body_frame(obj: Any, joints: dict[str, tuple[str, str]]) -> dict[str, Array]:
+    """The way the skeleton faces, its up and its left, in armature space (:func:`body_axes`).
 
     Left is the left thighs' (or upper arms') heads minus the right ones'; up is from
     their middle toward the arms' (or, without arms, the armature's Z); front is
@@ -84,7 +72,8 @@ def body_front(obj: Any, joints: dict[str, tuple[str, str]]) -> Array:
     arms = [heads[k] for k in (("upper_arm", "L"), ("upper_arm", "R")) if k in heads]
     up = np.mean(arms, axis=0) - np.mean(legs, axis=0) if legs and arms else np.eye(3)[2]
     up = up - (up @ across) / (across @ across) * across
-    return _unit(np.cross(across, up), "the skeleton's front")
+    front = _unit(np.cross(across, up), "the skeleton's front")
+    return body_axes(front, _unit(across, "the skeleton's left"))
 
 
 def hinge_axes(rest: Array, axis: Array) -> Array:
@@ -195,13 +184,6 @@ def _check_range(bone: str, lower: float, upper: float) -> None:
         )
 
 
-def _rest(obj: Any, bone: str) -> Array:
-    """The bone's rest orientation in armature space, (3, 3), of unit scale."""
-    rest = to_numpy(obj.data.bones[bone].matrix_local)[:3, :3]
-    unit: Array = rest / float(np.cbrt(np.linalg.det(rest)))
-    return unit
-
-
 class REACH_OT_joint_hinge(JointOperator, Operator):
     """Make the joint a hinge about an axis: it bends about that axis only, within limits."""
 
@@ -219,7 +201,7 @@ class REACH_OT_joint_hinge(JointOperator, Operator):
 
     def run(self, context: Any) -> Result:  # noqa: D102
         obj, bone = self.target(context)
-        axes = hinge_axes(_rest(obj, bone), np.array(self.axis, dtype=float))
+        axes = hinge_axes(unit_rest(obj.data.bones[bone]), np.array(self.axis, dtype=float))
         set_hinge(joint_entry(obj, bone, create=True), axes, self.lower, self.upper)
         return {"FINISHED"}
 
@@ -241,7 +223,7 @@ class REACH_OT_joint_cone(JointOperator, Operator):
 
     def run(self, context: Any) -> Result:  # noqa: D102
         obj, bone = self.target(context)
-        rest = _rest(obj, bone)
+        rest = unit_rest(obj.data.bones[bone])
         axis = np.array(self.axis, dtype=float)
         if not axis.any():
             axis = rest[:, 1]
@@ -271,16 +253,14 @@ class REACH_OT_human_limits(ArmatureOperator, Operator):
                 "forearm.L, Mixamo or BVH LeftForeArm, UE lowerarm_l, …); give its joints "
                 "hinges one by one (Hinge)"
             )
-        limbs = {n: key for n, key in joints.items() if key[0] in LIMB_PARTS}
-        front = body_front(obj, limbs)
-        body = body_axes(front, _across(obj, limbs))
+        body = body_frame(obj, {n: key for n, key in joints.items() if key[0] in LIMB_PARTS})
         shared = Counter(part for part, _ in joints.values())
-        skipped = []
+        skipped: dict[str, str] = {}
         for name, (part, side) in sorted(joints.items()):
-            rest = _rest(obj, name)
+            rest = unit_rest(obj.data.bones[name])
             if part in ("forearm", "shin"):
                 # elbows bring the hand forward, knees take the foot back
-                bend = front if part == "forearm" else -front
+                bend = body["front"] if part == "forearm" else -body["front"]
                 along = rest[:, 1]
                 axis = np.cross(along, bend - (bend @ along) * along)
                 set_hinge(joint_entry(obj, name, create=True), hinge_axes(rest, axis), 0.0, FLEXION)
@@ -288,15 +268,15 @@ class REACH_OT_human_limits(ArmatureOperator, Operator):
             line = knuckles(obj.data.bones[name]) if part == "hand" else None
             ball = ball_limits(rest, part, side, body, shared[part], line)
             if ball is None:
-                skipped.append(f"'{name}' ({part}: it lies along the way it swings)")
+                skipped[name] = f"'{name}' ({part}: it lies along the way it swings)"
                 continue
             set_ball(joint_entry(obj, name, create=True), ball)
-        done = sorted(set(joints) - {s.split("'")[1] for s in skipped})
+        done = sorted(set(joints) - set(skipped))
         self.report({"INFO"}, f"human limits on {len(done)} bones: {', '.join(done)}")
         if missing or skipped:
             self.report(
                 {"WARNING"},
-                f"human limits could not place {'; '.join(missing + skipped)}; "
+                f"human limits could not place {'; '.join(missing + list(skipped.values()))}; "
                 "limit them one by one (Hinge, Cone)",
             )
         _report_outside(self, obj)
@@ -328,7 +308,7 @@ class REACH_OT_limits_from_rest(ArmatureOperator, Operator):
         for name, joint in found.joints.items():
             entry = joint_entry(obj, name, create=True)
             if isinstance(joint, Hinge):
-                axes = hinge_axes(_rest(obj, name), joint.axis)
+                axes = hinge_axes(unit_rest(obj.data.bones[name]), joint.axis)
                 set_hinge(entry, axes, joint.lower, joint.upper)
             else:
                 set_ball(entry, joint)

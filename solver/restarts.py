@@ -18,11 +18,12 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ._checks import FloatArray
+from ._checks import BoolArray, FloatArray
 from .methods.base import Leg, Method, Scaled, moving_unmet
 from .optimizer.budget import Budget
 from .optimizer.feasible import Box, Starts
 from .optimizer.projection import active_rows, multipliers
+from .optimizer.space import ReducedSpace
 from .problem import Problem
 from .result import Descent, Status, ranks, replaces
 
@@ -35,6 +36,7 @@ __all__ = [
     "descents",
     "in_g_all_scale",
     "kept",
+    "met_only",
     "plans",
 ]
 
@@ -90,6 +92,7 @@ class _Driver:
         self.per_descent = descent_iterations(limits, scaled.space.n)
         self.iterations = self.evaluations = self.readds = 0
         self.starts: Starts | None = None
+        self.still: tuple[Descent, BoolArray] | None = None
 
     def run(
         self, start: FloatArray, held: Problem | None = None, *, first: bool = False
@@ -132,8 +135,10 @@ class _Driver:
             self.starts = _starts(
                 self.problem, self.scaled, self.phi0, self.limits.restarts, self.limits.seed
             )
+        if self.still is None or self.still[0] is not best:  # once per best descent
+            self.still = (best, met_only(self.problem, self.scaled, best, self.limits.tolerance))
         start = self.starts.start(plan, best.phi)
-        return self.run(kept(self.problem, self.scaled, best, start, self.limits.tolerance))
+        return self.run(kept(self.scaled.space, self.still[1], best, start))
 
 
 def descents(
@@ -244,31 +249,31 @@ def plans(problem: Problem, scaled: Scaled, first: Descent, restarts: int) -> li
     return members + seeded
 
 
-def kept(
-    problem: Problem, scaled: Scaled, best: Descent, start: FloatArray, tolerance: float
-) -> FloatArray:
-    """``start`` with every variable that moves met goals only put back where ``best`` has it.
+def met_only(problem: Problem, scaled: Scaled, best: Descent, tolerance: float) -> BoolArray:
+    """The variables that move met goals only at ``best``.
 
-    A restart searches for the goals left unmet at ``best`` (each above ``tolerance``, the
-    stop test's G_all / w) and leaves the limbs whose goals are met as they were
-    (:func:`.methods.base.moving_unmet`); ``start`` itself
-    where putting them back would leave a limit row (a polygon or a group joining the two
-    kinds).
+    A goal above ``tolerance`` (the stop test's G_all / w) counts as unmet
+    (:func:`.methods.base.moving_unmet`).
     """
     found = moving_unmet(problem, scaled, best.phi, tolerance * scaled.weight)
     if found is None:
-        return start
+        return np.zeros(scaled.space.n, dtype=bool)
     unmet, met = found
-    still = met & ~unmet
+    still: BoolArray = met & ~unmet
+    return still
+
+
+def kept(space: ReducedSpace, still: BoolArray, best: Descent, start: FloatArray) -> FloatArray:
+    """``start`` with the ``still`` variables put back where ``best`` has them.
+
+    A restart searches for the goals left unmet and leaves the limbs whose goals are met
+    as they were (:func:`met_only`); ``start`` itself where putting them back would leave
+    a limit row (a polygon or a group joining the two kinds).
+    """
     if not still.any():
         return start
-    space = scaled.space
-    mixed = np.where(still, best.phi, start)
-    if np.any(space.rows_in @ mixed - space.b_in < -1e-12) or (
-        space.a_eq.shape[0] and np.any(np.abs(space.a_eq @ mixed - space.b_eq) > 1e-12)
-    ):
-        return start
-    return mixed
+    mixed: FloatArray = np.where(still, best.phi, start)
+    return mixed if space.keeps(mixed) else start
 
 
 def _starts(problem: Problem, scaled: Scaled, phi0: FloatArray, restarts: int, seed: int) -> Starts:

@@ -42,12 +42,14 @@ __all__ = [
     "THIGH_TWIST",
     "Ball",
     "Range",
+    "ancestors",
     "ball_limits",
     "body_axes",
     "continuing",
     "ellipse",
     "human_body",
     "knuckles",
+    "unit_rest",
 ]
 
 SIDES = 16
@@ -114,6 +116,31 @@ class Ball:
     polygon: list[tuple[float, float]]
     twist: float
 
+    @classmethod
+    def about(cls, rest: Array, x: Array, polygon: list[tuple[float, float]], twist: float) -> Ball:
+        """The ball joint of a bone of rest orientation ``rest`` with its X along ``x``.
+
+        ``x`` is in armature space, across the bone; the joint's Y is the bone's length.
+        """
+        along = rest[:, 1]
+        return cls(rest.T @ np.column_stack((x, along, np.cross(x, along))), polygon, twist)
+
+
+def unit_rest(bone: Any) -> Array:
+    """A Blender bone's rest orientation in armature space, (3, 3), of unit scale."""
+    rest = np.array(bone.matrix_local, dtype=float)[:3, :3]
+    unit: Array = rest / float(np.cbrt(np.linalg.det(rest)))
+    return unit
+
+
+def ancestors(bone: Any) -> list[Any]:
+    """``bone`` and the bones above it, itself first."""
+    found = []
+    while bone is not None:
+        found.append(bone)
+        bone = bone.parent
+    return found
+
 
 def _unit(vector: Array) -> Array | None:
     norm = float(np.linalg.norm(vector))
@@ -158,7 +185,6 @@ def ball_limits(
         x = _unit(line - float(line @ along) * along)
         if x is None:
             return None
-    z = np.cross(x, along)
     extents = limb.extents
     if limb.level:  # from the horizontal: the rest pose's elevation counts against them
         elevation = math.degrees(math.asin(max(-1.0, min(1.0, float(-(along @ body["up"]))))))
@@ -169,8 +195,7 @@ def ball_limits(
     away, toward_side = limb.sideways if float(-x @ sideways) >= 0.0 else limb.sideways[::-1]
     share = 1.0 / shared if limb.shared else 1.0
     polygon = ellipse((extents[0] * share, extents[1] * share), (away * share, toward_side * share))
-    axes = rest.T @ np.column_stack((x, along, z))
-    return Ball(axes, polygon, math.radians(limb.twist * share))
+    return Ball.about(rest, x, polygon, math.radians(limb.twist * share))
 
 
 def ellipse(first: tuple[float, float], second: tuple[float, float]) -> list[tuple[float, float]]:
@@ -202,12 +227,7 @@ def human_body(obj: Any) -> tuple[dict[str, tuple[str, str]], list[str]]:
     missing: list[str] = []
 
     def chain(name: str) -> list[str]:
-        names = []
-        bone = bones[name]
-        while bone is not None:
-            names.append(bone.name)
-            bone = bone.parent
-        return names
+        return [bone.name for bone in ancestors(bones[name])]
 
     def meeting(a: str | None, b: str | None) -> str | None:
         if a is None or b is None:
@@ -218,8 +238,9 @@ def human_body(obj: Any) -> tuple[dict[str, tuple[str, str]], list[str]]:
     hips = meeting(named.get(("thigh", "L")), named.get(("thigh", "R")))
     chest = meeting(named.get(("upper_arm", "L")), named.get(("upper_arm", "R")))
     spine: list[str] = []
-    if hips is not None and chest is not None and hips != chest and hips in chain(chest):
-        spine = chain(chest)[: chain(chest).index(hips)]
+    above = chain(chest) if chest is not None else []
+    if hips is not None and hips != chest and hips in above:
+        spine = above[: above.index(hips)]
     if hips is None or chest is None or not spine or not all(is_control(n) for n in spine):
         missing.append("the spine, neck and head (no bone both thighs and both arms hang from)")
     else:

@@ -539,8 +539,8 @@ def outside(figure: Figure, limits: LinearLimits, theta: Array, moving: Array | 
     excess = np.maximum(figure.lower - theta, theta - figure.upper)
     if moving is not None:
         excess = np.where(moving, excess, -np.inf)
-    index = int(np.argmax(excess)) if excess.size else 0
-    if excess.size and excess[index] > FEASIBLE and excess[index] >= amount:
+    index = int(np.argmax(excess)) if excess.size else -1
+    if index >= 0 and FEASIBLE < excess[index] >= amount:
         name = figure.dofs[index].name or figure.dof_label(index)
         below = theta[index] < figure.lower[index]
         bound = figure.lower[index] if below else figure.upper[index]

@@ -12,8 +12,8 @@ to a hinge across the plane it bends in at rest, which bends further the way it 
 and straightens no further than straight. A straight joint takes the plane and the way of
 the nearest bent joint of its limb, bending the other way if an odd number of joints lies
 between them (a leg's joints bend alternately: knee forward, ankle back); a limb straight
-throughout is named for a Hinge. The
-trunk's joints get moderate bounds; the root, whose turn is the whole figure's, none.
+throughout is named for a Hinge. The trunk's joints get moderate bounds; the root, whose
+turn is the whole figure's, none.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from .anatomy import Ball, continuing, ellipse
+from .anatomy import Ball, ancestors, continuing, ellipse, unit_rest
 from .arrays import Array
 from .rigify_names import is_control
 
@@ -113,7 +113,7 @@ def rest_limits(obj: Any) -> RestLimits:
             ends = np.array(chain[-1].tail_local) - np.array(chain[0].head_local)
             if len(chain) >= 3 and path >= LIMB * size and np.linalg.norm(ends) >= OUT * path:
                 limbs.append(chain)
-    bearing = {b.name for chain in limbs for b in _ancestors(chain[0].parent)}
+    bearing = {b.name for chain in limbs for b in ancestors(chain[0].parent)}
     trunk = [b for b in bones if b.name in bearing and central(b)]
     for bone in list(trunk):  # the neck and head, the tail
         for child in bone.children:
@@ -135,14 +135,6 @@ def rest_limits(obj: Any) -> RestLimits:
     return found
 
 
-def _ancestors(bone: Any) -> list[Any]:
-    names = []
-    while bone is not None:
-        names.append(bone)
-        bone = bone.parent
-    return names
-
-
 def _ball(bone: Any, lateral: Array, ranges: tuple[Any, Any, float]) -> Ball | None:
     """A ball joint about the bone's rest direction.
 
@@ -150,8 +142,7 @@ def _ball(bone: Any, lateral: Array, ranges: tuple[Any, Any, float]) -> Ball | N
     second across it; a bone across the body swings about the up axis first (None if it
     also points up, the Z axis: a bone along both has no way to tell).
     """
-    rest = np.array(bone.matrix_local)[:3, :3]
-    rest = rest / float(np.cbrt(np.linalg.det(rest)))
+    rest = unit_rest(bone)
     along = rest[:, 1]
     x = lateral - float(lateral @ along) * along
     if float(np.linalg.norm(x)) < 0.3:  # across the body: its swings are up and along it
@@ -160,11 +151,8 @@ def _ball(bone: Any, lateral: Array, ranges: tuple[Any, Any, float]) -> Ball | N
     norm = float(np.linalg.norm(x))
     if norm < 0.3:
         return None
-    x /= norm
-    z = np.cross(x, along)
     sagittal, across, twist = ranges
-    axes = rest.T @ np.column_stack((x, along, z))
-    return Ball(axes, ellipse(sagittal, across), math.radians(twist))
+    return Ball.about(rest, x / norm, ellipse(sagittal, across), math.radians(twist))
 
 
 def _limb(chain: list[Any], lateral: Array, found: RestLimits) -> None:

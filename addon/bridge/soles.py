@@ -21,12 +21,9 @@ from .arrays import Array
 __all__ = ["holds_sole", "sole_points", "support_points"]
 
 
-def holds_sole(bone: Any, foot: bool = False) -> bool:
-    """Whether a contact on ``bone`` (a Blender bone) holds a sole rather than a point.
-
-    ``foot``: the bone is a human foot (:func:`.anatomy.human_body`).
-    """
-    return foot or bool(len(bone.children))
+def holds_sole(bone: Any) -> bool:
+    """Whether a contact on ``bone`` (a Blender bone) holds a sole rather than a point."""
+    return bool(len(bone.children))
 
 
 def sole_points(obj: Any, bone: Any, effector: Sequence[float]) -> Array:
@@ -55,7 +52,7 @@ def support_points(
     contact holds the bone's orientation (a leaf foot's contact holds its sole so).
     """
     matrix = np.array(goal_matrix, dtype=float)
-    if not holds_sole(bone, foot=turns):
+    if not (turns or holds_sole(bone)):
         result: Array = matrix[None, :3, 3]
         return result
     frame = matrix[:3, :3] / np.linalg.norm(matrix[:3, :3], axis=0)  # the goal's axes, unscaled

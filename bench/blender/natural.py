@@ -31,7 +31,6 @@ Results: ``bench/results/natural.json`` and ``natural.md``.
 
 from __future__ import annotations
 
-import math
 import time
 from typing import Any
 
@@ -42,7 +41,7 @@ from mathutils import Vector
 from bench.blender import rigs
 from bench.harness import BenchmarkParser, Count, table, write_results
 from bench.machine import about
-from tests.fixtures.posture import Posture, Rest, posture
+from tests.fixtures.posture import Posture, Rest, bone_twist, posture
 
 ARM = ("shoulder.L", "upper_arm.L", "forearm.L", "hand.L")
 
@@ -207,10 +206,7 @@ def planted(comfort: float) -> tuple[Any, Rest]:
 
 def measured(obj: Any, found: Posture) -> dict[str, float]:
     """A posture's measures, the knees' worse, and the larger thigh twist (swing–twist)."""
-    twists = []
-    for side in ("L", "R"):
-        turn = obj.pose.bones[f"thigh.{side}"].matrix_basis.to_quaternion()
-        twists.append(abs((math.degrees(2.0 * math.atan2(turn.y, turn.w)) + 180.0) % 360 - 180))
+    twists = [abs(bone_twist(obj, f"thigh.{side}")) for side in ("L", "R")]
     return {
         "lean_deg": found.lean,
         "knee_deg": max(found.knees),

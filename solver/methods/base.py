@@ -240,7 +240,7 @@ def moving_unmet(
     shares = problem.weights * problem.potentials(scaled.space.theta(phi))
     if met is None:
         met = UNMET_SHARE * float(np.sum(shares))
-    unmet = (shares > 0.0) & (shares > met)
+    unmet = shares > max(met, 0.0)
     if not unmet.any():
         return None
 

@@ -330,8 +330,4 @@ def bent(problem: Problem, scaled: Scaled, first: Descent) -> FloatArray | None:
     for row in on:
         j = variables[row]
         start[j] += signs[row] * min(BEND, 0.5 * float(room[j]))
-    if np.any(space.rows_in @ start - space.b_in < -1e-12) or (
-        space.a_eq.shape[0] and np.any(np.abs(space.a_eq @ start - space.b_eq) > 1e-12)
-    ):
-        return None
-    return start
+    return start if space.keeps(start) else None

@@ -101,3 +101,9 @@ class ReducedSpace:
         theta = self.base.copy()
         theta[self.variables] = self.scale * phi
         return theta
+
+    def keeps(self, phi: FloatArray, slack: float = 1e-12) -> bool:
+        """Whether ``phi`` keeps every limit row and equality to within ``slack``."""
+        if np.any(self.rows_in @ phi - self.b_in < -slack):
+            return False
+        return not (self.a_eq.shape[0] and np.any(np.abs(self.a_eq @ phi - self.b_eq) > slack))

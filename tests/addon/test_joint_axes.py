@@ -13,6 +13,8 @@ import rigs
 from mathutils import Matrix, Quaternion, Vector
 from rigs import four_limbs
 
+from tests.fixtures.posture import twist as quaternion_twist
+
 
 def _local_rotation(obj, bone):
     """The bone's pose rotation in its rest frame (3, 3), as Blender evaluated it."""
@@ -141,9 +143,7 @@ def _goals(obj):
 
 def swing_twist(rotation) -> float:
     """The twist [deg] about Y of a rotation (3, 3), by the swing–twist decomposition."""
-    turn = Matrix(np.asarray(rotation).tolist()).to_quaternion()
-    twist = math.degrees(2.0 * math.atan2(turn.y, turn.w))
-    return (twist + 180.0) % 360.0 - 180.0
+    return quaternion_twist(Matrix(np.asarray(rotation).tolist()).to_quaternion())
 
 
 BVH_PARTS = {

@@ -14,7 +14,15 @@ import pytest
 from mathutils import Vector
 from rigs import metarig
 
-from tests.fixtures.posture import Posture, Rest, degrees, knee_from_front, posture, world
+from tests.fixtures.posture import (
+    Posture,
+    Rest,
+    bone_twist,
+    degrees,
+    knee_from_front,
+    posture,
+    world,
+)
 
 LEAN = 20.0
 """Most turn of the trunk from its rest direction [°]."""
@@ -125,11 +133,7 @@ REACHES = {"out": (0.8, 0.0, 0.0), "forward and down": (0.0, -0.5, -0.6)}
 
 def thigh_twists(obj, thighs) -> list[float]:
     """Each thigh's twist [°] about its length from rest, by the swing–twist decomposition."""
-    twists = []
-    for name in thighs:
-        turn = obj.pose.bones[name].matrix_basis.to_quaternion()
-        twists.append((np.degrees(2.0 * np.arctan2(turn.y, turn.w)) + 180.0) % 360.0 - 180.0)
-    return twists
+    return [bone_twist(obj, name) for name in thighs]
 
 
 @pytest.mark.parametrize("kind", ["basic", "full"])
