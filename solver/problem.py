@@ -478,38 +478,43 @@ class Problem:
     def _compiled_objective(self) -> tuple[kernel.Kernel, kernel.ObjectivePlan] | None:
         """The kernel and this problem's plan when the kernel evaluates G_all itself.
 
-        It does where every goal is a :class:`~solver.goals.Position` of one point, in
+        It does where every goal is a sum of squared distances of the effector's point and
+        axes (:attr:`StackedGoals.squared <solver.goals.stacked.StackedGoals.squared>`:
+        position, orientation and position+orientation goals), each of one part, in
         terms that are plain sums (no ``AnyOf``), and the kernel runs.
         """
         tree, single = self.jacobian.tree, self._plain and self.parts.single
-        library = kernel.active() if single and self._goals.targets is not None else None
+        library = kernel.active() if single and self._goals.squared is not None else None
         if library is None or tree is None:
             return None
         return library, self.derived.plan(self.kinematics, tree, self.parts.local, self.variables)
 
-    def compiled_positions(
+    def compiled_goals(
         self,
     ) -> tuple[kernel.Kernel, kernel.ObjectivePlan, FloatArray, FloatArray, FloatArray] | None:
-        """What the kernel reads of a problem of position goals, where it evaluates G_all.
+        """What the kernel reads of a problem's goals, where it evaluates G_all.
 
-        The kernel, the objective's plan, the goals' points (m, 3), their weights (m) and
+        The kernel, the objective's plan, the goals' vectors (v, 3), their weights (v)
+        (:attr:`StackedGoals.squared <solver.goals.stacked.StackedGoals.squared>`) and
         whether each variable moves each effector (n_v, m); None where the kernel does
         not evaluate this problem (:meth:`_compiled_objective`).
         """
         compiled = self._compiled_objective()
-        targets = self._goals.targets
-        if compiled is None or targets is None:  # (the targets are there where it is not)
+        squared = self._goals.squared
+        if compiled is None or squared is None:  # (the vectors are there where it is not)
             return None
-        return (*compiled, targets, self._weights, self.jacobian.moves)
+        weights = self._goals.vector_weights(self._weights)
+        return (*compiled, squared[0], weights, self.jacobian.moves)
 
     def _compiled_value(
         self, compiled: tuple[kernel.Kernel, kernel.ObjectivePlan], theta: FloatArray
     ) -> tuple[float, FloatArray]:
         """:meth:`evaluate_variables` by the kernel's objective, in one call; kept as it keeps."""
         library, plan = compiled
-        targets = self._goals.targets
-        assert targets is not None  # by _compiled_objective
-        total, parts, gradient = library.objective(plan, theta, targets, self._weights)
+        squared = self._goals.squared
+        assert squared is not None  # by _compiled_objective
+        weights = self._goals.vector_weights(self._weights)
+        total, parts, gradient = library.objective(plan, theta, squared[0], weights)
         self.keep_compiled(theta.copy(), total, parts, gradient.copy())
         return total, gradient
 

@@ -9,6 +9,7 @@ import numpy as np
 from .._checks import FloatArray, IntArray
 from ..vectors import axis_torque
 from .base import Batch, CurvatureBatch, Goal, HessianBatch
+from .orientation import Orientation, PositionOrientation
 from .position import Position
 
 __all__ = ["StackedGoals"]
@@ -23,7 +24,14 @@ class StackedGoals:
         isotropic: Whether every goal's curvature is these constant weights (position and
             orientation goals); else :meth:`factors` gives it.
         targets: Every goal's point (m, 3) when every goal is a :class:`.Position`, else
-            None: the compiled kernel evaluates such goals itself.
+            None.
+        squared: Where every goal is a sum of squared distances of the effector's point
+            and axes from theirs (:class:`.Position`, :class:`.Orientation`,
+            :class:`.PositionOrientation`), the goal vectors (v, 3) and their
+            coefficients (v,) as the compiled kernel evaluates them, v = blocks · m: the
+            points' goals alone (blocks 1, every goal a Position) or the points', the x
+            axes' and the y axes' (blocks 3), each coefficient half the goal's
+            curvature there (:meth:`Goal.curvature`); else None.
     """
 
     def __init__(self, goals: Sequence[Goal]) -> None:
@@ -48,8 +56,26 @@ class StackedGoals:
         self.targets: FloatArray | None = None
         if goals and all(type(goal) is Position for goal in goals):
             self.targets = np.array([goal.point for goal in goals if isinstance(goal, Position)])
+        self.squared = _squared(goals, self.curvature)
         self._curvatures: tuple[tuple[IntArray, CurvatureBatch], ...] | None = None
         self._hessians: tuple[tuple[IntArray, HessianBatch], ...] | None = None
+        self._weighted: tuple[FloatArray, FloatArray] | None = None  # weights, and by vector
+
+    def vector_weights(self, weights: FloatArray) -> FloatArray:
+        """Each of :attr:`squared`'s vectors' weight in G_all.
+
+        Its goal's weight in G_all (``weights``, (m,)) times its coefficient; kept for the
+        same ``weights``.
+        """
+        assert self.squared is not None
+        kept = self._weighted
+        if kept is not None and kept[0] is weights:
+            return kept[1]
+        coefficients = self.squared[1]
+        blocks = len(coefficients) // len(weights)
+        by_vector = weights if blocks == 1 else np.tile(weights, blocks) * coefficients
+        self._weighted = weights, by_vector
+        return by_vector
 
     def replaced(self, goals: Sequence[Goal], changed: Collection[int]) -> StackedGoals:
         """``StackedGoals(goals)`` where ``goals`` are this stack's but at ``changed``.
@@ -79,7 +105,15 @@ class StackedGoals:
             other.targets = self.targets.copy()
             for k in changed:
                 other.targets[k] = goals[k].point  # type: ignore[attr-defined]
+        if self.squared is not None:
+            vectors, coefficients = (array.copy() for array in self.squared)
+            m = self._m
+            for k in changed:
+                _vectors_of(goals[k], vectors[k::m])
+                coefficients[k::m] = 0.5 * curvature[k, : len(coefficients) // m]
+            other.squared = vectors, coefficients
         other._curvatures = other._hessians = None
+        other._weighted = None
         return other
 
     def factors(self, points: FloatArray, x: FloatArray, y: FloatArray) -> FloatArray:
@@ -164,3 +198,30 @@ class StackedGoals:
         """Each goal type's members with its :data:`~.base.Batch` on their states."""
         for members, batch in self._batches:
             yield (members, *batch(points[members], x[members], y[members]))
+
+
+_SQUARED = (Position, Orientation, PositionOrientation)
+"""The goal types whose potentials are sums of squared distances of the effector's point
+and axes from theirs."""
+
+
+def _squared(goals: Sequence[Goal], curvature: FloatArray) -> tuple[FloatArray, FloatArray] | None:
+    """:attr:`StackedGoals.squared` of ``goals``, whose curvatures are ``curvature`` (m, 3)."""
+    if not goals or any(type(goal) not in _SQUARED for goal in goals):
+        return None
+    m = len(goals)
+    blocks = 1 if all(type(goal) is Position for goal in goals) else 3
+    vectors = np.zeros((blocks * m, 3))
+    for k, goal in enumerate(goals):
+        _vectors_of(goal, vectors[k::m])
+    return vectors, 0.5 * curvature[:, :blocks].T.ravel()
+
+
+def _vectors_of(goal: Goal, out: FloatArray) -> None:
+    """``goal``'s point and axes (as many as ``out`` has rows) into ``out``, zero where none."""
+    out[:] = 0.0
+    if isinstance(goal, Position | PositionOrientation):
+        out[0] = goal.point
+    orientation = goal.orientation if isinstance(goal, PositionOrientation) else goal
+    if len(out) > 1 and isinstance(orientation, Orientation):
+        out[1], out[2] = orientation.x, orientation.y

@@ -198,7 +198,7 @@ class Kernel:
     def objective(
         self, plan: ObjectivePlan, theta: FloatArray, goal: FloatArray, weight: FloatArray
     ) -> tuple[float, tuple[FloatArray, ...], FloatArray]:
-        """G_all and its gradient where every goal is a Position, in one call (``rk_objective``).
+        """G_all and its gradient of squared-distance goals, in one call (``rk_objective``).
 
         What :meth:`Problem.evaluate_variables <solver.Problem.evaluate_variables>`
         computes through the frames, the parts' states, the goals and the gradient.
@@ -206,8 +206,9 @@ class Kernel:
         Args:
             plan: The problem's tree, parts and variables.
             theta: The pose, all DOFs (n_dofs,).
-            goal: Each goal's point, (m, 3).
-            weight: Each goal's weight, (m,).
+            goal: The goals' vectors, (v, 3), v = blocks · m: the effectors' points' goals,
+                then (blocks 3) their x and y axes' goals.
+            weight: Each vector's weight in G_all, (v,).
 
         Returns:
             G_all; the pose the solver keeps (the parts' points, x and y axes, the
@@ -215,8 +216,9 @@ class Kernel:
         """
         out = np.empty(9 * plan.n_parts + 7 * plan.n_variables)
         theta, goal, weight = contiguous(theta), contiguous(goal), contiguous(weight)
+        blocks = len(weight) // plan.n_parts
         total = self.c.objective(
-            plan.address, address(theta), address(goal), address(weight), address(out)
+            plan.address, address(theta), blocks, address(goal), address(weight), address(out)
         )
         return float(total), *plan.split(out)
 
@@ -290,7 +292,7 @@ class Kernel:
                 <solver.optimizer.low_rank.Metric.room>`, ≥ q + k rows of n): rows q to
                 q + k are given (PF)ᵀ.
         """
-        n, k, q = plan.objective.n_variables, 3 * plan.objective.n_parts, plan.q
+        n, k, q = plan.objective.n_variables, plan.k, plan.q
         phi, gradient = contiguous(phi), contiguous(gradient)
         factor = np.empty((k, n))
         buffer = np.empty(k * k + n + 1)  # L⁻¹, H g, μ
@@ -503,7 +505,7 @@ class Kernel:
             seconds: The time budget from now, or None.
         """
         n = plan.objective.n_variables
-        k, rows = 3 * plan.objective.n_parts, len(plan.inactive)
+        k, rows = plan.k, len(plan.inactive)
         depth = int(constants["depth"])
         aim = contiguous(target), contiguous(masses)
         settings = Settle(target=address(aim[0]), masses=address(aim[1]), **constants)

@@ -200,6 +200,8 @@ class _Objective(ctypes.Structure):
         ("sums", ctypes.c_void_p),
         ("force", ctypes.c_void_p),
         ("weighted", ctypes.c_void_p),
+        ("torque", ctypes.c_void_p),
+        ("unit", ctypes.c_void_p),
     ]
 
 
@@ -297,6 +299,8 @@ class ObjectivePlan(_Arrays):
             np.empty(6 * n_segments),
             np.empty(3 * m),
             np.empty(m),
+            np.empty(3 * m),
+            np.ones(m),
         )
         parent, first, count, rest, rotation, axis = tree.pointers
         structure = _Objective(
@@ -348,6 +352,7 @@ class _Descent(ctypes.Structure):
         ("sign", ctypes.c_void_p),
         ("rhs", ctypes.c_void_p),
         ("held", ctypes.c_void_p),
+        ("blocks", ctypes.c_int32),
     ]
 
 
@@ -374,7 +379,7 @@ class Settle(ctypes.Structure):
 
 
 class DescentPlan:
-    """What the kernel's descent reads: a descent's problem of position goals over φ.
+    """What the kernel's descent reads: a descent's problem of squared-distance goals over φ.
 
     One per objective plan (:meth:`ObjectivePlan.descent`), with the step's scratch; each
     descent binds its own goals, start and rows (:meth:`bind`) and holds its active
@@ -403,6 +408,7 @@ class DescentPlan:
         self._work = np.empty(0)
         self.work_address = 0
         self.bound: tuple[FloatArray, ...] | None = None
+        self.blocks = 1
         # the active bounds (at most one a variable): variables, signs, sides, held ones
         self._bound, self._sign, self._rhs = np.empty(n, np.int32), np.empty(n), np.empty(n)
         self._held = np.zeros(n, dtype=np.uint8)
@@ -437,10 +443,12 @@ class DescentPlan:
         """Point the structure at one descent's arrays.
 
         Args:
-            arrays: Each goal's point (m, 3) and weight (m); whether each variable moves
-                each goal's effector (n, m); θ at the start (all DOFs); the variables'
-                scale s (θ_V = s ∘ φ); the inequality rows over φ, dense (rows, n), and
-                their bounds. Kept as they are while bound: contiguous float64.
+            arrays: The goals' vectors (v, 3) and their weights (v), v = blocks · m (see
+                ``rk_objective``: the effectors' points, then their x and y axes when
+                blocks is 3); whether each variable moves each goal's effector (n, m); θ at
+                the start (all DOFs); the variables' scale s (θ_V = s ∘ φ); the
+                inequality rows over φ, dense (rows, n), and their bounds. Kept as they
+                are while bound: contiguous float64.
             weight_scale: w: the descent minimises G/w.
             damping: μ's shares of the largest curvature and of |G/w|.
         """
@@ -457,9 +465,10 @@ class DescentPlan:
         structure.relative, structure.absolute = damping
         structure.posed = 0  # its pose is of another start and scale
         m, n = self.objective.n_parts, self.objective.n_variables
-        # a step's work (at most 5n + 2k + k² + rows, k = 3m) after a descent's own
-        # (2kn + k² + 3n + 4)
-        size = 8 * n + 6 * m * n + 6 * m + 18 * m * m + 4 + len(b)
+        structure.blocks = self.blocks = len(weight) // m
+        k = self.k
+        # a step's work (at most 5n + 2k + k² + rows) after a descent's own (2kn + k² + 3n + 4)
+        size = 8 * n + 2 * k * n + 2 * k + 2 * k * k + 4 + len(b)
         if self._work.size < size:
             self._work = np.empty(size)
             self.work_address = address(self._work)
@@ -491,6 +500,11 @@ class DescentPlan:
         self._held[variables] = 1
         self.structure.q = q
         self.inactive[:] = inactive
+
+    @property
+    def k(self) -> int:
+        """F's columns: three a goal vector of the descent bound."""
+        return 3 * self.blocks * self.objective.n_parts
 
     @property
     def q(self) -> int:

@@ -19,7 +19,7 @@
 #endif
 
 /* The calling convention's version: the loader refuses a library of another. */
-#define RK_ABI 15
+#define RK_ABI 16
 
 /* How the descent functions end; solver/kernel/records.py names the same numbers (its
  * StartStatus, SearchStatus and DescentStatus: each member is RK_ and its name here). */
@@ -277,11 +277,12 @@ static double numpy_sum(int64_t n, const double *a) {
     return numpy_sum(half, a) + numpy_sum(n - half, a + half);
 }
 
-/* A problem whose every goal is a Position, one part per effector: what
- * Problem.evaluate_variables reads besides θ, the goals' points and their weights. The
- * tree is rk_frames' and the variables' layout rk_gradient_tree's; world (16·(segments +
- * 1)), dof_axis and dof_pivot (3·DOFs each), sums (6·segments) and force (3m) are
- * scratch the caller owns. */
+/* A problem whose every goal is a sum of squared distances of the effector's point and
+ * axes from their goals (Position, Orientation, PositionOrientation), one part per
+ * effector: what Problem.evaluate_variables reads besides θ, the goals and their weights.
+ * The tree is rk_frames' and the variables' layout rk_gradient_tree's; world (16·(segments
+ * + 1)), dof_axis and dof_pivot (3·DOFs each), sums (6·segments), force and torque (3m
+ * each) and weighted (m) are scratch the caller owns, unit m ones. */
 typedef struct {
     int32_t n_segments;
     const int32_t *parent;
@@ -305,16 +306,22 @@ typedef struct {
     double *sums;
     double *force;
     double *weighted;
+    double *torque;
+    const double *unit;
 } Objective;
 
-/* Problem.evaluate_variables of an Objective: G_all = Σ w_e ‖r_e − p_e‖² and its
- * gradient over the variables, from the pose θ (all DOFs), the goals' points p (m, 3)
- * and weights w (m). Writes into out the pose the solver keeps with it: the parts'
- * points, x and y axes (m, 3 each; Parts.states: the effector's frame in the segment's,
- * local (m, 4, 3), carried by the segment's world matrix, axes made unit when a rest
- * scales), the variables' axes and pivots (n, 3 each), then the gradient (n). */
-RK_EXPORT double rk_objective(const Objective *o, const double *theta, const double *goal,
-                              const double *weight, double *out) {
+/* Problem.evaluate_variables of an Objective: G_all = Σ_e Σ_b w_be ‖v_be − g_be‖² and its
+ * gradient over the variables, from the pose θ (all DOFs), the goals' vectors g and their
+ * weights w, block b of each: blocks 1 holds the effectors' points only (g (m, 3), w (m):
+ * Position goals), blocks 3 their points, then x axes, then y axes (g (3m, 3), w (3m): a
+ * goal's weight in G times its goal's coefficient of each, 0 where it ignores one). Writes
+ * into out the pose the solver keeps with it: the parts' points, x and y axes (m, 3 each;
+ * Parts.states: the effector's frame in the segment's, local (m, 4, 3), carried by the
+ * segment's world matrix, axes made unit when a rest scales), the variables' axes and
+ * pivots (n, 3 each), then the gradient (n). An axis v's derivative by a rotation about
+ * u is u × v, so its goal's gradient 2w(v − g) adds the torque v × 2w(v − g). */
+RK_EXPORT double rk_objective(const Objective *o, const double *theta, int32_t blocks,
+                              const double *goal, const double *weight, double *out) {
     const int32_t m = o->m, n = o->n;
     double *points = out, *x = out + 3 * (int64_t)m, *y = out + 6 * (int64_t)m;
     double *axes = out + 9 * (int64_t)m, *pivots = axes + 3 * (int64_t)n;
@@ -343,10 +350,29 @@ RK_EXPORT double rk_objective(const Objective *o, const double *theta, const dou
         const double *p = goal + 3 * e;
         const double d[3] = {points[3 * e] - p[0], points[3 * e + 1] - p[1],
                              points[3 * e + 2] - p[2]};
-        o->weighted[e] = weight[e] * (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
-        for (int i = 0; i < 3; ++i) {
-            o->force[3 * e + i] = 2.0 * d[i];
+        if (blocks == 1) {
+            o->weighted[e] = weight[e] * (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+            for (int i = 0; i < 3; ++i) {
+                o->force[3 * e + i] = 2.0 * d[i];
+            }
+            continue;
         }
+        double total = weight[e] * (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+        double *f = o->force + 3 * e, *t = o->torque + 3 * e;
+        for (int i = 0; i < 3; ++i) {
+            f[i] = 2.0 * weight[e] * d[i];
+            t[i] = 0.0;
+        }
+        for (int b = 1; b < 3; ++b) {
+            const double c = weight[(int64_t)b * m + e];
+            const double *v = column[b], *g = goal + 3 * ((int64_t)b * m + e);
+            const double a[3] = {v[0] - g[0], v[1] - g[1], v[2] - g[2]};
+            total += c * (a[0] * a[0] + a[1] * a[1] + a[2] * a[2]);
+            t[0] += 2.0 * c * (v[1] * a[2] - v[2] * a[1]);
+            t[1] += 2.0 * c * (v[2] * a[0] - v[0] * a[2]);
+            t[2] += 2.0 * c * (v[0] * a[1] - v[1] * a[0]);
+        }
+        o->weighted[e] = total;
     }
     for (int32_t j = 0; j < n; ++j) {
         const int64_t v = o->variables[j];
@@ -355,8 +381,15 @@ RK_EXPORT double rk_objective(const Objective *o, const double *theta, const dou
             pivots[3 * j + i] = o->dof_pivot[3 * v + i];
         }
     }
-    gradient_tree(o->n_segments, o->parent, n, o->variable_segment, m, o->part_segment, points,
-                  o->force, 0, weight, axes, pivots, o->variable_rotation, o->sums, gradient);
+    if (blocks == 1) {
+        gradient_tree(o->n_segments, o->parent, n, o->variable_segment, m, o->part_segment,
+                      points, o->force, 0, weight, axes, pivots, o->variable_rotation, o->sums,
+                      gradient);
+    } else {
+        gradient_tree(o->n_segments, o->parent, n, o->variable_segment, m, o->part_segment,
+                      points, o->force, o->torque, o->unit, axes, pivots,
+                      o->variable_rotation, o->sums, gradient);
+    }
     return numpy_sum(m, o->weighted);
 }
 
@@ -830,14 +863,15 @@ RK_EXPORT int32_t rk_newton_cg(POSE_HESSIAN, const uint8_t *held, const double *
     return products;
 }
 
-/* What goldfarb._Run's Gauss–Newton iterations see of a problem of position goals (an
- * Objective) over the scaled free DOFs φ, its rows, and the bounds active in the descent.
+/* What goldfarb._Run's Gauss–Newton iterations see of a problem of an Objective's goals
+ * (its blocks, goal vectors and weights as rk_objective reads them) over the scaled free DOFs φ, its rows, and the bounds active in the descent.
  * θ = base with θ[variables] = scale ∘ φ; the descent minimises G/w, whose gradient over φ
  * is (scale / w) ∘ ∂G/∂θ[variables] (methods.base.Scaled.objective); F's rows are scaled
  * by scale / √w (Scaled.curvature). The q active rows are bounds: row i is sign[i] on
  * variable bound[i] alone, held at rhs[i] (held[j] = 1 for each variable one holds; NULL
  * with q = 0). pose holds the pose at posed_at (n) when posed is 1: the last point
- * evaluated; theta holds that point's θ and total G there. */
+ * evaluated; theta holds that point's θ and total G there. F has k = 3·blocks·m columns,
+ * one a goal vector's coordinate. */
 typedef struct {
     const Objective *objective;
     const double *goal;
@@ -862,6 +896,7 @@ typedef struct {
     const double *sign;
     const double *rhs;
     const uint8_t *held;
+    int32_t blocks;
 } Descent;
 
 /* G/w and its gradient over φ at phi (methods.base.Scaled.objective). */
@@ -874,7 +909,7 @@ static double descent_value(Descent *d, const double *phi, double *gradient) {
     for (int32_t j = 0; j < n; ++j) {
         d->theta[o->variables[j]] = d->scale[j] * phi[j];
     }
-    const double total = rk_objective(o, d->theta, d->goal, d->weight, d->pose);
+    const double total = rk_objective(o, d->theta, d->blocks, d->goal, d->weight, d->pose);
     memcpy(d->posed_at, phi, sizeof(double) * (size_t)n);
     d->posed = 1;
     d->total = total;
@@ -971,7 +1006,7 @@ static double descent_trial(Descent *d, const double *phi, const double *step, d
 /* H's Gauss–Newton start at phi on the active bounds' null space (goldfarb._Run.initial_h
  * through metric._woodbury_start, bounds zeroed) and the product H g.
  *
- * Writes F's columns at phi, scaled, into factor (k × n, k = 3m); (PF)ᵀ, F with the held
+ * Writes F's columns at phi, scaled, into factor (k × n, k = 3·blocks·m); (PF)ᵀ, F with the held
  * variables zeroed, into projected (k × n); L⁻¹ into turn (k × k); H g into hg (n), with
  * H = (P − PF L⁻ᵀ L⁻¹ FᵀP)/μ; μ into *damping. work holds 2n + 3k + k² doubles. Returns
  * RK_STARTED, or RK_NOT_POSITIVE_DEFINITE where F's curvature is not positive definite to
@@ -981,18 +1016,19 @@ RK_EXPORT int32_t rk_gauss_newton_start(Descent *d, const double *phi, double va
                                         double *projected, double *turn, double *hg,
                                         double *damping, double *work) {
     const Objective *o = d->objective;
-    const int32_t n = o->n, m = o->m, k = 3 * m;
+    const int32_t n = o->n, m = o->m, k = 3 * d->blocks * m;
     double *held = work, *t = work + n, *scratch = t + 2 * (int64_t)k;
     /* F at phi from the pose there (held takes the gradient, not needed), scaled */
     if (!d->posed || memcmp(d->posed_at, phi, sizeof(double) * (size_t)n) != 0) {
         descent_value(d, phi, held);
     }
-    double *weights = t; /* √(2 w_e): a Position's curvature */
-    for (int32_t e = 0; e < m; ++e) {
+    double *weights = t; /* √(2 w): a squared distance's curvature */
+    for (int32_t e = 0; e < d->blocks * m; ++e) {
         weights[e] = sqrt(d->weight[e] * 2.0);
     }
     const double *points = d->pose, *axes = d->pose + 9 * (int64_t)m, *pivots = axes + 3 * (int64_t)n;
-    rk_factor(n, m, 1, points, d->moves, weights, axes, pivots, o->variable_rotation, factor);
+    rk_factor(n, m, d->blocks, points, d->moves, weights, axes, pivots, o->variable_rotation,
+              factor);
     const double root = sqrt(d->weight_scale);
     for (int64_t c = 0; c < k; ++c) {
         double *column = factor + c * n;
@@ -1179,7 +1215,7 @@ RK_EXPORT int32_t rk_gauss_newton_descent(Descent *d, double *phi, double *gradi
                                           double rounding, double rounding_root, double drop,
                                           int32_t max_iterations, double seconds,
                                           double *work) {
-    const int32_t n = d->objective->n, k = 3 * d->objective->m, q = d->q;
+    const int32_t n = d->objective->n, k = 3 * d->blocks * d->objective->m, q = d->q;
     const double began = seconds >= 0.0 ? monotonic_seconds() : 0.0;
     double *factor = work, *projected = factor + (int64_t)k * n;
     double *turn = projected + (int64_t)k * n, *hg = turn + (int64_t)k * k;
@@ -1459,18 +1495,18 @@ static int32_t newton_step(Descent *d, const Settle *c, const double *phi,
                            const double *gradient, int comfort, SettleWork *w, double *step,
                            double *y) {
     const Objective *o = d->objective;
-    const int32_t n = o->n, m = o->m, k = 3 * m;
+    const int32_t n = o->n, m = o->m, k = 3 * d->blocks * m;
     if (!d->posed || memcmp(d->posed_at, phi, sizeof(double) * (size_t)n) != 0) {
         descent_value(d, phi, w->trial_gradient); /* the pose at phi, for F */
     }
-    double *weights = w->residual; /* √(2 w_e), then overwritten */
-    for (int32_t e = 0; e < m; ++e) {
+    double *weights = w->residual; /* √(2 w), then overwritten */
+    for (int32_t e = 0; e < d->blocks * m; ++e) {
         weights[e] = sqrt(d->weight[e] * 2.0);
     }
     const double *points = d->pose, *axes = d->pose + 9 * (int64_t)m;
     const double *pivots = axes + 3 * (int64_t)n;
     double *f = w->factor;
-    rk_factor(n, m, 1, points, d->moves, weights, axes, pivots, o->variable_rotation, f);
+    rk_factor(n, m, d->blocks, points, d->moves, weights, axes, pivots, o->variable_rotation, f);
     const double root = sqrt(d->weight_scale);
     for (int64_t a = 0; a < k; ++a) {
         for (int32_t j = 0; j < n; ++j) {
@@ -1647,7 +1683,7 @@ static int32_t anderson(int32_t n, int32_t h, const double *phi, const Settle *c
 }
 
 /* relax.settle: comfort's Newton rounds and the steps onto the goals, for a descent of
- * position goals with no equality rows: from phi (gradient and G/w = out[0] there), rounds toward
+ * the Objective's goals with no equality rows: from phi (gradient and G/w = out[0] there), rounds toward
  * comfort on the goals' Gauss–Newton plane, each kept while G/w ≤ nearby and the merit
  * C + ν √(2 (G/w − ceiling)) falls, then steps onto the goals alone while G/w > ceiling.
  * The rounds end after max_iterations rounds or when the time (seconds from now; < 0:
@@ -1662,7 +1698,7 @@ static int32_t anderson(int32_t n, int32_t h, const double *phi, const Settle *c
 RK_EXPORT int32_t rk_settle(Descent *d, const Settle *c, double *phi, double *gradient,
                             double *out, int32_t max_iterations, double seconds, double *work,
                             int32_t *iwork) {
-    const int32_t n = d->objective->n, k = 3 * d->objective->m, rows = d->rows;
+    const int32_t n = d->objective->n, k = 3 * d->blocks * d->objective->m, rows = d->rows;
     const int32_t depth = c->depth;
     const double began = seconds >= 0.0 ? monotonic_seconds() : 0.0;
     SettleWork w;

@@ -129,13 +129,14 @@ class Scaled:
     def gauss_newton_step(self, problem: Problem, *, sized: bool = True) -> GaussNewtonStep | None:
         """The kernel's Gauss–Newton iterations over φ (:func:`.metric.compiled_step`), or None.
 
-        Where the kernel evaluates ``problem`` (position goals) and, ``sized``, factors
+        Where the kernel evaluates ``problem`` (:meth:`Problem.compiled_goals
+        <solver.Problem.compiled_goals>`) and, ``sized``, factors
         Woodbury's start at its size.
         """
-        positions = problem.compiled_positions()
-        if positions is None:
+        compiled = problem.compiled_goals()
+        if compiled is None:
             return None
-        library, plan, goal, weight, moves = positions
+        library, plan, goal, weight, moves = compiled
         return compiled_step(
             library, plan, goal, weight, moves, self.space, self.weight, sized=sized
         )

@@ -202,8 +202,9 @@ class Goldfarb(Method):
     def quick(self, problem: Problem, scaled: Scaled, budget: Budget) -> Descent | None:
         """Gauss–Newton steps by the kernel alone, where they are the whole descent, or None.
 
-        From a start where only bounds are active, on position goals the kernel
-        evaluates, with the Gauss–Newton start, a goal value, and no levels
+        From a start where only bounds are active, on goals the kernel evaluates
+        (:meth:`Problem.compiled_goals <solver.Problem.compiled_goals>`), with the
+        Gauss–Newton start, a goal value, and no levels
         (:func:`.optimizer.compiled_gauss_newton.gauss_newton_descent`), then relaxed
         toward the solve's comfort if it has one (:meth:`relaxed`); see
         :meth:`Method.quick <solver.methods.base.Method.quick>`.
@@ -277,8 +278,8 @@ def compiled_settle(
     """:func:`.relax.settle`'s rounds by the kernel (``rk_settle``), or None.
 
     None where the kernel finds a normal matrix not positive definite (numpy's rounds then
-    run). The problem is the kernel's Gauss–Newton plan's: position goals and no equality
-    rows.
+    run). The problem is the kernel's Gauss–Newton plan's: goals the kernel evaluates and no
+    equality rows.
     """
     found = gauss_newton_step.library.settle(
         gauss_newton_step.bound(),

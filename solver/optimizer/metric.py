@@ -382,20 +382,20 @@ def compiled_step(
     """The kernel's Gauss–Newton iterations of a descent over φ, or None beyond its sizes.
 
     The kernel takes them where Woodbury's start is its own (2k < n, n·k² ≤
-    ``_COMPILED_START``, k = 3m for m position goals).
+    ``_COMPILED_START``, k = 3v for v goal vectors: a point's, an x axis', a y axis').
 
     Args:
         library: The kernel.
         plan: The problem's objective plan.
-        goal: Each goal's point, (m, 3).
-        weight: Each goal's weight, (m,).
+        goal: The goals' vectors, (v, 3) (:meth:`kernel.Kernel.objective`).
+        weight: Their weights, (v,).
         moves: Whether each variable moves each goal's effector, (n, m).
         space: The reduced space: θ at the descent's start (``base``), θ_V = scale ∘ φ,
             and the dense inequality rows ``a_in`` and ``b_in``.
         weight_scale: w: the descent minimises G/w.
         sized: False: at any size (comfort's rounds factor no Woodbury start).
     """
-    n, k = plan.n_variables, 3 * plan.n_parts
+    n, k = plan.n_variables, 3 * len(weight)
     if sized and (not 2 * k < n or n * k * k > _COMPILED_START):
         return None
     arrays = tuple(

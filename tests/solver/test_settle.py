@@ -35,17 +35,24 @@ DRAGS = {
     "n_goals": st.integers(1, 3),
     "move": st.floats(0.0, 0.2),
     "polygons": st.booleans(),
+    "oriented": st.booleans(),
 }
 """A chain, its goals and a drag event's move (:func:`_settling`)."""
 
 
 def _settling(
-    seed: int, segments: int, n_goals: int, move: float, polygons: bool = False
+    seed: int,
+    segments: int,
+    n_goals: int,
+    move: float,
+    polygons: bool = False,
+    oriented: bool = False,
 ) -> tuple[Problem, np.ndarray]:
     """A chain within ±0.6 rad a joint, its goals on its effectors at a random pose and
     then moved ``move`` of the way to another pose's (a drag event), with comfort toward
     the rest pose; with ``polygons``, two joints also within a hexagon and comfort toward a
-    random pose that presses the joints against them."""
+    random pose that presses the joints against them; ``oriented``, the first goal holds
+    its effector's frame too (a position+orientation goal, as a planted foot's)."""
     rng = np.random.default_rng(seed)
     figure = long_chain(segments, limit=0.6)
     chosen = rng.choice(np.arange(1, segments), n_goals, replace=False)
@@ -61,11 +68,15 @@ def _settling(
     lower, upper = np.maximum(figure.lower, -spread), np.minimum(figure.upper, spread)
     theta, end = rng.uniform(lower, upper), rng.uniform(lower, upper)
     aim = figure.forward(theta + move * (end - theta))
+    kinds: list[goals.Goal] = [goals.Position(aim[s][:3, 3]) for s in chosen]
+    if oriented:
+        frame = aim[chosen[0]]
+        kinds[0] = goals.PositionOrientation(frame[:3, 3], frame[:3, 0], frame[:3, 1])
     problem = Problem(
         figure,
         [
-            Constraint(Effector(f"seg{s}"), goals.Position(aim[s][:3, 3]), w)
-            for s, w in zip(chosen, rng.uniform(0.2, 5.0, n_goals), strict=True)
+            Constraint(Effector(f"seg{s}"), goal, w)
+            for s, goal, w in zip(chosen, kinds, rng.uniform(0.2, 5.0, n_goals), strict=True)
         ],
     ).with_comfort(Comfort(reference))
     return problem, theta
@@ -115,12 +126,18 @@ def compiled() -> Iterator[None]:
 @settings(max_examples=100, deadline=None)
 @given(**DRAGS)
 def test_a_kernel_round_is_numpys(
-    compiled: None, seed: int, segments: int, n_goals: int, move: float, polygons: bool
+    compiled: None,
+    seed: int,
+    segments: int,
+    n_goals: int,
+    move: float,
+    polygons: bool,
+    oriented: bool,
 ) -> None:
     """One round (its step with the limits it holds, polygons' rows among them, the trust
     radius, the second-order correction, the merit's test and the steps onto the goals)
     computes the same to rounding."""
-    problem, theta = _settling(seed, segments, n_goals, move, polygons)
+    problem, theta = _settling(seed, segments, n_goals, move, polygons, oriented)
     _, _, ours, theirs, _ = _both(problem, theta, rounds=1)
     assert theirs is not None
     assert (theirs.moved, theirs.iterations, theirs.evaluations) == (
@@ -135,14 +152,20 @@ def test_a_kernel_round_is_numpys(
 @settings(max_examples=100, deadline=None)
 @given(**DRAGS)
 def test_the_kernels_rounds_and_numpys_keep_the_goals_and_lower_comfort(
-    compiled: None, seed: int, segments: int, n_goals: int, move: float, polygons: bool
+    compiled: None,
+    seed: int,
+    segments: int,
+    n_goals: int,
+    move: float,
+    polygons: bool,
+    oriented: bool,
 ) -> None:
     """Every round runs, on both: the goals end near as met as at the start, comfort lower.
 
     The rounds are the same to rounding; where comfort has more than one optimum on the
     goals, rounding can send the two to different ones, so their ends are not compared.
     """
-    problem, theta = _settling(seed, segments, n_goals, move)
+    problem, theta = _settling(seed, segments, n_goals, move, oriented=oriented)
     first, aim, ours, theirs, constants = _both(problem, theta)
     assert theirs is not None
     start = aim.value(first.phi)
@@ -155,11 +178,11 @@ def test_the_kernels_rounds_and_numpys_keep_the_goals_and_lower_comfort(
 @settings(max_examples=60, deadline=None)
 @given(**DRAGS)
 def test_the_rounds_lower_comfort_and_keep_the_goals_and_limits(
-    seed: int, segments: int, n_goals: int, move: float, polygons: bool
+    seed: int, segments: int, n_goals: int, move: float, polygons: bool, oriented: bool
 ) -> None:
     """A solve with comfort meets what one without meets, within every limit, nearer the
     comfort pose (each joint a rotation of mass 1: C is the squared distance)."""
-    problem, theta = _settling(seed, segments, n_goals, move, polygons)
+    problem, theta = _settling(seed, segments, n_goals, move, polygons, oriented)
     plain = solve(problem.with_comfort(None), theta, restarts=0, goal_tolerance=1e-9)
     relaxed = solve(problem, theta, restarts=0, goal_tolerance=1e-9)
     comfort = problem.comfort

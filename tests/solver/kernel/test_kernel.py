@@ -217,11 +217,21 @@ def _numpy_and_compiled(problem: Problem, theta: np.ndarray) -> tuple[tuple, tup
     return answers[0], answers[1]
 
 
+KINDS = {
+    "positions": ("Position",),
+    "orientations": ("Orientation",),
+    "positions and orientations": ("PositionOrientation",),
+    "all three": ("Position", "Orientation", "PositionOrientation"),
+}
+
+
+@pytest.mark.parametrize("kinds", KINDS)
 @pytest.mark.parametrize("seed", SEEDS)
-def test_the_compiled_objective_is_numpys_to_rounding(seed: int) -> None:
-    # Position goals on effectors off their segments' origins, with turned axes, on
-    # random trees (a scaling rest, every DOF kind), unequal weights (one zero) and
-    # goals near and far: the kernel's one call gives numpy's G, gradient and pose.
+def test_the_compiled_objective_is_numpys_to_rounding(seed: int, kinds: str) -> None:
+    # Position, orientation and position+orientation goals (apart and together, a y
+    # axis of no weight among them) on effectors off their segments' origins, with turned
+    # axes, on random trees (a scaling rest, every DOF kind), unequal weights (one zero)
+    # and goals near and far: the kernel's one call gives numpy's G, gradient and pose.
     compiled = kernel.active()
     if compiled is None:
         assert not kernel.status().compiled
@@ -233,7 +243,11 @@ def test_the_compiled_objective_is_numpys_to_rounding(seed: int) -> None:
     weights = rng.uniform(0.1, 50.0, m)
     weights[rng.integers(m)] = 0.0 if m > 1 else weights[0]
     constraints = [
-        Constraint(random_effector(rng, str(rng.choice(names))), random_goal("Position", rng), w)
+        Constraint(
+            random_effector(rng, str(rng.choice(names))),
+            random_goal(str(rng.choice(KINDS[kinds])), rng),
+            w,
+        )
         for w in weights
     ]
     problem = Problem(figure, constraints)
@@ -291,13 +305,16 @@ def test_the_compiled_objective_sums_the_goals_as_numpy_does(m: int) -> None:
     np.testing.assert_allclose(want[1], terms.sum(axis=0), rtol=1e-12)  # the terms are G's
 
 
-def test_only_position_goals_in_plain_sums_take_the_compiled_objective() -> None:
+def test_only_squared_distances_in_plain_sums_take_the_compiled_objective() -> None:
     figure = Figure()
     figure.add_segment("arm", dofs=[Dof.rotation("x"), Dof.rotation("z")])
     hand = Effector("arm", (0.0, 1.0, 0.0))
     reach_it = Constraint(hand, goals.Position((0.0, 0.5, 0.5)))
+    turn_it = Constraint(hand, goals.Orientation((0, 0, 1), (0, 1, 0)))
+    hold_it = Constraint(hand, goals.PositionOrientation((0.0, 0.5, 0.5), (0, 0, 1), (0, 1, 0)))
     for constraints, compiled in (
         ([reach_it], kernel.active() is not None),
+        ([reach_it, turn_it, hold_it], kernel.active() is not None),
         ([reach_it, Constraint(hand, goals.Plane((0.0, 0.0, 0.2), (0, 0, 1)))], False),
         ([solver.AnyOf([reach_it, Constraint(hand, goals.Position((0.5, 0.5, 0)))])], False),
     ):
