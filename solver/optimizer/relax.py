@@ -49,6 +49,7 @@ __all__ = [
     "DEPTH",
     "HALVINGS",
     "HOLD_SHARE",
+    "MET",
     "ROUNDS",
     "SMALL",
     "STILL",
@@ -294,14 +295,21 @@ NEAR = 1e-3
 """Between Newton rounds the goals may be off by this share of the longest chain."""
 MOVE = 0.25
 """The Newton rounds' first trust radius: the largest change of a variable in a round."""
-ROUNDS = 24
-"""Most Newton rounds (:func:`settle`) of one relaxation."""
+ROUNDS = 8
+"""Most Newton rounds (:func:`settle`) of one relaxation: each round's step toward comfort
+is cut at a trust radius, so that far from comfort a round gains little; a drag's next
+event starts where the last one ended and takes its rounds from there."""
 PROJECTIONS = 4
 """Most steps onto the goals after the Newton rounds."""
 ROUNDING = 1e-14
 """A Newton round that lowers the merit by less than this share of C ends the rounds."""
 FINE = 1e-9
 """A Newton round's step no longer than this in every variable ends the rounds."""
+MET = 1e-8
+"""The goals' descent from the Newton rounds' end keeps it where each goal is within this
+share of the longest chain, as the descent's own stop test leaves goals it meets, though
+``ceiling`` (the start's G to rounding) be lower: 10 nm on a 1 m chain, far below what a
+view of the pose shows."""
 PENALTY = 4.0
 """The Newton rounds keep a step that lowers ``C + ν √(2 (G − ceiling))``, ν this many
 times the largest ‖y‖ of the rounds so far (twice y is C's multipliers: an exact
@@ -467,8 +475,8 @@ def _newton_rounds(
 
     The goals' own descent from where the rounds end gives the result its active set and
     multipliers; where no round is kept, ``first`` is the result. None where the end is
-    not at ``ceiling`` with C lower than at ``first``: the rounds of :func:`relax` then run
-    instead.
+    not at ``ceiling`` (or within :data:`MET` of the goals) with C lower than at ``first``:
+    the rounds of :func:`relax` then run instead.
     """
     constants = settle_constants(aim, ceiling, longest)
     rounds = None if settler is None else settler(first, aim, constants, budget)
@@ -487,7 +495,7 @@ def _newton_rounds(
     )
     met = restore(rounds.phi, left)
     lower = aim.value(met.phi)
-    if met.value > ceiling or lower >= aim.value(first.phi):
+    if met.value > max(ceiling, (MET * longest) ** 2) or lower >= aim.value(first.phi):
         return None
     return replace(
         met,
