@@ -17,7 +17,7 @@ from bpy.types import Operator
 from mathutils import Matrix, Vector
 
 from .bridge.anatomy import human_body
-from .bridge.goals import tail_length
+from .bridge.bone_ends import tail_length
 from .bridge.joints import euler_order, joint_settings
 from .bridge.kinds import figure_rig, rig_kind
 from .bridge.mass import default_masses

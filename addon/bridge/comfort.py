@@ -15,6 +15,7 @@ import numpy as np
 
 from ...solver import Comfort, rotations
 from .arrays import Array
+from .bone_ends import middle
 from .pose import read_pose
 from .rig import Rig
 
@@ -66,8 +67,9 @@ def carried_weights(obj: Any, rig: Rig) -> Array:
     """Per DOF of ``rig``'s figure, what moving it costs: how much of the body it moves.
 
     A rotation weighs the moment of inertia, about its bone's head, of the bones it
-    carries (its own and every one below it, each a point mass at its midpoint, masses
-    ``Object.reach.joints[bone].mass``, at rest, in the armature's units) over the body's
+    carries (its own and every one below it, each a point mass at the middle of its part
+    of the body, :func:`.bone_ends.middle`; masses ``Object.reach.joints[bone].mass``, at
+    rest, in the armature's units) over the body's
     mass, times the share of the body's mass it bears; a translation weighs the share of
     the mass it carries. The inertia alone would make comfort the body's mean squared
     displacement, which least squares still spreads over the spine; the load borne keeps
@@ -84,7 +86,7 @@ def carried_weights(obj: Any, rig: Rig) -> Array:
     # In the armature's own units, as the pose's locations are.
     index = {b.name: k for k, b in enumerate(bones)}
     masses = np.array([own[b.name] for b in bones])
-    middles = np.array([tuple((b.head_local + b.tail_local) / 2.0) for b in bones])
+    middles = np.array([middle(b, b.head_local, b.tail_local).to_tuple() for b in bones])
     layout = {entry.name: entry for entry in rig.layout}
     below = _carried(bones)
     for segment in rig.figure.segments:

@@ -21,6 +21,7 @@ from ..vocabulary import GOAL_TYPES
 from .animated import mesh_bones
 from .arrays import Array
 from .balance import balance_constraints
+from .bone_ends import tail_length
 from .kinds import figure_rig
 from .rig import Rig, to_numpy
 from .soles import support_points
@@ -163,35 +164,6 @@ def _goal_matrix(goal: Any, label: str, read: Any | None = None) -> Array:
             f"{label}: goal '{goal.name}' has zero scale; its axes are undefined"
         )
     return matrix
-
-
-LONG_BONE = 3.0
-"""A bone longer than this many times the spacing of its joints has a length an importer
-gave it (a glTF skeleton in centimetres comes with bones 100× too long), not its body's."""
-
-
-def joint_spacing(bone: Any) -> float:
-    """The spacing of the bone's joints (armature units), 0 for a lone bone.
-
-    The larger of the distances from its head to its parent's and its children's heads.
-    """
-    head = bone.head_local
-    spacing = 0.0
-    if bone.parent is not None:
-        spacing = float((head - bone.parent.head_local).length)
-    for child in bone.children:
-        spacing = max(spacing, float((child.head_local - head).length))
-    return spacing
-
-
-def tail_length(bone: Any) -> float:
-    """How far along the bone its tail effector sits (armature units).
-
-    Its length; for a bone longer than :data:`LONG_BONE` times its joints' spacing,
-    that spacing, so that a tail effector stays on the body.
-    """
-    length, spacing = float(bone.length), joint_spacing(bone)
-    return spacing if spacing > 0.0 and length > LONG_BONE * spacing else length
 
 
 def effector_point(entry: Any, bone: Any) -> tuple[float, float, float]:

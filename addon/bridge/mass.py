@@ -1,13 +1,14 @@
 """The figure's masses and its centre of mass.
 
 Each joint of a figure has a mass (``Object.reach.joints[bone].mass``, kg); the centre
-of mass is ``Σ m · (head + tail) / 2 / Σ m`` over the bones, on Blender's evaluated
-pose. Make Figure fills in masses where none is set (:func:`default_masses`): a body of
-70 kg at 1.75 m, scaled by the cube of the armature's size (its longest extent at rest,
-whichever way it lies), shared among the bones
-recognised as human limb parts by the segment fractions of Winter (2009, table 4.1:
-thigh 10 %, leg 4.65 %, upper arm 2.8 %, forearm 1.6 %) and among the others in
-proportion to their lengths.
+of mass is ``Σ m · c / Σ m`` over the bones, c the middle of each bone's part of the body
+(:func:`.bone_ends.middle`: its midpoint unless an importer made it far longer than its
+joints' spacing), on Blender's evaluated pose. Make Figure fills in masses where none is
+set (:func:`default_masses`): a body of 70 kg at 1.75 m, scaled by the cube of the
+armature's size (its longest extent at rest, whichever way it lies, bones ending where
+:mod:`.bone_ends` says), shared among the bones recognised as human limb parts by the
+segment fractions of Winter (2009, table 4.1: thigh 10 %, leg 4.65 %, upper arm 2.8 %,
+forearm 1.6 %) and among the others in proportion to their lengths on the body.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from typing import Any
 from mathutils import Vector
 
 from .body import limb_part
+from .bone_ends import end, middle, tail_length
 from .rigify_names import body_name
 
 BODY_MASS = 70.0
@@ -33,7 +35,8 @@ SHARES = {"thigh": 0.1, "shin": 0.0465, "upper_arm": 0.028, "forearm": 0.016}
 def size(obj: Any) -> float:
     """The armature's longest extent at rest along a world axis [m] (its height, standing)."""
     world = obj.matrix_world
-    points = [world @ p for b in obj.data.bones for p in (b.head_local, b.tail_local)]
+    bones = obj.data.bones
+    points = [world @ p for b in bones for p in (b.head_local, end(b, b.head_local, b.tail_local))]
     if not points:
         return 0.0
     return float(max(max(p[k] for p in points) - min(p[k] for p in points) for k in range(3)))
@@ -47,10 +50,10 @@ def default_masses(obj: Any, bones: Iterable[str]) -> dict[str, float]:
     parts = {name: limb_part(body_name(name)) for name in names}
     masses = {n: total * SHARES[p[0]] for n, p in parts.items() if p is not None}
     rest = [n for n in names if n not in masses]
-    length = sum(float(data[n].length) for n in rest)
+    length = sum(tail_length(data[n]) for n in rest)
     left = max(total - sum(masses.values()), 0.0)
     for name in rest:
-        masses[name] = left * float(data[name].length) / length if length > 0.0 else 0.0
+        masses[name] = left * tail_length(data[name]) / length if length > 0.0 else 0.0
     return masses
 
 
@@ -65,5 +68,5 @@ def centre_of_mass(obj: Any) -> tuple[Vector, float] | None:
         if pose_bone is None or joint.mass <= 0.0:
             continue
         total += joint.mass
-        weighted += joint.mass * (world @ ((pose_bone.head + pose_bone.tail) / 2.0))
+        weighted += joint.mass * (world @ middle(pose_bone.bone, pose_bone.head, pose_bone.tail))
     return None if total <= 0.0 else (weighted / total, total)

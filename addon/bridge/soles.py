@@ -4,7 +4,7 @@ A foot planted by one point turns and rolls about it, and by two (ankle and toe)
 rolls; a planted foot holds its sole. So a contact on a bone with children (a foot with
 its toes and heel, a hand with its fingers, a paw), or on a human foot that is a leaf (a
 game skeleton's ankle-to-toe bone), holds the bone's position and orientation, and its
-support, for Balance and the overlay, is the footprint: the heads and tails of the bone
+support, for Balance and the overlay, is the footprint: the heads and ends of the bone
 and of every bone below it, as they lie at rest, carried by the goal. A contact on any
 other leaf bone (a toe tip, a heel) stays one point.
 """
@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from .arrays import Array
+from .bone_ends import end
 
 __all__ = ["holds_sole", "sole_points", "support_points"]
 
@@ -29,14 +30,14 @@ def holds_sole(bone: Any) -> bool:
 def sole_points(obj: Any, bone: Any, effector: Sequence[float]) -> Array:
     """The footprint of ``bone`` in its goal's frame, shape (k, 3), in world lengths.
 
-    The heads and tails of the bone and of every bone below it at rest, in the bone's
-    frame less the effector point (the goal's origin), scaled by the armature object's
-    scale (the goal's frame has none).
+    The heads and ends (:func:`.bone_ends.end`) of the bone and of every bone below it
+    at rest, in the bone's frame less the effector point (the goal's origin), scaled by
+    the armature object's scale (the goal's frame has none).
     """
     inverse = bone.matrix_local.inverted()
-    points = [bone.head_local, bone.tail_local]
-    for child in bone.children_recursive:
-        points += [child.head_local, child.tail_local]
+    points = []
+    for each in (bone, *bone.children_recursive):
+        points += [each.head_local, end(each, each.head_local, each.tail_local)]
     local = np.array([tuple(inverse @ point) for point in points]) - np.asarray(effector)
     scale = float(np.mean(tuple(obj.matrix_world.to_scale())))
     result: Array = local * scale

@@ -167,7 +167,7 @@ def misses(reach, obj):
         if not entry.enabled or entry.name in unmet or goal is None or entry.any_of:
             continue
         bone = obj.pose.bones[entry.bone]
-        along = reach.addon.bridge.goals.tail_length(bone.bone)  # where Reach's tail sits
+        along = reach.addon.bridge.bone_ends.tail_length(bone.bone)  # where Reach's tail sits
         local = {"HEAD": Vector(), "TAIL": Vector((0.0, along, 0.0))}.get(
             entry.effector, Vector(entry.offset)
         )

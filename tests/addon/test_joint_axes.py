@@ -337,6 +337,33 @@ def test_a_gltf_skeleton_with_bones_100_times_too_long_gets_goals_its_size(reach
     assert obj.reach.stats.message == "all constraints met"
 
 
+def _masses_and_comfort(reach, skeletons, kind: str) -> tuple[dict[str, float], np.ndarray]:
+    """The masses Make Figure gives the ``kind`` skeleton, and its comfort weights."""
+    bpy.ops.wm.read_homefile(use_empty=True)
+    obj = imported_skeletons.append(skeletons[kind])
+    assert bpy.ops.reach.figure_from_armature(armature=obj.name) == {"FINISHED"}
+    masses = {joint.name: float(joint.mass) for joint in obj.reach.joints}
+    bridge = reach.addon.bridge
+    weights = bridge.comfort.carried_weights(obj, bridge.kinds.figure_rig(obj))
+    return masses, weights
+
+
+def test_a_gltf_skeleton_with_bones_100_times_too_long_gets_a_bodys_masses(reach, skeletons):
+    # the same skeleton with bones 100 times their joints' spacing weighed hundreds of tonnes
+    # (its size taken from its tails), its centre of mass off the body and comfort
+    # weights from the long bones' far ends: its bones end where its joints say
+    plain, plain_weights = _masses_and_comfort(reach, skeletons, "gltf")
+    long, long_weights = _masses_and_comfort(reach, skeletons, "gltf_cm")
+    assert sum(plain.values()) == pytest.approx(sum(long.values()), rel=0.02)
+    assert 30.0 <= sum(long.values()) <= 120.0  # a body 1.6 m tall
+    for name in ("LeftUpLeg", "LeftLeg", "LeftArm", "RightForeArm"):  # Winter's shares
+        assert long[name] == pytest.approx(plain[name], rel=0.02), name
+    assert long_weights.shape == plain_weights.shape
+    np.testing.assert_allclose(
+        long_weights / long_weights.max(), plain_weights / plain_weights.max(), atol=0.02
+    )
+
+
 def test_human_limits_name_a_pose_outside_them_and_leave_it_for_clamp(reach, capfd):
     obj = rigs.metarig("basic")
     assert bpy.ops.reach.figure_from_armature(armature=obj.name) == {"FINISHED"}
