@@ -13,9 +13,10 @@ from mathutils import Vector
 
 __all__ = ["LONG_BONE", "end", "joint_spacing", "middle", "tail_length"]
 
-LONG_BONE = 3.0
+LONG_BONE = 30.0
 """A bone longer than this many times the spacing of its joints has a length an importer
-gave it (a glTF skeleton in centimetres comes with bones 100× too long), not its body's."""
+gave it (a glTF skeleton in centimetres comes with bones 100× too long), not its body's;
+a body's own bones stay under it (Rigify's metarigs reach 13×, the horse's skull)."""
 
 
 def joint_spacing(bone: Any) -> float:
