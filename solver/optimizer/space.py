@@ -1,7 +1,9 @@
 """The solver's variables: scaled free DOFs φ and the joint limits over them.
 
 The variables are the problem's free DOFs V (in some chain, not locked). With the scale
-``s = 1 − rigidity``, ``θ_V = s ∘ φ`` and every other DOF keeps its start value. A limit
+``s = 1 − rigidity`` (a translation under a scaling rest also over its world length a
+unit: :func:`.variable_rows.variable_scale`), ``θ_V = s ∘ φ`` and every other DOF keeps
+its start value. A limit
 row ``aᵀθ ≥ b`` becomes ``(a_V ∘ s)ᵀφ ≥ b − a_Fᵀθ_F``, normalised to a unit row; rows
 with no free DOF are constants (checked at the start pose) and dropped. Equalities are
 replaced by an orthonormal basis of their row space, so that redundant joint-group

@@ -15,7 +15,7 @@ from .._checks import FloatArray, IntArray
 from ..figure import Figure
 from ..rows import LimitRows
 
-__all__ = ["VariableRows"]
+__all__ = ["VariableRows", "variable_scale"]
 
 
 @dataclass(frozen=True)
@@ -40,8 +40,7 @@ class VariableRows:
         Built from the limits' nonzeros (most rows are bounds, one nonzero each), so a
         figure of thousands of DOFs costs its rows, not rows × DOFs.
         """
-        dofs = figure.dofs
-        scale = np.array([dofs[j].scale for j in variables], dtype=np.float64)
+        scale = variable_scale(figure, variables)
         n = figure.n_dofs
         mask = np.ones(n, dtype=bool)
         mask[variables] = False
@@ -87,3 +86,23 @@ class VariableRows:
             upper=figure.upper[variables] / scale,
             rows_in=LimitRows.of_nonzeros(unit, unit_rows, unit_columns, unit_values),
         )
+
+
+def variable_scale(figure: Figure, variables: IntArray) -> FloatArray:
+    """Each variable's scale s (θ = s ∘ φ): 1 − rigidity, and a translation by world length.
+
+    A translation under a scaling rest (an armature in centimetres under a 0.01 scale)
+    moves its segment by its axis's length a unit (:meth:`Kinematics.dof_axes
+    <solver.kinematics.Kinematics.dof_axes>`); its φ is in world lengths, as every other
+    figure's translations are, so that the goals' curvature along it is a rotation's
+    order, as the descents' damping and steps assume.
+    """
+    dofs = figure.dofs
+    scale = np.array([dofs[j].scale for j in variables], dtype=np.float64)
+    kinematics = figure.kinematics
+    rotation = kinematics.dof_rotation[variables]
+    if kinematics.scaled and not rotation.all():
+        _, axes, _ = kinematics.pose(np.zeros(figure.n_dofs), variables)
+        per_unit = np.linalg.norm(axes, axis=1)
+        scale = np.where(rotation, scale, scale / per_unit)
+    return scale

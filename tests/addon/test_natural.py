@@ -197,13 +197,9 @@ def pelvis_front(obj) -> np.ndarray:
     return np.array(obj.matrix_world.to_3x3()) @ turned @ np.array((0.0, -1.0, 0.0))
 
 
-# the metarig's 40 cm is 40% of its hips' height (1.01 m); 36 cm is 38% of this one's 0.95;
-# glTF in centimetres comes with bones 100 times their joints' spacing (its 36 cm crouch
-# still leans 30°)
-@pytest.mark.parametrize(
-    ("kind", "drop"),
-    [("fbx", 0.2), ("fbx", 0.36), ("gltf", 0.2), ("gltf", 0.36), ("gltf_cm", 0.2)],
-)
+@pytest.mark.parametrize("kind", ["fbx", "gltf", "gltf_cm"])
+# the metarig's 40 cm is 40% of its hips' height (1.01 m); 36 cm is 38% of this one's 0.95
+@pytest.mark.parametrize("drop", [0.2, 0.36])
 def test_an_imported_skeleton_crouches_with_the_trunk_upright_and_the_knees_forward(
     reach, skeletons, kind: str, drop: float
 ) -> None:
