@@ -23,8 +23,6 @@ class StackedGoals:
         axes_weighted: Whether some goal weighs the effector's axes.
         isotropic: Whether every goal's curvature is these constant weights (position and
             orientation goals); else :meth:`factors` gives it.
-        targets: Every goal's point (m, 3) when every goal is a :class:`.Position`, else
-            None.
         squared: Where every goal is a sum of squared distances of the effector's point
             and axes from theirs (:class:`.Position`, :class:`.Orientation`,
             :class:`.PositionOrientation`), the goal vectors (v, 3) and their
@@ -53,13 +51,16 @@ class StackedGoals:
         self.isotropic = all(
             getattr(kind.stack_curvature, "__func__", None) is default for kind in kinds
         )
-        self.targets: FloatArray | None = None
-        if goals and all(type(goal) is Position for goal in goals):
-            self.targets = np.array([goal.point for goal in goals if isinstance(goal, Position)])
         self.squared = _squared(goals, self.curvature)
         self._curvatures: tuple[tuple[IntArray, CurvatureBatch], ...] | None = None
         self._hessians: tuple[tuple[IntArray, HessianBatch], ...] | None = None
         self._weighted: tuple[FloatArray, FloatArray] | None = None  # weights, and by vector
+
+    @property
+    def targets(self) -> FloatArray | None:
+        """Every goal's point (m, 3) when every goal is a :class:`.Position`, else None."""
+        squared = self.squared
+        return squared[0] if squared is not None and len(squared[0]) == self._m else None
 
     def vector_weights(self, weights: FloatArray) -> FloatArray:
         """Each of :attr:`squared`'s vectors' weight in G_all.
@@ -101,10 +102,6 @@ class StackedGoals:
             axial = axial or curvature[k, 1] > 0.0 or curvature[k, 2] > 0.0  # (after)
         if axial:
             other.axes_weighted = bool((other.curvature[:, 1:] > 0.0).any())
-        if self.targets is not None:
-            other.targets = self.targets.copy()
-            for k in changed:
-                other.targets[k] = goals[k].point  # type: ignore[attr-defined]
         if self.squared is not None:
             vectors, coefficients = (array.copy() for array in self.squared)
             m = self._m
