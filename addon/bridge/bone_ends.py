@@ -22,14 +22,14 @@ a body's own bones stay under it (Rigify's metarigs reach 13×, the horse's skul
 def joint_spacing(bone: Any) -> float:
     """The spacing of the bone's joints (armature units), 0 for a lone bone.
 
-    The larger of the distances from its head to its parent's and its children's heads.
+    The distance from its head to its farthest child's head; for a bone with no child
+    away from its head, from its head to its parent's. A foot ends where its toes start,
+    however far its parent's joint lies.
     """
     head = bone.head_local
-    spacing = 0.0
-    if bone.parent is not None:
+    spacing = max((float((child.head_local - head).length) for child in bone.children), default=0.0)
+    if spacing <= 0.0 and bone.parent is not None:
         spacing = float((head - bone.parent.head_local).length)
-    for child in bone.children:
-        spacing = max(spacing, float((child.head_local - head).length))
     return spacing
 
 

@@ -4,7 +4,11 @@ Blender and appended from the files it saves.
 The BVH skeleton of ``tests/fixtures/bvh.py`` is imported, exported as FBX or glTF and
 imported back in a fresh Blender process: Blender 4.2's glTF exporter and importer
 crashed now and then in the test process after a hundred tests had run there (each sets
-the window's scene), never in a fresh one. Run as a script, this module writes one
+the window's scene), never in a fresh one. A Mixamo-named character's skeleton is built
+as Mixamo ships one (centimetres under a 0.01 scale, ``mixamorig:`` names, toes, three
+spine bones, a T-pose action on a muted NLA track) and goes through glTF and FBX the same
+way; Rigify's wolf metarig goes through glTF, whose importer leaves each bone's axes where
+its node's are rather than pointing at its child. Run as a script, this module writes one
 ``<kind>.blend`` per kind into the folder it is given.
 """
 
@@ -27,6 +31,33 @@ KINDS = {
     # bone 100 times its joints' spacing
     "gltf_cm": (1.0, 0.01),
 }
+MIXAMO = ("mixamo_gltf", "mixamo_fbx")
+"""The Mixamo-named character through glTF and through FBX."""
+ANIMALS = ("wolf_gltf",)
+"""Rigify's wolf metarig through glTF."""
+PREFIX = "mixamorig:"
+"""The Mixamo character's bones' names start with this."""
+MIXAMO_JOINTS: tuple[tuple[str, str | None, tuple[float, float, float]], ...] = (
+    ("Hips", None, (0.0, 0.0, 100.0)),
+    ("Spine", "Hips", (0.0, 0.5, 110.0)),
+    ("Spine1", "Spine", (0.0, 0.5, 122.0)),
+    ("Spine2", "Spine1", (0.0, 0.0, 135.0)),
+    ("Neck", "Spine2", (0.0, 0.0, 150.0)),
+    ("Head", "Neck", (0.0, -1.0, 158.0)),
+    ("HeadTop_End", "Head", (0.0, -1.0, 178.0)),
+    ("LeftShoulder", "Spine2", (6.0, 0.0, 144.0)),
+    ("LeftArm", "LeftShoulder", (17.0, 1.0, 144.0)),
+    ("LeftForeArm", "LeftArm", (45.0, 1.0, 144.0)),
+    ("LeftHand", "LeftForeArm", (71.0, 0.0, 144.0)),
+    ("LeftHandIndex1", "LeftHand", (80.0, -1.0, 144.0)),
+    ("LeftUpLeg", "Hips", (9.0, 0.0, 95.0)),
+    ("LeftLeg", "LeftUpLeg", (9.0, -0.5, 53.0)),
+    ("LeftFoot", "LeftLeg", (9.0, 1.0, 10.0)),
+    ("LeftToeBase", "LeftFoot", (9.0, -11.0, 2.0)),
+    ("LeftToe_End", "LeftToeBase", (9.0, -19.0, 2.0)),
+)
+"""The character's left side and trunk: (joint, parent, joint's place [cm]), parents first,
+in Blender's axes (Z up, the figure facing −Y, its left at +X); the right side mirrors it."""
 
 
 def make(folder: Path) -> dict[str, Path]:
@@ -38,7 +69,7 @@ def make(folder: Path) -> dict[str, Path]:
     done = subprocess.run(
         [sys.executable, __file__, str(folder)], capture_output=True, text=True, check=False
     )
-    paths = {kind: folder / f"{kind}.blend" for kind in KINDS}
+    paths = {kind: folder / f"{kind}.blend" for kind in (*KINDS, *MIXAMO, *ANIMALS)}
     missing = [kind for kind, path in paths.items() if not path.exists()]
     if done.returncode != 0 or missing:
         raise RuntimeError(
@@ -77,16 +108,85 @@ def _save(kind: str, folder: Path) -> None:
     assert bpy.ops.import_anim.bvh(filepath=str(source), global_scale=scale) == {"FINISHED"}
     bpy.context.active_object.scale = (object_scale,) * 3
     if kind != "bvh":
-        path = str(folder / f"{kind}.{'fbx' if kind == 'fbx' else 'glb'}")
-        if kind == "fbx":
-            bpy.ops.export_scene.fbx(filepath=path, add_leaf_bones=False)
-        else:
-            bpy.ops.export_scene.gltf(filepath=path, export_format="GLB")
-        bpy.ops.wm.read_homefile(use_empty=True)
-        if kind == "fbx":
-            assert bpy.ops.import_scene.fbx(filepath=path) == {"FINISHED"}
-        else:
-            assert bpy.ops.import_scene.gltf(filepath=path) == {"FINISHED"}
+        _through(kind, folder)
+    bpy.ops.wm.save_as_mainfile(filepath=str(folder / f"{kind}.blend"))
+
+
+def _mixamo_armature() -> Any:
+    """The Mixamo-named character's armature in the open file, with its T-pose action on a
+    muted NLA track and none active."""
+    import bpy
+
+    joints = dict((name, place) for name, _, place in MIXAMO_JOINTS)
+    data = bpy.data.armatures.new("Armature")
+    obj = bpy.data.objects.new("Armature", data)
+    bpy.context.scene.collection.objects.link(obj)
+    bpy.context.view_layer.objects.active = obj
+    obj.scale = (0.01, 0.01, 0.01)
+    bpy.ops.object.mode_set(mode="EDIT")
+    for side, mirror in (("Left", 1.0), ("Right", -1.0)):
+        for name, parent, place in MIXAMO_JOINTS:
+            if side == "Right" and not name.startswith("Left"):
+                continue
+            own = name.replace("Left", side)
+            child = next((n for n, p, _ in MIXAMO_JOINTS if p == name), None)
+            if child is None:  # an end joint: the tail of its parent, no bone of its own
+                continue
+            bone = data.edit_bones.new(PREFIX + own)
+            bone.head = (place[0] * mirror, place[1], place[2])
+            end = joints[child]
+            bone.tail = (end[0] * mirror, end[1], end[2])
+            if parent is not None:
+                bone.parent = data.edit_bones[PREFIX + parent.replace("Left", side)]
+                bone.use_connect = (bone.parent.tail - bone.head).length < 1e-6
+    bpy.ops.object.mode_set(mode="OBJECT")
+    action = bpy.data.actions.new("T-Pose")
+    obj.animation_data_create().action = action
+    for bone in obj.pose.bones:
+        bone.keyframe_insert("location", frame=1)
+        bone.keyframe_insert("rotation_quaternion", frame=1)
+    track = obj.animation_data.nla_tracks.new()
+    track.strips.new("T-Pose", 1, action)
+    obj.animation_data.action = None
+    track.mute = True
+    return obj
+
+
+def _through(kind: str, folder: Path) -> None:
+    """Export the open file's armature as ``kind``'s format, import it into a new file."""
+    import bpy
+
+    fbx = kind.endswith("fbx")
+    path = str(folder / f"{kind}.{'fbx' if fbx else 'glb'}")
+    if fbx:
+        bpy.ops.export_scene.fbx(filepath=path, add_leaf_bones=False)
+    else:
+        bpy.ops.export_scene.gltf(filepath=path, export_format="GLB")
+    bpy.ops.wm.read_homefile(use_empty=True)
+    if fbx:
+        assert bpy.ops.import_scene.fbx(filepath=path) == {"FINISHED"}
+    else:
+        assert bpy.ops.import_scene.gltf(filepath=path) == {"FINISHED"}
+
+
+def _save_mixamo(kind: str, folder: Path) -> None:
+    import bpy
+
+    bpy.ops.wm.read_homefile(use_empty=True)
+    _mixamo_armature()
+    _through(kind, folder)
+    bpy.ops.wm.save_as_mainfile(filepath=str(folder / f"{kind}.blend"))
+
+
+def _save_animal(kind: str, folder: Path) -> None:
+    import addon_utils
+    import bpy
+
+    addon_utils.enable("rigify", default_set=True)
+    bpy.ops.wm.read_homefile(use_empty=True)
+    getattr(bpy.ops.object, f"armature_{kind.split('_')[0]}_metarig_add")()
+    bpy.ops.object.mode_set(mode="OBJECT")
+    _through(kind, folder)
     bpy.ops.wm.save_as_mainfile(filepath=str(folder / f"{kind}.blend"))
 
 
@@ -95,5 +195,9 @@ if __name__ == "__main__":
     out = Path(sys.argv[1])
     for each in KINDS:
         _save(each, out)
+    for each in MIXAMO:
+        _save_mixamo(each, out)
+    for each in ANIMALS:
+        _save_animal(each, out)
     sys.stdout.flush()
     os._exit(0)  # bpy cannot always finish the interpreter's shutdown

@@ -131,6 +131,13 @@ REACHES = {"out": (0.8, 0.0, 0.0), "forward and down": (0.0, -0.5, -0.6)}
 """Whole-body reaches: where the left hand's goal moves [m] (a Rigify human faces −Y)."""
 
 
+def arm_twist(reach) -> float:
+    """Most twist of an upper arm [°] about its length from rest in a reach, by the
+    swing–twist decomposition: Human Limits' twist bound (the reading passes it only at
+    the far corners of the arm's swing, which these reaches do not come near)."""
+    return float(reach.addon.bridge.anatomy.RANGES["upper_arm"].twist)
+
+
 def thigh_twists(obj, thighs) -> list[float]:
     """Each thigh's twist [°] about its length from rest, by the swing–twist decomposition."""
     return [bone_twist(obj, name) for name in thighs]
@@ -153,6 +160,8 @@ def test_a_whole_body_reach_keeps_the_knees_forward_and_every_joint_in_its_limit
     assert all(np.isnan(k) or k <= 90.0 for k in found.knees), found
     twists = thigh_twists(obj, ("thigh.L", "thigh.R"))
     assert max(abs(t) for t in twists) <= reach.addon.bridge.anatomy.THIGH_TWIST, twists
+    arms = [bone_twist(obj, f"upper_arm.{s}") for s in "LR"]
+    assert max(abs(t) for t in arms) <= arm_twist(reach), arms
     assert found.toes >= -1e-4 and found.feet <= FOOT, found
     assert reach.addon.bridge.posing.pose_outside(obj) == ""
 
@@ -163,89 +172,141 @@ def skeletons(tmp_path_factory):
     return imported_skeletons.make(tmp_path_factory.mktemp("skeletons"))
 
 
+def named(kind: str, bone: str) -> str:
+    """The name of the BVH skeleton's ``bone`` in the skeleton of ``kind``."""
+    return imported_skeletons.PREFIX + bone if kind in imported_skeletons.MIXAMO else bone
+
+
 def imported_planted(skeletons, kind: str):
-    """The BVH skeleton as the importer of ``kind`` reads it, with default settings but for
+    """The skeleton as the importer of ``kind`` reads it, with default settings but for
     Human Limits, its hips free to move and each foot planted as a contact."""
     obj = imported_skeletons.append(skeletons[kind])
     assert bpy.ops.reach.figure_from_armature(armature=obj.name, translate_root=True) == {
         "FINISHED"
     }
     assert bpy.ops.reach.human_limits(armature=obj.name) == {"FINISHED"}
-    for side in ("Left", "Right"):
+    for side in SIDES:
         result = bpy.ops.reach.add_constraint(
-            armature=obj.name, bone=f"{side}Foot", chain_start=f"{side}UpLeg", contact=True
+            armature=obj.name,
+            bone=named(kind, f"{side}Foot"),
+            chain_start=named(kind, f"{side}UpLeg"),
+            contact=True,
         )
         assert result == {"FINISHED"}
     return obj
 
 
-def toe_height(reach, obj, side: str) -> float:
-    """The height of the foot's toe tip, where the foot ends on the body [m].
+SIDES = ("Left", "Right")
 
-    A glTF skeleton in centimetres comes with a foot bone 100 times its joints' spacing,
-    whose tail lies metres off the body.
+
+def toe_height(reach, obj, kind: str, side: str) -> float:
+    """The height of the toe tip, where the foot (or the toe bone after it) ends on the
+    body [m].
+
+    A glTF skeleton in centimetres comes with bones 100 times their joints' spacing, whose
+    tails lie metres off the body.
     """
-    bone = obj.pose.bones[f"{side}Foot"]
+    toe = named(kind, f"{side}ToeBase")
+    bone = obj.pose.bones.get(toe) or obj.pose.bones[named(kind, f"{side}Foot")]
     tip = reach.addon.bridge.bone_ends.end(bone.bone, bone.head, bone.tail)
     return float((obj.matrix_world @ tip)[2])
 
 
-def pelvis_front(obj) -> np.ndarray:
+def pelvis_front(obj, kind: str) -> np.ndarray:
     """The way the imported skeleton's pelvis faces in world space (−Y at rest)."""
-    hips = obj.pose.bones["Hips"]
+    hips = obj.pose.bones[named(kind, "Hips")]
     turned = np.array(hips.matrix.to_3x3()) @ np.array(hips.bone.matrix_local.to_3x3()).T
     return np.array(obj.matrix_world.to_3x3()) @ turned @ np.array((0.0, -1.0, 0.0))
 
 
-@pytest.mark.parametrize("kind", ["fbx", "gltf", "gltf_cm"])
+def trunk_of(obj, kind: str) -> np.ndarray:
+    """From the hips to the head in world space."""
+    return world(obj, named(kind, "Head")) - world(obj, named(kind, "Hips"))
+
+
+def feet_of(obj, kind: str) -> dict[str, Any]:
+    """Each foot bone's world matrix."""
+    return {s: obj.matrix_world @ obj.pose.bones[named(kind, f"{s}Foot")].matrix for s in SIDES}
+
+
+def assert_imported_natural(reach, obj, kind: str, trunk, feet, toes) -> None:
+    """Trunk within :data:`LEAN` of ``trunk``, knees bent and within :data:`KNEE` of the
+    pelvis's front, feet turned at most :data:`FOOT` and toes not below ``toes``."""
+    assert degrees(trunk_of(obj, kind), trunk) <= LEAN
+    front = pelvis_front(obj, kind)
+    for side in SIDES:
+        knee = knee_from_front(obj, front, named(kind, f"{side}UpLeg"), named(kind, f"{side}Leg"))
+        assert knee <= KNEE, (side, knee)  # bent (not nan) and forward
+        after = obj.matrix_world @ obj.pose.bones[named(kind, f"{side}Foot")].matrix
+        turn = feet[side].to_quaternion().rotation_difference(after.to_quaternion()).angle
+        assert np.degrees(turn) <= FOOT, (side, np.degrees(turn))
+        assert toe_height(reach, obj, kind, side) >= toes[side] - 1e-4, side
+
+
+CROUCHING = ["fbx", "gltf", "gltf_cm", *imported_skeletons.MIXAMO]
+"""The imported skeletons the crouches are tried on."""
+
+
+@pytest.mark.parametrize("kind", CROUCHING)
 # the metarig's 40 cm is 40% of its hips' height (1.01 m); 36 cm is 38% of this one's 0.95
 @pytest.mark.parametrize("drop", [0.2, 0.36])
 def test_an_imported_skeleton_crouches_with_the_trunk_upright_and_the_knees_forward(
     reach, skeletons, kind: str, drop: float
 ) -> None:
     obj = imported_planted(skeletons, kind)
-    trunk = world(obj, "Head") - world(obj, "Hips")
-    feet = {s: obj.matrix_world @ obj.pose.bones[f"{s}Foot"].matrix for s in ("Left", "Right")}
-    toes = {s: toe_height(reach, obj, s) for s in ("Left", "Right")}
-    lowered(obj, "Hips", drop)
+    trunk, feet = trunk_of(obj, kind), feet_of(obj, kind)
+    toes = {s: toe_height(reach, obj, kind, s) for s in SIDES}
+    lowered(obj, named(kind, "Hips"), drop)
     assert obj.reach.stats.message == "all constraints met", obj.reach.stats.message
-    assert degrees(world(obj, "Head") - world(obj, "Hips"), trunk) <= LEAN
-    front = pelvis_front(obj)
-    for side in ("Left", "Right"):
-        knee = knee_from_front(obj, front, f"{side}UpLeg", f"{side}Leg")
-        assert knee <= KNEE, (side, knee)  # bent (not nan) and forward
-        after = obj.matrix_world @ obj.pose.bones[f"{side}Foot"].matrix
-        turn = feet[side].to_quaternion().rotation_difference(after.to_quaternion()).angle
-        assert np.degrees(turn) <= FOOT
-        assert toe_height(reach, obj, side) >= toes[side] - 1e-4
+    assert_imported_natural(reach, obj, kind, trunk, feet, toes)
 
 
-@pytest.mark.parametrize("kind", ["fbx", "gltf"])
+@pytest.mark.parametrize("kind", CROUCHING)
+def test_dragging_an_imported_skeletons_hips_down_crouches(reach, skeletons, kind: str) -> None:
+    obj = imported_planted(skeletons, kind)
+    trunk, feet = trunk_of(obj, kind), feet_of(obj, kind)
+    toes = {s: toe_height(reach, obj, kind, s) for s in SIDES}
+    hips = named(kind, "Hips")
+    start = Vector(world(obj, hips))
+    path = [
+        {"name": "", "location": start + Vector((0.0, 0.0, -0.35 * k / 10))} for k in range(1, 11)
+    ]
+    assert bpy.ops.reach.drag_bone(armature=obj.name, bone=hips, effector="HEAD", path=path) == {
+        "FINISHED"
+    }
+    assert np.linalg.norm(world(obj, hips) - np.array(path[-1]["location"])) <= 1e-5
+    assert largest_miss(reach, obj) <= 1e-5  # the feet stayed planted
+    assert_imported_natural(reach, obj, kind, trunk, feet, toes)
+
+
+@pytest.mark.parametrize("kind", ["fbx", "gltf", *imported_skeletons.MIXAMO])
 @pytest.mark.parametrize("reach_to", REACHES)
 def test_an_imported_skeleton_reaches_with_its_knees_forward_by_default(
     reach, skeletons, kind: str, reach_to: str
 ) -> None:
     obj = imported_planted(skeletons, kind)
     assert bpy.ops.reach.add_constraint(
-        armature=obj.name, bone="LeftHand", chain_start="", name="hand"
+        armature=obj.name, bone=named(kind, "LeftHand"), chain_start="", name="hand"
     ) == {"FINISHED"}
     hand = obj.reach.constraints["hand"].goal
-    # the skeleton faces −Y with its left at +X once imported (tests/fixtures/bvh.py: its
-    # toes point along the file's Z, Blender's −Y), as a Rigify human does; its T-pose hand
-    # is already 0.96 m out on a 1.62 m body, so 40 cm farther out is as far for its size
-    # as the 2 m metarig's 80 cm past its lowered hand
+    # the skeletons face −Y with their left at +X once imported (tests/fixtures/bvh.py: its
+    # toes point along the file's Z, Blender's −Y), as a Rigify human does; a T-pose hand
+    # is already 0.7–0.96 m out on a 1.6–1.8 m body, so 40 cm farther out is as far for its
+    # size as the 2 m metarig's 80 cm past its lowered hand
     push = Vector(REACHES[reach_to]) * (0.5 if reach_to == "out" else 1.0)
     hand.location = Vector(hand.location) + push
-    feet = {s: obj.matrix_world @ obj.pose.bones[f"{s}Foot"].matrix for s in ("Left", "Right")}
+    feet = feet_of(obj, kind)
     assert bpy.ops.reach.solve(armature=obj.name) == {"FINISHED"}
     assert obj.reach.stats.message == "all constraints met", obj.reach.stats.message
-    front = pelvis_front(obj)
-    for side in ("Left", "Right"):
-        knee = knee_from_front(obj, front, f"{side}UpLeg", f"{side}Leg")
+    front = pelvis_front(obj, kind)
+    for side in SIDES:
+        knee = knee_from_front(obj, front, named(kind, f"{side}UpLeg"), named(kind, f"{side}Leg"))
         assert np.isnan(knee) or knee <= 90.0, (side, knee)
-        after = obj.matrix_world @ obj.pose.bones[f"{side}Foot"].matrix
+        after = obj.matrix_world @ obj.pose.bones[named(kind, f"{side}Foot")].matrix
         turn = feet[side].to_quaternion().rotation_difference(after.to_quaternion()).angle
         assert np.degrees(turn) <= FOOT
-    twists = thigh_twists(obj, ("LeftUpLeg", "RightUpLeg"))
+    twists = thigh_twists(obj, [named(kind, f"{s}UpLeg") for s in SIDES])
     assert max(abs(t) for t in twists) <= reach.addon.bridge.anatomy.THIGH_TWIST, twists
+    arms = [bone_twist(obj, named(kind, f"{s}Arm")) for s in SIDES]
+    assert max(abs(t) for t in arms) <= arm_twist(reach), arms
     assert reach.addon.bridge.posing.pose_outside(obj) == ""
