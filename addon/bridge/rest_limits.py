@@ -41,6 +41,9 @@ OUT = 0.5
 a leg reaches away from the body, a chain of face bones curls back round the face."""
 STRAIGHT = 5.0
 """A joint bent less than this at rest [deg] is straight: it has no bend plane of its own."""
+POINTING = math.cos(math.radians(30.0))
+"""Least cosine between a bone's axis and the way to its child's head for the bone to
+point at its child (a limb's first bone may not: a Rigify pelvis bone is 29° off)."""
 BEND = 160.0
 """Most bend of a hinge from straight [deg]."""
 CONE = ((60.0, 60.0), (25.0, 25.0), 30.0)
@@ -70,7 +73,9 @@ def _directions(chain: list[Any]) -> list[Array]:
     """Each bone's rest direction along a chain.
 
     Toward the next bone's head (a glTF skeleton's bones need not point at their
-    children); the last bone's, its own.
+    children). The last bone's is its own where the chain's other bones point at their
+    children; where they point elsewhere its own says nothing of where the limb ends, and
+    it goes on the way the bone before it goes (a straight joint).
     """
     found = []
     for k, bone in enumerate(chain):
@@ -80,6 +85,11 @@ def _directions(chain: list[Any]) -> list[Array]:
             end = np.array(bone.tail_local)
         vector = end - start
         found.append(vector / max(float(np.linalg.norm(vector)), 1e-12))
+    inner = [
+        float(unit_rest(b)[:, 1] @ found[k]) for k, b in enumerate(chain) if 0 < k < len(chain) - 1
+    ]
+    if inner and min(inner) < POINTING:
+        found[-1] = found[-2]
     return found
 
 

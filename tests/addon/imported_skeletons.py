@@ -7,9 +7,10 @@ crashed now and then in the test process after a hundred tests had run there (ea
 the window's scene), never in a fresh one. A Mixamo-named character's skeleton is built
 as Mixamo ships one (centimetres under a 0.01 scale, ``mixamorig:`` names, toes, three
 spine bones, a T-pose action on a muted NLA track) and goes through glTF and FBX the same
-way; Rigify's wolf metarig goes through glTF, whose importer leaves each bone's axes where
-its node's are rather than pointing at its child. Run as a script, this module writes one
-``<kind>.blend`` per kind into the folder it is given.
+way; Rigify's wolf metarig goes through glTF with every bone pointing up, as a game
+engine's skeleton whose joints' frames are unturned comes (glTF's importer keeps each
+bone's axes where its node's are, not pointing at its child). Run as a script, this
+module writes one ``<kind>.blend`` per kind into the folder it is given.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ KINDS = {
 MIXAMO = ("mixamo_gltf", "mixamo_fbx")
 """The Mixamo-named character through glTF and through FBX."""
 ANIMALS = ("wolf_gltf",)
-"""Rigify's wolf metarig through glTF."""
+"""Rigify's wolf metarig through glTF, its bones pointing up."""
 PREFIX = "mixamorig:"
 """The Mixamo character's bones' names start with this."""
 MIXAMO_JOINTS: tuple[tuple[str, str | None, tuple[float, float, float]], ...] = (
@@ -185,6 +186,12 @@ def _save_animal(kind: str, folder: Path) -> None:
     addon_utils.enable("rigify", default_set=True)
     bpy.ops.wm.read_homefile(use_empty=True)
     getattr(bpy.ops.object, f"armature_{kind.split('_')[0]}_metarig_add")()
+    bpy.ops.object.mode_set(mode="EDIT")
+    for bone in bpy.context.active_object.data.edit_bones:
+        bone.use_connect = False
+    for bone in bpy.context.active_object.data.edit_bones:
+        bone.tail = bone.head + type(bone.head)((0.0, 0.0, bone.length))
+        bone.roll = 0.0
     bpy.ops.object.mode_set(mode="OBJECT")
     _through(kind, folder)
     bpy.ops.wm.save_as_mainfile(filepath=str(folder / f"{kind}.blend"))

@@ -70,26 +70,34 @@ def test_limits_from_rest_hinge_every_legs_joints_and_bound_the_trunk(reach, kin
     assert not any(n.startswith(("lid", "brow", "lip", "nose", "ear", "cheek")) for n in joints)
 
 
-def bend_directions(obj, leg) -> list[np.ndarray | None]:
-    """Per joint inside a leg, the way it bends: the axis its bone turns about from the
-    bone before it (their directions' cross product, right-handed, so a joint bent the
-    other way has the opposite axis) in the armature's frame; None for a straight one."""
+def joints(obj, leg, tip) -> list[np.ndarray]:
+    """Where a leg's joints are on the pose, in the armature's frame: each bone's head, and
+    the tip of its last bone, ``tip`` in that bone's rest frame."""
     bones = obj.pose.bones
+    end = np.array(bones[leg[-1]].matrix) @ np.append(tip, 1.0)
+    return [np.array(bones[n].head) for n in leg] + [end[:3]]
+
+
+def bend_directions(obj, leg, tip) -> list[np.ndarray | None]:
+    """Per joint inside a leg, the way it bends: the axis its segment turns about from the
+    segment before it (their directions' cross product, right-handed, so a joint bent the
+    other way has the opposite axis) in the armature's frame; None for a straight one.
+    Segments run between the joints (:func:`joints`), wherever the bones point."""
     found = []
-    for before, after in itertools.pairwise(leg):
-        axis = np.cross(np.array(bones[before].vector), np.array(bones[after].vector))
-        axis /= bones[before].length * bones[after].length
+    points = joints(obj, leg, tip)
+    segments = [b - a for a, b in itertools.pairwise(points)]
+    for before, after in itertools.pairwise(segments):
+        axis = np.cross(before, after) / (np.linalg.norm(before) * np.linalg.norm(after))
         norm = float(np.linalg.norm(axis))  # the sine of the bend
         found.append(axis / norm if norm > math.sin(math.radians(5.0)) else None)
     return found
 
 
-def splay(obj, leg) -> float:
+def splay(obj, leg, tip) -> float:
     """The leg's line's angle [°] with the body's middle plane, in the root bone's frame."""
-    bones = obj.pose.bones
-    root = next(b for b in bones if b.parent is None)
-    line = np.array(bones[leg[-1]].tail) - np.array(bones[leg[0]].head)
-    local = np.array(root.matrix.to_3x3()).T @ line
+    root = next(b for b in obj.pose.bones if b.parent is None)
+    points = joints(obj, leg, tip)
+    local = np.array(root.matrix.to_3x3()).T @ (points[-1] - points[0])
     return math.degrees(math.asin(abs(local[0]) / float(np.linalg.norm(local))))
 
 
@@ -101,12 +109,15 @@ def skeletons(tmp_path_factory):
 
 @pytest.mark.parametrize("kind", [*LEGS, *imported_skeletons.ANIMALS])
 def test_a_quadruped_lowered_and_forward_bends_its_legs_as_at_rest(reach, skeletons, kind):
-    if kind in imported_skeletons.ANIMALS:  # the metarig as glTF's importer gives it back
-        bpy.ops.wm.read_homefile(use_empty=True)
+    metarig = kind.split("_")[0]
+    obj = animal(metarig)
+    # each leg's tip where the metarig's last bone ends, in armature space
+    ends = {leg[-1]: obj.data.bones[leg[-1]].tail_local.copy() for leg in all_legs(metarig)}
+    if kind in imported_skeletons.ANIMALS:  # the metarig as glTF's importer gives it back,
+        bpy.ops.wm.read_homefile(use_empty=True)  # its bones pointing up
         obj = imported_skeletons.append(skeletons[kind])
-        kind = kind.split("_")[0]
-    else:
-        obj = animal(kind)
+        kind = metarig
+    tips = {n: np.array(obj.data.bones[n].matrix_local.inverted() @ p) for n, p in ends.items()}
     assert bpy.ops.reach.figure_from_armature(armature=obj.name, translate_root=True) == {
         "FINISHED"
     }
@@ -117,8 +128,8 @@ def test_a_quadruped_lowered_and_forward_bends_its_legs_as_at_rest(reach, skelet
             armature=obj.name, bone=leg[-1], chain_start=leg[0], contact=True
         )
         assert result == {"FINISHED"}
-    rest_bends = {leg: bend_directions(obj, leg) for leg in legs}
-    rest_splay = {leg: splay(obj, leg) for leg in legs}
+    rest_bends = {leg: bend_directions(obj, leg, tips[leg[-1]]) for leg in legs}
+    rest_splay = {leg: splay(obj, leg, tips[leg[-1]]) for leg in legs}
     root = next(b.name for b in obj.data.bones if b.parent is None)
     assert bpy.ops.reach.add_constraint(
         armature=obj.name, bone=root, effector="HEAD", chain_start="", name="hips"
@@ -130,12 +141,12 @@ def test_a_quadruped_lowered_and_forward_bends_its_legs_as_at_rest(reach, skelet
     assert obj.reach.stats.message == "all constraints met", obj.reach.stats.message
     bpy.context.view_layer.update()
     for leg in legs:
-        now = bend_directions(obj, leg)
+        now = bend_directions(obj, leg, tips[leg[-1]])
         for k, (was, bent) in enumerate(zip(rest_bends[leg], now, strict=True)):
             if was is not None and bent is not None:
                 turn = math.degrees(math.acos(min(1.0, float(was @ bent))))
                 assert turn <= BEND, (leg[k + 1], turn)
-        assert abs(splay(obj, leg) - rest_splay[leg]) <= SPLAY, leg
+        assert abs(splay(obj, leg, tips[leg[-1]]) - rest_splay[leg]) <= SPLAY, leg
     assert reach.addon.bridge.posing.pose_outside(obj) == ""
 
 
