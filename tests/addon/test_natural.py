@@ -1,4 +1,5 @@
-"""Natural poses: with Comfort 1 and the feet planted as contacts, a figure crouches like a body.
+"""Natural poses: with default settings and the feet planted as contacts, a figure crouches
+and reaches like a body: Rigify's metarigs, its generated control rig and imported skeletons.
 
 Measured on Blender's pose by geometry (:mod:`tests.fixtures.posture`), not by Reach's report.
 """
@@ -11,6 +12,7 @@ import bpy
 import imported_skeletons
 import numpy as np
 import pytest
+from control_rigs import generated
 from mathutils import Vector
 from rigs import metarig
 
@@ -310,3 +312,84 @@ def test_an_imported_skeleton_reaches_with_its_knees_forward_by_default(
     arms = [bone_twist(obj, named(kind, f"{s}Arm")) for s in SIDES]
     assert max(abs(t) for t in arms) <= arm_twist(reach), arms
     assert reach.addon.bridge.posing.pose_outside(obj) == ""
+
+
+def control_rig_planted() -> Any:
+    """Rigify's control rig of the human metarig, its legs switched to FK, with default
+    settings but for Human Limits, its torso free to move and each FK foot planted as a
+    contact (chains from the FK thighs)."""
+    obj = generated("basic_human")
+    for side in "LR":
+        obj.pose.bones[f"thigh_parent.{side}"]["IK_FK"] = 1.0
+    obj.update_tag()
+    bpy.context.view_layer.update()
+    assert bpy.ops.reach.figure_from_armature(armature=obj.name, translate_root=True) == {
+        "FINISHED"
+    }
+    assert bpy.ops.reach.human_limits(armature=obj.name) == {"FINISHED"}
+    for side in "LR":
+        result = bpy.ops.reach.add_constraint(
+            armature=obj.name, bone=f"foot_fk.{side}", chain_start=f"thigh_fk.{side}", contact=True
+        )
+        assert result == {"FINISHED"}
+    return obj
+
+
+def deform_posture(obj, before: dict[str, Any]) -> Posture:
+    """The control rig's posture on its deform bones (what moves the mesh) against
+    ``before`` (:func:`deform_rest`): the hip–ankle line runs to the foot's head, for the
+    shin is two bones."""
+    hips = obj.pose.bones["DEF-spine"]
+    turned = np.array(hips.matrix.to_3x3()) @ np.array(hips.bone.matrix_local.to_3x3()).T
+    front = np.array(obj.matrix_world.to_3x3()) @ turned @ np.array((0.0, -1.0, 0.0))
+    knees = []
+    for side in "LR":
+        hip, knee = world(obj, f"DEF-thigh.{side}"), world(obj, f"DEF-shin.{side}")
+        line = world(obj, f"DEF-foot.{side}") - hip
+        line /= np.linalg.norm(line)
+        bend = (knee - hip) - float((knee - hip) @ line) * line
+        ahead = front - float(front @ line) * line
+        knees.append(degrees(bend, ahead) if np.linalg.norm(bend) > 1e-3 else np.nan)
+    feet = [
+        degrees(world(obj, f"DEF-foot.{s}", "tail") - world(obj, f"DEF-foot.{s}"), before[s])
+        for s in "LR"
+    ]
+    toes = min(float(world(obj, f"DEF-toe.{s}", "tail")[2]) - before[f"toe.{s}"] for s in "LR")
+    lean = degrees(world(obj, "DEF-spine.003", "tail") - world(obj, "DEF-spine"), before["trunk"])
+    return Posture(lean, (knees[0], knees[1]), toes, max(feet))
+
+
+def deform_rest(obj) -> dict[str, Any]:
+    """The control rig's deform bones' measures at rest: the trunk, each foot's direction
+    and each toe tip's height."""
+    found: dict[str, Any] = {"trunk": world(obj, "DEF-spine.003", "tail") - world(obj, "DEF-spine")}
+    for side in "LR":
+        found[side] = world(obj, f"DEF-foot.{side}", "tail") - world(obj, f"DEF-foot.{side}")
+        found[f"toe.{side}"] = float(world(obj, f"DEF-toe.{side}", "tail")[2])
+    return found
+
+
+@pytest.mark.parametrize("drop", [0.2, 0.4])
+def test_a_control_rig_crouches_with_the_trunk_upright_and_the_knees_forward(reach, drop) -> None:
+    obj = control_rig_planted()
+    before = deform_rest(obj)
+    lowered(obj, "torso", drop)
+    assert obj.reach.stats.message == "all constraints met", obj.reach.stats.message
+    assert largest_miss(reach, obj) <= 1e-5
+    assert_natural(deform_posture(obj, before))
+
+
+def test_dragging_a_control_rigs_torso_down_crouches(reach) -> None:
+    obj = control_rig_planted()
+    before = deform_rest(obj)
+    start = Vector(world(obj, "torso"))
+    path = [
+        {"name": "", "location": start + Vector((0.0, 0.0, -0.35 * k / 10))} for k in range(1, 11)
+    ]
+    assert bpy.ops.reach.drag_bone(armature=obj.name, bone="torso", effector="HEAD", path=path) == {
+        "FINISHED"
+    }
+    assert np.linalg.norm(world(obj, "torso") - np.array(path[-1]["location"])) <= 1e-5
+    assert largest_miss(reach, obj) <= 1e-5  # the feet stayed planted
+    assert obj.reach.stats.message == "all constraints met", obj.reach.stats.message
+    assert_natural(deform_posture(obj, before))
