@@ -1362,6 +1362,7 @@ typedef struct {
     double *mix, *trial_move, *columns, *off;
     int32_t *bound, *touched, *extra;
     uint8_t *free, *held;
+    int32_t columns_used; /* F's columns in the last newton_step (compact_factor) */
 } SettleWork;
 
 /* C = Σ m (φ − τ)² (relax.ComfortAim.value). */
@@ -1491,11 +1492,111 @@ static void cut_step(const Descent *d, const double *slack, const uint8_t *held,
 /* relax._newton_step at phi (gradient there): the step into step, y into y (F's part
  * first, then the held rows that are no bound). Returns 0, or RK_GENERAL where a normal
  * matrix is not positive definite. */
+/* The lower factor L (3, 3) of a positive semidefinite M = L Lᵀ, row-major: a column whose
+ * pivot is below 1e-12 of M's trace is left zero (M's null space). */
+static void semidefinite_cholesky(const double *mat, double *low) {
+    const double floor = 1e-12 * (mat[0] + mat[4] + mat[8]);
+    for (int i = 0; i < 9; ++i) {
+        low[i] = 0.0;
+    }
+    for (int col = 0; col < 3; ++col) {
+        double pivot = mat[4 * col];
+        for (int q = 0; q < col; ++q) {
+            pivot -= low[3 * col + q] * low[3 * col + q];
+        }
+        if (!(pivot > floor)) {
+            continue;
+        }
+        low[4 * col] = sqrt(pivot);
+        for (int row = col + 1; row < 3; ++row) {
+            double sum = mat[3 * row + col];
+            for (int q = 0; q < col; ++q) {
+                sum -= low[3 * row + q] * low[3 * col + q];
+            }
+            low[3 * row + col] = sum / low[4 * col];
+        }
+    }
+}
+
+/* The goals' Gauss–Newton factor over φ in as few columns as give the same F Fᵀ, into f
+ * (column-major, n rows); their count. rk_factor's F has three columns per goal vector: an
+ * effector's axis goals add two vectors whose six columns, (u_j × v) scaled, have rank
+ * three at most, and a position-only effector's axis columns are zero where other
+ * effectors are oriented. Here an effector's point keeps its three columns (none at
+ * weight 0), and its axes give the columns u_j · L_b, L Lᵀ = Σ_v c_v (|v|² I − v vᵀ) (c_v
+ * twice the vector's weight): (u_j × v)·(u_l × v) = u_jᵀ (|v|² I − v vᵀ) u_l, so F Fᵀ is
+ * kept, with no zero column. weights holds √(2 w) per goal vector. */
+static int32_t compact_factor(const Descent *d, const double *weights, double *f) {
+    const Objective *o = d->objective;
+    const int32_t n = o->n, m = o->m, blocks = d->blocks;
+    const double *vectors = d->pose, *axes = d->pose + 9 * (int64_t)m;
+    const double *pivots = axes + 3 * (int64_t)n;
+    const uint8_t *rotation = o->variable_rotation;
+    int32_t count = 0;
+    for (int32_t e = 0; e < m; ++e) {
+        if (weights[e] != 0.0) { /* the point's three columns, as rk_factor's */
+            double *c0 = f + (int64_t)n * count, *c1 = c0 + n, *c2 = c1 + n;
+            const double *v = vectors + 3 * (int64_t)e;
+            for (int32_t j = 0; j < n; ++j) {
+                const double *u = axes + 3 * j, *q = pivots + 3 * j;
+                const double scale = d->moves[(int64_t)j * m + e] * weights[e];
+                if (scale == 0.0) {
+                    c0[j] = c1[j] = c2[j] = 0.0;
+                } else if (!rotation[j]) {
+                    c0[j] = scale * u[0];
+                    c1[j] = scale * u[1];
+                    c2[j] = scale * u[2];
+                } else {
+                    const double r[3] = {v[0] - q[0], v[1] - q[1], v[2] - q[2]};
+                    c0[j] = scale * (u[1] * r[2] - u[2] * r[1]);
+                    c1[j] = scale * (u[2] * r[0] - u[0] * r[2]);
+                    c2[j] = scale * (u[0] * r[1] - u[1] * r[0]);
+                }
+            }
+            count += 3;
+        }
+        double mat[9] = {0.0}, low[9];
+        for (int32_t b = 1; b < blocks; ++b) {
+            const int64_t i = (int64_t)b * m + e;
+            const double *v = vectors + 3 * i, c = weights[i] * weights[i];
+            const double norm = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];
+            for (int r = 0; r < 3; ++r) {
+                for (int q = 0; q < 3; ++q) {
+                    mat[3 * r + q] += c * ((r == q ? norm : 0.0) - v[r] * v[q]);
+                }
+            }
+        }
+        if (!(mat[0] + mat[4] + mat[8] > 0.0)) {
+            continue;
+        }
+        semidefinite_cholesky(mat, low);
+        for (int col = 0; col < 3; ++col) {
+            if (low[4 * col] == 0.0) {
+                continue;
+            }
+            double *column = f + (int64_t)n * count;
+            for (int32_t j = 0; j < n; ++j) {
+                const double *u = axes + 3 * j;
+                const double scale = rotation[j] ? d->moves[(int64_t)j * m + e] : 0.0;
+                column[j] = scale * (u[0] * low[col] + u[1] * low[3 + col] + u[2] * low[6 + col]);
+            }
+            count += 1;
+        }
+    }
+    const double root = sqrt(d->weight_scale);
+    for (int64_t a = 0; a < count; ++a) {
+        for (int32_t j = 0; j < n; ++j) {
+            f[a * n + j] *= d->scale[j] / root;
+        }
+    }
+    return count;
+}
+
 static int32_t newton_step(Descent *d, const Settle *c, const double *phi,
                            const double *gradient, int comfort, SettleWork *w, double *step,
                            double *y) {
     const Objective *o = d->objective;
-    const int32_t n = o->n, m = o->m, k = 3 * d->blocks * m;
+    const int32_t n = o->n, m = o->m;
     if (!d->posed || memcmp(d->posed_at, phi, sizeof(double) * (size_t)n) != 0) {
         descent_value(d, phi, w->trial_gradient); /* the pose at phi, for F */
     }
@@ -1503,16 +1604,9 @@ static int32_t newton_step(Descent *d, const Settle *c, const double *phi,
     for (int32_t e = 0; e < d->blocks * m; ++e) {
         weights[e] = sqrt(d->weight[e] * 2.0);
     }
-    const double *points = d->pose, *axes = d->pose + 9 * (int64_t)m;
-    const double *pivots = axes + 3 * (int64_t)n;
     double *f = w->factor;
-    rk_factor(n, m, d->blocks, points, d->moves, weights, axes, pivots, o->variable_rotation, f);
-    const double root = sqrt(d->weight_scale);
-    for (int64_t a = 0; a < k; ++a) {
-        for (int32_t j = 0; j < n; ++j) {
-            f[a * n + j] *= d->scale[j] / root;
-        }
-    }
+    const int32_t k = compact_factor(d, weights, f);
+    w->columns_used = k;
     int32_t touched = 0;
     for (int32_t i = 0; i < d->rows; ++i) {
         w->slack[i] = dot(n, d->a + (int64_t)n * i, phi) - d->b[i];
@@ -1702,6 +1796,7 @@ RK_EXPORT int32_t rk_settle(Descent *d, const Settle *c, double *phi, double *gr
     const int32_t depth = c->depth;
     const double began = seconds >= 0.0 ? monotonic_seconds() : 0.0;
     SettleWork w;
+    w.columns_used = 0;
     double *at = work;
     const int64_t p = (int64_t)k + rows; /* F's columns and the held rows' at most */
     w.factor = at, at += (int64_t)k * n;
@@ -1757,7 +1852,7 @@ RK_EXPORT int32_t rk_settle(Descent *d, const Settle *c, double *phi, double *gr
         if (largest <= c->small) {
             break;
         }
-        const double norm = sqrt(dot(k, w.y, w.y));
+        const double norm = sqrt(dot(w.columns_used, w.y, w.y));
         penalty = c->penalty * norm > penalty ? c->penalty * norm : penalty;
         const double off = value - c->ceiling;
         const double merit = comfort + penalty * sqrt(2.0 * (off > 0.0 ? off : 0.0));
