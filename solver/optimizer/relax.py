@@ -43,6 +43,7 @@ from .._checks import FloatArray, IntArray
 from ..result import Descent, Status
 from .budget import Budget
 from .levels import HOLD
+from .projection import active_rows
 from .space import ReducedSpace
 
 __all__ = [
@@ -473,10 +474,11 @@ def _newton_rounds(
 ) -> Descent | None:
     """``first`` relaxed by :func:`settle` (the ``settler``'s where it applies), or None.
 
-    The goals' own descent from where the rounds end gives the result its active set and
-    multipliers; where no round is kept, ``first`` is the result. None where the end is
-    not at ``ceiling`` (or within :data:`MET` of the goals) with C lower than at ``first``:
-    the rounds of :func:`relax` then run instead.
+    Where the rounds end at ``ceiling`` or within :data:`MET` of the goals, that end is the
+    result (:func:`_kept_rounds`); else the goals' own descent from there, which gives the
+    result its active set and multipliers. Where no round is kept, ``first`` is the
+    result. None where neither end is at ``ceiling`` (or within :data:`MET`) with C lower
+    than at ``first``: the rounds of :func:`relax` then run instead.
     """
     constants = settle_constants(aim, ceiling, longest)
     rounds = None if settler is None else settler(first, aim, constants, budget)
@@ -490,18 +492,50 @@ def _newton_rounds(
             evaluations=first.evaluations + rounds.evaluations,
             levels=(first.value, aim.value(first.phi)),
         )
+    near = max(ceiling, (MET * longest) ** 2)
+    if rounds.value <= near and aim.value(rounds.phi) < aim.value(first.phi):
+        return _kept_rounds(first, rounds, aim, space, iterations)
     left = Budget(
         budget.tolerance, max(budget.max_iterations - iterations, 1), budget.deadline, ceiling
     )
     met = restore(rounds.phi, left)
     lower = aim.value(met.phi)
-    if met.value > max(ceiling, (MET * longest) ** 2) or lower >= aim.value(first.phi):
+    if met.value > near or lower >= aim.value(first.phi):
         return None
     return replace(
         met,
         iterations=iterations + met.iterations,
         evaluations=first.evaluations + rounds.evaluations + met.evaluations,
         levels=(met.value, lower),
+    )
+
+
+def _kept_rounds(
+    first: Descent, rounds: Rounds, aim: ComfortAim, space: ReducedSpace, iterations: int
+) -> Descent:
+    """The rounds' end as the relaxation's result, where it meets the goals already.
+
+    Its active rows are those it rests on, their multipliers and the projected gradient
+    the least-squares fit of ∇G on those rows and the equalities (a restoring descent
+    from there would take no step).
+    """
+    active = active_rows(rounds.phi, space)
+    rows = np.concatenate([space.a_eq, space.a_in[active]])
+    fit = np.zeros(rows.shape[0])
+    if rows.shape[0]:
+        fit = np.linalg.lstsq(rows.T, rounds.gradient, rcond=None)[0]
+    projected = rounds.gradient - rows.T @ fit
+    return replace(
+        first,
+        phi=rounds.phi,
+        value=rounds.value,
+        gradient=rounds.gradient,
+        iterations=iterations,
+        evaluations=first.evaluations + rounds.evaluations,
+        active=tuple(int(row) for row in active),
+        projected_gradient=float(np.linalg.norm(projected)),
+        multipliers=fit[space.a_eq.shape[0] :],
+        levels=(rounds.value, aim.value(rounds.phi)),
     )
 
 
