@@ -520,11 +520,17 @@ def _kept_rounds(
     from there would take no step).
     """
     active = active_rows(rounds.phi, space)
-    rows = np.concatenate([space.a_eq, space.a_in[active]])
-    fit = np.zeros(rows.shape[0])
-    if rows.shape[0]:
-        fit = np.linalg.lstsq(rows.T, rounds.gradient, rcond=None)[0]
-    projected = rounds.gradient - rows.T @ fit
+    gradient = rounds.gradient
+    variables, signs = space.rows_in.bounds()
+    held = variables[active]
+    if not space.a_eq.shape[0] and bool((held >= 0).all()) and len(set(held)) == len(held):
+        fit = signs[active] * gradient[held]  # bounds on distinct variables: each its own
+        projected = gradient.copy()
+        projected[held] = 0.0
+    else:
+        rows = np.concatenate([space.a_eq, space.a_in[active]])
+        fit = np.linalg.lstsq(rows.T, gradient, rcond=None)[0][space.a_eq.shape[0] :]
+        projected = gradient - rows.T @ np.concatenate([np.zeros(len(space.a_eq)), fit])
     return replace(
         first,
         phi=rounds.phi,
@@ -534,7 +540,7 @@ def _kept_rounds(
         evaluations=first.evaluations + rounds.evaluations,
         active=tuple(int(row) for row in active),
         projected_gradient=float(np.linalg.norm(projected)),
-        multipliers=fit[space.a_eq.shape[0] :],
+        multipliers=fit,
         levels=(rounds.value, aim.value(rounds.phi)),
     )
 
