@@ -24,14 +24,24 @@ baked frame;
 with comfort 0 and 1 (the default): a Solve with the hips' goal
 40 cm down and a drag of the hips' bone 35 cm down in N events; the trunk's lean, where
 the knees point, the toes' height and the feet's turn on Blender's pose (measured as
-``tests/addon/test_natural.py`` does), and the ms.
+``tests/addon/test_natural.py`` does), and the ms;
+(f) ``reach``: as (e) with the left hand's goal (chain to the root) 80 cm out, or 50 cm
+forward and 60 cm down, by a Solve: the worse knee's angle from the pelvis's front, the
+larger twist of a thigh and of an upper arm (swing–twist, from rest), the larger turn of a
+foot, and the ms;
+(g) ``imported``: (e) on a Mixamo-named character as glTF's importer gives it back
+(``tests/addon/imported_skeletons.py``: centimetres under a 0.01 scale, bones 100 times
+their joints' spacing, a T-pose action), its hips 36 cm down by a Solve and 35 cm down by
+a drag.
 
 Results: ``bench/results/natural.json`` and ``natural.md``.
 """
 
 from __future__ import annotations
 
+import tempfile
 import time
+from pathlib import Path
 from typing import Any
 
 import bpy
@@ -39,9 +49,26 @@ import numpy as np
 from mathutils import Vector
 
 from bench.blender import rigs
-from bench.harness import BenchmarkParser, Count, table, write_results
+from bench.harness import ROOT, BenchmarkParser, Count, import_path, table, write_results
 from bench.machine import about
-from tests.fixtures.posture import Posture, Rest, bone_twist, posture
+from tests.fixtures.posture import (
+    Posture,
+    Rest,
+    bone_twist,
+    degrees,
+    knee_from_front,
+    posture,
+)
+
+# tests/addon is not a package: its skeleton maker is loaded from its file, as those tests
+# load it
+imported_skeletons = import_path(
+    "imported_skeletons", ROOT / "tests" / "addon" / "imported_skeletons.py"
+)
+REACHES = {"out": (0.8, 0.0, 0.0), "forward and down": (0.0, -0.5, -0.6)}
+"""(f): where the left hand's goal moves [m] (the metarig faces −Y)."""
+CHARACTER = "mixamo_gltf"
+"""(g): the imported character's kind."""
 
 ARM = ("shoulder.L", "upper_arm.L", "forearm.L", "hand.L")
 
@@ -246,6 +273,149 @@ def crouch_case(comfort: float, events: int) -> dict[str, Any]:
     }
 
 
+def reach_case(comfort: float, where: str) -> dict[str, Any]:
+    """(f) A whole-body reach by a Solve, the feet planted as in (e)."""
+    obj, rest = planted(comfort)
+    feet = {side: world(obj, f"foot.{side}") for side in ("L", "R")}
+    hand = add(obj, "hand.L", "TAIL", "", "hand")
+    hand.location = Vector(hand.location) + Vector(REACHES[where])
+    ms = timed_solve(obj)
+    found = measured(obj, posture(obj, rest))
+    arms = [abs(bone_twist(obj, f"upper_arm.{side}")) for side in ("L", "R")]
+    moved = max((world(obj, f"foot.{s}") - feet[s]).length for s in ("L", "R"))
+    return {
+        **found,
+        "knee_deg": max(k for k in found_knees(obj, rest)),
+        "arm_twist_deg": max(arms),
+        "foot_moved_m": moved,
+        "solve_ms": ms,
+        "verdict": obj.reach.stats.message,
+    }
+
+
+def found_knees(obj: Any, rest: Rest) -> list[float]:
+    """Each knee's angle from the pelvis's front [°], 0 for a straight leg."""
+    return [0.0 if np.isnan(k) else k for k in posture(obj, rest).knees]
+
+
+def character(folder: Path, comfort: float) -> tuple[Any, dict[str, Any]]:
+    """(g) The imported character with Human Limits, each foot a contact, its hips free to
+    move; and its rest measures (trunk, feet, toe tips)."""
+    bpy.ops.wm.read_homefile(use_empty=True)
+    obj = imported_skeletons.append(folder / f"{CHARACTER}.blend")
+    named = imported_skeletons.PREFIX
+    assert bpy.ops.reach.figure_from_armature(armature=obj.name, translate_root=True) == {
+        "FINISHED"
+    }
+    assert bpy.ops.reach.human_limits(armature=obj.name) == {"FINISHED"}
+    for side in ("Left", "Right"):
+        add(obj, f"{named}{side}Foot", "TAIL", f"{named}{side}UpLeg", side, contact=True)
+    obj.reach.comfort = comfort
+    return obj, character_pose(obj)
+
+
+def character_pose(obj: Any) -> dict[str, Any]:
+    """The character's trunk (hips to head), feet (world matrices) and toe tips' heights."""
+    named, bones = imported_skeletons.PREFIX, obj.pose.bones
+    toes = {}
+    for side in ("Left", "Right"):
+        toe = bones[f"{named}{side}ToeBase"]
+        joints = toe.bone.head_local, bones[f"{named}{side}Foot"].bone.head_local
+        spacing = (joints[0] - joints[1]).length  # a leaf ends its parent's spacing out
+        tip = toe.head + (toe.tail - toe.head).normalized() * spacing
+        toes[side] = float((obj.matrix_world @ tip).z)
+    return {
+        "trunk": np.array(world(obj, f"{named}Head") - world(obj, f"{named}Hips")),
+        "feet": {s: obj.matrix_world @ bones[f"{named}{s}Foot"].matrix for s in ("Left", "Right")},
+        "toes": toes,
+    }
+
+
+def character_measured(obj: Any, before: dict[str, Any]) -> dict[str, float]:
+    """(g)'s measures of the character's pose against ``before`` (:func:`character_pose`)."""
+    named, bones = imported_skeletons.PREFIX, obj.pose.bones
+    now = character_pose(obj)
+    hips = bones[f"{named}Hips"]
+    turned = np.array(hips.matrix.to_3x3()) @ np.array(hips.bone.matrix_local.to_3x3()).T
+    front = np.array(obj.matrix_world.to_3x3()) @ turned @ np.array((0.0, -1.0, 0.0))
+    knees, turns = [], []
+    for side in ("Left", "Right"):
+        knee = knee_from_front(obj, front, f"{named}{side}UpLeg", f"{named}{side}Leg")
+        knees.append(0.0 if np.isnan(knee) else knee)
+        was, foot = before["feet"][side], now["feet"][side]
+        turns.append(
+            np.degrees(was.to_quaternion().rotation_difference(foot.to_quaternion()).angle)
+        )
+    twists = [abs(bone_twist(obj, f"{named}{side}UpLeg")) for side in ("Left", "Right")]
+    return {
+        "lean_deg": degrees(now["trunk"], before["trunk"]),
+        "knee_deg": max(knees),
+        "toe_height_m": min(now["toes"][s] - before["toes"][s] for s in ("Left", "Right")),
+        "foot_turn_deg": float(max(turns)),
+        "thigh_twist_deg": max(twists),
+    }
+
+
+def character_case(folder: Path, comfort: float, events: int) -> dict[str, Any]:
+    """(g) The character's hips lowered 36 cm by a Solve, then dragged 35 cm down."""
+    hips = f"{imported_skeletons.PREFIX}Hips"
+    obj, before = character(folder, comfort)
+    goal = add(obj, hips, "HEAD", "", "hips")
+    goal.location = Vector(goal.location) + Vector((0.0, 0.0, -0.36))
+    ms = timed_solve(obj)
+    solved = {
+        **character_measured(obj, before),
+        "solve_ms": ms,
+        "verdict": obj.reach.stats.message,
+    }
+    obj, before = character(folder, comfort)
+    start = world(obj, hips)
+    path = [
+        {"name": "", "location": start + Vector((0.0, 0.0, -0.35 * k / events))}
+        for k in range(1, events + 1)
+    ]
+    assert bpy.ops.reach.drag_bone(armature=obj.name, bone=hips, effector="HEAD", path=path) == {
+        "FINISHED"
+    }
+    return {
+        "solve": solved,
+        "drag": {
+            **character_measured(obj, before),
+            "drag_ms": float(np.mean([e.milliseconds for e in obj.reach.drag_events])),
+        },
+    }
+
+
+def posture_rows(cases: dict[float, dict[str, Any]]) -> list[list[str]]:
+    """Table rows of (e) and (g): per comfort, the Solve and the drag."""
+    return [
+        [
+            f"{share:g}",
+            case,
+            f"{v['lean_deg']:.1f}°",
+            f"{v['knee_deg']:.1f}°",
+            f"{1e3 * v['toe_height_m']:.2f} mm",
+            f"{v['foot_turn_deg']:.2f}°",
+            f"{v['thigh_twist_deg']:.1f}°",
+            f"{v['solve_ms']:.1f} a Solve" if case == "Solve" else f"{v['drag_ms']:.2f} an event",
+        ]
+        for share, cases in cases.items()
+        for case, v in (("Solve", cases["solve"]), ("drag", cases["drag"]))
+    ]
+
+
+POSTURE_HEADER = [
+    "comfort",
+    "case",
+    "trunk lean",
+    "knee from front",
+    "toe height",
+    "foot turn",
+    "thigh twist",
+    "ms",
+]
+
+
 def main() -> None:
     parser = BenchmarkParser(
         __doc__, "natural", "10 drag events", {"events": Count("events", 10, 30)}
@@ -258,6 +428,14 @@ def main() -> None:
         comfort = {share: comfort_case(share, args.events) for share in (0.0, 0.5, 1.0)}
         balance = {on: balance_case(reach, on, args.events) for on in (False, True)}
         crouch = {share: crouch_case(share, args.events) for share in (0.0, 1.0)}
+        reaches = {
+            (share, where): reach_case(share, where) for share in (0.0, 1.0) for where in REACHES
+        }
+        with tempfile.TemporaryDirectory() as folder:
+            imported_skeletons.make(Path(folder))
+            imported = {
+                share: character_case(Path(folder), share, args.events) for share in (0.0, 1.0)
+            }
     finally:
         rigs.unload_reach()
     meta = {**about(), "blender": bpy.app.version_string}
@@ -345,34 +523,49 @@ def main() -> None:
         "knee's angle from the pelvis's front, the lower toe tip's height over the floor, "
         "the larger turn of a foot, the larger twist of a thigh (swing–twist, from rest).",
         "",
+        *table(POSTURE_HEADER, posture_rows(crouch)),
+    ]
+    lines += [
+        "",
+        "(f) As (e), the left hand's goal (chain to the root) 80 cm out or 50 cm forward and "
+        "60 cm down, by a Solve: the worse knee's angle from the pelvis's front, the larger "
+        "twist of a thigh and of an upper arm (swing–twist, from rest; Human Limits bound "
+        "them at 75° and 80°), the larger turn of a foot and how far a foot moved.",
+        "",
         *table(
             [
                 "comfort",
-                "case",
-                "trunk lean",
+                "reach",
                 "knee from front",
-                "toe height",
-                "foot turn",
                 "thigh twist",
-                "ms",
+                "upper-arm twist",
+                "foot turn",
+                "foot moved",
+                "Solve ms",
+                "verdict",
             ],
             [
                 [
                     f"{share:g}",
-                    case,
-                    f"{v['lean_deg']:.1f}°",
+                    where,
                     f"{v['knee_deg']:.1f}°",
-                    f"{1e3 * v['toe_height_m']:.2f} mm",
-                    f"{v['foot_turn_deg']:.2f}°",
                     f"{v['thigh_twist_deg']:.1f}°",
-                    f"{v['solve_ms']:.1f} a Solve"
-                    if case == "Solve"
-                    else f"{v['drag_ms']:.2f} an event",
+                    f"{v['arm_twist_deg']:.1f}°",
+                    f"{v['foot_turn_deg']:.2f}°",
+                    f"{1e3 * v['foot_moved_m']:.4f} mm",
+                    f"{v['solve_ms']:.1f}",
+                    v["verdict"],
                 ]
-                for share, cases in crouch.items()
-                for case, v in (("Solve", cases["solve"]), ("drag", cases["drag"]))
+                for (share, where), v in reaches.items()
             ],
         ),
+        "",
+        "(g) (e) on a Mixamo-named character as Blender's glTF importer gives it back "
+        "(centimetres under a 0.01 scale, bones 100 times their joints' spacing, a T-pose "
+        f"action): its hips 36 cm down by a Solve and 35 cm down in {args.events} drag "
+        "events. The toe tip is where the toe ends on the body.",
+        "",
+        *table(POSTURE_HEADER, posture_rows(imported)),
     ]
     for line in lines:
         print(line)
@@ -383,6 +576,8 @@ def main() -> None:
         "comfort": comfort,
         "balance": {"on" if on else "off": v for on, v in balance.items()},
         "crouch": {f"{share:g}": v for share, v in crouch.items()},
+        "reach": {f"{share:g} {where}": v for (share, where), v in reaches.items()},
+        "imported": {f"{share:g}": v for share, v in imported.items()},
     }
     write_results(args.output, record, lines)
 
