@@ -393,3 +393,35 @@ def test_dragging_a_control_rigs_torso_down_crouches(reach) -> None:
     assert largest_miss(reach, obj) <= 1e-5  # the feet stayed planted
     assert obj.reach.stats.message == "all constraints met", obj.reach.stats.message
     assert_natural(deform_posture(obj, before))
+
+
+@pytest.mark.parametrize("reach_to", REACHES)
+def test_a_control_rigs_whole_body_reach_keeps_the_knees_forward_and_the_limbs_untwisted(
+    reach, reach_to: str
+) -> None:
+    obj = control_rig_planted()
+    for side in "LR":  # the arms in FK too: the hand's chain runs down through the torso
+        obj.pose.bones[f"upper_arm_parent.{side}"]["IK_FK"] = 1.0
+    obj.update_tag()
+    bpy.context.view_layer.update()
+    before = deform_rest(obj)
+    feet = {s: obj.matrix_world @ obj.pose.bones[f"DEF-foot.{s}"].matrix for s in "LR"}
+    assert bpy.ops.reach.add_constraint(
+        armature=obj.name, bone="hand_fk.L", chain_start="torso", name="hand"
+    ) == {"FINISHED"}
+    hand = obj.reach.constraints["hand"].goal
+    hand.location = Vector(hand.location) + Vector(REACHES[reach_to])
+    assert bpy.ops.reach.solve(armature=obj.name) == {"FINISHED"}
+    assert obj.reach.stats.message == "all constraints met", obj.reach.stats.message
+    assert largest_miss(reach, obj) <= 1e-5
+    found = deform_posture(obj, before)
+    assert all(np.isnan(k) or k <= 90.0 for k in found.knees), found
+    assert found.toes >= -1e-4 and found.feet <= FOOT, found
+    for side, was in feet.items():
+        now = obj.matrix_world @ obj.pose.bones[f"DEF-foot.{side}"].matrix
+        assert (now.translation - was.translation).length <= 1e-6
+    thighs = thigh_twists(obj, ("thigh_fk.L", "thigh_fk.R"))
+    assert max(abs(t) for t in thighs) <= reach.addon.bridge.anatomy.THIGH_TWIST, thighs
+    arms = [bone_twist(obj, f"upper_arm_fk.{s}") for s in "LR"]
+    assert max(abs(t) for t in arms) <= arm_twist(reach), arms
+    assert reach.addon.bridge.posing.pose_outside(obj) == ""
