@@ -52,6 +52,7 @@ from bench.blender import rigs
 from bench.harness import ROOT, BenchmarkParser, Count, import_path, table, write_results
 from bench.machine import about
 from tests.fixtures.posture import (
+    REACHES,
     Posture,
     Rest,
     bone_twist,
@@ -65,8 +66,6 @@ from tests.fixtures.posture import (
 imported_skeletons = import_path(
     "imported_skeletons", ROOT / "tests" / "addon" / "imported_skeletons.py"
 )
-REACHES = {"out": (0.8, 0.0, 0.0), "forward and down": (0.0, -0.5, -0.6)}
-"""(f): where the left hand's goal moves [m] (the metarig faces −Y)."""
 CHARACTER = "mixamo_gltf"
 """(g): the imported character's kind."""
 

@@ -1489,9 +1489,6 @@ static void cut_step(const Descent *d, const double *slack, const uint8_t *held,
     }
 }
 
-/* relax._newton_step at phi (gradient there): the step into step, y into y (F's part
- * first, then the held rows that are no bound). Returns 0, or RK_GENERAL where a normal
- * matrix is not positive definite. */
 /* The lower factor L (3, 3) of a positive semidefinite M = L Lᵀ, row-major: a column whose
  * pivot is below 1e-12 of M's trace is left zero (M's null space). */
 static void semidefinite_cholesky(const double *mat, double *low) {
@@ -1592,6 +1589,9 @@ static int32_t compact_factor(const Descent *d, const double *weights, double *f
     return count;
 }
 
+/* relax._newton_step at phi (gradient there): the step into step, y into y (F's part
+ * first, then the held rows that are no bound). Returns 0, or RK_GENERAL where a normal
+ * matrix is not positive definite. */
 static int32_t newton_step(Descent *d, const Settle *c, const double *phi,
                            const double *gradient, int comfort, SettleWork *w, double *step,
                            double *y) {

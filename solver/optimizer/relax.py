@@ -492,15 +492,16 @@ def _newton_rounds(
             evaluations=first.evaluations + rounds.evaluations,
             levels=(first.value, aim.value(first.phi)),
         )
-    near = max(ceiling, (MET * longest) ** 2)
-    if rounds.value <= near and aim.value(rounds.phi) < aim.value(first.phi):
-        return _kept_rounds(first, rounds, aim, space, iterations)
+    near, start = max(ceiling, (MET * longest) ** 2), aim.value(first.phi)
+    ended = aim.value(rounds.phi)
+    if rounds.value <= near and ended < start:
+        return _kept_rounds(first, rounds, ended, space, iterations)
     left = Budget(
         budget.tolerance, max(budget.max_iterations - iterations, 1), budget.deadline, ceiling
     )
     met = restore(rounds.phi, left)
     lower = aim.value(met.phi)
-    if met.value > near or lower >= aim.value(first.phi):
+    if met.value > near or lower >= start:
         return None
     return replace(
         met,
@@ -511,13 +512,13 @@ def _newton_rounds(
 
 
 def _kept_rounds(
-    first: Descent, rounds: Rounds, aim: ComfortAim, space: ReducedSpace, iterations: int
+    first: Descent, rounds: Rounds, comfort: float, space: ReducedSpace, iterations: int
 ) -> Descent:
     """The rounds' end as the relaxation's result, where it meets the goals already.
 
-    Its active rows are those it rests on, their multipliers and the projected gradient
-    the least-squares fit of ∇G on those rows and the equalities (a restoring descent
-    from there would take no step).
+    ``comfort`` is C there. Its active rows are those it rests on, their multipliers and
+    the projected gradient the least-squares fit of ∇G on those rows and the equalities
+    (a restoring descent from there would take no step).
     """
     active = active_rows(rounds.phi, space)
     gradient = rounds.gradient
@@ -541,7 +542,7 @@ def _kept_rounds(
         active=tuple(int(row) for row in active),
         projected_gradient=float(np.linalg.norm(projected)),
         multipliers=fit,
-        levels=(rounds.value, aim.value(rounds.phi)),
+        levels=(rounds.value, comfort),
     )
 
 

@@ -17,6 +17,7 @@ from mathutils import Vector
 from rigs import metarig
 
 from tests.fixtures.posture import (
+    REACHES,
     Posture,
     Rest,
     bone_twist,
@@ -127,10 +128,6 @@ def test_a_hand_goal_moved_leaves_the_planted_feet_where_they_are(reach, kind: s
         assert (after.translation - before.translation).length <= 1e-6
         turn = before.to_quaternion().rotation_difference(after.to_quaternion()).angle
         assert np.degrees(turn) <= 0.01
-
-
-REACHES = {"out": (0.8, 0.0, 0.0), "forward and down": (0.0, -0.5, -0.6)}
-"""Whole-body reaches: where the left hand's goal moves [m] (a Rigify human faces −Y)."""
 
 
 def arm_twist(reach) -> float:
