@@ -65,7 +65,11 @@ class Derived:
             world = kinematics.world(np.zeros(kinematics.n_dofs))
             points = parts.states(world, kinematics.scaled)[0]
             pairs = zip(paths, points, strict=True)
-            self.chain_lengths = np.array([chain_length(world, p, r) for p, r in pairs])
+            lengths = np.array([chain_length(world, p, r) for p, r in pairs], dtype=float)
+            if lengths.size and not (lengths > 0.0).all():  # a goal on its chain's first joint
+                places = np.concatenate((world[:, :3, 3], np.reshape(points, (-1, 3))))
+                lengths[~(lengths > 0.0)] = float(np.ptp(places, axis=0).max())
+            self.chain_lengths = lengths
         return self.chain_lengths
 
     def reach_of(

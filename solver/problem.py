@@ -132,7 +132,9 @@ class Problem:
 
         The sum of the distances from the chain's first joint through the joints of
         its segments to the effector point: the limb length that goal errors are
-        measured against.
+        measured against. A chain of no length (a goal on its first segment's joint,
+        moved by that joint's translation) is measured against the figure's size: the
+        largest extent of its joints and effector points along an axis.
         """
         return self.derived.lengths(self.kinematics, self.parts, self._paths)
 

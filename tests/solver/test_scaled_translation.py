@@ -1,4 +1,5 @@
-"""A translation under a scaling rest: its variable moves by world length.
+"""A translation under a scaling rest: its variable moves by world length; a goal on its joint
+is measured against the figure's size.
 
 An armature in centimetres under a 0.01 scale gives its root's translation DOFs
 centimetres, a hundredth of the world's metre; the solver's variables over them are in
@@ -59,3 +60,14 @@ def test_a_figure_in_centimetres_solves_as_the_same_figure_in_metres() -> None:
     np.testing.assert_allclose(centimetres.x[:3] * 0.01, metres.x[:3], atol=1e-6)
     np.testing.assert_allclose(centimetres.x[3:], metres.x[3:], atol=1e-5)
     assert centimetres.iterations <= metres.iterations + 2
+
+
+@pytest.mark.parametrize("unit", [1.0, 0.01])
+def test_a_goal_on_its_chains_first_joint_is_measured_against_the_figures_size(unit) -> None:
+    problem = _problem(unit)
+    # the hips' chain is the hips alone: no length from its joint to its effector
+    np.testing.assert_allclose(problem.chain_lengths, [1.35, 1.35], rtol=1e-12)
+    assert problem.goal_tolerance(1e-3) > 0.0
+    found = solve(problem, np.zeros(9), restarts=0)
+    assert found.outcome == "met"
+    assert found.unreachable == ()
