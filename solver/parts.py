@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -42,6 +43,16 @@ class Parts:
     local: FloatArray
     massed: BoolArray
     single: bool
+
+    @cached_property
+    def sums(self) -> FloatArray:
+        """The shares as a matrix, shape (m, K): row i holds sₖ where part k is leaf i's.
+
+        A matrix product with it gathers the parts into their leaves at once.
+        """
+        result = np.zeros((self.massed.shape[0], self.leaf.shape[0]))
+        result[self.leaf, np.arange(self.leaf.shape[0])] = self.share
+        return result
 
     @classmethod
     def of(cls, figure: Figure, leaves: Sequence[Constraint], segments: IntArray) -> Parts:
@@ -92,8 +103,7 @@ class Parts:
             return points, x, y, points
         m = self.massed.shape[0]
         first = np.searchsorted(self.leaf, np.arange(m))
-        leaf_points = np.zeros((m, 3))
-        np.add.at(leaf_points, self.leaf, points * self.share[:, None])
+        leaf_points = self.sums @ points
         leaf_x, leaf_y = x[first], y[first]
         leaf_x[self.massed] = (1.0, 0.0, 0.0)
         leaf_y[self.massed] = (0.0, 1.0, 0.0)
@@ -119,12 +129,6 @@ class Parts:
         """
         if self.single:
             return jacobians
-        n = jacobians.shape[0]
-        result = np.zeros((n, self.massed.shape[0], 9))
-        np.add.at(
-            result.transpose(1, 0, 2),
-            self.leaf,
-            (jacobians * self.share[None, :, None]).transpose(1, 0, 2),
-        )
+        result: FloatArray = np.matmul(self.sums, jacobians)  # (m, K) @ (n, K, 9) per DOF
         result[:, self.massed, 3:] = 0.0  # a centre of mass's axes are the world's
         return result
