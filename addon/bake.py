@@ -175,6 +175,7 @@ class BakeSession:
                 written += keys.key_frames(
                     obj, name, kind, self.baked, values, None if self.steps else tolerance
                 )
+            keys.replay(obj)
             if self.steps:
                 self._judge()
                 if tolerance is not None:
@@ -182,6 +183,7 @@ class BakeSession:
                         keys.key_frames(obj, name, kind, self.baked, values, tolerance)
                         for name, kind, values in keyed
                     )
+                    keys.replay(obj)
         self.snapshot.restore()
         self.scene.frame_set(self.original_frame)
         return written

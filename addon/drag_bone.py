@@ -26,7 +26,7 @@ from .bridge.goals import effector_point
 from .bridge.rig import armature_object
 from .drag import DragGoal
 from .drag_session import DragSession
-from .errors import BlenderDataError
+from .errors import BlenderDataError, no_bone
 from .figure_ops import FigureMark
 from .operator_base import Result, remove_goal, run_nested
 from .renames import unique_name
@@ -196,7 +196,7 @@ class DragBone(DragGoal):
                 raise BlenderDataError(f"armature '{obj.name}' has no active bone; pass 'bone'")
             bone = str(active.name)
         elif obj.data.bones.get(bone) is None:
-            raise BlenderDataError(f"armature '{obj.name}' has no bone '{bone}'")
+            raise no_bone(obj, bone)
         self.grip = Grip.add(obj, bone, effector, self.chain_start)
         try:
             return DragSession(context, obj, self.grip.goal, key_goal=False)

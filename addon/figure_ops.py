@@ -17,14 +17,15 @@ from bpy.types import Operator
 from mathutils import Matrix, Vector
 
 from .bridge.anatomy import human_body
-from .bridge.bone_ends import tail_length
+from .bridge.bone_ends import end_local, extent, where
+from .bridge.goals import AXIS_VECTORS
 from .bridge.joints import euler_order, joint_settings
 from .bridge.kinds import figure_rig, rig_kind
 from .bridge.mass import default_masses
 from .bridge.pose import bone_angles
 from .bridge.rig import Rig, armature_object, to_numpy
 from .bridge.soles import holds_sole
-from .errors import BlenderDataError
+from .errors import BlenderDataError, no_bone
 from .operator_base import (
     ArmatureOperator,
     BoneOperator,
@@ -166,9 +167,7 @@ class REACH_OT_add_constraint(BoneOperator, Operator):
         obj, bone = self.target(context)
         chain_start = self.chain_start
         if chain_start and obj.data.bones.get(chain_start) is None:
-            raise BlenderDataError(
-                f"armature '{obj.name}' has no bone '{chain_start}' (chain start)"
-            )
+            raise no_bone(obj, chain_start, "chain start")
         rig_kind(obj).check_chain(obj, bone, chain_start, f"a constraint on '{bone}'")
         goal = _existing_goal(self.goal)
         check_pose(obj, bone)
@@ -200,8 +199,32 @@ class REACH_OT_add_constraint(BoneOperator, Operator):
                 f"'{name}' holds {bone}'s sole: its position and orientation, and with "
                 "Balance its footprint supports the figure",
             )
+        placed = where(obj.data.bones[bone]) if self.effector == "TAIL" else ""
+        if placed:
+            self.report({"INFO"}, f"'{name}''s tail effector is at {placed}, not {bone}'s tail")
+        if goal_type == "AIM":
+            entry.aim_axis = pointing_axis(obj.data.bones[bone])
+            if entry.aim_axis != "POS_Y":
+                self.report(
+                    {"INFO"},
+                    f"'{name}' aims {bone}'s {entry.aim_axis.replace('_', ' ').lower()} "
+                    "axis, the way the bone runs to its next joint (Aim axis changes it)",
+                )
         obj.reach.active_constraint = len(obj.reach.constraints) - 1
         return {"FINISHED"}
+
+
+def pointing_axis(bone: Any) -> str:
+    """The bone axis nearest the way from its head to its end on the body.
+
+    A key of :data:`.goals.AXIS_VECTORS`; its Y but on an imported skeleton whose bones
+    point elsewhere than at their joints (:func:`.bone_ends.end_local`).
+    """
+    way = end_local(bone)
+    if way.length <= 0.0:
+        return "POS_Y"
+    way = way.normalized()
+    return max(AXIS_VECTORS, key=lambda axis: float(way.dot(Vector(AXIS_VECTORS[axis]))))
 
 
 def check_pose(obj: Any, bone: str) -> None:
@@ -256,9 +279,9 @@ def _make_goal(
     """A new empty at the effector, with the bone's axes, shaped by the goal type."""
     pose_bone = obj.pose.bones[bone]
     matrix = obj.matrix_world @ pose_bone.matrix
-    size = tail_length(obj.data.bones[bone])
+    size = extent(obj.data.bones[bone])
     if effector == "TAIL":
-        point = matrix @ Vector((0.0, size, 0.0))
+        point = matrix @ end_local(obj.data.bones[bone])
     elif effector == "HEAD":
         point = obj.matrix_world @ pose_bone.head
     else:

@@ -15,7 +15,7 @@ from bpy.types import Operator
 
 from .bridge.followers import find_followers
 from .bridge.rig import armature_object
-from .errors import BlenderDataError
+from .errors import BlenderDataError, no_bone
 from .operator_base import ArmatureOperator, BoneOperator, RemoveEntry, Result
 
 
@@ -35,9 +35,7 @@ class REACH_OT_follower_add(BoneOperator, Operator):
         obj, bone = self.target(context)
         control = self.control
         if control and obj.data.bones.get(control) is None:
-            raise BlenderDataError(
-                f"armature '{obj.name}' has no bone '{control}' (the control '{bone}' moves with)"
-            )
+            raise no_bone(obj, control, f"the control '{bone}' moves with")
         if control == bone:
             raise BlenderDataError(
                 f"'{bone}' cannot move with itself; name the control that moves it"

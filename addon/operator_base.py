@@ -23,7 +23,7 @@ from bpy.types import Operator
 
 from .bridge.rig import armature_object
 from .bridge.snapshot import PoseSnapshot
-from .errors import BlenderDataError, ReachError
+from .errors import BlenderDataError, ReachError, no_bone
 from .renames import check_bone_names, repair
 
 if TYPE_CHECKING:
@@ -236,7 +236,7 @@ class BoneOperator(ArmatureOperator):
                 raise BlenderDataError(f"armature '{obj.name}' has no active bone; pass 'bone'")
             return obj, str(active.name)
         if obj.data.bones.get(self.bone) is None:
-            raise BlenderDataError(f"armature '{obj.name}' has no bone '{self.bone}'")
+            raise no_bone(obj, self.bone)
         return obj, self.bone
 
 

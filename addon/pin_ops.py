@@ -19,7 +19,7 @@ from bpy.types import Operator
 from ..solver import PIN_WEIGHT
 from .bridge.rig import armature_object
 from .drag_bone import pick_bone
-from .errors import BlenderDataError
+from .errors import BlenderDataError, no_bone
 from .figure_ops import FigureMark, check_pose
 from .operator_base import ArmatureOperator, BoneOperator, Result, remove_goal, run_nested
 from .renames import unique_name
@@ -89,7 +89,7 @@ class REACH_OT_pin_toggle(ArmatureOperator, Operator):
         obj = armature_object(self.armature, context)
         if self.bone:
             if obj.data.bones.get(self.bone) is None:
-                raise BlenderDataError(f"armature '{obj.name}' has no bone '{self.bone}'")
+                raise no_bone(obj, self.bone)
             bones = [self.bone]
         else:
             bones = selected_bones(obj)

@@ -21,7 +21,7 @@ import numpy as np
 from ...solver import CentreOfMass, Constraint, goals
 from ..errors import BlenderDataError
 from .arrays import Array
-from .bone_ends import tail_length
+from .bone_ends import end_local
 from .rig import Rig
 
 BALANCE = "Balance"
@@ -114,7 +114,7 @@ def half_planes(polygon: Array, margin: float) -> list[tuple[Array, Array]]:
 def centre_of_mass(obj: Any, rig: Rig) -> CentreOfMass:
     """The figure's centre of mass as an effector: each segment's bone's mass at its middle.
 
-    The middle of the bone's part of the body: half its :func:`.bone_ends.tail_length`.
+    The middle of the bone's part of the body: half way to :func:`.bone_ends.end_local`.
 
     Raises:
         BlenderDataError: If the bones' masses add up to nothing.
@@ -127,7 +127,8 @@ def centre_of_mass(obj: Any, rig: Rig) -> CentreOfMass:
         if joint is None or bone is None or not joint.mass > 0.0:
             continue
         masses[segment.name] = float(joint.mass)
-        points[segment.name] = (0.0, 0.5 * tail_length(bone), 0.0)
+        x, y, z = (end_local(bone) / 2.0).to_tuple()
+        points[segment.name] = (x, y, z)
     if not masses:
         raise BlenderDataError(
             f"balance needs the bones' masses, and those of '{obj.name}' add up to nothing; "

@@ -1,22 +1,56 @@
-"""Where a bone ends on the body: its tail, or nearer where an importer made it too long.
+"""Where a bone ends on the body: its tail, or its next joint where an importer placed it.
 
-A glTF skeleton in centimetres under a 0.01 scale comes back with each bone 100 times its
-joints' spacing; the body's parts end where the joints say, so a tail effector, a bone's
-mass and its share of the comfort weights are placed by :func:`tail_length`.
+A skeleton built in Blender ends its bones at their children's joints (Rigify's metarigs
+and generated rigs do so for 76 to 100 % of their deform bones). A skeleton read from
+glTF or FBX holds joints, and its importer gives each bone a tail of its own making: 100
+times the joints' spacing for a glTF in centimetres, along the joint's own axes (which
+need not point at the next joint) for a game engine's. So where fewer than half the deform
+bones with deform children end at a child's joint (:func:`reads_joints`), a bone ends at
+the joint its limb continues into (:func:`next_joint`), a leaf along its own axis at most
+as far as its parent's joint lies behind it. A tail effector, a bone's mass and its
+middle, its share of the comfort weights and a sole's footprint are placed by
+:func:`end_local`.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
-from mathutils import Vector
+import numpy as np
+from mathutils import Matrix, Vector
 
-__all__ = ["LONG_BONE", "end", "joint_spacing", "middle", "tail_length"]
+__all__ = [
+    "LONG_BONE",
+    "end",
+    "end_local",
+    "extent",
+    "joint_spacing",
+    "middle",
+    "next_joint",
+    "reads_joints",
+    "where",
+]
 
 LONG_BONE = 30.0
 """A bone longer than this many times the spacing of its joints has a length an importer
 gave it (a glTF skeleton in centimetres comes with bones 100× too long), not its body's;
 a body's own bones stay under it (Rigify's metarigs reach 13×, the horse's skull)."""
+
+AT_JOINT = 0.01
+"""A tail within this share of its bone's length of a child's head ends at that joint."""
+
+TAILS_AT_JOINTS = 0.5
+"""The least share of deform bones (with deform children) ending at a child's joint for
+the armature's tails to be read as its joints' places."""
+
+END_NAME = re.compile(r"(_|\.|\b|(?<=[a-z]))(end|nub|tip)(\.\d+)?$", re.IGNORECASE)
+"""A leaf named as an end joint (``HeadTop_End``, ``Bip01 Head Nub``, ``LeftToe_End``):
+it marks where the body ends, at its own head."""
+
+_READS: dict[tuple[int, int], bool] = {}
+"""Per armature (its session id and the hash of its bones' rest ends), :func:`reads_joints`;
+a few entries, cleared when full."""
 
 
 def joint_spacing(bone: Any) -> float:
@@ -34,23 +68,127 @@ def joint_spacing(bone: Any) -> float:
 
 
 def tail_length(bone: Any) -> float:
-    """How far along the bone it ends on the body (armature units).
+    """How far along the bone its tail lies on the body (armature units).
 
     Its length; for a bone longer than :data:`LONG_BONE` times its joints' spacing,
-    that spacing, so that a tail effector, a mass and a size stay on the body.
+    that spacing.
     """
     length, spacing = float(bone.length), joint_spacing(bone)
     return spacing if spacing > 0.0 and length > LONG_BONE * spacing else length
 
 
-def end(bone: Any, head: Vector, tail: Vector) -> Vector:
-    """The bone's end on the body, from its ``head`` and ``tail`` in any frame it is at."""
-    length = float(bone.length)
-    if length <= 0.0:
-        return tail.copy()
-    return head + (tail - head) * (tail_length(bone) / length)
+def reads_joints(data: Any) -> bool:
+    """Whether the armature ``data``'s tails are its importer's, not its joints' places.
+
+    Fewer than :data:`TAILS_AT_JOINTS` of its deform bones that have deform children end
+    at one of those children's heads (within :data:`AT_JOINT` of their length).
+    """
+    bones = data.bones
+    count = len(bones)
+    ends = np.empty(6 * count, np.float32)
+    if count:
+        bones.foreach_get("head_local", ends[: 3 * count])
+        bones.foreach_get("tail_local", ends[3 * count :])
+    key = (int(data.session_uid), hash(ends.tobytes()))
+    found = _READS.get(key)
+    if found is None:
+        if len(_READS) > 16:
+            _READS.clear()
+        found = _READS[key] = _tails_off_joints(bones)
+    return found
 
 
-def middle(bone: Any, head: Vector, tail: Vector) -> Vector:
-    """The midpoint of the bone's part of the body (:func:`end`)."""
-    return (head + end(bone, head, tail)) / 2.0
+def _tails_off_joints(bones: Any) -> bool:
+    parents = at = 0
+    for bone in bones:
+        if not bone.use_deform:
+            continue
+        children = [c for c in bone.children if c.use_deform and _away(c, bone)]
+        if not children:
+            continue
+        parents += 1
+        reach = AT_JOINT * float(bone.length)
+        at += any((c.head_local - bone.tail_local).length <= reach for c in children)
+    return parents > 0 and at < TAILS_AT_JOINTS * parents
+
+
+def _away(child: Any, bone: Any) -> bool:
+    """Whether ``child``'s joint is another than ``bone``'s own head."""
+    return bool((child.head_local - bone.head_local).length > 1e-6 * max(float(bone.length), 1e-9))
+
+
+def next_joint(bone: Any) -> Any | None:
+    """The child whose joint the bone's limb continues into, or None.
+
+    Its one child away from its head; of several, the one connected to it, else the one
+    at its tail, else the one carrying the most bones (a hips bone's spine over its legs
+    and tail); None for a leaf or where no child stands out (a hand's fingers).
+    """
+    children = [c for c in bone.children if _away(c, bone)]
+    if len(children) <= 1:
+        return children[0] if children else None
+    for chosen in (
+        [c for c in children if c.use_connect],
+        [c for c in children if (c.head_local - bone.tail_local).length <= AT_JOINT * bone.length],
+    ):
+        if len(chosen) == 1:
+            return chosen[0]
+    sizes = sorted((len(c.children_recursive) for c in children), reverse=True)
+    return max(children, key=lambda c: len(c.children_recursive)) if sizes[0] > sizes[1] else None
+
+
+def end_local(bone: Any) -> Vector:
+    """Where the bone ends on the body, in its own rest frame (armature units, Y along it).
+
+    Its tail (at most :func:`joint_spacing` along it, :func:`tail_length`); on an armature
+    that :func:`reads_joints`, the joint its limb continues into, a leaf named as an end
+    joint its head, another leaf along its own axis, at most its parent's spacing (the
+    importer's length says nothing of where its body part ends).
+    """
+    if reads_joints(bone.id_data):
+        rest: Matrix = bone.matrix_local.inverted()
+        child = next_joint(bone)
+        if child is not None:
+            return rest @ Vector(child.head_local)
+        if not bone.children and bone.parent is not None:
+            if END_NAME.search(bone.name):
+                return Vector((0.0, 0.0, 0.0))
+            spacing = float((bone.head_local - bone.parent.head_local).length)
+            if spacing > 0.0:
+                return Vector((0.0, min(float(bone.length), spacing), 0.0))
+    return Vector((0.0, tail_length(bone), 0.0))
+
+
+def where(bone: Any) -> str:
+    """Why the bone's end is not its tail, in words, or "" where it is its tail."""
+    point = end_local(bone)
+    if (point - Vector((0.0, float(bone.length), 0.0))).length <= AT_JOINT * float(bone.length):
+        return ""
+    if not reads_joints(bone.id_data):
+        return f"its joints' spacing along it (it is {bone.length / point.length:.0f}× that long)"
+    child = next_joint(bone)
+    if child is not None:
+        return f"the joint of '{child.name}' (the armature's tails are not at its joints)"
+    if point.length == 0.0:
+        return "its head (it marks where the body ends)"
+    times = bone.length / point.length
+    return f"its parent's joints' spacing along it (it is {times:.1f}× that long)"
+
+
+def extent(bone: Any) -> float:
+    """The length of the bone's part of the body: from its head to :func:`end_local`."""
+    return float(end_local(bone).length)
+
+
+def end(bone: Any, matrix: Matrix) -> Vector:
+    """The bone's end on the body in the frame ``matrix`` maps its own into.
+
+    ``matrix``: the bone's matrix (``bone.matrix_local`` at rest, ``pose_bone.matrix``
+    on the pose, either times the armature's world matrix).
+    """
+    return matrix @ end_local(bone)
+
+
+def middle(bone: Any, matrix: Matrix) -> Vector:
+    """The midpoint of the bone's part of the body (:func:`end`), in ``matrix``'s frame."""
+    return matrix @ (end_local(bone) / 2.0)

@@ -86,7 +86,7 @@ def carried_weights(obj: Any, rig: Rig) -> Array:
     # In the armature's own units, as the pose's locations are.
     index = {b.name: k for k, b in enumerate(bones)}
     masses = np.array([own[b.name] for b in bones])
-    middles = np.array([middle(b, b.head_local, b.tail_local).to_tuple() for b in bones])
+    middles = np.array([middle(b, b.matrix_local).to_tuple() for b in bones])
     layout = {entry.name: entry for entry in rig.layout}
     below = _carried(bones)
     for segment in rig.figure.segments:

@@ -21,7 +21,7 @@ from ..vocabulary import GOAL_TYPES
 from .animated import mesh_bones
 from .arrays import Array
 from .balance import balance_constraints
-from .bone_ends import tail_length
+from .bone_ends import end_local
 from .kinds import figure_rig
 from .rig import Rig, to_numpy
 from .soles import support_points
@@ -167,11 +167,15 @@ def _goal_matrix(goal: Any, label: str, read: Any | None = None) -> Array:
 
 
 def effector_point(entry: Any, bone: Any) -> tuple[float, float, float]:
-    """The constraint's effector point in the bone's frame."""
+    """The constraint's effector point in the bone's frame.
+
+    A tail effector is where the bone ends on the body (:func:`.bone_ends.end_local`).
+    """
     if entry.effector == "HEAD":
         return (0.0, 0.0, 0.0)
     if entry.effector == "TAIL":
-        return (0.0, tail_length(bone), 0.0)
+        x, y, z = end_local(bone).to_tuple()
+        return (x, y, z)
     x, y, z = (float(v) for v in entry.offset)
     return (x, y, z)
 

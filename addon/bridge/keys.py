@@ -233,6 +233,19 @@ def key_frames(
     return written
 
 
+def replay(obj: Any) -> None:
+    """Have Blender rebuild how it evaluates the object's animation, after keys were written.
+
+    Keys written into an action's curves at once (:func:`key_frames`) under NLA tracks
+    (a glTF importer's, muted or not) play back as the action was when Blender last built
+    its animation graph: a bake's first key only. Setting the animation data's blend type
+    to itself has Blender rebuild it, as assigning the action again does.
+    """
+    animation = obj.animation_data
+    if animation is not None and animation.action is not None:
+        animation.action_blend_type = animation.action_blend_type
+
+
 def _enum(name: str, identifier: str) -> int:
     """The value of ``identifier`` among the items of a keyframe's enum property ``name``."""
     prop: Any = bpy.types.Keyframe.bl_rna.properties[name]  # an EnumProperty

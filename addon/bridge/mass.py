@@ -19,7 +19,7 @@ from typing import Any
 from mathutils import Vector
 
 from .body import limb_part
-from .bone_ends import end, middle, tail_length
+from .bone_ends import end, extent, middle
 from .rigify_names import body_name
 
 BODY_MASS = 70.0
@@ -36,7 +36,7 @@ def size(obj: Any) -> float:
     """The armature's longest extent at rest along a world axis [m] (its height, standing)."""
     world = obj.matrix_world
     bones = obj.data.bones
-    points = [world @ p for b in bones for p in (b.head_local, end(b, b.head_local, b.tail_local))]
+    points = [world @ p for b in bones for p in (b.head_local, end(b, b.matrix_local))]
     if not points:
         return 0.0
     return float(max(max(p[k] for p in points) - min(p[k] for p in points) for k in range(3)))
@@ -50,10 +50,10 @@ def default_masses(obj: Any, bones: Iterable[str]) -> dict[str, float]:
     parts = {name: limb_part(body_name(name)) for name in names}
     masses = {n: total * SHARES[p[0]] for n, p in parts.items() if p is not None}
     rest = [n for n in names if n not in masses]
-    length = sum(tail_length(data[n]) for n in rest)
+    length = sum(extent(data[n]) for n in rest)
     left = max(total - sum(masses.values()), 0.0)
     for name in rest:
-        masses[name] = left * tail_length(data[name]) / length if length > 0.0 else 0.0
+        masses[name] = left * extent(data[name]) / length if length > 0.0 else 0.0
     return masses
 
 
@@ -68,5 +68,5 @@ def centre_of_mass(obj: Any) -> tuple[Vector, float] | None:
         if pose_bone is None or joint.mass <= 0.0:
             continue
         total += joint.mass
-        weighted += joint.mass * (world @ middle(pose_bone.bone, pose_bone.head, pose_bone.tail))
+        weighted += joint.mass * (world @ middle(pose_bone.bone, pose_bone.matrix))
     return None if total <= 0.0 else (weighted / total, total)

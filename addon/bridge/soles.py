@@ -37,7 +37,7 @@ def sole_points(obj: Any, bone: Any, effector: Sequence[float]) -> Array:
     inverse = bone.matrix_local.inverted()
     points = []
     for each in (bone, *bone.children_recursive):
-        points += [each.head_local, end(each, each.head_local, each.tail_local)]
+        points += [each.head_local, end(each, each.matrix_local)]
     local = np.array([tuple(inverse @ point) for point in points]) - np.asarray(effector)
     scale = float(np.mean(tuple(obj.matrix_world.to_scale())))
     result: Array = local * scale

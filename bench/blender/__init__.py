@@ -9,7 +9,9 @@
 * :mod:`~bench.blender.bake`: a 250-frame bake beside Blender's IK (``bake.json``);
 * :mod:`~bench.blender.real_rigs`: every real rig the add-on's tests use (``rigs.json``);
 * :mod:`~bench.blender.methods`: every solver method through the add-on
-  (``methods_blender.json``).
+  (``methods_blender.json``);
+* :mod:`~bench.blender.imported`: imported skeletons' tail effectors, masses, Balance and
+  bakes (``imported.json``).
 
 Importing this package points Blender's user folders at a new temporary folder,
 :data:`HOME`, so that it happens before any of these modules imports ``bpy`` (Blender

@@ -15,6 +15,7 @@ module writes one ``<kind>.blend`` per kind into the folder it is given.
 
 from __future__ import annotations
 
+import math
 import os
 import subprocess
 import sys
@@ -34,6 +35,11 @@ KINDS = {
 }
 MIXAMO = ("mixamo_gltf", "mixamo_fbx")
 """The Mixamo-named character through glTF and through FBX."""
+GAME = ("game_gltf", "game_fbx")
+"""The Mixamo-named character with its bones askew (a game engine's joint frames: each bone
+turned :data:`ASKEW` degrees off its child's joint and 1.3 times its joints' spacing long)
+through glTF and through FBX."""
+ASKEW = 25.0
 ANIMALS = ("wolf_gltf",)
 """Rigify's wolf metarig through glTF, its bones pointing up."""
 PREFIX = "mixamorig:"
@@ -70,7 +76,7 @@ def make(folder: Path) -> dict[str, Path]:
     done = subprocess.run(
         [sys.executable, __file__, str(folder)], capture_output=True, text=True, check=False
     )
-    paths = {kind: folder / f"{kind}.blend" for kind in (*KINDS, *MIXAMO, *ANIMALS)}
+    paths = {kind: folder / f"{kind}.blend" for kind in (*KINDS, *MIXAMO, *GAME, *ANIMALS)}
     missing = [kind for kind, path in paths.items() if not path.exists()]
     if done.returncode != 0 or missing:
         raise RuntimeError(
@@ -97,6 +103,42 @@ def append(path: Path) -> Any:
     return obj
 
 
+ANIMATION_STATES = ("as imported", "action unlinked", "track unmuted", "no animation")
+"""The imported character's animation as an animator may leave it before a bake: its T-pose
+action active over a muted NLA track (as glTF's importer gives it), the action unlinked,
+the track unmuted too, or no animation data at all."""
+
+
+def baked_reach(obj: Any, state: str, frames: int = 30) -> Any:
+    """Leave the Mixamo character ``obj``'s animation in ``state`` (of
+    :data:`ANIMATION_STATES`), key a goal on its left hand's tail to move 20 cm in, 10 cm
+    forward and 10 cm down (within the arm's reach) over ``frames`` frames and bake them;
+    the goal."""
+    import bpy
+    from mathutils import Vector
+
+    animation = obj.animation_data
+    if state != "as imported":
+        animation.action = None
+    if state == "track unmuted":
+        animation.nla_tracks[0].mute = False
+    if state == "no animation":
+        obj.animation_data_clear()
+    assert bpy.ops.reach.add_constraint(
+        armature=obj.name,
+        bone=f"{PREFIX}LeftForeArm",
+        chain_start=f"{PREFIX}LeftArm",
+        name="hand",
+    ) == {"FINISHED"}
+    goal = obj.reach.constraints["hand"].goal
+    start = Vector(goal.location)
+    goal.keyframe_insert("location", frame=1)
+    goal.location = start + Vector((-0.2, -0.1, -0.1))
+    goal.keyframe_insert("location", frame=frames)
+    assert bpy.ops.reach.bake(armature=obj.name, frame_start=1, frame_end=frames) == {"FINISHED"}
+    return goal
+
+
 def _save(kind: str, folder: Path) -> None:
     import bpy
 
@@ -113,10 +155,15 @@ def _save(kind: str, folder: Path) -> None:
     bpy.ops.wm.save_as_mainfile(filepath=str(folder / f"{kind}.blend"))
 
 
-def _mixamo_armature() -> Any:
+def _mixamo_armature(askew: bool = False) -> Any:
     """The Mixamo-named character's armature in the open file, with its T-pose action on a
-    muted NLA track and none active."""
+    muted NLA track and none active.
+
+    ``askew``: each bone turned 25° off its child's joint about its own X axis and made
+    1.3 times its joints' spacing long, as a game engine's joint frames point.
+    """
     import bpy
+    from mathutils import Matrix
 
     joints = dict((name, place) for name, _, place in MIXAMO_JOINTS)
     data = bpy.data.armatures.new("Armature")
@@ -137,6 +184,9 @@ def _mixamo_armature() -> Any:
             bone.head = (place[0] * mirror, place[1], place[2])
             end = joints[child]
             bone.tail = (end[0] * mirror, end[1], end[2])
+            if askew:
+                turn = Matrix.Rotation(math.radians(ASKEW), 3, bone.x_axis)
+                bone.tail = bone.head + turn @ (bone.tail - bone.head) * 1.3
             if parent is not None:
                 bone.parent = data.edit_bones[PREFIX + parent.replace("Left", side)]
                 bone.use_connect = (bone.parent.tail - bone.head).length < 1e-6
@@ -174,7 +224,7 @@ def _save_mixamo(kind: str, folder: Path) -> None:
     import bpy
 
     bpy.ops.wm.read_homefile(use_empty=True)
-    _mixamo_armature()
+    _mixamo_armature(askew=kind in GAME)
     _through(kind, folder)
     bpy.ops.wm.save_as_mainfile(filepath=str(folder / f"{kind}.blend"))
 
@@ -202,7 +252,7 @@ if __name__ == "__main__":
     out = Path(sys.argv[1])
     for each in KINDS:
         _save(each, out)
-    for each in MIXAMO:
+    for each in (*MIXAMO, *GAME):
         _save_mixamo(each, out)
     for each in ANIMALS:
         _save_animal(each, out)

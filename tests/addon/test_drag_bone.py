@@ -17,8 +17,9 @@ HEAD = "spine.006"
 
 def grip_point(reach, obj, bone: str) -> np.ndarray:
     """Where a drag grips ``bone`` by its tail, on Blender's pose (Reach's tail effector)."""
-    along = reach.addon.bridge.bone_ends.tail_length(obj.data.bones[bone])
-    return np.array(obj.matrix_world @ obj.pose.bones[bone].matrix @ Vector((0.0, along, 0.0)))
+    pose_bone = obj.pose.bones[bone]
+    end = reach.addon.bridge.bone_ends.end(pose_bone.bone, pose_bone.matrix)
+    return np.array(obj.matrix_world @ end)
 
 
 def goals_met(reach, obj) -> float:

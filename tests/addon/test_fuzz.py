@@ -167,10 +167,8 @@ def misses(reach, obj):
         if not entry.enabled or entry.name in unmet or goal is None or entry.any_of:
             continue
         bone = obj.pose.bones[entry.bone]
-        along = reach.addon.bridge.bone_ends.tail_length(bone.bone)  # where Reach's tail sits
-        local = {"HEAD": Vector(), "TAIL": Vector((0.0, along, 0.0))}.get(
-            entry.effector, Vector(entry.offset)
-        )
+        tail = reach.addon.bridge.bone_ends.end_local(bone.bone)  # where Reach's tail sits
+        local = {"HEAD": Vector(), "TAIL": tail}.get(entry.effector, Vector(entry.offset))
         point = np.array(world @ bone.matrix @ local, dtype=float)  # no float32 overflow
         frame = np.array(goal.matrix_world, dtype=float)
         target, axis = frame[:3, 3], frame[:3, 2] / np.linalg.norm(frame[:3, 2])

@@ -57,8 +57,7 @@ def effector(reach, obj, constraint) -> np.ndarray:
     bone = obj.pose.bones[constraint.bone]
     if constraint.effector == "HEAD":
         return np.array(obj.matrix_world @ bone.head)
-    along = reach.addon.bridge.bone_ends.tail_length(bone.bone)
-    return np.array(obj.matrix_world @ bone.matrix @ Vector((0.0, along, 0.0)))
+    return np.array(obj.matrix_world @ reach.addon.bridge.bone_ends.end(bone.bone, bone.matrix))
 
 
 def largest_miss(reach, obj) -> float:
@@ -173,7 +172,8 @@ def skeletons(tmp_path_factory):
 
 def named(kind: str, bone: str) -> str:
     """The name of the BVH skeleton's ``bone`` in the skeleton of ``kind``."""
-    return imported_skeletons.PREFIX + bone if kind in imported_skeletons.MIXAMO else bone
+    mixamo = (*imported_skeletons.MIXAMO, *imported_skeletons.GAME)
+    return imported_skeletons.PREFIX + bone if kind in mixamo else bone
 
 
 def imported_planted(skeletons, kind: str):
@@ -207,7 +207,7 @@ def toe_height(reach, obj, kind: str, side: str) -> float:
     """
     toe = named(kind, f"{side}ToeBase")
     bone = obj.pose.bones.get(toe) or obj.pose.bones[named(kind, f"{side}Foot")]
-    tip = reach.addon.bridge.bone_ends.end(bone.bone, bone.head, bone.tail)
+    tip = reach.addon.bridge.bone_ends.end(bone.bone, bone.matrix)
     return float((obj.matrix_world @ tip)[2])
 
 
@@ -242,7 +242,7 @@ def assert_imported_natural(reach, obj, kind: str, trunk, feet, toes) -> None:
         assert toe_height(reach, obj, kind, side) >= toes[side] - 1e-4, side
 
 
-CROUCHING = ["fbx", "gltf", "gltf_cm", *imported_skeletons.MIXAMO]
+CROUCHING = ["fbx", "gltf", "gltf_cm", *imported_skeletons.MIXAMO, *imported_skeletons.GAME]
 """The imported skeletons the crouches are tried on."""
 
 
@@ -278,7 +278,9 @@ def test_dragging_an_imported_skeletons_hips_down_crouches(reach, skeletons, kin
     assert_imported_natural(reach, obj, kind, trunk, feet, toes)
 
 
-@pytest.mark.parametrize("kind", ["fbx", "gltf", *imported_skeletons.MIXAMO])
+@pytest.mark.parametrize(
+    "kind", ["fbx", "gltf", *imported_skeletons.MIXAMO, *imported_skeletons.GAME]
+)
 @pytest.mark.parametrize("reach_to", REACHES)
 def test_an_imported_skeleton_reaches_with_its_knees_forward_by_default(
     reach, skeletons, kind: str, reach_to: str
