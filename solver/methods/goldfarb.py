@@ -14,6 +14,7 @@ import numpy as np
 
 from .._checks import FloatArray
 from ..exceptions import SolverInputError
+from ..goals import HalfSpace
 from ..kernel import SettleStatus
 from ..optimizer.budget import Budget, Reporter
 from ..optimizer.compiled_gauss_newton import (
@@ -24,10 +25,12 @@ from ..optimizer.compiled_gauss_newton import (
 from ..optimizer.goldfarb import descend
 from ..optimizer.levels import descend_levels, has_levels
 from ..optimizer.metric import GaussNewtonStep
+from ..optimizer.projection import active_rows, multipliers
 from ..optimizer.relax import ComfortAim, Rounds, Settler, relax
+from ..optimizer.tasks import leaves_by_level
 from ..problem import Problem
 from ..result import Descent, Status
-from .base import Leg, Method, Scaled, levels_of, moving_unmet
+from .base import Leg, Method, Scaled, levels_of, moving_unmet, weight_scale
 
 __all__ = ["START_METRICS", "Goldfarb"]
 
@@ -73,11 +76,56 @@ class Goldfarb(Method):
         (:mod:`solver.optimizer.relax`).
         """
         if has_levels(leg.problem):
-            return self.by_levels(leg)
+            kept = self.fences_kept(leg)
+            if isinstance(kept, Descent):
+                return kept
+            return self.by_levels(replace(leg, budget=kept))
         step = self.compiled(leg.problem, leg.scaled)
         first = self.goals(leg.problem, leg.scaled, leg.start, leg.budget, step, leg.reporter)
         first = self.unstuck(leg, first, step)
         return self.relaxed(leg.problem, leg.scaled, first, leg.budget, step)
+
+    def fences_kept(self, leg: Leg) -> Descent | Budget:
+        """The levels' descent in one level's time where the levels above the last are fences.
+
+        Levels of half-space goals alone (Balance's) are at their least, G = 0, wherever
+        their points are inside. So the last level is solved first as if they were not there
+        (one descent, relaxed toward comfort); if it ends with every point inside, that pose
+        is also the levels' lexicographic optimum. Otherwise, or where the levels are others,
+        the budget the levels' descent has left.
+        """
+        problem, budget = leg.problem, leg.budget
+        leaves, levels = problem.leaves, leaves_by_level(problem)
+        fences = levels[:-1]
+        if not fences or not all(
+            isinstance(leaves[int(i)].goal, HalfSpace) and not leaves[int(i)].pinned
+            for rows in fences
+            for i in rows
+        ):
+            return budget
+        below = problem.only(levels[-1])
+        scaled = Scaled(leg.scaled.space, weight_scale(below))
+        step = self.compiled(below, scaled)
+        inner = replace(leg, problem=below, scaled=scaled, reporter=None)
+        first = self.goals(below, scaled, leg.start, budget, step)
+        found = self.relaxed(below, scaled, self.unstuck(inner, first, step), budget, step)
+        ranked = levels_of(leg, curvature=False)
+        if any(level.objective(found.phi)[0] != 0.0 for level in ranked[: len(fences)]):
+            left = max(budget.max_iterations - found.iterations, 1)
+            return Budget(budget.tolerance, left, budget.deadline, budget.goal_value)
+        space = leg.scaled.space
+        value, gradient = leg.scaled.objective(problem)(found.phi)
+        active = active_rows(found.phi, space)
+        if leg.reporter is not None:
+            leg.reporter(found.phi, value)
+        return replace(
+            found,
+            value=value,
+            gradient=gradient,
+            active=tuple(int(j) for j in active),
+            multipliers=multipliers(gradient, active, space),
+            levels=tuple(float(level.objective(found.phi)[0]) for level in ranked),
+        )
 
     def unstuck(self, leg: Leg, first: Descent, step: GaussNewtonStep | None) -> Descent:
         """``first``, or where it stalled short of the goals, a descent from it bent.

@@ -187,3 +187,33 @@ def test_a_lower_level_never_costs_a_higher_one_and_pins_never_move(
                 # levels._HOLD_SHARE, and the two measures of G (tasks, problem) to rounding
                 rounding = 2e-9 * reference[level] + (1e-9 * scale) ** 2
                 assert totals[level] <= reference[level] + rounding
+
+
+def fenced(side: float, with_fence: bool = True) -> Problem:
+    """The arm's hand to HAND_TARGET, at priority 1 below its elbow kept at y ≤ ``side`` (a
+    half-space, as Balance keeps a centre of mass over the feet), or alone at priority 0."""
+    fig = planar_arm(LENGTHS)
+    hand = Constraint(tip(fig, LENGTHS), goals.Position(HAND_TARGET), priority=int(with_fence))
+    fence = Constraint(Effector("link1"), goals.HalfSpace((0.0, side, 0.0), (0.0, -1.0, 0.0)))
+    return Problem(fig, [fence, hand] if with_fence else [hand])
+
+
+def test_a_fence_the_levels_below_keep_costs_nothing() -> None:
+    start = np.array([0.1, 0.2, 0.3])
+    alone = solve(fenced(1.0, with_fence=False), start, restarts=0)
+    kept = solve(fenced(1.0), start, restarts=0)
+    assert kept.outcome == "met"
+    np.testing.assert_allclose(kept.x, alone.x, rtol=0.0, atol=1e-12)
+    assert (kept.nit, kept.nfev) == (alone.nit, alone.nfev)  # no level held: one level's work
+
+
+@pytest.mark.parametrize("method", LEVELLED)
+def test_a_fence_the_levels_below_would_cross_holds(method: str) -> None:
+    start = np.array([0.1, 0.2, 0.3])
+    alone = solve(fenced(0.0, with_fence=False), start, restarts=0, method=method)
+    problem = fenced(0.0)
+    assert problem.effector_states(alone.x)[0][0][1] > 0.1  # the hand alone takes it out
+    kept = solve(problem, start, restarts=0, method=method)
+    points = problem.effector_states(kept.x)[0]
+    assert points[0][1] <= 1e-9
+    assert np.linalg.norm(points[1] - HAND_TARGET) <= 1e-8  # met with the elbow down
