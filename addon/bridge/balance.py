@@ -21,7 +21,7 @@ import numpy as np
 from ...solver import CentreOfMass, Constraint, goals
 from ..errors import BlenderDataError
 from .arrays import Array
-from .bone_ends import end_local
+from .bone_ends import end_local, reads_joints
 from .rig import Rig
 
 BALANCE = "Balance"
@@ -121,13 +121,14 @@ def centre_of_mass(obj: Any, rig: Rig) -> CentreOfMass:
     """
     joints, bones = obj.reach.joints, obj.data.bones
     masses: dict[str, float] = {}
+    tails_off = reads_joints(obj.data)  # once, not per bone
     points: dict[str, tuple[float, float, float]] = {}
     for segment in rig.figure.segments:
         joint, bone = joints.get(segment.name), bones.get(segment.name)
         if joint is None or bone is None or not joint.mass > 0.0:
             continue
         masses[segment.name] = float(joint.mass)
-        x, y, z = (end_local(bone) / 2.0).to_tuple()
+        x, y, z = (end_local(bone, tails_off) / 2.0).to_tuple()
         points[segment.name] = (x, y, z)
     if not masses:
         raise BlenderDataError(

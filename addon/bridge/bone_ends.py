@@ -137,15 +137,18 @@ def next_joint(bone: Any) -> Any | None:
     return max(children, key=lambda c: len(c.children_recursive)) if sizes[0] > sizes[1] else None
 
 
-def end_local(bone: Any) -> Vector:
+def end_local(bone: Any, joints: bool | None = None) -> Vector:
     """Where the bone ends on the body, in its own rest frame (armature units, Y along it).
 
     Its tail (at most :func:`joint_spacing` along it, :func:`tail_length`); on an armature
     that :func:`reads_joints`, the joint its limb continues into, a leaf named as an end
     joint its head, another leaf along its own axis, at most its parent's spacing (the
     importer's length says nothing of where its body part ends).
+
+    ``joints``: :func:`reads_joints` of its armature, where a loop over its bones read it
+    once (None: read here).
     """
-    if reads_joints(bone.id_data):
+    if reads_joints(bone.id_data) if joints is None else joints:
         rest: Matrix = bone.matrix_local.inverted()
         child = next_joint(bone)
         if child is not None:
@@ -175,20 +178,20 @@ def where(bone: Any) -> str:
     return f"its parent's joints' spacing along it (it is {times:.1f}× that long)"
 
 
-def extent(bone: Any) -> float:
+def extent(bone: Any, joints: bool | None = None) -> float:
     """The length of the bone's part of the body: from its head to :func:`end_local`."""
-    return float(end_local(bone).length)
+    return float(end_local(bone, joints).length)
 
 
-def end(bone: Any, matrix: Matrix) -> Vector:
+def end(bone: Any, matrix: Matrix, joints: bool | None = None) -> Vector:
     """The bone's end on the body in the frame ``matrix`` maps its own into.
 
     ``matrix``: the bone's matrix (``bone.matrix_local`` at rest, ``pose_bone.matrix``
     on the pose, either times the armature's world matrix).
     """
-    return matrix @ end_local(bone)
+    return matrix @ end_local(bone, joints)
 
 
-def middle(bone: Any, matrix: Matrix) -> Vector:
+def middle(bone: Any, matrix: Matrix, joints: bool | None = None) -> Vector:
     """The midpoint of the bone's part of the body (:func:`end`), in ``matrix``'s frame."""
-    return matrix @ (end_local(bone) / 2.0)
+    return matrix @ (end_local(bone, joints) / 2.0)

@@ -15,7 +15,7 @@ import numpy as np
 
 from ...solver import Comfort, rotations
 from .arrays import Array
-from .bone_ends import middle
+from .bone_ends import middle, reads_joints
 from .pose import read_pose
 from .rig import Rig
 
@@ -86,7 +86,8 @@ def carried_weights(obj: Any, rig: Rig) -> Array:
     # In the armature's own units, as the pose's locations are.
     index = {b.name: k for k, b in enumerate(bones)}
     masses = np.array([own[b.name] for b in bones])
-    middles = np.array([middle(b, b.matrix_local).to_tuple() for b in bones])
+    tails_off = reads_joints(obj.data)  # once, not per bone
+    middles = np.array([middle(b, b.matrix_local, tails_off).to_tuple() for b in bones])
     layout = {entry.name: entry for entry in rig.layout}
     below = _carried(bones)
     for segment in rig.figure.segments:

@@ -19,7 +19,7 @@ from typing import Any
 from mathutils import Vector
 
 from .body import limb_part
-from .bone_ends import end, extent, middle
+from .bone_ends import end, extent, middle, reads_joints
 from .rigify_names import body_name
 
 BODY_MASS = 70.0
@@ -36,7 +36,8 @@ def size(obj: Any) -> float:
     """The armature's longest extent at rest along a world axis [m] (its height, standing)."""
     world = obj.matrix_world
     bones = obj.data.bones
-    points = [world @ p for b in bones for p in (b.head_local, end(b, b.matrix_local))]
+    tails_off = reads_joints(obj.data)  # once, not per bone
+    points = [world @ p for b in bones for p in (b.head_local, end(b, b.matrix_local, tails_off))]
     if not points:
         return 0.0
     return float(max(max(p[k] for p in points) - min(p[k] for p in points) for k in range(3)))
@@ -50,10 +51,12 @@ def default_masses(obj: Any, bones: Iterable[str]) -> dict[str, float]:
     parts = {name: limb_part(body_name(name)) for name in names}
     masses = {n: total * SHARES[p[0]] for n, p in parts.items() if p is not None}
     rest = [n for n in names if n not in masses]
-    length = sum(extent(data[n]) for n in rest)
+    tails_off = reads_joints(obj.data)  # once, not per bone
+    extents = {n: extent(data[n], tails_off) for n in rest}
+    length = sum(extents.values())
     left = max(total - sum(masses.values()), 0.0)
     for name in rest:
-        masses[name] = left * extent(data[name]) / length if length > 0.0 else 0.0
+        masses[name] = left * extents[name] / length if length > 0.0 else 0.0
     return masses
 
 
@@ -63,10 +66,11 @@ def centre_of_mass(obj: Any) -> tuple[Vector, float] | None:
     bones = obj.pose.bones
     total = 0.0
     weighted = Vector((0.0, 0.0, 0.0))
+    tails_off = reads_joints(obj.data)  # once, not per bone
     for joint in obj.reach.joints:
         pose_bone = bones.get(joint.name)
         if pose_bone is None or joint.mass <= 0.0:
             continue
         total += joint.mass
-        weighted += joint.mass * (world @ middle(pose_bone.bone, pose_bone.matrix))
+        weighted += joint.mass * (world @ middle(pose_bone.bone, pose_bone.matrix, tails_off))
     return None if total <= 0.0 else (weighted / total, total)

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from .arrays import Array
-from .bone_ends import end
+from .bone_ends import end, reads_joints
 
 __all__ = ["holds_sole", "sole_points", "support_points"]
 
@@ -36,8 +36,9 @@ def sole_points(obj: Any, bone: Any, effector: Sequence[float]) -> Array:
     """
     inverse = bone.matrix_local.inverted()
     points = []
+    tails_off = reads_joints(obj.data)  # once, not per bone
     for each in (bone, *bone.children_recursive):
-        points += [each.head_local, end(each, each.matrix_local)]
+        points += [each.head_local, end(each, each.matrix_local, tails_off)]
     local = np.array([tuple(inverse @ point) for point in points]) - np.asarray(effector)
     scale = float(np.mean(tuple(obj.matrix_world.to_scale())))
     result: Array = local * scale
