@@ -28,9 +28,10 @@ def leaf_jacobians(pose: Evaluated, parts: Parts, jacobian: Jacobian) -> FloatAr
     """
     if parts.single:
         return jacobian.jacobians(pose.points, pose.x, pose.y, pose.axes, pose.pivots)
-    # A plain effector's part has its axes; a centre of mass's axes do not move.
-    part_x, part_y = pose.x[parts.leaf], pose.y[parts.leaf]
-    return parts.gather(jacobian.jacobians(pose.at, part_x, part_y, pose.axes, pose.pivots))
+    # A plain effector's axes turn with it; a centre of mass's are the world's.
+    x = np.where(parts.massed[:, None], 0.0, pose.x)
+    y = np.where(parts.massed[:, None], 0.0, pose.y)
+    return jacobian.gathered(pose.at, parts.sums, parts.first, x, y, pose.axes, pose.pivots)
 
 
 def gauss_newton_factor(

@@ -306,6 +306,47 @@ class Jacobian:
         result: FloatArray = np.einsum("nmi,mij->nmj", jacobian, factors).reshape(n, 9 * m)
         return result
 
+    def gathered(
+        self,
+        points: FloatArray,
+        sums: FloatArray,
+        first: IntArray,
+        x: FloatArray,
+        y: FloatArray,
+        axes: FloatArray,
+        pivots: FloatArray,
+    ) -> FloatArray:
+        """Each leaf's Jacobian over (δr, δx, δy) from its parts' points, shape (n_v, m, 9).
+
+        A leaf's point is ``Σ sₖ rₖ`` over its parts, so its row for a DOF of twist (u, w)
+        is ``Σ sₖ mₖ (u × rₖ + w) = u × (Σ sₖ mₖ rₖ) + (Σ sₖ mₖ) w`` (mₖ whether the DOF
+        moves part k): two products with the shares, whatever the number of parts, where
+        :meth:`jacobians` of every part and their sum would cost nine columns a part. Its
+        axes turn as its first part's (``u × x``): a centre of mass's ``x`` and ``y`` are
+        zero, its axes the world's.
+
+        Args:
+            points: Each part's world point, shape (K, 3).
+            sums: The parts' shares by leaf (:attr:`.parts.Parts.sums`), shape (m, K).
+            first: Each leaf's first part, shape (m,).
+            x: Each leaf's turning x axis (zero where it does not turn), shape (m, 3).
+            y: Its y axis alike, shape (m, 3).
+            axes: Each variable's world axis, shape (n_v, 3).
+            pivots: Each variable's world pivot, shape (n_v, 3).
+        """
+        spin, shift = self._twists(axes, pivots)
+        n, m = self.moves.shape[0], sums.shape[0]
+        weighted = (sums[:, :, None] * points[None, :, :]).transpose(1, 0, 2)  # (K, m, 3)
+        centres = (self.moves @ weighted.reshape(len(points), 3 * m)).reshape(n, m, 3)
+        share = self.moves @ sums.T  # Σ sₖ mₖ, (n, m)
+        result = np.empty((n, m, 9))
+        turning = spin[:, None, :]
+        result[:, :, :3] = _crossed(turning, centres) + share[:, :, None] * shift[:, None, :]
+        moved = self.moves[:, first][:, :, None]
+        result[:, :, 3:6] = _crossed(turning, x[None, :, :]) * moved
+        result[:, :, 6:] = _crossed(turning, y[None, :, :]) * moved
+        return result
+
     def jacobians(
         self, points: FloatArray, x: FloatArray, y: FloatArray, axes: FloatArray, pivots: FloatArray
     ) -> FloatArray:
@@ -317,3 +358,16 @@ class Jacobian:
         jacobian *= self.moves[:, :, None]
         result: FloatArray = jacobian
         return result
+
+
+def _crossed(a: FloatArray, b: FloatArray) -> FloatArray:
+    """The cross products of two broadcast arrays of 3-vectors (last axis)."""
+    result: FloatArray = np.stack(
+        [
+            a[..., 1] * b[..., 2] - a[..., 2] * b[..., 1],
+            a[..., 2] * b[..., 0] - a[..., 0] * b[..., 2],
+            a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0],
+        ],
+        axis=-1,
+    )
+    return result

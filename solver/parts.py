@@ -54,6 +54,12 @@ class Parts:
         result[self.leaf, np.arange(self.leaf.shape[0])] = self.share
         return result
 
+    @cached_property
+    def first(self) -> IntArray:
+        """Each leaf's first part, shape (m,)."""
+        found: IntArray = np.searchsorted(self.leaf, np.arange(self.massed.shape[0]))
+        return found
+
     @classmethod
     def of(cls, figure: Figure, leaves: Sequence[Constraint], segments: IntArray) -> Parts:
         """The parts of ``leaves``, a plain effector's in ``segments`` (its own segment)."""
@@ -101,8 +107,7 @@ class Parts:
             y = y / np.sqrt((y * y).sum(axis=1))[:, None]
         if self.single:
             return points, x, y, points
-        m = self.massed.shape[0]
-        first = np.searchsorted(self.leaf, np.arange(m))
+        first = self.first
         leaf_points = self.sums @ points
         leaf_x, leaf_y = x[first], y[first]
         leaf_x[self.massed] = (1.0, 0.0, 0.0)
@@ -120,15 +125,3 @@ class Parts:
         if torque is not None:
             part_torque = torque[self.leaf] * ~self.massed[self.leaf][:, None]
         return part_force, part_torque, coefficient[self.leaf]
-
-    def gather(self, jacobians: FloatArray) -> FloatArray:
-        """Each leaf's Jacobian over (δr, δx, δy) from its parts': shape (n, m, 9).
-
-        Args:
-            jacobians: Each part's, shape (n, K, 9).
-        """
-        if self.single:
-            return jacobians
-        result: FloatArray = np.matmul(self.sums, jacobians)  # (m, K) @ (n, K, 9) per DOF
-        result[:, self.massed, 3:] = 0.0  # a centre of mass's axes are the world's
-        return result

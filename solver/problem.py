@@ -311,6 +311,21 @@ class Problem:
         other._weighting = None
         return other
 
+    def weighed(self, factors: Mapping[int, float]) -> Problem:
+        """The same problem with some leaves' weights multiplied, by leaf index.
+
+        Args:
+            factors: Factor > 0 by leaf index (position in :attr:`leaves`).
+        """
+        weights = self._weights.copy()
+        for index, factor in factors.items():
+            weights[index] *= factor
+        other = self._copied()
+        other._weights = weights
+        other._evaluated = None
+        other._weighting = None
+        return other
+
     def with_member(self, term: int, member: int) -> Problem:
         """The same problem with disjunctive term ``term`` held to one of its members.
 

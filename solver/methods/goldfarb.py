@@ -12,9 +12,9 @@ from typing import ClassVar
 
 import numpy as np
 
-from .._checks import FloatArray
+from .._checks import FloatArray, IntArray
 from ..exceptions import SolverInputError
-from ..goals import HalfSpace
+from ..goals import Goal, HalfSpace, Plane
 from ..kernel import SettleStatus
 from ..optimizer.budget import Budget, Reporter
 from ..optimizer.compiled_gauss_newton import (
@@ -23,7 +23,7 @@ from ..optimizer.compiled_gauss_newton import (
     gauss_newton_descent,
 )
 from ..optimizer.goldfarb import descend
-from ..optimizer.levels import descend_levels, has_levels
+from ..optimizer.levels import Level, descend_levels, has_levels
 from ..optimizer.metric import GaussNewtonStep
 from ..optimizer.projection import active_rows, multipliers
 from ..optimizer.relax import ComfortAim, Rounds, Settler, relax
@@ -36,6 +36,21 @@ __all__ = ["START_METRICS", "Goldfarb"]
 
 START_METRICS = ("gauss_newton", "identity")
 """Names accepted by ``Goldfarb(start_metric=...)``."""
+FENCE_PASSES = 5
+"""Most solves of the last level beside its fences (:meth:`Goldfarb.fences_kept`): the
+first with each at its place, then with those a point ended outside of moved in."""
+FENCE_DEPTH = 1e-6
+"""How far inside a fence, as a share of the longest chain, a moved fence aims its point:
+above the linear model's error, far below what a view of the pose shows."""
+FENCE_BAND = 1e-4
+"""A fence whose point lies within this share of the longest chain of it is held as a plane
+while the pose relaxes toward comfort (:meth:`Goldfarb.fenced_level`)."""
+FENCE_SLOPE = 0.1
+"""The least slope :func:`next_shift` takes of a point's height against its fence's shift."""
+FENCE_WEIGHT = 10.0
+"""A fence weighs this many times its own weight in the last level's solve: goals pull its
+point past it a tenth as far as past a goal of their weight, and the solve stays about as
+well conditioned as the goals' own."""
 
 
 @dataclass(frozen=True)
@@ -79,42 +94,130 @@ class Goldfarb(Method):
             kept = self.fences_kept(leg)
             if isinstance(kept, Descent):
                 return kept
-            return self.by_levels(replace(leg, budget=kept))
+            return self.by_levels(kept)
         step = self.compiled(leg.problem, leg.scaled)
         first = self.goals(leg.problem, leg.scaled, leg.start, leg.budget, step, leg.reporter)
         first = self.unstuck(leg, first, step)
         return self.relaxed(leg.problem, leg.scaled, first, leg.budget, step)
 
-    def fences_kept(self, leg: Leg) -> Descent | Budget:
-        """The levels' descent in one level's time where the levels above the last are fences.
+    def fences_kept(self, leg: Leg) -> Descent | Leg:
+        """The levels' descent in a few solves of one level where the levels above are fences.
 
-        Levels of half-space goals alone (Balance's) are at their least, G = 0, wherever
-        their points are inside. So the last level is solved first as if they were not there
-        (one descent, relaxed toward comfort); if it ends with every point inside, that pose
-        is also the levels' lexicographic optimum. Otherwise, or where the levels are others,
-        the budget the levels' descent has left.
+        Levels of half-space goals alone (Balance's fences) are at their least, G = 0,
+        wherever their points are inside. So the last level is solved with the fences
+        beside its goals, each :data:`FENCE_WEIGHT` times its own weight, and relaxed toward
+        comfort (:meth:`fenced_level`). Where that meets the goals with every point inside, every
+        fence's G is 0 and the pose is the levels' lexicographic optimum; so it is where
+        every point ends strictly inside (no fence pulls). Where goals pull a point past its
+        fence (goals the fence keeps out of reach), the fence's half-space moves inside
+        until the point ends just inside the fence (:func:`next_shift`): the method of
+        multipliers (Hestenes 1969; Powell 1969), the shift standing for the fence's
+        multiplier. The first of at most :data:`FENCE_PASSES` passes that ends so is kept.
+        Otherwise, or where the levels are others, the levels' descent from the solve's
+        start, with the budget left.
         """
         problem, budget = leg.problem, leg.budget
         leaves, levels = problem.leaves, leaves_by_level(problem)
-        fences = levels[:-1]
+        fences = [int(i) for rows in levels[:-1] for i in rows]
         if not fences or not all(
-            isinstance(leaves[int(i)].goal, HalfSpace) and not leaves[int(i)].pinned
-            for rows in fences
-            for i in rows
+            isinstance(leaves[i].goal, HalfSpace) and not leaves[i].pinned for i in fences
         ):
-            return budget
-        below = problem.only(levels[-1])
-        scaled = Scaled(leg.scaled.space, weight_scale(below))
-        step = self.compiled(below, scaled)
-        inner = replace(leg, problem=below, scaled=scaled, reporter=None)
-        first = self.goals(below, scaled, leg.start, budget, step)
-        found = self.relaxed(below, scaled, self.unstuck(inner, first, step), budget, step)
+            return leg
         ranked = levels_of(leg, curvature=False)
-        if any(level.objective(found.phi)[0] != 0.0 for level in ranked[: len(fences)]):
-            left = max(budget.max_iterations - found.iterations, 1)
-            return Budget(budget.tolerance, left, budget.deadline, budget.goal_value)
+        depth = FENCE_DEPTH * float(np.max(problem.chain_lengths, initial=1.0))
+        shifts = dict.fromkeys(fences, 0.0)  # fence leaf: how far inside itself it is moved
+        ended: dict[int, tuple[float, float]] = {}  # its last pass's shift and point's height
+        spent = 0
+        found: Descent | None = None
+        for _ in range(FENCE_PASSES):
+            left = Budget(
+                budget.tolerance,
+                max(budget.max_iterations - spent, 1),
+                budget.deadline,
+                budget.goal_value,
+            )
+            start = leg.start if found is None else found.phi
+            found = self.fenced_level(leg, levels[-1], shifts, start, left)
+            spent += found.iterations
+            heights = fence_heights(problem, leg.scaled.space.theta(found.phi))
+            inside = all(
+                level.objective(found.phi)[0] <= (level.goal or 0.0)
+                for level in ranked[: len(levels) - 1]
+            )
+            # goals unmet are at their least where no fence pushes: every point strictly
+            # inside, no fence moved in
+            free = all(heights[i] > 0.0 and not shifts[i] for i in fences)
+            if inside and (free or left.met(found.value)):
+                return self.fenced(leg, replace(found, iterations=spent), ranked)
+            if inside:
+                break  # goals unmet beside a fence: the levels' descent tells a better pose
+            if spent >= budget.max_iterations or time.perf_counter() >= (budget.deadline or np.inf):
+                break
+            for i in fences:
+                if heights[i] < 0.0 or shifts[i]:
+                    ended[i], shifts[i] = (
+                        (shifts[i], heights[i]),
+                        next_shift(shifts[i], heights[i], ended.get(i), depth),
+                    )
+        rest = Budget(
+            budget.tolerance,
+            max(budget.max_iterations - spent, 1),
+            budget.deadline,
+            budget.goal_value,
+        )
+        return replace(leg, budget=rest)
+
+    def fenced_level(
+        self,
+        leg: Leg,
+        level: IntArray,
+        shifts: dict[int, float],
+        start: FloatArray,
+        budget: Budget,
+    ) -> Descent:
+        """``level``'s goals beside the fences, solved as one level and relaxed toward comfort.
+
+        Each fence leaf in ``shifts`` is a half-space that far inside the fence, weighing
+        :data:`FENCE_WEIGHT` times the fence. A half-space pulls nothing while its point is
+        inside, so comfort's steps, which keep to what pulls (:mod:`.optimizer.relax`),
+        would carry a point on its boundary out; for the relaxation, each fence whose point
+        the descent left within :data:`FENCE_BAND` of it becomes the plane through that
+        point, and comfort acts along it.
+        """
+        problem, leaves = leg.problem, leg.problem.leaves
+        rows = np.concatenate([level, np.array(list(shifts), np.intp)])
+        fences: dict[int, HalfSpace] = {}
+        for i, shift in shifts.items():
+            fence = leaves[i].goal
+            assert isinstance(fence, HalfSpace)
+            fences[i] = HalfSpace(fence.point + shift * fence.normal, fence.normal)
+        heavier = problem.weighed(dict.fromkeys(shifts, FENCE_WEIGHT))
+        below = heavier.with_goals(fences).only(rows)
+        scaled = replace(leg.scaled, weight=weight_scale(below))  # its comfort kept
+        step = self.compiled(below, scaled)
+        inner = replace(leg, problem=below, scaled=scaled, reporter=None, budget=budget)
+        first = self.unstuck(inner, self.goals(below, scaled, start, budget, step), step)
+        if scaled.comfort is None:
+            return first
+        band = FENCE_BAND * float(np.max(problem.chain_lengths, initial=1.0))
+        heights = fence_heights(below, scaled.space.theta(first.phi))
+        planes: dict[int, Goal] = {
+            i: Plane(fences[i].point + heights[i] * fences[i].normal, fences[i].normal)
+            for i in shifts
+            if heights[i] <= band
+        }
+        if planes:
+            below = heavier.with_goals({**fences, **planes}).only(rows)
+            step = self.compiled(below, scaled)
+            value, gradient = scaled.objective(below)(first.phi)
+            first = replace(first, value=value, gradient=gradient)
+        return self.relaxed(below, scaled, first, budget, step)
+
+    @staticmethod
+    def fenced(leg: Leg, found: Descent, ranked: list[Level]) -> Descent:
+        """``found`` as the levels' descent of ``leg``: its value, rows and levels theirs."""
         space = leg.scaled.space
-        value, gradient = leg.scaled.objective(problem)(found.phi)
+        value, gradient = leg.scaled.objective(leg.problem)(found.phi)
         active = active_rows(found.phi, space)
         if leg.reporter is not None:
             leg.reporter(found.phi, value)
@@ -350,6 +453,32 @@ def compiled_settle(
         found.iterations,
         found.status is SettleStatus.SETTLED,
     )
+
+
+def fence_heights(problem: Problem, theta: FloatArray) -> dict[int, float]:
+    """How far each half-space goal's point lies inside its plane (< 0: outside), by leaf."""
+    points = problem.effector_states(theta)[0]
+    heights = {}
+    for i, leaf in enumerate(problem.leaves):
+        if isinstance(leaf.goal, HalfSpace):
+            heights[i] = float(leaf.goal.normal @ (points[i] - leaf.goal.point))
+    return heights
+
+
+def next_shift(
+    shift: float, height: float, previous: tuple[float, float] | None, depth: float
+) -> float:
+    """How far inside a fence to move it so that its point ends ``depth`` inside the fence.
+
+    The point's height is taken as linear in the shift: its slope the secant through the
+    last two passes where they differ, else 1 (the method of multipliers' update), never
+    below :data:`FENCE_SLOPE` (a point that hardly follows its fence is moved no further
+    than that share would ask). A fence is never moved outward.
+    """
+    slope = 1.0
+    if previous is not None and previous[0] != shift:
+        slope = (height - previous[1]) / (shift - previous[0])
+    return max(shift + (depth - height) / min(max(slope, FENCE_SLOPE), 1.0), 0.0)
 
 
 BEND = 0.05

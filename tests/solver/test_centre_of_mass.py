@@ -7,7 +7,8 @@ import pytest
 from helpers import FD_TOLERANCE, central_difference, raises_input_error, relative_error
 from problems import random_problem
 
-from solver import CentreOfMass, Constraint, Problem, goals, solve
+from solver import CentreOfMass, Comfort, Constraint, Problem, goals, solve
+from solver.methods.goldfarb import FENCE_SLOPE, Goldfarb, next_shift
 from tests.fixtures.models import feet_pins, human_figure, palm_goal
 
 POINT_GOALS = ("Position", "Line", "Plane", "HalfSpace")
@@ -106,14 +107,20 @@ def support_half_spaces() -> list[goals.HalfSpace]:
     return [goals.HalfSpace(point, normal) for point, normal in edges]
 
 
+def trunk_heavy(figure) -> CentreOfMass:
+    """The human's centre of mass, its pelvis and spine 7 kg a segment, the rest 1 kg."""
+    return CentreOfMass(
+        {
+            s.name: 1.0 + (s.name in ("pelvis", "spine1", "spine2", "spine3")) * 6.0
+            for s in figure.segments
+        }
+    )
+
+
 def test_balance_keeps_the_centre_of_mass_over_the_feet_while_a_hand_reaches() -> None:
     figure = human_figure()
     theta = np.zeros(figure.n_dofs)
-    masses = {
-        s.name: 1.0 + (s.name in ("pelvis", "spine1", "spine2", "spine3")) * 6.0
-        for s in figure.segments
-    }
-    body = CentreOfMass(masses)
+    body = trunk_heavy(figure)
     pins = feet_pins(figure, theta)
     reach = palm_goal(figure, theta, (0.0, -0.75, -0.3))
     feet = np.array([p.goal.point for p in pins])
@@ -136,6 +143,65 @@ def test_balance_keeps_the_centre_of_mass_over_the_feet_while_a_hand_reaches() -
         problem.effector_states(theta)[0][6] - hand
     )
     assert np.abs(problem.effector_states(result.x)[0][:2] - feet).max() <= 1e-9
+
+
+def test_balance_that_goals_meet_costs_a_few_solves_of_one_level_and_keeps_comfort(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    figure = human_figure()
+    theta = np.zeros(figure.n_dofs)
+    body = trunk_heavy(figure)
+    # the feet held as goals beside the hand (contacts, as Balance's are), not as pins
+    feet = [Constraint(p.effector, p.goal, priority=1) for p in feet_pins(figure, theta)]
+    reach = palm_goal(figure, theta, (0.0, -0.45, -0.5))
+    reaching = Constraint(reach.effector, reach.goal, priority=1)
+    balance = [Constraint(body, half) for half in support_half_spaces()]
+    problem = Problem(figure, [*feet, *balance, reaching])
+    low, high = SUPPORT
+
+    def outside(pose: np.ndarray) -> float:
+        point = problem.effector_states(pose)[0][2][:2]
+        return float(max(np.max(low - point), np.max(point - high)))
+
+    plain = solve(Problem(figure, [*feet, reaching]), theta)
+    assert outside(plain.x) > 0.01  # the reach alone tips the body over the toes
+    levels = []
+    monkeypatch.setattr(
+        Goldfarb, "by_levels", lambda self, leg: levels.append(leg) or pytest.fail("levels")
+    )
+    comfort = Comfort(np.zeros(figure.n_dofs))
+    kept = solve(problem.with_comfort(comfort), theta)
+    stiff = solve(problem, theta)
+    for result in (kept, stiff):
+        assert result.outcome == "met"
+        assert outside(result.x) <= 0.0  # inside every fence, not to a tolerance
+    assert not levels
+    # comfort still acts where balance leaves freedom: the pose is nearer rest
+    assert float(kept.x @ kept.x) < float(stiff.x @ stiff.x) - 0.05
+
+
+def test_a_fence_moves_in_to_bring_its_point_just_inside() -> None:
+    depth = 1e-6
+    for slope in (1.0, 0.6, 0.2):
+        pulled = -0.03  # where the goals leave the point with the plane at the fence
+
+        def height(shift: float, slope: float = slope, pulled: float = pulled) -> float:
+            return pulled + slope * shift
+
+        shift, previous = 0.0, None
+        for _ in range(2):
+            shift, previous = (
+                next_shift(shift, height(shift), previous, depth),
+                (
+                    shift,
+                    height(shift),
+                ),
+            )
+        assert height(shift) == pytest.approx(depth, abs=1e-15)
+    # a point that hardly follows its fence is moved no further than the least slope asks
+    assert next_shift(0.0, -0.01, (0.5, -0.01 - 0.5 * 1e-6), 0.0) == pytest.approx(
+        0.01 / FENCE_SLOPE
+    )
 
 
 @pytest.mark.parametrize(
