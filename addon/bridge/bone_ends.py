@@ -29,6 +29,7 @@ __all__ = [
     "middle",
     "next_joint",
     "reads_joints",
+    "turns_back",
     "where",
 ]
 
@@ -142,8 +143,9 @@ def end_local(bone: Any, joints: bool | None = None) -> Vector:
 
     Its tail (at most :func:`joint_spacing` along it, :func:`tail_length`); on an armature
     that :func:`reads_joints`, the joint its limb continues into, a leaf named as an end
-    joint its head, another leaf along its own axis, at most its parent's spacing (the
-    importer's length says nothing of where its body part ends).
+    joint or whose axis :func:`turns_back` its head, another leaf along its own axis, at
+    most its parent's spacing (the importer's length says nothing of where its body part
+    ends).
 
     ``joints``: :func:`reads_joints` of its armature, where a loop over its bones read it
     once (None: read here).
@@ -154,12 +156,23 @@ def end_local(bone: Any, joints: bool | None = None) -> Vector:
         if child is not None:
             return rest @ Vector(child.head_local)
         if not bone.children and bone.parent is not None:
-            if END_NAME.search(bone.name):
+            if END_NAME.search(bone.name) or turns_back(bone):
                 return Vector((0.0, 0.0, 0.0))
             spacing = float((bone.head_local - bone.parent.head_local).length)
             if spacing > 0.0:
                 return Vector((0.0, min(float(bone.length), spacing), 0.0))
     return Vector((0.0, tail_length(bone), 0.0))
+
+
+def turns_back(bone: Any) -> bool:
+    """Whether the bone's axis points back from the way its parent's joint leads to it.
+
+    A leaf's axis is then no guess of where its body part ends (an importer that points
+    every bone one way, as a paw's toes pointing up): its end is its own joint.
+    """
+    lead = bone.head_local - bone.parent.head_local
+    axis = bone.tail_local - bone.head_local
+    return bool(lead.length > 0.0 and axis.length > 0.0 and axis.dot(lead) < 0.0)
 
 
 def where(bone: Any) -> str:
@@ -172,8 +185,10 @@ def where(bone: Any) -> str:
     child = next_joint(bone)
     if child is not None:
         return f"the joint of '{child.name}' (the armature's tails are not at its joints)"
-    if point.length == 0.0:
+    if point.length == 0.0 and END_NAME.search(bone.name):
         return "its head (it marks where the body ends)"
+    if point.length == 0.0:
+        return "its head (its axis points back from its limb, so says nothing of its end)"
     times = bone.length / point.length
     return f"its parent's joints' spacing along it (it is {times:.1f}× that long)"
 

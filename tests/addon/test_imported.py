@@ -137,6 +137,22 @@ def test_the_wolfs_centre_of_mass_is_inside_its_body(reach, skeletons) -> None:
     assert paws < centre.z < spine
 
 
+def test_a_toe_whose_axis_points_back_up_its_leg_ends_at_its_joint(reach, skeletons, capfd):
+    obj = figure(skeletons, imported_skeletons.ANIMALS[0])
+    toes = [b for b in obj.data.bones if b.name.startswith(("f_", "r_")) and not b.children]
+    assert len(toes) == 16
+    for toe in toes:
+        # the importer points it up, back along its foot: its tail is no toe tip
+        assert (obj.matrix_world @ toe.tail_local).z > (obj.matrix_world @ toe.head_local).z
+        assert (tail_effector(reach, obj, toe.name) - joint(obj, toe.name)).length <= 1e-6
+    capfd.readouterr()
+    toe = toes[0].name
+    assert bpy.ops.reach.add_constraint(armature=obj.name, bone=toe, name="paw") == {"FINISHED"}
+    assert "'paw''s tail effector is at its head (its axis points back" in capfd.readouterr().out
+    goal = obj.reach.constraints["paw"].goal
+    assert (goal.matrix_world.translation - joint(obj, toe)).length <= 1e-5  # float32
+
+
 @pytest.mark.parametrize("kind", ("human", "basic_human", "wolf", "bird", "shark"))
 def test_a_blender_built_rigs_tail_effectors_are_its_tails(reach, kind, capfd) -> None:
     getattr(bpy.ops.object, f"armature_{kind}_metarig_add")()
