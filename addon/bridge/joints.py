@@ -22,9 +22,11 @@ __all__ = [
     "all_joint_settings",
     "bone_dofs",
     "euler_order",
+    "joint_dof_name",
     "joint_dofs",
     "joint_frame",
     "joint_settings",
+    "locked_joint_dofs",
 ]
 
 
@@ -106,6 +108,26 @@ def bone_dofs(pose_bone: Any, order: str, *, translates: bool, lock: bool) -> li
     return dofs
 
 
+def joint_dof_name(bone: str, axis: str) -> str:
+    """The name of a joint's rotation about its own ``axis`` (X, Y or Z) as a DOF."""
+    return f"{bone} joint rotation {axis}"
+
+
+def locked_joint_dofs(obj: Any, names: list[str]) -> list[int]:
+    """The DOFs, among ``names`` (a figure's DOF names), of the joints' locked own axes.
+
+    A joint made a hinge locks its other two axes at zero, the rest pose's turn about them.
+    """
+    locked = {
+        joint_dof_name(joint.name, axis)
+        for joint in obj.reach.joints
+        if joint.use_axes
+        for k, axis in enumerate(AXES)
+        if joint.lock[k]
+    }
+    return [index for index, name in enumerate(names) if name in locked]
+
+
 def joint_dofs(joint: Any, frame: Array, order: str, held: bool) -> list[Dof]:
     """A joint's rotations about its own axes (the columns of ``frame``), with its limits."""
     name = joint.name
@@ -121,7 +143,7 @@ def joint_dofs(joint: Any, frame: Array, order: str, held: bool) -> list[Dof]:
                 lower=lower,
                 upper=upper,
                 rigidity=1.0 if held or joint.lock[k] else 0.0,
-                name=f"{name} joint rotation {axis}",
+                name=joint_dof_name(name, axis),
             )
         )
     return dofs

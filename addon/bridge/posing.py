@@ -32,6 +32,7 @@ from . import goals, solving
 from .arrays import Array
 from .comfort import comfort_of, comfort_settings
 from .goals import Setup
+from .joints import locked_joint_dofs
 from .keys import auto_key
 from .kinds import figure_rig
 from .pose import PoseWriter, changed_bones, settle
@@ -573,12 +574,16 @@ def clamp_moving(setup: Setup, theta: Array) -> Array:
 def clamp_pose(obj: Any, rig: Rig, view_layer: Any) -> list[str]:
     """Move the armature's pose into its limits (nearest pose inside them).
 
+    A joint's locked own axes go back to zero, where its hinge holds them.
+
     Returns:
         The bones that moved (only these are written; a control rig's controls).
     """
     figure = rig.figure
     theta = settle(rig, read_figure(obj, rig))
-    clamped = clamp_to_limits(theta, figure.limits, figure.lower, figure.upper)
+    locked = theta.copy()
+    locked[locked_joint_dofs(obj, [dof.name for dof in figure.dofs])] = 0.0
+    clamped = clamp_to_limits(locked, figure.limits, figure.lower, figure.upper)
     changed = changed_bones(rig, theta, clamped, threshold=0.0)
     if changed:
         rig.kind.writer(obj, rig, changed).write(obj, clamped, view_layer)

@@ -384,6 +384,41 @@ def test_human_limits_name_a_pose_outside_them_and_leave_it_for_clamp(reach, cap
     assert abs(twist) <= reach.addon.bridge.anatomy.RANGES["thigh"].twist + 1e-3
 
 
+def test_clamp_brings_a_hinges_locked_axes_back_to_zero(reach):
+    obj = rigs.metarig("basic")
+    assert bpy.ops.reach.figure_from_armature(armature=obj.name) == {"FINISHED"}
+    assert bpy.ops.reach.human_limits(armature=obj.name) == {"FINISHED"}
+    bridge = reach.addon.bridge
+    names = [dof.name for dof in bridge.kinds.figure_rig(obj).figure.dofs]
+    hinge = [names.index(f"forearm.L joint rotation {axis}") for axis in "XYZ"]
+    locked = [i for i in bridge.joints.locked_joint_dofs(obj, names) if i in hinge]
+    assert sorted(locked) == sorted(i for i in hinge if names[i][-1] != "X")  # bends about X
+    elbow = obj.pose.bones["forearm.L"]
+    elbow.rotation_mode = "QUATERNION"
+    # bent 40° about its hinge, and 2° about each other axis as an imported pose may be
+    turn = Quaternion((1.0, 0.0, 0.0), math.radians(-40.0))
+    off = Quaternion((0.0, 1.0, 0.0), math.radians(2.0)) @ Quaternion((0.0, 0.0, 1.0), 0.035)
+    elbow.rotation_quaternion = _hinge_turn(obj, "forearm.L", turn) @ off
+    bpy.context.view_layer.update()
+    theta = bridge.posing.read_figure(obj, bridge.kinds.figure_rig(obj))
+    assert max(abs(theta[i]) for i in locked) > math.radians(1.0)
+    bent = theta[next(i for i in hinge if i not in locked)]
+    limits = obj.reach.joints["forearm.L"]
+    assert limits.limit_min[0] + 0.1 < bent < limits.limit_max[0] - 0.1, bent  # inside the hinge
+    assert bpy.ops.reach.clamp_pose(armature=obj.name) == {"FINISHED"}
+    theta = bridge.posing.read_figure(obj, bridge.kinds.figure_rig(obj))
+    assert max(abs(theta[i]) for i in locked) <= 1e-6
+    assert theta[next(i for i in hinge if i not in locked)] == pytest.approx(bent, abs=0.01)
+
+
+def _hinge_turn(obj, bone: str, turn: Quaternion) -> Quaternion:
+    """``turn`` about the joint's own axes as the pose bone's rotation (its rest frame's)."""
+    axes = Quaternion(obj.reach.joints[bone].axes)
+    rest = obj.data.bones[bone].matrix_local.to_quaternion()
+    into_bone = rest.inverted() @ axes  # the joint's axes in the bone's rest frame
+    return into_bone @ turn @ into_bone.inverted()
+
+
 def test_human_limits_name_the_parts_they_cannot_place_and_set_the_rest(reach, capfd):
     obj = rigs.metarig("basic")
     bpy.context.view_layer.objects.active = obj
