@@ -26,12 +26,16 @@ from ..solver.rotations import matrix_quaternion
 from .bridge.anatomy import Ball, ball_limits, body_axes, human_body, knuckles, unit_rest
 from .bridge.arrays import Array
 from .bridge.body import PATTERNS
-from .bridge.posing import pose_outside
+from .bridge.joints import joint_dof_name
+from .bridge.kinds import figure_rig
+from .bridge.pose import settle
+from .bridge.posing import pose_outside, read_figure
 from .bridge.rest_limits import Hinge, rest_limits
 from .bridge.rig import armature_object, to_numpy
 from .errors import BlenderDataError
 from .joint_ops import JointOperator, joint_entry
 from .operator_base import ArmatureOperator, Result
+from .vocabulary import AXES
 
 FLEXION = math.radians(150.0)
 """How far a human elbow or knee bends from straight."""
@@ -165,6 +169,52 @@ def set_ball(joint: Any, ball: Ball) -> None:
         joint.polygon.add().value = vertex
 
 
+WIDEN = math.radians(10.0)
+"""The furthest a new limit is widened to keep the current pose inside it: an imported pose
+a few degrees past a body's range (an elbow 1° straighter than straight) is the animator's;
+further past it, Clamp to limits is offered instead."""
+_WIDEN_MARGIN = 1e-4
+"""How far past the pose a widened limit lies [rad]: single precision's rounding of both."""
+
+
+def _widen_to_pose(operator: Any, obj: Any, names: list[str]) -> None:
+    """Widen the new limits of the joints ``names`` to the current pose, within :data:`WIDEN`.
+
+    Each turn about a joint's own axis that lies past its least or most by at most
+    :data:`WIDEN` moves that bound to it, and the operator says which; a turn further
+    past, or a swing outside a joint's polygon, is left for :func:`_report_outside`.
+    """
+    rig = figure_rig(obj)
+    dofs = {dof.name: k for k, dof in enumerate(rig.figure.dofs)}
+    theta = settle(rig, read_figure(obj, rig))
+    widened = []
+    for name in names:
+        joint = obj.reach.joints.get(name)
+        if joint is None or not joint.use_axes:
+            continue
+        for k, axis in enumerate(AXES):
+            index = dofs.get(joint_dof_name(name, axis))
+            if index is None or not joint.use_limit[k]:
+                continue
+            turn = float(theta[index])
+            lower, upper = list(joint.limit_min), list(joint.limit_max)
+            if lower[k] - WIDEN <= turn < lower[k]:
+                lower[k] = turn - _WIDEN_MARGIN
+                joint.limit_min = lower
+            elif upper[k] < turn <= upper[k] + WIDEN:
+                upper[k] = turn + _WIDEN_MARGIN
+                joint.limit_max = upper
+            else:
+                continue
+            widened.append(f"{name} {axis} to {math.degrees(turn):.2f}°")
+    if widened:
+        operator.report(
+            {"INFO"},
+            f"widened {len(widened)} limits to the current pose, past a body's range by "
+            f"at most {math.degrees(WIDEN):.0f}°: {', '.join(widened)}",
+        )
+
+
 def _report_outside(operator: Any, obj: Any) -> None:
     """Warn, naming the limit, when the armature's pose lies outside its new limits."""
     outside = pose_outside(obj)
@@ -237,7 +287,8 @@ class REACH_OT_human_limits(ArmatureOperator, Operator):
     Elbows and knees bend one way; the spine, neck, head, clavicles, arms, wrists, thighs
     and ankles swing and twist as far as a body's do. The limbs are found by name (Rigify,
     Mixamo, UE mannequin, BVH), the rest by the skeleton's shape around them. The pose
-    stays as it is; a pose outside the new limits is named, for Clamp to limits.
+    stays as it is: a limit it lies a few degrees past is widened to it, and a pose further
+    outside is named, for Clamp to limits.
     """
 
     bl_idname = "reach.human_limits"
@@ -279,6 +330,7 @@ class REACH_OT_human_limits(ArmatureOperator, Operator):
                 f"human limits could not place {'; '.join(missing + list(skipped.values()))}; "
                 "limit them one by one (Hinge, Cone)",
             )
+        _widen_to_pose(self, obj, done)
         _report_outside(self, obj)
         return {"FINISHED"}
 
@@ -320,6 +372,7 @@ class REACH_OT_limits_from_rest(ArmatureOperator, Operator):
         )
         if found.skipped:
             self.report({"WARNING"}, f"limits from rest skipped {'; '.join(found.skipped)}")
+        _widen_to_pose(self, obj, sorted(found.joints))
         _report_outside(self, obj)
         return {"FINISHED"}
 

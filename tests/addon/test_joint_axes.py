@@ -384,6 +384,37 @@ def test_human_limits_name_a_pose_outside_them_and_leave_it_for_clamp(reach, cap
     assert abs(twist) <= reach.addon.bridge.anatomy.RANGES["thigh"].twist + 1e-3
 
 
+def test_human_limits_widen_a_limit_the_pose_lies_a_few_degrees_past_and_say_so(reach, capfd):
+    obj = rigs.metarig("basic")
+    assert bpy.ops.reach.figure_from_armature(armature=obj.name) == {"FINISHED"}
+    assert bpy.ops.reach.human_limits(armature=obj.name) == {"FINISHED"}
+    elbow = obj.pose.bones["forearm.L"]
+    elbow.rotation_mode = "QUATERNION"
+    # straighter than straight by 3°, as an imported pose may be
+    elbow.rotation_quaternion = _hinge_turn(
+        obj, "forearm.L", Quaternion((1.0, 0.0, 0.0), math.radians(3.0))
+    )
+    bpy.context.view_layer.update()
+    bridge = reach.addon.bridge
+    names = [dof.name for dof in bridge.kinds.figure_rig(obj).figure.dofs]
+    theta = bridge.posing.read_figure(obj, bridge.kinds.figure_rig(obj))
+    past = math.degrees(theta[names.index("forearm.L joint rotation X")])
+    assert -10.0 < past < -1.0  # past the hinge's least, 0°
+    assert "forearm.L joint rotation X" in bridge.posing.pose_outside(obj)
+    before = rigs.pose_channels(obj)
+    capfd.readouterr()
+    assert bpy.ops.reach.human_limits(armature=obj.name) == {"FINISHED"}
+    said = capfd.readouterr().out
+    assert "widened 1 limits to the current pose" in said
+    assert f"forearm.L X to {past:.2f}°" in said
+    assert "outside the new limits" not in said
+    assert bridge.posing.pose_outside(obj) == ""
+    assert rigs.pose_channels(obj) == before
+    assert math.degrees(obj.reach.joints["forearm.L"].limit_min[0]) == pytest.approx(past, abs=0.01)
+    assert bpy.ops.reach.add_constraint(armature=obj.name, bone="hand.L") == {"FINISHED"}
+    assert bpy.ops.reach.solve(armature=obj.name) == {"FINISHED"}  # the pose is a start
+
+
 def test_clamp_brings_a_hinges_locked_axes_back_to_zero(reach):
     obj = rigs.metarig("basic")
     assert bpy.ops.reach.figure_from_armature(armature=obj.name) == {"FINISHED"}
