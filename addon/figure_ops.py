@@ -26,6 +26,7 @@ from .bridge.pose import bone_angles
 from .bridge.rig import Rig, armature_object, to_numpy
 from .bridge.soles import holds_sole
 from .errors import BlenderDataError, no_bone
+from .joint_axes import body_frame
 from .operator_base import (
     ArmatureOperator,
     BoneOperator,
@@ -203,15 +204,85 @@ class REACH_OT_add_constraint(BoneOperator, Operator):
         if placed:
             self.report({"INFO"}, f"'{name}''s tail effector is at {placed}, not {bone}'s tail")
         if goal_type == "AIM":
-            entry.aim_axis = pointing_axis(obj.data.bones[bone])
+            entry.aim_axis, why = aim_axis(obj, bone)
             if entry.aim_axis != "POS_Y":
                 self.report(
                     {"INFO"},
                     f"'{name}' aims {bone}'s {entry.aim_axis.replace('_', ' ').lower()} "
-                    "axis, the way the bone runs to its next joint (Aim axis changes it)",
+                    f"axis, {why} (Aim axis changes it)",
                 )
         obj.reach.active_constraint = len(obj.reach.constraints) - 1
         return {"FINISHED"}
+
+
+FACE_DEPTH = 2
+"""How far below a bone its face's bones may lie (Rigify's head → face → nose) for an aim on
+it to look the way its face looks."""
+
+
+def aim_axis(obj: Any, bone: str) -> tuple[str, str]:
+    """An aim's default axis on ``bone`` (a key of :data:`.goals.AXIS_VECTORS`), and why.
+
+    The way the bone's face looks, where the rig says (:func:`face_direction`); else the
+    way the bone runs to its next joint (:func:`pointing_axis`).
+    """
+    data = obj.data.bones[bone]
+    face = face_direction(obj, bone)
+    if face is None:
+        return pointing_axis(data), "the way the bone runs to its next joint"
+    direction, why = face
+    return nearest_axis(data.matrix_local.to_3x3().inverted() @ direction), why
+
+
+def face_direction(obj: Any, bone: str) -> tuple[Vector, str] | None:
+    """The way the face on ``bone`` looks at rest (armature space), and what tells it; or None.
+
+    From the bone's joint to its nose's furthest joint, where a bone named nose lies
+    within :data:`FACE_DEPTH` below it; else toward its eyes' middle, off the way the bone
+    runs (a head rises toward its eyes as much as it faces them); else, on the head of a
+    body Human Limits reads, the body's front.
+    """
+    data = obj.data.bones[bone]
+    near = _below(data, FACE_DEPTH)
+    noses = [b for b in near if "nose" in b.name.lower()]
+    head = Vector(data.head_local)
+    if noses:
+        points = [Vector(b.head_local) for nose in noses for b in (nose, *nose.children_recursive)]
+        tip = max(points, key=lambda point: (point - head).length)
+        if (tip - head).length > 0.0:
+            return (tip - head).normalized(), "the way its face looks (toward its nose)"
+    eyes = [b for b in near if "eye" in b.name.lower()]
+    if eyes:
+        middle = sum((Vector(b.head_local) for b in eyes), Vector()) / len(eyes)
+        runs = (data.matrix_local.to_3x3() @ end_local(data)).normalized()
+        toward = middle - head
+        toward -= toward.dot(runs) * runs
+        if toward.length > 1e-6 * max(float(data.length), 1e-9):
+            return toward.normalized(), "the way its face looks (toward its eyes)"
+    joints, _ = human_body(obj)
+    if joints.get(bone, ("", ""))[0] == "head":
+        limbs = {n: key for n, key in joints.items() if key[0] in ("thigh", "upper_arm")}
+        try:
+            front = body_frame(obj, limbs)["front"]
+        except BlenderDataError:
+            return None
+        return Vector(front.tolist()), "the way its face looks (the body's front)"
+    return None
+
+
+def _below(bone: Any, depth: int) -> list[Any]:
+    """The bones at most ``depth`` levels below ``bone``."""
+    found, level = [], list(bone.children)
+    for _ in range(depth):
+        found += level
+        level = [child for b in level for child in b.children]
+    return found
+
+
+def nearest_axis(direction: Vector) -> str:
+    """The key of :data:`.goals.AXIS_VECTORS` nearest ``direction`` (a bone's own frame)."""
+    way = direction.normalized()
+    return max(AXIS_VECTORS, key=lambda axis: float(way.dot(Vector(AXIS_VECTORS[axis]))))
 
 
 def pointing_axis(bone: Any) -> str:
@@ -223,8 +294,7 @@ def pointing_axis(bone: Any) -> str:
     way = end_local(bone)
     if way.length <= 0.0:
         return "POS_Y"
-    way = way.normalized()
-    return max(AXIS_VECTORS, key=lambda axis: float(way.dot(Vector(AXIS_VECTORS[axis]))))
+    return nearest_axis(way)
 
 
 def check_pose(obj: Any, bone: str) -> None:

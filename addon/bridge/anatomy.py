@@ -33,6 +33,7 @@ import numpy as np
 
 from .arrays import Array
 from .body import human_joints
+from .bone_ends import end
 from .rigify_names import is_control
 
 __all__ = [
@@ -286,7 +287,7 @@ def _neck(obj: Any, chest: str, hips: str, limbs: set[str]) -> list[str]:
         return []
 
     def rising(bone: Any) -> float:
-        direction = _unit(np.array(bone.tail_local) - np.array(bone.head_local))
+        direction = _unit(np.array(end(bone, bone.matrix_local)) - np.array(bone.head_local))
         return -1.0 if direction is None else float(direction @ up)
 
     def holds_limb(bone: Any) -> bool:
@@ -306,14 +307,15 @@ def _neck(obj: Any, chest: str, hips: str, limbs: set[str]) -> list[str]:
 def continuing(bone: Any, *, only: bool = True) -> Any | None:
     """The child that continues ``bone``, if one does.
 
-    Its only child (when ``only``), else the one child whose head lies at ``bone``'s tail;
-    never a twist bone (a game skeleton's forearm carries its twist bones beside its hand)
-    nor one no animator keys.
+    Its only child (when ``only``), else the one child whose head lies at ``bone``'s end
+    (:func:`.bone_ends.end`: its tail, or on an imported skeleton whose tails are not its
+    joints, the joint it runs into); never a twist bone (a game skeleton's forearm carries
+    its twist bones beside its hand) nor one no animator keys.
     """
     children = [c for c in bone.children if is_control(c.name) and "twist" not in c.name.lower()]
     if only and len(children) == 1:
         return children[0]
-    tail = np.array(bone.tail_local)
+    tail = np.array(end(bone, bone.matrix_local))
     reach = CONNECTED * max(float(bone.length), 1e-9)
     near = [c for c in children if float(np.linalg.norm(np.array(c.head_local) - tail)) <= reach]
     return near[0] if len(near) == 1 else None

@@ -254,6 +254,42 @@ def test_an_aim_on_a_bone_pointing_away_from_its_joint_aims_the_way_it_runs(
     assert turned.normalized().dot(towards) > 0.9999
 
 
+@pytest.mark.parametrize(
+    ("kind", "head", "told"),
+    [
+        ("human", "spine.006", "toward its nose"),
+        ("basic_human", "spine.006", "the body's front"),
+        ("wolf", "spine.011", ""),  # its snout runs along its Y: nothing to say
+        ("wolf_gltf", "spine.011", "toward its nose"),
+        ("mixamo_fbx", f"{imported_skeletons.PREFIX}Head", "the body's front"),
+        ("mixamo_gltf", f"{imported_skeletons.PREFIX}Head", "the body's front"),
+        ("gltf_cm", "Head", "the body's front"),
+    ],
+)
+def test_an_aim_on_a_head_looks_the_way_its_face_looks(
+    reach, skeletons, capfd, kind, head, told
+) -> None:
+    if kind in skeletons:
+        obj = imported_skeletons.append(skeletons[kind])
+    else:
+        getattr(bpy.ops.object, f"armature_{kind}_metarig_add")()
+        bpy.ops.object.mode_set(mode="OBJECT")
+        obj = bpy.context.active_object
+    capfd.readouterr()
+    assert bpy.ops.reach.add_constraint(
+        armature=obj.name, bone=head, goal_type="AIM", name="gaze"
+    ) == {"FINISHED"}
+    said = capfd.readouterr().out
+    axis = obj.reach.constraints["gaze"].aim_axis
+    rest = obj.matrix_world.to_3x3() @ obj.data.bones[head].matrix_local.to_3x3()
+    looks = (rest @ AXES[axis]).normalized()
+    # every one of these faces the armature's -Y, as Blender's metarigs do
+    assert looks.dot(Vector((0.0, -1.0, 0.0))) > 0.7, (axis, tuple(looks))
+    if told:
+        way = axis.replace("_", " ").lower()
+        assert f"'gaze' aims {head}'s {way} axis, the way its face looks ({told})" in said, said
+
+
 @pytest.mark.parametrize("kind", [imported_skeletons.MIXAMO[0], "metarig"])
 def test_a_goal_on_its_chains_first_joint_is_met_with_one_outcome(reach, skeletons, kind) -> None:
     if kind == "metarig":
