@@ -141,22 +141,26 @@ def next_joint(bone: Any) -> Any | None:
 def end_local(bone: Any, joints: bool | None = None) -> Vector:
     """Where the bone ends on the body, in its own rest frame (armature units, Y along it).
 
-    Its tail (at most :func:`joint_spacing` along it, :func:`tail_length`); on an armature
-    that :func:`reads_joints`, the joint its limb continues into, a leaf named as an end
-    joint or whose axis :func:`turns_back` its head, another leaf along its own axis, at
-    most its parent's spacing (the importer's length says nothing of where its body part
-    ends).
+    A leaf named as an end joint (an exporter's ``_end`` leaves, whatever length the
+    importer drew them) ends at its head; any other bone at its tail (at most
+    :func:`joint_spacing` along it, :func:`tail_length`), but on an armature that
+    :func:`reads_joints` at the joint its limb continues into, a leaf whose axis
+    :func:`turns_back` at its head, another leaf along its own axis, at most its parent's
+    spacing (the importer's length says nothing of where its body part ends).
 
     ``joints``: :func:`reads_joints` of its armature, where a loop over its bones read it
     once (None: read here).
     """
+    leaf = not bone.children and bone.parent is not None
+    if leaf and END_NAME.search(bone.name):
+        return Vector((0.0, 0.0, 0.0))
     if reads_joints(bone.id_data) if joints is None else joints:
         rest: Matrix = bone.matrix_local.inverted()
         child = next_joint(bone)
         if child is not None:
             return rest @ Vector(child.head_local)
-        if not bone.children and bone.parent is not None:
-            if END_NAME.search(bone.name) or turns_back(bone):
+        if leaf:
+            if turns_back(bone):
                 return Vector((0.0, 0.0, 0.0))
             spacing = float((bone.head_local - bone.parent.head_local).length)
             if spacing > 0.0:
@@ -180,13 +184,13 @@ def where(bone: Any) -> str:
     point = end_local(bone)
     if (point - Vector((0.0, float(bone.length), 0.0))).length <= AT_JOINT * float(bone.length):
         return ""
+    if point.length == 0.0 and END_NAME.search(bone.name):
+        return "its head (it marks where the body ends)"
     if not reads_joints(bone.id_data):
         return f"its joints' spacing along it (it is {bone.length / point.length:.0f}× that long)"
     child = next_joint(bone)
     if child is not None:
         return f"the joint of '{child.name}' (the armature's tails are not at its joints)"
-    if point.length == 0.0 and END_NAME.search(bone.name):
-        return "its head (it marks where the body ends)"
     if point.length == 0.0:
         return "its head (its axis points back from its limb, so says nothing of its end)"
     times = bone.length / point.length

@@ -243,10 +243,18 @@ def world_matrix(obj: Any) -> Array:
             f"armature '{obj.name}' has a non-finite (NaN or infinite) transform"
         )
     if not is_similarity(world[:3, :3]):
+        own = tuple(round(float(s), 4) for s in obj.scale)
+        whose = f"its scale {own}"
+        if len(set(own)) == 1 and own[0] > 0.0 and obj.parent is not None:
+            whose = f"its parent '{obj.parent.name}''s transform"
+        if np.linalg.det(world[:3, :3]) < 0.0:
+            raise BlenderDataError(
+                f"armature '{obj.name}' is mirrored by a negative scale ({whose}); apply the "
+                "scale (Ctrl A), which mirrors its bones instead, or make it positive"
+            )
         raise BlenderDataError(
-            f"armature '{obj.name}' has non-uniform or negative scale "
-            f"{tuple(round(s, 4) for s in obj.matrix_world.to_scale())}; "
-            "apply the scale (Ctrl A) or make it uniform"
+            f"armature '{obj.name}' has a non-uniform scale ({whose}); apply the scale "
+            "(Ctrl A) or make it uniform"
         )
     return world
 

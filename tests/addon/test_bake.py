@@ -377,3 +377,33 @@ def test_a_bake_reads_every_frame_where_a_frame_handler_poses_a_bone(reach, monk
         bpy.app.handlers.frame_change_pre.remove(lean)
     assert "not met" not in summary and "Blender" not in summary, summary
     assert reads == 12 and keys
+
+
+def test_a_bake_over_an_action_of_ten_thousand_keys_a_curve_keeps_the_rest(reach):
+    obj = four_limbs()
+    scene = bpy.context.scene
+    for bone in obj.pose.bones:
+        bone.keyframe_insert("rotation_quaternion", frame=1)
+    long = 10_000
+    for curve in reach_keys(obj):  # each held at its frame-1 value on frames 1 to 10,000
+        value = curve.keyframe_points[0].co[1]
+        curve.keyframe_points.add(long - 1)
+        points = np.empty(2 * long)
+        points[0::2], points[1::2] = np.arange(1, long + 1), value
+        curve.keyframe_points.foreach_set("co", points)
+        curve.update()
+    long_curves = {(c.data_path, c.array_index) for c in reach_keys(obj)}
+    goal = keyed_goal(obj, "hand.L", (0.06, -0.05, 0.08), frames=(101, 130))
+    assert bpy.ops.reach.bake(armature=obj.name, frame_start=101, frame_end=130) == {"FINISHED"}
+    arm = rigs.chain_length(obj, ("upper_arm.L", "forearm.L"))
+    for frame in (101, 115, 130):
+        scene.frame_set(frame)
+        target = np.array(goal.matrix_world.translation)
+        assert np.linalg.norm(rigs.world_tail(obj, "forearm.L") - target) <= 1e-5 * arm, frame
+    for curve in reach_keys(obj):  # the keys outside the range are as they were
+        if (curve.data_path, curve.array_index) not in long_curves:
+            continue
+        points = np.empty(2 * len(curve.keyframe_points))
+        curve.keyframe_points.foreach_get("co", points)
+        keyed = {round(frame) for frame in points[0::2]}
+        assert set(range(1, 101)) <= keyed and set(range(131, long + 1)) <= keyed, curve.data_path

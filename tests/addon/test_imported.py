@@ -153,6 +153,37 @@ def test_a_toe_whose_axis_points_back_up_its_leg_ends_at_its_joint(reach, skelet
     assert (goal.matrix_world.translation - joint(obj, toe)).length <= 1e-5  # float32
 
 
+def test_fbx_leaf_end_bones_end_at_their_joints_and_pose(reach, skeletons, tmp_path, capfd):
+    imported_skeletons.append(skeletons["mixamo_fbx"])
+    path = str(tmp_path / "leaves.fbx")
+    assert bpy.ops.export_scene.fbx(filepath=path, add_leaf_bones=True) == {"FINISHED"}
+    bpy.ops.wm.read_homefile(use_empty=True)
+    assert bpy.ops.import_scene.fbx(filepath=path) == {"FINISHED"}
+    obj = next(o for o in bpy.data.objects if o.type == "ARMATURE")
+    ends = [b for b in obj.data.bones if b.name.lower().endswith("_end") and not b.children]
+    assert len(ends) >= 5  # one past every leaf: the fingers', toes', head's
+    assert bpy.ops.reach.figure_from_armature(armature=obj.name, translate_root=True) == {
+        "FINISHED"
+    }
+    assert bpy.ops.reach.human_limits(armature=obj.name) == {"FINISHED"}
+    hand = next(b for b in ends if "LeftHand" in b.name)
+    for bone in ends:  # an end bone's effector is its own joint, whatever its length
+        assert (tail_effector(reach, obj, bone.name) - joint(obj, bone.name)).length <= 1e-6
+    capfd.readouterr()
+    assert bpy.ops.reach.add_constraint(
+        armature=obj.name, bone=hand.name, chain_start=f"{imported_skeletons.PREFIX}LeftArm"
+    ) == {"FINISHED"}
+    said = capfd.readouterr().out
+    assert "tail effector is at its head (it marks where the body ends)" in said, said
+    entry = obj.reach.constraints[-1]
+    shoulder = joint(obj, f"{imported_skeletons.PREFIX}LeftArm")
+    start = Vector(entry.goal.location)  # the elbow bent: a third of the way in, 5 cm forward
+    entry.goal.location = start.lerp(shoulder, 0.3) + Vector((0.0, -0.05, 0.0))
+    assert bpy.ops.reach.solve(armature=obj.name) == {"FINISHED"}
+    assert obj.reach.stats.message == "all constraints met", obj.reach.stats.message
+    assert (joint(obj, hand.name) - entry.goal.matrix_world.translation).length <= 1e-4
+
+
 @pytest.mark.parametrize("kind", ("human", "basic_human", "wolf", "bird", "shark"))
 def test_a_blender_built_rigs_tail_effectors_are_its_tails(reach, kind, capfd) -> None:
     getattr(bpy.ops.object, f"armature_{kind}_metarig_add")()

@@ -63,7 +63,23 @@ def test_non_uniform_armature_scale_is_refused(reach):
     obj = four_limbs()
     obj.scale = (1.0, 2.0, 1.0)
     bpy.context.view_layer.update()
-    solve_fails(obj, r"armature 'metarig' has non-uniform or negative scale .*apply the scale")
+    solve_fails(obj, r"armature 'metarig' has a non-uniform scale \(its scale \(1.0, 2.0, 1.0\)\)")
+
+
+@pytest.mark.parametrize("parented", [False, True])
+def test_a_mirrored_armature_is_refused_by_name_and_its_pose_kept(reach, parented):
+    obj = four_limbs()
+    whose = r"its scale \(-1.0, 1.0, 1.0\)"
+    if parented:  # mirrored by the empty it hangs from
+        holder = bpy.data.objects.new("Holder", None)
+        bpy.context.scene.collection.objects.link(holder)
+        holder.scale = (-1.0, 1.0, 1.0)
+        obj.parent = holder
+        whose = "its parent 'Holder''s transform"
+    else:
+        obj.scale = (-1.0, 1.0, 1.0)
+    bpy.context.view_layer.update()
+    solve_fails(obj, rf"armature 'metarig' is mirrored by a negative scale \({whose}\); apply")
 
 
 def test_uniform_armature_scale_is_solved_exactly(reach):
