@@ -16,8 +16,9 @@ of every bone's rotation off its rest pose outside the dragged arm at the end, t
 largest residual over the arm's length, and ms per event (mean), and a Solve of the same
 reach from rest;
 (d) ``balance``: each foot's heel and toes held as contacts, the left hand's goal (chain
-to the root) 60 cm forward and 45 cm down, with balance off and on: whether the centre of
-mass ends over the support polygon and the Solve's ms; then the goal keyed to move there
+to the root) moved near (within the body's reach over its feet) or far (beyond it), with
+balance off and on: whether the centre of mass ends over the support polygon and the
+Solve's ms; a drag there in N events (ms per event); then the goal keyed to move there
 over N frames and baked: the frames whose centre of mass is over the polygon, and ms per
 baked frame;
 (e) ``crouch``: Human Limits, each foot a contact (its sole held), the hips free to move,
@@ -192,9 +193,15 @@ def balanced(reach: Any, obj: Any) -> bool:
     return bool(reach.addon.overlay.overlay_geometry(obj).balanced)
 
 
-def balance_case(reach: Any, balance: bool, frames: int) -> dict[str, Any]:
-    """(d) a Solve, then a bake of the reach over ``frames`` frames."""
-    move = Vector((0.0, -0.6, -0.45))
+BALANCE_REACHES = {"near": (0.0, -0.6, -0.45), "far": (0.3, -0.8, 0.0)}
+"""(d) the left hand's goal's move [m]: 60 cm forward and 45 cm down, which the body can
+reach over its feet; 80 cm forward and 30 cm out to the side at shoulder height, which tips
+it over unless it leans back."""
+
+
+def balance_case(reach: Any, balance: bool, where: str, frames: int) -> dict[str, Any]:
+    """(d) a Solve, a drag of ``frames`` events, then a bake of the reach over ``frames`` frames."""
+    move = Vector(BALANCE_REACHES[where])
     obj, goal = standing(balance)
     obj.reach.balance = True  # the polygon drawn, whether or not the solve keeps to it
     start = Vector(goal.location)
@@ -203,6 +210,17 @@ def balance_case(reach: Any, balance: bool, frames: int) -> dict[str, Any]:
     ms = timed_solve(obj)
     obj.reach.balance = True
     over = balanced(reach, obj)
+    verdict = obj.reach.stats.message
+    obj, goal = standing(balance)
+    start = Vector(goal.location)
+    path = [
+        {"name": "", "location": tuple(start + float(t) * move)}
+        for t in np.linspace(0.0, 1.0, frames + 1)[1:]
+    ]
+    assert bpy.ops.reach.drag_goal(armature=obj.name, goal=goal.name, path=path) == {"FINISHED"}
+    drag_ms = float(np.mean([e.milliseconds for e in obj.reach.drag_events]))
+    obj.reach.balance = True
+    drag_over = balanced(reach, obj)
     obj, goal = standing(balance)
     start = Vector(goal.location)
     goal.keyframe_insert("location", frame=1)
@@ -216,7 +234,15 @@ def balance_case(reach: Any, balance: bool, frames: int) -> dict[str, Any]:
     for frame in range(1, frames + 1):
         bpy.context.scene.frame_set(frame)
         kept += balanced(reach, obj)
-    return {"solve_over": over, "solve_ms": ms, "bake_over": kept, "bake_ms_per_frame": per_frame}
+    return {
+        "solve_over": over,
+        "solve_ms": ms,
+        "verdict": verdict,
+        "drag_ms": drag_ms,
+        "drag_over": drag_over,
+        "bake_over": kept,
+        "bake_ms_per_frame": per_frame,
+    }
 
 
 def planted(comfort: float) -> tuple[Any, Rest]:
@@ -425,7 +451,11 @@ def main() -> None:
         pins = {"hard": pin_case(True), "soft": pin_case(False)}
         levels = {"levels": priority_case(True), "one level": priority_case(False)}
         comfort = {share: comfort_case(share, args.events) for share in (0.0, 0.5, 1.0)}
-        balance = {on: balance_case(reach, on, args.events) for on in (False, True)}
+        balance = {
+            (on, where): balance_case(reach, on, where, args.events)
+            for where in BALANCE_REACHES
+            for on in (False, True)
+        }
         crouch = {share: crouch_case(share, args.events) for share in (0.0, 1.0)}
         reaches = {
             (share, where): reach_case(share, where) for share in (0.0, 1.0) for where in REACHES
@@ -495,21 +525,36 @@ def main() -> None:
     lines += [
         "",
         "(d) Each foot's heel and toes held as contacts, the left hand's goal (chain to the "
-        "root) 60 cm forward and 45 cm down: a Solve, then the goal keyed to move there over "
-        f"{args.events} frames and baked. *Over* says whether the centre of mass on "
-        "Blender's pose is over the support polygon.",
+        "root) moved *near* (60 cm forward and 45 cm down, which the body reaches over its "
+        "feet) or *far* (80 cm forward and 30 cm to the side at shoulder height, which tips it "
+        "over unless it leans back), with comfort 1 (the default): a Solve; a drag there in "
+        f"{args.events} events; the goal keyed to move there over {args.events} frames and "
+        "baked. *Over* says whether the centre of mass on Blender's pose is over the support "
+        "polygon (the drag's at its end).",
         "",
         *table(
-            ["balance", "Solve: over", "Solve ms", "bake: frames over", "bake ms/frame"],
+            [
+                "reach",
+                "balance",
+                "Solve: over",
+                "Solve ms",
+                "drag: over",
+                "drag ms/event",
+                "bake: frames over",
+                "bake ms/frame",
+            ],
             [
                 [
+                    where,
                     "on" if on else "off",
                     "yes" if v["solve_over"] else "no",
                     f"{v['solve_ms']:.1f}",
+                    "yes" if v["drag_over"] else "no",
+                    f"{v['drag_ms']:.1f}",
                     f"{v['bake_over']} of {args.events}",
                     f"{v['bake_ms_per_frame']:.1f}",
                 ]
-                for on, v in balance.items()
+                for (on, where), v in balance.items()
             ],
         ),
     ]
@@ -573,7 +618,7 @@ def main() -> None:
         "pins": pins,
         "priorities": levels,
         "comfort": comfort,
-        "balance": {"on" if on else "off": v for on, v in balance.items()},
+        "balance": {f"{where} {'on' if on else 'off'}": v for (on, where), v in balance.items()},
         "crouch": {f"{share:g}": v for share, v in crouch.items()},
         "reach": {f"{share:g} {where}": v for (share, where), v in reaches.items()},
         "imported": {f"{share:g}": v for share, v in imported.items()},
