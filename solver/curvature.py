@@ -29,9 +29,19 @@ def leaf_jacobians(pose: Evaluated, parts: Parts, jacobian: Jacobian) -> FloatAr
     if parts.single:
         return jacobian.jacobians(pose.points, pose.x, pose.y, pose.axes, pose.pivots)
     # A plain effector's axes turn with it; a centre of mass's are the world's.
-    x = np.where(parts.massed[:, None], 0.0, pose.x)
-    y = np.where(parts.massed[:, None], 0.0, pose.y)
-    return jacobian.gathered(pose.at, parts.sums, parts.first, x, y, pose.axes, pose.pivots)
+    rows, back = parts.distinct
+    turning = parts.turning
+    return jacobian.gathered(
+        pose.at,
+        rows,
+        back,
+        parts.first,
+        turning,
+        pose.x[turning],
+        pose.y[turning],
+        pose.axes,
+        pose.pivots,
+    )
 
 
 def gauss_newton_factor(
@@ -59,8 +69,9 @@ def gauss_newton_factor(
         factors = goals.factors(points, x, y) * np.sqrt(coefficient)[:, None, None]
         jacobians = leaf_jacobians(pose, parts, jacobian)
         n = jacobians.shape[0]
-        product: FloatArray = np.einsum("nmi,mij->nmj", jacobians, factors)
-        return product.reshape(n, 9 * len(points))
+        product = np.matmul(jacobians.transpose(1, 0, 2), factors)  # (m, n, 9), batched BLAS
+        result: FloatArray = product.transpose(1, 0, 2).reshape(n, 9 * len(points))
+        return result
     if not goals.isotropic:
         factors = goals.factors(points, x, y) * np.sqrt(coefficient)[:, None, None]
         return jacobian.factored(points, x, y, axes, pivots, factors)

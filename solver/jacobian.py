@@ -310,7 +310,9 @@ class Jacobian:
         self,
         points: FloatArray,
         sums: FloatArray,
+        back: IntArray,
         first: IntArray,
+        turning: IntArray,
         x: FloatArray,
         y: FloatArray,
         axes: FloatArray,
@@ -321,30 +323,39 @@ class Jacobian:
         A leaf's point is ``Σ sₖ rₖ`` over its parts, so its row for a DOF of twist (u, w)
         is ``Σ sₖ mₖ (u × rₖ + w) = u × (Σ sₖ mₖ rₖ) + (Σ sₖ mₖ) w`` (mₖ whether the DOF
         moves part k): two products with the shares, whatever the number of parts, where
-        :meth:`jacobians` of every part and their sum would cost nine columns a part. Its
-        axes turn as its first part's (``u × x``): a centre of mass's ``x`` and ``y`` are
-        zero, its axes the world's.
+        :meth:`jacobians` of every part and their sum would cost nine columns a part;
+        leaves of the same parts (goals on one centre of mass) share one. The axes of the
+        ``turning`` leaves turn as their first part's (``u × x``); the others' are the
+        world's.
 
         Args:
             points: Each part's world point, shape (K, 3).
-            sums: The parts' shares by leaf (:attr:`.parts.Parts.sums`), shape (m, K).
+            sums: The distinct rows of the parts' shares by leaf (:attr:`.parts.Parts.sums`),
+                shape (d, K).
+            back: Each leaf's row of ``sums``, shape (m,).
             first: Each leaf's first part, shape (m,).
-            x: Each leaf's turning x axis (zero where it does not turn), shape (m, 3).
-            y: Its y axis alike, shape (m, 3).
+            turning: The leaves whose axes turn with them, shape (t,).
+            x: Each of those leaves' x axis, shape (t, 3).
+            y: Its y axis, shape (t, 3).
             axes: Each variable's world axis, shape (n_v, 3).
             pivots: Each variable's world pivot, shape (n_v, 3).
         """
         spin, shift = self._twists(axes, pivots)
-        n, m = self.moves.shape[0], sums.shape[0]
-        weighted = (sums[:, :, None] * points[None, :, :]).transpose(1, 0, 2)  # (K, m, 3)
-        centres = (self.moves @ weighted.reshape(len(points), 3 * m)).reshape(n, m, 3)
-        share = self.moves @ sums.T  # Σ sₖ mₖ, (n, m)
-        result = np.empty((n, m, 9))
-        turning = spin[:, None, :]
-        result[:, :, :3] = _crossed(turning, centres) + share[:, :, None] * shift[:, None, :]
-        moved = self.moves[:, first][:, :, None]
-        result[:, :, 3:6] = _crossed(turning, x[None, :, :]) * moved
-        result[:, :, 6:] = _crossed(turning, y[None, :, :]) * moved
+        n, d = self.moves.shape[0], sums.shape[0]
+        weighted = (sums[:, :, None] * points[None, :, :]).transpose(1, 0, 2)  # (K, d, 3)
+        centres = (self.moves @ weighted.reshape(len(points), 3 * d)).reshape(n * d, 3)
+        share = self.moves @ sums.T  # Σ sₖ mₖ, (n, d)
+        spun = np.repeat(spin, d, axis=0)
+        rows = cross(spun, centres).reshape(n, d, 3) + share[:, :, None] * shift[:, None, :]
+        result = np.zeros((n, back.shape[0], 9))
+        result[:, :, :3] = rows[:, back]
+        if turning.size:
+            t = turning.shape[0]
+            moved = self.moves[:, first[turning]].reshape(n * t, 1)
+            spun = np.repeat(spin, t, axis=0)
+            for column, axis in ((3, x), (6, y)):
+                turned = cross(spun, np.tile(axis, (n, 1))) * moved
+                result[:, turning, column : column + 3] = turned.reshape(n, t, 3)
         return result
 
     def jacobians(
@@ -358,16 +369,3 @@ class Jacobian:
         jacobian *= self.moves[:, :, None]
         result: FloatArray = jacobian
         return result
-
-
-def _crossed(a: FloatArray, b: FloatArray) -> FloatArray:
-    """The cross products of two broadcast arrays of 3-vectors (last axis)."""
-    result: FloatArray = np.stack(
-        [
-            a[..., 1] * b[..., 2] - a[..., 2] * b[..., 1],
-            a[..., 2] * b[..., 0] - a[..., 0] * b[..., 2],
-            a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0],
-        ],
-        axis=-1,
-    )
-    return result
