@@ -68,9 +68,10 @@ def gauss_newton_factor(
     if not parts.single:
         factors = goals.factors(points, x, y) * np.sqrt(coefficient)[:, None, None]
         jacobians = leaf_jacobians(pose, parts, jacobian)
-        n = jacobians.shape[0]
         product = np.matmul(jacobians.transpose(1, 0, 2), factors)  # (m, n, 9), batched BLAS
-        result: FloatArray = product.transpose(1, 0, 2).reshape(n, 9 * len(points))
+        # the columns a goal weighs (a half-space inside weighs none): F Fᵀ is the same
+        used = np.any(factors != 0.0, axis=1)
+        result: FloatArray = product.transpose(1, 0, 2)[:, used]
         return result
     if not goals.isotropic:
         factors = goals.factors(points, x, y) * np.sqrt(coefficient)[:, None, None]
