@@ -112,8 +112,10 @@ class Goldfarb(Method):
         fence (goals the fence keeps out of reach), the fence's half-space moves inside
         until the point ends just inside the fence (:func:`next_shift`): the method of
         multipliers (Hestenes 1969; Powell 1969), the shift standing for the fence's
-        multiplier. The first of at most :data:`FENCE_PASSES` passes that ends so is kept.
-        Otherwise, or where the levels are others, the levels' descent from the solve's
+        multiplier. The first of at most :data:`FENCE_PASSES` passes that ends so is kept
+        where it meets the goals, or a goal is proved out of reach (:func:`beyond`).
+        Otherwise (goals unmet that some pose may meet, as another branch of an arm's
+        reach would), or where the levels are others, the levels' descent from the solve's
         start, with the budget left.
         """
         problem, budget = leg.problem, leg.budget
@@ -139,18 +141,19 @@ class Goldfarb(Method):
             start = leg.start if found is None else found.phi
             found = self.fenced_level(leg, levels[-1], shifts, start, left)
             spent += found.iterations
-            heights = fence_heights(problem, leg.scaled.space.theta(found.phi))
+            theta = leg.scaled.space.theta(found.phi)
+            heights = fence_heights(problem, theta)
             inside = all(
                 level.objective(found.phi)[0] <= (level.goal or 0.0)
                 for level in ranked[: len(levels) - 1]
             )
-            # goals unmet are at their least where no fence pushes: every point strictly
-            # inside, no fence moved in
+            # goals unmet are at their least where no fence pushes (every point strictly
+            # inside, no fence moved in), or where no pose meets them (one proved out of reach)
             free = all(heights[i] > 0.0 and not shifts[i] for i in fences)
-            if inside and (free or left.met(found.value)):
+            if inside and (free or left.met(found.value) or beyond(problem, levels[-1], theta)):
                 return self.fenced(leg, replace(found, iterations=spent), ranked)
             if inside:
-                break  # goals unmet beside a fence: the levels' descent tells a better pose
+                break  # goals unmet beside a fence: the levels' descent may meet them
             if spent >= budget.max_iterations or time.perf_counter() >= (budget.deadline or np.inf):
                 break
             for i in fences:
@@ -453,6 +456,17 @@ def compiled_settle(
         found.iterations,
         found.status is SettleStatus.SETTLED,
     )
+
+
+def beyond(problem: Problem, level: IntArray, theta: FloatArray) -> bool:
+    """Whether a goal of ``level`` is proved out of reach (:meth:`Problem.leaf_reach_margins`).
+
+    No pose meets it, so the levels' descent could not either: the passes' Kuhn–Tucker
+    point beside the fences is kept. Their pose's free DOFs do not move the proof: it
+    rests on the chains' fixed pivots and the pins.
+    """
+    margins = problem.leaf_reach_margins(theta)
+    return bool(np.any(margins[level] < 0.0))
 
 
 def fence_heights(problem: Problem, theta: FloatArray) -> dict[int, float]:

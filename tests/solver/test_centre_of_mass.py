@@ -180,6 +180,32 @@ def test_balance_that_goals_meet_costs_a_few_solves_of_one_level_and_keeps_comfo
     assert float(kept.x @ kept.x) < float(stiff.x @ stiff.x) - 0.05
 
 
+def test_balance_beside_a_goal_out_of_reach_keeps_the_passes_pose(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    figure = human_figure()
+    theta = np.zeros(figure.n_dofs)
+    feet = [Constraint(p.effector, p.goal, priority=1) for p in feet_pins(figure, theta)]
+    reach = palm_goal(figure, theta, (0.0, -5.0, -0.3))  # past the whole reach of its chain
+    problem = Problem(
+        figure,
+        [
+            *feet,
+            *(Constraint(trunk_heavy(figure), half) for half in support_half_spaces()),
+            Constraint(reach.effector, reach.goal, priority=1),
+        ],
+    )
+    low, high = SUPPORT
+    plain = solve(Problem(figure, [*feet, Constraint(reach.effector, reach.goal)]), theta)
+    centre = problem.effector_states(plain.x)[0][2][:2]
+    assert np.any(centre < low) or np.any(centre > high)  # the reach alone tips it over
+    monkeypatch.setattr(Goldfarb, "by_levels", lambda self, leg: pytest.fail("levels"))
+    result = solve(problem.with_comfort(Comfort(np.zeros(figure.n_dofs))), theta, restarts=0)
+    assert result.outcome == "not_reachable"
+    centre = problem.effector_states(result.x)[0][2][:2]
+    assert np.all(centre >= low) and np.all(centre <= high)  # inside, not to a tolerance
+
+
 def test_a_fence_moves_in_to_bring_its_point_just_inside() -> None:
     depth = 1e-6
     for slope in (1.0, 0.6, 0.2):
