@@ -305,11 +305,7 @@ class Problem:
         """
         weights = np.zeros_like(self._weights)
         weights[leaves] = self._weights[leaves]
-        other = self._copied()
-        other._weights = weights
-        other._evaluated = None
-        other._weighting = None
-        return other
+        return self._reweighted(weights)
 
     def weighed(self, factors: Mapping[int, float]) -> Problem:
         """The same problem with some leaves' weights multiplied, by leaf index.
@@ -320,6 +316,10 @@ class Problem:
         weights = self._weights.copy()
         for index, factor in factors.items():
             weights[index] *= factor
+        return self._reweighted(weights)
+
+    def _reweighted(self, weights: FloatArray) -> Problem:
+        """The same problem with each leaf's weight ``weights`` (its pose and G unknown)."""
         other = self._copied()
         other._weights = weights
         other._evaluated = None
