@@ -86,6 +86,7 @@ class Derived:
         tree: kernel.GradientTree,
         local: FloatArray,
         variables: IntArray,
+        leaves: tuple[FloatArray, IntArray, BoolArray] | None = None,
     ) -> kernel.ObjectivePlan:
         """:attr:`objective_plan`, made from the figure's kinematics when first asked.
 
@@ -94,10 +95,12 @@ class Derived:
             tree: The Jacobian's tree (:attr:`Jacobian.tree <solver.jacobian.Jacobian.tree>`).
             local: The effectors' parts in their segments' frames (:attr:`.parts.Parts.local`).
             variables: The variables' indices in θ.
+            leaves: The leaves' parts where some leaf is a centre of mass
+                (:meth:`kernel.ObjectivePlan.of`), else None.
         """
         if self.objective_plan is None:
             self.objective_plan = kernel.ObjectivePlan.of(
-                kinematics.kernel_tree, tree, local, kinematics.scaled, variables
+                kinematics.kernel_tree, tree, local, kinematics.scaled, variables, leaves
             )
         return self.objective_plan
 

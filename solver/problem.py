@@ -496,42 +496,57 @@ class Problem:
         """The kernel and this problem's plan when the kernel evaluates G_all itself.
 
         It does where every goal is a sum of squared distances of the effector's point and
-        axes (:attr:`StackedGoals.squared <solver.goals.stacked.StackedGoals.squared>`:
-        position, orientation and position+orientation goals), each of one part, in
-        terms that are plain sums (no ``AnyOf``), and the kernel runs.
+        axes or a plane's or half-space's on its point (:attr:`StackedGoals.compiled
+        <solver.goals.stacked.StackedGoals.compiled>`: position, orientation,
+        position+orientation, plane and half-space goals), on effectors or centres of
+        mass, in terms that are plain sums (no ``AnyOf``), and the kernel runs.
         """
-        tree, single = self.jacobian.tree, self._plain and self.parts.single
-        library = kernel.active() if single and self._goals.squared is not None else None
+        tree, compiled = self.jacobian.tree, self._goals.compiled
+        library = kernel.active() if self._plain and compiled is not None else None
         if library is None or tree is None:
             return None
-        return library, self.derived.plan(self.kinematics, tree, self.parts.local, self.variables)
+        parts = self.parts
+        leaves = None if parts.single else (parts.sums, parts.first, parts.massed)
+        plan = self.derived.plan(self.kinematics, tree, parts.local, self.variables, leaves)
+        return library, plan
 
     def compiled_goals(
         self,
-    ) -> tuple[kernel.Kernel, kernel.ObjectivePlan, FloatArray, FloatArray, FloatArray] | None:
+    ) -> (
+        tuple[
+            kernel.Kernel,
+            kernel.ObjectivePlan,
+            FloatArray,
+            FloatArray,
+            FloatArray,
+            FloatArray | None,
+        ]
+        | None
+    ):
         """What the kernel reads of a problem's goals, where it evaluates G_all.
 
-        The kernel, the objective's plan, the goals' vectors (v, 3), their weights (v)
-        (:attr:`StackedGoals.squared <solver.goals.stacked.StackedGoals.squared>`) and
-        whether each variable moves each effector (n_v, m); None where the kernel does
-        not evaluate this problem (:meth:`_compiled_objective`).
+        The kernel, the objective's plan, the goals' vectors (v, 3), their weights (v),
+        whether each variable moves each part (n_v, parts) and the goals' faces (m, 4) or
+        None (:attr:`StackedGoals.compiled
+        <solver.goals.stacked.StackedGoals.compiled>`); None where the kernel does not
+        evaluate this problem (:meth:`_compiled_objective`).
         """
         compiled = self._compiled_objective()
-        squared = self._goals.squared
-        if compiled is None or squared is None:  # (the vectors are there where it is not)
+        goals = self._goals.compiled
+        if compiled is None or goals is None:  # (the vectors are there where it is not)
             return None
         weights = self._goals.vector_weights(self._weights)
-        return (*compiled, squared[0], weights, self.jacobian.moves)
+        return (*compiled, goals[0], weights, self.jacobian.moves, goals[2])
 
     def _compiled_value(
         self, compiled: tuple[kernel.Kernel, kernel.ObjectivePlan], theta: FloatArray
     ) -> tuple[float, FloatArray]:
         """:meth:`evaluate_variables` by the kernel's objective, in one call; kept as it keeps."""
         library, plan = compiled
-        squared = self._goals.squared
-        assert squared is not None  # by _compiled_objective
+        goals = self._goals.compiled
+        assert goals is not None  # by _compiled_objective
         weights = self._goals.vector_weights(self._weights)
-        total, parts, gradient = library.objective(plan, theta, squared[0], weights)
+        total, parts, gradient = library.objective(plan, theta, goals[0], weights, goals[2])
         self.keep_compiled(theta.copy(), total, parts, gradient.copy())
         return total, gradient
 
@@ -545,8 +560,8 @@ class Problem:
         goals and weights (a descent's last evaluation, say); the arrays are kept as
         they are.
         """
-        points, x, y, axes, pivots = parts
-        self._evaluated = Evaluated(theta, points, x, y, axes, pivots, points, total, gradient)
+        points, x, y, axes, pivots, at = parts
+        self._evaluated = Evaluated(theta, points, x, y, axes, pivots, at, total, gradient)
 
     def hessian_product(self, theta: FloatArray) -> Callable[[FloatArray], FloatArray] | None:
         """The map v ↦ ∇²G_all v over the variables at ``theta``, or None where none is made.

@@ -346,3 +346,53 @@ def raises_input_error(match: str) -> Iterator[pytest.ExceptionInfo[solver.Solve
         yield info
     assert isinstance(info.value, ValueError)
     assert isinstance(info.value, solver.ReachError)
+
+
+def solves_with_and_without_compiled_steps(
+    problem: Problem, theta: np.ndarray, iterations: int
+) -> tuple[solver.SolveResult, solver.SolveResult, bool]:
+    """``problem`` solved from ``theta`` (no restarts, ``iterations`` at most) twice.
+
+    First as it is, counting the Gauss–Newton iterations the kernel takes
+    (``goldfarb.Run.compiled_step``), then with no compiled step (Python's iterations
+    alone). Returns both results and whether the kernel took an iteration.
+    """
+    from solver.optimizer import goldfarb
+
+    taken = []
+    original = goldfarb.Run.compiled_step
+
+    def counted(run: goldfarb.Run) -> tuple[bool, object]:
+        taken.append(True)
+        return original(run)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(goldfarb.Run, "compiled_step", counted)
+        have = solver.solve(problem, theta, restarts=0, max_iterations=iterations)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(solver.methods.base.Scaled, "gauss_newton_step", lambda self, p: None)
+        want = solver.solve(problem, theta, restarts=0, max_iterations=iterations)
+    return have, want, bool(taken)
+
+
+def numpy_and_compiled(
+    problem: Problem, theta: np.ndarray, *, curvature: bool = False
+) -> tuple[tuple[object, ...], tuple[object, ...]]:
+    """G, its gradient and the pose kept with them, by numpy and then by the kernel.
+
+    The pose: the leaves' points, x and y axes, the variables' axes and pivots, the parts'
+    points; with ``curvature``, then the Gauss–Newton curvature made from that pose.
+    """
+    from solver import kernel
+
+    answers = []
+    for on in (False, True):
+        problem._evaluated = None  # the cache holds the other path's pose
+        with kernel.enabled(on):
+            value, gradient = problem.evaluate_variables(theta)
+            pose = problem._evaluated
+            assert pose is not None
+            kept = (pose.points, pose.x, pose.y, pose.axes, pose.pivots, pose.at)
+            made = (problem.gauss_newton_variables(theta),) if curvature else ()
+        answers.append((value, gradient, *kept, *made))
+    return answers[0], answers[1]

@@ -82,14 +82,11 @@ def measure(obj: Any, setup: Setup, theta: Array, model: dict[str, float]) -> Me
             turned = plan.local @ frames[:, :3, :3].transpose(0, 2, 1)
             points[plan.placed] = turned[:, 0] + frames[:, :3, 3]
             x[plan.placed], y[plan.placed] = _unit(turned[:, 1]), _unit(turned[:, 2])
-        for k in plan.massed:  # balance: the parts' mean, world axes
-            effector = leaves[k].effector
-            assert isinstance(effector, CentreOfMass)
-            points[k] = sum(
-                share * (world @ plan.carrier(matrices, part) @ np.append(at, 1.0))[:3]
-                for part, share, at in effector.parts
-            )
-            x[k], y[k] = (1.0, 0.0, 0.0), (0.0, 1.0, 0.0)
+        for centre, members in plan.centres:  # balance: the parts' mean, world axes
+            frames = matrices[centre.carriers] @ centre.offsets
+            parts = (frames[:, :3, :3] @ centre.local[:, :, None])[:, :, 0] + frames[:, :3, 3]
+            points[members] = world[:3, :3] @ (centre.shares @ parts) + world[:3, 3]
+            x[members], y[members] = (1.0, 0.0, 0.0), (0.0, 1.0, 0.0)
     values = setup.problem.potentials_at(points, x, y)
     residuals = {
         name: math.sqrt(max(float(value), 0.0))
@@ -117,6 +114,24 @@ def _unit(vectors: Array) -> Array:
 
 
 @dataclass(frozen=True)
+class _Centre:
+    """Where :func:`measure` finds a centre of mass's parts among the evaluated matrices.
+
+    Attributes:
+        carriers: Each part's carrier's row (its bone's, or its twin's).
+        offsets: The part's bone frame in its carrier's (identity for its own), (p, 4, 4).
+        local: Each part's mass point in its bone's frame, (p, 3).
+        shares: Each part's share of the mass, (p,): they sum to 1, so the mean of the
+            parts in armature space, carried by the object's matrix, is the world's.
+    """
+
+    carriers: Array
+    offsets: Array
+    local: Array
+    shares: Array
+
+
+@dataclass(frozen=True)
 class _Plan:
     """Where :func:`measure` finds each effector among the evaluated bones' matrices.
 
@@ -129,6 +144,7 @@ class _Plan:
         twinned: Whether any effector is carried by a twin.
         local: Each placed effector's point, x and y axes in its bone's frame (p, 3, 3).
         massed: The leaves whose effector is a centre of mass.
+        centres: Each distinct centre of mass among them and its leaves.
         pointwise: Whether every goal is a position, which reads the effector's point
             alone (a bone carries each).
     """
@@ -141,6 +157,7 @@ class _Plan:
     twinned: bool
     local: Array
     massed: list[int]
+    centres: list[tuple[_Centre, Any]]
     pointwise: bool
 
     def carrier(self, matrices: Array, bone: str) -> Array:
@@ -178,6 +195,22 @@ def _plan(obj: Any, setup: Setup, n_bones: int) -> _Plan:
     local = np.array(
         [[e.point, e.x_axis, e.y_axis] for e in (leaves[k].effector for k in placed)]
     ).reshape(-1, 3, 3)
+    massed = [k for k, leaf in enumerate(leaves) if isinstance(leaf.effector, CentreOfMass)]
+    grouped: dict[int, list[int]] = {}
+    for k in massed:
+        grouped.setdefault(id(leaves[k].effector), []).append(k)
+    centres = []
+    for members in grouped.values():
+        effector = leaves[members[0]].effector
+        assert isinstance(effector, CentreOfMass)
+        names = [part for part, _, _ in effector.parts]
+        centre = _Centre(
+            carriers=np.array([rows[twins[n][0] if n in twins else n] for n in names], np.intp),
+            offsets=np.array([twins[n][1] if n in twins else np.eye(4) for n in names]),
+            local=np.array([at for _, _, at in effector.parts], dtype=np.float64),
+            shares=np.array([share for _, share, _ in effector.parts]),
+        )
+        centres.append((centre, np.array(members, np.intp)))
     plan = _Plan(
         rows=rows,
         twins=twins,
@@ -186,7 +219,8 @@ def _plan(obj: Any, setup: Setup, n_bones: int) -> _Plan:
         offsets=offsets,
         twinned=any(bone in twins for bone in bones),
         local=local,
-        massed=[k for k, leaf in enumerate(leaves) if isinstance(leaf.effector, CentreOfMass)],
+        massed=massed,
+        centres=centres,
         pointwise=len(placed) == len(leaves)
         and all(type(leaf.goal) is Position for leaf in leaves),
     )

@@ -9,6 +9,7 @@ import numpy as np
 from .._checks import FloatArray, IntArray
 from ..vectors import axis_torque
 from .base import Batch, CurvatureBatch, Goal, HessianBatch
+from .geometric import HalfSpace, Plane
 from .orientation import Orientation, PositionOrientation
 from .position import Position
 
@@ -30,6 +31,11 @@ class StackedGoals:
             points' goals alone (blocks 1, every goal a Position) or the points', the x
             axes' and the y axes' (blocks 3), each coefficient half the goal's
             curvature there (:meth:`Goal.curvature`); else None.
+        compiled: :attr:`squared`'s vectors and coefficients where every goal is one of
+            those or a :class:`.Plane` or :class:`.HalfSpace` (its point the first
+            vector, coefficients 1, 0, 0), with the goals' faces as the kernel reads them
+            (m, 4: a plane's normal and 1, a half-space's and 2, zeros for a squared
+            distance; None where every goal is one); else None.
     """
 
     def __init__(self, goals: Sequence[Goal]) -> None:
@@ -51,7 +57,8 @@ class StackedGoals:
         self.isotropic = all(
             getattr(kind.stack_curvature, "__func__", None) is default for kind in kinds
         )
-        self.squared = _squared(goals, self.curvature)
+        self.compiled = _compiled(goals, self.curvature)
+        self.squared = _squared_of(self.compiled)
         self._curvatures: tuple[tuple[IntArray, CurvatureBatch], ...] | None = None
         self._hessians: tuple[tuple[IntArray, HessianBatch], ...] | None = None
         self._weighted: tuple[FloatArray, FloatArray] | None = None  # weights, and by vector
@@ -63,16 +70,16 @@ class StackedGoals:
         return squared[0] if squared is not None and len(squared[0]) == self._m else None
 
     def vector_weights(self, weights: FloatArray) -> FloatArray:
-        """Each of :attr:`squared`'s vectors' weight in G_all.
+        """Each of :attr:`compiled`'s vectors' weight in G_all.
 
         Its goal's weight in G_all (``weights``, (m,)) times its coefficient; kept for the
         same ``weights``.
         """
-        assert self.squared is not None
+        assert self.compiled is not None
         kept = self._weighted
         if kept is not None and kept[0] is weights:
             return kept[1]
-        coefficients = self.squared[1]
+        coefficients = self.compiled[1]
         blocks = len(coefficients) // len(weights)
         by_vector = weights if blocks == 1 else np.tile(weights, blocks) * coefficients
         self._weighted = weights, by_vector
@@ -102,13 +109,18 @@ class StackedGoals:
             axial = axial or curvature[k, 1] > 0.0 or curvature[k, 2] > 0.0  # (after)
         if axial:
             other.axes_weighted = bool((other.curvature[:, 1:] > 0.0).any())
-        if self.squared is not None:
-            vectors, coefficients = (array.copy() for array in self.squared)
+        if self.compiled is not None:
+            vectors, coefficients, faces = self.compiled
+            vectors, coefficients = vectors.copy(), coefficients.copy()
+            faces = None if faces is None else faces.copy()
             m = self._m
             for k in changed:
                 _vectors_of(goals[k], vectors[k::m])
                 coefficients[k::m] = 0.5 * curvature[k, : len(coefficients) // m]
-            other.squared = vectors, coefficients
+                if faces is not None:
+                    _face_of(goals[k], faces[k])
+            other.compiled = vectors, coefficients, faces
+            other.squared = _squared_of(other.compiled)
         other._curvatures = other._hessians = None
         other._weighted = None
         return other
@@ -202,22 +214,50 @@ _SQUARED = (Position, Orientation, PositionOrientation)
 and axes from theirs."""
 
 
-def _squared(goals: Sequence[Goal], curvature: FloatArray) -> tuple[FloatArray, FloatArray] | None:
-    """:attr:`StackedGoals.squared` of ``goals``, whose curvatures are ``curvature`` (m, 3)."""
-    if not goals or any(type(goal) not in _SQUARED for goal in goals):
+_FACED: dict[type[Goal], float] = {Plane: 1.0, HalfSpace: 2.0}
+"""The goal types on a point's height over a plane, and their kinds in the kernel."""
+
+Compiled = tuple[FloatArray, FloatArray, FloatArray | None]
+""":attr:`StackedGoals.compiled`: the goal vectors, their coefficients, the faces."""
+
+
+def _compiled(goals: Sequence[Goal], curvature: FloatArray) -> Compiled | None:
+    """:attr:`StackedGoals.compiled` of ``goals``, whose curvatures are ``curvature`` (m, 3)."""
+    if not goals or any(type(goal) not in _SQUARED and type(goal) not in _FACED for goal in goals):
         return None
     m = len(goals)
-    blocks = 1 if all(type(goal) is Position for goal in goals) else 3
+    blocks = 1 if all(type(goal) is Position or type(goal) in _FACED for goal in goals) else 3
     vectors = np.zeros((blocks * m, 3))
     for k, goal in enumerate(goals):
         _vectors_of(goal, vectors[k::m])
-    return vectors, 0.5 * curvature[:, :blocks].T.ravel()
+    faces = None
+    if any(type(goal) in _FACED for goal in goals):
+        faces = np.zeros((m, 4))
+        for k, goal in enumerate(goals):
+            _face_of(goal, faces[k])
+    return vectors, 0.5 * curvature[:, :blocks].T.ravel(), faces
+
+
+def _squared_of(compiled: Compiled | None) -> tuple[FloatArray, FloatArray] | None:
+    """:attr:`StackedGoals.squared` from :attr:`StackedGoals.compiled`."""
+    if compiled is None or compiled[2] is not None:
+        return None
+    return compiled[0], compiled[1]
+
+
+def _face_of(goal: Goal, out: FloatArray) -> None:
+    """``goal``'s plane normal and kind into ``out`` (4,), zeros for a squared distance."""
+    kind = _FACED.get(type(goal))
+    out[:] = 0.0
+    if kind is not None:
+        assert isinstance(goal, Plane | HalfSpace)
+        out[:3], out[3] = goal.normal, kind
 
 
 def _vectors_of(goal: Goal, out: FloatArray) -> None:
     """``goal``'s point and axes (as many as ``out`` has rows) into ``out``, zero where none."""
     out[:] = 0.0
-    if isinstance(goal, Position | PositionOrientation):
+    if isinstance(goal, Position | PositionOrientation | Plane | HalfSpace):
         out[0] = goal.point
     orientation = goal.orientation if isinstance(goal, PositionOrientation) else goal
     if len(out) > 1 and isinstance(orientation, Orientation):

@@ -196,7 +196,12 @@ class Kernel:
         return columns
 
     def objective(
-        self, plan: ObjectivePlan, theta: FloatArray, goal: FloatArray, weight: FloatArray
+        self,
+        plan: ObjectivePlan,
+        theta: FloatArray,
+        goal: FloatArray,
+        weight: FloatArray,
+        faces: FloatArray | None = None,
     ) -> tuple[float, tuple[FloatArray, ...], FloatArray]:
         """G_all and its gradient of squared-distance goals, in one call (``rk_objective``).
 
@@ -209,16 +214,28 @@ class Kernel:
             goal: The goals' vectors, (v, 3), v = blocks · m: the effectors' points' goals,
                 then (blocks 3) their x and y axes' goals.
             weight: Each vector's weight in G_all, (v,).
+            faces: Each goal's plane normal and kind (m, 4: 0 a squared distance, 1 a
+                :class:`~solver.goals.Plane`, 2 a :class:`~solver.goals.HalfSpace`, its
+                point the goal's first vector), or None where every goal is a squared
+                distance.
 
         Returns:
-            G_all; the pose the solver keeps (the parts' points, x and y axes, the
-            variables' axes and pivots); the gradient over the variables.
+            G_all; the pose the solver keeps (the leaves' points, x and y axes, the
+            variables' axes and pivots, the parts' points); the gradient over the
+            variables.
         """
-        out = np.empty(9 * plan.n_parts + 7 * plan.n_variables)
+        out = np.empty(plan.size)
         theta, goal, weight = contiguous(theta), contiguous(goal), contiguous(weight)
-        blocks = len(weight) // plan.n_parts
+        blocks = len(weight) // plan.n_leaves
+        faces = None if faces is None or not len(faces) else contiguous(faces)
         total = self.c.objective(
-            plan.address, address(theta), blocks, address(goal), address(weight), address(out)
+            plan.address,
+            address(theta),
+            blocks,
+            address(goal),
+            address(weight),
+            None if faces is None else address(faces),
+            address(out),
         )
         return float(total), *plan.split(out)
 

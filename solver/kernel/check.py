@@ -240,6 +240,7 @@ def _objective_differs(
         y,
         axes,
         pivots,
+        points,
         _numpy_gradient(
             below, _TREE.arrays[4], points, 2.0 * delta, 0.0 * x, weights, axes, pivots
         ),
@@ -250,6 +251,56 @@ def _objective_differs(
             np.abs(got - expected) <= TOLERANCE * max(1.0, float(np.max(np.abs(expected))))
         ):
             return "its objective differs from numpy's"
+    return None
+
+
+def _leaf_objective_differs(
+    kernel: Kernel, tree: GradientTree, theta: FloatArray, below: FloatArray
+) -> str | None:
+    """None when the kernel's objective of a centre of mass, a plane and a half-space is numpy's.
+
+    Leaves 0, 1 and 3 are the mean of parts 0 to 2 (a half-space it is outside, a plane
+    it is above, a half-space it is inside), leaf 2 is part 3 (a position goal):
+    ``below[j, e]``, variable j moves part e.
+    """
+    world, axes, pivots = _numpy_frames(_TREE, theta)
+    local = np.zeros((4, 4, 3))
+    local[:, :3, 0] = np.linspace(0.3, -0.2, 12).reshape(4, 3)
+    local[:, 3, 0] = 1.0
+    local[:, :3, 1], local[:, :3, 2] = (0.0, 0.6, 0.8), (1.0, 0.0, 0.0)
+    mean = [0.2, 0.3, 0.5, 0.0]
+    shares = np.array([mean, mean, [0.0, 0.0, 0.0, 1.0], mean])
+    leaves = (shares, np.array([0, 0, 3, 0]), np.array([True, True, False, True]))
+    plan = ObjectivePlan.of(_TREE, tree, local, True, np.arange(_TREE.n_dofs), leaves)
+    at = (world[tree.arrays[2]] @ local)[:, :3, 0]
+    points = shares @ at
+    normal = np.array([0.0, 0.6, -0.8])
+    goal = points - np.array([-0.1, 0.07, 0.0, 0.1])[:, None] * normal
+    goal[2] = points[2] - 0.2
+    faces = np.zeros((4, 4))
+    faces[[0, 1, 3], :3] = normal
+    faces[[0, 1, 3], 3] = 2.0, 1.0, 2.0
+    weights = np.array([3.0, 0.5, 2.0, 1.5])
+    heights = ((points - goal) * normal).sum(axis=1)
+    heights[[0, 3]] = np.minimum(heights[[0, 3]], 0.0)
+    heights[2] = 0.0
+    delta = points[2] - goal[2]
+    forces = 2.0 * heights[:, None] * normal
+    forces[2] = 2.0 * delta
+    forces *= weights[:, None]
+    want_total = weights @ (heights * heights) + weights[2] * float(delta @ delta)
+    gradient = _numpy_gradient(
+        below, _TREE.arrays[4], at, shares.T @ forces, np.zeros((4, 3)), np.ones(4), axes, pivots
+    )
+    total, pose, have = kernel.objective(plan, theta, goal, weights, faces)
+    size = max(1.0, float(np.abs(gradient).max()))
+    if not (
+        abs(total - want_total) <= TOLERANCE * max(1.0, want_total)
+        and np.all(np.abs(pose[0] - points) <= TOLERANCE)
+        and np.all(np.abs(pose[5] - at) <= TOLERANCE)
+        and np.all(np.abs(have - gradient) <= TOLERANCE * size)
+    ):
+        return "its objective of a centre of mass and planes differs from numpy's"
     return None
 
 
@@ -299,7 +350,16 @@ def _step_differs(kernel: Kernel, theta: FloatArray, below: FloatArray) -> str |
     want = theta - metric @ gradient
     descent = DescentPlan(plan, n)
     descent.bind(
-        (goal[None], weight, moves, theta, np.ones(n), np.empty((0, n)), np.empty(0)),
+        (
+            goal[None],
+            weight,
+            moves,
+            theta,
+            np.ones(n),
+            np.empty((0, n)),
+            np.empty(0),
+            np.empty((0, 4)),
+        ),
         1.0,
         (1e-7, 1.0),
     )
@@ -511,6 +571,7 @@ def self_check(kernel: Kernel) -> str | None:
 
     problem = (
         _objective_differs(kernel, tree, theta, below, weights)
+        or _leaf_objective_differs(kernel, tree, theta, below)
         or _woodbury_differs(kernel)
         or _quaternions_differ(kernel)
         or _euler_differs(kernel)

@@ -202,6 +202,11 @@ class _Objective(ctypes.Structure):
         ("weighted", ctypes.c_void_p),
         ("torque", ctypes.c_void_p),
         ("unit", ctypes.c_void_p),
+        ("leaves", ctypes.c_int32),
+        ("shares", ctypes.c_void_p),
+        ("first", ctypes.c_void_p),
+        ("massed", ctypes.c_void_p),
+        ("extra", ctypes.c_void_p),
     ]
 
 
@@ -214,8 +219,11 @@ class ObjectivePlan(_Arrays):
     makes it for one thread at a time, as a problem is.
 
     Attributes:
-        n_parts: Parts, one per effector.
+        n_parts: Parts (points fixed in segments).
         n_variables: Variables.
+        n_leaves: The goals' effectors: the parts themselves, unless some is a centre of
+            mass (:class:`solver.parts.Parts`).
+        massed: Whether some leaf is a centre of mass.
         address: The address of the ``Objective`` structure.
         structure: That structure (kept alive with the arrays it points to).
         trees: The tree and the gradient's layout the structure points into (kept alive).
@@ -224,6 +232,8 @@ class ObjectivePlan(_Arrays):
 
     n_parts: int = 0
     n_variables: int = 0
+    n_leaves: int = 0
+    massed: bool = False
     address: int = 0
     structure: Any = None
     trees: tuple[KernelTree, GradientTree] | None = None
@@ -232,13 +242,20 @@ class ObjectivePlan(_Arrays):
     def split(self, out: FloatArray) -> tuple[tuple[FloatArray, ...], FloatArray]:
         """``rk_objective``'s output as the pose and the gradient over the variables.
 
-        The pose: the parts' points, x and y axes, the variables' axes and pivots (views
-        of ``out``, as the gradient is).
+        The pose: the leaves' points, x and y axes, the variables' axes and pivots, and
+        the parts' points (views of ``out``, as the gradient is).
         """
-        m, n = self.n_parts, self.n_variables
+        m, n = self.n_leaves, self.n_variables
         points, x, y = out[: 9 * m].reshape(3, m, 3)
         axes, pivots = out[9 * m : 9 * m + 6 * n].reshape(2, n, 3)
-        return (points, x, y, axes, pivots), out[9 * m + 6 * n :]
+        gradient = out[9 * m + 6 * n : 9 * m + 7 * n]
+        at = out[9 * m + 7 * n :].reshape(-1, 3) if self.massed else points
+        return (points, x, y, axes, pivots, at), gradient
+
+    @property
+    def size(self) -> int:
+        """The length of ``rk_objective``'s output (:meth:`split`)."""
+        return 9 * self.n_leaves + 7 * self.n_variables + 3 * self.n_parts
 
     def descent(self, n_dofs: int) -> DescentPlan:
         """The plan of this problem's descents (made on first use).
@@ -278,6 +295,7 @@ class ObjectivePlan(_Arrays):
         local: FloatArray,
         scaled: bool,
         variables: IntArray,
+        leaves: tuple[FloatArray, IntArray, BoolArray] | None = None,
     ) -> ObjectivePlan:
         """The plan of a problem.
 
@@ -287,9 +305,24 @@ class ObjectivePlan(_Arrays):
             local: Each part's point and axes in its segment's frame, (m, 4, 3).
             scaled: Whether some segment scales (the axes are then made unit).
             variables: Each variable's DOF.
+            leaves: Where some leaf is a centre of mass, each leaf's parts' shares
+                (leaves, m), its first part and whether it is one
+                (:class:`solver.parts.Parts`' ``sums``, ``first`` and ``massed``);
+                None where each part is a leaf.
         """
         n_segments, n_dofs = tree.n_segments, tree.n_dofs
         m, n = gradient.n_parts, gradient.n_variables
+        if leaves is None:
+            shares, first_part, massed = np.empty((0, m)), np.arange(m), np.zeros(m, bool)
+        else:
+            shares, first_part, massed = leaves
+        n_leaves = m if leaves is None else len(first_part)
+        owned, owned_pointers = cls.held(
+            np.ascontiguousarray(shares, dtype=np.float64),
+            np.ascontiguousarray(first_part, dtype=np.int32),
+            np.ascontiguousarray(massed, dtype=np.uint8),
+            np.empty(15 * m + 7 * n_leaves),
+        )
         arrays, pointers = cls.held(
             np.ascontiguousarray(local, dtype=np.float64).reshape(-1, 12),
             np.ascontiguousarray(variables, dtype=np.int32),
@@ -321,8 +354,21 @@ class ObjectivePlan(_Arrays):
             gradient.pointers[1],
             gradient.pointers[3],
             *pointers[2:],
+            n_leaves,
+            None if leaves is None else owned_pointers[0],
+            *owned_pointers[1:],
         )
-        return cls(arrays, pointers, m, n, ctypes.addressof(structure), structure, (tree, gradient))
+        return cls(
+            (*arrays, *owned),
+            (*pointers, *owned_pointers),
+            m,
+            n,
+            n_leaves,
+            leaves is not None,
+            ctypes.addressof(structure),
+            structure,
+            (tree, gradient),
+        )
 
 
 class _Descent(ctypes.Structure):
@@ -353,6 +399,7 @@ class _Descent(ctypes.Structure):
         ("rhs", ctypes.c_void_p),
         ("held", ctypes.c_void_p),
         ("blocks", ctypes.c_int32),
+        ("faces", ctypes.c_void_p),
     ]
 
 
@@ -395,8 +442,8 @@ class DescentPlan:
 
     def __init__(self, objective: ObjectivePlan, n_dofs: int) -> None:
         self.objective = objective
-        m, n = objective.n_parts, objective.n_variables
-        self._theta, self._pose = np.empty(n_dofs), np.empty(9 * m + 7 * n)
+        n = objective.n_variables
+        self._theta, self._pose = np.empty(n_dofs), np.empty(objective.size)
         self._posed_at = np.empty(n)
         self.structure = _Descent()
         self.structure.objective = objective.address
@@ -445,26 +492,28 @@ class DescentPlan:
         Args:
             arrays: The goals' vectors (v, 3) and their weights (v), v = blocks · m (see
                 ``rk_objective``: the effectors' points, then their x and y axes when
-                blocks is 3); whether each variable moves each goal's effector (n, m); θ at
+                blocks is 3); whether each variable moves each part (n, parts); θ at
                 the start (all DOFs); the variables' scale s (θ_V = s ∘ φ); the
-                inequality rows over φ, dense (rows, n), and their bounds. Kept as they
-                are while bound: contiguous float64.
+                inequality rows over φ, dense (rows, n), and their bounds; each goal's
+                plane (``rk_objective``'s faces, (m, 4)), empty where every goal is a
+                squared distance. Kept as they are while bound: contiguous float64.
             weight_scale: w: the descent minimises G/w.
             damping: μ's shares of the largest curvature and of |G/w|.
         """
         structure = self.structure
-        goal, weight, moves, base, scale, a, b = arrays
+        goal, weight, moves, base, scale, a, b, faces = arrays
         structure.goal, structure.weight, structure.moves = (
             address(goal),
             address(weight),
             address(moves),
         )
+        structure.faces = address(faces) if len(faces) else None
         structure.base, structure.scale = address(base), address(scale)
         structure.a, structure.b = address(a), address(b)
         structure.weight_scale, structure.rows = weight_scale, len(b)
         structure.relative, structure.absolute = damping
         structure.posed = 0  # its pose is of another start and scale
-        m, n = self.objective.n_parts, self.objective.n_variables
+        m, n = self.objective.n_leaves, self.objective.n_variables
         structure.blocks = self.blocks = len(weight) // m
         k = self.k
         # a step's work (at most 5n + 2k + k² + rows) after a descent's own (2kn + k² + 3n + 4)
@@ -504,7 +553,7 @@ class DescentPlan:
     @property
     def k(self) -> int:
         """F's columns: three a goal vector of the descent bound."""
-        return 3 * self.blocks * self.objective.n_parts
+        return 3 * self.blocks * self.objective.n_leaves
 
     @property
     def q(self) -> int:

@@ -19,7 +19,7 @@
 #endif
 
 /* The calling convention's version: the loader refuses a library of another. */
-#define RK_ABI 16
+#define RK_ABI 17
 
 /* How the descent functions end; solver/kernel/records.py names the same numbers (its
  * StartStatus, SearchStatus and DescentStatus: each member is RK_ and its name here). */
@@ -278,8 +278,10 @@ static double numpy_sum(int64_t n, const double *a) {
 }
 
 /* A problem whose every goal is a sum of squared distances of the effector's point and
- * axes from their goals (Position, Orientation, PositionOrientation), one part per
- * effector: what Problem.evaluate_variables reads besides θ, the goals and their weights.
+ * axes from their goals (Position, Orientation, PositionOrientation) or a plane's or
+ * half-space's on its point (rk_objective's faces), its m parts points fixed in segments
+ * and its leaves the effectors the goals are on (the parts, or centres of mass of them):
+ * what Problem.evaluate_variables reads besides θ, the goals and their weights.
  * The tree is rk_frames' and the variables' layout rk_gradient_tree's; world (16·(segments
  * + 1)), dof_axis and dof_pivot (3·DOFs each), sums (6·segments), force and torque (3m
  * each) and weighted (m) are scratch the caller owns, unit m ones. */
@@ -308,6 +310,15 @@ typedef struct {
     double *weighted;
     double *torque;
     const double *unit;
+    /* The goals' effectors, the leaves: the m parts themselves (shares NULL), or where some
+     * leaf is a centre of mass, the mean Σ sₖ rₖ of its parts (Parts.sums: shares, leaves
+     * × m) and a plain effector its first part's point and axes (first, massed: leaves
+     * each). extra is scratch of 15m + 7·leaves doubles. */
+    int32_t leaves;
+    const double *shares;
+    const int32_t *first;
+    const uint8_t *massed;
+    double *extra;
 } Objective;
 
 /* Problem.evaluate_variables of an Objective: G_all = Σ_e Σ_b w_be ‖v_be − g_be‖² and its
@@ -319,9 +330,43 @@ typedef struct {
  * Parts.states: the effector's frame in the segment's, local (m, 4, 3), carried by the
  * segment's world matrix, axes made unit when a rest scales), the variables' axes and
  * pivots (n, 3 each), then the gradient (n). An axis v's derivative by a rotation about
- * u is u × v, so its goal's gradient 2w(v − g) adds the torque v × 2w(v − g). */
+ * u is u × v, so its goal's gradient 2w(v − g) adds the torque v × 2w(v − g). With faces
+ * (leaves × 4, see leaf_objective) or centres of mass (shares), leaf_objective's, whose out
+ * holds the leaves' states (m is then the leaves') and ends with the parts' points. */
+/* Parts.states of part k after rk_frames: its point, x and y axes into column[0..2], its
+ * frame in its segment's (local) carried by the segment's world matrix, the axes made unit
+ * when a rest scales. */
+static void part_state(const Objective *o, int64_t k, double *column[3]) {
+    const double *w = o->world + 16 * (int64_t)o->part_segment[k];
+    const double *l = o->local + 12 * k;
+    for (int c = 0; c < 3; ++c) {
+        for (int i = 0; i < 3; ++i) {
+            column[c][i] = w[4 * i] * l[c] + w[4 * i + 1] * l[3 + c] + w[4 * i + 2] * l[6 + c] +
+                           w[4 * i + 3] * l[9 + c];
+        }
+    }
+    if (o->scaled) {
+        for (int c = 1; c < 3; ++c) {
+            double *v = column[c];
+            const double norm = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+            v[0] /= norm;
+            v[1] /= norm;
+            v[2] /= norm;
+        }
+    }
+}
+
+static double leaf_objective(const Objective *o, int32_t blocks, const double *goal,
+                             const double *weight, const double *faces, double *out);
+
 RK_EXPORT double rk_objective(const Objective *o, const double *theta, int32_t blocks,
-                              const double *goal, const double *weight, double *out) {
+                              const double *goal, const double *weight, const double *faces,
+                              double *out) {
+    if (o->shares != 0 || faces != 0) {
+        rk_frames(o->n_segments, o->parent, o->first_dof, o->count, o->rest, o->rotation,
+                  o->axis, o->normalise, theta, o->world, o->dof_axis, o->dof_pivot);
+        return leaf_objective(o, blocks, goal, weight, faces, out);
+    }
     const int32_t m = o->m, n = o->n;
     double *points = out, *x = out + 3 * (int64_t)m, *y = out + 6 * (int64_t)m;
     double *axes = out + 9 * (int64_t)m, *pivots = axes + 3 * (int64_t)n;
@@ -329,24 +374,8 @@ RK_EXPORT double rk_objective(const Objective *o, const double *theta, int32_t b
     rk_frames(o->n_segments, o->parent, o->first_dof, o->count, o->rest, o->rotation, o->axis,
               o->normalise, theta, o->world, o->dof_axis, o->dof_pivot);
     for (int32_t e = 0; e < m; ++e) {
-        const double *w = o->world + 16 * (int64_t)o->part_segment[e];
-        const double *l = o->local + 12 * (int64_t)e;
         double *column[3] = {points + 3 * e, x + 3 * e, y + 3 * e};
-        for (int c = 0; c < 3; ++c) {
-            for (int i = 0; i < 3; ++i) {
-                column[c][i] = w[4 * i] * l[c] + w[4 * i + 1] * l[3 + c] +
-                               w[4 * i + 2] * l[6 + c] + w[4 * i + 3] * l[9 + c];
-            }
-        }
-        if (o->scaled) {
-            for (int c = 1; c < 3; ++c) {
-                double *v = column[c];
-                const double norm = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
-                v[0] /= norm;
-                v[1] /= norm;
-                v[2] /= norm;
-            }
-        }
+        part_state(o, e, column);
         const double *p = goal + 3 * e;
         const double d[3] = {points[3 * e] - p[0], points[3 * e + 1] - p[1],
                              points[3 * e + 2] - p[2]};
@@ -391,6 +420,115 @@ RK_EXPORT double rk_objective(const Objective *o, const double *theta, int32_t b
                       o->variable_rotation, o->sums, gradient);
     }
     return numpy_sum(m, o->weighted);
+}
+
+/* rk_objective where a leaf is a centre of mass or a goal is a plane's (Plane, HalfSpace),
+ * after rk_frames: G_all = Σ_e w_e P_e and its gradient. faces (leaves × 4, or NULL: every
+ * goal a squared distance) holds each leaf's plane normal ν and its kind: 0 a squared
+ * distance (as rk_objective's), 1 a plane, P = ((r − p)·ν)², 2 a half-space, P = min(0,
+ * (r − p)·ν)², p the goal's point (its first vector). Each leaf's weighted force goes to
+ * its parts, times their shares (Parts.spread), and a plain leaf's torque to its part; the
+ * gradient is then the parts' (rk_gradient_tree). out as rk_objective's, for the leaves,
+ * then the parts' points (m, 3). */
+static double leaf_objective(const Objective *o, int32_t blocks, const double *goal,
+                             const double *weight, const double *faces, double *out) {
+    const int32_t m = o->m, n = o->n, leaves = o->leaves;
+    double *points = out, *x = out + 3 * (int64_t)leaves, *y = out + 6 * (int64_t)leaves;
+    double *axes = out + 9 * (int64_t)leaves, *pivots = axes + 3 * (int64_t)n;
+    double *gradient = pivots + 3 * (int64_t)n, *at = gradient + n;
+    double *part_x = o->extra, *part_y = part_x + 3 * (int64_t)m;
+    double *part_force = part_y + 3 * (int64_t)m, *part_torque = part_force + 3 * (int64_t)m;
+    double *force = part_torque + 3 * (int64_t)m, *torque = force + 3 * (int64_t)leaves;
+    double *weighted = torque + 3 * (int64_t)leaves;
+    for (int32_t k = 0; k < m; ++k) {
+        double *column[3] = {at + 3 * k, part_x + 3 * k, part_y + 3 * k};
+        part_state(o, k, column);
+        for (int i = 0; i < 3; ++i) {
+            part_force[3 * k + i] = part_torque[3 * k + i] = 0.0;
+        }
+    }
+    for (int32_t e = 0; e < leaves; ++e) {
+        double *p = points + 3 * e, *xe = x + 3 * e, *ye = y + 3 * e;
+        if (o->shares != 0 && o->massed[e]) { /* Σ sₖ rₖ, the world's axes */
+            const double *s = o->shares + (int64_t)m * e;
+            p[0] = p[1] = p[2] = 0.0;
+            for (int32_t k = 0; k < m; ++k) {
+                if (s[k] != 0.0) {
+                    p[0] += s[k] * at[3 * k];
+                    p[1] += s[k] * at[3 * k + 1];
+                    p[2] += s[k] * at[3 * k + 2];
+                }
+            }
+            xe[0] = 1.0, xe[1] = 0.0, xe[2] = 0.0;
+            ye[0] = 0.0, ye[1] = 1.0, ye[2] = 0.0;
+        } else {
+            const int64_t k = o->shares != 0 ? o->first[e] : e;
+            memcpy(p, at + 3 * k, sizeof(double) * 3);
+            memcpy(xe, part_x + 3 * k, sizeof(double) * 3);
+            memcpy(ye, part_y + 3 * k, sizeof(double) * 3);
+        }
+        const double *g = goal + 3 * e;
+        const double d[3] = {p[0] - g[0], p[1] - g[1], p[2] - g[2]};
+        double *f = force + 3 * e, *t = torque + 3 * e;
+        const int kind = faces != 0 ? (int)faces[4 * e + 3] : 0;
+        t[0] = t[1] = t[2] = 0.0;
+        if (kind != 0) {
+            const double *normal = faces + 4 * e;
+            double height = d[0] * normal[0] + d[1] * normal[1] + d[2] * normal[2];
+            if (kind == 2 && height > 0.0) {
+                height = 0.0;
+            }
+            weighted[e] = weight[e] * (height * height);
+            for (int i = 0; i < 3; ++i) {
+                f[i] = weight[e] * ((2.0 * height) * normal[i]);
+            }
+            continue;
+        }
+        double total = weight[e] * (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+        for (int i = 0; i < 3; ++i) {
+            f[i] = 2.0 * weight[e] * d[i];
+        }
+        for (int b = 1; b < blocks; ++b) {
+            const double c = weight[(int64_t)b * leaves + e];
+            const double *v = b == 1 ? xe : ye, *h = goal + 3 * ((int64_t)b * leaves + e);
+            const double a[3] = {v[0] - h[0], v[1] - h[1], v[2] - h[2]};
+            total += c * (a[0] * a[0] + a[1] * a[1] + a[2] * a[2]);
+            t[0] += 2.0 * c * (v[1] * a[2] - v[2] * a[1]);
+            t[1] += 2.0 * c * (v[2] * a[0] - v[0] * a[2]);
+            t[2] += 2.0 * c * (v[0] * a[1] - v[1] * a[0]);
+        }
+        weighted[e] = total;
+    }
+    for (int32_t e = 0; e < leaves; ++e) { /* Parts.spread */
+        const double *f = force + 3 * e;
+        if (o->shares != 0 && o->massed[e]) {
+            const double *s = o->shares + (int64_t)m * e;
+            for (int32_t k = 0; k < m; ++k) {
+                if (s[k] != 0.0) {
+                    for (int i = 0; i < 3; ++i) {
+                        part_force[3 * k + i] += s[k] * f[i];
+                    }
+                }
+            }
+            continue;
+        }
+        const int64_t k = o->shares != 0 ? o->first[e] : e;
+        for (int i = 0; i < 3; ++i) {
+            part_force[3 * k + i] += f[i];
+            part_torque[3 * k + i] += torque[3 * e + i];
+        }
+    }
+    for (int32_t j = 0; j < n; ++j) {
+        const int64_t v = o->variables[j];
+        for (int i = 0; i < 3; ++i) {
+            axes[3 * j + i] = o->dof_axis[3 * v + i];
+            pivots[3 * j + i] = o->dof_pivot[3 * v + i];
+        }
+    }
+    gradient_tree(o->n_segments, o->parent, n, o->variable_segment, m, o->part_segment, at,
+                  part_force, part_torque, o->unit, axes, pivots, o->variable_rotation,
+                  o->sums, gradient);
+    return numpy_sum(leaves, weighted);
 }
 
 static void cross3(const double *a, const double *b, double *out) {
@@ -897,7 +1035,21 @@ typedef struct {
     const double *rhs;
     const uint8_t *held;
     int32_t blocks;
+    const double *faces; /* rk_objective's: NULL where every goal is a squared distance */
 } Descent;
+
+static int32_t leaf_factor(const Descent *d, const double *weights, double *f);
+
+/* F's count columns (column-major, n rows) scaled as the descent's: by scale / √w. */
+static void scale_columns(const Descent *d, int64_t count, double *f) {
+    const int32_t n = d->objective->n;
+    const double root = sqrt(d->weight_scale);
+    for (int64_t a = 0; a < count; ++a) {
+        for (int32_t j = 0; j < n; ++j) {
+            f[a * n + j] *= d->scale[j] / root;
+        }
+    }
+}
 
 /* G/w and its gradient over φ at phi (methods.base.Scaled.objective). */
 static double descent_value(Descent *d, const double *phi, double *gradient) {
@@ -909,11 +1061,11 @@ static double descent_value(Descent *d, const double *phi, double *gradient) {
     for (int32_t j = 0; j < n; ++j) {
         d->theta[o->variables[j]] = d->scale[j] * phi[j];
     }
-    const double total = rk_objective(o, d->theta, d->blocks, d->goal, d->weight, d->pose);
+    const double total = rk_objective(o, d->theta, d->blocks, d->goal, d->weight, d->faces, d->pose);
     memcpy(d->posed_at, phi, sizeof(double) * (size_t)n);
     d->posed = 1;
     d->total = total;
-    const double *own = d->pose + 9 * (int64_t)o->m + 6 * (int64_t)n;
+    const double *own = d->pose + 9 * (int64_t)o->leaves + 6 * (int64_t)n;
     for (int32_t j = 0; j < n; ++j) {
         gradient[j] = own[j] * (d->scale[j] / d->weight_scale);
     }
@@ -1016,7 +1168,7 @@ RK_EXPORT int32_t rk_gauss_newton_start(Descent *d, const double *phi, double va
                                         double *projected, double *turn, double *hg,
                                         double *damping, double *work) {
     const Objective *o = d->objective;
-    const int32_t n = o->n, m = o->m, k = 3 * d->blocks * m;
+    const int32_t n = o->n, m = o->leaves, k = 3 * d->blocks * m;
     double *held = work, *t = work + n, *scratch = t + 2 * (int64_t)k;
     /* F at phi from the pose there (held takes the gradient, not needed), scaled */
     if (!d->posed || memcmp(d->posed_at, phi, sizeof(double) * (size_t)n) != 0) {
@@ -1026,15 +1178,15 @@ RK_EXPORT int32_t rk_gauss_newton_start(Descent *d, const double *phi, double va
     for (int32_t e = 0; e < d->blocks * m; ++e) {
         weights[e] = sqrt(d->weight[e] * 2.0);
     }
-    const double *points = d->pose, *axes = d->pose + 9 * (int64_t)m, *pivots = axes + 3 * (int64_t)n;
-    rk_factor(n, m, d->blocks, points, d->moves, weights, axes, pivots, o->variable_rotation,
-              factor);
-    const double root = sqrt(d->weight_scale);
-    for (int64_t c = 0; c < k; ++c) {
-        double *column = factor + c * n;
-        for (int32_t j = 0; j < n; ++j) {
-            column[j] *= d->scale[j] / root;
-        }
+    if (o->shares != 0 || d->faces != 0) { /* F's columns the goals weigh, then zeros */
+        const int32_t used = leaf_factor(d, weights, factor);
+        memset(factor + (int64_t)used * n, 0, sizeof(double) * (size_t)(k - used) * (size_t)n);
+    } else {
+        const double *points = d->pose, *axes = d->pose + 9 * (int64_t)m;
+        const double *pivots = axes + 3 * (int64_t)n;
+        rk_factor(n, m, d->blocks, points, d->moves, weights, axes, pivots,
+                  o->variable_rotation, factor);
+        scale_columns(d, k, factor);
     }
     const double mu = woodbury(n, k, d->q, factor, d->q ? d->bound : 0, 0, projected,
                                d->relative, d->absolute, value, turn, scratch);
@@ -1215,7 +1367,7 @@ RK_EXPORT int32_t rk_gauss_newton_descent(Descent *d, double *phi, double *gradi
                                           double rounding, double rounding_root, double drop,
                                           int32_t max_iterations, double seconds,
                                           double *work) {
-    const int32_t n = d->objective->n, k = 3 * d->blocks * d->objective->m, q = d->q;
+    const int32_t n = d->objective->n, k = 3 * d->blocks * d->objective->leaves, q = d->q;
     const double began = seconds >= 0.0 ? monotonic_seconds() : 0.0;
     double *factor = work, *projected = factor + (int64_t)k * n;
     double *turn = projected + (int64_t)k * n, *hg = turn + (int64_t)k * k;
@@ -1515,6 +1667,125 @@ static void semidefinite_cholesky(const double *mat, double *low) {
     }
 }
 
+/* compact_factor's columns of leaf e's axes (vectors blocks·leaves: its x and y axes at e +
+ * leaves and e + 2·leaves, their weights √(2w) alike), moved by the variables that move
+ * part own, into f (column-major, n rows); their count, none below blocks 3. */
+static int32_t axis_columns(const Descent *d, const double *weights, int32_t leaves, int32_t e,
+                            int64_t own, double *f) {
+    const Objective *o = d->objective;
+    const int32_t n = o->n, m = o->m;
+    const double *vectors = d->pose, *axes = d->pose + 9 * (int64_t)leaves;
+    double mat[9] = {0.0}, low[9];
+    for (int32_t b = 1; b < d->blocks; ++b) {
+        const int64_t i = (int64_t)b * leaves + e;
+        const double *v = vectors + 3 * i, c = weights[i] * weights[i];
+        const double norm = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];
+        for (int r = 0; r < 3; ++r) {
+            for (int q = 0; q < 3; ++q) {
+                mat[3 * r + q] += c * ((r == q ? norm : 0.0) - v[r] * v[q]);
+            }
+        }
+    }
+    if (!(mat[0] + mat[4] + mat[8] > 0.0)) {
+        return 0;
+    }
+    semidefinite_cholesky(mat, low);
+    int32_t count = 0;
+    for (int col = 0; col < 3; ++col) {
+        if (low[4 * col] == 0.0) {
+            continue;
+        }
+        double *column = f + (int64_t)n * count;
+        for (int32_t j = 0; j < n; ++j) {
+            const double *u = axes + 3 * j;
+            const double scale = o->variable_rotation[j] ? d->moves[(int64_t)j * m + own] : 0.0;
+            column[j] = scale * (u[0] * low[col] + u[1] * low[3 + col] + u[2] * low[6 + col]);
+        }
+        count += 1;
+    }
+    return count;
+}
+
+/* compact_factor where a leaf is a centre of mass or a goal is a plane's (leaf_objective),
+ * from the pose at the descent's last point (the parts' points after the gradient). A
+ * leaf's point moves by Σ sₖ mₖⱼ (u_j × (rₖ − q_j)) = u_j × (R − S q_j) for a rotation j,
+ * R = Σ sₖ mₖⱼ rₖ, S = Σ sₖ mₖⱼ (mₖⱼ: whether j moves part k), and by S u_j for a
+ * translation; a squared distance keeps those three columns, a plane's goal the one
+ * column ν·J (curvature 2ννᵀ), a half-space's only where the point is outside (as
+ * HalfSpace.stack_curvature). A plain leaf's axes give compact_factor's columns; a
+ * centre of mass's axes are the world's, moved by nothing. */
+static int32_t leaf_factor(const Descent *d, const double *weights, double *f) {
+    const Objective *o = d->objective;
+    const int32_t n = o->n, m = o->m, leaves = o->leaves;
+    const double *points = d->pose, *axes = d->pose + 9 * (int64_t)leaves;
+    const double *pivots = axes + 3 * (int64_t)n, *at = pivots + 4 * (int64_t)n;
+    const uint8_t *rotation = o->variable_rotation;
+    int32_t count = 0;
+    for (int32_t e = 0; e < leaves; ++e) {
+        const int kind = d->faces != 0 ? (int)d->faces[4 * e + 3] : 0;
+        const int massed = o->shares != 0 && o->massed[e];
+        const int64_t own = o->shares != 0 ? o->first[e] : e;
+        const double *p = points + 3 * e;
+        int take = weights[e] != 0.0;
+        if (take && kind == 2) {
+            const double *g = d->goal + 3 * e, *normal = d->faces + 4 * e;
+            take = (p[0] - g[0]) * normal[0] + (p[1] - g[1]) * normal[1] +
+                       (p[2] - g[2]) * normal[2] <
+                   0.0;
+        }
+        if (take) {
+            double *c0 = f + (int64_t)n * count, *c1 = c0 + n, *c2 = c1 + n;
+            const double weight = weights[e];
+            for (int32_t j = 0; j < n; ++j) {
+                const double *u = axes + 3 * j, *q = pivots + 3 * j;
+                double share = 0.0, r[3] = {0.0, 0.0, 0.0};
+                if (massed) {
+                    const double *s = o->shares + (int64_t)m * e, *moves = d->moves + (int64_t)j * m;
+                    for (int32_t k = 0; k < m; ++k) {
+                        const double sk = s[k] * moves[k];
+                        if (sk != 0.0) {
+                            share += sk;
+                            r[0] += sk * at[3 * k];
+                            r[1] += sk * at[3 * k + 1];
+                            r[2] += sk * at[3 * k + 2];
+                        }
+                    }
+                } else {
+                    share = d->moves[(int64_t)j * m + own];
+                    r[0] = share * p[0], r[1] = share * p[1], r[2] = share * p[2];
+                }
+                if (share == 0.0) {
+                    c0[j] = c1[j] = c2[j] = 0.0;
+                } else if (!rotation[j]) {
+                    c0[j] = weight * (share * u[0]);
+                    c1[j] = weight * (share * u[1]);
+                    c2[j] = weight * (share * u[2]);
+                } else {
+                    const double a[3] = {r[0] - share * q[0], r[1] - share * q[1],
+                                         r[2] - share * q[2]};
+                    c0[j] = weight * (u[1] * a[2] - u[2] * a[1]);
+                    c1[j] = weight * (u[2] * a[0] - u[0] * a[2]);
+                    c2[j] = weight * (u[0] * a[1] - u[1] * a[0]);
+                }
+            }
+            if (kind != 0) {
+                const double *normal = d->faces + 4 * e;
+                for (int32_t j = 0; j < n; ++j) {
+                    c0[j] = normal[0] * c0[j] + normal[1] * c1[j] + normal[2] * c2[j];
+                }
+                count += 1;
+            } else {
+                count += 3;
+            }
+        }
+        if (!massed) {
+            count += axis_columns(d, weights, leaves, e, own, f + (int64_t)n * count);
+        }
+    }
+    scale_columns(d, count, f);
+    return count;
+}
+
 /* The goals' Gauss–Newton factor over φ in as few columns as give the same F Fᵀ, into f
  * (column-major, n rows); their count. rk_factor's F has three columns per goal vector: an
  * effector's axis goals add two vectors whose six columns, (u_j × v) scaled, have rank
@@ -1525,7 +1796,10 @@ static void semidefinite_cholesky(const double *mat, double *low) {
  * kept, with no zero column. weights holds √(2 w) per goal vector. */
 static int32_t compact_factor(const Descent *d, const double *weights, double *f) {
     const Objective *o = d->objective;
-    const int32_t n = o->n, m = o->m, blocks = d->blocks;
+    if (o->shares != 0 || d->faces != 0) {
+        return leaf_factor(d, weights, f);
+    }
+    const int32_t n = o->n, m = o->m;
     const double *vectors = d->pose, *axes = d->pose + 9 * (int64_t)m;
     const double *pivots = axes + 3 * (int64_t)n;
     const uint8_t *rotation = o->variable_rotation;
@@ -1552,40 +1826,9 @@ static int32_t compact_factor(const Descent *d, const double *weights, double *f
             }
             count += 3;
         }
-        double mat[9] = {0.0}, low[9];
-        for (int32_t b = 1; b < blocks; ++b) {
-            const int64_t i = (int64_t)b * m + e;
-            const double *v = vectors + 3 * i, c = weights[i] * weights[i];
-            const double norm = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];
-            for (int r = 0; r < 3; ++r) {
-                for (int q = 0; q < 3; ++q) {
-                    mat[3 * r + q] += c * ((r == q ? norm : 0.0) - v[r] * v[q]);
-                }
-            }
-        }
-        if (!(mat[0] + mat[4] + mat[8] > 0.0)) {
-            continue;
-        }
-        semidefinite_cholesky(mat, low);
-        for (int col = 0; col < 3; ++col) {
-            if (low[4 * col] == 0.0) {
-                continue;
-            }
-            double *column = f + (int64_t)n * count;
-            for (int32_t j = 0; j < n; ++j) {
-                const double *u = axes + 3 * j;
-                const double scale = rotation[j] ? d->moves[(int64_t)j * m + e] : 0.0;
-                column[j] = scale * (u[0] * low[col] + u[1] * low[3 + col] + u[2] * low[6 + col]);
-            }
-            count += 1;
-        }
+        count += axis_columns(d, weights, m, e, e, f + (int64_t)n * count);
     }
-    const double root = sqrt(d->weight_scale);
-    for (int64_t a = 0; a < count; ++a) {
-        for (int32_t j = 0; j < n; ++j) {
-            f[a * n + j] *= d->scale[j] / root;
-        }
-    }
+    scale_columns(d, count, f);
     return count;
 }
 
@@ -1596,7 +1839,7 @@ static int32_t newton_step(Descent *d, const Settle *c, const double *phi,
                            const double *gradient, int comfort, SettleWork *w, double *step,
                            double *y) {
     const Objective *o = d->objective;
-    const int32_t n = o->n, m = o->m;
+    const int32_t n = o->n, m = o->leaves;
     if (!d->posed || memcmp(d->posed_at, phi, sizeof(double) * (size_t)n) != 0) {
         descent_value(d, phi, w->trial_gradient); /* the pose at phi, for F */
     }
@@ -1792,7 +2035,7 @@ static int32_t anderson(int32_t n, int32_t h, const double *phi, const Settle *c
 RK_EXPORT int32_t rk_settle(Descent *d, const Settle *c, double *phi, double *gradient,
                             double *out, int32_t max_iterations, double seconds, double *work,
                             int32_t *iwork) {
-    const int32_t n = d->objective->n, k = 3 * d->blocks * d->objective->m, rows = d->rows;
+    const int32_t n = d->objective->n, k = 3 * d->blocks * d->objective->leaves, rows = d->rows;
     const int32_t depth = c->depth;
     const double began = seconds >= 0.0 ? monotonic_seconds() : 0.0;
     SettleWork w;

@@ -24,7 +24,7 @@ SIGNATURES: dict[str, tuple[Any, tuple[Any, ...]]] = {
     "rk_frames": (None, (_INT, *[_POINTER] * 6, _INT, *[_POINTER] * 4)),
     "rk_factor": (None, (_INT, _INT, _INT, *[_POINTER] * 7)),
     "rk_gradient_tree": (None, (_INT, _POINTER, _INT, _POINTER, _INT, *[_POINTER] * 10)),
-    "rk_objective": (_DOUBLE, (_POINTER, _POINTER, _INT, _POINTER, _POINTER, _POINTER)),
+    "rk_objective": (_DOUBLE, (_POINTER, _POINTER, _INT, *[_POINTER] * 4)),
     "rk_hessian_tree": (None, (*_HESSIAN_POSE, *[_POINTER] * 3)),
     "rk_woodbury_start": (
         _DOUBLE,

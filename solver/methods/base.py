@@ -136,9 +136,9 @@ class Scaled:
         compiled = problem.compiled_goals()
         if compiled is None:
             return None
-        library, plan, goal, weight, moves = compiled
+        library, plan, goal, weight, moves, faces = compiled
         return compiled_step(
-            library, plan, goal, weight, moves, self.space, self.weight, sized=sized
+            library, plan, goal, weight, moves, faces, self.space, self.weight, sized=sized
         )
 
     def reporter(self, callback: Callable[[FloatArray, float], None] | None) -> Reporter | None:

@@ -355,7 +355,7 @@ class GaussNewtonStep:
     ) -> kernel.DescentPlan:
         """The plan, bound, with the bounds on ``bounds`` active (inequality ``rows``)."""
         plan = self.bound()
-        inactive = np.ones(len(self.arrays[-1]), dtype=bool)
+        inactive = np.ones(len(self.arrays[6]), dtype=bool)
         inactive[rows] = False
         plan.hold(bounds, signs, rhs, inactive)
         return plan
@@ -368,12 +368,17 @@ class GaussNewtonStep:
         return self.library.gauss_newton_search(plan, phi, value, gradient, hg, plan.inactive)
 
 
+_NO_FACES = np.empty((0, 4))
+"""The faces of goals that are all squared distances."""
+
+
 def compiled_step(
     library: kernel.Kernel,
     plan: kernel.ObjectivePlan,
     goal: FloatArray,
     weight: FloatArray,
     moves: FloatArray,
+    faces: FloatArray | None,
     space: Any,
     weight_scale: float,
     *,
@@ -389,7 +394,8 @@ def compiled_step(
         plan: The problem's objective plan.
         goal: The goals' vectors, (v, 3) (:meth:`kernel.Kernel.objective`).
         weight: Their weights, (v,).
-        moves: Whether each variable moves each goal's effector, (n, m).
+        moves: Whether each variable moves each part, (n, parts).
+        faces: Each goal's plane and kind (:meth:`kernel.Kernel.objective`), or None.
         space: The reduced space: θ at the descent's start (``base``), θ_V = scale ∘ φ,
             and the dense inequality rows ``a_in`` and ``b_in``.
         weight_scale: w: the descent minimises G/w.
@@ -398,10 +404,9 @@ def compiled_step(
     n, k = plan.n_variables, 3 * len(weight)
     if sized and (not 2 * k < n or n * k * k > _COMPILED_START):
         return None
-    arrays = tuple(
-        np.ascontiguousarray(array, dtype=np.float64)
-        for array in (goal, weight, moves, space.base, space.scale, space.a_in, space.b_in)
-    )
+    given = (goal, weight, moves, space.base, space.scale, space.a_in, space.b_in)
+    arrays = tuple(np.ascontiguousarray(array, dtype=np.float64) for array in given)
+    arrays += (_NO_FACES if faces is None else np.ascontiguousarray(faces, dtype=np.float64),)
     return GaussNewtonStep(library, plan, arrays, weight_scale, k)
 
 

@@ -196,7 +196,7 @@ def _stepwise(
     bounds, signs, rhs, rows = active
     value, gradient = objective(phi)
     evaluations, iterations = 1, 0
-    inactive = np.ones(len(step.arrays[-1]), dtype=bool)
+    inactive = np.ones(len(step.arrays[6]), dtype=bool)
     inactive[rows] = False
     while value > goal_value:
         projected = gradient.copy()

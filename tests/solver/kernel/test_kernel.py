@@ -10,7 +10,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from helpers import random_effector, random_figure_plan, random_goal, random_theta
+from helpers import (
+    numpy_and_compiled,
+    random_effector,
+    random_figure_plan,
+    random_goal,
+    random_theta,
+    solves_with_and_without_compiled_steps,
+)
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from problems import long_chain
@@ -202,21 +209,6 @@ def test_frames_axes_and_pivots_agree_with_numpy(seed: int) -> None:
     np.testing.assert_array_equal(some_pivots, got_pivots[variables])
 
 
-def _numpy_and_compiled(problem: Problem, theta: np.ndarray) -> tuple[tuple, tuple]:  # type: ignore[type-arg]
-    """G, its gradient and the pose kept with them, by numpy and then by the kernel."""
-    answers = []
-    for on in (False, True):
-        problem._evaluated = None  # the cache holds the other path's pose
-        with kernel.enabled(on):
-            value, gradient = problem.evaluate_variables(theta)
-            pose = problem._evaluated
-        assert pose is not None
-        answers.append(
-            (value, gradient, pose.points, pose.x, pose.y, pose.axes, pose.pivots, pose.at)
-        )
-    return answers[0], answers[1]
-
-
 KINDS = {
     "positions": ("Position",),
     "orientations": ("Orientation",),
@@ -252,7 +244,7 @@ def test_the_compiled_objective_is_numpys_to_rounding(seed: int, kinds: str) -> 
     ]
     problem = Problem(figure, constraints)
     for theta in (random_theta(rng, plan), random_theta(rng, plan) * 3.0):
-        want, have = _numpy_and_compiled(problem, theta)
+        want, have = numpy_and_compiled(problem, theta)
         assert problem.derived.objective_plan is not None  # the kernel's objective ran
         size = max(1.0, float(weights.sum() * problem.chain_lengths.max() ** 2))
         assert have[0] == pytest.approx(want[0], rel=1e-14, abs=1e-15 * size)
@@ -294,7 +286,7 @@ def test_the_compiled_objective_sums_the_goals_as_numpy_does(m: int) -> None:
     ]
     problem = Problem(figure, constraints)
     theta = np.array([0.5, -1.25, 2.0])
-    want, have = _numpy_and_compiled(problem, theta)
+    want, have = numpy_and_compiled(problem, theta)
     assert problem.derived.objective_plan is not None
     assert have[0] == want[0]
     terms = np.array(
@@ -315,11 +307,14 @@ def test_only_squared_distances_in_plain_sums_take_the_compiled_objective() -> N
     for constraints, compiled in (
         ([reach_it], kernel.active() is not None),
         ([reach_it, turn_it, hold_it], kernel.active() is not None),
-        ([reach_it, Constraint(hand, goals.Plane((0.0, 0.0, 0.2), (0, 0, 1)))], False),
+        (
+            [reach_it, Constraint(hand, goals.Plane((0.0, 0.0, 0.2), (0, 0, 1)))],
+            kernel.active() is not None,
+        ),
         ([solver.AnyOf([reach_it, Constraint(hand, goals.Position((0.5, 0.5, 0)))])], False),
     ):
         problem = Problem(figure, constraints)
-        want, have = _numpy_and_compiled(problem, np.array([0.3, -0.2]))
+        want, have = numpy_and_compiled(problem, np.array([0.3, -0.2]))
         assert (problem.derived.objective_plan is not None) is compiled
         assert have[0] == pytest.approx(want[0], rel=1e-14)
 
@@ -487,19 +482,7 @@ def test_the_compiled_gauss_newton_step_takes_pythons_steps(
             )
         )
     problem = Problem(figure, constraints)
-    taken = []
-    original = goldfarb.Run.compiled_step
-
-    def counted(run: goldfarb.Run) -> tuple[bool, object]:
-        taken.append(True)
-        return original(run)
-
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(goldfarb.Run, "compiled_step", counted)
-        have = solve(problem, theta, restarts=0, max_iterations=iterations)
-    with pytest.MonkeyPatch.context() as patch:
-        _without_compiled_steps(patch)
-        want = solve(problem, theta, restarts=0, max_iterations=iterations)
+    have, want, taken = solves_with_and_without_compiled_steps(problem, theta, iterations)
     if 2 * 3 * goals < len(problem.variables):
         assert taken  # the first iteration at least: no row is active at the start
     assert have.status == want.status
