@@ -115,8 +115,8 @@ class Goldfarb(Method):
         multiplier. The first of at most :data:`FENCE_PASSES` passes that ends so is kept
         where it meets the goals, or a goal is proved out of reach (:func:`beyond`).
         Otherwise (goals unmet that some pose may meet, as another branch of an arm's
-        reach would), or where the levels are others, the levels' descent from the solve's
-        start, with the budget left.
+        reach would), the levels' descent from the last pass's pose, which it can only
+        better, with the budget left; where the levels are others, from the solve's start.
         """
         problem, budget = leg.problem, leg.budget
         leaves, levels = problem.leaves, leaves_by_level(problem)
@@ -168,7 +168,8 @@ class Goldfarb(Method):
             budget.deadline,
             budget.goal_value,
         )
-        return replace(leg, budget=rest)
+        start = leg.start if found is None else found.phi
+        return replace(leg, start=start, budget=rest)
 
     def fenced_level(
         self,

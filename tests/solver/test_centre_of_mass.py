@@ -206,6 +206,50 @@ def test_balance_beside_a_goal_out_of_reach_keeps_the_passes_pose(
     assert np.all(centre >= low) and np.all(centre <= high)  # inside, not to a tolerance
 
 
+def test_balance_that_keeps_a_reachable_goal_unmet_goes_on_from_the_passes_pose(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The hand reaches its goal alone, but not with the centre of mass over the feet: the
+    # passes end at the levels' Kuhn–Tucker point with the goal unmet, and the levels'
+    # descent goes on from there (it can only better that pose), not from the start.
+    figure = human_figure()
+    theta = np.zeros(figure.n_dofs)
+    feet = [Constraint(p.effector, p.goal, priority=1) for p in feet_pins(figure, theta)]
+    reach = palm_goal(figure, theta, (0.3, -1.1, -0.3))
+    body = trunk_heavy(figure)
+    reaching = Constraint(reach.effector, reach.goal, priority=1)
+    problem = Problem(
+        figure, [*feet, *(Constraint(body, half) for half in support_half_spaces()), reaching]
+    )
+    assert solve(Problem(figure, [*feet, reaching]), theta).outcome == "met"
+    passes, starts = [], []
+    fenced_level, by_levels = Goldfarb.fenced_level, Goldfarb.by_levels
+
+    def fenced(self, leg, *args):  # type: ignore[no-untyped-def]
+        found = fenced_level(self, leg, *args)
+        passes.append((found.phi.copy(), leg.scaled.space.theta(found.phi)))
+        return found
+
+    def levels(self, leg):  # type: ignore[no-untyped-def]
+        starts.append(leg.start.copy())
+        return by_levels(self, leg)
+
+    monkeypatch.setattr(Goldfarb, "fenced_level", fenced)
+    monkeypatch.setattr(Goldfarb, "by_levels", levels)
+    result = solve(problem, theta, restarts=0)
+    assert result.outcome == "local_minimum"
+    assert len(starts) == 1 and np.array_equal(starts[0], passes[-1][0])
+    low, high = SUPPORT
+    centre = problem.effector_states(result.x)[0][2][:2]
+    assert np.all(centre >= low - 1e-9) and np.all(centre <= high + 1e-9)
+    # the hand unmet, and no farther from its goal than the passes left it
+    misses = [
+        float(np.linalg.norm(problem.effector_states(pose)[0][-1] - reach.goal.point))
+        for pose in (result.x, passes[-1][1])
+    ]
+    assert 0.01 < misses[0] <= misses[1] + 1e-9
+
+
 def test_a_fence_moves_in_to_bring_its_point_just_inside() -> None:
     depth = 1e-6
     for slope in (1.0, 0.6, 0.2):
