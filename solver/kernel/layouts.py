@@ -312,9 +312,10 @@ class ObjectivePlan(_Arrays):
         """
         n_segments, n_dofs = tree.n_segments, tree.n_dofs
         m, n = gradient.n_parts, gradient.n_variables
-        if leaves is None:
-            shares, first_part, massed = np.empty((0, m)), np.arange(m), np.zeros(m, bool)
-        else:
+        shares: FloatArray = np.empty((0, m))
+        first_part: IntArray = np.arange(m)
+        massed: BoolArray = np.zeros(m, dtype=bool)
+        if leaves is not None:
             shares, first_part, massed = leaves
         n_leaves = m if leaves is None else len(first_part)
         owned, owned_pointers = cls.held(
