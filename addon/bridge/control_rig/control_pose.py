@@ -53,9 +53,12 @@ class ControlWriter:
 
     def write(self, name: str, pose: Matrix) -> None:
         """Give control ``name`` the pose-space matrix ``pose`` (once evaluated)."""
+        self.write_under(name, pose, self.parent_pose(self.obj.pose.bones[name]))
+
+    def write_under(self, name: str, pose: Matrix, parent: Matrix | None) -> None:
+        """:meth:`write`, its parent's pose then given (None: it has none)."""
         pose_bone = self.obj.pose.bones[name]
         bone = pose_bone.bone
-        parent = self.parent_pose(pose_bone)
         if parent is None:
             basis = bone.convert_local_to_pose(pose, bone.matrix_local, invert=True)
         else:

@@ -27,8 +27,9 @@ def build_model_rig(obj: Any, model: ControlModel, kind: RigKind, hold: Iterable
     """The rig of a control rig's trunk and limbs (``model``; the rig keeps ``kind``).
 
     The trunk's joints (:mod:`.trunk`) come first, each at its rest as Blender holds it
-    now; a limb's root hangs from the joint above it (or where it is, when none), and
-    the limb's other bones keep their rest offsets. A joint's DOFs are its control's, a
+    now, then the chains of controls beyond it (:mod:`.heads`); a limb's root hangs from
+    the joint above it (or where it is, when none), and the limb's other bones keep
+    their rest offsets. A joint's DOFs are its control's, a
     limb bone's its FK control's (IK locks and limits, as an animator sets them on the
     control), locked when ``hold`` holds the bone or its control.
 
@@ -39,6 +40,7 @@ def build_model_rig(obj: Any, model: ControlModel, kind: RigKind, hold: Iterable
     held = set(hold)
     figure = Figure()
     layout = add_trunk(obj, model.trunk, figure, held)
+    layout += _add_ends(obj, model, figure, held)
     layout += _add_limbs(obj, model, figure, held)
     warnings = []
     shaped = [j.name for j in obj.reach.joints if len(j.polygon)]
@@ -49,6 +51,28 @@ def build_model_rig(obj: Any, model: ControlModel, kind: RigKind, hold: Iterable
             "rig's limbs: Reach holds the FK controls' IK locks and limits there"
         )
     return Rig(obj.name, figure, tuple(layout), kind, warnings, world=world)
+
+
+def _add_ends(obj: Any, model: ControlModel, figure: Figure, hold: set[str]) -> list[BoneLayout]:
+    """Add every chain of controls beyond the trunk (a neck and head) to ``figure``.
+
+    Each control is a segment hung from the one above (the highest from the trunk joint
+    the chain hangs from), at its rest as Blender evaluated it, its DOFs the control's.
+    """
+    bones = obj.pose.bones
+    layout = []
+    for end in model.ends:
+        parent = end.hang or None
+        for name in end.controls:
+            control = bones[name]
+            order = euler_order(joint_settings(obj, name), control)
+            dofs = bone_dofs(control, order, translates=False, lock=name in hold)
+            first = figure.n_dofs
+            with labelled(f"bone '{name}'"):
+                figure.add_segment(name, parent=parent, rest=end.rests[name], dofs=dofs)
+            layout.append(BoneLayout(name, str(control.rotation_mode), order, -1, first))
+            parent = name
+    return layout
 
 
 def _add_limbs(obj: Any, model: ControlModel, figure: Figure, hold: set[str]) -> list[BoneLayout]:

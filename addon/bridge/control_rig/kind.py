@@ -89,4 +89,7 @@ class ControlRig:
         lines = describe_limbs(self.model.limbs)
         if self.model.trunk.joints:
             lines.append(describe_trunk(self.model.trunk))
+        if self.model.ends:
+            chains = "; ".join(end.describe() for end in self.model.ends)
+            lines.append(f"beyond the trunk: {chains} (a chain may start at any of them)")
         return lines

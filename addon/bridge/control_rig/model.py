@@ -2,8 +2,9 @@
 
 On a control rig (:func:`.limbs.find_limbs` finds switchable limbs) Reach's figure is
 the trunk's joints (:mod:`.trunk`: the root control, a control spread over spine bones,
-the shoulders) and the limbs' skeleton bones (Rigify's ORG bones, a clean chain per
-limb), each limb hung from the joint above it. Every name an animator may give a
+the shoulders), the limbs' skeleton bones (Rigify's ORG bones, a clean chain per
+limb), each limb hung from the joint above it, and the chains of controls beyond the
+trunk (:mod:`.heads`: a neck and head). Every name an animator may give a
 constraint stands for a segment (:class:`Stand`): a trunk control, or a limb's skeleton
 bone, its FK or IK control, its IK end control or its deform bone. :func:`control_model`
 reads that from the armature; :func:`chain_of` maps a constraint's bone and chain start
@@ -24,6 +25,7 @@ from ..arrays import Array
 from ..followers import effector_in
 from ..rig import to_numpy
 from ..rigify_names import deformed_skeleton
+from .heads import End, find_ends, hang_bones
 from .limbs import Limb, find_limbs
 from .trunk import Trunk, find_trunk, is_current
 
@@ -53,6 +55,7 @@ class ControlModel:
         starts: Per control that is spread over several segments (a share's), its
             highest segment: it may start a chain but carries no effector.
         switches: Per limb, its switch property's value when the figure was built.
+        ends: The chains of controls beyond the trunk (a head and neck: :mod:`.heads`).
     """
 
     limbs: tuple[Limb, ...]
@@ -60,6 +63,7 @@ class ControlModel:
     names: dict[str, Stand]
     starts: dict[str, str] = field(default_factory=dict)
     switches: dict[str, float] = field(default_factory=dict)
+    ends: tuple[End, ...] = ()
 
     def stand(self, name: str) -> Stand | None:
         """What bone ``name`` stands for (None: nothing Reach poses)."""
@@ -69,8 +73,15 @@ class ControlModel:
         """The limb whose skeleton holds ``bone``."""
         return next((limb for limb in self.limbs if bone in limb.bones), None)
 
+    def end_of(self, segment: str) -> End | None:
+        """The chain beyond the trunk that holds control ``segment``."""
+        return next((end for end in self.ends if segment in end.controls), None)
+
     def above(self, segment: str) -> list[str]:
         """The segments from the figure's root down to ``segment``."""
+        end = self.end_of(segment)
+        if end is not None:
+            return (self.above(end.hang) if end.hang else []) + end.above(segment)
         limb = self.limb_of(segment)
         if limb is None:
             return self.trunk.above(segment)
@@ -95,14 +106,20 @@ class ControlModel:
         for limb in self.limbs:
             if chosen.intersection(limb.bones):
                 controls.update(dict.fromkeys(limb.controls))
+        for end in self.ends:
+            controls.update(dict.fromkeys(c for c in end.controls if c in chosen))
         return list(controls)
 
     def is_current(self, obj: Any) -> bool:
         """Whether the limbs still hang, and switch, as the figure has them."""
         bones = obj.pose.bones
-        return is_current(obj, self.trunk) and all(
-            float(bones[limb.settings].get(limb.switch, 0.0)) == self.switches[limb.settings]
-            for limb in self.limbs
+        return (
+            is_current(obj, self.trunk)
+            and all(end.is_current(obj) for end in self.ends)
+            and all(
+                float(bones[limb.settings].get(limb.switch, 0.0)) == self.switches[limb.settings]
+                for limb in self.limbs
+            )
         )
 
 
@@ -111,7 +128,7 @@ def control_model(obj: Any) -> ControlModel | None:
     limbs = tuple(find_limbs(obj))
     if not limbs:
         return None
-    trunk = find_trunk(obj, limbs)
+    trunk = find_trunk(obj, limbs, hang_bones(obj, limbs))
     data = obj.data.bones
     names: dict[str, Stand] = {}
 
@@ -140,13 +157,19 @@ def control_model(obj: Any) -> ControlModel | None:
         for control in limb.ik_controls:  # the end control, and a paw's heel
             add(control, limb.bones[limb.chain_end])
         add(limb.ik_base, limb.bones[0])
+    ends = find_ends(obj, limbs, trunk)
+    for end in ends:
+        for control in end.controls:
+            add(control, control)
+        for copy, control in end.copies:
+            add(copy, control)
     for deform in (b for b in data if b.use_deform):  # Rigify's DEF-x(.00n) of ORG-x
         skeleton = names.get(deformed_skeleton(deform.name))
         if skeleton is not None:
             add(deform.name, skeleton.bone)
     bones = obj.pose.bones
     switches = {limb.settings: float(bones[limb.settings].get(limb.switch, 0.0)) for limb in limbs}
-    return ControlModel(limbs, trunk, names, starts, switches)
+    return ControlModel(limbs, trunk, names, starts, switches, ends)
 
 
 def chain_of(model: ControlModel, bone: str, chain_start: str, label: str) -> tuple[Stand, str]:
@@ -157,7 +180,8 @@ def chain_of(model: ControlModel, bone: str, chain_start: str, label: str) -> tu
         bone: The constrained bone as the user named it (a control, skeleton or deform
             bone).
         chain_start: The chain's first bone as the user named it ("": the limb's root,
-            or the trunk's for a joint of the trunk).
+            a head's highest control (the neck), or the trunk's for a joint of the
+            trunk).
         label: How messages name the constraint.
 
     Raises:
@@ -175,14 +199,17 @@ def chain_of(model: ControlModel, bone: str, chain_start: str, label: str) -> tu
         choices = ", ".join(limb.describe() for limb in model.limbs)
         joints = model.trunk.controls()
         spread = f"; the trunk's {', '.join(joints)} may start its chain" if joints else ""
+        ends = ", ".join(c for end in model.ends for c in end.controls)
+        beyond = f"; or constrain a control beyond the trunk ({ends})" if ends else ""
         raise BlenderDataError(
             f"{label}: '{bone}' moves with no limb Reach poses on this control rig; "
-            f"constrain a limb's control ({choices}){spread}"
+            f"constrain a limb's control ({choices}){spread}{beyond}"
         )
     above = model.above(stand.bone)
-    limb = model.limb_of(stand.bone)
+    limb, end = model.limb_of(stand.bone), model.end_of(stand.bone)
     if not chain_start:
-        return stand, limb.bones[0] if limb is not None else above[0]
+        first = limb.bones[0] if limb is not None else end.controls[0] if end else above[0]
+        return stand, first
     start = model.stand(chain_start)
     first = start.bone if start is not None else model.starts.get(chain_start, "")
     if first not in above:

@@ -132,19 +132,33 @@ def _share(obj: Any, pose_bone: Any, path: set[str]) -> tuple[str, float] | None
     return copy.subtarget, float(copy.influence)
 
 
-def _carried(obj: Any, pose_bone: Any) -> str:
-    """The control a bone copies outright from beside it ("" when it copies none)."""
+def copied_outright(obj: Any, pose_bone: Any) -> Any | None:
+    """The bone ``pose_bone`` copies outright (None: none).
+
+    Its one constraint copies that bone's whole transform in world space at full influence.
+    """
     constraints = _active(pose_bone)
     if len(constraints) != 1:
-        return ""
+        return None
     copy = constraints[0]
-    control = obj.pose.bones.get(copy.subtarget) if copy.type == "COPY_TRANSFORMS" else None
+    source = obj.pose.bones.get(copy.subtarget) if copy.type == "COPY_TRANSFORMS" else None
     if (
-        control is None
+        source is None
         or copy.target != obj
         or copy.influence < 1.0
         or copy.owner_space != "WORLD"
         or copy.target_space != "WORLD"
+        or copy.mix_mode != "REPLACE"
+    ):
+        return None
+    return source
+
+
+def _carried(obj: Any, pose_bone: Any) -> str:
+    """The control a bone copies outright from beside it ("" when it copies none)."""
+    control = copied_outright(obj, pose_bone)
+    if (
+        control is None
         or not is_control(control.name)
         or control.constraints
         or (control.parent is None) != (pose_bone.parent is None)
@@ -162,16 +176,25 @@ def _targets(obj: Any, pose_bone: Any) -> list[str]:
     ]
 
 
-def find_trunk(obj: Any, limbs: Iterable[Limb]) -> Trunk:
-    """The joints above ``limbs`` that Reach poses, and where each limb hangs."""
+def find_trunk(obj: Any, limbs: Iterable[Limb], ends: Iterable[str] = ()) -> Trunk:
+    """The joints above ``limbs`` that Reach poses, and where each limb hangs.
+
+    ``ends``: bones that chains beyond the trunk hang from (:func:`.heads.hang_bones`);
+    one that takes a share of a control's turn is a joint too, with the joints above it
+    (a long neck hangs from a chest share no limb hangs from).
+    """
     bones = obj.pose.bones
     candidates: dict[str, Joint] = {}
     paths: dict[str, list[str]] = {}  # per limb root, its joints' segments, root first
     influences: dict[str, set[float]] = {}
     blends: list[tuple[set[str], set[str]]] = []  # per blend: what moves it all, what moves it
-    for limb in limbs:
-        root = bones[limb.bones[0]]
-        path = ancestors(obj, root.parent.name)[::-1] if root.parent is not None else []
+    beyond: list[list[str]] = []  # per end that hangs from a share, its joints' segments
+    roots = [(bones[limb.bones[0]].parent, limb.bones[0]) for limb in limbs]
+    for end in ends:
+        if _share(obj, bones[end], set(ancestors(obj, end))) is not None:
+            roots.append((bones[end], ""))
+    for top, key in roots:  # the highest bone of the path up (a limb root's parent), its key
+        path = ancestors(obj, top.name)[::-1] if top is not None else []
         on_path = set(path)
         joints: list[str] = []
         for name in path:
@@ -197,22 +220,33 @@ def find_trunk(obj: Any, limbs: Iterable[Limb]) -> Trunk:
             if joint is not None:
                 candidates.setdefault(joint.segment, joint)
                 joints.append(joint.segment)
-        paths[root.name] = joints
+        if key:
+            paths[key] = joints
+        else:  # an end's joints: no limb hangs there
+            beyond.append(joints)
     dropped = {c for c, shares in influences.items() if len(shares) > 1}
     for whole, moved in blends:
         dropped.update(
             j.control for j in candidates.values() if {j.segment, j.control} & (moved - whole)
         )
-    return _prune(obj, candidates, paths, dropped)
+    return _prune(obj, candidates, paths, dropped, beyond)
 
 
 def _prune(
-    obj: Any, candidates: Mapping[str, Joint], paths: Mapping[str, list[str]], dropped: set[str]
+    obj: Any,
+    candidates: Mapping[str, Joint],
+    paths: Mapping[str, list[str]],
+    dropped: set[str],
+    beyond: Iterable[list[str]] = (),
 ) -> Trunk:
-    """The trunk without the dropped controls' joints, each joint under the one kept above."""
+    """The trunk without the dropped controls' joints, each joint under the one kept above.
+
+    ``paths``: per limb root, the joints above it, root first; ``beyond``: the same for
+    the ends chains hang from, where no limb hangs.
+    """
     kept: dict[str, Joint] = {}
     hangs: dict[str, str] = {}
-    for root, segments in paths.items():
+    for root, segments in [*paths.items(), *(("", segments) for segments in beyond)]:
         parent = ""
         for segment in segments:
             joint = candidates[segment]
@@ -221,7 +255,8 @@ def _prune(
             if segment not in kept:
                 kept[segment] = replace(joint, parent=parent)
             parent = segment
-        hangs[root] = parent
+        if root:
+            hangs[root] = parent
     joints = tuple(kept.values())
     trunk = Trunk(joints, hangs, {})
     trunk.rests.update(measure_rests(obj, trunk))

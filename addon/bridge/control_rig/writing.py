@@ -1,8 +1,9 @@
 """θ of a control rig's figure written onto its controls.
 
-The trunk's joints are written into their controls' channels (:func:`.trunk.write_trunk`)
-and each limb's controls of its current mode are placed so that its skeleton takes the
-solved pose (:func:`.placing.place_limbs`): only controls are ever written and keyed.
+The trunk's joints are written into their controls' channels (:func:`.trunk.write_trunk`),
+each limb's controls of its current mode are placed so that its skeleton takes the
+solved pose (:func:`.placing.place_limbs`), and a neck's and head's controls take theirs
+(:func:`.heads.place_ends`): only controls are ever written and keyed.
 :class:`ModelWriter` keeps what one write leaves the next (the paws' heels).
 """
 
@@ -18,6 +19,7 @@ from ....solver import rotations
 from ..arrays import Array
 from ..pose import axis_angles
 from ..rig import BoneLayout, Rig, to_numpy
+from .heads import End, place_ends
 from .limbs import Limb
 from .model import ControlModel
 from .paws import Heels
@@ -64,6 +66,9 @@ def write_model(
     placed = _limb_targets(model, frames, index, world_inverse, chosen)
     for result in place_limbs(obj, view_layer, placed, moved, heels):
         written.extend(result.controls)
+    ends = _end_targets(model, frames, index, world_inverse, chosen)
+    if ends:
+        written.extend(place_ends(obj, view_layer, ends, moved))
     return written
 
 
@@ -89,6 +94,9 @@ def refine_model(
     placed = _limb_targets(model, frames, index, world_inverse, set(bones))
     place_limbs(obj, view_layer, placed)
     heels.note(obj, (limb for limb, _ in placed))
+    ends = _end_targets(model, frames, index, world_inverse, set(bones))
+    if ends:
+        place_ends(obj, view_layer, ends)
 
 
 def _limb_targets(
@@ -106,6 +114,28 @@ def _limb_targets(
         )
         for limb in model.limbs
         if chosen.intersection(limb.bones)
+    ]
+
+
+def _end_targets(
+    model: ControlModel,
+    frames: Array,
+    index: dict[str, int],
+    world_inverse: Array,
+    chosen: set[str],
+) -> list[tuple[End, dict[str, Matrix]]]:
+    """Per chain beyond the trunk with a chosen control, its controls' pose-space targets."""
+    return [
+        (
+            end,
+            {
+                name: Matrix((world_inverse @ frames[index[name]]).tolist())
+                for name in end.controls
+                if name in chosen
+            },
+        )
+        for end in model.ends
+        if chosen.intersection(end.controls)
     ]
 
 
