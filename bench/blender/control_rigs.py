@@ -12,7 +12,8 @@ The table: bones, ms per drag event (mean over the drag) on the rig and on the m
 and their ratio, Blender evaluations of the armature per drag event and ms per
 evaluation of each, the largest residual on Blender's deform bones over the limb
 (relative to its length) and the verdict. Then a Solve with a
-constraint on each of the four IK end controls of the human rigs. Results:
+constraint on each of the four IK end controls of the human rigs. The rigs with a head
+again with a look-at on ``head`` dragged aside, its chain from ``neck``. Results:
 ``bench/results/control_rigs.json`` and ``control_rigs.md``.
 """
 
@@ -23,6 +24,7 @@ from typing import Any
 
 import bpy
 import numpy as np
+from mathutils import Matrix
 
 from bench.blender import rigs
 from bench.harness import BenchmarkParser, Count, table, write_results
@@ -146,6 +148,80 @@ def measure(reach: Any, kind: str, mode: str, events: int, trunk: bool = False) 
     }
 
 
+HEAD_KINDS = ("basic_human", "human", "wolf", "horse", "cat", "bird")
+"""The kinds whose head is also dragged: a look-at on ``head``, its chain from ``neck``."""
+
+
+def drag_look(reach: Any, obj: Any, bone: str, chain_start: str, events: int) -> dict:
+    """A look-at on ``bone``, its goal 1 m ahead, dragged 40° aside about the world's Z."""
+    assert bpy.ops.reach.figure_from_armature(armature=obj.name) == {"FINISHED"}
+    assert bpy.ops.reach.add_constraint(
+        armature=obj.name, bone=bone, goal_type="AIM", chain_start=chain_start, name="look"
+    ) == {"FINISHED"}
+    pose_bone = obj.pose.bones[bone]
+    root = obj.matrix_world @ pose_bone.head
+    axis = (obj.matrix_world.to_3x3() @ (pose_bone.tail - pose_bone.head)).normalized()
+    goal = obj.reach.constraints["look"].goal
+    goal.location = root + axis
+    bpy.context.view_layer.update()
+    session = reach.addon.drag_session.DragSession(bpy.context, obj, goal)
+    counts: dict[str, int] = {}
+    handler = count_evaluations(counts)
+    bpy.app.handlers.depsgraph_update_post.append(handler)
+    times, residuals = [], []
+    for k in range(1, events + 1):
+        aim = Matrix.Rotation(0.7 * k / events, 3, "Z") @ axis
+        begin = time.perf_counter()
+        stats = session.step(root + aim)
+        times.append(1e3 * (time.perf_counter() - begin))
+        residuals.append(stats.residual)
+    bpy.app.handlers.depsgraph_update_post.remove(handler)
+    session.finish()
+    return {
+        "mean_ms": float(np.mean(times)),
+        "evaluations": counts.get(obj.name, 0) / events,
+        "residual": max(residuals),
+        "verdict": obj.reach.stats.message,
+        "bones": len(obj.data.bones),
+    }
+
+
+def measure_look(reach: Any, kind: str, events: int) -> dict[str, Any]:
+    """The head's look-at dragged on the rig, and on the metarig's head bone (its chain
+    from the neck's first bone: up while each parent has one child)."""
+    metarig, rig = generated(kind)
+    evaluations = (evaluation_ms(rig), evaluation_ms(metarig))
+    on_rig = drag_look(reach, rig, "head", "neck", events)
+    copier = next(
+        b.name
+        for b in rig.pose.bones
+        if b.name.startswith("ORG-")
+        and any(c.type == "COPY_TRANSFORMS" and c.subtarget == "head" for c in b.constraints)
+    )
+    head = metarig.data.bones[copier.removeprefix("ORG-")]
+    start = head.parent
+    while start.parent is not None and len(start.parent.children) == 1:
+        start = start.parent
+    on_meta = drag_look(reach, metarig, head.name, start.name, events)
+    length = sum(rig.data.bones[b].length for b in ("neck", "head"))
+    return {
+        "rig": kind,
+        "mode": "look-at",
+        "limb": "head, from neck",
+        "bones": on_rig["bones"],
+        "metarig_bones": on_meta["bones"],
+        "rig_ms": on_rig["mean_ms"],
+        "metarig_ms": on_meta["mean_ms"],
+        "ratio": on_rig["mean_ms"] / on_meta["mean_ms"],
+        "rig_evaluations": on_rig["evaluations"],
+        "metarig_evaluations": on_meta["evaluations"],
+        "rig_evaluation_ms": evaluations[0],
+        "metarig_evaluation_ms": evaluations[1],
+        "residual_over_limb": on_rig["residual"] / length,
+        "verdict": on_rig["verdict"],
+    }
+
+
 def solve_four_limbs(reach: Any, kind: str, repeats: int) -> dict[str, Any]:
     """Solve with a constraint on each IK end control (arms and legs, IK mode), timed."""
     _, rig = generated(kind)
@@ -193,6 +269,7 @@ def main() -> None:
             for kind in TRUNK_KINDS
             for mode in ("FK", "IK")
         ]
+        records += [measure_look(reach, kind, args.events) for kind in HEAD_KINDS]
         solves = [solve_four_limbs(reach, kind, 5) for kind in ("basic_human", "human")]
     finally:
         rigs.unload_reach()
@@ -236,7 +313,8 @@ def main() -> None:
         "event: Blender's updates of the armature (a paw in IK mode needs a second one "
         "whenever its heel, led from its last writes, misses after the first). One "
         "evaluation: Blender's own update of the armature after one pose channel changed "
-        "(median of 30).",
+        "(median of 30). The head rows: a look-at on `head`, its chain from `neck`, "
+        "its goal dragged 40° aside (on the metarig: the head bone, from the neck's first).",
         "",
         *table(columns, rows),
         "",
