@@ -7,12 +7,13 @@ above it, through bones that only follow another control's world rotation and sc
 head's and neck's *follow*), up to the trunk joint it hangs from. :func:`find_ends`
 reads that from the rig's parents and constraints, by no bone names.
 
-Each control of such a chain is a segment of the figure, its rest measured from Blender's
-evaluation when the figure is made, its DOFs the control's. A follow carrier is no rigid
-child of the control above: its turn is the followed control's, or a blend. So each
-control is written by placing it (:func:`place_ends`): its parent's new pose is
-predicted (a follow of all or nothing exactly), Blender evaluates the rig, and a control
-still off its target is placed again from the evaluated pose.
+Each control of such a chain is a segment of the figure, its DOFs the control's, its rest
+turned as at the armature's rest and placed where Blender evaluates it (:func:`_rests`).
+A follow carrier is no rigid child of the control above: its turn is the followed
+control's, or a blend. So each control is written by placing it (:func:`place_ends`):
+its parent's new pose is predicted (a follow of all or nothing exactly), Blender
+evaluates the rig, and a control still off its target is placed again from the
+evaluated pose.
 """
 
 from __future__ import annotations
@@ -53,8 +54,8 @@ class End:
             chain whose copy carries it (an eye hangs from the head); "" none.
         copies: Each skeleton bone that copies a control of the chain outright, and the
             control (``ORG-spine.006`` and ``head``).
-        rests: Each control's rest in the frame of the segment above it, measured when
-            the chain was found.
+        rests: Each control's rest in the frame of the segment above it: turned as at the
+            armature's rest, placed as Blender evaluated it when the chain was found.
     """
 
     controls: tuple[str, ...]
