@@ -66,21 +66,30 @@ def drag(
     goal = obj.reach.constraints["end"].goal
     start = goal.location.copy()
     target = obj.matrix_world @ obj.pose.bones[root].head
+    return dragged(
+        reach, obj, goal, [start.lerp(target, 0.2 * k / events) for k in range(1, events + 1)]
+    )
+
+
+def dragged(reach: Any, obj: Any, goal: Any, places: list[Any]) -> dict:
+    """``goal`` dragged through ``places`` as a user's drag runs (``DragSession.step``):
+    ms per event (mean), the rig's evaluations per event, the largest residual, the
+    verdict and the armature's bones."""
     session = reach.addon.drag_session.DragSession(bpy.context, obj, goal)
     counts: dict[str, int] = {}
     handler = count_evaluations(counts)
     bpy.app.handlers.depsgraph_update_post.append(handler)
     times, residuals = [], []
-    for k in range(1, events + 1):
+    for place in places:
         begin = time.perf_counter()
-        stats = session.step(start.lerp(target, 0.2 * k / events))
+        stats = session.step(place)
         times.append(1e3 * (time.perf_counter() - begin))
         residuals.append(stats.residual)
     bpy.app.handlers.depsgraph_update_post.remove(handler)
     session.finish()
     return {
         "mean_ms": float(np.mean(times)),
-        "evaluations": counts.get(obj.name, 0) / events,
+        "evaluations": counts.get(obj.name, 0) / len(places),
         "residual": max(residuals),
         "verdict": obj.reach.stats.message,
         "bones": len(obj.data.bones),
@@ -130,10 +139,23 @@ def measure(reach: Any, kind: str, mode: str, events: int, trunk: bool = False) 
     plain = [b.removeprefix("ORG-") for b in limb.bones]
     start = next(b.name for b in metarig.data.bones if b.parent is None) if trunk else plain[0]
     on_meta = drag(reach, metarig, plain[limb.chain_end], start, plain[0], events, trunk)
+    what = (kind, mode, name + (", from torso" if trunk else ""))
+    return record(what, on_rig, on_meta, evaluations, length)
+
+
+def record(
+    what: tuple[str, str, str],
+    on_rig: dict,
+    on_meta: dict,
+    evaluations: tuple[float, float],
+    length: float,
+) -> dict[str, Any]:
+    """One row: ``what`` (kind, mode, limb) dragged on the rig and on its metarig."""
+    kind, mode, limb = what
     return {
         "rig": kind,
         "mode": mode,
-        "limb": name + (", from torso" if trunk else ""),
+        "limb": limb,
         "bones": on_rig["bones"],
         "metarig_bones": on_meta["bones"],
         "rig_ms": on_rig["mean_ms"],
@@ -164,26 +186,8 @@ def drag_look(reach: Any, obj: Any, bone: str, chain_start: str, events: int) ->
     goal = obj.reach.constraints["look"].goal
     goal.location = root + axis
     bpy.context.view_layer.update()
-    session = reach.addon.drag_session.DragSession(bpy.context, obj, goal)
-    counts: dict[str, int] = {}
-    handler = count_evaluations(counts)
-    bpy.app.handlers.depsgraph_update_post.append(handler)
-    times, residuals = [], []
-    for k in range(1, events + 1):
-        aim = Matrix.Rotation(0.7 * k / events, 3, "Z") @ axis
-        begin = time.perf_counter()
-        stats = session.step(root + aim)
-        times.append(1e3 * (time.perf_counter() - begin))
-        residuals.append(stats.residual)
-    bpy.app.handlers.depsgraph_update_post.remove(handler)
-    session.finish()
-    return {
-        "mean_ms": float(np.mean(times)),
-        "evaluations": counts.get(obj.name, 0) / events,
-        "residual": max(residuals),
-        "verdict": obj.reach.stats.message,
-        "bones": len(obj.data.bones),
-    }
+    turns = (Matrix.Rotation(0.7 * k / events, 3, "Z") for k in range(1, events + 1))
+    return dragged(reach, obj, goal, [root + turn @ axis for turn in turns])
 
 
 def measure_look(reach: Any, kind: str, events: int) -> dict[str, Any]:
@@ -204,22 +208,7 @@ def measure_look(reach: Any, kind: str, events: int) -> dict[str, Any]:
         start = start.parent
     on_meta = drag_look(reach, metarig, head.name, start.name, events)
     length = sum(rig.data.bones[b].length for b in ("neck", "head"))
-    return {
-        "rig": kind,
-        "mode": "look-at",
-        "limb": "head, from neck",
-        "bones": on_rig["bones"],
-        "metarig_bones": on_meta["bones"],
-        "rig_ms": on_rig["mean_ms"],
-        "metarig_ms": on_meta["mean_ms"],
-        "ratio": on_rig["mean_ms"] / on_meta["mean_ms"],
-        "rig_evaluations": on_rig["evaluations"],
-        "metarig_evaluations": on_meta["evaluations"],
-        "rig_evaluation_ms": evaluations[0],
-        "metarig_evaluation_ms": evaluations[1],
-        "residual_over_limb": on_rig["residual"] / length,
-        "verdict": on_rig["verdict"],
-    }
+    return record((kind, "look-at", "head, from neck"), on_rig, on_meta, evaluations, length)
 
 
 def solve_four_limbs(reach: Any, kind: str, repeats: int) -> dict[str, Any]:

@@ -99,6 +99,13 @@ def refine_model(
         place_ends(obj, view_layer, ends)
 
 
+def _targets(
+    frames: Array, index: dict[str, int], world_inverse: Array, names: Iterable[str]
+) -> dict[str, Matrix]:
+    """The pose-space targets θ gives the segments ``names``."""
+    return {name: Matrix((world_inverse @ frames[index[name]]).tolist()) for name in names}
+
+
 def _limb_targets(
     model: ControlModel,
     frames: Array,
@@ -108,10 +115,7 @@ def _limb_targets(
 ) -> list[tuple[Limb, dict[str, Matrix]]]:
     """Per limb holding one of the ``chosen`` bones, its bones' pose-space targets."""
     return [
-        (
-            limb,
-            {name: Matrix((world_inverse @ frames[index[name]]).tolist()) for name in limb.bones},
-        )
+        (limb, _targets(frames, index, world_inverse, limb.bones))
         for limb in model.limbs
         if chosen.intersection(limb.bones)
     ]
@@ -124,16 +128,9 @@ def _end_targets(
     world_inverse: Array,
     chosen: set[str],
 ) -> list[tuple[End, dict[str, Matrix]]]:
-    """Per chain beyond the trunk with a chosen control, its controls' pose-space targets."""
+    """Per chain beyond the trunk with a chosen control, its chosen controls' targets."""
     return [
-        (
-            end,
-            {
-                name: Matrix((world_inverse @ frames[index[name]]).tolist())
-                for name in end.controls
-                if name in chosen
-            },
-        )
+        (end, _targets(frames, index, world_inverse, (c for c in end.controls if c in chosen)))
         for end in model.ends
         if chosen.intersection(end.controls)
     ]
