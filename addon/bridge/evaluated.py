@@ -279,18 +279,19 @@ def _angle(first: Array, second: Array) -> float:
 def _why(obj: Any, bone: str) -> str:
     """The likeliest reason Blender poses ``bone`` otherwise than Reach wrote it."""
     pose_bone = obj.pose.bones[bone]
+    prefix = f'pose.bones["{bone}"].'
+    animation = obj.animation_data
+    if animation is not None:  # a driver overrides a channel whatever else acts on it
+        for driver in animation.drivers:
+            if driver.data_path.startswith(prefix) and driver.data_path.endswith(DRIVEN_CHANNELS):
+                return f"a driver on its {driver.data_path[len(prefix) :]}"
     active = [
         c for c in pose_bone.constraints if not getattr(c, "mute", False) and c.influence > 0.0
     ]
     if active:
         kinds = ", ".join(dict.fromkeys(c.type.replace("_", " ").title() for c in active))
         return f"its {kinds} constraint{'s' if len(active) > 1 else ''}"
-    prefix = f'pose.bones["{bone}"].'
-    animation = obj.animation_data
     if animation is not None:
-        for driver in animation.drivers:
-            if driver.data_path.startswith(prefix) and driver.data_path.endswith(DRIVEN_CHANNELS):
-                return f"a driver on its {driver.data_path[len(prefix) :]}"
         action = animation.action
         if action is not None and any(
             c.data_path.startswith(prefix) for c in action_curves(action)

@@ -248,6 +248,8 @@ def judge(obj: Any, setup: Setup, outcome: Outcome, settings: Any) -> Outcome:
     bones = "; ".join(f"{bone}: {why}" for bone, why in measured.diverging.items())
     where = f"Blender poses {len(measured.diverging)} bone(s) otherwise than Reach ({bones})"
     fix = setup.rig.kind.diverging_fix
+    if measured.diverging and all(w.startswith("a driver") for w in measured.diverging.values()):
+        fix = "remove or mute those drivers: a driver overrides what Reach writes"
     if not measured.diverging:  # the armature itself moved since the figure was made
         where = "Blender's pose is not where Reach's figure of the armature puts it"
         fix = "solve again"

@@ -24,7 +24,7 @@ from typing import Any
 
 import bpy
 import numpy as np
-from mathutils import Matrix
+from mathutils import Euler, Matrix
 
 from bench.blender import rigs
 from bench.harness import BenchmarkParser, Count, table, write_results
@@ -211,6 +211,52 @@ def measure_look(reach: Any, kind: str, events: int) -> dict[str, Any]:
     return record((kind, "look-at", "head, from neck"), on_rig, on_meta, evaluations, length)
 
 
+TAIL_KINDS = ("wolf", "horse", "cat", "bird")
+"""The kinds whose tail is also dragged: a goal on the deform tip, its chain the tail's."""
+
+
+def tail_tip(reach: Any, rig: Any) -> tuple[Any, str, str]:
+    """The rig's tail (the longest chain of curled controls Reach finds), its deform tip
+    bone and the end of it at the tip (HEAD or TAIL)."""
+    model = reach.addon.bridge.control_rig.model.control_model(rig)
+    tail = max((end for end in model.ends if end.curls), key=lambda end: len(end.controls))
+    tip = rig.pose.bones[tail.controls[-1]]
+    deform = next(c for c, k in tail.copies if k == tip.name and c.startswith("DEF-"))
+    bone = rig.pose.bones[deform]
+    near_head = (bone.head - tip.tail).length < (bone.tail - tip.tail).length
+    return tail, deform, "HEAD" if near_head else "TAIL"
+
+
+def drag_tip(
+    reach: Any, obj: Any, bone: str, effector: str, chain_start: str, base: Any, events: int
+) -> dict:
+    """A goal on ``bone``'s ``effector``, swung 40° aside and 23° down about ``base``."""
+    assert bpy.ops.reach.figure_from_armature(armature=obj.name) == {"FINISHED"}
+    assert bpy.ops.reach.add_constraint(
+        armature=obj.name, bone=bone, effector=effector, chain_start=chain_start, name="tip"
+    ) == {"FINISHED"}
+    goal = obj.reach.constraints["tip"].goal
+    out = goal.location - base
+    turns = (Euler((-0.4 * k / events, 0.0, 0.7 * k / events)) for k in range(1, events + 1))
+    return dragged(reach, obj, goal, [base + turn.to_matrix() @ out for turn in turns])
+
+
+def measure_tail(reach: Any, kind: str, events: int) -> dict[str, Any]:
+    """The tail's tip dragged on the rig (through its FK controls), and the same bones'
+    tip on the metarig (its chain from the tail's first bone)."""
+    metarig, rig = generated(kind)
+    evaluations = (evaluation_ms(rig), evaluation_ms(metarig))
+    tail, deform, effector = tail_tip(reach, rig)
+    base = rig.matrix_world @ rig.pose.bones[tail.controls[0]].head
+    on_rig = drag_tip(reach, rig, deform, effector, "", base, events)
+    first = next(c for c, k in tail.copies if k == tail.controls[0] and c.startswith("DEF-"))
+    tip, start = deform.removeprefix("DEF-"), first.removeprefix("DEF-")
+    on_meta = drag_tip(reach, metarig, tip, effector, start, base, events)
+    length = sum(rig.data.bones[b].length for b in tail.controls)
+    chain = f"tail tip, from {tail.controls[0]}"
+    return record((kind, "tail", chain), on_rig, on_meta, evaluations, length)
+
+
 def solve_four_limbs(reach: Any, kind: str, repeats: int) -> dict[str, Any]:
     """Solve with a constraint on each IK end control (arms and legs, IK mode), timed."""
     _, rig = generated(kind)
@@ -259,6 +305,7 @@ def main() -> None:
             for mode in ("FK", "IK")
         ]
         records += [measure_look(reach, kind, args.events) for kind in HEAD_KINDS]
+        records += [measure_tail(reach, kind, args.events) for kind in TAIL_KINDS]
         solves = [solve_four_limbs(reach, kind, 5) for kind in ("basic_human", "human")]
     finally:
         rigs.unload_reach()

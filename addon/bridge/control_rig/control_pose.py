@@ -57,20 +57,32 @@ class ControlWriter:
 
     def write_under(self, name: str, pose: Matrix, parent: Matrix | None) -> None:
         """:meth:`write`, its parent's pose then given (None: it has none)."""
+        self.give_pose(name, pose, self.basis_under(name, pose, parent))
+
+    def basis_under(self, name: str, pose: Matrix, parent: Matrix | None) -> Matrix:
+        """The channels giving control ``name`` pose ``pose``, no constraint acting on it.
+
+        ``parent``: its parent's pose then (None: it has none).
+        """
         pose_bone = self.obj.pose.bones[name]
         bone = pose_bone.bone
         if parent is None:
-            basis = bone.convert_local_to_pose(pose, bone.matrix_local, invert=True)
-        else:
-            basis = bone.convert_local_to_pose(
-                pose,
-                bone.matrix_local,
-                parent_matrix=parent,
-                parent_matrix_local=pose_bone.parent.bone.matrix_local,
-                invert=True,
-            )
+            basis: Matrix = bone.convert_local_to_pose(pose, bone.matrix_local, invert=True)
+            return basis
+        basis = bone.convert_local_to_pose(
+            pose,
+            bone.matrix_local,
+            parent_matrix=parent,
+            parent_matrix_local=pose_bone.parent.bone.matrix_local,
+            invert=True,
+        )
+        return basis
+
+    def give_pose(self, name: str, pose: Matrix, basis: Matrix) -> None:
+        """Set control ``name``'s channels to ``basis``, its pose once evaluated ``pose``."""
+        pose_bone = self.obj.pose.bones[name]
         self.new[name] = pose.copy()
-        self.give(pose_bone, basis, max(bone.length, pose.translation.length))
+        self.give(pose_bone, basis, max(pose_bone.bone.length, pose.translation.length))
 
     def give(self, pose_bone: Any, basis: Matrix, size: float) -> None:
         """Set ``pose_bone``'s channels to ``basis``, unless that moves it by rounding only.

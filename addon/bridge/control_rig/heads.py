@@ -20,18 +20,20 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from mathutils import Matrix, Vector
+from mathutils import Euler, Matrix, Vector
 
 from ..arrays import Array
 from ..rig import to_numpy
-from ..rigify_names import is_control
+from ..rigify_names import BODY_PREFIX, is_control
 from .control_pose import ControlWriter
 from .limbs import Limb
 from .trunk import AGREE, Trunk, copied_outright
+
+EULER_ORDERS = ("XYZ", "XZY", "YXZ", "YZX", "ZXY", "ZYX")
 
 PASSES = 3
 """Most writes of the ends before their controls are left as Blender evaluates them."""
@@ -56,12 +58,15 @@ class End:
             control (``ORG-spine.006`` and ``head``).
         rests: Each control's rest in the frame of the segment above it: turned as at the
             armature's rest, placed as Blender evaluated it when the chain was found.
+        curls: Per control that copies another's turn into its own, the copies
+            (:class:`Curl`).
     """
 
     controls: tuple[str, ...]
     hang: str
     copies: tuple[tuple[str, str], ...]
     rests: dict[str, Array]
+    curls: dict[str, tuple[Curl, ...]] = field(default_factory=dict)
 
     def above(self, control: str) -> list[str]:
         """The chain's controls from its highest down to ``control``."""
@@ -72,13 +77,49 @@ class End:
         return " → ".join(self.controls)
 
     def is_current(self, obj: Any) -> bool:
-        """Whether the bones Reach leaves as set still place the chain as when found."""
+        """Whether the bones Reach leaves as set still place the chain as when found.
+
+        The controls' places, and each skeleton bone's head and tail where its control
+        carries them (a tweak moved by hand moves a tail's bone off its control).
+        """
         now = places(obj, self.controls, self.hang)
         built = [self.rests[name][:3, 3] for name in self.controls]
         size = max(1.0, *(float(np.abs(place).max()) for place in built))
-        return all(
-            float(np.abs(a - b).max()) <= AGREE * size for a, b in zip(now, built, strict=True)
-        )
+        if any(float(np.abs(a - b).max()) > AGREE * size for a, b in zip(now, built, strict=True)):
+            return False
+        bones, data = obj.pose.bones, obj.data.bones
+        for copy, control in self.copies:
+            rest = data[control].matrix_local.inverted_safe() @ data[copy].matrix_local
+            carried = bones[control].matrix @ rest
+            length = data[copy].length
+            scale = AGREE * max(length, carried.translation.length)
+            if (carried.translation - bones[copy].head).length > scale:
+                return False
+            if (carried @ Vector((0.0, length, 0.0)) - bones[copy].tail).length > scale:
+                return False
+        return True
+
+
+@dataclass(frozen=True)
+class Curl:
+    """A control's copy of another control's local turn, added to its own (a tail's curl).
+
+    Rigify's tails and tentacles turn each control by the one above it (the first by a
+    master) about some axes: a Copy Rotation in local space, mixed before or after the
+    control's own turn. Reach writes the control's own turn so that, with the copy,
+    the control takes the solved pose (:func:`uncurled`).
+
+    Attributes:
+        source: The control whose local turn is copied.
+        axes: Per Euler axis, 1 copied, -1 copied inverted, 0 not copied.
+        order: The Euler order the copy reads the turn in ("" the owner's own).
+        before: Mixed before the control's own turn (as by a parent), else after it.
+    """
+
+    source: str
+    axes: tuple[int, int, int]
+    order: str
+    before: bool
 
 
 def _active(pose_bone: Any) -> list[Any]:
@@ -108,6 +149,87 @@ def follows(obj: Any, constraint: Any) -> bool:
         and is_control(constraint.subtarget)
         and constraint.subtarget in obj.pose.bones
         and (constraint.type == "COPY_SCALE" or constraint.mix_mode == "REPLACE")
+    )
+
+
+def curls(obj: Any, pose_bone: Any) -> tuple[Curl, ...] | None:
+    """The curls of control ``pose_bone`` (:class:`Curl`); None where another constraint acts."""
+    found = []
+    for constraint in _active(pose_bone):
+        if not (
+            constraint.type == "COPY_ROTATION"
+            and constraint.target == obj
+            and constraint.owner_space == "LOCAL"
+            and constraint.target_space == "LOCAL"
+            and constraint.influence == 1.0
+            and constraint.mix_mode in ("BEFORE", "AFTER")
+            and is_control(constraint.subtarget)
+            and constraint.subtarget in obj.pose.bones
+        ):
+            return None
+        signs = [
+            (-1 if getattr(constraint, f"invert_{axis}") else 1)
+            if getattr(constraint, f"use_{axis}")
+            else 0
+            for axis in "xyz"
+        ]
+        axes = (signs[0], signs[1], signs[2])
+        order = "" if constraint.euler_order == "AUTO" else str(constraint.euler_order)
+        found.append(Curl(str(constraint.subtarget), axes, order, constraint.mix_mode == "BEFORE"))
+    return tuple(found)
+
+
+def _spanned(obj: Any, pose_bone: Any) -> str:
+    """The control whose head and tail a skeleton bone spans through tweaks ("" none).
+
+    Rigify's tails and tentacles hang each skeleton bone from a tweak control (or copy
+    the tweak) and stretch it to the next, the tweaks riding on the chain's controls: the bone then
+    lies from one end of a control to the other, so its points are that control's.
+    The control is found among those carrying the two tweaks and their parents, by
+    where Blender evaluates them.
+    """
+    constraints = _active(pose_bone)
+    tweak = pose_bone.parent
+    if constraints and _copies_world(obj, constraints[0]):  # placed on the tweak, not under it
+        tweak = obj.pose.bones.get(constraints[0].subtarget)
+        constraints = constraints[1:]
+    if not BODY_PREFIX.match(pose_bone.name) or tweak is None or not is_control(tweak.name):
+        return ""
+    if _active(tweak):
+        return ""
+
+    def turned(bone: Any) -> bool:  # a control Reach may turn, set by hand or curled
+        return bone is not None and is_control(bone.name) and curls(obj, bone) is not None
+
+    if not constraints:  # rigid on the tweak's control
+        return str(tweak.parent.name) if turned(tweak.parent) else ""
+    carriers = [tweak.parent]
+    for constraint in constraints:
+        stretch = constraint.type == "STRETCH_TO"
+        target = obj.pose.bones.get(constraint.subtarget) if stretch else None
+        if target is None or constraint.target != obj or _active(target):
+            return ""
+        carriers.append(target.parent)
+    candidates = [c for c in carriers if turned(c)]
+    candidates += [c.parent for c in candidates if turned(c.parent)]  # a point at a child's head
+    ends = (pose_bone.head, pose_bone.tail)
+    size = max(float(pose_bone.length), pose_bone.head.length, pose_bone.tail.length)  # rounding
+    for control in candidates:
+        for a, b in ((control.head, control.tail), (control.tail, control.head)):
+            if (a - ends[0]).length <= AGREE * size and (b - ends[1]).length <= AGREE * size:
+                return str(control.name)
+    return ""
+
+
+def _copies_world(obj: Any, constraint: Any) -> bool:
+    """Whether ``constraint`` copies a bone's whole transform in world space, fully."""
+    return bool(
+        constraint.type == "COPY_TRANSFORMS"
+        and constraint.target == obj
+        and constraint.influence == 1.0
+        and constraint.owner_space == "WORLD"
+        and constraint.target_space == "WORLD"
+        and constraint.mix_mode == "REPLACE"
     )
 
 
@@ -152,10 +274,11 @@ def find_ends(obj: Any, limbs: Iterable[Limb], trunk: Trunk) -> tuple[End, ...]:
     taken = _taken(limbs)
     joints = {name: j.segment for j in trunk.joints for name in (j.segment, j.control, j.bone)}
     ends: list[End] = []
-    seen: set[str] = set()
     copies: dict[str, list[tuple[str, str]]] = {}
     for pose_bone in bones:
-        control = _copied(obj, pose_bone)
+        if pose_bone.name in taken or pose_bone.name in joints:
+            continue
+        control = _copied(obj, pose_bone) or _spanned(obj, pose_bone)
         if control and control not in taken and control not in joints:
             copies.setdefault(control, []).append((str(pose_bone.name), control))
     copiers = {copier: control for control, pairs in copies.items() for copier, _ in pairs}
@@ -163,17 +286,35 @@ def find_ends(obj: Any, limbs: Iterable[Limb], trunk: Trunk) -> tuple[End, ...]:
         copied = _copied(obj, pose_bone, controls=False)
         if copied in copiers:
             copies[copiers[copied]].append((str(pose_bone.name), copiers[copied]))
-    # a bone that copies a chain's control outright carries what hangs below it with it
-    carriers = {copier: control for control, pairs in copies.items() for copier, _ in pairs}
-    found: dict[str, tuple[list[str], str]] = {}
-    for control in copies:
-        if control in seen:
-            continue
-        walked = _chain(obj, control, {**joints, **carriers}, taken)
-        if walked is None or seen.intersection(walked[0]):
-            continue
-        seen.update(walked[0])
-        found[control] = walked
+    order = sorted(copies, key=lambda name: -_depth(bones[name]))  # tips first
+    alive = set(copies)
+    fixed = set(joints).union(taken)
+    while True:  # until no chain found would move a part posed otherwise
+        # a bone that copies a chain's control outright carries what hangs below it with
+        # it; a chain's control carries a chain that hangs from it
+        carriers = {copier: c for c in alive for copier, _ in copies[c]}
+        found: dict[str, tuple[list[str], str]] = {}
+        seen: set[str] = set()
+        for control in order:
+            if control not in alive or control in seen:
+                continue
+            walked = _chain(obj, control, {**joints, **carriers}, taken, alive - {control})
+            if walked is None or seen.intersection(walked[0]):
+                alive.discard(control)
+                continue
+            seen.update(walked[0])
+            found[control] = walked
+        alive &= seen
+        tops = {controls[0]: hang for controls, hang in found.values()}
+        dropped = [
+            control
+            for control, (controls, _) in found.items()
+            if _carries_others(obj, controls, fixed, tops)
+        ]
+        if not dropped:
+            break
+        for control in dropped:
+            alive -= set(found[control][0])
     placed: set[str] = set(joints.values())
     while True:  # parents first; a chain whose hang is lost is dropped
         ready = [c for c, (_, hang) in found.items() if not hang or hang in placed]
@@ -182,32 +323,71 @@ def find_ends(obj: Any, limbs: Iterable[Limb], trunk: Trunk) -> tuple[End, ...]:
         for control in ready:
             controls, hang = found.pop(control)
             owned = [pair for name in controls for pair in copies.get(name, [])]
-            ends.append(End(tuple(controls), hang, tuple(owned), _rests(obj, controls, hang)))
+            curled = {name: curls(obj, bones[name]) or () for name in controls}
+            rests = _rests(obj, controls, hang)
+            kept = {name: found for name, found in curled.items() if found}
+            ends.append(End(tuple(controls), hang, tuple(owned), rests, kept))
             placed.update(controls)
     return tuple(ends)
 
 
+def _carries_others(
+    obj: Any, controls: Sequence[str], fixed: set[str], tops: Mapping[str, str]
+) -> bool:
+    """Whether turning the chain's controls would move a part posed otherwise.
+
+    That is a trunk joint or a limb below them, or another chain that hangs from
+    elsewhere (a spine's FK control carrying the chest's upper joint, the shoulders
+    and the neck): the chain is then no end of the figure, and stays as set.
+    """
+    data = obj.data.bones
+    own = set(controls)
+    for name in controls:
+        for below in data[name].children_recursive:
+            if below.name in own:
+                continue
+            if below.name in fixed:
+                return True
+            hang = tops.get(below.name)
+            if hang is not None and hang not in own:
+                return True
+    return False
+
+
+def _depth(pose_bone: Any) -> int:
+    """How many bones ``pose_bone`` hangs below."""
+    depth = 0
+    while pose_bone.parent is not None:
+        pose_bone, depth = pose_bone.parent, depth + 1
+    return depth
+
+
 def _chain(
-    obj: Any, control: str, joints: Mapping[str, str], taken: set[str]
+    obj: Any, control: str, joints: Mapping[str, str], taken: set[str], others: set[str]
 ) -> tuple[list[str], str] | None:
     """The controls from the highest down to ``control``, and the joint they hang from.
 
-    Up from ``control``, a control without constraints joins the chain while every bone
-    between is a control or follows one (:func:`follows`: Rigify's follow carriers)
-    and its own parent is one of those too; so a spine's control, under a share of the
+    Up from ``control``, a control set by hand or curled (:func:`curls`) joins the chain
+    while every bone between is such a control or follows one (:func:`follows`:
+    Rigify's follow carriers), its own parent is one of those too, and it ends where
+    the chain starts (:func:`_links`); so a spine's control, under a share of the
     chest's turn or a trunk joint, stays as set and carries the chain as it is. The
-    chain hangs from the first trunk joint's bone above it ("" none). None where the way
-    up meets a limb.
+    chain hangs from the first trunk joint's bone above it, or the first control of
+    ``others`` (another chain's: a jaw carrying the teeth); "" none. None where the way
+    up meets a limb or a mechanism that would not carry the chain rigidly (:func:`_held`).
     """
     bones = obj.pose.bones
 
-    def follower(pose_bone: Any) -> bool:  # a control, or a bone that follows one
+    def plain(pose_bone: Any) -> bool:  # a control set by hand alone, or curled
+        return is_control(pose_bone.name) and curls(obj, pose_bone) is not None
+
+    def follower(pose_bone: Any) -> bool:  # such a control, or a bone that follows one
         if pose_bone is None or pose_bone.name in joints:
             return False
+        if plain(pose_bone):
+            return True
         constraints = _active(pose_bone)
-        if not constraints:
-            return is_control(pose_bone.name)
-        return all(follows(obj, c) for c in constraints)
+        return bool(constraints) and all(follows(obj, c) for c in constraints)
 
     chain = [control]
     joining = True
@@ -219,13 +399,51 @@ def _chain(
         if name in taken:
             return None
         joining = joining and follower(current)
-        if joining and is_control(name) and not _active(current):
-            if follower(current.parent):
+        if not joining and not plain(current) and not _held(obj, current, joints, taken):
+            return None  # a mechanism between: the chain would not hang rigidly
+        if joining and plain(current):
+            if follower(current.parent) and _links(obj, name, chain[0]):
                 chain.insert(0, name)
-            else:
-                joining = False
+                current = current.parent
+                continue
+            joining = False
+        if name in others:  # another chain's control carries this one
+            return chain, name
         current = current.parent
     return chain, ""
+
+
+def _held(obj: Any, pose_bone: Any, joints: Mapping[str, str], taken: set[str]) -> bool:
+    """Whether ``pose_bone`` moves rigidly with its parent while Reach poses the figure.
+
+    So it does with no constraint, or with copies of local channels of controls Reach
+    leaves as set (a spine's share of the hips' control where the hips are no joint).
+    """
+    for constraint in _active(pose_bone):
+        source = getattr(constraint, "subtarget", "")
+        if not (
+            constraint.type in ("COPY_TRANSFORMS", "COPY_ROTATION", "COPY_LOCATION", "COPY_SCALE")
+            and constraint.target == obj
+            and constraint.owner_space == "LOCAL"
+            and constraint.target_space == "LOCAL"
+            and is_control(source)
+            and source not in joints
+            and source not in taken
+        ):
+            return False
+    return True
+
+
+def _links(obj: Any, upper: str, lower: str) -> bool:
+    """Whether control ``upper`` ends where ``lower`` starts, at the armature's rest.
+
+    A chain of controls is linked so; a control that only carries one (a hip's tweak
+    carrying a tail) is no link of it.
+    """
+    upper_bone, lower_bone = obj.data.bones[upper], obj.data.bones[lower]
+    gap = (upper_bone.tail_local - lower_bone.head_local).length
+    size = max(upper_bone.length, lower_bone.length, lower_bone.head_local.length)
+    return bool(gap <= AGREE * size)
 
 
 def _rests(obj: Any, chain: Sequence[str], hang: str) -> dict[str, Array]:
@@ -296,6 +514,62 @@ def _carrier(obj: Any, writer: ControlWriter, name: str) -> Matrix | None:
     return predicted
 
 
+def local_turn(obj: Any, name: str, turns: Mapping[str, Matrix]) -> Matrix:
+    """Control ``name``'s turn in its own local space, as a local Copy Rotation reads it.
+
+    Its written turn where this pass writes it; else its channels where no constraint
+    acts on it, else as Blender evaluated it.
+    """
+    if name in turns:
+        return turns[name]
+    pose_bone = obj.pose.bones[name]
+    if not _active(pose_bone):
+        basis: Matrix = pose_bone.matrix_basis
+        return basis
+    bone, parent = pose_bone.bone, pose_bone.parent
+    if parent is None:
+        found: Matrix = bone.convert_local_to_pose(pose_bone.matrix, bone.matrix_local, invert=True)
+        return found
+    found = bone.convert_local_to_pose(
+        pose_bone.matrix,
+        bone.matrix_local,
+        parent_matrix=parent.matrix,
+        parent_matrix_local=parent.bone.matrix_local,
+        invert=True,
+    )
+    return found
+
+
+def uncurled(
+    obj: Any, name: str, local: Matrix, curled: Sequence[Curl], turns: Mapping[str, Matrix]
+) -> Matrix:
+    """The channels that, with the curls added as Blender adds them, give turn ``local``.
+
+    Blender's Copy Rotation reads the source's local turn as Euler angles (in the
+    owner's order, nearest the owner's own angles), keeps the axes copied, and mixes that
+    turn before or after the owner's own; so the owner's own is that turn undone.
+    """
+    if not curled:
+        return local
+    location, rotation, scale = local.decompose()
+    wanted = rotation.to_matrix()
+    mode = str(obj.pose.bones[name].rotation_mode)
+    owner = mode if mode in EULER_ORDERS else "XYZ"
+    own = wanted
+    for _ in range(2):  # the copy's angles are taken nearest the owner's own channels
+        turn = wanted
+        for curl in reversed(curled):
+            order = curl.order or owner
+            source = local_turn(obj, curl.source, turns).to_3x3().normalized()
+            angles = source.to_euler(order, own.to_euler(order))
+            copied = Euler([angles[i] * curl.axes[i] for i in range(3)], order)
+            undo = copied.to_matrix().inverted()
+            turn = undo @ turn if curl.before else turn @ undo
+        own = turn
+    result: Matrix = Matrix.LocRotScale(location, own.to_quaternion(), scale)
+    return result
+
+
 def end_error(obj: Any, end: End, targets: Mapping[str, Matrix]) -> float:
     """The largest miss of the chain's controls from their targets, over its length."""
     bones = obj.pose.bones
@@ -334,10 +608,15 @@ def place_ends(
     before = math.inf
     for _ in range(PASSES):
         writer = ControlWriter(obj, moved)
+        turns: dict[str, Matrix] = {}  # each written control's local turn, its curl's too
         for end, targets in ends:
             for name in end.controls:
                 if name in targets:
-                    writer.write_under(name, targets[name], _carrier(obj, writer, name))
+                    carrier = _carrier(obj, writer, name)
+                    local = writer.basis_under(name, targets[name], carrier)
+                    turns[name] = local
+                    curled = uncurled(obj, name, local, end.curls.get(name, ()), turns)
+                    writer.give_pose(name, targets[name], curled)
                     written[name] = None
         if view_layer is None:
             break

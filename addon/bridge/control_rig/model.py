@@ -164,7 +164,8 @@ def control_model(obj: Any) -> ControlModel | None:
         for copy, control in end.copies:
             add(copy, control)
     for deform in (b for b in data if b.use_deform):  # Rigify's DEF-x(.00n) of ORG-x
-        skeleton = names.get(deformed_skeleton(deform.name))
+        own = "ORG-" + deform.name.removeprefix("DEF-")  # a tail's DEF-spine.002 of ORG-spine.002
+        skeleton = names.get(own if own in data else deformed_skeleton(deform.name))
         if skeleton is not None:
             add(deform.name, skeleton.bone)
     bones = obj.pose.bones
