@@ -305,12 +305,7 @@ def find_ends(obj: Any, limbs: Iterable[Limb], trunk: Trunk) -> tuple[End, ...]:
             seen.update(walked[0])
             found[control] = walked
         alive &= seen
-        tops = {controls[0]: hang for controls, hang in found.values()}
-        dropped = [
-            control
-            for control, (controls, _) in found.items()
-            if _carries_others(obj, controls, fixed, tops)
-        ]
+        dropped = _carrying_others(obj, found, fixed)
         if not dropped:
             break
         for control in dropped:
@@ -331,27 +326,32 @@ def find_ends(obj: Any, limbs: Iterable[Limb], trunk: Trunk) -> tuple[End, ...]:
     return tuple(ends)
 
 
-def _carries_others(
-    obj: Any, controls: Sequence[str], fixed: set[str], tops: Mapping[str, str]
-) -> bool:
-    """Whether turning the chain's controls would move a part posed otherwise.
+def _carrying_others(
+    obj: Any, found: Mapping[str, tuple[list[str], str]], fixed: set[str]
+) -> list[str]:
+    """The chains (by their seed) whose turn would move a part posed otherwise.
 
-    That is a trunk joint or a limb below them, or another chain that hangs from
-    elsewhere (a spine's FK control carrying the chest's upper joint, the shoulders
-    and the neck): the chain is then no end of the figure, and stays as set.
+    That is a trunk joint or a limb below them (``fixed``), or another chain that hangs
+    from elsewhere (a spine's FK control carrying the chest's upper joint, the shoulders
+    and the neck): such a chain is no end of the figure, and stays as set. Found by
+    walking up from each such part once.
     """
-    data = obj.data.bones
-    own = set(controls)
-    for name in controls:
-        for below in data[name].children_recursive:
-            if below.name in own:
-                continue
-            if below.name in fixed:
-                return True
-            hang = tops.get(below.name)
-            if hang is not None and hang not in own:
-                return True
-    return False
+    bones = obj.pose.bones
+    owner = {name: seed for seed, (controls, _) in found.items() for name in controls}
+    carrying: dict[str, None] = {}
+    starts = [(name, None) for name in fixed if name in bones]
+    starts += [(controls[0], seed) for seed, (controls, _) in found.items()]
+    for name, seed in starts:
+        hang = found[seed][1] if seed is not None else ""
+        current = bones[name].parent
+        while current is not None:
+            holder = owner.get(current.name)
+            if holder is not None and holder != seed:
+                if seed is not None and hang in found[holder][0]:
+                    break  # the chain hangs from this one: carried as the figure has it
+                carrying[holder] = None
+            current = current.parent
+    return list(carrying)
 
 
 def _depth(pose_bone: Any) -> int:
