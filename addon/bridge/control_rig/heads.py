@@ -339,7 +339,7 @@ def _carrying_others(
     bones = obj.pose.bones
     owner = {name: seed for seed, (controls, _) in found.items() for name in controls}
     carrying: dict[str, None] = {}
-    starts = [(name, None) for name in fixed if name in bones]
+    starts: list[tuple[str, str | None]] = [(name, None) for name in fixed if name in bones]
     starts += [(controls[0], seed) for seed, (controls, _) in found.items()]
     for name, seed in starts:
         hang = found[seed][1] if seed is not None else ""
