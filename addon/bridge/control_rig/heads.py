@@ -183,10 +183,12 @@ def _spanned(obj: Any, pose_bone: Any) -> str:
     """The control whose head and tail a skeleton bone spans through tweaks ("" none).
 
     Rigify's tails and tentacles hang each skeleton bone from a tweak control (or copy
-    the tweak) and stretch it to the next, the tweaks riding on the chain's controls: the bone then
-    lies from one end of a control to the other, so its points are that control's.
-    The control is found among those carrying the two tweaks and their parents, by
-    where Blender evaluates them.
+    the tweak) and stretch it to the next, the tweaks riding on the chain's controls:
+    the bone then lies from one end of a control to the other, so its points are that
+    control's. The control is found among those carrying the two tweaks and their
+    parents, by where Blender evaluates them. A bone only hung from a tweak (a face's,
+    a spine's) is not taken: its control would join the figure for no goal, and a
+    spine's FK control carries the chest's joints.
     """
     constraints = _active(pose_bone)
     tweak = pose_bone.parent
@@ -201,8 +203,8 @@ def _spanned(obj: Any, pose_bone: Any) -> str:
     def turned(bone: Any) -> bool:  # a control Reach may turn, set by hand or curled
         return bone is not None and is_control(bone.name) and curls(obj, bone) is not None
 
-    if not constraints:  # rigid on the tweak's control
-        return str(tweak.parent.name) if turned(tweak.parent) else ""
+    if not constraints:  # no tweak chain
+        return ""
     carriers = [tweak.parent]
     for constraint in constraints:
         stretch = constraint.type == "STRETCH_TO"
