@@ -60,23 +60,8 @@ class ControlWriter:
         self.give_pose(name, pose, self.basis_under(name, pose, parent))
 
     def basis_under(self, name: str, pose: Matrix, parent: Matrix | None) -> Matrix:
-        """The channels giving control ``name`` pose ``pose``, no constraint acting on it.
-
-        ``parent``: its parent's pose then (None: it has none).
-        """
-        pose_bone = self.obj.pose.bones[name]
-        bone = pose_bone.bone
-        if parent is None:
-            basis: Matrix = bone.convert_local_to_pose(pose, bone.matrix_local, invert=True)
-            return basis
-        basis = bone.convert_local_to_pose(
-            pose,
-            bone.matrix_local,
-            parent_matrix=parent,
-            parent_matrix_local=pose_bone.parent.bone.matrix_local,
-            invert=True,
-        )
-        return basis
+        """The channels giving control ``name`` pose ``pose`` (:func:`channels`)."""
+        return channels(self.obj.pose.bones[name], pose, parent)
 
     def give_pose(self, name: str, pose: Matrix, basis: Matrix) -> None:
         """Set control ``name``'s channels to ``basis``, its pose once evaluated ``pose``."""
@@ -92,6 +77,25 @@ class ControlWriter:
         if moves(pose_bone.matrix_basis, basis, size):
             pose_bone.matrix_basis = basis
             self.changed = True
+
+
+def channels(pose_bone: Any, pose: Matrix, parent: Matrix | None) -> Matrix:
+    """The channels giving ``pose_bone`` pose ``pose``, no constraint acting on it.
+
+    ``parent``: its parent's pose then (None: it has none).
+    """
+    bone = pose_bone.bone
+    if parent is None:
+        basis: Matrix = bone.convert_local_to_pose(pose, bone.matrix_local, invert=True)
+        return basis
+    basis = bone.convert_local_to_pose(
+        pose,
+        bone.matrix_local,
+        parent_matrix=parent,
+        parent_matrix_local=pose_bone.parent.bone.matrix_local,
+        invert=True,
+    )
+    return basis
 
 
 def moves(now: Matrix, new: Matrix, size: float) -> bool:

@@ -29,9 +29,9 @@ from mathutils import Euler, Matrix, Vector
 from ..arrays import Array
 from ..rig import to_numpy
 from ..rigify_names import BODY_PREFIX, is_control
-from .control_pose import ControlWriter
+from .control_pose import ControlWriter, channels
 from .limbs import Limb
-from .trunk import AGREE, Trunk, copied_outright
+from .trunk import AGREE, Trunk, copied_outright, copies_whole
 
 EULER_ORDERS = ("XYZ", "XZY", "YXZ", "YZX", "ZXY", "ZYX")
 
@@ -60,6 +60,8 @@ class End:
             armature's rest, placed as Blender evaluated it when the chain was found.
         curls: Per control that copies another's turn into its own, the copies
             (:class:`Curl`).
+        carried: Per pair of ``copies``, the bone's rest in its control's frame (what
+            :meth:`is_current` checks the bone against).
     """
 
     controls: tuple[str, ...]
@@ -67,6 +69,7 @@ class End:
     copies: tuple[tuple[str, str], ...]
     rests: dict[str, Array]
     curls: dict[str, tuple[Curl, ...]] = field(default_factory=dict)
+    carried: tuple[Matrix, ...] = ()
 
     def above(self, control: str) -> list[str]:
         """The chain's controls from its highest down to ``control``."""
@@ -88,8 +91,7 @@ class End:
         if any(float(np.abs(a - b).max()) > AGREE * size for a, b in zip(now, built, strict=True)):
             return False
         bones, data = obj.pose.bones, obj.data.bones
-        for copy, control in self.copies:
-            rest = data[control].matrix_local.inverted_safe() @ data[copy].matrix_local
+        for (copy, control), rest in zip(self.copies, self.carried, strict=True):
             carried = bones[control].matrix @ rest
             length = data[copy].length
             scale = AGREE * max(length, carried.translation.length)
@@ -192,19 +194,17 @@ def _spanned(obj: Any, pose_bone: Any) -> str:
     """
     constraints = _active(pose_bone)
     tweak = pose_bone.parent
-    if constraints and _copies_world(obj, constraints[0]):  # placed on the tweak, not under it
+    if constraints and copies_whole(obj, constraints[0]):  # placed on the tweak, not under it
         tweak = obj.pose.bones.get(constraints[0].subtarget)
         constraints = constraints[1:]
     if not BODY_PREFIX.match(pose_bone.name) or tweak is None or not is_control(tweak.name):
         return ""
-    if _active(tweak):
+    if _active(tweak) or not constraints:  # no tweak chain
         return ""
 
     def turned(bone: Any) -> bool:  # a control Reach may turn, set by hand or curled
         return bone is not None and is_control(bone.name) and curls(obj, bone) is not None
 
-    if not constraints:  # no tweak chain
-        return ""
     carriers = [tweak.parent]
     for constraint in constraints:
         stretch = constraint.type == "STRETCH_TO"
@@ -221,18 +221,6 @@ def _spanned(obj: Any, pose_bone: Any) -> str:
             if (a - ends[0]).length <= AGREE * size and (b - ends[1]).length <= AGREE * size:
                 return str(control.name)
     return ""
-
-
-def _copies_world(obj: Any, constraint: Any) -> bool:
-    """Whether ``constraint`` copies a bone's whole transform in world space, fully."""
-    return bool(
-        constraint.type == "COPY_TRANSFORMS"
-        and constraint.target == obj
-        and constraint.influence == 1.0
-        and constraint.owner_space == "WORLD"
-        and constraint.target_space == "WORLD"
-        and constraint.mix_mode == "REPLACE"
-    )
 
 
 def hang_bones(obj: Any, limbs: Iterable[Limb]) -> list[str]:
@@ -320,10 +308,14 @@ def find_ends(obj: Any, limbs: Iterable[Limb], trunk: Trunk) -> tuple[End, ...]:
         for control in ready:
             controls, hang = found.pop(control)
             owned = [pair for name in controls for pair in copies.get(name, [])]
-            curled = {name: curls(obj, bones[name]) or () for name in controls}
+            curled = {name: c for name in controls if (c := curls(obj, bones[name]))}
             rests = _rests(obj, controls, hang)
-            kept = {name: found for name, found in curled.items() if found}
-            ends.append(End(tuple(controls), hang, tuple(owned), rests, kept))
+            data = obj.data.bones
+            carried = tuple(
+                data[control].matrix_local.inverted_safe() @ data[copy].matrix_local
+                for copy, control in owned
+            )
+            ends.append(End(tuple(controls), hang, tuple(owned), rests, curled, carried))
             placed.update(controls)
     return tuple(ends)
 
@@ -528,18 +520,8 @@ def local_turn(obj: Any, name: str, turns: Mapping[str, Matrix]) -> Matrix:
     if not _active(pose_bone):
         basis: Matrix = pose_bone.matrix_basis
         return basis
-    bone, parent = pose_bone.bone, pose_bone.parent
-    if parent is None:
-        found: Matrix = bone.convert_local_to_pose(pose_bone.matrix, bone.matrix_local, invert=True)
-        return found
-    found = bone.convert_local_to_pose(
-        pose_bone.matrix,
-        bone.matrix_local,
-        parent_matrix=parent.matrix,
-        parent_matrix_local=parent.bone.matrix_local,
-        invert=True,
-    )
-    return found
+    parent = pose_bone.parent
+    return channels(pose_bone, pose_bone.matrix, parent.matrix if parent is not None else None)
 
 
 def uncurled(
@@ -557,12 +539,12 @@ def uncurled(
     wanted = rotation.to_matrix()
     mode = str(obj.pose.bones[name].rotation_mode)
     owner = mode if mode in EULER_ORDERS else "XYZ"
+    sources = [local_turn(obj, curl.source, turns).to_3x3().normalized() for curl in curled]
     own = wanted
     for _ in range(2):  # the copy's angles are taken nearest the owner's own channels
         turn = wanted
-        for curl in reversed(curled):
+        for curl, source in zip(reversed(curled), reversed(sources), strict=True):
             order = curl.order or owner
-            source = local_turn(obj, curl.source, turns).to_3x3().normalized()
             angles = source.to_euler(order, own.to_euler(order))
             copied = Euler([angles[i] * curl.axes[i] for i in range(3)], order)
             undo = copied.to_matrix().inverted()

@@ -138,20 +138,21 @@ def copied_outright(obj: Any, pose_bone: Any) -> Any | None:
     Its one constraint copies that bone's whole transform in world space at full influence.
     """
     constraints = _active(pose_bone)
-    if len(constraints) != 1:
+    if len(constraints) != 1 or not copies_whole(obj, constraints[0]):
         return None
-    copy = constraints[0]
-    source = obj.pose.bones.get(copy.subtarget) if copy.type == "COPY_TRANSFORMS" else None
-    if (
-        source is None
-        or copy.target != obj
-        or copy.influence < 1.0
-        or copy.owner_space != "WORLD"
-        or copy.target_space != "WORLD"
-        or copy.mix_mode != "REPLACE"
-    ):
-        return None
-    return source
+    return obj.pose.bones.get(constraints[0].subtarget)
+
+
+def copies_whole(obj: Any, constraint: Any) -> bool:
+    """Whether ``constraint`` copies a bone's whole transform in world space, fully."""
+    return bool(
+        constraint.type == "COPY_TRANSFORMS"
+        and constraint.target == obj
+        and constraint.influence >= 1.0
+        and constraint.owner_space == "WORLD"
+        and constraint.target_space == "WORLD"
+        and constraint.mix_mode == "REPLACE"
+    )
 
 
 def _carried(obj: Any, pose_bone: Any) -> str:
