@@ -40,6 +40,16 @@ def skeleton_channels(obj) -> dict[str, tuple[str, ...]]:
     }
 
 
+def solved(obj) -> set[str]:
+    """Solve; the pose bones whose channels changed, after checking no skeleton bone did."""
+    before = skeleton_channels(obj)
+    channels = {b.name: tuple(b.matrix_basis.copy()) for b in obj.pose.bones}
+    assert bpy.ops.reach.solve(armature=obj.name) == {"FINISHED"}
+    bpy.context.view_layer.update()
+    assert skeleton_channels(obj) == before  # no deform, original or mechanism bone
+    return {n for n, m in channels.items() if tuple(obj.pose.bones[n].matrix_basis) != m}
+
+
 def constrained_end(
     reach, kind: str, name: str, mode: str, end: str, chain_start: str = "", move_root=False
 ):

@@ -8,17 +8,19 @@ that the pose the rig's own mechanism gives is the pose Reach starts from.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
-from ....solver import Figure, rotations
+from ....solver import Dof, Figure, rotations
 from ...errors import labelled
 from ..arrays import Array
 from ..followers import nearest_rotation
 from ..joints import bone_dofs, euler_order, joint_settings
 from ..pose import axis_angles, set_axis_angles
 from ..rig import BoneLayout, Rig, RigKind, to_numpy, world_matrix
+from .heads import jaw_range
 from .model import ControlModel
 from .trunk import add_trunk
 
@@ -67,12 +69,22 @@ def _add_ends(obj: Any, model: ControlModel, figure: Figure, hold: set[str]) -> 
             control = bones[name]
             order = euler_order(joint_settings(obj, name), control)
             dofs = bone_dofs(control, order, translates=False, lock=name in hold)
+            opening = None if name in hold else jaw_range(obj, name, order)
+            if opening is not None:  # a hinge across the face, opening downward
+                dofs = [_hinged(dof, opening) for dof in dofs]
             first = figure.n_dofs
             with labelled(f"bone '{name}'"):
                 figure.add_segment(name, parent=parent, rest=end.rests[name], dofs=dofs)
             layout.append(BoneLayout(name, str(control.rotation_mode), order, -1, first))
             parent = name
     return layout
+
+
+def _hinged(dof: Dof, opening: tuple[float, float]) -> Dof:
+    """A jaw's DOF: its turn about X bounded by ``opening``, the others locked."""
+    if dof.axis == (1.0, 0.0, 0.0):
+        return replace(dof, lower=opening[0], upper=opening[1])
+    return replace(dof, rigidity=1.0)
 
 
 def _add_limbs(obj: Any, model: ControlModel, figure: Figure, hold: set[str]) -> list[BoneLayout]:

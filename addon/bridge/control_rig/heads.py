@@ -14,13 +14,18 @@ control's, or a blend. So each control is written by placing it (:func:`place_en
 its parent's new pose is predicted (a follow of all or nothing exactly), Blender
 evaluates the rig, and a control still off its target is placed again from the
 evaluated pose.
+
+A skeleton bone a chain's control carries through plain controls (the face's ``jaw``
+and ``chin`` under ``jaw_master``) rides it: a goal on it poses that control
+(:func:`_with_riders`). Rigify's jaw master is a hinge across the face, opening within
+a jaw's range (:func:`jaw_range`).
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -44,6 +49,16 @@ PROGRESS = 0.5
 TOLERANCE = 5e-6
 """A chain is placed when each control is this close to its target (times the chain's
 length, its head, tail and a point across it)."""
+
+
+JAWS = frozenset({"jaw_master"})
+"""Rigify's jaw controls: each turns the jaw about the line across the face, a hinge."""
+
+JAW_OPEN = math.radians(30.0)
+"""How far a jaw opens from its rest (closed): about as far as a human jaw turns open."""
+
+ACROSS = math.cos(math.radians(10.0))
+"""Least cosine between a jaw control's X and the body's left–right for it to hinge there."""
 
 
 @dataclass(frozen=True)
@@ -122,6 +137,30 @@ class Curl:
     axes: tuple[int, int, int]
     order: str
     before: bool
+
+
+def jaw_range(obj: Any, name: str, order: str) -> tuple[float, float] | None:
+    """The turn about its own X [rad] a jaw control may take (None: no jaw's hinge).
+
+    Rigify's jaw master turns the jaw about its X, across the face. The range opens the
+    jaw from its rest (closed) by :data:`JAW_OPEN`, the way that takes its tail down,
+    widened to the turn the control has now (``order``: the Euler order its X is read
+    in). None for other controls, for a jaw whose X does not lie across the body, and
+    for one whose IK locks or limits the animator has set (those hold instead).
+    """
+    pose_bone = obj.pose.bones[name]
+    if name not in JAWS or any((pose_bone.lock_ik_x, pose_bone.lock_ik_y, pose_bone.lock_ik_z)):
+        return None
+    if any(getattr(pose_bone, f"use_ik_limit_{axis}") for axis in "xyz"):
+        return None
+    rest = obj.data.bones[name].matrix_local.to_3x3()
+    x = rest.col[0].normalized()
+    if abs(x.x) < ACROSS:
+        return None
+    down = x.cross(obj.data.bones[name].tail_local - obj.data.bones[name].head_local).z
+    lower, upper = (0.0, JAW_OPEN) if down < 0.0 else (-JAW_OPEN, 0.0)
+    now = float(pose_bone.matrix_basis.to_euler(order).x)
+    return min(lower, now), max(upper, now)
 
 
 def _active(pose_bone: Any) -> list[Any]:
@@ -317,7 +356,67 @@ def find_ends(obj: Any, limbs: Iterable[Limb], trunk: Trunk) -> tuple[End, ...]:
             )
             ends.append(End(tuple(controls), hang, tuple(owned), rests, curled, carried))
             placed.update(controls)
-    return tuple(ends)
+    known = fixed.union(copier for pairs in copies.values() for copier, _ in pairs)
+    return tuple(_with_riders(obj, ends, known))
+
+
+AIMS = frozenset({"STRETCH_TO", "DAMPED_TRACK", "LOCKED_TRACK", "TRACK_TO"})
+"""Constraints that turn a bone toward a point: rigid while that point rides with it."""
+
+
+def _with_riders(obj: Any, ends: Sequence[End], known: set[str]) -> list[End]:
+    """The chains with the skeleton bones their controls carry rigidly among their copies.
+
+    A skeleton bone rides a chain's control when each bone from the control down to it
+    is a plain child (no constraint, or only a stretch or track toward a bone riding the
+    same control) and it lies where the armature's rest puts it in the control's frame:
+    Rigify's ``DEF-jaw`` hangs from the ``jaw`` control under ``jaw_master`` and
+    stretches to the ``chin``, so a goal on it turns the jaw master. Bones of the limbs,
+    the trunk or another chain (``known``) ride nothing.
+    """
+    bones, data = obj.pose.bones, obj.data.bones
+    owner = {control: k for k, end in enumerate(ends) for control in end.controls}
+    memo: dict[str, str] = {}
+
+    def carrier(pose_bone: Any) -> str:  # the chain control carrying it rigidly, or ""
+        name = str(pose_bone.name)
+        if name not in memo:
+            memo[name] = ""  # a stretch toward a bone that stretches back rides nothing
+            if name in owner:
+                memo[name] = name
+            elif name not in known and pose_bone.parent is not None:
+                found = carrier(pose_bone.parent)
+                for constraint in _active(pose_bone):
+                    target = bones.get(getattr(constraint, "subtarget", "") or "")
+                    aims = constraint.type in AIMS and constraint.target == obj
+                    if not aims or target is None or carrier(target) != found:
+                        found = ""
+                        break
+                memo[name] = found
+        return memo[name]
+
+    riders: list[list[tuple[str, str]]] = [[] for _ in ends]
+    carried: list[list[Matrix]] = [[] for _ in ends]
+    for pose_bone in bones:
+        name = str(pose_bone.name)
+        if name in known or not BODY_PREFIX.match(name):
+            continue
+        control = carrier(pose_bone)
+        if not control:
+            continue
+        rest = data[control].matrix_local.inverted_safe() @ data[name].matrix_local
+        now = bones[control].matrix @ rest
+        size = AGREE * max(data[name].length, now.translation.length)
+        tail = now @ Vector((0.0, data[name].length, 0.0))
+        off = max((now.translation - pose_bone.head).length, (tail - pose_bone.tail).length)
+        if off > size:
+            continue  # a control between is posed: its offset is no rest's
+        riders[owner[control]].append((name, control))
+        carried[owner[control]].append(rest)
+    return [
+        replace(end, copies=end.copies + tuple(more), carried=end.carried + tuple(rests))
+        for end, more, rests in zip(ends, riders, carried, strict=True)
+    ]
 
 
 def _carrying_others(

@@ -8,7 +8,7 @@ import math
 import bpy
 import numpy as np
 import pytest
-from control_rigs import SKELETON, generated, skeleton_channels
+from control_rigs import SKELETON, generated, skeleton_channels, solved
 from mathutils import Matrix, Vector
 
 KINDS = ("human", "basic_human", "wolf", "horse", "cat", "bird")
@@ -45,16 +45,6 @@ def aim_error(obj, target: Vector) -> float:
     bone = obj.pose.bones[deform_head(obj)]
     root, tip = obj.matrix_world @ bone.head, obj.matrix_world @ bone.tail
     return math.degrees((tip - root).angle(target - root))
-
-
-def solved(obj) -> set[str]:
-    """Solve; the pose bones whose channels changed, after checking no skeleton bone did."""
-    before = skeleton_channels(obj)
-    channels = {b.name: tuple(b.matrix_basis.copy()) for b in obj.pose.bones}
-    assert bpy.ops.reach.solve(armature=obj.name) == {"FINISHED"}
-    bpy.context.view_layer.update()
-    assert skeleton_channels(obj) == before  # no deform, original or mechanism bone
-    return {n for n, m in channels.items() if tuple(obj.pose.bones[n].matrix_basis) != m}
 
 
 @pytest.mark.parametrize("kind", KINDS)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import bpy
 import pytest
-from control_rigs import SKELETON, generated, skeleton_channels
+from control_rigs import SKELETON, generated, skeleton_channels, solved
 from mathutils import Euler, Matrix, Vector
 
 KINDS = ("wolf", "horse", "cat", "bird", "basic_quadruped")
@@ -52,16 +52,6 @@ def miss(obj, deform: str, effector: str) -> float:
 
 def length(obj, tail) -> float:
     return sum(obj.data.bones[name].length for name in tail.controls)
-
-
-def solved(obj) -> set[str]:
-    """Solve; the pose bones whose channels changed, after checking no skeleton bone did."""
-    before = skeleton_channels(obj)
-    channels = {b.name: tuple(b.matrix_basis.copy()) for b in obj.pose.bones}
-    assert bpy.ops.reach.solve(armature=obj.name) == {"FINISHED"}
-    bpy.context.view_layer.update()
-    assert skeleton_channels(obj) == before
-    return {n for n, m in channels.items() if tuple(obj.pose.bones[n].matrix_basis) != m}
 
 
 def turn_master(obj, tail, angles=(0.4, 0.3, -0.2)) -> str:
