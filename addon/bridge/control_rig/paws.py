@@ -4,7 +4,8 @@ A paw's end control keeps the pose it had relative to the chain's last bone, whi
 the toe joint in place; a mechanism of the rig (a damped track, a second IK chain) then
 turns the heel control's frame, so the heel control is written once Blender has
 evaluated that, carrying the last bone onto its target. A drag's writes start the heel
-from its last turns (:class:`Heels`), so that this write is small or not needed.
+from its last turns, and every IK end control from its last places relative to the
+chain's last bone (:class:`Heels`), so that a second write is small or not needed.
 """
 
 from __future__ import annotations
@@ -24,28 +25,44 @@ by a fraction of a degree; a bigger one is a jump, and the evaluation decides al
 
 
 class Heels:
-    """The channels each paw's heel control was last given, over the last three writes.
+    """What the rig's mechanisms did over the last three writes, to lead the next one.
 
     A drag turns the rig's mechanism above a heel (a damped track, a second IK chain)
     smoothly from event to event, so the heel's last turn, repeated with its change
     from the turn before, meets most of the next one before Blender evaluates the end
     control's move: the heel is then placed already, or its write after that evaluation
-    is small, Blender's IK lands as it did, and one pass does.
+    is small, Blender's IK lands as it did, and one pass does. Likewise Blender's IK,
+    stretching, lands a chain's end a little short of its target, by an amount that
+    changes smoothly with the bend: an IK end control's pose in the frame of the chain's
+    last bone, led the same way (:meth:`relation`), places that bone in one pass where
+    the last relation alone leaves it micrometres off and costs a second evaluation.
     """
 
     def __init__(self) -> None:
         self.bases: dict[str, tuple[Matrix, ...]] = {}
+        self.relations: dict[str, tuple[Matrix, ...]] = {}
 
     def record(self, name: str, basis: Matrix) -> None:
         """Remember that ``name`` was given the channel matrix ``basis``."""
         self.bases[name] = (*self.bases.get(name, ())[-2:], basis.copy())
 
     def note(self, obj: Any, limbs: Iterable[Limb]) -> None:
-        """Record the channels each paw's heel control among ``limbs`` has now."""
+        """Record what each limb in IK mode among ``limbs`` has now.
+
+        A paw's heel control's channels; another limb's end control's pose in the frame
+        of the chain's last bone.
+        """
+        bones = obj.pose.bones
         for limb in limbs:
-            if limb.mode == "IK" and len(limb.ik_controls) > 1:
+            if limb.mode != "IK":
+                continue
+            if len(limb.ik_controls) > 1:
                 heel = limb.ik_controls[-1]
-                self.record(heel, obj.pose.bones[heel].matrix_basis)
+                self.record(heel, bones[heel].matrix_basis)
+                continue
+            end, last = limb.ik_controls[0], limb.bones[limb.chain_end]
+            relation = bones[last].matrix.inverted_safe() @ bones[end].matrix
+            self.relations[end] = (*self.relations.get(end, ())[-2:], relation)
 
     def ahead(self, name: str) -> Matrix | None:
         """``name``'s channels led one write ahead (None: unknown, or a jump).
@@ -55,23 +72,34 @@ class Heels:
         for evenly, and no shear of a guess creeps in); with three writes known, each
         move changed as it changed from the one before (second order).
         """
-        bases = self.bases.get(name, ())
-        if len(bases) < 2:
-            return None
-        channels = [basis.decompose() for basis in bases]
-        (location, turned, scaled), (last, turn, scale) = channels[-2], channels[-1]
-        step = _shortest(turn @ turned.inverted())
-        if step.angle > LEAD:
-            return None
-        move, growth = last - location, _size(scale) / _size(scaled)
-        if len(channels) == 3:
-            first, earliest, earliest_scale = channels[0]
-            previous = _shortest(turned @ earliest.inverted())
-            if previous.angle <= LEAD:
-                step = step @ previous.inverted() @ step
-                move = 2.0 * move - (location - first)
-                growth *= growth / (_size(scaled) / _size(earliest_scale))
-        return Matrix.LocRotScale(last + move, step @ turn, scale * growth)
+        return _led(self.bases.get(name, ()))
+
+    def relation(self, end: str) -> Matrix | None:
+        """IK end control ``end``'s pose in its chain's last bone's frame, led ahead.
+
+        One write ahead, as :meth:`ahead` leads channels (None: unknown, or a jump).
+        """
+        return _led(self.relations.get(end, ()))
+
+
+def _led(bases: tuple[Matrix, ...]) -> Matrix | None:
+    """The matrix after ``bases`` (the last two or three), led as :meth:`Heels.ahead` says."""
+    if len(bases) < 2:
+        return None
+    channels = [basis.decompose() for basis in bases]
+    (location, turned, scaled), (last, turn, scale) = channels[-2], channels[-1]
+    step = _shortest(turn @ turned.inverted())
+    if step.angle > LEAD:
+        return None
+    move, growth = last - location, _size(scale) / _size(scaled)
+    if len(channels) == 3:
+        first, earliest, earliest_scale = channels[0]
+        previous = _shortest(turned @ earliest.inverted())
+        if previous.angle <= LEAD:
+            step = step @ previous.inverted() @ step
+            move = 2.0 * move - (location - first)
+            growth *= growth / (_size(scaled) / _size(earliest_scale))
+    return Matrix.LocRotScale(last + move, step @ turn, scale * growth)
 
 
 def _size(scale: Vector) -> float:
