@@ -460,6 +460,8 @@ def refresh_goals(
     setup: Setup,
     moved: Sequence[Any] | None = None,
     placed: Placed | None = None,
+    *,
+    steady: bool = False,
 ) -> Setup:
     """``setup`` with the goals of the goal objects that moved since it was built.
 
@@ -473,12 +475,13 @@ def refresh_goals(
     its constraint names, but only those in ``moved`` and goals named anew are checked
     again for deletion and for moving with the armature (the others were when the drag
     or bake began). None: every goal is. ``placed``: a goal read from its own channels
-    (:class:`Placed`), or None.
+    (:class:`Placed`), or None. ``steady``: a drag's event, the armature checked as
+    :meth:`.rig.Rig.is_current` checks it then.
 
     Raises:
         BlenderDataError: As :func:`build_problem`: a deleted goal, NaN, ….
     """
-    if not setup.rig.is_current(obj):
+    if not setup.rig.is_current(obj, steady=steady):
         carried = setup.rig.moved_to(obj)
         if carried is None:
             return build_problem(obj, scene, placed=placed)

@@ -39,8 +39,11 @@ class PlainRig:
         """
         return followed(obj, build_rig(obj, hold))
 
-    def is_current(self, obj: Any, rig: Rig) -> bool:
-        """Whether the bones' fixed locations are still the ones the figure holds."""
+    def is_current(self, obj: Any, rig: Rig, *, steady: bool = False) -> bool:
+        """Whether the bones' fixed locations are still the ones the figure holds.
+
+        Checked even when ``steady``: reading the locations at once costs little.
+        """
         locations = rig.locations
         if locations is not None and same(pose_locations(obj), locations):
             return True  # no location changed at all

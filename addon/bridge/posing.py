@@ -117,6 +117,8 @@ class _Plan:
         write: Write the pose; False gives the channels a write would set instead.
         moved: The objects that moved since the last step, or None: every goal is read.
         placed: The moved goal's matrix from its own channels (a drag), or None.
+        steady: A drag's event: since the last step nothing but Reach's writes and a
+            script moved the armature (:meth:`.rig.Rig.is_current`).
         reread: Read the pose from Blender, not from the last step's reading.
     """
 
@@ -134,6 +136,7 @@ class _Plan:
     moved: Sequence[Any] | None = None
     placed: goals.Placed | None = None
     reread: bool = True
+    steady: bool = False
 
 
 @dataclass(frozen=True)
@@ -200,6 +203,7 @@ class Poser:
         hold: Sequence[str] = (),
         moved: Sequence[Any] | None = None,
         placed: goals.Placed | None = None,
+        steady: bool = False,
     ) -> Setup:
         """The problem of the armature's enabled constraints as they are now.
 
@@ -208,7 +212,8 @@ class Poser:
         last problem with the goals that moved (:func:`.goals.refresh_goals`, which
         builds again when the armature itself changed); ``moved``: the object a drag
         moves (:func:`.goals.refresh_goals`); ``placed``: that object's matrix read from
-        its own channels, or None (:class:`.goals.Placed`).
+        its own channels, or None (:class:`.goals.Placed`); ``steady``: a drag's event
+        (:func:`.goals.refresh_goals`).
 
         Raises:
             BlenderDataError: No enabled constraints, a missing goal or bone, NaN, ….
@@ -218,7 +223,9 @@ class Poser:
             rig = figure_rig(self.obj, hold=held)
             setup = goals.build_problem(self.obj, self.scene, rig, placed)
         else:
-            setup = goals.refresh_goals(self.obj, self.scene, self.setup, moved, placed)
+            setup = goals.refresh_goals(
+                self.obj, self.scene, self.setup, moved, placed, steady=steady
+            )
         old = self.setup
         # A rig moved along with its armature object keeps its bones' layout, and the
         # writer, which knows the bones alone, with it.
@@ -326,6 +333,7 @@ class Poser:
                 stats=False,
                 moved=(goal,),
                 placed=placed,
+                steady=True,
             )
         )
 
@@ -406,7 +414,11 @@ class Poser:
         """The stages every step runs: problem, read, start, solve, write, judge, record."""
         began = time.perf_counter()
         setup = self.prepare(
-            rebuild=plan.rebuild, hold=plan.hold, moved=plan.moved, placed=plan.placed
+            rebuild=plan.rebuild,
+            hold=plan.hold,
+            moved=plan.moved,
+            placed=plan.placed,
+            steady=plan.steady,
         )
         read = self._read_for(setup, plan)
         theta, clamped = self.start_pose(setup, read, plan.start, clamp=plan.clamp)

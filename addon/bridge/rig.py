@@ -122,19 +122,20 @@ class Rig:
             bones[segment.dof_indices.start : segment.dof_indices.stop] = k
         return bones
 
-    def is_current(self, obj: Any) -> bool:
+    def is_current(self, obj: Any, *, steady: bool = False) -> bool:
         """Whether the figure still models the armature (if not, build it again).
 
         It does while the armature's world matrix and the bones' fixed locations are the
-        ones it was built with.
+        ones it was built with. ``steady``: between the events of a drag, which holds the
+        input, only what a script may change is checked (:meth:`RigKind.is_current`).
         """
         if self.world is not None and not (to_numpy(obj.matrix_world) == self.world).all():
             return False
-        return self._bones_current(obj)
+        return self._bones_current(obj, steady)
 
-    def _bones_current(self, obj: Any) -> bool:
+    def _bones_current(self, obj: Any, steady: bool = False) -> bool:
         """:meth:`is_current` but for the armature's world matrix."""
-        return self.kind.is_current(obj, self)
+        return self.kind.is_current(obj, self, steady=steady)
 
     def moved_to(self, obj: Any) -> Rig | None:
         """This rig carried along when the armature object alone moved, else None.
@@ -491,8 +492,13 @@ class RigKind(Protocol):
             BlenderDataError: For data the solver cannot represent, named.
         """
 
-    def is_current(self, obj: Any, rig: Rig) -> bool:
-        """Whether ``rig``'s figure still models the armature, its world matrix aside."""
+    def is_current(self, obj: Any, rig: Rig, *, steady: bool = False) -> bool:
+        """Whether ``rig``'s figure still models the armature, its world matrix aside.
+
+        ``steady``: between a drag's events, when no bone but Reach's writes has moved
+        since the last check (a control rig's limb switches, which a script may set, are
+        still checked).
+        """
 
     def read(self, obj: Any, rig: Rig, previous: Array | None) -> Array:
         """θ of the figure as Blender holds it (``previous``: the nearest Euler angles)."""

@@ -49,8 +49,14 @@ class ControlRig:
         """
         return build_model_rig(obj, self.model, self, hold)
 
-    def is_current(self, obj: Any, rig: Rig) -> bool:
-        """Whether the limbs still hang, and switch, as the figure has them."""
+    def is_current(self, obj: Any, rig: Rig, *, steady: bool = False) -> bool:
+        """Whether the limbs still hang, and switch, as the figure has them.
+
+        ``steady`` (a drag's events): the switches alone; how the trunk carries the limbs
+        and chains changes only when a bone Reach leaves as set moves, which no drag does.
+        """
+        if steady:
+            return self.model.switches_current(obj)
         return self.model.is_current(obj)
 
     def read(self, obj: Any, rig: Rig, previous: Array | None = None) -> Array:

@@ -112,14 +112,18 @@ class ControlModel:
 
     def is_current(self, obj: Any) -> bool:
         """Whether the limbs still hang, and switch, as the figure has them."""
-        bones = obj.pose.bones
         return (
-            is_current(obj, self.trunk)
+            self.switches_current(obj)
+            and is_current(obj, self.trunk)
             and all(end.is_current(obj) for end in self.ends)
-            and all(
-                float(bones[limb.settings].get(limb.switch, 0.0)) == self.switches[limb.settings]
-                for limb in self.limbs
-            )
+        )
+
+    def switches_current(self, obj: Any) -> bool:
+        """Whether every limb's IK/FK switch is still as the figure has it."""
+        bones = obj.pose.bones
+        return all(
+            float(bones[limb.settings].get(limb.switch, 0.0)) == self.switches[limb.settings]
+            for limb in self.limbs
         )
 
 
