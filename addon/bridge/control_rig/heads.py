@@ -17,7 +17,7 @@ evaluated pose.
 
 A skeleton bone a chain's control carries through plain controls (the face's ``jaw``
 and ``chin`` under ``jaw_master``) rides it: a goal on it poses that control
-(:func:`_with_riders`). Rigify's jaw master is a hinge across the face, opening within
+(:func:`_with_riders`). Rigify's jaw control is a hinge across the face, opening within
 a jaw's range (:func:`jaw_range`).
 """
 
@@ -51,8 +51,9 @@ TOLERANCE = 5e-6
 length, its head, tail and a point across it)."""
 
 
-JAWS = frozenset({"jaw_master"})
-"""Rigify's jaw controls: each turns the jaw about the line across the face, a hinge."""
+JAWS = frozenset({"jaw_master", "jaw"})
+"""Rigify's jaw controls (a face's jaw master, a horse's jaw): each turns the jaw about
+the line across the face, a hinge."""
 
 JAW_OPEN = math.radians(30.0)
 """How far a jaw opens from its rest (closed): about as far as a human jaw turns open."""
