@@ -50,6 +50,11 @@ TOLERANCE = 5e-6
 """A chain is placed when each control is this close to its target (times the chain's
 length, its head, tail and a point across it)."""
 
+ROUNDING = 1e-6
+"""Or when each is this close, times its target's distance from the armature's origin:
+Blender holds the pose in single precision, so a short control far from the origin (a
+cat's jaw) lands no closer however often it is written."""
+
 
 JAWS = frozenset({"jaw_master", "jaw"})
 """Rigify's jaw controls (a face's jaw master, a horse's jaw): each turns the jaw about
@@ -655,18 +660,23 @@ def uncurled(
 
 
 def end_error(obj: Any, end: End, targets: Mapping[str, Matrix]) -> float:
-    """The largest miss of the chain's controls from their targets, over its length."""
+    """The largest miss of the chain's controls from their targets, over its length.
+
+    Over the length the rounding of its places allows where that is more
+    (:data:`ROUNDING`): a miss of :data:`TOLERANCE` is then what a pass can place.
+    """
     bones = obj.pose.bones
-    worst = 0.0
+    worst, far = 0.0, 0.0
     for name in end.controls:
         if name not in targets:
             continue
         now, target = bones[name].matrix, targets[name]
         size = bones[name].bone.length
+        far = max(far, target.translation.length + size)
         for point in ((0.0, 0.0, 0.0), (0.0, size, 0.0), (size, 0.0, 0.0), (0.0, 0.0, size)):
             worst = max(worst, (now @ Vector(point) - target @ Vector(point)).length)
     length = sum(float(bones[name].bone.length) for name in end.controls)
-    return worst / max(length, 1e-12)
+    return worst / max(length, far * ROUNDING / TOLERANCE, 1e-12)
 
 
 def place_ends(
