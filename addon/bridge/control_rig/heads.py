@@ -111,16 +111,21 @@ class End:
         size = max(1.0, *(float(np.abs(place).max()) for place in built))
         if any(float(np.abs(a - b).max()) > AGREE * size for a, b in zip(now, built, strict=True)):
             return False
-        bones, data = obj.pose.bones, obj.data.bones
-        for (copy, control), rest in zip(self.copies, self.carried, strict=True):
-            carried = bones[control].matrix @ rest
-            length = data[copy].length
-            scale = AGREE * max(length, carried.translation.length)
-            if (carried.translation - bones[copy].head).length > scale:
-                return False
-            if (carried @ Vector((0.0, length, 0.0)) - bones[copy].tail).length > scale:
-                return False
-        return True
+        pairs = zip(self.copies, self.carried, strict=True)
+        return all(_on_control(obj, copy, control, rest) for (copy, control), rest in pairs)
+
+
+def _on_control(obj: Any, bone: str, control: str, rest: Matrix) -> bool:
+    """Whether ``bone``'s head and tail lie where ``control`` carries them, as evaluated now.
+
+    ``rest``: the bone's pose in the control's frame.
+    """
+    pose_bone, length = obj.pose.bones[bone], obj.data.bones[bone].length
+    carried = obj.pose.bones[control].matrix @ rest
+    scale = AGREE * max(length, carried.translation.length)
+    tail = carried @ Vector((0.0, length, 0.0))
+    off = max((carried.translation - pose_bone.head).length, (tail - pose_bone.tail).length)
+    return bool(off <= scale)
 
 
 @dataclass(frozen=True)
@@ -411,11 +416,7 @@ def _with_riders(obj: Any, ends: Sequence[End], known: set[str]) -> list[End]:
         if not control:
             continue
         rest = data[control].matrix_local.inverted_safe() @ data[name].matrix_local
-        now = bones[control].matrix @ rest
-        size = AGREE * max(data[name].length, now.translation.length)
-        tail = now @ Vector((0.0, data[name].length, 0.0))
-        off = max((now.translation - pose_bone.head).length, (tail - pose_bone.tail).length)
-        if off > size:
+        if not _on_control(obj, name, control, rest):
             continue  # a control between is posed: its offset is no rest's
         riders[owner[control]].append((name, control))
         carried[owner[control]].append(rest)
