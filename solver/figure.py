@@ -108,7 +108,12 @@ class Figure:
         return segment
 
     def add_polygon_limit(
-        self, segment: str, dofs: tuple[int, int], vertices: Sequence[Sequence[float]]
+        self,
+        segment: str,
+        dofs: tuple[int, int],
+        vertices: Sequence[Sequence[float]],
+        *,
+        name: str | None = None,
     ) -> None:
         """Limit two DOFs of one joint to a convex polygon (e.g. a shoulder's cone).
 
@@ -119,6 +124,8 @@ class Figure:
             dofs: Positions of the two DOFs within the segment's DOF list.
             vertices: Polygon vertices (value of ``dofs[0]``, value of ``dofs[1]``),
                 at least 3, convex, in either winding, in the DOFs' units ([rad]).
+            name: What the edges' labels call the polygon (None: "polygon of" the
+                segment and its two DOF positions).
 
         Raises:
             SolverInputError: For an unknown segment or DOF, NaN vertices, fewer than 3
@@ -136,9 +143,9 @@ class Figure:
         a, b = (self.dof_index(segment, k) for k in pair)
         points = finite_array(vertices, f"polygon limit on {segment!r}: vertices")
         rows, offsets = polygon_rows(points, f"polygon limit on {segment!r}")
-        name = f"polygon of {seg.name}[{int(pair[0])}, {int(pair[1])}]"
+        called = name or f"polygon of {seg.name}[{int(pair[0])}, {int(pair[1])}]"
         self._polygon_rows.extend(
-            SparseRow(((a, float(row[0])), (b, float(row[1]))), float(offset), f"{name} edge {k}")
+            SparseRow(((a, float(row[0])), (b, float(row[1]))), float(offset), f"{called} edge {k}")
             for k, (row, offset) in enumerate(zip(rows, offsets, strict=True))
         )
         self._changed()

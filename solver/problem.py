@@ -43,12 +43,32 @@ class _Comforted(NamedTuple):
     problem: Problem
 
 
+def tied_to_fixed(variable: BoolArray, a_eq: FloatArray) -> BoolArray:
+    """``variable`` less the DOFs that equalities tie to fixed DOFs alone.
+
+    An equality row with one variable term and some fixed term leaves that DOF no
+    freedom: it is fixed with them, exactly where it is, as a row on fixed DOFs alone
+    is a constant of the problem (repeated until no such row is left).
+    """
+    mask = variable.copy()
+    terms = a_eq != 0.0
+    if not terms.any():
+        return mask
+    while True:
+        moving = terms & mask
+        tied = (moving.sum(axis=1) == 1) & (terms & ~mask).any(axis=1)
+        if not tied.any():
+            return mask
+        mask &= ~moving[tied].any(axis=0)
+
+
 class Problem:
     """Minimise ``G_all(θ) = Σ w_i G_i(θ)`` over a figure's DOFs within its limits.
 
     The variables are the union of all constraints' chains (chain reconciliation,
-    Zhao & Badler 1994, §10), less DOFs locked by rigidity 1; every variable DOF that
-    moves an effector enters that constraint's gradient. Other DOFs stay fixed.
+    Zhao & Badler 1994, §10), less DOFs locked by rigidity 1 and DOFs an equality ties
+    to fixed DOFs alone (:func:`tied_to_fixed`); every variable DOF that moves an
+    effector enters that constraint's gradient. Other DOFs stay fixed.
 
     Args:
         figure: The figure.
@@ -91,7 +111,7 @@ class Problem:
         paths, chain_mask = chains(figure, leaves)
         self._paths = tuple(paths)
         locked = np.array([dof.locked for dof in figure.dofs], dtype=bool)
-        self.variable_mask = chain_mask.any(axis=0) & ~locked
+        self.variable_mask = tied_to_fixed(chain_mask.any(axis=0) & ~locked, self.limits.a_eq)
         self.variables = np.flatnonzero(self.variable_mask)
         # the pose's DOF axes are taken as they come when every DOF is a variable
         self._posed = None if self.variable_mask.all() else self.variables

@@ -319,7 +319,9 @@ def _locked(problem: Problem, space: ReducedSpace, theta: FloatArray) -> Descent
         value=value,
         gradient=gradient[space.variables],
         status=Status.CONVERGED,
-        message=Status.CONVERGED.message("no free DOFs: every DOF in the chains is locked"),
+        message=Status.CONVERGED.message(
+            "no free DOFs: every DOF in the chains is locked or tied to fixed DOFs"
+        ),
         iterations=0,
         evaluations=1,
         active=(),

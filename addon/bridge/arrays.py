@@ -15,6 +15,8 @@ Array = NDArray[np.float64]
 """A float64 array."""
 IndexArray = NDArray[np.intp]
 """An array of indices."""
+Mask = NDArray[np.bool_]
+"""An array of booleans."""
 
 
 def channel(collection: Any, name: str, width: int) -> NDArray[np.float32]:

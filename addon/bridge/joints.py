@@ -147,3 +147,24 @@ def joint_dofs(joint: Any, frame: Array, order: str, held: bool) -> list[Dof]:
             )
         )
     return dofs
+
+
+def control_dofs(
+    obj: Any, control: Any, turn: Array, *, translates: bool = False, locked: bool = False
+) -> tuple[list[Dof], str, Array | None]:
+    """The DOFs of a segment an animator turns by ``control``, its Euler order and frame.
+
+    The control's IK locks and limits, or, where its joint settings give it its own axes
+    (Hinge, Cone, Human Limits), rotations about those axes with their limits. The axes
+    are given in the segment's frame: ``turn`` is the control's rest turn there (3 × 3;
+    the identity where the segment is the control).
+    """
+    joint = joint_settings(obj, control.name)
+    order = euler_order(joint, control)
+    dofs = bone_dofs(control, order, translates=translates, lock=locked)
+    frame = joint_frame(joint, control.name)
+    if frame is None:
+        return dofs, order, None
+    frame = turn @ frame
+    dofs[-3:] = joint_dofs(joint, frame, order, locked)
+    return dofs, order, frame

@@ -29,7 +29,7 @@ from ...solver.limits import FEASIBLE, LinearLimits, clamp_to_limits, outside_li
 from ..errors import BlenderDataError
 from ..renames import writing
 from . import goals, solving
-from .arrays import Array
+from .arrays import Array, Mask
 from .comfort import comfort_of, comfort_settings
 from .goals import Setup
 from .joints import locked_joint_dofs
@@ -541,7 +541,7 @@ def start_error(setup: Setup, theta: Array) -> BlenderDataError:
     )
 
 
-def outside(figure: Figure, limits: LinearLimits, theta: Array, moving: Array | None = None) -> str:
+def outside(figure: Figure, limits: LinearLimits, theta: Array, moving: Mask | None = None) -> str:
     """The limit ``theta`` is furthest outside, named; "" when it keeps them all.
 
     A joint's bound is said in degrees, as the sidebar shows it; a polygon or group by its

@@ -400,14 +400,24 @@ def _add_polygons(
                     "it limits nothing until it has 3"
                 )
             continue
-        label = f"limit polygon of bone '{joint.name}'"
         entry = layout.get(joint.name)
         if entry is None:
-            raise BlenderDataError(f"{label}: the armature has no such bone")
-        axes = joint.polygon_axes
-        dofs = (entry.axis_position(axes[0]), entry.axis_position(axes[1]))
-        with labelled(f"{label} ({axes})"):
-            figure.add_polygon_limit(joint.name, dofs, [tuple(v.value) for v in joint.polygon])
+            raise BlenderDataError(
+                f"limit polygon of bone '{joint.name}': the armature has no such bone"
+            )
+        add_polygon(figure, joint, entry)
+
+
+def add_polygon(figure: Figure, joint: Any, entry: BoneLayout, name: str | None = None) -> None:
+    """Add ``joint``'s limit polygon over its two rotations to segment ``entry``.
+
+    ``name``: what the edges' labels call it (None: the segment's own).
+    """
+    axes = joint.polygon_axes
+    dofs = (entry.axis_position(axes[0]), entry.axis_position(axes[1]))
+    with labelled(f"limit polygon of bone '{joint.name}' ({axes})"):
+        vertices = [tuple(v.value) for v in joint.polygon]
+        figure.add_polygon_limit(entry.name, dofs, vertices, name=name)
 
 
 def _add_groups(obj: Any, figure: Figure, layout: dict[str, BoneLayout]) -> None:

@@ -31,6 +31,15 @@ def limb_named(reach, obj, name):
     return next(limb for limb in limbs if limb.name == name)
 
 
+def channels(obj, prefix: str) -> dict[str, tuple[str, ...]]:
+    """The channels of every pose bone whose name starts with ``prefix``, bit for bit."""
+    return {
+        b.name: tuple(float(v).hex() for row in b.matrix_basis for v in row)
+        for b in obj.pose.bones
+        if b.name.startswith(prefix)
+    }
+
+
 def skeleton_channels(obj) -> dict[str, tuple[str, ...]]:
     """Every deform, original and mechanism bone's channels, bit for bit."""
     return {

@@ -141,8 +141,10 @@ def test_solve_raises_if_start_pose_is_outside_a_polygon() -> None:
 def test_solve_raises_if_start_pose_breaks_an_equality() -> None:
     fig = arm_and_head()
     fig.add_linear_equality({("upper_arm", 1): 1.0, ("head", 0): -1.0}, rhs=0.0)
+    look = Constraint(Effector("head", (0.0, 0.0, 1.0)), goals.Position((1.0, 0.0, 0.0)))
+    problem = Problem(fig, [hand_constraint(), look])  # both DOFs in a chain
     with raises_input_error(r"equality #0 \(upper_arm\[1\], head\[0\]\) is violated by 0\.7071"):
-        solve(hand_problem(fig), [0.0, 1.0, 0.5, 0.0])
+        solve(problem, [0.0, 1.0, 0.5, 0.0])
 
 
 def test_solve_accepts_a_start_pose_on_the_boundary() -> None:

@@ -93,6 +93,9 @@ def test_polygon_limit_rows_sit_on_the_polygon_dofs() -> None:
     outside = np.array([0.0, 0.4, 0.0, 0.4])  # θ3 = 0.4, θ1 = 0.4: right of the apex
     assert limits.max_violation(inside) == 0.0
     assert limits.max_violation(outside) > 0.0
+    # named as the caller calls it (a control rig's control, not its skeleton bone)
+    fig.add_polygon_limit("shoulder", dofs=(0, 1), vertices=triangle, name="polygon of arm_fk")
+    assert fig.limits.in_labels[3:] == tuple(f"polygon of arm_fk edge {k}" for k in range(3))
 
 
 def test_bound_rows_are_unit_with_labels() -> None:

@@ -138,6 +138,32 @@ def test_locked_dof_never_moves() -> None:
     assert 0 not in problem.variables
 
 
+def test_a_dof_tied_to_dofs_outside_every_chain_stays_where_it_is() -> None:
+    # a, b, c down a chain; the chain starts at b; c's turn is tied to a's (outside it)
+    fig = Figure()
+    fig.add_segment("a", None, np.eye(4), [Dof.rotation("z")])
+    fig.add_segment("b", "a", translation(0, 1, 0), [Dof.rotation("z")])
+    fig.add_segment("c", "b", translation(0, 1, 0), [Dof.rotation("z")])
+    fig.add_linear_equality({("c", 0): 1.0, ("a", 0): -1.0})
+    effector = Effector("c", (0, 1, 0))
+    goal = goals.Position((0.8, 2.2, 0.0))
+    problem = Problem(fig, [Constraint(effector, goal, chain_start="b")])
+    assert list(problem.variables) == [1]  # c has no freedom left: a is fixed
+    theta0 = np.array([0.1, 0.0, 0.1 + 1e-7])  # read back with a rounding between a and c
+    result = solve(problem, theta0)
+    assert result.x[0] == theta0[0] and result.x[2] == theta0[2]  # bit for bit
+    assert result.x[1] != 0.0
+    # a chain of c alone has no free DOF: the solve ends where it starts and says why
+    alone = solve(Problem(fig, [Constraint(effector, goal, chain_start="c")]), theta0)
+    assert alone.nit == 0 and np.array_equal(alone.x, theta0)
+    assert "tied to fixed DOFs" in alone.message
+    # a chain from the root frees both, and the equality holds again
+    problem = Problem(fig, [Constraint(effector, goal)])
+    assert list(problem.variables) == [0, 1, 2]
+    result = solve(problem, np.array([0.1, 0.0, 0.1]))
+    assert abs(result.x[2] - result.x[0]) <= 1e-9
+
+
 def test_joint_group_equalities_hold_at_every_iterate() -> None:
     fig = Figure()
     parent = None

@@ -17,12 +17,12 @@ from ....solver import Dof, Figure, rotations
 from ...errors import labelled
 from ..arrays import Array
 from ..followers import nearest_rotation
-from ..joints import bone_dofs, euler_order, joint_settings
+from ..joints import control_dofs
 from ..pose import axis_angles, set_axis_angles
-from ..rig import BoneLayout, Rig, RigKind, to_numpy, world_matrix
+from ..rig import BoneLayout, Rig, RigKind, add_polygon, to_numpy, world_matrix
 from .heads import jaw_range
 from .model import ControlModel
-from .trunk import add_trunk
+from .trunk import add_trunk, free_layers
 
 
 def build_model_rig(obj: Any, model: ControlModel, kind: RigKind, hold: Iterable[str] = ()) -> Rig:
@@ -31,9 +31,11 @@ def build_model_rig(obj: Any, model: ControlModel, kind: RigKind, hold: Iterable
     The trunk's joints (:mod:`.trunk`) come first, each at its rest as Blender holds it
     now, then the chains of controls beyond it (:mod:`.heads`); a limb's root hangs from
     the joint above it (or where it is, when none), and the limb's other bones keep
-    their rest offsets. A joint's DOFs are its control's, a
-    limb bone's its FK control's (IK locks and limits, as an animator sets them on the
-    control), locked when ``hold`` holds the bone or its control.
+    their rest offsets. A segment's DOFs are those of the control an animator turns it
+    by (:func:`.joints.control_dofs`: its IK locks and limits, or its own axes and
+    limits), with its limit polygon; locked when ``hold`` holds the bone or its control.
+    A layer of the trunk (a spine's FK control) turns only where an enabled
+    constraint's chain starts at it or a layer above (:func:`.trunk.free_layers`).
 
     Raises:
         BlenderDataError: For data the solver cannot represent, named.
@@ -41,18 +43,56 @@ def build_model_rig(obj: Any, model: ControlModel, kind: RigKind, hold: Iterable
     world = world_matrix(obj)
     held = set(hold)
     figure = Figure()
-    layout = add_trunk(obj, model.trunk, figure, held)
+    starts = (model.stand(c.chain_start) for c in obj.reach.constraints if c.enabled)
+    free = free_layers(model.trunk, (s.bone for s in starts if s is not None))
+    layout = add_trunk(obj, model.trunk, figure, held, free)
     layout += _add_ends(obj, model, figure, held)
     layout += _add_limbs(obj, model, figure, held)
-    warnings = []
-    shaped = [j.name for j in obj.reach.joints if len(j.polygon)]
-    shaped += [g.name for g in obj.reach.groups if g.enabled and len(g.members)]
-    if shaped:  # they name the armature's own bones, which this figure does not have
+    warnings = _add_polygons(obj, model, figure, layout)
+    grouped = [g.name for g in obj.reach.groups if g.enabled and len(g.members)]
+    if grouped:  # they name the armature's own bones, which this figure does not have
         warnings.append(
-            f"limit polygons and joint groups ({', '.join(shaped)}) do not limit a control "
-            "rig's limbs: Reach holds the FK controls' IK locks and limits there"
+            f"joint groups ({', '.join(grouped)}) do not tie a control rig's controls: "
+            "Reach holds each control's own limits there"
         )
     return Rig(obj.name, figure, tuple(layout), kind, warnings, world=world)
+
+
+def turned_by(model: ControlModel, layout: Iterable[BoneLayout]) -> dict[str, BoneLayout]:
+    """Per control that turns one segment of the figure alone, that segment's layout."""
+    entries = {entry.name: entry for entry in layout}
+    controls: dict[str, BoneLayout] = {}
+    for joint in model.trunk.joints:
+        if joint.share == 1.0:
+            controls[joint.control] = entries[joint.segment]
+    for end in model.ends:
+        controls.update((name, entries[name]) for name in end.controls)
+    for limb in model.limbs:
+        for k, bone in enumerate(limb.bones):
+            controls[limb.fk[k] or bone] = entries[bone]
+    return controls
+
+
+def _add_polygons(
+    obj: Any, model: ControlModel, figure: Figure, layout: Iterable[BoneLayout]
+) -> list[str]:
+    """Add each limit polygon set on a control to its segment; warnings for the others."""
+    controls = turned_by(model, layout)
+    ignored = []
+    for joint in obj.reach.joints:
+        if len(joint.polygon) < 3:
+            continue
+        entry = controls.get(joint.name)
+        if entry is None:
+            ignored.append(joint.name)
+            continue
+        add_polygon(figure, joint, entry, name=f"polygon of {joint.name}")
+    if not ignored:
+        return []
+    return [
+        f"limit polygons of {', '.join(ignored)} limit nothing on this control rig: set them "
+        "on the controls Reach turns (a limb's FK controls, the trunk's, a neck's and head's)"
+    ]
 
 
 def _add_ends(obj: Any, model: ControlModel, figure: Figure, hold: set[str]) -> list[BoneLayout]:
@@ -67,15 +107,16 @@ def _add_ends(obj: Any, model: ControlModel, figure: Figure, hold: set[str]) -> 
         parent = end.hang or None
         for name in end.controls:
             control = bones[name]
-            order = euler_order(joint_settings(obj, name), control)
-            dofs = bone_dofs(control, order, translates=False, lock=name in hold)
-            opening = None if name in hold else jaw_range(obj, name, order)
+            dofs, order, frame = control_dofs(obj, control, np.eye(3), locked=name in hold)
+            opening = None if name in hold or frame is not None else jaw_range(obj, name, order)
             if opening is not None:  # a hinge across the face, opening downward
                 dofs = [_hinged(dof, opening) for dof in dofs]
             first = figure.n_dofs
             with labelled(f"bone '{name}'"):
                 figure.add_segment(name, parent=parent, rest=end.rests[name], dofs=dofs)
-            layout.append(BoneLayout(name, str(control.rotation_mode), order, -1, first))
+            layout.append(
+                BoneLayout(name, str(control.rotation_mode), order, -1, first, frame=frame)
+            )
             parent = name
     return layout
 
@@ -103,13 +144,18 @@ def _add_limbs(obj: Any, model: ControlModel, figure: Figure, hold: set[str]) ->
                 )
                 parent_segment = limb.bones[k - 1]
             control = bones[limb.fk[k]] if limb.fk[k] in bones else bones[name]
-            order = euler_order(joint_settings(obj, control.name), control)
             locked = name in hold or control.name in hold
-            dofs = bone_dofs(control, order, translates=False, lock=locked)
+            turn = np.linalg.solve(
+                to_numpy(bone.matrix_local)[:3, :3],
+                to_numpy(data[control.name].matrix_local)[:3, :3],
+            )
+            dofs, order, frame = control_dofs(obj, control, turn, locked=locked)
             first = figure.n_dofs
             with labelled(f"bone '{control.name}'"):
                 figure.add_segment(name, parent=parent_segment, rest=rest, dofs=dofs)
-            layout.append(BoneLayout(name, str(control.rotation_mode), order, -1, first))
+            layout.append(
+                BoneLayout(name, str(control.rotation_mode), order, -1, first, frame=frame)
+            )
     return layout
 
 
@@ -131,6 +177,9 @@ def read_model(obj: Any, rig: Rig, previous: Array | None = None) -> Array:
         if entry.translation >= 0:
             theta[entry.translation : entry.translation + 3] = local[:3, 3]
         compat = None if previous is None else axis_angles(previous, entry)
-        angles = rotations.matrix_euler(nearest_rotation(local[:3, :3]), entry.order, compat)
+        turn = nearest_rotation(local[:3, :3])
+        if entry.frame is not None:  # about the joint's own axes
+            turn = entry.frame.T @ turn @ entry.frame
+        angles = rotations.matrix_euler(turn, entry.order, compat)
         set_axis_angles(theta, entry, angles)
     return theta

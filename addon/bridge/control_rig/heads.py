@@ -8,7 +8,7 @@ head's and neck's *follow*), up to the trunk joint it hangs from. :func:`find_en
 reads that from the rig's parents and constraints, by no bone names.
 
 Each control of such a chain is a segment of the figure, its DOFs the control's, its rest
-turned as at the armature's rest and placed where Blender evaluates it (:func:`_rests`).
+turned as at the armature's rest and placed where Blender evaluates it (:func:`rests_of`).
 A follow carrier is no rigid child of the control above: its turn is the followed
 control's, or a blend. So each control is written by placing it (:func:`place_ends`):
 its parent's new pose is predicted (a follow of all or nothing exactly), Blender
@@ -359,7 +359,7 @@ def find_ends(obj: Any, limbs: Iterable[Limb], trunk: Trunk) -> tuple[End, ...]:
             controls, hang = found.pop(control)
             owned = [pair for name in controls for pair in copies.get(name, [])]
             curled = {name: c for name in controls if (c := curls(obj, bones[name]))}
-            rests = _rests(obj, controls, hang)
+            rests = rests_of(obj, controls, hang)
             data = obj.data.bones
             carried = tuple(
                 data[control].matrix_local.inverted_safe() @ data[copy].matrix_local
@@ -546,7 +546,7 @@ def _links(obj: Any, upper: str, lower: str) -> bool:
     return bool(gap <= AGREE * size)
 
 
-def _rests(obj: Any, chain: Sequence[str], hang: str) -> dict[str, Array]:
+def rests_of(obj: Any, chain: Sequence[str], hang: str) -> dict[str, Array]:
     """Each control's rest in the frame above it: turned as at rest, placed as now.
 
     Its turn is the armature's rest's, its place where Blender evaluates it now

@@ -97,5 +97,6 @@ class ControlRig:
             lines.append(describe_trunk(self.model.trunk))
         if self.model.ends:
             chains = "; ".join(end.describe() for end in self.model.ends)
-            lines.append(f"beyond the trunk: {chains} (a chain may start at any of them)")
+            where = "beyond the trunk" if self.model.limbs else "controls the deform bones copy"
+            lines.append(f"{where}: {chains} (a chain may start at any of them, or above)")
         return lines

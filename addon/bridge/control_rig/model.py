@@ -25,6 +25,7 @@ from ..arrays import Array
 from ..followers import effector_in
 from ..rig import to_numpy
 from ..rigify_names import deformed_skeleton
+from .flat import flat_ends
 from .heads import End, find_ends, hang_bones
 from .limbs import Limb, find_limbs
 from .trunk import Trunk, find_trunk, is_current
@@ -56,6 +57,8 @@ class ControlModel:
             highest segment: it may start a chain but carries no effector.
         switches: Per limb, its switch property's value when the figure was built.
         ends: The chains of controls beyond the trunk (a head and neck: :mod:`.heads`).
+        flat: The chains are a hand-made rig's flat controls (:mod:`.flat`), which
+            Blender does not carry with the controls above them in the chains.
     """
 
     limbs: tuple[Limb, ...]
@@ -64,6 +67,7 @@ class ControlModel:
     starts: dict[str, str] = field(default_factory=dict)
     switches: dict[str, float] = field(default_factory=dict)
     ends: tuple[End, ...] = ()
+    flat: bool = False
 
     def stand(self, name: str) -> Stand | None:
         """What bone ``name`` stands for (None: nothing Reach poses)."""
@@ -96,9 +100,25 @@ class ControlModel:
         limb = self.limb_of(segment)
         return limb.fk[limb.bones.index(segment)] if limb is not None else segment
 
+    def carrying(self, bones: Iterable[str]) -> set[str]:
+        """``bones``, and on a flat rig every control below one of them in the chains.
+
+        A flat control hangs from no control in Blender: where the one above it in
+        the chains moves, it is written to move with it.
+        """
+        chosen = set(bones)
+        if not self.flat:
+            return chosen
+        for end in self.ends:  # parents first: a chain hangs from one found before it
+            for k, control in enumerate(end.controls):
+                above = end.controls[k - 1] if k else end.hang
+                if above in chosen:
+                    chosen.add(control)
+        return chosen
+
     def written(self, bones: Iterable[str]) -> list[str]:
         """The controls a write of the segments ``bones`` moves (its joints' and limbs')."""
-        chosen = set(bones)
+        chosen = self.carrying(bones)
         controls: dict[str, None] = {}
         for joint in self.trunk.joints:
             if joint.segment in chosen:
@@ -128,11 +148,16 @@ class ControlModel:
 
 
 def control_model(obj: Any) -> ControlModel | None:
-    """The control model of ``obj``, or None when it has no switchable limbs."""
+    """The control model of ``obj``, or None when it is no control rig.
+
+    A control rig has switchable limbs (:func:`.limbs.find_limbs`), or flat controls its
+    deform bones copy (:func:`.flat.flat_ends`: then its chains are those controls).
+    """
     limbs = tuple(find_limbs(obj))
-    if not limbs:
+    flat: tuple[End, ...] = () if limbs else flat_ends(obj)
+    if not limbs and not flat:
         return None
-    trunk = find_trunk(obj, limbs, hang_bones(obj, limbs))
+    trunk = find_trunk(obj, limbs, hang_bones(obj, limbs)) if limbs else Trunk((), {}, {})
     data = obj.data.bones
     names: dict[str, Stand] = {}
 
@@ -161,7 +186,7 @@ def control_model(obj: Any) -> ControlModel | None:
         for control in limb.ik_controls:  # the end control, and a paw's heel
             add(control, limb.bones[limb.chain_end])
         add(limb.ik_base, limb.bones[0])
-    ends = find_ends(obj, limbs, trunk)
+    ends = find_ends(obj, limbs, trunk) if limbs else flat
     for end in ends:
         for control in end.controls:
             add(control, control)
@@ -174,7 +199,7 @@ def control_model(obj: Any) -> ControlModel | None:
             add(deform.name, skeleton.bone)
     bones = obj.pose.bones
     switches = {limb.settings: float(bones[limb.settings].get(limb.switch, 0.0)) for limb in limbs}
-    return ControlModel(limbs, trunk, names, starts, switches, ends)
+    return ControlModel(limbs, trunk, names, starts, switches, ends, bool(flat))
 
 
 def chain_of(model: ControlModel, bone: str, chain_start: str, label: str) -> tuple[Stand, str]:

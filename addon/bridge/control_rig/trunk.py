@@ -12,9 +12,13 @@ constraints which of them Reach can pose exactly, by no bone names:
   (Blender blends the rotation by spherical interpolation), so the control is one
   joint spread over several places, their angles tied equal;
 - **carriers**: a control whose pose a bone of the chain copies outright (Rigify's
-  ``shoulder.L``, copied by ``ORG-shoulder.L``).
+  ``shoulder.L``, copied by ``ORG-shoulder.L``);
+- **layers**: a control below the root that nothing constrains and whose rotation no
+  lock holds (Rigify's spine FK controls ``spine_fk.*``), set by hand on top of the
+  controls above. It stays as set unless a constraint's chain starts at it or at a
+  layer above it: then it turns too (:func:`free_layers`).
 
-Every other bone of the chain (the spine's FK and tweak controls, mechanism bones)
+Every other bone of the chain (a tweak control locked to its twist, mechanism bones)
 stays as the animator set it and is carried rigidly. A control whose turn reaches a
 limb through a mechanism that blends poses in world space (a quadruped's pivot between
 its hips and its chest) is left out, so that what Reach writes is what Blender poses.
@@ -23,7 +27,7 @@ its hips and its chest) is left out, so that what Reach writes is what Blender p
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -32,7 +36,7 @@ import numpy as np
 from ....solver import Dof, Figure, rotations
 from ...errors import labelled
 from ..arrays import Array
-from ..joints import bone_dofs, euler_order, joint_settings
+from ..joints import bone_dofs, control_dofs, euler_order, joint_settings
 from ..pose import bone_matrix, write_rotation
 from ..rig import BoneLayout, to_numpy
 from ..rigify_names import is_control
@@ -57,6 +61,8 @@ class Joint:
             figure's *Move root* is on and any of its locations is free).
         bone: The bone of the limb's chain at the joint (a carrier's copy; else the
             segment).
+        layer: A control set by hand on top of the joints above (a spine's FK
+            control): it stays as set unless a chain starts at it or a layer above.
     """
 
     segment: str
@@ -65,6 +71,7 @@ class Joint:
     parent: str
     translates: bool
     bone: str
+    layer: bool = False
 
 
 @dataclass(frozen=True)
@@ -169,6 +176,14 @@ def _carried(obj: Any, pose_bone: Any) -> str:
     return str(control.name)
 
 
+def _rotation_locked(pose_bone: Any) -> bool:
+    """Whether the animator cannot turn ``pose_bone`` freely by hand (a tweak control)."""
+    locks = list(pose_bone.lock_rotation)
+    if pose_bone.rotation_mode in ("QUATERNION", "AXIS_ANGLE") and pose_bone.lock_rotations_4d:
+        locks.append(pose_bone.lock_rotation_w)
+    return any(locks)
+
+
 def _targets(obj: Any, pose_bone: Any) -> list[str]:
     return [
         str(c.subtarget)
@@ -214,6 +229,8 @@ def find_trunk(obj: Any, limbs: Iterable[Limb], ends: Iterable[str] = ()) -> Tru
                 influences.setdefault(share[0], set()).add(share[1])
             elif carrier:
                 joint = Joint(carrier, carrier, 1.0, parent, False, name)
+            elif is_control(name) and not constraints and not _rotation_locked(pose_bone):
+                joint = Joint(name, name, 1.0, parent, False, name, layer=True)
             elif constraints:  # a blend or a stretch: only what moves all it reads passes
                 own = set(ancestors(obj, name))
                 reads = [set(ancestors(obj, t)) for t in _targets(obj, pose_bone)]
@@ -358,15 +375,38 @@ def _share_dofs(joint: Joint, dofs: list[Dof]) -> list[Dof]:
     ]
 
 
-def add_trunk(obj: Any, trunk: Trunk, figure: Figure, hold: set[str]) -> list[BoneLayout]:
-    """Add the trunk's joints to ``figure``, a share's angles tied to its control's first."""
+def free_layers(trunk: Trunk, starts: Iterable[str]) -> set[str]:
+    """The layers (:attr:`Joint.layer`) that turn when chains start at segments ``starts``.
+
+    A layer at or below a layer a chain starts at: the animator chose to pose by them.
+    """
+    chosen = {s for s in starts if (j := trunk.joint(s)) is not None and j.layer}
+    return {
+        j.segment for j in trunk.joints if j.layer and chosen.intersection(trunk.above(j.segment))
+    }
+
+
+def add_trunk(
+    obj: Any, trunk: Trunk, figure: Figure, hold: set[str], free: Collection[str] = ()
+) -> list[BoneLayout]:
+    """Add the trunk's joints to ``figure``, a share's angles tied to its control's first.
+
+    A layer is locked unless ``free`` holds it (:func:`free_layers`).
+    """
     bones = obj.pose.bones
     layout = []
     for joint in trunk.joints:
         control = bones[joint.control]
-        order = euler_order(joint_settings(obj, control.name), control)
         locked = bool({joint.segment, joint.control} & hold)
-        own = bone_dofs(control, order, translates=joint.translates, lock=locked)
+        locked = locked or (joint.layer and joint.segment not in free)
+        frame = None
+        if joint.share == 1.0:  # the control's own frame: its own axes, if it has them
+            own, order, frame = control_dofs(
+                obj, control, np.eye(3), translates=joint.translates, locked=locked
+            )
+        else:  # a share of the control's turn about the control's axes
+            order = euler_order(joint_settings(obj, control.name), control)
+            own = bone_dofs(control, order, translates=joint.translates, lock=locked)
         dofs = _share_dofs(joint, own)
         first = figure.n_dofs
         with labelled(f"bone '{control.name}'"):
@@ -384,6 +424,7 @@ def add_trunk(obj: Any, trunk: Trunk, figure: Figure, hold: set[str]) -> list[Bo
                 order,
                 translation=first if joint.translates else -1,
                 rotation=first + shift,
+                frame=frame,
             )
         )
         highest = trunk.first(joint.control)
@@ -419,10 +460,12 @@ def write_trunk(obj: Any, trunk: Trunk, motions: Mapping[str, Array]) -> list[st
 
 def describe_trunk(trunk: Trunk) -> str:
     """What Make Figure says of a control rig's trunk: the controls a chain may start at."""
-    parts = []
+    parts, layers = [], []
     for control in trunk.controls():
         joints = [j for j in trunk.joints if j.control == control]
-        if joints[0].translates:
+        if joints[0].layer:
+            layers.append(control)
+        elif joints[0].translates:
             parts.append(f"{control} (moves and turns)")
         elif not joints[0].parent:
             parts.append(f"{control} (turns; Move root moves it too)")
@@ -430,7 +473,13 @@ def describe_trunk(trunk: Trunk) -> str:
             parts.append(f"{control} (turns {len(joints)} spine bones)")
         else:
             parts.append(control)
+    spine = (
+        f"; the spine's FK controls {', '.join(layers)} stay as set unless a chain starts "
+        "at one (then it and those below it turn too)"
+        if layers
+        else ""
+    )
     return (
         f"trunk: {', '.join(parts)}; a limb's constraint with its chain started at one of "
-        "them moves it too, the other spine controls stay as set"
+        f"them moves it too{spine}; the other spine controls stay as set"
     )

@@ -139,7 +139,8 @@ def _end_targets(
 def _motion(rig: Rig, theta: Array, entry: BoneLayout) -> Array:
     """The motion (4 × 4) θ gives segment ``entry``: its translation, then its turn."""
     motion = np.eye(4)
-    motion[:3, :3] = rotations.euler_matrix(axis_angles(theta, entry), entry.order)
+    turn = rotations.euler_matrix(axis_angles(theta, entry), entry.order)
+    motion[:3, :3] = turn if entry.frame is None else entry.frame @ turn @ entry.frame.T
     if entry.translation >= 0:
         motion[:3, 3] = theta[entry.translation : entry.translation + 3]
     return motion
@@ -153,7 +154,7 @@ class ModelWriter:
     """
 
     def __init__(self, rig: Rig, model: ControlModel, bones: Iterable[str]) -> None:
-        self.rig, self.model, self.bones = rig, model, list(bones)
+        self.rig, self.model, self.bones = rig, model, list(model.carrying(bones))
         self.heels = Heels()
 
     def write(self, obj: Any, theta: Array, view_layer: Any | None = None) -> None:

@@ -9,6 +9,7 @@ import re
 
 import bpy
 import pytest
+from control_rigs import channels
 from mathutils import Matrix, Vector
 
 ARM = (("upper", (0.0, 0.0, 1.5), (0.3, 0.0, 1.5)), ("fore", None, (0.55, 0.05, 1.5)))
@@ -61,14 +62,6 @@ def hand_made_rig(how: dict[str, tuple[str, ...]], control_roll: float = 0.0):
                 ).inverted()
     bpy.context.view_layer.update()
     return obj
-
-
-def channels(obj, prefix: str) -> dict[str, tuple[str, ...]]:
-    return {
-        b.name: tuple(float(v).hex() for row in b.matrix_basis for v in row)
-        for b in obj.pose.bones
-        if b.name.startswith(prefix)
-    }
 
 
 def deform_tail(obj, name: str) -> Vector:
@@ -151,9 +144,26 @@ REFUSED = (
 )
 
 
-def test_a_chain_start_whose_control_is_not_above_is_refused_by_name(reach):
-    obj = hand_made_rig(dict.fromkeys(("upper", "fore", "hand"), FOLLOWS["copy"]))
+@pytest.mark.parametrize("how", ["copy", "parts"])
+@pytest.mark.parametrize("roll", [0.0, 0.4])
+def test_a_flat_rigs_chain_poses_its_controls_through_the_deform_bones(reach, capfd, how, roll):
+    obj = hand_made_rig(dict.fromkeys(("upper", "fore", "hand"), FOLLOWS[how]), roll)
     flatten_controls(obj)
+    bpy.ops.reach.figure_from_armature(armature=obj.name)
+    assert "upper → fore → hand" in capfd.readouterr().out
+    controls = channels(obj, "")
+    assert constrain_the_hand_and_solve(obj, (-0.15, 0.1, -0.2)) <= 1e-5
+    assert obj.reach.stats.message == "all constraints met", obj.reach.stats.message
+    moved = {n for n, c in channels(obj, "").items() if controls[n] != c}
+    assert moved == {"upper", "fore", "hand"}  # the flat fore and hand moved as well as turned
+    assert obj.pose.bones["hand"].location.length > 0.01
+    with pytest.raises(RuntimeError, match=r"chain start 'DEF-hand' is not above 'DEF-upper'"):
+        bpy.ops.reach.add_constraint(armature=obj.name, bone="DEF-upper", chain_start="DEF-hand")
+
+
+def test_a_rig_whose_deform_bones_copy_no_hierarchy_refuses_a_chain_across_controls(reach):
+    obj = hand_made_rig(dict.fromkeys(("upper", "fore", "hand"), FOLLOWS["child"]))
+    flatten_controls(obj)  # and the deform bones, each a Child Of, have no parents either
     bpy.ops.reach.figure_from_armature(armature=obj.name)
     with pytest.raises(RuntimeError, match=re.escape(REFUSED)):
         bpy.ops.reach.add_constraint(
@@ -162,19 +172,21 @@ def test_a_chain_start_whose_control_is_not_above_is_refused_by_name(reach):
     assert len(obj.reach.constraints) == 0
 
 
-def test_a_chain_whose_controls_were_taken_apart_since_is_refused_and_nothing_moves(reach):
+def test_controls_flattened_since_the_figure_was_made_are_posed_as_a_flat_rig(reach):
     obj = hand_made_rig(dict.fromkeys(("upper", "fore", "hand"), FOLLOWS["copy"]))
     bpy.ops.reach.figure_from_armature(armature=obj.name)
     assert bpy.ops.reach.add_constraint(
         armature=obj.name, bone="DEF-hand", effector="TAIL", chain_start="DEF-upper", name="end"
     ) == {"FINISHED"}
     flatten_controls(obj)
-    obj.reach.constraints["end"].goal.location.x -= 0.1
+    goal = obj.reach.constraints["end"].goal
+    goal.location.x -= 0.1
     bpy.context.view_layer.update()
-    before = channels(obj, "")
-    with pytest.raises(RuntimeError, match=re.escape(f"constraint 'end': {REFUSED}")):
-        bpy.ops.reach.solve(armature=obj.name)
-    assert channels(obj, "") == before
+    deform = channels(obj, "DEF-")
+    assert bpy.ops.reach.solve(armature=obj.name) == {"FINISHED"}
+    assert obj.reach.stats.message == "all constraints met", obj.reach.stats.message
+    assert channels(obj, "DEF-") == deform
+    assert (deform_tail(obj, "DEF-hand") - goal.location).length <= 1e-5
 
 
 def test_a_bone_half_following_is_named_among_the_constrained_bones(reach, capfd):

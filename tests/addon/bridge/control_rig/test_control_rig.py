@@ -85,8 +85,8 @@ def test_a_paw_dragged_in_ik_mode_turns_its_heel_and_stays_met(reach, kind, name
 def test_a_chain_from_outside_the_limb_names_the_controls_to_start_from(reach):
     obj = generated("basic_human")
     assert bpy.ops.reach.figure_from_armature(armature=obj.name) == {"FINISHED"}
-    above = "torso, chest, shoulder.L, upper_arm_fk.L, forearm_fk.L, hand_fk.L"
-    for start in ("thigh_fk.L", "spine_fk.002"):  # another limb's; a spine control left as set
+    above = "torso, chest, spine_fk.002, spine_fk.003, shoulder.L, upper_arm_fk.L, forearm_fk.L"
+    for start in ("thigh_fk.L", "tweak_spine.003"):  # another limb's; a spine tweak left as set
         refused = rf"chain start '{start}' is not above 'hand_ik.L'.*{above}"
         with pytest.raises(RuntimeError, match=refused):
             bpy.ops.reach.add_constraint(
@@ -147,18 +147,21 @@ def test_a_control_of_no_limb_is_refused_with_the_limbs_to_choose_from(reach):
     obj = generated("basic_human")
     assert bpy.ops.reach.figure_from_armature(armature=obj.name) == {"FINISHED"}
     choices = r"constrain a limb's control \(thigh\.L \(IK\): foot_ik\.L, toe_ik\.L, thigh_ik\.L"
-    starts = "the trunk's torso, hips, chest, shoulder.L, shoulder.R may start its chain"
+    starts = (
+        "the trunk's torso, hips, spine_fk.001, spine_fk, chest, spine_fk.002, spine_fk.003, "
+        "shoulder.L, shoulder.R may start its chain"
+    )
     beyond = r"or constrain a control beyond the trunk \(neck, head, breast\.L, breast\.R\)"
     with pytest.raises(
-        RuntimeError, match=rf"'spine_fk.001' moves with no limb .*{choices}.*{starts}; {beyond}"
+        RuntimeError, match=rf"'tweak_spine.001' moves with no limb .*{choices}.*{starts}; {beyond}"
     ):
-        bpy.ops.reach.add_constraint(armature=obj.name, bone="spine_fk.001", effector="HEAD")
+        bpy.ops.reach.add_constraint(armature=obj.name, bone="tweak_spine.001", effector="HEAD")
     with pytest.raises(RuntimeError, match=r"'chest' turns the spine by parts .* or torso$"):
         bpy.ops.reach.add_constraint(armature=obj.name, bone="chest", effector="HEAD")
     assert len(obj.reach.constraints) == 0
 
 
-def test_the_fk_controls_ik_limits_hold_and_polygons_and_groups_are_said_to_not(reach, capfd):
+def test_the_fk_controls_ik_limits_hold_and_joint_groups_are_said_to_not(reach, capfd):
     obj = generated("basic_human")
     limb = limb_named(reach, obj, "upper_arm.L")
     switch_to(obj, limb, 1.0)
@@ -170,7 +173,7 @@ def test_the_fk_controls_ik_limits_hold_and_polygons_and_groups_are_said_to_not(
     group.name = "elbows"
     group.members.add().bone = "forearm_fk.L"
     goal, root = constrained(obj, limb, "hand_fk.L", "hand")
-    assert "joint groups (elbows) do not limit a control rig's limbs" in capfd.readouterr().out
+    assert "joint groups (elbows) do not tie a control rig's controls" in capfd.readouterr().out
     goal.location = goal.location.lerp(root, 0.5)  # needs more elbow than the limit allows
     bpy.context.view_layer.update()
     assert bpy.ops.reach.solve(armature=obj.name) == {"FINISHED"}

@@ -102,8 +102,9 @@ def test_the_head_and_neck_are_found_by_the_rigs_constraints(reach, capfd):
     head = next(end for end in model.ends if "head" in end.controls)
     assert head.controls == ("neck", "head")
     assert ("ORG-spine.006", "head") in head.copies
-    # it hangs from the chest's top share, the spine's own FK control left as set
-    assert model.trunk.joint(head.hang).control == "chest"
+    # it hangs from the spine's top FK control, a layer of the trunk below the chest's share
+    joint = model.trunk.joint(head.hang)
+    assert (joint.control, joint.layer, joint.parent) == ("spine_fk.003", True, "MCH-spine.003")
     assert "spine_fk.003" not in head.controls
     stand = model.stand("DEF-spine.006")
     assert stand is not None and stand.bone == "head"

@@ -100,6 +100,8 @@ def test_make_figure_on_a_control_rig_names_its_limbs_not_its_mechanism(reach, c
     trunk = "trunk: torso (turns; Move root moves it too), hips (turns 2 spine bones), "
     trunk += "chest (turns 2 spine bones), shoulder.L, shoulder.R; a limb's constraint with"
     assert trunk in out
+    fk = "the spine's FK controls spine_fk.001, spine_fk, spine_fk.002, spine_fk.003 stay as set"
+    assert fk in out
     assert "bone constraints" not in out and "driven by drivers" not in out
 
 

@@ -100,8 +100,11 @@ def test_the_tail_is_found_by_the_rigs_constraints(reach, capfd):
     tail = tail_of(reach, obj)
     model = reach.addon.bridge.control_rig.model.control_model(obj)
     assert tail.controls == ("spine.003", "spine.002", "spine.001", "spine")
-    # it hangs from the hips' share; the hips' tweak carrying it is no link of it
-    assert model.trunk.joint(tail.hang).control == "hips"
+    # it hangs from the hips' spine FK control (below the hips' share); the hips' tweak
+    # carrying it is no link of it
+    joint = model.trunk.joint(tail.hang)
+    assert (joint.control, joint.layer) == ("spine_fk.004", True)
+    assert model.trunk.joint(joint.parent).control == "hips"
     assert [c.source for name in tail.controls for c in tail.curls[name]] == [
         "spine_master.003",
         "spine.003",
