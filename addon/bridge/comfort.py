@@ -77,48 +77,44 @@ def carried_weights(obj: Any, rig: Rig) -> Array:
     :data:`LEAST_SHARE` of the largest, so a massless bone is still held to its pose.
     Without any mass, every DOF weighs 1.
     """
-    bones, joints = obj.data.bones, obj.reach.joints
-    own = {b.name: float(joints[b.name].mass) if b.name in joints else 0.0 for b in bones}
-    total = sum(own.values())
+    bones = obj.data.bones
+    given = {joint.name: float(joint.mass) for joint in obj.reach.joints}
     weights = np.ones(rig.figure.n_dofs)
-    if total <= 0.0:
+    index = {bone.name: k for k, bone in enumerate(bones)}
+    heavy = [bone for bone in bones if given.get(bone.name, 0.0) > 0.0]
+    if not heavy:
         return weights
+    # Each (bone with mass, a bone carrying it: itself and every one above it), so that
+    # each bone's sums over what it carries are one weighted count over these pairs.
+    parents = [index[bone.parent.name] if bone.parent else -1 for bone in bones]
+    carried, carrier = [], []
+    for at, bone in enumerate(heavy):
+        above = index[bone.name]
+        while above >= 0:
+            carried.append(at)
+            carrier.append(above)
+            above = parents[above]
+    masses = np.array([given[bone.name] for bone in heavy])
+    total = float(masses.sum())
     # In the armature's own units, as the pose's locations are.
-    index = {b.name: k for k, b in enumerate(bones)}
-    masses = np.array([own[b.name] for b in bones])
     tails_off = reads_joints(obj.data)  # once, not per bone
-    middles = np.array([middle(b, b.matrix_local, tails_off).to_tuple() for b in bones])
+    middles = np.array([middle(b, b.matrix_local, tails_off).to_tuple() for b in heavy])
+    heads = np.array([bone.head_local.to_tuple() for bone in bones])
+    pair_mass = masses[carried]
+    pair_arm = np.sum((middles[carried] - heads[carrier]) ** 2, axis=1)
+    mass = np.bincount(carrier, weights=pair_mass, minlength=len(bones))
+    inertia = np.bincount(carrier, weights=pair_mass * pair_arm, minlength=len(bones))
     layout = {entry.name: entry for entry in rig.layout}
-    below = _carried(bones)
     for segment in rig.figure.segments:
-        bone, entry = bones.get(segment.name), layout.get(segment.name)
-        if bone is None or entry is None:
+        k, entry = index.get(segment.name), layout.get(segment.name)
+        if k is None or entry is None:
             continue
-        carried = [index[name] for name in below[bone.name]]
-        head = np.array(bone.head_local)
-        mass = float(masses[carried].sum())
-        inertia = float(masses[carried] @ np.sum((middles[carried] - head) ** 2, axis=1))
         for dof in segment.dof_indices:
             moving = dof - segment.dof_indices.start
             translation = entry.translation >= 0 and moving < 3
-            weights[dof] = mass / total if translation else inertia * mass / total**2
+            share = mass[k] / total
+            weights[dof] = share if translation else float(inertia[k]) * share / total
     return np.maximum(weights, LEAST_SHARE * float(weights.max()))
-
-
-def _carried(bones: Any) -> dict[str, list[str]]:
-    """Per bone, its name and the names of every bone below it, nearest first.
-
-    In the order Blender's ``children_recursive`` lists them, found in one pass up each
-    bone's parents instead of one search of the armature per bone.
-    """
-    order = {bone.name: k for k, bone in enumerate(bones)}
-    found: dict[str, list[tuple[int, int, str]]] = {name: [] for name in order}
-    for bone in bones:
-        above, distance = bone.parent, 1
-        while above is not None:
-            found[above.name].append((distance, order[bone.name], bone.name))
-            above, distance = above.parent, distance + 1
-    return {name: [name, *(n for *_, n in sorted(rows))] for name, rows in found.items()}
 
 
 def comfort_settings(obj: Any) -> tuple[object, ...]:

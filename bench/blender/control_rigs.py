@@ -294,8 +294,10 @@ def measure_jaw(reach: Any, kind: str, events: int) -> dict[str, Any]:
     return record((kind, "hinge", f"jaw, from {jaw}"), on_rig, on_meta, evaluations, length)
 
 
-def solve_four_limbs(reach: Any, kind: str, repeats: int) -> dict[str, Any]:
-    """Solve with a constraint on each IK end control (arms and legs, IK mode), timed."""
+def solve_four_limbs(reach: Any, kind: str, repeats: int, head: bool = False) -> dict[str, Any]:
+    """Solve with a constraint on each IK end control (arms and legs, IK mode), timed;
+    ``head``: and a look-at on ``head``, its chain from ``neck``, its goal turned 29° aside
+    and 17° up from the head's axis."""
     _, rig = generated(kind)
     assert bpy.ops.reach.figure_from_armature(armature=rig.name) == {"FINISHED"}
     ends = ("hand_ik.L", "hand_ik.R", "foot_ik.L", "foot_ik.R")
@@ -308,17 +310,29 @@ def solve_four_limbs(reach: Any, kind: str, repeats: int) -> dict[str, Any]:
         starts[end] = rig.reach.constraints[end].goal.location.copy()
         root = next(limb.bones[0] for limb in limbs if limb.ik_controls[0] == end)
         roots[end] = rig.matrix_world @ rig.pose.bones[root].head
+    look = None
+    if head:
+        assert bpy.ops.reach.add_constraint(
+            armature=rig.name, bone="head", chain_start="neck", goal_type="AIM", name="look"
+        ) == {"FINISHED"}
+        bone = rig.pose.bones["head"]
+        axis = (rig.matrix_world.to_3x3() @ (bone.tail - bone.head)).normalized()
+        aim = Matrix.Rotation(0.5, 3, "Z") @ Matrix.Rotation(-0.3, 3, "X") @ axis
+        look = rig.reach.constraints["look"].goal
+        look.location = rig.matrix_world @ bone.head + aim.normalized()
     times = []
     for k in range(repeats):
         for end in ends:  # each goal a little closer to its limb's root: the limbs bend
             goal = rig.reach.constraints[end].goal
             goal.location = starts[end].lerp(roots[end], 0.04 * (k + 1))
+        if look is not None:  # and the head's goal a little aside
+            look.location.x += 0.01
         bpy.context.view_layer.update()
         begin = time.perf_counter()
         assert bpy.ops.reach.solve(armature=rig.name) == {"FINISHED"}
         times.append(1e3 * (time.perf_counter() - begin))
     return {
-        "rig": kind,
+        "rig": kind + (", and the head" if head else ""),
         "bones": len(rig.data.bones),
         "median_solve_ms": float(np.median(times)),
         "verdict": rig.reach.stats.message,
@@ -346,6 +360,7 @@ def main() -> None:
         records += [measure_tail(reach, kind, args.events) for kind in TAIL_KINDS]
         records += [measure_jaw(reach, kind, args.events) for kind in JAW_KINDS]
         solves = [solve_four_limbs(reach, kind, 5) for kind in ("basic_human", "human")]
+        solves += [solve_four_limbs(reach, kind, 5, head=True) for kind in ("basic_human", "human")]
     finally:
         rigs.unload_reach()
     meta = {
@@ -402,7 +417,9 @@ def main() -> None:
         *table(columns, rows),
         "",
         "Solve (`reach.solve`, restarts as set) with a constraint on each IK end control "
-        "(both hands and feet, IK mode), each goal moved toward its limb's root, median of 5:",
+        "(both hands and feet, IK mode), each goal moved toward its limb's root, median of 5; "
+        "the rows with the head add a look-at on `head`, its chain from `neck`, its goal "
+        "moved 1 cm aside each time:",
         "",
         *table(
             ["rig", "bones", "ms per Solve", "verdict"],

@@ -178,14 +178,22 @@ def _active(pose_bone: Any) -> list[Any]:
     return [c for c in pose_bone.constraints if c.enabled and c.influence > 0.0]
 
 
-def _copied(obj: Any, pose_bone: Any, *, controls: bool = True) -> str:
+def sources(obj: Any) -> dict[str, Any | None]:
+    """Per bone, the bone it copies outright (:func:`.trunk.copied_outright`), or None.
+
+    Read once for the searches of one control model.
+    """
+    return {str(pose_bone.name): copied_outright(obj, pose_bone) for pose_bone in obj.pose.bones}
+
+
+def _copied(pose_bone: Any, copied: Mapping[str, Any | None], *, controls: bool = True) -> str:
     """The control a skeleton bone copies outright in world space ("" none).
 
-    ``controls`` False: the skeleton bone it copies so ("" none).
+    ``copied``: :func:`sources`. ``controls`` False: the skeleton bone it copies so ("" none).
     """
     if is_control(pose_bone.name):
         return ""
-    source = copied_outright(obj, pose_bone)
+    source = copied[pose_bone.name]
     if source is None or is_control(source.name) != controls or (controls and _active(source)):
         return ""
     return str(source.name)
@@ -273,7 +281,7 @@ def _spanned(obj: Any, pose_bone: Any) -> str:
     return ""
 
 
-def hang_bones(obj: Any, limbs: Iterable[Limb]) -> list[str]:
+def hang_bones(obj: Any, limbs: Iterable[Limb], copied: Mapping[str, Any | None]) -> list[str]:
     """The bones the chains beyond the trunk hang from, before the trunk is known.
 
     Up from each control a skeleton bone copies outright, past the controls and the
@@ -284,7 +292,7 @@ def hang_bones(obj: Any, limbs: Iterable[Limb]) -> list[str]:
     taken = _taken(limbs)
     found: dict[str, None] = {}
     for pose_bone in bones:
-        control = _copied(obj, pose_bone)
+        control = _copied(pose_bone, copied)
         if not control or control in taken:
             continue
         current = bones[control].parent
@@ -308,8 +316,13 @@ def _taken(limbs: Iterable[Limb]) -> set[str]:
     return taken
 
 
-def find_ends(obj: Any, limbs: Iterable[Limb], trunk: Trunk) -> tuple[End, ...]:
-    """The chains of controls beyond the trunk Reach poses (:class:`End`)."""
+def find_ends(
+    obj: Any, limbs: Iterable[Limb], trunk: Trunk, copied: Mapping[str, Any | None]
+) -> tuple[End, ...]:
+    """The chains of controls beyond the trunk Reach poses (:class:`End`).
+
+    ``copied``: :func:`sources`.
+    """
     bones = obj.pose.bones
     taken = _taken(limbs)
     joints = {name: j.segment for j in trunk.joints for name in (j.segment, j.control, j.bone)}
@@ -318,14 +331,14 @@ def find_ends(obj: Any, limbs: Iterable[Limb], trunk: Trunk) -> tuple[End, ...]:
     for pose_bone in bones:
         if pose_bone.name in taken or pose_bone.name in joints:
             continue
-        control = _copied(obj, pose_bone) or _spanned(obj, pose_bone)
+        control = _copied(pose_bone, copied) or _spanned(obj, pose_bone)
         if control and control not in taken and control not in joints:
             copies.setdefault(control, []).append((str(pose_bone.name), control))
     copiers = {copier: control for control, pairs in copies.items() for copier, _ in pairs}
     for pose_bone in bones:  # a deform bone copying the copy (DEF-spine.006 of ORG-spine.006)
-        copied = _copied(obj, pose_bone, controls=False)
-        if copied in copiers:
-            copies[copiers[copied]].append((str(pose_bone.name), copiers[copied]))
+        source = _copied(pose_bone, copied, controls=False)
+        if source in copiers:
+            copies[copiers[source]].append((str(pose_bone.name), copiers[source]))
     order = sorted(copies, key=lambda name: -_depth(bones[name]))  # tips first
     alive = set(copies)
     fixed = set(joints).union(taken)

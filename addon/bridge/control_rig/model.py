@@ -26,7 +26,7 @@ from ..followers import effector_in
 from ..rig import to_numpy
 from ..rigify_names import deformed_skeleton
 from .flat import flat_ends
-from .heads import End, find_ends, hang_bones
+from .heads import End, find_ends, hang_bones, sources
 from .limbs import Limb, find_limbs
 from .trunk import Trunk, find_trunk, is_current
 
@@ -157,7 +157,8 @@ def control_model(obj: Any) -> ControlModel | None:
     flat: tuple[End, ...] = () if limbs else flat_ends(obj)
     if not limbs and not flat:
         return None
-    trunk = find_trunk(obj, limbs, hang_bones(obj, limbs)) if limbs else Trunk((), {}, {})
+    copied = sources(obj) if limbs else {}
+    trunk = find_trunk(obj, limbs, hang_bones(obj, limbs, copied)) if limbs else Trunk((), {}, {})
     data = obj.data.bones
     names: dict[str, Stand] = {}
 
@@ -186,7 +187,7 @@ def control_model(obj: Any) -> ControlModel | None:
         for control in limb.ik_controls:  # the end control, and a paw's heel
             add(control, limb.bones[limb.chain_end])
         add(limb.ik_base, limb.bones[0])
-    ends = find_ends(obj, limbs, trunk) if limbs else flat
+    ends = find_ends(obj, limbs, trunk, copied) if limbs else flat
     for end in ends:
         for control in end.controls:
             add(control, control)
