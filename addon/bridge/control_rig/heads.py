@@ -698,16 +698,22 @@ def place_ends(
     view_layer: Any | None,
     ends: Sequence[tuple[End, Mapping[str, Matrix]]],
     moved: Mapping[str, Matrix] | None = None,
+    *,
+    pending: bool = False,
 ) -> list[str]:
     """Write the chains' controls so that they take their target poses (pose space).
 
     Args:
         obj: The control rig, evaluated.
         view_layer: Updated after each pass to evaluate the rig; None (inside a
-            depsgraph handler): one pass from the predicted parents.
+            depsgraph handler, or ahead of the limbs' writes): one pass from the
+            predicted parents.
         ends: Per chain, pose-space targets of some or all of its controls.
         moved: Pose-space matrices of bones above written but not yet evaluated (the
             trunk's joints).
+        pending: The first pass was written already (without ``view_layer``) and may
+            not be evaluated yet: the rig is evaluated before it is measured (an update
+            with nothing left to evaluate costs nothing).
 
     Returns:
         The controls written.
@@ -728,9 +734,9 @@ def place_ends(
                     written[name] = None
         if view_layer is None:
             break
-        if writer.changed or writer.given:
+        if writer.changed or writer.given or pending:
             view_layer.update()
-        moved = None  # evaluated now
+        moved, pending = None, False  # evaluated now
         worst = max(end_error(obj, end, targets) for end, targets in ends)
         if worst <= TOLERANCE or worst > PROGRESS * before:
             break  # placed, or as near as the rig's rounding lets a pass place it

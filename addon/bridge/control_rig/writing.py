@@ -64,11 +64,15 @@ def write_model(
             pose = Matrix((world_inverse @ frames[index[joint.segment]]).tolist())
             moved[joint.segment] = moved[joint.bone] = pose
     placed = _limb_targets(model, frames, index, world_inverse, chosen)
+    ends = _end_targets(model, frames, index, world_inverse, chosen)
+    # the chains' first pass before the limbs', so that one evaluation serves both
+    pending = bool(ends) and view_layer is not None
+    if pending:
+        place_ends(obj, None, ends, moved)
     for result in place_limbs(obj, view_layer, placed, moved, heels):
         written.extend(result.controls)
-    ends = _end_targets(model, frames, index, world_inverse, chosen)
     if ends:
-        written.extend(place_ends(obj, view_layer, ends, moved))
+        written.extend(place_ends(obj, view_layer, ends, moved, pending=pending))
     return written
 
 
