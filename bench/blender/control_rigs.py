@@ -66,34 +66,52 @@ def drag(
     goal = obj.reach.constraints["end"].goal
     start = goal.location.copy()
     target = obj.matrix_world @ obj.pose.bones[root].head
-    return dragged(
-        reach, obj, goal, [start.lerp(target, 0.2 * k / events) for k in range(1, events + 1)]
-    )
+    places = [start.lerp(target, 0.2 * k / events) for k in range(1, events + 1)]
+    return dragged(reach, obj, goal, places, bone)
 
 
-def dragged(reach: Any, obj: Any, goal: Any, places: list[Any]) -> dict:
+def dragged(reach: Any, obj: Any, goal: Any, places: list[Any], hand: str) -> dict:
     """``goal`` dragged through ``places`` as a user's drag runs (``DragSession.step``):
     ms per event (mean), the rig's evaluations per event, the largest residual, the
-    verdict and the armature's bones."""
+    verdict and the armature's bones; and, between the events, Blender's own evaluation
+    of the rig after control ``hand`` moved by hand (:func:`hand_moved`, mean), so that
+    both are measured in the same moments of the machine."""
     session = reach.addon.drag_session.DragSession(bpy.context, obj, goal)
     counts: dict[str, int] = {}
     handler = count_evaluations(counts)
-    bpy.app.handlers.depsgraph_update_post.append(handler)
-    times, residuals = [], []
+    times, floors, residuals = [], [], []
     for place in places:
+        bpy.app.handlers.depsgraph_update_post.append(handler)
         begin = time.perf_counter()
         stats = session.step(place)
         times.append(1e3 * (time.perf_counter() - begin))
+        bpy.app.handlers.depsgraph_update_post.remove(handler)
         residuals.append(stats.residual)
-    bpy.app.handlers.depsgraph_update_post.remove(handler)
+        floors.append(hand_moved(obj, hand))
     session.finish()
     return {
         "mean_ms": float(np.mean(times)),
+        "evaluation_ms": float(np.mean(floors)),
         "evaluations": counts.get(obj.name, 0) / len(places),
         "residual": max(residuals),
         "verdict": obj.reach.stats.message,
         "bones": len(obj.data.bones),
     }
+
+
+def hand_moved(obj: Any, bone: str) -> float:
+    """Ms Blender takes to evaluate ``obj`` after ``bone`` moved by hand (its location
+    along X changed by 0.1 mm, as a grab of that control changes it); the bone is then put
+    back and the rig evaluated again, untimed, so the drag goes on from its own pose."""
+    pose_bone = obj.pose.bones[bone]
+    start = pose_bone.location.x
+    pose_bone.location.x = start + 1e-4
+    begin = time.perf_counter()
+    bpy.context.view_layer.update()
+    taken = 1e3 * (time.perf_counter() - begin)
+    pose_bone.location.x = start
+    bpy.context.view_layer.update()
+    return taken
 
 
 def count_evaluations(counts: dict[str, int]) -> Any:
@@ -105,22 +123,6 @@ def count_evaluations(counts: dict[str, int]) -> Any:
                 counts[update.id.name] = counts.get(update.id.name, 0) + 1
 
     return counted
-
-
-def evaluation_ms(obj: Any, bone: str, repeats: int = 30) -> float:
-    """Median ms Blender takes to evaluate ``obj`` after ``bone`` moved by hand (its
-    location along X changed, as a grab of that control changes it)."""
-    pose_bone = obj.pose.bones[bone]
-    start = pose_bone.location.x
-    times = []
-    for k in range(repeats):
-        pose_bone.location.x = start + 1e-4 * (k % 2)
-        begin = time.perf_counter()
-        bpy.context.view_layer.update()
-        times.append(1e3 * (time.perf_counter() - begin))
-    pose_bone.location.x = start
-    bpy.context.view_layer.update()
-    return float(np.median(times))
 
 
 TRUNK_KINDS = ("basic_human", "human")
@@ -136,21 +138,16 @@ def measure(reach: Any, kind: str, mode: str, events: int, trunk: bool = False) 
     bpy.context.view_layer.update()
     end = fk_end if mode == "FK" else ik_end
     plain = [b.removeprefix("ORG-") for b in limb.bones]
-    evaluations = (evaluation_ms(rig, end), evaluation_ms(metarig, plain[limb.chain_end]))
     length = sum(rig.data.bones[b].length for b in limb.bones[: limb.chain_end])
     on_rig = drag(reach, rig, end, "torso" if trunk else "", limb.bones[0], events, trunk)
     start = next(b.name for b in metarig.data.bones if b.parent is None) if trunk else plain[0]
     on_meta = drag(reach, metarig, plain[limb.chain_end], start, plain[0], events, trunk)
     what = (kind, mode, name + (", from torso" if trunk else ""))
-    return record(what, on_rig, on_meta, evaluations, length)
+    return record(what, on_rig, on_meta, length)
 
 
 def record(
-    what: tuple[str, str, str],
-    on_rig: dict,
-    on_meta: dict,
-    evaluations: tuple[float, float],
-    length: float,
+    what: tuple[str, str, str], on_rig: dict, on_meta: dict, length: float
 ) -> dict[str, Any]:
     """One row: ``what`` (kind, mode, limb) dragged on the rig and on its metarig."""
     kind, mode, limb = what
@@ -163,11 +160,11 @@ def record(
         "rig_ms": on_rig["mean_ms"],
         "metarig_ms": on_meta["mean_ms"],
         "ratio": on_rig["mean_ms"] / on_meta["mean_ms"],
-        "over_evaluation": on_rig["mean_ms"] / evaluations[0],
+        "over_evaluation": on_rig["mean_ms"] / on_rig["evaluation_ms"],
         "rig_evaluations": on_rig["evaluations"],
         "metarig_evaluations": on_meta["evaluations"],
-        "rig_evaluation_ms": evaluations[0],
-        "metarig_evaluation_ms": evaluations[1],
+        "rig_evaluation_ms": on_rig["evaluation_ms"],
+        "metarig_evaluation_ms": on_meta["evaluation_ms"],
         "residual_over_limb": on_rig["residual"] / length,
         "verdict": on_rig["verdict"],
     }
@@ -194,7 +191,7 @@ def drag_look(reach: Any, obj: Any, bone: str, chain_start: str, events: int) ->
     bpy.context.view_layer.update()
     assert bpy.ops.reach.solve(armature=obj.name) == {"FINISHED"}
     turns = (Matrix.Rotation(0.7 * k / events, 3, "Z") for k in range(1, events + 1))
-    return dragged(reach, obj, goal, [root + turn @ axis for turn in turns])
+    return dragged(reach, obj, goal, [root + turn @ axis for turn in turns], bone)
 
 
 def measure_look(reach: Any, kind: str, events: int) -> dict[str, Any]:
@@ -213,9 +210,8 @@ def measure_look(reach: Any, kind: str, events: int) -> dict[str, Any]:
     while start.parent is not None and len(start.parent.children) == 1:
         start = start.parent
     on_meta = drag_look(reach, metarig, head.name, start.name, events)
-    evaluations = (evaluation_ms(rig, "head"), evaluation_ms(metarig, head.name))
     length = sum(rig.data.bones[b].length for b in ("neck", "head"))
-    return record((kind, "look-at", "head, from neck"), on_rig, on_meta, evaluations, length)
+    return record((kind, "look-at", "head, from neck"), on_rig, on_meta, length)
 
 
 TAIL_KINDS = ("wolf", "horse", "cat", "bird")
@@ -235,9 +231,17 @@ def tail_tip(reach: Any, rig: Any) -> tuple[Any, str, str]:
 
 
 def drag_tip(
-    reach: Any, obj: Any, bone: str, effector: str, chain_start: str, base: Any, events: int
+    reach: Any,
+    obj: Any,
+    bone: str,
+    effector: str,
+    chain_start: str,
+    base: Any,
+    hand: str,
+    events: int,
 ) -> dict:
-    """A goal on ``bone``'s ``effector``, swung 40° aside and 23° down about ``base``."""
+    """A goal on ``bone``'s ``effector``, swung 40° aside and 23° down about ``base``;
+    ``hand``: the control moved by hand (:func:`hand_moved`)."""
     assert bpy.ops.reach.figure_from_armature(armature=obj.name) == {"FINISHED"}
     assert bpy.ops.reach.add_constraint(
         armature=obj.name, bone=bone, effector=effector, chain_start=chain_start, name="tip"
@@ -245,7 +249,7 @@ def drag_tip(
     goal = obj.reach.constraints["tip"].goal
     out = goal.location - base
     turns = (Euler((-0.4 * k / events, 0.0, 0.7 * k / events)) for k in range(1, events + 1))
-    return dragged(reach, obj, goal, [base + turn.to_matrix() @ out for turn in turns])
+    return dragged(reach, obj, goal, [base + turn.to_matrix() @ out for turn in turns], hand)
 
 
 def measure_tail(reach: Any, kind: str, events: int) -> dict[str, Any]:
@@ -254,14 +258,13 @@ def measure_tail(reach: Any, kind: str, events: int) -> dict[str, Any]:
     metarig, rig = generated(kind)
     tail, deform, effector = tail_tip(reach, rig)
     base = rig.matrix_world @ rig.pose.bones[tail.controls[0]].head
-    on_rig = drag_tip(reach, rig, deform, effector, "", base, events)
+    on_rig = drag_tip(reach, rig, deform, effector, "", base, tail.controls[-1], events)
     first = next(c for c, k in tail.copies if k == tail.controls[0] and c.startswith("DEF-"))
     tip, start = deform.removeprefix("DEF-"), first.removeprefix("DEF-")
-    on_meta = drag_tip(reach, metarig, tip, effector, start, base, events)
-    evaluations = (evaluation_ms(rig, tail.controls[-1]), evaluation_ms(metarig, tip))
+    on_meta = drag_tip(reach, metarig, tip, effector, start, base, tip, events)
     length = sum(rig.data.bones[b].length for b in tail.controls)
     chain = f"tail tip, from {tail.controls[0]}"
-    return record((kind, "tail", chain), on_rig, on_meta, evaluations, length)
+    return record((kind, "tail", chain), on_rig, on_meta, length)
 
 
 JAW_KINDS = {"human": "jaw_master", "wolf": "jaw_master", "cat": "jaw_master", "horse": "jaw"}
@@ -270,7 +273,8 @@ the jaw's control."""
 
 
 def drag_chin(reach: Any, obj: Any, bone: str, chain_start: str, pivot: Any, events: int) -> dict:
-    """A goal on ``bone``'s tail, swung 25° down about world X through ``pivot``."""
+    """A goal on ``bone``'s tail, swung 25° down about world X through ``pivot``; the
+    chain's start is the control moved by hand (:func:`hand_moved`)."""
     assert bpy.ops.reach.figure_from_armature(armature=obj.name) == {"FINISHED"}
     assert bpy.ops.reach.add_constraint(
         armature=obj.name, bone=bone, effector="TAIL", chain_start=chain_start, name="chin"
@@ -278,7 +282,7 @@ def drag_chin(reach: Any, obj: Any, bone: str, chain_start: str, pivot: Any, eve
     goal = obj.reach.constraints["chin"].goal
     out = goal.location - pivot
     turns = (Matrix.Rotation(0.44 * k / events, 3, "X") for k in range(1, events + 1))
-    return dragged(reach, obj, goal, [pivot + turn @ out for turn in turns])
+    return dragged(reach, obj, goal, [pivot + turn @ out for turn in turns], chain_start)
 
 
 def measure_jaw(reach: Any, kind: str, events: int) -> dict[str, Any]:
@@ -289,9 +293,8 @@ def measure_jaw(reach: Any, kind: str, events: int) -> dict[str, Any]:
     pivot = rig.matrix_world @ rig.pose.bones[jaw].head
     on_rig = drag_chin(reach, rig, "DEF-jaw", jaw, pivot, events)
     on_meta = drag_chin(reach, metarig, "jaw", "jaw", pivot, events)
-    evaluations = (evaluation_ms(rig, jaw), evaluation_ms(metarig, "jaw"))
     length = rig.data.bones["DEF-jaw"].length
-    return record((kind, "hinge", f"jaw, from {jaw}"), on_rig, on_meta, evaluations, length)
+    return record((kind, "hinge", f"jaw, from {jaw}"), on_rig, on_meta, length)
 
 
 def solve_four_limbs(reach: Any, kind: str, repeats: int, head: bool = False) -> dict[str, Any]:
@@ -405,11 +408,12 @@ def main() -> None:
         "event: Blender's updates of the armature (a paw in IK mode needs a second one "
         "whenever its heel, led from its last writes, misses after the first). One "
         "evaluation: Blender's own update of the armature after the dragged control (on the "
-        "metarig: the constrained bone) moved by hand (median of 30); × one evaluation: "
-        "the rig's ms per event over it (Blender's own cost of a hand-moved control is "
-        "the floor). The head rows: a look-at on `head`, its chain from `neck`, its goal "
-        "1 m along the head tilted 30° forward, dragged 40° aside (on the metarig: the "
-        "head bone, from the neck's first). The "
+        "metarig: the constrained bone) moved 0.1 mm by hand after each drag event and put "
+        "back (mean over the drag, timed between its events so that both are measured alike); "
+        "× one evaluation: the rig's ms per event over it (Blender's own cost of a "
+        "hand-moved control is the floor). The head rows: a look-at on `head`, its chain "
+        "from `neck`, its goal 1 m along the head tilted 30° forward, dragged 40° aside "
+        "(on the metarig: the head bone, from the neck's first). The "
         "tail rows: a goal on the deform tip, swung 40° aside and 23° down. The jaw rows: "
         "a goal on `DEF-jaw`'s tail swung 25° open about the jaw control's head (on the "
         "metarig: the `jaw` bone).",
