@@ -8,6 +8,7 @@ import numpy as np
 
 from .._checks import FloatArray, IntArray
 from ..vectors import axis_torque
+from .aim import Aim
 from .base import Batch, CurvatureBatch, Goal, HessianBatch
 from .geometric import HalfSpace, Plane
 from .orientation import Orientation, PositionOrientation
@@ -32,10 +33,11 @@ class StackedGoals:
             axes' and the y axes' (blocks 3), each coefficient half the goal's
             curvature there (:meth:`Goal.curvature`); else None.
         compiled: :attr:`squared`'s vectors and coefficients where every goal is one of
-            those or a :class:`.Plane` or :class:`.HalfSpace` (its point the first
-            vector, coefficients 1, 0, 0), with the goals' faces as the kernel reads them
-            (m, 4: a plane's normal and 1, a half-space's and 2, zeros for a squared
-            distance; None where every goal is one); else None.
+            those, a :class:`.Plane` or :class:`.HalfSpace` (its point the first vector,
+            coefficients 1, 0, 0) or an :class:`.Aim` (its point the first vector,
+            coefficients 0, 0, c_d²), with the goals' faces as the kernel reads them
+            (m, 4: a plane's normal and 1, a half-space's and 2, zeros and 3 for an aim,
+            zeros for a squared distance; None where every goal is one); else None.
     """
 
     def __init__(self, goals: Sequence[Goal]) -> None:
@@ -214,8 +216,9 @@ _SQUARED = (Position, Orientation, PositionOrientation)
 and axes from theirs."""
 
 
-_FACED: dict[type[Goal], float] = {Plane: 1.0, HalfSpace: 2.0}
-"""The goal types on a point's height over a plane, and their kinds in the kernel."""
+_FACED: dict[type[Goal], float] = {Plane: 1.0, HalfSpace: 2.0, Aim: 3.0}
+"""The goal types the kernel reads with a face, and their kinds there: a point's height
+over a plane (squared, or only below it), or an aim of the effector's y axis at a point."""
 
 Compiled = tuple[FloatArray, FloatArray, FloatArray | None]
 """:attr:`StackedGoals.compiled`: the goal vectors, their coefficients, the faces."""
@@ -226,7 +229,8 @@ def _compiled(goals: Sequence[Goal], curvature: FloatArray) -> Compiled | None:
     if not goals or any(type(goal) not in _SQUARED and type(goal) not in _FACED for goal in goals):
         return None
     m = len(goals)
-    blocks = 1 if all(type(goal) is Position or type(goal) in _FACED for goal in goals) else 3
+    pointwise = (Position, Plane, HalfSpace)
+    blocks = 1 if all(type(goal) in pointwise for goal in goals) else 3
     vectors = np.zeros((blocks * m, 3))
     for k, goal in enumerate(goals):
         _vectors_of(goal, vectors[k::m])
@@ -249,15 +253,16 @@ def _face_of(goal: Goal, out: FloatArray) -> None:
     """``goal``'s plane normal and kind into ``out`` (4,), zeros for a squared distance."""
     kind = _FACED.get(type(goal))
     out[:] = 0.0
+    if isinstance(goal, Plane | HalfSpace):
+        out[:3] = goal.normal
     if kind is not None:
-        assert isinstance(goal, Plane | HalfSpace)
-        out[:3], out[3] = goal.normal, kind
+        out[3] = kind
 
 
 def _vectors_of(goal: Goal, out: FloatArray) -> None:
     """``goal``'s point and axes (as many as ``out`` has rows) into ``out``, zero where none."""
     out[:] = 0.0
-    if isinstance(goal, Position | PositionOrientation | Plane | HalfSpace):
+    if isinstance(goal, Position | PositionOrientation | Plane | HalfSpace | Aim):
         out[0] = goal.point
     orientation = goal.orientation if isinstance(goal, PositionOrientation) else goal
     if len(out) > 1 and isinstance(orientation, Orientation):

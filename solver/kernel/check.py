@@ -304,6 +304,57 @@ def _leaf_objective_differs(
     return None
 
 
+def _aim_objective_differs(
+    kernel: Kernel, tree: GradientTree, theta: FloatArray, below: FloatArray
+) -> str | None:
+    """None when the kernel's objective of aims beside position goals is numpy's.
+
+    Parts 0 and 2 aim their y axes at points (part 2's beside it), parts 1 and 3 have
+    position goals: ``below[j, e]``, variable j moves part e.
+    """
+    world, axes, pivots = _numpy_frames(_TREE, theta)
+    local = np.zeros((4, 4, 3))
+    local[:, :3, 0] = np.linspace(0.3, -0.2, 12).reshape(4, 3)
+    local[:, 3, 0] = 1.0
+    local[:, :3, 1], local[:, :3, 2] = (0.0, 0.6, 0.8), (1.0, 0.0, 0.0)
+    plan = ObjectivePlan.of(_TREE, tree, local, True, np.arange(_TREE.n_dofs))
+    frames = world[tree.arrays[2]] @ local
+    points, y = frames[:, :3, 0], frames[:, :3, 2]
+    y = y / np.sqrt((y * y).sum(axis=1))[:, None]
+    goal = np.zeros((12, 3))
+    goal[:4] = points + np.array([[1.0, 2.0, -0.5], [0.1, 0.0, 0.2], [0.0, -0.3, 0.1]] * 2)[:4]
+    weights = np.zeros(12)
+    weights[[1, 3]] = 2.0, 0.5  # the positions'
+    weights[[8, 10]] = 3.0, 1.5  # the aims', on the y axes
+    faces = np.zeros((4, 4))
+    faces[[0, 2], 3] = 3.0
+    to = goal[:4] - points
+    way = to / np.sqrt((to * to).sum(axis=1))[:, None]
+    miss = way - y
+    along = (way * miss).sum(axis=1)[:, None]
+    aim = weights[8:12, None]
+    forces = 2.0 * weights[:4, None] * (points - goal[:4])
+    pulls = (-2.0 * aim / np.sqrt((to * to).sum(axis=1))[:, None]) * (miss - along * way)
+    forces[[0, 2]] = pulls[[0, 2]]
+    torques = np.zeros((4, 3))
+    for e in (0, 2):
+        torques[e] = _cross(y[e], -2.0 * aim[e] * miss[e])
+    values = weights[:4] * ((points - goal[:4]) ** 2).sum(axis=1)
+    values[[0, 2]] = (aim[:, 0] * (miss * miss).sum(axis=1))[[0, 2]]
+    gradient = _numpy_gradient(
+        below, _TREE.arrays[4], points, forces, torques, np.ones(4), axes, pivots
+    )
+    total, pose, have = kernel.objective(plan, theta, goal, weights, faces)
+    size = max(1.0, float(np.abs(gradient).max()))
+    if not (
+        abs(total - float(values.sum())) <= TOLERANCE * max(1.0, float(values.sum()))
+        and np.all(np.abs(pose[2] - y) <= TOLERANCE)
+        and np.all(np.abs(have - gradient) <= TOLERANCE * size)
+    ):
+        return "its objective of aims differs from numpy's"
+    return None
+
+
 def _step_differs(kernel: Kernel, theta: FloatArray, below: FloatArray) -> str | None:
     """None when the kernel's Gauss–Newton step is numpy's.
 
@@ -572,6 +623,7 @@ def self_check(kernel: Kernel) -> str | None:
     problem = (
         _objective_differs(kernel, tree, theta, below, weights)
         or _leaf_objective_differs(kernel, tree, theta, below)
+        or _aim_objective_differs(kernel, tree, theta, below)
         or _woodbury_differs(kernel)
         or _quaternions_differ(kernel)
         or _euler_differs(kernel)

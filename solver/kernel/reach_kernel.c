@@ -19,7 +19,11 @@
 #endif
 
 /* The calling convention's version: the loader refuses a library of another. */
-#define RK_ABI 17
+#define RK_ABI 18
+
+/* An aim's goal point closer to its effector's than this leaves the aim undefined: it
+ * weighs nothing (solver/goals/aim.py's _TINY). */
+#define AIM_TINY 1e-12
 
 /* How the descent functions end; solver/kernel/records.py names the same numbers (its
  * StartStatus, SearchStatus and DescentStatus: each member is RK_ and its name here). */
@@ -472,6 +476,31 @@ static double leaf_objective(const Objective *o, int32_t blocks, const double *g
         double *f = force + 3 * e, *t = torque + 3 * e;
         const int kind = faces != 0 ? (int)faces[4 * e + 3] : 0;
         t[0] = t[1] = t[2] = 0.0;
+        if (kind == 3) { /* Aim: c‖w − y‖², w the unit way from the point to the goal's */
+            const double c = weight[2 * (int64_t)leaves + e];
+            const double to[3] = {g[0] - p[0], g[1] - p[1], g[2] - p[2]};
+            const double distance = sqrt(to[0] * to[0] + to[1] * to[1] + to[2] * to[2]);
+            weighted[e] = 0.0;
+            f[0] = f[1] = f[2] = 0.0;
+            if (distance > AIM_TINY) {
+                double w[3], a[3];
+                for (int i = 0; i < 3; ++i) {
+                    w[i] = to[i] / distance;
+                    a[i] = w[i] - ye[i];
+                }
+                const double along = w[0] * a[0] + w[1] * a[1] + w[2] * a[2];
+                const double pull = (-2.0 * c) / distance;
+                weighted[e] = c * (a[0] * a[0] + a[1] * a[1] + a[2] * a[2]);
+                for (int i = 0; i < 3; ++i) {
+                    f[i] = pull * (a[i] - along * w[i]);
+                }
+                const double s[3] = {-2.0 * c * a[0], -2.0 * c * a[1], -2.0 * c * a[2]};
+                t[0] = ye[1] * s[2] - ye[2] * s[1];
+                t[1] = ye[2] * s[0] - ye[0] * s[2];
+                t[2] = ye[0] * s[1] - ye[1] * s[0];
+            }
+            continue;
+        }
         if (kind != 0) {
             const double *normal = faces + 4 * e;
             double height = d[0] * normal[0] + d[1] * normal[1] + d[2] * normal[2];
@@ -1726,7 +1755,18 @@ static int32_t leaf_factor(const Descent *d, const double *weights, double *f) {
         const int massed = o->shares != 0 && o->massed[e];
         const int64_t own = o->shares != 0 ? o->first[e] : e;
         const double *p = points + 3 * e;
-        int take = weights[e] != 0.0;
+        const double weight = kind == 3 ? weights[2 * (int64_t)leaves + e] : weights[e];
+        int take = weight != 0.0;
+        double way[3] = {0.0, 0.0, 0.0}, distance = 0.0;
+        if (take && kind == 3) { /* Aim.stack_curvature: none where the point is on the goal */
+            const double *g = d->goal + 3 * e;
+            const double to[3] = {g[0] - p[0], g[1] - p[1], g[2] - p[2]};
+            distance = sqrt(to[0] * to[0] + to[1] * to[1] + to[2] * to[2]);
+            take = distance > AIM_TINY;
+            if (take) {
+                way[0] = to[0] / distance, way[1] = to[1] / distance, way[2] = to[2] / distance;
+            }
+        }
         if (take && kind == 2) {
             const double *g = d->goal + 3 * e, *normal = d->faces + 4 * e;
             take = (p[0] - g[0]) * normal[0] + (p[1] - g[1]) * normal[1] +
@@ -1735,7 +1775,6 @@ static int32_t leaf_factor(const Descent *d, const double *weights, double *f) {
         }
         if (take) {
             double *c0 = f + (int64_t)n * count, *c1 = c0 + n, *c2 = c1 + n;
-            const double weight = weights[e];
             for (int32_t j = 0; j < n; ++j) {
                 const double *u = axes + 3 * j, *q = pivots + 3 * j;
                 double share = 0.0, r[3] = {0.0, 0.0, 0.0};
@@ -1768,7 +1807,25 @@ static int32_t leaf_factor(const Descent *d, const double *weights, double *f) {
                     c2[j] = weight * (u[0] * a[1] - u[1] * a[0]);
                 }
             }
-            if (kind != 0) {
+            if (kind == 3) { /* R = c(w − y): −(I − wwᵀ)/‖d‖ of the point's move, − the axis's */
+                const double *v = points + 6 * (int64_t)leaves + 3 * e;
+                for (int32_t j = 0; j < n; ++j) {
+                    const double move[3] = {c0[j], c1[j], c2[j]};
+                    const double along = way[0] * move[0] + way[1] * move[1] + way[2] * move[2];
+                    double turn[3] = {0.0, 0.0, 0.0};
+                    if (!massed && rotation[j]) { /* u × y, as the point's share moves it */
+                        const double *u = axes + 3 * j;
+                        const double s = weight * d->moves[(int64_t)j * m + own];
+                        turn[0] = s * (u[1] * v[2] - u[2] * v[1]);
+                        turn[1] = s * (u[2] * v[0] - u[0] * v[2]);
+                        turn[2] = s * (u[0] * v[1] - u[1] * v[0]);
+                    }
+                    c0[j] = -(move[0] - along * way[0]) / distance - turn[0];
+                    c1[j] = -(move[1] - along * way[1]) / distance - turn[1];
+                    c2[j] = -(move[2] - along * way[2]) / distance - turn[2];
+                }
+                count += 3;
+            } else if (kind != 0) {
                 const double *normal = d->faces + 4 * e;
                 for (int32_t j = 0; j < n; ++j) {
                     c0[j] = normal[0] * c0[j] + normal[1] * c1[j] + normal[2] * c2[j];
@@ -1778,7 +1835,7 @@ static int32_t leaf_factor(const Descent *d, const double *weights, double *f) {
                 count += 3;
             }
         }
-        if (!massed) {
+        if (!massed && kind != 3) {
             count += axis_columns(d, weights, leaves, e, own, f + (int64_t)n * count);
         }
     }
