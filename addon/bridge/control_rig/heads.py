@@ -55,6 +55,11 @@ ROUNDING = 1e-6
 Blender holds the pose in single precision, so a short control far from the origin (a
 cat's jaw) lands no closer however often it is written."""
 
+FLOOR = 1.5
+"""Or when each is within this many times the miss a further pass could not lessen in
+the writes before (a horse's neck, which follows half the torso's turn, lands 6e-6 of
+its length off pass after pass): the pass that would only find that again is not made."""
+
 
 JAWS = frozenset({"jaw_master", "jaw"})
 """Rigify's jaw controls (a face's jaw master, a horse's jaw): each turns the jaw about
@@ -700,6 +705,7 @@ def place_ends(
     moved: Mapping[str, Matrix] | None = None,
     *,
     pending: bool = False,
+    floors: dict[tuple[str, ...], float] | None = None,
 ) -> list[str]:
     """Write the chains' controls so that they take their target poses (pose space).
 
@@ -714,12 +720,17 @@ def place_ends(
         pending: The first pass was written already (without ``view_layer``) and may
             not be evaluated yet: the rig is evaluated before it is measured (an update
             with nothing left to evaluate costs nothing).
+        floors: Per set of chains, the miss that a further pass left as it was in the
+            writes before (a drag's): a pass this close, or within :data:`FLOOR` of
+            it, places them, and one that makes no progress records its miss here.
 
     Returns:
         The controls written.
     """
     written: dict[str, None] = {}
     before = math.inf
+    key = tuple(name for end, _ in ends for name in end.controls)
+    placed = max(TOLERANCE, FLOOR * (floors or {}).get(key, 0.0))
     for _ in range(PASSES):
         writer = ControlWriter(obj, moved)
         turns: dict[str, Matrix] = {}  # each written control's local turn, its curl's too
@@ -738,7 +749,9 @@ def place_ends(
             view_layer.update()
         moved, pending = None, False  # evaluated now
         worst = max(end_error(obj, end, targets) for end, targets in ends)
-        if worst <= TOLERANCE or worst > PROGRESS * before:
+        if floors is not None and worst > PROGRESS * before:  # a pass that gained nothing
+            floors[key] = worst
+        if worst <= placed or worst > PROGRESS * before:
             break  # placed, or as near as the rig's rounding lets a pass place it
         before = worst
     return list(written)

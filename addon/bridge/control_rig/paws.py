@@ -41,6 +41,9 @@ class Heels:
     def __init__(self) -> None:
         self.bases: dict[str, tuple[Matrix, ...]] = {}
         self.relations: dict[str, tuple[Matrix, ...]] = {}
+        self.floors: dict[tuple[str, ...], float] = {}
+        """Per set of chains beyond the trunk, the miss a further pass left as it was
+        (:func:`.heads.place_ends`)."""
 
     def record(self, name: str, basis: Matrix) -> None:
         """Remember that ``name`` was given the channel matrix ``basis``."""

@@ -72,7 +72,8 @@ def write_model(
     for result in place_limbs(obj, view_layer, placed, moved, heels):
         written.extend(result.controls)
     if ends:
-        written.extend(place_ends(obj, view_layer, ends, moved, pending=pending))
+        floors = heels.floors if heels is not None else None
+        written.extend(place_ends(obj, view_layer, ends, moved, pending=pending, floors=floors))
     return written
 
 
