@@ -3,6 +3,8 @@ its skeleton's channels, a limb constrained at a control and what was met and ke
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
+
 import bpy
 
 SKELETON = ("DEF-", "ORG-", "MCH-")
@@ -98,3 +100,20 @@ def keyed_bones(reach, obj) -> set[str]:
         for fcurve in reach.addon.bridge.keys.fcurves(obj)
         if fcurve.data_path.startswith('pose.bones["')
     }
+
+
+def evaluations(obj, steps: Iterable[Callable[[], object]]) -> list[int]:
+    """Per step run, how many times Blender evaluated ``obj`` while it ran."""
+    counts: list[int] = []
+
+    def counted(_scene, depsgraph) -> None:
+        counts[-1] += sum(update.id.original == obj for update in depsgraph.updates)
+
+    bpy.app.handlers.depsgraph_update_post.append(counted)
+    try:
+        for step in steps:
+            counts.append(0)
+            step()
+    finally:
+        bpy.app.handlers.depsgraph_update_post.remove(counted)
+    return counts

@@ -8,7 +8,7 @@ import math
 import bpy
 import numpy as np
 import pytest
-from control_rigs import SKELETON, generated, skeleton_channels, solved
+from control_rigs import SKELETON, evaluations, generated, skeleton_channels, solved
 from mathutils import Matrix, Vector
 
 KINDS = ("human", "basic_human", "wolf", "horse", "cat", "bird")
@@ -138,20 +138,13 @@ def test_a_dragged_look_at_makes_no_pass_that_the_last_found_useless(reach):
     goal = obj.reach.constraints["look"].goal
     centre = obj.matrix_world @ obj.pose.bones["head"].head
     session = reach.addon.drag_session.DragSession(bpy.context, obj, goal)
-    counts: list[int] = []
 
-    def counted(_scene, depsgraph) -> None:
-        counts[-1] += sum(update.id.original == obj for update in depsgraph.updates)
+    def event(k: int) -> None:
+        place = centre + Matrix.Rotation(0.03 * k, 3, "Z") @ (start - centre)
+        stats = session.step(place)
+        assert not stats.unmet and not stats.diverging, stats
+        assert aim_error(obj, place) <= 0.05
 
-    bpy.app.handlers.depsgraph_update_post.append(counted)
-    try:
-        for k in range(1, 13):
-            counts.append(0)
-            place = centre + Matrix.Rotation(0.03 * k, 3, "Z") @ (start - centre)
-            stats = session.step(place)
-            assert not stats.unmet and not stats.diverging, stats
-            assert aim_error(obj, place) <= 0.05
-    finally:
-        bpy.app.handlers.depsgraph_update_post.remove(counted)
+    counts = evaluations(obj, (lambda k=k: event(k) for k in range(1, 13)))
     session.finish()
     assert counts[0] == 2 and counts[1:] == [1] * 11, counts

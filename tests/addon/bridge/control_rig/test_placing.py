@@ -13,6 +13,7 @@ import pytest
 from control_rigs import (
     constrained_end,
     deform_miss,
+    evaluations,
     generated,
     limb_length,
     skeleton_channels,
@@ -206,19 +207,12 @@ def test_a_steady_ik_drag_places_each_event_in_one_evaluation_once_led(reach):
     goal = obj.reach.constraints["end"].goal
     start, root = goal.location.copy(), obj.matrix_world @ obj.pose.bones[limb.bones[0]].head
     session = reach.addon.drag_session.DragSession(bpy.context, obj, goal)
-    counts: list[int] = []
 
-    def counted(_scene, depsgraph) -> None:
-        counts[-1] += sum(update.id.original == obj for update in depsgraph.updates)
+    def event(k: int) -> None:
+        stats = session.step(start.lerp(root, 0.01 * k))
+        assert not stats.unmet and not stats.diverging, stats
+        assert deform_miss(obj, limb, "end") <= 1e-5 * limb_length(obj, limb)
 
-    bpy.app.handlers.depsgraph_update_post.append(counted)
-    try:
-        for k in range(1, 21):
-            counts.append(0)
-            stats = session.step(start.lerp(root, 0.01 * k))
-            assert not stats.unmet and not stats.diverging, stats
-            assert deform_miss(obj, limb, "end") <= 1e-5 * limb_length(obj, limb)
-    finally:
-        bpy.app.handlers.depsgraph_update_post.remove(counted)
+    counts = evaluations(obj, (lambda k=k: event(k) for k in range(1, 21)))
     session.finish()
     assert counts[3:] == [1] * 17, counts  # from the third event on, led
