@@ -77,44 +77,54 @@ def carried_weights(obj: Any, rig: Rig) -> Array:
     :data:`LEAST_SHARE` of the largest, so a massless bone is still held to its pose.
     Without any mass, every DOF weighs 1.
     """
-    bones = obj.data.bones
-    given = {joint.name: float(joint.mass) for joint in obj.reach.joints}
+    bones, joints = obj.data.bones, obj.reach.joints
+    own = {b.name: float(joints[b.name].mass) if b.name in joints else 0.0 for b in bones}
+    total = sum(own.values())
     weights = np.ones(rig.figure.n_dofs)
-    index = {bone.name: k for k, bone in enumerate(bones)}
-    heavy = [bone for bone in bones if given.get(bone.name, 0.0) > 0.0]
-    if not heavy:
+    if total <= 0.0:
         return weights
-    # Each (bone with mass, a bone carrying it: itself and every one above it), so that
-    # each bone's sums over what it carries are one weighted count over these pairs.
-    parents = [index[bone.parent.name] if bone.parent else -1 for bone in bones]
-    carried, carrier = [], []
-    for at, bone in enumerate(heavy):
-        above = index[bone.name]
-        while above >= 0:
-            carried.append(at)
-            carrier.append(above)
-            above = parents[above]
-    masses = np.array([given[bone.name] for bone in heavy])
-    total = float(masses.sum())
     # In the armature's own units, as the pose's locations are.
+    index = {b.name: k for k, b in enumerate(bones)}
+    masses = np.array([own[b.name] for b in bones])
     tails_off = reads_joints(obj.data)  # once, not per bone
-    middles = np.array([middle(b, b.matrix_local, tails_off).to_tuple() for b in heavy])
-    heads = np.array([bone.head_local.to_tuple() for bone in bones])
-    pair_mass = masses[carried]
-    pair_arm = np.sum((middles[carried] - heads[carrier]) ** 2, axis=1)
-    mass = np.bincount(carrier, weights=pair_mass, minlength=len(bones))
-    inertia = np.bincount(carrier, weights=pair_mass * pair_arm, minlength=len(bones))
+    # a massless bone's middle weighs nothing: it is not found (zeros stand for it)
+    middles = np.zeros((len(bones), 3))
+    for k, bone in enumerate(bones):
+        if masses[k] != 0.0:
+            middles[k] = middle(bone, bone.matrix_local, tails_off).to_tuple()
     layout = {entry.name: entry for entry in rig.layout}
+    posed = {index[s.name] for s in rig.figure.segments if s.name in index and s.name in layout}
+    below = _carried(bones, index, posed)
     for segment in rig.figure.segments:
-        k, entry = index.get(segment.name), layout.get(segment.name)
-        if k is None or entry is None:
+        bone, entry = bones.get(segment.name), layout.get(segment.name)
+        if bone is None or entry is None:
             continue
+        carried = below[index[bone.name]]
+        head = np.array(bone.head_local)
+        mass = float(masses[carried].sum())
+        inertia = float(masses[carried] @ np.sum((middles[carried] - head) ** 2, axis=1))
         for dof in segment.dof_indices:
             moving = dof - segment.dof_indices.start
             translation = entry.translation >= 0 and moving < 3
-            share = mass[k] / total
-            weights[dof] = share if translation else float(inertia[k]) * share / total
+            weights[dof] = mass / total if translation else inertia * mass / total**2
     return np.maximum(weights, LEAST_SHARE * float(weights.max()))
+
+
+def _carried(bones: Any, index: dict[str, int], posed: set[int]) -> dict[int, list[int]]:
+    """Per bone in ``posed`` (by index): its index, then every bone's below it.
+
+    Nearest first, then in the armature's order; found in one pass up each bone's
+    parents, by index, instead of one search of the armature per bone.
+    """
+    parents = [index[bone.parent.name] if bone.parent else -1 for bone in bones]
+    found: dict[int, list[tuple[int, int]]] = {k: [] for k in posed}
+    for k in range(len(parents)):
+        above, distance = parents[k], 1
+        while above >= 0:
+            if above in found:
+                found[above].append((distance, k))
+            above, distance = parents[above], distance + 1
+    return {k: [k, *(j for _, j in sorted(rows))] for k, rows in found.items()}
 
 
 def comfort_settings(obj: Any) -> tuple[object, ...]:
