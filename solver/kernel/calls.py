@@ -505,6 +505,8 @@ class Kernel:
         *,
         max_iterations: int,
         seconds: float | None,
+        a_eq: FloatArray | None = None,
+        b_eq: FloatArray | None = None,
     ) -> Settled:
         """Comfort's Newton rounds from ``phi``, then steps onto the goals (``rk_settle``).
 
@@ -520,18 +522,30 @@ class Kernel:
             constants: The rounds' other constants, named as ``Settle``'s fields.
             max_iterations: Most rounds.
             seconds: The time budget from now, or None.
+            a_eq: The space's orthonormal equality rows, (e, n), kept by every round; None
+                or no rows: none.
+            b_eq: Their right-hand sides, (e,).
         """
         n = plan.objective.n_variables
         k, rows = plan.k, len(plan.inactive)
         depth = int(constants["depth"])
         aim = contiguous(target), contiguous(masses)
-        settings = Settle(target=address(aim[0]), masses=address(aim[1]), **constants)
+        equalities = 0 if a_eq is None or b_eq is None else len(a_eq)
+        eq = (contiguous(a_eq), contiguous(b_eq)) if a_eq is not None and b_eq is not None else None
+        settings = Settle(
+            target=address(aim[0]),
+            masses=address(aim[1]),
+            **constants,
+            a_eq=address(eq[0]) if equalities and eq is not None else None,
+            b_eq=address(eq[1]) if equalities and eq is not None else None,
+            equalities=equalities,
+        )
         buffer = np.empty(2 * n + 4)  # the end, its gradient, 4 numbers
         buffer[:n], buffer[n : 2 * n], buffer[2 * n] = phi, gradient, value
-        p = k + rows  # F's columns and the held rows' at most
+        p = k + rows + equalities  # F's columns, the equalities' and the held rows' at most
         size = p * n + p * p + k + 3 * p + 12 * n + 2 * rows + 2 * depth * n + depth * depth
         work = np.empty(size + 2 * depth)
-        integers = np.empty(3 * rows + (rows + n + 3) // 4, dtype=np.int32)
+        integers = np.empty(3 * rows + equalities + (rows + n + 3) // 4, dtype=np.int32)
         start = address(buffer)
         status = self.c.settle(
             plan.address,

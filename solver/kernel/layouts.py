@@ -423,6 +423,9 @@ class Settle(ctypes.Structure):
         ("halvings", ctypes.c_int32),
         ("depth", ctypes.c_int32),
         ("projections", ctypes.c_int32),
+        ("a_eq", ctypes.c_void_p),
+        ("b_eq", ctypes.c_void_p),
+        ("equalities", ctypes.c_int32),
     ]
 
 

@@ -19,7 +19,7 @@
 #endif
 
 /* The calling convention's version: the loader refuses a library of another. */
-#define RK_ABI 18
+#define RK_ABI 19
 
 /* An aim's goal point closer to its effector's than this leaves the aim undefined: it
  * weighs nothing (solver/goals/aim.py's _TINY). */
@@ -1534,6 +1534,9 @@ typedef struct {
     int32_t halvings;
     int32_t depth;
     int32_t projections;
+    const double *a_eq; /* the equality rows (equalities, n), orthonormal; NULL with none */
+    const double *b_eq; /* their right-hand sides (equalities) */
+    int32_t equalities;
 } Settle;
 
 /* Work of the rounds, laid out in the caller's buffers (rk_settle). */
@@ -1596,17 +1599,23 @@ static void off_bounds(const Descent *d, const int32_t *bound, const double *poi
     }
 }
 
-/* x = (B Bᵀ + μ I)⁻¹ r (damped_solve's μ) for B the count rows listed, each with its
- * entries zeroed where mask is 0; gram (count, count) is overwritten. Returns
+/* Row i of the rounds' hard rows: equality row −i − 1 for i < 0, else limit row i. */
+static const double *hard_row(const Descent *d, const Settle *c, int32_t i) {
+    const int32_t n = d->objective->n;
+    return i < 0 ? c->a_eq + (int64_t)n * (-i - 1) : d->a + (int64_t)n * i;
+}
+
+/* x = (B Bᵀ + μ I)⁻¹ r (damped_solve's μ) for B the count hard rows listed (hard_row), each
+ * with its entries zeroed where mask is 0; gram (count, count) is overwritten. Returns
  * damped_solve's answer. */
-static int32_t masked_solve(const Descent *d, int32_t count, const int32_t *listed,
-                            const uint8_t *mask, const double *right, double gram_share,
+static int32_t masked_solve(const Descent *d, const Settle *c, int32_t count,
+                            const int32_t *listed, const uint8_t *mask, const double *right,
                             double *gram, double *x) {
     const int32_t n = d->objective->n;
     for (int32_t a = 0; a < count; ++a) {
-        const double *ra = d->a + (int64_t)n * listed[a];
+        const double *ra = hard_row(d, c, listed[a]);
         for (int32_t b = 0; b <= a; ++b) {
-            const double *rb = d->a + (int64_t)n * listed[b];
+            const double *rb = hard_row(d, c, listed[b]);
             double sum = 0.0;
             for (int32_t j = 0; j < n; ++j) {
                 sum += mask[j] ? ra[j] * rb[j] : 0.0;
@@ -1614,15 +1623,20 @@ static int32_t masked_solve(const Descent *d, int32_t count, const int32_t *list
             gram[(int64_t)count * a + b] = gram[(int64_t)count * b + a] = sum;
         }
     }
-    return damped_solve(count, gram, right, gram_share, x);
+    return damped_solve(count, gram, right, c->gram, x);
 }
 
-/* relax._within: point clipped to its bounds, then projected at once onto every row that
- * is no bound and that it is past, along the variables off their bounds, clipped again. */
+/* relax._within: point clipped to its bounds, then projected at once onto the equalities and
+ * every row that is no bound and that it is past, along the variables off their bounds,
+ * clipped again. */
 static void within_limits(const Descent *d, const Settle *c, SettleWork *w, double *point) {
     const int32_t n = d->objective->n;
     clip_to_bounds(d, w->bound, point);
     int32_t past = 0;
+    for (int32_t e = 0; e < c->equalities; ++e) {
+        w->right[past] = dot(n, c->a_eq + (int64_t)n * e, point) - c->b_eq[e];
+        w->extra[past++] = -e - 1;
+    }
     for (int32_t i = 0; i < d->rows; ++i) {
         if (w->bound[i] < 0) {
             const double side = dot(n, d->a + (int64_t)n * i, point) - d->b[i];
@@ -1634,21 +1648,45 @@ static void within_limits(const Descent *d, const Settle *c, SettleWork *w, doub
     }
     if (past) {
         off_bounds(d, w->bound, point, w->free);
-        if (masked_solve(d, past, w->extra, w->free, w->right, c->gram, w->s, w->back_y) ==
-            0) {
+        if (masked_solve(d, c, past, w->extra, w->free, w->right, w->s, w->back_y) == 0) {
             for (int32_t j = 0; j < n; ++j) {
                 if (!w->free[j]) {
                     continue;
                 }
                 double sum = 0.0;
                 for (int32_t a = 0; a < past; ++a) {
-                    sum += d->a[(int64_t)n * w->extra[a] + j] * w->back_y[a];
+                    sum += hard_row(d, c, w->extra[a])[j] * w->back_y[a];
                 }
                 point[j] -= sum;
             }
         }
     }
     clip_to_bounds(d, w->bound, point);
+}
+
+/* relax._along_equalities: move less its part across the equality rows (none: as it is). */
+static void along_equalities(const Descent *d, const Settle *c, SettleWork *w, double *move) {
+    const int32_t n = d->objective->n, e = c->equalities;
+    if (!e) {
+        return;
+    }
+    for (int32_t a = 0; a < e; ++a) {
+        w->extra[a] = -a - 1;
+        w->right[a] = dot(n, c->a_eq + (int64_t)n * a, move);
+    }
+    for (int32_t j = 0; j < n; ++j) {
+        w->free[j] = 1;
+    }
+    if (masked_solve(d, c, e, w->extra, w->free, w->right, w->s, w->back_y) != 0) {
+        return;
+    }
+    for (int32_t j = 0; j < n; ++j) {
+        double sum = 0.0;
+        for (int32_t a = 0; a < e; ++a) {
+            sum += c->a_eq[(int64_t)n * a + j] * w->back_y[a];
+        }
+        move[j] -= sum;
+    }
 }
 
 /* relax._cut: step cut at the first row it meets from the rows' slack, the held ones not. */
@@ -1915,11 +1953,15 @@ static int32_t newton_step(Descent *d, const Settle *c, const double *phi,
             w->touched[touched++] = i;
         }
     }
-    /* relax._off_rows: g less its part across the touched rows, a bound's variable left out */
+    /* relax._off_rows: g less its part across the equalities and the touched rows, a
+     * bound's variable left out */
     int32_t hard = 0;
     for (int32_t j = 0; j < n; ++j) {
         w->off[j] = gradient[j];
         w->free[j] = 1;
+    }
+    for (int32_t e = 0; e < c->equalities; ++e) {
+        w->extra[hard++] = -e - 1;
     }
     for (int32_t t = 0; t < touched; ++t) {
         const int32_t i = w->touched[t];
@@ -1932,14 +1974,14 @@ static int32_t newton_step(Descent *d, const Settle *c, const double *phi,
     }
     if (hard) {
         for (int32_t a = 0; a < hard; ++a) {
-            const double *row = d->a + (int64_t)n * w->extra[a];
+            const double *row = hard_row(d, c, w->extra[a]);
             double sum = 0.0;
             for (int32_t j = 0; j < n; ++j) {
                 sum += w->free[j] ? row[j] * w->off[j] : 0.0;
             }
             w->right[a] = sum;
         }
-        if (masked_solve(d, hard, w->extra, w->free, w->right, c->gram, w->s, y) != 0) {
+        if (masked_solve(d, c, hard, w->extra, w->free, w->right, w->s, y) != 0) {
             return RK_GENERAL;
         }
         for (int32_t j = 0; j < n; ++j) {
@@ -1948,7 +1990,7 @@ static int32_t newton_step(Descent *d, const Settle *c, const double *phi,
             }
             double sum = 0.0;
             for (int32_t a = 0; a < hard; ++a) {
-                sum += d->a[(int64_t)n * w->extra[a] + j] * y[a];
+                sum += hard_row(d, c, w->extra[a])[j] * y[a];
             }
             w->off[j] -= sum;
         }
@@ -1967,16 +2009,21 @@ static int32_t newton_step(Descent *d, const Settle *c, const double *phi,
         w->pull[j] = comfort ? c->masses[j] * (phi[j] - c->target[j]) : 0.0;
         w->free[j] = 1;
     }
-    int32_t extra = 0; /* held rows that are no bound: columns k, k + 1, … after F's */
+    /* the equalities' columns k, …, k + e − 1 after F's, then the held rows that are no
+     * bound (extra of them) */
+    const int32_t e = c->equalities, ke = k + e;
+    int32_t extra = 0;
     for (;;) {
-        const int32_t p = k + extra;
+        const int32_t p = ke + extra;
         for (int32_t j = 0; j < n; ++j) {
             w->inverse[j] = w->free[j] ? 1.0 / (c->masses[j] + c->damping) : 0.0;
             w->move[j] = w->inverse[j] * w->pull[j];
         }
         for (int32_t a = 0; a < p; ++a) { /* the held variables' entries zeroed */
             double *column = a < k ? f + (int64_t)n * a : w->columns + (int64_t)n * (a - k);
-            const double *row = a < k ? column : d->a + (int64_t)n * w->extra[a - k];
+            const double *row = a < k    ? column
+                                : a < ke ? c->a_eq + (int64_t)n * (a - k)
+                                         : d->a + (int64_t)n * w->extra[a - ke];
             for (int32_t j = 0; j < n; ++j) {
                 column[j] = w->free[j] ? row[j] : 0.0;
             }
@@ -2098,9 +2145,10 @@ RK_EXPORT int32_t rk_settle(Descent *d, const Settle *c, double *phi, double *gr
     SettleWork w;
     w.columns_used = 0;
     double *at = work;
-    const int64_t p = (int64_t)k + rows; /* F's columns and the held rows' at most */
+    /* F's columns, the equalities' and the held rows' at most */
+    const int64_t p = (int64_t)k + rows + c->equalities;
     w.factor = at, at += (int64_t)k * n;
-    w.columns = at, at += (int64_t)rows * n;
+    w.columns = at, at += ((int64_t)rows + c->equalities) * n;
     w.s = at, at += p * p;
     w.residual = at, at += k;
     w.right = at, at += p;
@@ -2130,7 +2178,7 @@ RK_EXPORT int32_t rk_settle(Descent *d, const Settle *c, double *phi, double *gr
     w.bound = iwork;
     w.touched = iwork + rows;
     w.extra = iwork + 2 * (int64_t)rows;
-    w.free = (uint8_t *)(iwork + 3 * (int64_t)rows);
+    w.free = (uint8_t *)(iwork + 3 * (int64_t)rows + c->equalities);
     w.held = w.free + n;
     for (int32_t i = 0; i < rows; ++i) {
         w.bound[i] = bound_of(n, d->a + (int64_t)n * i);
@@ -2157,7 +2205,8 @@ RK_EXPORT int32_t rk_settle(Descent *d, const Settle *c, double *phi, double *gr
         const double off = value - c->ceiling;
         const double merit = comfort + penalty * sqrt(2.0 * (off > 0.0 ? off : 0.0));
         const int mixed = anderson(n, history, phi, c, &w) == 0;
-        if (mixed) { /* cut from the slack at phi newton_step found */
+        if (mixed) { /* on the equalities, cut from the slack at phi newton_step found */
+            along_equalities(d, c, &w, w.mixed);
             cut_step(d, w.slack, 0, c->push, w.rates, w.mixed);
         }
         double widest = 0.0;

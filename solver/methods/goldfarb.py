@@ -27,6 +27,7 @@ from ..optimizer.levels import Level, descend_levels, has_levels
 from ..optimizer.metric import GaussNewtonStep
 from ..optimizer.projection import active_rows, multipliers
 from ..optimizer.relax import ComfortAim, Rounds, Settler, relax
+from ..optimizer.space import ReducedSpace
 from ..optimizer.tasks import leaves_by_level
 from ..problem import Problem
 from ..result import Descent, Status
@@ -333,13 +334,13 @@ class Goldfarb(Method):
         settler: Settler | None = None
         # the kernel's plan for comfort's rounds, at any size (they factor no Woodbury start)
         compiled = step if step is not None else scaled.gauss_newton_step(problem, sized=False)
-        if compiled is not None and not scaled.space.a_eq.shape[0]:
-            rounds = compiled
+        if compiled is not None:
+            rounds, space = compiled, scaled.space
 
             def settler(
                 first: Descent, aim: ComfortAim, constants: dict[str, float], budget: Budget
             ) -> Rounds | None:
-                return compiled_settle(rounds, first, aim, constants, budget)
+                return compiled_settle(rounds, first, aim, constants, budget, space)
 
         longest = float(np.max(problem.chain_lengths, initial=1.0))
         return relax(
@@ -429,12 +430,14 @@ def compiled_settle(
     aim: ComfortAim,
     constants: dict[str, float],
     budget: Budget,
+    space: ReducedSpace | None = None,
 ) -> Rounds | None:
     """:func:`.relax.settle`'s rounds by the kernel (``rk_settle``), or None.
 
     None where the kernel finds a normal matrix not positive definite (numpy's rounds then
-    run). The problem is the kernel's Gauss–Newton plan's: goals the kernel evaluates and no
-    equality rows.
+    run). The problem is the kernel's Gauss–Newton plan's: goals the kernel evaluates, its
+    limit rows, and ``space``'s equality rows (a joint group's, a control rig's shares),
+    which every round keeps.
     """
     found = gauss_newton_step.library.settle(
         gauss_newton_step.bound(),
@@ -446,6 +449,8 @@ def compiled_settle(
         constants,
         max_iterations=budget.max_iterations - first.iterations,
         seconds=None if budget.deadline is None else budget.deadline - time.perf_counter(),
+        a_eq=None if space is None else space.a_eq,
+        b_eq=None if space is None else space.b_eq,
     )
     if found.status is SettleStatus.GENERAL:
         return None
