@@ -79,6 +79,7 @@ class DragSession:
         self.events: list[EventStats] = []
         self.budgeting = EventBudget()
         self.last: solving.Outcome | None = None
+        self.last_step: posing.Step | None = None
 
     @property
     def setup(self) -> goals.Setup:
@@ -147,7 +148,7 @@ class DragSession:
             raise
         outcome = step.outcome
         end = time.perf_counter()
-        self.last = outcome
+        self.last, self.last_step = outcome, step
         self.budgeting.note_event(end - start, outcome.result.elapsed)
         x, y, z = (float(v) for v in self.goal.location)
         stats = EventStats(
@@ -174,7 +175,14 @@ class DragSession:
         self.view_layer.update()
 
     def finish(self) -> None:
-        """Keep the pose: record statistics and, with auto-keying on, insert keys."""
+        """Keep the pose: placed exactly, its statistics recorded, keyed with auto-keying on.
+
+        A control rig's limbs left off by the last event where its IK lands them
+        (:attr:`.bridge.posing.Step.left`) are placed as a Solve places them first.
+        """
+        if self.last_step is not None and self.last_step.left:
+            self.last = self.poser.place_exactly(self.last_step)
+            self.last_step = None
         keep_drag(self.obj, self.events)
         if self.last is not None:
             solving.store_stats(self.obj, self.last, self.events[-1].milliseconds)

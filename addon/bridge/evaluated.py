@@ -49,7 +49,9 @@ class Measured:
     agree: bool = True
 
 
-def measure(obj: Any, setup: Setup, theta: Array, model: dict[str, float]) -> Measured:
+def measure(
+    obj: Any, setup: Setup, theta: Array, model: dict[str, float], slack: float = 0.0
+) -> Measured:
     """Measure every enabled constraint on the evaluated pose, after the pose is written.
 
     Every bone's evaluated matrix is read at once and every goal measured in one batch
@@ -60,6 +62,8 @@ def measure(obj: Any, setup: Setup, theta: Array, model: dict[str, float]) -> Me
         setup: The problem solved.
         theta: The pose written.
         model: Per constraint, √P on Reach's model (to compare with).
+        slack: A difference (world units) beyond rounding that still agrees: bones the
+            write left that far off, knowingly.
     """
     world = to_numpy(obj.matrix_world)
     matrices = pose_matrices(obj)
@@ -93,7 +97,7 @@ def measure(obj: Any, setup: Setup, theta: Array, model: dict[str, float]) -> Me
         for name, value in zip(setup.names, values.tolist(), strict=True)
     }
     size = max(1.0, float(setup.problem.chain_lengths.max(initial=0.0)))
-    agree = all(abs(residuals[n] - model[n]) <= AGREE * size for n in setup.names)
+    agree = all(abs(residuals[n] - model[n]) <= AGREE * size + slack for n in setup.names)
     diverging = {} if agree else diverging_bones(obj, setup, theta)
     if not agree:
         for bone, twin in setup.twins.items():

@@ -375,13 +375,19 @@ class PoseWriter:
             held[row] = rotation_values(matrix, entry.mode, held[row].astype(float))
         return values
 
-    def write(self, obj: Any, theta: Array, view_layer: Any | None = None) -> None:
-        """Write θ into the chosen bones' channels (at once: ``view_layer`` is not needed)."""
+    def write(
+        self, obj: Any, theta: Array, view_layer: Any | None = None, within: float = 0.0
+    ) -> float:
+        """Write θ into the chosen bones' channels, at once and exactly: no miss is left (0).
+
+        ``view_layer`` is not needed; ``within`` allows nothing a direct write uses.
+        """
         bones = obj.pose.bones
         for name, values in self.planned(bones, theta).items():
             bones.foreach_set(name, values.ravel())
         if not self.empty:
             pose_written(obj)
+        return 0.0
 
     def refine(self, obj: Any, theta: Array, view_layer: Any) -> None:
         """Nothing: the channels written are θ's exactly, with no evaluation to refine."""

@@ -73,6 +73,9 @@ class Step:
         channels: For a step asked not to write, the channels writing it would give the
             pose bones (:meth:`.pose.PoseWriter.planned`); else None.
         known: :attr:`moved`, where the step needed it already.
+        left: The miss (world units) the write accepted where the rig's own mechanisms
+            land a bone off (a drag's event; :meth:`Poser.place_exactly` places it);
+            0 where none.
     """
 
     setup: Setup
@@ -84,6 +87,7 @@ class Step:
     milliseconds: float
     channels: dict[str, NDArray[np.float32]] | None = None
     known: list[str] | None = None
+    left: float = 0.0
 
     @cached_property
     def moved(self) -> list[str]:
@@ -120,6 +124,9 @@ class _Plan:
         steady: A drag's event: since the last step nothing but Reach's writes and a
             script moved the armature (:meth:`.rig.Rig.is_current`).
         reread: Read the pose from Blender, not from the last step's reading.
+        loose: A drag's event: the write may leave a bone off where the rig's own
+            mechanism lands it, within :data:`LOOSE` of the "met within" distance
+            (:data:`.control_rig.placing.DRAG`), rather than evaluate the rig again.
     """
 
     start: Start
@@ -137,6 +144,12 @@ class _Plan:
     placed: goals.Placed | None = None
     reread: bool = True
     steady: bool = False
+    loose: bool = False
+
+
+LOOSE = 0.5
+"""A drag's event may leave a bone this share of the "met within" distance off where the
+rig's own mechanism lands it (:attr:`_Plan.loose`): a goal met within it stays met."""
 
 
 @dataclass(frozen=True)
@@ -334,6 +347,7 @@ class Poser:
                 moved=(goal,),
                 placed=placed,
                 steady=True,
+                loose=True,
             )
         )
 
@@ -435,15 +449,18 @@ class Poser:
             milliseconds = 1000.0 * (time.perf_counter() - began)
             return Step(setup, read, theta, clamped, outcome, False, milliseconds, channels, moved)
         written = bool(moved) or not plan.keep
+        settings = self.obj.reach
+        within = LOOSE * settings.reach_distance if plan.loose else 0.0
+        left = 0.0
         with writing():  # the evaluations below rename no bone
             if written:
                 # a control rig's writer evaluates between passes, if it can
-                self._writer(setup).write(self.obj, solution, self.view_layer)
+                left = self._writer(setup).write(self.obj, solution, self.view_layer, within)
             if plan.judge:
                 self.view_layer.update()
         self.theta = solution
         if plan.judge:
-            outcome = solving.judge(self.obj, setup, outcome, self.obj.reach)
+            outcome = solving.judge(self.obj, setup, outcome, settings, slack=left)
         milliseconds = 1000.0 * (time.perf_counter() - began)
         if plan.stats:
             solving.store_stats(self.obj, outcome, milliseconds)
@@ -451,7 +468,9 @@ class Poser:
         if plan.key:
             assert moved is not None  # found above
             auto_key(self.scene, self.obj, setup.rig, moved, self.scene.frame_current)
-        return Step(setup, read, theta, clamped, outcome, written, milliseconds, known=moved)
+        return Step(
+            setup, read, theta, clamped, outcome, written, milliseconds, known=moved, left=left
+        )
 
     def _read_for(self, setup: Setup, plan: _Plan) -> Array:
         """The pose a step reads: the last solution (a drag), the last reading, or Blender's."""
@@ -513,6 +532,19 @@ class Poser:
             solving.store_stats(self.obj, judged, step.milliseconds)
             self.shown = judged
         return judged
+
+    def place_exactly(self, step: Step) -> solving.Outcome:
+        """``step``'s outcome with the bones its write left off placed as a Solve does.
+
+        A drag's event may leave them off (:attr:`Step.left`); at the drag's end they are
+        placed, and the pose judged on Blender's evaluation again: the pose a drag keeps
+        is as exact as the rig allows.
+        """
+        if not step.left or self.view_layer is None:
+            return step.outcome
+        self.refine(self.view_layer)
+        self.view_layer.update()
+        return solving.judge(self.obj, step.setup, step.outcome, self.obj.reach)
 
     def refine(self, view_layer: Any) -> None:
         """Place a control rig's controls again toward the last solution.

@@ -462,8 +462,15 @@ class OnFigure(NamedTuple):
 class FigureWriter(Protocol):
     """What writes θ of the figure into Blender's pose bones, made once per set of bones."""
 
-    def write(self, obj: Any, theta: Array, view_layer: Any | None = None) -> None:
-        """Write θ; ``view_layer`` evaluates the rig between passes where it needs them."""
+    def write(
+        self, obj: Any, theta: Array, view_layer: Any | None = None, within: float = 0.0
+    ) -> float:
+        """Write θ; ``view_layer`` evaluates the rig between passes where it needs them.
+
+        ``within``: a distance (world units) the rig's own mechanisms may leave a written
+        bone off by rather than cost another evaluation (a drag's events). Returns the miss
+        so accepted (0 where none).
+        """
 
     def refine(self, obj: Any, theta: Array, view_layer: Any) -> None:
         """Write θ again from Blender's evaluation of the last write, where that helps."""

@@ -219,7 +219,7 @@ def _headline(
     )
 
 
-def judge(obj: Any, setup: Setup, outcome: Outcome, settings: Any) -> Outcome:
+def judge(obj: Any, setup: Setup, outcome: Outcome, settings: Any, slack: float = 0.0) -> Outcome:
     """``outcome`` measured on Blender's evaluated pose, once the pose is written.
 
     "Met" is what the user sees: each goal measured on the evaluated bones. Where
@@ -232,8 +232,17 @@ def judge(obj: Any, setup: Setup, outcome: Outcome, settings: Any) -> Outcome:
         setup: The problem solved.
         outcome: The solve's outcome on Reach's model.
         settings: The armature's Reach settings (its "met within" distance).
+        slack: A distance (world units) the write left bones off by, knowingly (a drag's
+            event, :attr:`.posing.Step.left`): a residual within it of Reach's agrees, and
+            the residuals are Blender's, where that leaves the same goals met.
     """
-    measured = evaluated.measure(obj, setup, outcome.result.theta, outcome.residuals)
+    theta = outcome.result.theta
+    measured = evaluated.measure(obj, setup, theta, outcome.residuals, slack)
+    if measured.agree and slack:
+        residuals = measured.residuals
+        if unmet_constraints(setup, residuals, settings.reach_distance) == outcome.unmet:
+            return replace(outcome, residuals=residuals)
+        measured = evaluated.measure(obj, setup, theta, outcome.residuals)
     if measured.agree:
         return outcome
     residuals = measured.residuals

@@ -49,11 +49,14 @@ class Heels:
         """Remember that ``name`` was given the channel matrix ``basis``."""
         self.bases[name] = (*self.bases.get(name, ())[-2:], basis.copy())
 
-    def note(self, obj: Any, limbs: Iterable[Limb]) -> None:
+    def note(
+        self, obj: Any, limbs: Iterable[Limb], heels: Mapping[str, Matrix] | None = None
+    ) -> None:
         """Record what each limb in IK mode among ``limbs`` has now.
 
-        A paw's heel control's channels; another limb's end control's pose in the frame
-        of the chain's last bone.
+        A paw's heel control's channels (``heels``' where it has the heel: those that
+        would have placed the limb, had the write not left it a little off); another
+        limb's end control's pose in the frame of the chain's last bone.
         """
         bones = obj.pose.bones
         for limb in limbs:
@@ -61,7 +64,7 @@ class Heels:
                 continue
             if len(limb.ik_controls) > 1:
                 heel = limb.ik_controls[-1]
-                self.record(heel, bones[heel].matrix_basis)
+                self.record(heel, (heels or {}).get(heel, bones[heel].matrix_basis))
                 continue
             end, last = limb.ik_controls[0], limb.bones[limb.chain_end]
             relation = bones[last].matrix.inverted_safe() @ bones[end].matrix
@@ -153,14 +156,41 @@ def write_heel(obj: Any, writer: ControlWriter, limb: Limb, targets: Mapping[str
     carried into place instead: the toe is then exact, and the bone hangs from where
     Blender's IK lands the chain, micrometres short. "" for other limbs.
     """
+    pose = _heel_pose(obj, limb, targets)
+    if pose is None:
+        return ""
+    heel = limb.ik_controls[-1]
+    writer.write(heel, pose)
+    return heel
+
+
+def heel_channels(obj: Any, limb: Limb, targets: Mapping[str, Matrix]) -> Matrix | None:
+    """The channels :func:`write_heel` would give a paw's heel control now (None: no paw).
+
+    A write that leaves its limb a little off rather than evaluate the rig again
+    (a drag's event) records these for the next write's lead (:meth:`Heels.note`): led
+    from the heel's own writes alone, the lead would drift from where the heel belongs.
+    """
+    pose = _heel_pose(obj, limb, targets)
+    if pose is None:
+        return None
+    heel = limb.ik_controls[-1]
+    writer = ControlWriter(obj)
+    return writer.basis_under(heel, pose, writer.parent_pose(obj.pose.bones[heel]))
+
+
+def _heel_pose(obj: Any, limb: Limb, targets: Mapping[str, Matrix]) -> Matrix | None:
+    """A paw's heel control's pose carrying the chain's last bone onto its target.
+
+    From the pose as evaluated; None: no paw, or no target for that bone.
+    """
     last = limb.bones[limb.chain_end]
     if len(limb.ik_controls) < 2 or last not in targets:
-        return ""
+        return None
     bones = obj.pose.bones
     heel = limb.ik_controls[-1]
     carrier = limb.ik[limb.chain_end] if limb.tails else last
     # the full pose: where a second IK chain's stretch scales the heel's frame, the heel's
     # own scale makes up for it and the bone keeps its length
-    pose = carried(rigid(targets[last]), bones[carrier].matrix, bones[heel].matrix)
-    writer.write(heel, pose)
-    return heel
+    pose: Matrix = carried(rigid(targets[last]), bones[carrier].matrix, bones[heel].matrix)
+    return pose

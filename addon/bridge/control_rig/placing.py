@@ -57,6 +57,13 @@ TOLERANCE = 5e-6
 """A limb is placed when each of its skeleton bones is this close to its target (times
 the limb's length)."""
 
+DRAG = 5e-5
+"""During a drag, a limb is placed when its controls' bones are this close to their targets
+(times the limb's length; within half the "met within" distance too): Blender's IK lands a
+chain's end 1e-5–4e-5 of the limb off where its end control says, by an amount that jumps
+from one event to the next, and placing closer costs a second evaluation of the rig per
+event. The drag's end places them to :data:`TOLERANCE`."""
+
 
 @dataclass(frozen=True)
 class Placed:
@@ -67,11 +74,14 @@ class Placed:
         passes: Writes made (each followed by one evaluation).
         error: The largest distance of a skeleton bone's head or tail from its
             target's, over the limb's length, as Blender evaluated the last pass.
+        left: The miss of the bones the controls place exactly (pose-space distance)
+            that the write accepted above :data:`TOLERANCE` (``within``); 0 where none.
     """
 
     controls: tuple[str, ...]
     passes: int
     error: float
+    left: float = 0.0
 
 
 def limb_error(
@@ -118,6 +128,7 @@ def place_limbs(
     limbs: Sequence[tuple[Limb, Mapping[str, Matrix]]],
     moved: Mapping[str, Matrix] | None = None,
     heels: Heels | None = None,
+    within: float = 0.0,
 ) -> list[Placed]:
     """Write the limbs' controls so that their skeleton bones take their target poses.
 
@@ -137,6 +148,8 @@ def place_limbs(
             relative to their chains' last bones, after the writes before (a drag's
             events): the first pass leads from those (:class:`Heels`), and this write is
             added.
+        within: A pose-space distance each limb may be left off by, at most :data:`DRAG`
+            of its length (a drag's events); 0: each is placed to :data:`TOLERANCE`.
 
     Raises:
         BlenderDataError: For a limb blended between IK and FK, naming its switch
@@ -153,11 +166,13 @@ def place_limbs(
     def error(k: int) -> float:  # limb k's miss on the pose as evaluated now
         return limb_error(obj, limbs[k][0], exact[k], limbs[k][1], across=True)
 
+    lengths = [_length(obj, limb) for limb, _ in limbs]
+    tolerances = [max(TOLERANCE, min(DRAG, within / length)) for length in lengths]
     errors = [error(k) for k in range(len(limbs))]
     before = [math.inf] * len(limbs)
     passes = [0] * len(limbs)
     for _ in range(PASSES):
-        active = [k for k, e in enumerate(errors) if TOLERANCE < e <= PROGRESS * before[k]]
+        active = [k for k, e in enumerate(errors) if tolerances[k] < e <= PROGRESS * before[k]]
         if not active:
             break
         writer = ControlWriter(obj, moved)
@@ -187,7 +202,7 @@ def place_limbs(
         for step in (_write_swivel, paws.write_heel):  # each on the pose the one before left
             after = ControlWriter(obj)
             if step is paws.write_heel:  # a heel led well has placed its limb already
-                ik = [k for k in ik if error(k) > TOLERANCE]
+                ik = [k for k in ik if error(k) > tolerances[k]]
             wrote = {k: step(obj, after, limbs[k][0], limbs[k][1]) for k in ik}
             for k, control in wrote.items():
                 if control:
@@ -197,7 +212,15 @@ def place_limbs(
         for k in active:
             errors[k] = error(k)
     if heels is not None:
-        heels.note(obj, (limb for limb, _ in limbs))
+        # a limb left off (within its tolerance): its heel's history takes the channels
+        # that would have placed it, so that the next write's lead does not drift
+        corrected = {
+            limbs[k][0].ik_controls[-1]: channels
+            for k, e in enumerate(errors)
+            if e > TOLERANCE and view_layer is not None
+            if (channels := paws.heel_channels(obj, limbs[k][0], limbs[k][1])) is not None
+        }
+        heels.note(obj, (limb for limb, _ in limbs), corrected)
     for (limb, _), miss in zip(limbs, errors, strict=True):
         if limb.mode == "IK" and miss > CARRIED:
             raise BlenderDataError(
@@ -206,9 +229,22 @@ def place_limbs(
                 f"it by a mechanism of its own); {_way_out(limb)}"
             )
     return [
-        Placed(tuple(w), p, limb_error(obj, limb, limb.bones, targets))
-        for w, p, (limb, targets) in zip(written, passes, limbs, strict=True)
+        Placed(
+            tuple(w),
+            p,
+            limb_error(obj, limb, limb.bones, targets),
+            miss * length if TOLERANCE < miss <= tolerance else 0.0,
+        )
+        for w, p, (limb, targets), miss, length, tolerance in zip(
+            written, passes, limbs, errors, lengths, tolerances, strict=True
+        )
     ]
+
+
+def _length(obj: Any, limb: Limb) -> float:
+    """The limb's length: its bones' lengths summed (as :func:`limb_error` measures)."""
+    bones = obj.pose.bones
+    return max(sum(float(bones[name].bone.length) for name in limb.bones), 1e-12)
 
 
 def _way_out(limb: Limb) -> str:

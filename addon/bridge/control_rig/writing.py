@@ -10,6 +10,7 @@ solved pose (:func:`.placing.place_limbs`), and a neck's and head's controls tak
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -27,6 +28,20 @@ from .placing import place_limbs
 from .trunk import write_trunk
 
 
+@dataclass(frozen=True)
+class Written:
+    """What :func:`write_model` did.
+
+    Attributes:
+        controls: The controls written.
+        left: The largest miss (world units) a limb's placement accepted within the
+            write's ``within``; 0 where every limb is placed to its tolerance.
+    """
+
+    controls: list[str]
+    left: float
+
+
 def write_model(
     obj: Any,
     rig: Rig,
@@ -35,20 +50,21 @@ def write_model(
     bones: Iterable[str],
     view_layer: Any | None,
     heels: Heels | None = None,
-) -> list[str]:
+    within: float = 0.0,
+) -> Written:
     """Write θ of the trunk joints and limbs among ``bones`` onto their controls.
 
     The joints' controls take their channels (:func:`.trunk.write_trunk`); then the
     controls of every limb holding one of ``bones`` are placed (:func:`.placing.place_limbs`),
-    the new poses of the joints above them predicted by the figure.
-
-    Returns:
-        The controls written.
+    the new poses of the joints above them predicted by the figure. ``within``: a distance
+    (world units) a limb may be left off by (:data:`.placing.DRAG`); 0: placed exactly.
 
     Raises:
         BlenderDataError: A limb blended between IK and FK, named.
     """
-    world_inverse = np.linalg.inv(to_numpy(obj.matrix_world))
+    world = to_numpy(obj.matrix_world)
+    world_inverse = np.linalg.inv(world)
+    scale = float(np.linalg.norm(world[:3, :3], axis=0).max())  # pose-space lengths to world
     frames = rig.figure.forward(theta)
     index = {entry.name: k for k, entry in enumerate(rig.layout)}
     chosen = set(bones)
@@ -69,12 +85,14 @@ def write_model(
     pending = bool(ends) and view_layer is not None
     if pending:
         place_ends(obj, None, ends, moved)
-    for result in place_limbs(obj, view_layer, placed, moved, heels):
+    left = 0.0
+    for result in place_limbs(obj, view_layer, placed, moved, heels, within / max(scale, 1e-12)):
         written.extend(result.controls)
+        left = max(left, result.left * scale)
     if ends:
         floors = heels.floors if heels is not None else None
         written.extend(place_ends(obj, view_layer, ends, moved, pending=pending, floors=floors))
-    return written
+    return Written(written, left)
 
 
 def refine_model(
@@ -162,13 +180,19 @@ class ModelWriter:
         self.rig, self.model, self.bones = rig, model, list(model.carrying(bones))
         self.heels = Heels()
 
-    def write(self, obj: Any, theta: Array, view_layer: Any | None = None) -> None:
-        """Place the controls of the limbs holding the chosen bones.
+    def write(
+        self, obj: Any, theta: Array, view_layer: Any | None = None, within: float = 0.0
+    ) -> float:
+        """Place the controls of the limbs holding the chosen bones; the miss left.
 
         ``view_layer`` evaluates the rig between passes (None: inside a depsgraph
-        handler, one pass from predicted parents).
+        handler, one pass from predicted parents); ``within``: a distance (world units)
+        a limb may be left off by (:data:`.placing.DRAG`), the miss accepted returned.
         """
-        write_model(obj, self.rig, self.model, theta, self.bones, view_layer, self.heels)
+        written = write_model(
+            obj, self.rig, self.model, theta, self.bones, view_layer, self.heels, within
+        )
+        return written.left
 
     def refine(self, obj: Any, theta: Array, view_layer: Any) -> None:
         """Place them again from Blender's evaluation of the last write (``theta``'s)."""
