@@ -386,8 +386,10 @@ def compiled_step(
 ) -> GaussNewtonStep | None:
     """The kernel's Gauss–Newton iterations of a descent over φ, or None beyond its sizes.
 
-    The kernel takes them where Woodbury's start is its own (2k < n, n·k² ≤
-    ``_COMPILED_START``, k = 3v for v goal vectors: a point's, an x axis', a y axis').
+    The kernel takes them where Woodbury's start is its own (n·k² ≤ ``_COMPILED_START``,
+    k = 3v for v goal vectors: a point's, an x axis', a y axis'). With as many columns as
+    half the variables or more (a short chain with an oriented goal), numpy's start is the
+    dense inverse of the same matrix: the same H, Woodbury's to rounding.
 
     Args:
         library: The kernel.
@@ -402,7 +404,7 @@ def compiled_step(
         sized: False: at any size (comfort's rounds factor no Woodbury start).
     """
     n, k = plan.n_variables, 3 * len(weight)
-    if sized and (not 2 * k < n or n * k * k > _COMPILED_START):
+    if sized and n * k * k > _COMPILED_START:
         return None
     given = (goal, weight, moves, space.base, space.scale, space.a_in, space.b_in)
     arrays = tuple(np.ascontiguousarray(array, dtype=np.float64) for array in given)

@@ -161,6 +161,44 @@ def test_a_warm_drag_of_reachable_goals_takes_the_quick_path(seed: int, comfort:
     assert tried == 8 and taken >= 6
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_a_short_chain_with_an_oriented_goal_takes_the_quick_path_and_ends_where_numpy_does(
+    seed: int,
+) -> None:
+    """Four joints and a position+orientation goal on the last (9 columns of F beside 12
+    variables, where numpy starts from the dense inverse): each event of a drag, comfort
+    on, is the kernel's descent, and each ends where numpy's own ends."""
+    if kernel.active() is None:
+        return  # no kernel, nothing to compare
+    rng = np.random.default_rng(seed)
+    figure = long_chain(4, limit=1.0)
+    theta, end = rng.uniform(-0.4, 0.4, (2, figure.n_dofs))
+    comfort = Comfort.rest(figure.n_dofs, 0.5)
+    have = want = theta
+    descents: list[bool] = []
+    original = compiled_gauss_newton.gauss_newton_descent
+
+    def counted(*args: object, **kwargs: object) -> object:
+        found = original(*args, **kwargs)  # type: ignore[arg-type]
+        descents.append(found is not None)
+        return found
+
+    for fraction in np.linspace(0.0, 0.08, 9)[1:]:
+        frame = figure.forward(theta + fraction * (end - theta))[3]
+        goal = goals.PositionOrientation(frame[:3, 3], frame[:3, 0], frame[:3, 1])
+        problem = Problem(figure, [Constraint(Effector("seg3"), goal)]).with_comfort(comfort)
+        tolerance = problem.goal_tolerance(1e-7)
+        taken = len(descents)
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(method_module, "gauss_newton_descent", counted)
+            have = solve(problem, have, restarts=0, goal_tolerance=tolerance).x
+        assert descents[taken]  # the solve's first descent is the kernel's whole
+        with kernel.enabled(False):
+            want = solve(problem, want, restarts=0, goal_tolerance=tolerance).x
+        np.testing.assert_allclose(have, want, rtol=0, atol=1e-6)
+        assert problem.potentials(have)[0] <= tolerance
+
+
 def test_a_quick_solve_out_of_time_stops_where_the_general_path_does() -> None:
     """A budget spent at once: one iteration each way, then the time limit, the same pose."""
     if kernel.active() is None:
