@@ -530,14 +530,16 @@ class Kernel:
         k, rows = plan.k, len(plan.inactive)
         depth = int(constants["depth"])
         aim = contiguous(target), contiguous(masses)
-        equalities = 0 if a_eq is None or b_eq is None else len(a_eq)
-        eq = (contiguous(a_eq), contiguous(b_eq)) if a_eq is not None and b_eq is not None else None
+        eq = None
+        if a_eq is not None and b_eq is not None and len(a_eq):
+            eq = contiguous(a_eq), contiguous(b_eq)
+        equalities = 0 if eq is None else len(eq[0])
         settings = Settle(
             target=address(aim[0]),
             masses=address(aim[1]),
             **constants,
-            a_eq=address(eq[0]) if equalities and eq is not None else None,
-            b_eq=address(eq[1]) if equalities and eq is not None else None,
+            a_eq=None if eq is None else address(eq[0]),
+            b_eq=None if eq is None else address(eq[1]),
             equalities=equalities,
         )
         buffer = np.empty(2 * n + 4)  # the end, its gradient, 4 numbers

@@ -1626,6 +1626,29 @@ static int32_t masked_solve(const Descent *d, const Settle *c, int32_t count,
     return damped_solve(count, gram, right, c->gram, x);
 }
 
+/* v less its part across the count hard rows listed, along the variables mask keeps:
+ * v −= Bᵀ y with y = (B Bᵀ + μ I)⁻¹ right (masked_solve; gram overwritten), on mask's
+ * variables alone. Returns masked_solve's answer; v is left as it was where that fails. */
+static int32_t off_hard_rows(const Descent *d, const Settle *c, int32_t count,
+                             const int32_t *listed, const uint8_t *mask, const double *right,
+                             double *gram, double *y, double *v) {
+    const int32_t n = d->objective->n;
+    if (masked_solve(d, c, count, listed, mask, right, gram, y) != 0) {
+        return -1;
+    }
+    for (int32_t j = 0; j < n; ++j) {
+        if (!mask[j]) {
+            continue;
+        }
+        double sum = 0.0;
+        for (int32_t a = 0; a < count; ++a) {
+            sum += hard_row(d, c, listed[a])[j] * y[a];
+        }
+        v[j] -= sum;
+    }
+    return 0;
+}
+
 /* relax._within: point clipped to its bounds, then projected at once onto the equalities and
  * every row that is no bound and that it is past, along the variables off their bounds,
  * clipped again. */
@@ -1648,18 +1671,7 @@ static void within_limits(const Descent *d, const Settle *c, SettleWork *w, doub
     }
     if (past) {
         off_bounds(d, w->bound, point, w->free);
-        if (masked_solve(d, c, past, w->extra, w->free, w->right, w->s, w->back_y) == 0) {
-            for (int32_t j = 0; j < n; ++j) {
-                if (!w->free[j]) {
-                    continue;
-                }
-                double sum = 0.0;
-                for (int32_t a = 0; a < past; ++a) {
-                    sum += hard_row(d, c, w->extra[a])[j] * w->back_y[a];
-                }
-                point[j] -= sum;
-            }
-        }
+        off_hard_rows(d, c, past, w->extra, w->free, w->right, w->s, w->back_y, point);
     }
     clip_to_bounds(d, w->bound, point);
 }
@@ -1677,16 +1689,7 @@ static void along_equalities(const Descent *d, const Settle *c, SettleWork *w, d
     for (int32_t j = 0; j < n; ++j) {
         w->free[j] = 1;
     }
-    if (masked_solve(d, c, e, w->extra, w->free, w->right, w->s, w->back_y) != 0) {
-        return;
-    }
-    for (int32_t j = 0; j < n; ++j) {
-        double sum = 0.0;
-        for (int32_t a = 0; a < e; ++a) {
-            sum += c->a_eq[(int64_t)n * a + j] * w->back_y[a];
-        }
-        move[j] -= sum;
-    }
+    off_hard_rows(d, c, e, w->extra, w->free, w->right, w->s, w->back_y, move);
 }
 
 /* relax._cut: step cut at the first row it meets from the rows' slack, the held ones not. */
@@ -1981,18 +1984,8 @@ static int32_t newton_step(Descent *d, const Settle *c, const double *phi,
             }
             w->right[a] = sum;
         }
-        if (masked_solve(d, c, hard, w->extra, w->free, w->right, w->s, y) != 0) {
+        if (off_hard_rows(d, c, hard, w->extra, w->free, w->right, w->s, y, w->off) != 0) {
             return RK_GENERAL;
-        }
-        for (int32_t j = 0; j < n; ++j) {
-            if (!w->free[j]) {
-                continue;
-            }
-            double sum = 0.0;
-            for (int32_t a = 0; a < hard; ++a) {
-                sum += hard_row(d, c, w->extra[a])[j] * y[a];
-            }
-            w->off[j] -= sum;
         }
     }
     for (int32_t a = 0; a < k; ++a) { /* c = (FᵀF)⁻¹ Fᵀ g, damped */

@@ -62,7 +62,7 @@ def _settling(
     rng = np.random.default_rng(seed)
     figure = long_chain(segments, limit=0.6)
     chosen = rng.choice(np.arange(1, segments), n_goals, replace=False)
-    tied = int(rng.integers(0, max(chosen)))
+    tied = int(rng.integers(0, max(chosen))) if grouped else 0
     if grouped:
         for axis in range(3):
             figure.add_linear_equality({(f"seg{tied}", axis): 1.0, (f"seg{tied + 1}", axis): -1.0})

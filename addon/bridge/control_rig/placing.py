@@ -108,8 +108,7 @@ def limb_error(
         ends = [(0.0, size, 0.0), (size, 0.0, 0.0), (0.0, 0.0, size)] if across else [(0, size, 0)]
         for end in map(Vector, ends):
             worst = max(worst, (now @ end - target @ end).length)
-    length = sum(float(pose[name].bone.length) for name in limb.bones)
-    return worst / max(length, 1e-12)
+    return worst / _length(obj, limb)
 
 
 def place_limb(
@@ -217,7 +216,7 @@ def place_limbs(
         corrected = {
             limbs[k][0].ik_controls[-1]: channels
             for k, e in enumerate(errors)
-            if e > TOLERANCE and view_layer is not None
+            if e > TOLERANCE
             if (channels := paws.heel_channels(obj, limbs[k][0], limbs[k][1])) is not None
         }
         heels.note(obj, (limb for limb, _ in limbs), corrected)
