@@ -2293,11 +2293,16 @@ RK_EXPORT int32_t rk_settle(Descent *d, const Settle *c, double *phi, double *gr
                 return status;
             }
             for (int32_t j = 0; j < n; ++j) {
-                phi[j] += w.back[j];
+                point[j] = phi[j] + w.back[j];
             }
-            within_limits(d, c, &w, phi);
-            value = descent_value(d, phi, gradient);
+            within_limits(d, c, &w, point);
+            const double projected = descent_value(d, point, w.trial_gradient);
             evaluations += 1;
+            if (!(projected < value)) { /* a step that raises G is not kept */
+                break;
+            }
+            keep(n, point, w.trial_gradient, phi, gradient);
+            value = projected;
         }
         comfort = comfort_value(n, c, phi, scratch);
     }

@@ -389,7 +389,8 @@ def settle(
     change of a variable) halves after a step whose gain is under a quarter of what C's
     model promised on the plane and doubles after one over three quarters.
     After the rounds, steps onto the goals alone (the least move in the same metric) bring
-    G to ``ceiling``. The kernel's ``rk_settle`` computes the same.
+    G to ``ceiling``, while each lowers it (one that raises G, where the goals' plane is
+    no model of their surface, is not kept). The kernel's ``rk_settle`` computes the same.
     """
     phi, value, gradient = first.phi, first.value, first.gradient
     damping, nearby, ceiling = constants["damping"], constants["nearby"], constants["ceiling"]
@@ -454,9 +455,12 @@ def settle(
         if value <= ceiling:
             break
         step, _ = _newton_step(phi, gradient, aim, space, curvature(phi), damping, False)
-        phi = _within(space, phi + step)
-        value, gradient = objective(phi)
+        trial = _within(space, phi + step)
+        trial_value, trial_gradient = objective(trial)
         evaluations += 1
+        if not trial_value < value:  # a step that raises G is not kept
+            break
+        phi, value, gradient = trial, trial_value, trial_gradient
     return Rounds(phi, value, gradient, evaluations, iterations, moved)
 
 
