@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ...solver import Comfort, Figure
+from ...solver import Comfort, Figure, kernel
 from ...solver.limits import FEASIBLE, LinearLimits, clamp_to_limits, outside_limits
 from ..errors import BlenderDataError
 from ..renames import writing
@@ -256,11 +256,14 @@ class Poser:
     def begin(self) -> Array:
         """Build the problem and take the pose as it is as the last solution.
 
-        For a run of ``FOLLOW`` steps (a drag): the pose is checked once, here.
+        For a run of ``FOLLOW`` steps (a drag): the pose is checked once, here. The
+        compiled kernel is loaded here too (once a Blender session, with its check on
+        load: about 20 ms), so that a drag's first event does not wait for it.
 
         Raises:
             ReachError: Bad constraints, or a pose outside the limits the solve holds.
         """
+        kernel.active()
         setup = self.prepare()
         self.theta, _ = self.start_pose(setup, self.read(setup.rig), Start.POSE)
         return self.theta

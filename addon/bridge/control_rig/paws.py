@@ -25,22 +25,19 @@ by a fraction of a degree; a bigger one is a jump, and the evaluation decides al
 
 
 class Heels:
-    """What the rig's mechanisms did over the last three writes, to lead the next one.
+    """What a paw's heel was given over the last three writes, to lead the next one.
 
     A drag turns the rig's mechanism above a heel (a damped track, a second IK chain)
     smoothly from event to event, so the heel's last turn, repeated with its change
     from the turn before, meets most of the next one before Blender evaluates the end
     control's move: the heel is then placed already, or its write after that evaluation
-    is small, Blender's IK lands as it did, and one pass does. Likewise Blender's IK,
-    stretching, lands a chain's end a little short of its target, by an amount that
-    changes smoothly with the bend: an IK end control's pose in the frame of the chain's
-    last bone, led the same way (:meth:`relation`), places that bone in one pass where
-    the last relation alone leaves it micrometres off and costs a second evaluation.
+    is small, Blender's IK lands as it did, and one pass does. Another IK end control
+    needs no lead: placed by its pose in the frame of the chain's last bone as Blender
+    evaluated it last, it lands within a drag's tolerance (:data:`.placing.DRAG`).
     """
 
     def __init__(self) -> None:
         self.bases: dict[str, tuple[Matrix, ...]] = {}
-        self.relations: dict[str, tuple[Matrix, ...]] = {}
         self.floors: dict[tuple[str, ...], float] = {}
         """Per set of chains beyond the trunk, the miss a further pass left as it was
         (:func:`.heads.place_ends`)."""
@@ -52,23 +49,16 @@ class Heels:
     def note(
         self, obj: Any, limbs: Iterable[Limb], heels: Mapping[str, Matrix] | None = None
     ) -> None:
-        """Record what each limb in IK mode among ``limbs`` has now.
+        """Record what each paw in IK mode among ``limbs`` gave its heel control.
 
-        A paw's heel control's channels (``heels``' where it has the heel: those that
-        would have placed the limb, had the write not left it a little off); another
-        limb's end control's pose in the frame of the chain's last bone.
+        ``heels``' channels where it has the heel (those that would have placed the limb,
+        had the write not left it a little off), else the heel's channels now.
         """
         bones = obj.pose.bones
         for limb in limbs:
-            if limb.mode != "IK":
-                continue
-            if len(limb.ik_controls) > 1:
+            if limb.mode == "IK" and len(limb.ik_controls) > 1:
                 heel = limb.ik_controls[-1]
                 self.record(heel, (heels or {}).get(heel, bones[heel].matrix_basis))
-                continue
-            end, last = limb.ik_controls[0], limb.bones[limb.chain_end]
-            relation = bones[last].matrix.inverted_safe() @ bones[end].matrix
-            self.relations[end] = (*self.relations.get(end, ())[-2:], relation)
 
     def ahead(self, name: str) -> Matrix | None:
         """``name``'s channels led one write ahead (None: unknown, or a jump).
@@ -79,13 +69,6 @@ class Heels:
         move changed as it changed from the one before (second order).
         """
         return _led(self.bases.get(name, ()))
-
-    def relation(self, end: str) -> Matrix | None:
-        """IK end control ``end``'s pose in its chain's last bone's frame, led ahead.
-
-        One write ahead, as :meth:`ahead` leads channels (None: unknown, or a jump).
-        """
-        return _led(self.relations.get(end, ()))
 
 
 def _led(bases: tuple[Matrix, ...]) -> Matrix | None:

@@ -143,8 +143,7 @@ def place_limbs(
         moved: Pose-space matrices of bones above the limbs written but not yet
             evaluated (a trunk's joints): the first pass places the controls below
             them from these.
-        heels: What the paws' heels were given, and where the IK end controls stood
-            relative to their chains' last bones, after the writes before (a drag's
+        heels: What the paws' heels were given by the writes before (a drag's
             events): the first pass leads from those (:class:`Heels`), and this write is
             added.
         within: A pose-space distance each limb may be left off by, at most :data:`DRAG`
@@ -181,12 +180,7 @@ def place_limbs(
             if limb.mode == "FK":
                 _write_fk(obj, writer, limb, targets)
             else:
-                # led where the chain's root stays: a trunk's write this event (``moved``)
-                # bends the chain otherwise than the writes before did
-                led = None
-                if heels is not None and not moved and not passes[k]:
-                    led = heels.relation(limb.ik_controls[0])
-                _write_ik(obj, writer, limb, targets, holds[k], led)
+                _write_ik(obj, writer, limb, targets, holds[k])
                 if passes[k] == 0 and heels is not None:
                     paws.lead_heel(obj, writer, limb, heels)
             written[k].update(dict.fromkeys(c for c in writer.new if c not in earlier))
@@ -277,22 +271,18 @@ def _write_ik(
     limb: Limb,
     targets: Mapping[str, Matrix],
     hold: Matrix | None,
-    led: Matrix | None = None,
 ) -> None:
     """The end control for the chain's last bone, then the bones after it by theirs.
 
     A paw's end control is held as it was to the last bone (``hold``): its heel control
     carries the bone the rest of the way (:func:`.paws.write_heel`). Another's is placed
-    at the bone's target by its pose in the bone's frame: ``led`` from the writes
-    before (:meth:`.paws.Heels.relation`), else as Blender evaluated it last.
+    at the bone's target by its pose in the bone's frame as Blender evaluated it last.
     """
     bones = obj.pose.bones
     end = limb.ik_controls[0]
     last = limb.bones[limb.chain_end]
     if last in targets and hold is not None:
         writer.write(end, rigid(targets[last]) @ hold)
-    elif last in targets and led is not None:
-        writer.write(end, targets[last] @ led)
     elif last in targets:
         writer.write(end, carried(targets[last], bones[last].matrix, bones[end].matrix))
     tails = zip(limb.bones[limb.chain_end + 1 :], limb.tails, strict=True)

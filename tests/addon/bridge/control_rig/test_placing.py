@@ -199,23 +199,26 @@ def test_a_heels_turn_is_led_to_second_order(reach):
     assert_close(ahead, channels((0.0, 0.06, 0.1), 1.5, "X", (1.0, 1.0, 1.0)))
 
 
-def test_a_steady_ik_drag_places_each_event_in_one_evaluation_once_led(reach):
+def test_a_steady_ik_drag_places_each_event_in_one_evaluation(reach):
     # Blender's stretched IK lands the chain's end a little short of its target, by an
-    # amount that drifts with the bend: from its last places relative to the chain's last
-    # bone, led on, the bird's foot control places the foot in one pass per event
+    # amount that drifts with the bend: placed by its pose relative to the chain's last
+    # bone as Blender evaluated it last, the bird's foot control lands the foot within a
+    # drag's tolerance in one pass per event
+    placing = importlib.import_module(f"{reach.__name__}.addon.bridge.control_rig.placing")
     obj, limb = constrained_end(reach, "bird", "thigh.L", "IK", "foot_ik.L")
     goal = obj.reach.constraints["end"].goal
     start, root = goal.location.copy(), obj.matrix_world @ obj.pose.bones[limb.bones[0]].head
+    allowed = min(placing.DRAG * limb_length(obj, limb), 0.5 * obj.reach.reach_distance)
     session = reach.addon.drag_session.DragSession(bpy.context, obj, goal)
 
     def event(k: int) -> None:
         stats = session.step(start.lerp(root, 0.01 * k))
         assert not stats.unmet and not stats.diverging, stats
-        assert deform_miss(obj, limb, "end") <= 1e-5 * limb_length(obj, limb)
+        assert deform_miss(obj, limb, "end") <= allowed
 
     counts = evaluations(obj, (lambda k=k: event(k) for k in range(1, 21)))
     session.finish()
-    assert counts[3:] == [1] * 17, counts  # from the third event on, led
+    assert counts[3:] == [1] * 17, counts  # from the third event on
 
 
 @pytest.mark.parametrize(
