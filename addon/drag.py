@@ -98,7 +98,13 @@ class DragGoal(ArmatureOperator):
 
     def confirm(self) -> None:
         """Keep the dragged pose."""
+        self.finish_drag()
+
+    def finish_drag(self) -> None:
+        """End the drag keeping its pose; a warning where it could not be placed exactly."""
         self.drag.finish()
+        if self.drag.unplaced:
+            self.report({"WARNING"}, self.drag.unplaced)  # type: ignore[attr-defined]
 
     def abandon(self) -> None:
         """Restore the pose and the goal as they were."""

@@ -222,7 +222,7 @@ class DragBone(DragGoal):
 
     def confirm(self) -> None:
         """Keep the pose; take the grip away, or keep it as a pin where the bone ended."""
-        self.drag.finish()
+        self.finish_drag()
         if not self.pin:
             self.grip.remove(restore_figure=False)
             return

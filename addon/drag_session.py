@@ -80,6 +80,9 @@ class DragSession:
         self.budgeting = EventBudget()
         self.last: solving.Outcome | None = None
         self.last_step: posing.Step | None = None
+        self.unplaced = ""
+        """Why the drag's end could not place the last event's pose exactly (that pose,
+        as the event left it, is kept); empty where it did or had nothing to place."""
 
     @property
     def setup(self) -> goals.Setup:
@@ -178,10 +181,18 @@ class DragSession:
         """Keep the pose: placed exactly, its statistics recorded, keyed with auto-keying on.
 
         A control rig's limbs left off by the last event where its IK lands them
-        (:attr:`.bridge.posing.Step.left`) are placed as a Solve places them first.
+        (:attr:`.bridge.posing.Step.left`) are placed as a Solve places them first;
+        where that fails, the last event's pose is kept as it was, and
+        :attr:`unplaced` says why.
         """
         if self.last_step is not None and self.last_step.left:
-            self.last = self.poser.place_exactly(self.last_step)
+            kept = snapshot.PoseSnapshot(self.obj)
+            try:
+                self.last = self.poser.place_exactly(self.last_step)
+            except ReachError as error:
+                kept.restore()
+                self.view_layer.update()
+                self.unplaced = f"the drag's end left its last pose as it was: {error}"
             self.last_step = None
         keep_drag(self.obj, self.events)
         if self.last is not None:

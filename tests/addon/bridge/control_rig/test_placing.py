@@ -268,3 +268,37 @@ def test_a_drags_events_leave_blenders_ik_its_own_landing_and_its_end_places_it(
     assert deform_miss(obj, limb, "end") <= max(*placed, 1e-5 * length)
     assert obj.reach.stats.message.startswith("all constraints met"), obj.reach.stats.message
     assert sum(loose[3:]) < 0.9 * sum(exact[3:]), (loose, exact)
+
+
+def test_a_drags_end_that_cannot_place_exactly_keeps_the_last_events_pose(reach, monkeypatch):
+    # the drag's end places the limb left off by its last event as a Solve does; where
+    # that fails part-way (a rig's mechanism refusing the write), the pose the last event
+    # left is kept bit for bit, as judged then, and the session says why
+    writing = importlib.import_module(f"{reach.__name__}.addon.bridge.control_rig.writing")
+    errors = importlib.import_module(f"{reach.__name__}.addon.errors")
+    snapshot = importlib.import_module(f"{reach.__name__}.addon.bridge.snapshot")
+    obj, limb = constrained_end(reach, "basic_quadruped", "front_thigh.L", "IK", "front_foot_ik.L")
+    goal = obj.reach.constraints["end"].goal
+    start, root = goal.location.copy(), obj.matrix_world @ obj.pose.bones[limb.bones[0]].head
+    session = reach.addon.drag_session.DragSession(bpy.context, obj, goal)
+    for k in range(1, 41):
+        session.step(start.lerp(root, 0.005 * k))
+        if session.last_step is not None and session.last_step.left:
+            break
+    assert session.last_step is not None and session.last_step.left > 0.0  # left off
+    before = snapshot.pose_channels(obj)
+    placed = writing.place_limbs
+
+    def refused(*args, **kwargs):
+        placed(*args, **kwargs)  # written, then refused
+        raise errors.BlenderDataError("limb front_thigh.L in IK mode: refused")
+
+    monkeypatch.setattr(writing, "place_limbs", refused)
+    session.finish()
+    assert session.unplaced == (
+        "the drag's end left its last pose as it was: limb front_thigh.L in IK mode: refused"
+    )
+    after = snapshot.pose_channels(obj)
+    assert all((after[name] == before[name]).all() for name in before)
+    # the last event's verdict, which judged that pose (the miss it left allowed for)
+    assert obj.reach.stats.message.startswith("all constraints met"), obj.reach.stats.message
