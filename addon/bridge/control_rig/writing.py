@@ -63,10 +63,10 @@ def write_model(
         BlenderDataError: A limb blended between IK and FK, named.
     """
     world = to_numpy(obj.matrix_world)
-    world_inverse = np.linalg.inv(world)
+    world_inverse = rig.world_inverse(world)
     scale = float(np.linalg.norm(world[:3, :3], axis=0).max())  # pose-space lengths to world
     frames = rig.figure.forward(theta)
-    index = {entry.name: k for k, entry in enumerate(rig.layout)}
+    index = rig.rows
     chosen = set(bones)
     motions = {}
     for joint in model.trunk.joints:
@@ -111,9 +111,9 @@ def refine_model(
     needs, evaluating each through ``view_layer`` (a limb placed already is not
     written). The heels' lead is not repeated: θ is the same write's.
     """
-    world_inverse = np.linalg.inv(to_numpy(obj.matrix_world))
+    world_inverse = rig.world_inverse(to_numpy(obj.matrix_world))
     frames = rig.figure.forward(theta)
-    index = {entry.name: k for k, entry in enumerate(rig.layout)}
+    index = rig.rows
     placed = _limb_targets(model, frames, index, world_inverse, set(bones))
     place_limbs(obj, view_layer, placed)
     heels.note(obj, (limb for limb, _ in placed))
