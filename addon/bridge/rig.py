@@ -123,9 +123,15 @@ class Rig:
         return bones
 
     @cached_property
-    def rows(self) -> dict[str, int]:
-        """Each bone's index in :attr:`layout`, by name."""
+    def segment_index(self) -> dict[str, int]:
+        """Each bone's index in :attr:`layout` (its segment's in the figure), by name."""
         return {entry.name: k for k, entry in enumerate(self.layout)}
+
+    @cached_property
+    def _world_inverse(self) -> Array:
+        assert self.world is not None
+        inverse: Array = np.linalg.inv(self.world)
+        return inverse
 
     def world_inverse(self, world: Array) -> Array:
         """The inverse of ``world``, the armature's world matrix now.
@@ -137,10 +143,7 @@ class Rig:
         if self.world is None or not (world == self.world).all():
             inverse: Array = np.linalg.inv(world)
             return inverse
-        kept = self.__dict__.get("_world_inverse")
-        if kept is None:
-            kept = self.__dict__["_world_inverse"] = np.linalg.inv(self.world)
-        return kept
+        return self._world_inverse
 
     def is_current(self, obj: Any, *, steady: bool = False) -> bool:
         """Whether the figure still models the armature (if not, build it again).
@@ -201,9 +204,8 @@ class Rig:
 
     def bone(self, name: str) -> BoneLayout:
         """The layout of bone ``name``."""
-        for entry in self.layout:
-            if entry.name == name:
-                return entry
+        if name in self.segment_index:
+            return self.layout[self.segment_index[name]]
         raise BlenderDataError(f"bone '{name}' is not in the figure of '{self.armature}'")
 
 

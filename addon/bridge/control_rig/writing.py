@@ -66,7 +66,7 @@ def write_model(
     world_inverse = rig.world_inverse(world)
     scale = float(np.linalg.norm(world[:3, :3], axis=0).max())  # pose-space lengths to world
     frames = rig.figure.forward(theta)
-    index = rig.rows
+    index = rig.segment_index
     chosen = set(bones)
     motions = {}
     for joint in model.trunk.joints:
@@ -113,7 +113,7 @@ def refine_model(
     """
     world_inverse = rig.world_inverse(to_numpy(obj.matrix_world))
     frames = rig.figure.forward(theta)
-    index = rig.rows
+    index = rig.segment_index
     placed = _limb_targets(model, frames, index, world_inverse, set(bones))
     place_limbs(obj, view_layer, placed)
     heels.note(obj, (limb for limb, _ in placed))
