@@ -294,7 +294,7 @@ class Kernel:
         gradient: FloatArray,
         room: FloatArray,
     ) -> GaussNewtonStart:
-        """H's Gauss–Newton start at ``phi`` on the plan's active bounds, and H g.
+        """H's Gauss–Newton start at ``phi`` on the plan's active rows, and H g.
 
         ``rk_gauss_newton_start``: what :meth:`solver.optimizer.goldfarb.Run.initial_h`
         starts H from (:func:`solver.optimizer.metric._woodbury_start`, the bounds'
@@ -306,10 +306,10 @@ class Kernel:
             value: G/w there.
             gradient: Its gradient, (n,).
             room: The metric's buffer (:meth:`Metric.room
-                <solver.optimizer.low_rank.Metric.room>`, ≥ q + k rows of n): rows q to
-                q + k are given (PF)ᵀ.
+                <solver.optimizer.low_rank.Metric.room>`, ≥ r + k rows of n, r the active
+                rows, :attr:`DescentPlan.held_rows`): rows r to r + k are given (PF)ᵀ.
         """
-        n, k, q = plan.objective.n_variables, plan.k, plan.q
+        n, k, q = plan.objective.n_variables, plan.k, plan.held_rows
         phi, gradient = contiguous(phi), contiguous(gradient)
         factor = np.empty((k, n))
         buffer = np.empty(k * k + n + 1)  # L⁻¹, H g, μ

@@ -401,6 +401,9 @@ class _Descent(ctypes.Structure):
         ("held", ctypes.c_void_p),
         ("blocks", ctypes.c_int32),
         ("faces", ctypes.c_void_p),
+        ("equalities", ctypes.c_int32),
+        ("a_eq", ctypes.c_void_p),
+        ("b_eq", ctypes.c_void_p),
     ]
 
 
@@ -467,6 +470,7 @@ class DescentPlan:
         structure.bound, structure.sign = address(self._bound), address(self._sign)
         structure.rhs, structure.held = address(self._rhs), address(self._held)
         self.inactive = np.empty(0, dtype=np.uint8)
+        self.equalities: tuple[FloatArray, FloatArray] | None = None
 
     def point_at(self, objective: ObjectivePlan) -> None:
         """Read ``objective`` (a plan :meth:`ObjectivePlan.moved` from this one's) from now on."""
@@ -527,6 +531,7 @@ class DescentPlan:
             self.work_address = address(self._work)
         self.bound = arrays
         structure.q = 0  # no bound active until held
+        self._equalities(None)
         if len(self.inactive) != len(b):
             self.inactive = np.ones(len(b), dtype=np.uint8)
         else:
@@ -538,14 +543,17 @@ class DescentPlan:
         signs: FloatArray,
         rhs: FloatArray,
         inactive: np.ndarray[Any, np.dtype[np.bool_]],
+        equalities: tuple[FloatArray, FloatArray] | None = None,
     ) -> None:
-        """Make the bounds on ``variables`` the active rows of the descent bound.
+        """Make the bounds on ``variables``, and ``equalities``, the descent's active rows.
 
         Args:
             variables: The variable each active bound holds, (q,), all apart.
             signs: Its row's entry there, ±1, (q,).
             rhs: Its right-hand side, (q,).
             inactive: Whether each inequality row is inactive, (rows,).
+            equalities: Equality rows (e, n), orthonormal and zero on every variable held,
+                and their right-hand sides (e,); None: none.
         """
         q = len(variables)
         self._bound[:q], self._sign[:q], self._rhs[:q] = variables, signs, rhs
@@ -553,6 +561,19 @@ class DescentPlan:
         self._held[variables] = 1
         self.structure.q = q
         self.inactive[:] = inactive
+        self._equalities(equalities)
+
+    def _equalities(self, equalities: tuple[FloatArray, FloatArray] | None) -> None:
+        """Point the structure at ``equalities`` (kept alive), or at none."""
+        structure = self.structure
+        if equalities is None or not len(equalities[1]):
+            self.equalities = None
+            structure.equalities, structure.a_eq, structure.b_eq = 0, None, None
+            return
+        rows, rhs = contiguous(equalities[0]), contiguous(equalities[1])
+        self.equalities = (rows, rhs)
+        structure.equalities = len(rhs)
+        structure.a_eq, structure.b_eq = address(rows), address(rhs)
 
     @property
     def k(self) -> int:
@@ -563,3 +584,8 @@ class DescentPlan:
     def q(self) -> int:
         """The active bounds (:meth:`hold`)."""
         return int(self.structure.q)
+
+    @property
+    def held_rows(self) -> int:
+        """The active rows: the bounds, then the equalities (:meth:`hold`)."""
+        return int(self.structure.q) + int(self.structure.equalities)

@@ -772,14 +772,15 @@ static int32_t cholesky(int32_t p, double *s, double mu) {
  *
  * Writes (PF)ᵀ into projected (k rows of n): each column of F less its part in the span of
  * the q orthonormal rows of basis, or, given bounds (q variables), with those variables
- * zeroed. Then S = (PF)ᵀ PF + μ I with μ = max(relative · the largest diagonal entry of
+ * zeroed and then, given e equality rows too (orthonormal, none on a bound's variable), less
+ * its part in their span. Then S = (PF)ᵀ PF + μ I with μ = max(relative · the largest diagonal entry of
  * P F Fᵀ P, absolute · |value|, 1e-12) (metric.gauss_newton_damping), its Cholesky factor
  * S = L Lᵀ, and turn (k, k) = L⁻¹ with its upper triangle zero. scratch holds n + k²
  * doubles. Returns μ, or −1 where S is not positive definite to rounding. */
 static double woodbury(int32_t n, int32_t k, int32_t q, const double *columns,
-                       const int32_t *bounds, const double *basis, double *projected,
-                       double relative, double absolute, double value, double *turn,
-                       double *scratch) {
+                       const int32_t *bounds, const double *basis, int32_t e,
+                       const double *equalities, double *projected, double relative,
+                       double absolute, double value, double *turn, double *scratch) {
     double *diagonal = scratch, *chol = scratch + n;
     for (int32_t c = 0; c < k; ++c) {
         double *f = projected + (int64_t)n * c;
@@ -790,6 +791,13 @@ static double woodbury(int32_t n, int32_t k, int32_t q, const double *columns,
         if (bounds) {
             for (int32_t l = 0; l < q; ++l) {
                 f[bounds[l]] = 0.0;
+            }
+            for (int32_t l = 0; l < e; ++l) { /* rows apart from the bounds' variables */
+                const double *row = equalities + (int64_t)n * l;
+                const double along = dot(n, row, f);
+                for (int32_t j = 0; j < n; ++j) {
+                    f[j] -= along * row[j];
+                }
             }
         } else {
             for (int32_t l = 0; l < q; ++l) {
@@ -851,8 +859,8 @@ RK_EXPORT double rk_woodbury_start(int32_t n, int32_t k, int32_t q, const double
                                    const int32_t *bounds, double *rows, double relative,
                                    double absolute, double value, double *turn,
                                    double *scratch) {
-    return woodbury(n, k, q, columns, bounds, rows, rows + (int64_t)n * q, relative, absolute,
-                    value, turn, scratch);
+    return woodbury(n, k, q, columns, bounds, rows, 0, 0, rows + (int64_t)n * q, relative,
+                    absolute, value, turn, scratch);
 }
 
 /* v ← P v: the variables held by the active bounds (held[j] ≠ 0) zeroed; NULL holds none. */
@@ -1036,7 +1044,8 @@ RK_EXPORT int32_t rk_newton_cg(POSE_HESSIAN, const uint8_t *held, const double *
  * is (scale / w) ∘ ∂G/∂θ[variables] (methods.base.Scaled.objective); F's rows are scaled
  * by scale / √w (Scaled.curvature). The q active rows are bounds: row i is sign[i] on
  * variable bound[i] alone, held at rhs[i] (held[j] = 1 for each variable one holds; NULL
- * with q = 0). pose holds the pose at posed_at (n) when posed is 1: the last point
+ * with q = 0), and the equality rows, orthonormal and zero on every held variable, always
+ * active (a_eq φ = b_eq; equalities = 0: none). pose holds the pose at posed_at (n) when posed is 1: the last point
  * evaluated; theta holds that point's θ and total G there. F has k = 3·blocks·m columns,
  * one a goal vector's coordinate. */
 typedef struct {
@@ -1065,7 +1074,24 @@ typedef struct {
     const uint8_t *held;
     int32_t blocks;
     const double *faces; /* rk_objective's: NULL where every goal is a squared distance */
+    int32_t equalities;  /* equality rows, always active: orthonormal, none on a held variable */
+    const double *a_eq;  /* (equalities, n) */
+    const double *b_eq;
 } Descent;
+
+/* v ← P v: v less its part on the active rows, the held variables zeroed (hold) and the
+ * part along the equality rows taken off (the rows are orthonormal and zero where held). */
+static void project_held(const Descent *d, double *v) {
+    const int32_t n = d->objective->n;
+    hold(n, d->q ? d->held : 0, v);
+    for (int32_t l = 0; l < d->equalities; ++l) {
+        const double *row = d->a_eq + (int64_t)n * l;
+        const double along = dot(n, row, v);
+        for (int32_t j = 0; j < n; ++j) {
+            v[j] -= along * row[j];
+        }
+    }
+}
 
 static int32_t leaf_factor(const Descent *d, const double *weights, double *f);
 
@@ -1142,11 +1168,26 @@ static int32_t bound_of(int32_t n, const double *row) {
     return variable;
 }
 
-/* ActiveSet.correct of the active bounds, and of row hit too (≥ 0): each bound's variable set
- * to the bound exactly (s·φ = b with s = ±1 is φ = s·b), and a row hit that is no bound (only
- * where no bound is active) met by the projection onto it when off by more than 1e-13. */
+/* ActiveSet.correct of the active rows, and of row hit too (≥ 0): the equalities met by the
+ * projection onto them when one is off by more than 1e-13, each bound's variable set to the
+ * bound exactly (s·φ = b with s = ±1 is φ = s·b), and a row hit that is no bound (only where
+ * no row is active) met by the projection onto it when off by more than 1e-13. */
 static void put_back(const Descent *d, int32_t hit, double *point) {
     const int32_t n = d->objective->n;
+    double off = 0.0; /* the equalities met by their projection when one is off by 1e-13 */
+    for (int32_t l = 0; l < d->equalities; ++l) {
+        const double extra = fabs(dot(n, d->a_eq + (int64_t)n * l, point) - d->b_eq[l]);
+        off = extra > off ? extra : off;
+    }
+    if (off > 1e-13) {
+        for (int32_t l = 0; l < d->equalities; ++l) {
+            const double *row = d->a_eq + (int64_t)n * l;
+            const double extra = dot(n, row, point) - d->b_eq[l];
+            for (int32_t j = 0; j < n; ++j) {
+                point[j] -= extra * row[j];
+            }
+        }
+    }
     for (int32_t i = 0; i < d->q; ++i) {
         point[d->bound[i]] = d->sign[i] * d->rhs[i];
     }
@@ -1184,11 +1225,11 @@ static double descent_trial(Descent *d, const double *phi, const double *step, d
     return value;
 }
 
-/* H's Gauss–Newton start at phi on the active bounds' null space (goldfarb._Run.initial_h
- * through metric._woodbury_start, bounds zeroed) and the product H g.
+/* H's Gauss–Newton start at phi on the active rows' null space (goldfarb._Run.initial_h
+ * through metric._woodbury_start, bounds zeroed, equalities projected off) and the product H g.
  *
  * Writes F's columns at phi, scaled, into factor (k × n, k = 3·blocks·m); (PF)ᵀ, F with the held
- * variables zeroed, into projected (k × n); L⁻¹ into turn (k × k); H g into hg (n), with
+ * variables zeroed and its part along the equalities taken off, into projected (k × n); L⁻¹ into turn (k × k); H g into hg (n), with
  * H = (P − PF L⁻ᵀ L⁻¹ FᵀP)/μ; μ into *damping. work holds 2n + 3k + k² doubles. Returns
  * RK_STARTED, or RK_NOT_POSITIVE_DEFINITE where F's curvature is not positive definite to
  * rounding. */
@@ -1217,15 +1258,15 @@ RK_EXPORT int32_t rk_gauss_newton_start(Descent *d, const double *phi, double va
                   o->variable_rotation, factor);
         scale_columns(d, k, factor);
     }
-    const double mu = woodbury(n, k, d->q, factor, d->q ? d->bound : 0, 0, projected,
-                               d->relative, d->absolute, value, turn, scratch);
+    const double mu = woodbury(n, k, d->q, factor, d->bound, 0, d->equalities, d->a_eq,
+                               projected, d->relative, d->absolute, value, turn, scratch);
     *damping = mu;
     if (mu < 0.0) {
         return RK_NOT_POSITIVE_DEFINITE;
     }
     /* H g = (P g − PF L⁻ᵀ L⁻¹ (PF)ᵀ P g)/μ: (PF)ᵀ P g = (PF)ᵀ g, PF being zero where held */
     memcpy(held, gradient, sizeof(double) * (size_t)n);
-    hold(n, d->q ? d->held : 0, held);
+    project_held(d, held);
     for (int32_t c = 0; c < k; ++c) {
         t[c] = dot(n, projected + (int64_t)n * c, held);
     }
@@ -1256,7 +1297,7 @@ RK_EXPORT int32_t rk_gauss_newton_start(Descent *d, const double *phi, double va
  * and point_gradient: the accepted point and its gradient; counts (3): the row met at
  * λ_max (−1: none), the evaluations, and the status: RK_STEP_TAKEN, RK_NO_DESCENT (−H g
  * is none), RK_BLOCKED_AT_ONCE (λ_max ≤ 1e-15), RK_NO_DECREASE (the line search found
- * none) or RK_ROW_NOT_A_BOUND (the row met is no bound while bounds are active: the
+ * none) or RK_ROW_NOT_A_BOUND (the row met is no bound while rows are active: the
  * descent takes that step itself).
  * work holds 5n + rows doubles. */
 RK_EXPORT void rk_gauss_newton_search(Descent *d, const double *phi, double value,
@@ -1277,7 +1318,7 @@ RK_EXPORT void rk_gauss_newton_search(Descent *d, const double *phi, double valu
         counts[2] = RK_NO_DESCENT;
         return;
     }
-    hold(n, q ? d->held : 0, step);
+    project_held(d, step);
     /* the ratio test (ActiveSet.first_block) */
     const double length = sqrt(dot(n, step, step));
     double limit = INFINITY;
@@ -1288,9 +1329,13 @@ RK_EXPORT void rk_gauss_newton_search(Descent *d, const double *phi, double valu
         if (!inactive[i] || !(rates[i] < -1e-14 * length)) {
             continue;
         }
-        double rest = 0.0; /* the row's part off the active bounds (ActiveSet.independent) */
+        double rest = 0.0; /* the row's part off the active rows (ActiveSet.independent) */
         for (int32_t j = 0; j < n; ++j) {
             rest += q && d->held[j] ? 0.0 : row[j] * row[j];
+        }
+        for (int32_t l = 0; l < d->equalities; ++l) { /* orthonormal, zero where held */
+            const double along = dot(n, d->a_eq + (int64_t)n * l, row);
+            rest -= along * along;
         }
         if (!(rest > 1e-10)) {
             continue;
@@ -1309,7 +1354,7 @@ RK_EXPORT void rk_gauss_newton_search(Descent *d, const double *phi, double valu
         counts[2] = RK_BLOCKED_AT_ONCE;
         return;
     }
-    if (hit >= 0 && q && bound_of(n, d->a + (int64_t)n * hit) < 0) {
+    if (hit >= 0 && (q || d->equalities) && bound_of(n, d->a + (int64_t)n * hit) < 0) {
         counts[2] = RK_ROW_NOT_A_BOUND;
         return;
     }
@@ -1375,7 +1420,7 @@ RK_EXPORT void rk_gauss_newton_search(Descent *d, const double *phi, double valu
 
 /* goldfarb.gauss_newton_descent: goldfarb._Run's iterations from phi while each is a fresh
  * Gauss–Newton step (rk_gauss_newton_start, then rk_gauss_newton_search) on the bounds
- * active at phi that meets no row and leaves G/w at most drop of itself (so that H starts
+ * active at phi (and the equalities, if any) that meets no row and leaves G/w at most drop of itself (so that H starts
  * afresh at the next one), until G/w ≤ goal_value or the time runs out. Each iteration
  * first takes the Kuhn–Tucker test (active_set.kkt_floor, with its shares rounding and
  * rounding_root of ‖g‖ and √|G|) on the projected gradient, then goldfarb._Run.choose_drop's
@@ -1410,7 +1455,7 @@ RK_EXPORT int32_t rk_gauss_newton_descent(Descent *d, double *phi, double *gradi
             break;
         }
         memcpy(normed, gradient, sizeof(double) * (size_t)n);
-        hold(n, q ? d->held : 0, normed);
+        project_held(d, normed);
         tested = 1;
         const double norm = sqrt(dot(n, gradient, gradient));
         const double projected_norm = sqrt(dot(n, normed, normed));

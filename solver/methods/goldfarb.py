@@ -326,7 +326,7 @@ class Goldfarb(Method):
             if step is not None and left.goal_value is not None:
                 active = active_bounds(phi, space.a_eq, space.b_eq, space.rows_in, space.b_in)
                 if active is not None:
-                    quick = self.kernel_descent(problem, step, phi, active, left)
+                    quick = self.kernel_descent(problem, step, phi, active, left, space)
                     if quick is not None:
                         return quick
             return self.goals(problem, scaled, phi, left, step)
@@ -375,7 +375,7 @@ class Goldfarb(Method):
         step = scaled.gauss_newton_step(problem)
         if step is None:
             return None
-        descent = self.kernel_descent(problem, step, phi0, active, budget)
+        descent = self.kernel_descent(problem, step, phi0, active, budget, space)
         if descent is None:
             return None
         return self.relaxed(problem, scaled, descent, budget, step)
@@ -387,8 +387,12 @@ class Goldfarb(Method):
         phi0: FloatArray,
         active: ActiveBounds,
         budget: Budget,
+        space: ReducedSpace,
     ) -> Descent | None:
-        """The kernel's Gauss–Newton descent from ``phi0``, or None where it is not the whole."""
+        """The kernel's Gauss–Newton descent from ``phi0``, or None where it is not the whole.
+
+        ``space``'s equality rows stay active throughout, as the active bounds do.
+        """
         assert budget.goal_value is not None
         descent = gauss_newton_descent(
             step,
@@ -398,6 +402,7 @@ class Goldfarb(Method):
             max_iterations=budget.max_iterations,
             deadline=budget.deadline,
             goal_value=budget.goal_value,
+            equalities=(space.a_eq, space.b_eq) if len(space.b_eq) else None,
         )
         if descent is None:
             return None

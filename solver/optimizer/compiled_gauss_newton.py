@@ -25,13 +25,14 @@ from ..kernel import DescentStatus, GaussNewtonStart, SearchStatus, StartStatus
 from ..result import Descent, Status
 from ..rows import LimitRows
 from .active_set import ROUNDING, ROUNDING_ROOT, START_SLACK, ActiveSet
-from .metric import GAUSS_NEWTON_DROP, GaussNewtonStep, Metric, woodbury_metric
+from .metric import GAUSS_NEWTON_DROP, Equalities, GaussNewtonStep, Metric, woodbury_metric
 
 __all__ = [
     "ActiveBounds",
     "Iteration",
     "active_bounds",
     "gauss_newton_descent",
+    "held_bounds",
     "start",
     "step",
     "takes_step",
@@ -53,15 +54,30 @@ def active_bounds(
     a_in: FloatArray | LimitRows,
     b_in: FloatArray,
 ) -> ActiveBounds | None:
-    """The rows :func:`.goldfarb.descend` takes as active at ``phi0`` when each is a bound.
+    """The inequality rows :func:`.goldfarb.descend` takes as active at ``phi0``, all bounds.
 
-    :meth:`ActiveSet.at`'s rows, tightest first, where each row of slack at most
-    :data:`.active_set.START_SLACK` is ±1 on one variable (a bound on a variable already
-    held depends on that one's and is passed over, as there). None with an equality or
-    another active row: :func:`gauss_newton_descent` holds bounds alone.
+    :meth:`ActiveSet.at`'s rows after the equalities, tightest first, where each row of
+    slack at most :data:`.active_set.START_SLACK` is ±1 on one variable (a bound on a
+    variable already held depends on that one's and is passed over, as there). None with
+    another active row, or a bound on a variable an equality row touches:
+    :func:`gauss_newton_descent` holds bounds, and equalities apart from them (a control
+    rig's shares, a joint group), alone.
     """
-    if a_eq.shape[0]:
-        return None
+    found = _bounds(phi0, a_in, b_in)
+    if found is None or not a_eq.shape[0] or not len(found[0]):
+        return found
+    return found if _apart(a_eq, found[0]) else None
+
+
+def _apart(a_eq: FloatArray, variables: IntArray) -> bool:
+    """Whether no equality row touches a variable of ``variables``."""
+    return not bool(np.any(a_eq[:, variables] != 0.0))
+
+
+def _bounds(
+    phi0: FloatArray, a_in: FloatArray | LimitRows, b_in: FloatArray
+) -> ActiveBounds | None:
+    """:func:`active_bounds` but for the equalities."""
     rows_in = a_in if isinstance(a_in, LimitRows) else LimitRows(a_in, sparse=False)
     slacks = rows_in @ phi0 - b_in
     near = int(np.count_nonzero(slacks <= START_SLACK))
@@ -89,8 +105,11 @@ def gauss_newton_descent(
     max_iterations: int,
     deadline: float | None,
     goal_value: float,
+    equalities: Equalities | None = None,
 ) -> Descent | None:
-    """:func:`.goldfarb.descend`'s descent from a start where only bounds are active.
+    """:func:`.goldfarb.descend`'s descent from a start where bounds alone are active.
+
+    Equality rows apart from their variables (``equalities``) stay active throughout too.
 
     While every iteration is the kernel's Gauss–Newton step on the bounds active at the
     start (no multiplier negative enough to leave one by :meth:`.goldfarb.Run.choose_drop`'s
@@ -111,9 +130,10 @@ def gauss_newton_descent(
         max_iterations: As :func:`.goldfarb.descend`'s.
         deadline: As :func:`.goldfarb.descend`'s.
         goal_value: As :func:`.goldfarb.descend`'s.
+        equalities: The descent's equality rows (:data:`.metric.Equalities`), or None.
     """
     bounds, signs, rhs, rows = active
-    plan = gauss_newton_step.hold(bounds, signs, rhs, rows)
+    plan = gauss_newton_step.hold(bounds, signs, rhs, rows, equalities)
     found = gauss_newton_step.library.gauss_newton_descent(
         plan,
         phi0,
@@ -193,19 +213,33 @@ def takes_step(run: Iteration) -> bool:
     """Whether the kernel starts ``run``'s H at this iteration (:func:`start`).
 
     It does where H starts afresh from the curvature (not after the crawls that leave
-    it for the projector) with bounds alone active (or no row), and the search may
-    expand.
+    it for the projector) with bounds alone active (or no row), besides equalities
+    that touch none of their variables, and the search may expand.
     """
-    active = run.active
     return (
         run.compiled is not None
         and run.curvature is not None  # not once crawls left it for the projector
         and run.h_unmade
         and not run.quasi
         and run.expand
-        and not active.k
-        and (not active.rows or active.bounds is not None)
+        and held_bounds(run.active) is not None
     )
+
+
+def held_bounds(active: ActiveSet) -> IntArray | None:
+    """The variables ``active``'s inequality rows hold, or None.
+
+    None unless each row is a bound, all on different variables, none of them touched
+    by an equality row.
+    """
+    if not active.rows:
+        return NO_BOUNDS
+    if not active.k:
+        return active.bounds
+    variables = active.a_in.bounds()[0][active.rows]
+    if bool((variables < 0).any()) or np.unique(variables).size != variables.size:
+        return None
+    return variables if _apart(active.a_eq, variables) else None
 
 
 def start(run: Iteration) -> GaussNewtonStart | None:
@@ -217,17 +251,20 @@ def start(run: Iteration) -> GaussNewtonStart | None:
     """
     assert run.compiled is not None
     active = run.active
-    bounds = active.bounds if active.rows else NO_BOUNDS
+    bounds = held_bounds(active)
     assert bounds is not None  # by takes_step
-    signs = active.matrix[bounds, np.arange(len(bounds))]
+    k = active.k  # the equalities' columns come first
+    signs = active.matrix[bounds, k + np.arange(len(bounds))]
+    equalities = (active.a_eq, active.b_eq) if k else None
     started, room = run.compiled.start(
-        run.phi, run.value, run.gradient, (bounds, signs, active.rhs), run.inactive
+        run.phi, run.value, run.gradient, (bounds, signs, active.rhs[k:]), run.inactive, equalities
     )
     if started.status is not StartStatus.STARTED:
         return None
     # F at φ (H's start made from it), as initial_h keeps it
     run.factor, run.factor_at, run.largest = started.factor, run.phi, None
-    run.start_h(lambda: woodbury_metric(started.damping, room, len(bounds), started.turn))
+    held = len(bounds) + k
+    run.start_h(lambda: woodbury_metric(started.damping, room, held, started.turn))
     run.started = started
     return started
 

@@ -28,6 +28,7 @@ from .low_rank import Metric
 __all__ = [
     "GAUSS_NEWTON_DROP",
     "START_CLOCK",
+    "Equalities",
     "GaussNewtonStep",
     "Metric",
     "StartClock",
@@ -291,6 +292,11 @@ def _upper_triangle(k: int) -> tuple[IntArray, IntArray]:
     return upper
 
 
+Equalities = tuple[FloatArray, FloatArray]
+"""Equality rows a descent keeps active throughout, orthonormal (e, n), zero on every
+variable a bound holds, and their right-hand sides (e,)."""
+
+
 class GaussNewtonStep:
     """The kernel's Gauss–Newton iterations of one descent over φ, on its active bounds.
 
@@ -326,8 +332,9 @@ class GaussNewtonStep:
         gradient: FloatArray,
         active: tuple[IntArray, FloatArray, FloatArray],
         inactive: BoolArray,
+        equalities: Equalities | None = None,
     ) -> tuple[kernel.GaussNewtonStart, FloatArray]:
-        """H's start at φ on the active bounds, and H g.
+        """H's start at φ on the active bounds (and the equalities), and H g.
 
         Args:
             phi: The iterate, (n,).
@@ -336,28 +343,37 @@ class GaussNewtonStep:
             active: The bounds active: the variable each holds (q,), its row's entry there
                 (±1) and their right-hand sides (q,).
             inactive: Whether each inequality row is inactive.
+            equalities: The equality rows, always active (:data:`Equalities`), or None.
 
         Returns:
             The kernel's start, and the metric's buffer: its first q rows are the bounds'
-            rows, the next k (PF)ᵀ.
+            rows, the next e the equalities', the next k (PF)ᵀ.
         """
         plan = self.bound()
         bounds, signs, rhs = active
         q = len(bounds)
-        plan.hold(bounds, signs, rhs, inactive)
-        room = Metric.room(len(phi), q + self.k)  # H's rows: the bounds, then (PF)ᵀ
+        plan.hold(bounds, signs, rhs, inactive, equalities)
+        e = plan.held_rows - q
+        room = Metric.room(len(phi), q + e + self.k)  # H's rows: the active ones, then (PF)ᵀ
         room[:q] = 0.0
         room[np.arange(q), bounds] = signs
+        if equalities is not None and e:
+            room[q : q + e] = equalities[0]
         return self.library.gauss_newton_start(plan, phi, value, gradient, room), room
 
     def hold(
-        self, bounds: IntArray, signs: FloatArray, rhs: FloatArray, rows: list[int]
+        self,
+        bounds: IntArray,
+        signs: FloatArray,
+        rhs: FloatArray,
+        rows: list[int],
+        equalities: Equalities | None = None,
     ) -> kernel.DescentPlan:
-        """The plan, bound, with the bounds on ``bounds`` active (inequality ``rows``)."""
+        """The plan, bound, with ``bounds`` (inequality ``rows``) and ``equalities`` active."""
         plan = self.bound()
         inactive = np.ones(len(self.arrays[6]), dtype=bool)
         inactive[rows] = False
-        plan.hold(bounds, signs, rhs, inactive)
+        plan.hold(bounds, signs, rhs, inactive, equalities)
         return plan
 
     def search(

@@ -62,18 +62,25 @@ def _drag(
     slides: bool,
     restarts: int,
     comfort: float = 0.0,
+    tied: int = 0,
 ) -> tuple[int, int]:
     """A drag of 8 events, each solved both ways from the last result.
 
     The goals follow effector points of poses along a straight line in joint space
     (within the limits), each pushed ``reach`` off in a fixed random direction (0: every
-    event reachable), with ``comfort`` toward the rest pose (0: none). Returns how many
+    event reachable), with ``comfort`` toward the rest pose (0: none), and ``tied`` pairs
+    of joints turning in a fixed ratio (a joint group's equalities). Returns how many
     events the quick path took, and how many it was tried on.
     """
     rng = np.random.default_rng(seed)
     figure = long_chain(segments, limit=0.6, slide_every=3 if slides else 0)
     lower, upper = np.maximum(figure.lower, -0.5), np.minimum(figure.upper, 0.5)
     theta, end = rng.uniform(lower, upper), rng.uniform(lower, upper)
+    for k in range(min(tied, segments // 2)):  # seg 2k's first turn leads seg 2k+1's
+        ratio = float(rng.uniform(0.4, 1.0))
+        figure.add_linear_equality({(f"seg{2 * k}", 0): ratio, (f"seg{2 * k + 1}", 0): -1.0})
+        first, second = figure.dof_index(f"seg{2 * k}", 0), figure.dof_index(f"seg{2 * k + 1}", 0)
+        theta[second] = ratio * theta[first]
     chosen = rng.choice(np.arange(1, segments), n_goals, replace=False)
     offsets = rng.normal(size=(n_goals, 3))
     offsets *= reach / np.linalg.norm(offsets, axis=1)[:, None]
@@ -99,6 +106,7 @@ def _drag(
         if comfort:
             problem = problem.with_comfort(Comfort.rest(figure.n_dofs, comfort))
         want = _both_ways(problem, theta, quick, restarts=restarts, goal_tolerance=tolerance)
+        assert want.max_violation <= 1e-9  # the ties and the limits kept
         theta = want.x
     return sum(quick), len(quick)
 
@@ -149,6 +157,64 @@ def test_a_quick_solve_returns_what_the_general_path_does(
     comfort: float,
 ) -> None:
     _drag(seed, segments, n_goals, reach, slides, restarts, comfort)
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    segments=st.integers(4, 16),
+    n_goals=st.integers(1, 3),
+    reach=st.sampled_from([0.0, 0.05, 0.4]),
+    tied=st.integers(1, 4),
+    comfort=st.sampled_from([0.0, 0.5]),
+)
+def test_a_quick_solve_of_tied_joints_returns_what_the_general_path_does(
+    seed: int, segments: int, n_goals: int, reach: float, tied: int, comfort: float
+) -> None:
+    """Equalities (a joint group, a control rig's shares) stay active through the kernel's
+    descent, as through the general path's: the same result, bit for bit."""
+    _drag(seed, segments, n_goals, reach, False, 0, comfort, tied)
+
+
+@pytest.mark.parametrize("comfort", [0.0, 1.0])
+@pytest.mark.parametrize("seed", range(4))
+def test_a_warm_drag_of_tied_joints_takes_the_quick_path(seed: int, comfort: float) -> None:
+    taken, tried = _drag(seed, 16, 2, 0.0, False, 0, comfort, tied=3)
+    if kernel.active() is None:  # no kernel steps, so no quick path
+        assert taken == 0
+        return
+    assert tried == 8 and taken >= 6
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_drag_of_tied_joints_ends_where_numpys_does(seed: int) -> None:
+    """The kernel's descent holding equalities, and numpy's: each event of a drag (comfort
+    on) ends at the same pose to rounding of the steps, the goal met and the ties kept."""
+    if kernel.active() is None:
+        return  # no kernel, nothing to compare
+    rng = np.random.default_rng(seed)
+    figure = long_chain(10, limit=1.0)
+    theta, end = rng.uniform(-0.4, 0.4, (2, figure.n_dofs))
+    for k in range(3):
+        ratio = float(rng.uniform(0.4, 1.0))
+        figure.add_linear_equality({(f"seg{2 * k}", 1): ratio, (f"seg{2 * k + 1}", 1): -1.0})
+        theta[figure.dof_index(f"seg{2 * k + 1}", 1)] = (
+            ratio * theta[figure.dof_index(f"seg{2 * k}", 1)]
+        )
+    comfort = Comfort.rest(figure.n_dofs, 0.5)
+    have = want = theta
+    for fraction in np.linspace(0.0, 0.08, 9)[1:]:
+        point = figure.forward(theta + fraction * (end - theta))[9][:3, 3]
+        problem = Problem(figure, [Constraint(Effector("seg9"), goals.Position(point))])
+        problem = problem.with_comfort(comfort)
+        tolerance = problem.goal_tolerance(1e-7)
+        have = solve(problem, have, restarts=0, goal_tolerance=tolerance).x
+        with kernel.enabled(False):
+            want = solve(problem, want, restarts=0, goal_tolerance=tolerance).x
+        np.testing.assert_allclose(have, want, rtol=0, atol=1e-6)
+        assert problem.potentials(have)[0] <= tolerance
+        ties = figure.limits.a_eq @ have - figure.limits.b_eq
+        assert float(np.abs(ties).max()) <= 1e-12
 
 
 @pytest.mark.parametrize("comfort", [0.0, 1.0])
