@@ -53,6 +53,12 @@ this (times the chain's reach): Blender's IK stretch already leaves the joint 1â
 its target (on Rigify's rigs), so a closer plane is not seen, yet costs one more
 evaluation of the rig."""
 
+LEAD = 0.5
+"""Before the first evaluation of a limb whose trunk moved, its plane is turned when the
+trunk's motion would leave its middle joint further than this share of :data:`SWIVEL`
+off: the plane Blender's IK then takes also turns a little with the chain's end, and
+the margin keeps it within :data:`SWIVEL`, so that no second evaluation turns it again."""
+
 TOLERANCE = 5e-6
 """A limb is placed when each of its skeleton bones is this close to its target (times
 the limb's length)."""
@@ -181,6 +187,8 @@ def place_limbs(
                 _write_fk(obj, writer, limb, targets)
             else:
                 _write_ik(obj, writer, limb, targets, holds[k])
+                if passes[k] == 0 and moved:
+                    _lead_swivel(obj, writer, limb, targets)
                 if passes[k] == 0 and heels is not None:
                     paws.lead_heel(obj, writer, limb, heels)
             written[k].update(dict.fromkeys(c for c in writer.new if c not in earlier))
@@ -289,41 +297,72 @@ def _write_ik(
     _write_carried(obj, writer, tails, targets)
 
 
+def _lead_swivel(obj: Any, writer: ControlWriter, limb: Limb, targets: Mapping[str, Matrix]) -> str:
+    """The chain's plane turned onto the targets' before the rig is evaluated; the control.
+
+    The plane is the one the trunk's writes will carry (:func:`_write_swivel`).
+
+    The chain's root follows its parent, whose new pose ``writer`` predicts: the plane
+    Blender evaluated last is carried by that parent's motion, and the end lands on its
+    target. A trunk turned by a drag turns the plane with it, which would otherwise cost
+    one more evaluation of the rig to be seen and turned back.
+    """
+    root = obj.pose.bones[limb.bones[0]]
+    parent = writer.parent_pose(root)
+    if parent is None:
+        return ""
+    motion: Matrix = parent @ root.parent.matrix.inverted_safe()
+    return _write_swivel(obj, writer, limb, targets, motion)
+
+
 def _write_swivel(
-    obj: Any, writer: ControlWriter, limb: Limb, targets: Mapping[str, Matrix]
+    obj: Any,
+    writer: ControlWriter,
+    limb: Limb,
+    targets: Mapping[str, Matrix],
+    motion: Matrix | None = None,
 ) -> str:
     """Turn the chain's plane onto the targets' (pole or base twist); the control written.
 
     The plane is the one through the chain's root, middle joint and end; it is turned
     about the line from the root to the end. "" when the targets leave it free.
+    ``motion``: the pose-space motion the writes not yet evaluated give the chain's
+    root's parent (:func:`_lead_swivel`): the middle joint and the swivel's control as
+    Blender evaluated them are carried by it, the end taken at its target.
     """
     first, middle = limb.bones[0], limb.bones[1]
     if first not in targets or middle not in targets:
         return ""
     bones = obj.pose.bones
+    last = limb.bones[limb.chain_end]
+    carry = motion if motion is not None else Matrix.Identity(4)
     root = targets[first].translation
-    end = bones[limb.bones[limb.chain_end]].matrix.translation
+    if motion is not None and last in targets:
+        end = targets[last].translation
+    else:
+        end = carry @ bones[last].matrix.translation
     axis = end - root
     if axis.length < 1e-12:
         return ""
     axis.normalize()
     wanted = _off_line(targets[middle].translation - root, axis)
-    now = _off_line(bones[middle].matrix.translation - root, axis)
+    now = _off_line(carry @ bones[middle].matrix.translation - root, axis)
     if wanted is None or now is None:
         return ""
     angle = now.angle(wanted)
     if now.cross(wanted).dot(axis) < 0.0:
         angle = -angle
     reach = (bones[first].bone.length + bones[middle].bone.length) or 1.0
-    if abs(angle) * now.length <= SWIVEL * reach:  # the middle joint is placed already
+    share = LEAD if motion is not None else 1.0
+    if abs(angle) * now.length <= share * SWIVEL * reach:  # the middle joint is placed already
         return ""
     if limb.uses_pole and limb.pole:
-        pole = bones[limb.pole].matrix.copy()
+        pole = carry @ bones[limb.pole].matrix
         pole.translation = root + (end - root) / 2.0 + wanted.normalized() * reach
         writer.write(limb.pole, pole)
         return limb.pole
     turn = Matrix.Translation(root) @ Matrix.Rotation(angle, 4, axis) @ Matrix.Translation(-root)
-    writer.write(limb.ik_base, turn @ bones[limb.ik_base].matrix)
+    writer.write(limb.ik_base, turn @ carry @ bones[limb.ik_base].matrix)
     return limb.ik_base
 
 

@@ -221,6 +221,37 @@ def test_a_steady_ik_drag_places_each_event_in_one_evaluation(reach):
     assert counts[3:] == [1] * 17, counts  # from the third event on
 
 
+def test_a_drag_from_torso_turns_an_ik_limbs_plane_with_the_trunk_before_evaluating(
+    reach, monkeypatch
+):
+    # Dragged from torso, a foot's goal turns the trunk at every event, and the knee's
+    # plane with it: carried to the trunk's new pose and turned onto the targets' before
+    # the rig is evaluated, the plane is within its tolerance after one evaluation; seen
+    # only once evaluated, it takes a second evaluation to be turned back
+    placing = importlib.import_module(f"{reach.__name__}.addon.bridge.control_rig.placing")
+    obj, limb = constrained_end(reach, "human", "thigh.L", "IK", "foot_ik.L", "torso", True)
+    goal = obj.reach.constraints["end"].goal
+    start, root = goal.location.copy(), obj.matrix_world @ obj.pose.bones[limb.bones[0]].head
+
+    def drag():
+        session = reach.addon.drag_session.DragSession(bpy.context, obj, goal)
+
+        def event(k: int) -> None:
+            stats = session.step(start.lerp(root, 0.01 * k))
+            assert not stats.unmet and not stats.diverging, stats
+
+        return session, evaluations(obj, (lambda k=k: event(k) for k in range(1, 21)))
+
+    with monkeypatch.context() as unled:
+        unled.setattr(placing, "_lead_swivel", lambda *_args: "")
+        session, seen = drag()
+        session.cancel()
+    session, led = drag()
+    session.finish()
+    assert obj.reach.stats.message.startswith("all constraints met"), obj.reach.stats.message
+    assert sum(led[3:]) <= 0.8 * sum(seen[3:]), (led, seen)
+
+
 @pytest.mark.parametrize(
     ("kind", "name", "end", "chain_start"),
     [
