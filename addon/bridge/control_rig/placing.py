@@ -11,9 +11,11 @@ evaluated pose where a mechanism did otherwise (a few passes at most).
 - IK mode: the end control carries the chain's last bone; the bones after it through
   their own controls; the elbow or knee plane through the pole when the rig uses one,
   else by turning the chain's base control about the line from the chain's root to its
-  end, when that moves the middle joint by more than :data:`SWIVEL`. Blender's IK then
-  poses the chain: the end exactly, the middle joint as closely as the rig's own IK
-  stretch lets it (Rigify's shortens a bent chain by 1–3%).
+  end, when that moves the middle joint by more than :data:`SWIVEL`; below a trunk the
+  same write moves, the plane as the trunk carries it is turned before the rig is
+  evaluated (:data:`LEAD`). Blender's IK then poses the chain: the end exactly, the
+  middle joint as closely as the rig's own IK stretch lets it (Rigify's shortens a bent
+  chain by 1–3%).
 - A paw in IK mode: the heel control carries the last bone the rest of the way, written
   once Blender has evaluated the rig's mechanism above it, unless the heel's lead
   (:mod:`.paws`) has placed the limb already.
