@@ -340,7 +340,11 @@ class Goldfarb(Method):
             def settler(
                 first: Descent, aim: ComfortAim, constants: dict[str, float], budget: Budget
             ) -> Rounds | None:
-                return compiled_settle(rounds, first, aim, constants, budget, space)
+                settled = compiled_settle(rounds, first, aim, constants, budget, space)
+                last = rounds.plan.last()  # often at the end: the solve's own evaluation there
+                if last is not None:
+                    problem.keep_compiled(*last)
+                return settled
 
         longest = float(np.max(problem.chain_lengths, initial=1.0))
         return relax(

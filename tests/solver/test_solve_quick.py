@@ -425,3 +425,26 @@ def test_a_problem_moved_with_its_figure_solves_as_one_built_on_the_moved_figure
         plan, original = on.derived.objective_plan, problem.derived.objective_plan
         assert plan is not None and original is not None
         assert plan.descents is original.descents
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_solve_with_comfort_returns_its_problems_own_value_and_gradient_at_its_pose(
+    seed: int,
+) -> None:
+    """Comfort's rounds keep the kernel's last evaluation for the result: the value and
+    gradient a solve returns are those of the same problem evaluated afresh at its pose,
+    bit for bit."""
+    rng = np.random.default_rng(seed)
+    figure = long_chain(10, limit=1.0)
+    theta = rng.uniform(-0.4, 0.4, figure.n_dofs)
+    point = figure.forward(theta + rng.uniform(-0.1, 0.1, figure.n_dofs))[9][:3, 3]
+
+    def problem() -> Problem:
+        made = Problem(figure, [Constraint(Effector("seg9"), goals.Position(point))])
+        return made.with_comfort(Comfort.rest(figure.n_dofs, 0.5))
+
+    solved = problem()
+    result = solve(solved, theta, restarts=0, goal_tolerance=solved.goal_tolerance(1e-7))
+    value, gradient = problem().evaluate(result.x)  # a new problem: nothing kept
+    assert result.fun == value
+    np.testing.assert_array_equal(result.jac, gradient)
