@@ -768,15 +768,26 @@ static int32_t cholesky(int32_t p, double *s, double mu) {
     return 0;
 }
 
+/* v ← v less its part along each of the e orthonormal rows (e rows of n). */
+static void take_off(int32_t n, int32_t e, const double *rows, double *v) {
+    for (int32_t l = 0; l < e; ++l) {
+        const double *row = rows + (int64_t)n * l;
+        const double along = dot(n, row, v);
+        for (int32_t j = 0; j < n; ++j) {
+            v[j] -= along * row[j];
+        }
+    }
+}
+
 /* metric._woodbury_start's factorisation, for F (n, k) given by its columns (k rows of n).
  *
  * Writes (PF)ᵀ into projected (k rows of n): each column of F less its part in the span of
  * the q orthonormal rows of basis, or, given bounds (q variables), with those variables
- * zeroed and then, given e equality rows too (orthonormal, none on a bound's variable), less
- * its part in their span. Then S = (PF)ᵀ PF + μ I with μ = max(relative · the largest diagonal entry of
- * P F Fᵀ P, absolute · |value|, 1e-12) (metric.gauss_newton_damping), its Cholesky factor
- * S = L Lᵀ, and turn (k, k) = L⁻¹ with its upper triangle zero. scratch holds n + k²
- * doubles. Returns μ, or −1 where S is not positive definite to rounding. */
+ * zeroed and then, given e equality rows too (orthonormal, none on a bound's variable),
+ * less its part in their span. Then S = (PF)ᵀ PF + μ I with μ = max(relative · the largest
+ * diagonal entry of P F Fᵀ P, absolute · |value|, 1e-12) (metric.gauss_newton_damping), its
+ * Cholesky factor S = L Lᵀ, and turn (k, k) = L⁻¹ with its upper triangle zero. scratch
+ * holds n + k² doubles. Returns μ, or −1 where S is not positive definite to rounding. */
 static double woodbury(int32_t n, int32_t k, int32_t q, const double *columns,
                        const int32_t *bounds, const double *basis, int32_t e,
                        const double *equalities, double *projected, double relative,
@@ -792,13 +803,7 @@ static double woodbury(int32_t n, int32_t k, int32_t q, const double *columns,
             for (int32_t l = 0; l < q; ++l) {
                 f[bounds[l]] = 0.0;
             }
-            for (int32_t l = 0; l < e; ++l) { /* rows apart from the bounds' variables */
-                const double *row = equalities + (int64_t)n * l;
-                const double along = dot(n, row, f);
-                for (int32_t j = 0; j < n; ++j) {
-                    f[j] -= along * row[j];
-                }
-            }
+            take_off(n, e, equalities, f); /* rows apart from the bounds' variables */
         } else {
             for (int32_t l = 0; l < q; ++l) {
                 const double *row = basis + (int64_t)n * l;
@@ -1045,8 +1050,8 @@ RK_EXPORT int32_t rk_newton_cg(POSE_HESSIAN, const uint8_t *held, const double *
  * by scale / √w (Scaled.curvature). The q active rows are bounds: row i is sign[i] on
  * variable bound[i] alone, held at rhs[i] (held[j] = 1 for each variable one holds; NULL
  * with q = 0), and the equality rows, orthonormal and zero on every held variable, always
- * active (a_eq φ = b_eq; equalities = 0: none). pose holds the pose at posed_at (n) when posed is 1: the last point
- * evaluated; theta holds that point's θ and total G there. F has k = 3·blocks·m columns,
+ * active (a_eq φ = b_eq; equalities = 0: none). pose holds the pose at posed_at (n) when
+ * posed is 1: the last point evaluated; theta holds that point's θ and total G there. F has k = 3·blocks·m columns,
  * one a goal vector's coordinate. */
 typedef struct {
     const Objective *objective;
@@ -1084,13 +1089,7 @@ typedef struct {
 static void project_held(const Descent *d, double *v) {
     const int32_t n = d->objective->n;
     hold(n, d->q ? d->held : 0, v);
-    for (int32_t l = 0; l < d->equalities; ++l) {
-        const double *row = d->a_eq + (int64_t)n * l;
-        const double along = dot(n, row, v);
-        for (int32_t j = 0; j < n; ++j) {
-            v[j] -= along * row[j];
-        }
-    }
+    take_off(n, d->equalities, d->a_eq, v);
 }
 
 static int32_t leaf_factor(const Descent *d, const double *weights, double *f);
@@ -1179,13 +1178,11 @@ static void put_back(const Descent *d, int32_t hit, double *point) {
         const double extra = fabs(dot(n, d->a_eq + (int64_t)n * l, point) - d->b_eq[l]);
         off = extra > off ? extra : off;
     }
-    if (off > 1e-13) {
-        for (int32_t l = 0; l < d->equalities; ++l) {
-            const double *row = d->a_eq + (int64_t)n * l;
-            const double extra = dot(n, row, point) - d->b_eq[l];
-            for (int32_t j = 0; j < n; ++j) {
-                point[j] -= extra * row[j];
-            }
+    for (int32_t l = 0; off > 1e-13 && l < d->equalities; ++l) {
+        const double *row = d->a_eq + (int64_t)n * l;
+        const double extra = dot(n, row, point) - d->b_eq[l];
+        for (int32_t j = 0; j < n; ++j) {
+            point[j] -= extra * row[j];
         }
     }
     for (int32_t i = 0; i < d->q; ++i) {
@@ -1226,11 +1223,12 @@ static double descent_trial(Descent *d, const double *phi, const double *step, d
 }
 
 /* H's Gauss–Newton start at phi on the active rows' null space (goldfarb._Run.initial_h
- * through metric._woodbury_start, bounds zeroed, equalities projected off) and the product H g.
+ * through metric._woodbury_start, bounds zeroed, equalities projected off) and the product
+ * H g.
  *
  * Writes F's columns at phi, scaled, into factor (k × n, k = 3·blocks·m); (PF)ᵀ, F with the held
- * variables zeroed and its part along the equalities taken off, into projected (k × n); L⁻¹ into turn (k × k); H g into hg (n), with
- * H = (P − PF L⁻ᵀ L⁻¹ FᵀP)/μ; μ into *damping. work holds 2n + 3k + k² doubles. Returns
+ * variables zeroed and its part along the equalities taken off, into projected (k × n); L⁻¹
+ * into turn (k × k); H g into hg (n), with H = (P − PF L⁻ᵀ L⁻¹ FᵀP)/μ; μ into *damping. work holds 2n + 3k + k² doubles. Returns
  * RK_STARTED, or RK_NOT_POSITIVE_DEFINITE where F's curvature is not positive definite to
  * rounding. */
 RK_EXPORT int32_t rk_gauss_newton_start(Descent *d, const double *phi, double value,
@@ -1420,8 +1418,8 @@ RK_EXPORT void rk_gauss_newton_search(Descent *d, const double *phi, double valu
 
 /* goldfarb.gauss_newton_descent: goldfarb._Run's iterations from phi while each is a fresh
  * Gauss–Newton step (rk_gauss_newton_start, then rk_gauss_newton_search) on the bounds
- * active at phi (and the equalities, if any) that meets no row and leaves G/w at most drop of itself (so that H starts
- * afresh at the next one), until G/w ≤ goal_value or the time runs out. Each iteration
+ * active at phi (and the equalities, if any) that meets no row and leaves G/w at most drop
+ * of itself (so that H starts afresh at the next one), until G/w ≤ goal_value or the time runs out. Each iteration
  * first takes the Kuhn–Tucker test (active_set.kkt_floor, with its shares rounding and
  * rounding_root of ‖g‖ and √|G|) on the projected gradient, then goldfarb._Run.choose_drop's
  * on the bounds' multipliers λ_i = sign_i g[bound_i]: the most negative is kept while

@@ -341,9 +341,7 @@ class Goldfarb(Method):
                 first: Descent, aim: ComfortAim, constants: dict[str, float], budget: Budget
             ) -> Rounds | None:
                 settled = compiled_settle(rounds, first, aim, constants, budget, space)
-                last = rounds.plan.last()  # often at the end: the solve's own evaluation there
-                if last is not None:
-                    problem.keep_compiled(*last)
+                _keep_last(problem, rounds)
                 return settled
 
         longest = float(np.max(problem.chain_lengths, initial=1.0))
@@ -410,9 +408,7 @@ class Goldfarb(Method):
         )
         if descent is None:
             return None
-        last = step.plan.last()  # usually at the end: the solve's own evaluation there is kept
-        if last is not None:
-            problem.keep_compiled(*last)
+        _keep_last(problem, step)
         return descent
 
     def by_levels(self, leg: Leg) -> Descent:
@@ -431,6 +427,17 @@ class Goldfarb(Method):
             leg.budget,
             leg.reporter,
         )
+
+
+def _keep_last(problem: Problem, step: GaussNewtonStep) -> None:
+    """Keep the kernel's last evaluation of ``step``'s descent as ``problem``'s own.
+
+    Usually at the descent's or the rounds' end: the solve's own evaluation there is then
+    not made again.
+    """
+    last = step.plan.last()
+    if last is not None:
+        problem.keep_compiled(*last)
 
 
 def compiled_settle(
