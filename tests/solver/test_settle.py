@@ -9,7 +9,7 @@ from contextlib import contextmanager
 
 import numpy as np
 import pytest
-from hypothesis import assume, given, settings
+from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 from problems import long_chain
 
@@ -160,6 +160,9 @@ def compiled() -> Iterator[None]:
 
 @settings(max_examples=100, deadline=None)
 @given(**DRAGS)
+@example(
+    seed=207, segments=16, n_goals=1, move=0.0, polygons=True, oriented=False, grouped=True
+)  # condition number 3.6e10: the two 4.9e-8 apart
 def test_a_kernel_round_is_numpys(
     compiled: None,
     seed: int,
@@ -175,7 +178,7 @@ def test_a_kernel_round_is_numpys(
     computes the same to rounding."""
     problem, theta = _settling(seed, segments, n_goals, move, polygons, oriented, grouped)
     with _conditioning() as worst:
-        _, _, ours, theirs, _ = _both(problem, theta, rounds=1)
+        first, _, ours, theirs, _ = _both(problem, theta, rounds=1)
     assert theirs is not None
     # a singular normal matrix (the goals' columns and the rows held dependent, where
     # comfort presses most joints onto their limits): its damped solve's answer is
@@ -186,7 +189,11 @@ def test_a_kernel_round_is_numpys(
         ours.iterations,
         ours.evaluations,
     )
-    np.testing.assert_allclose(theirs.phi, ours.phi, rtol=0.0, atol=1e-8)
+    # rounding in a solve grows with its matrix's condition number: a nearly dependent
+    # held row (a polygon's edge beside a group's tie) leaves the two a step's κ·ε apart
+    step = float(np.max(np.abs(ours.phi - first.phi), initial=0.0))
+    rounding = np.finfo(float).eps / worst[0] * step
+    np.testing.assert_allclose(theirs.phi, ours.phi, rtol=0.0, atol=1e-8 + rounding)
     assert theirs.value == pytest.approx(ours.value, rel=1e-3, abs=1e-20)
 
 
