@@ -23,7 +23,7 @@ from .arrays import Array
 from .balance import balance_constraints
 from .bone_ends import end_local
 from .kinds import figure_rig
-from .rig import Rig, to_numpy
+from .rig import Rig, far_off, to_numpy
 from .soles import support_points
 
 
@@ -147,18 +147,21 @@ def goal_frame(
 
 
 def _goal_matrix(goal: Any, label: str, read: Any | None = None) -> Array:
-    """The goal object's world matrix, checked: finite, with no zero scale.
+    """The goal object's world matrix, checked: finite, near the origin, with no zero scale.
 
     ``read``: that matrix as just read (None: read here).
 
     Raises:
-        BlenderDataError: For a non-finite transform or a zero scale.
+        BlenderDataError: For a non-finite transform, one past :data:`.rig.FAR`, or a
+            zero scale.
     """
     matrix = to_numpy(world_of(goal) if read is None else read)
     if not np.isfinite(matrix).all():
         raise BlenderDataError(
             f"{label}: goal '{goal.name}' has a non-finite (NaN or infinite) transform"
         )
+    if (error := far_off(f"{label}: goal '{goal.name}'", matrix)) is not None:
+        raise error
     if float((matrix[:3, :3] * matrix[:3, :3]).sum(axis=0).min()) <= 1e-24:
         raise BlenderDataError(
             f"{label}: goal '{goal.name}' has zero scale; its axes are undefined"

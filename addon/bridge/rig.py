@@ -254,17 +254,37 @@ def check_rest(matrix: Array, what: str) -> None:
     )
 
 
+FAR = 1e15
+"""No armature or goal lies further than this from the world's origin (world units): past
+it, Blender's single-precision coordinates keep no shape of a body, and the solve's
+squared distances and their products reach the end of double precision."""
+
+
+def far_off(name: str, matrix: Array) -> BlenderDataError | None:
+    """The error for ``name`` (an armature, a goal) whose world matrix lies past :data:`FAR`."""
+    distance = float(np.abs(matrix[:3, 3]).max())
+    if distance <= FAR:
+        return None
+    return BlenderDataError(
+        f"{name} lies {distance:.3g} m from the world's origin, past {FAR:g} m, where no pose can "
+        "be measured: move it back near the origin"
+    )
+
+
 def world_matrix(obj: Any) -> Array:
-    """The armature's world matrix, checked to be finite and a similarity.
+    """The armature's world matrix, checked to be finite, near the origin and a similarity.
 
     Raises:
-        BlenderDataError: For NaN, or a non-uniform or negative scale.
+        BlenderDataError: For NaN, a place past :data:`FAR`, or a non-uniform or negative
+            scale.
     """
     world = to_numpy(obj.matrix_world)
     if not np.all(np.isfinite(world)):
         raise BlenderDataError(
             f"armature '{obj.name}' has a non-finite (NaN or infinite) transform"
         )
+    if (error := far_off(f"armature '{obj.name}'", world)) is not None:
+        raise error
     if not is_similarity(world[:3, :3]):
         own = tuple(round(float(s), 4) for s in obj.scale)
         whose = f"its scale {own}"

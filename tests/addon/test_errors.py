@@ -32,6 +32,23 @@ def test_solve_reports_nan_transforms(reach, where):
     solve_fails(obj, match)
 
 
+@pytest.mark.parametrize("where", ["goal", "armature"])
+def test_a_goal_or_armature_past_single_precisions_reach_is_refused_naming_it(reach, where):
+    """A place past 1e15 m keeps no shape of a body: the solve refuses it, naming it."""
+    obj = four_limbs()
+    far = 3.4e38 if where == "armature" else -1e30
+    if where == "goal":
+        goal = obj.reach.constraints["hand.L"].goal
+        goal.location = (0.0, far, 0.0)
+        named = rf"constraint 'hand.L': goal '{goal.name}'"
+    else:
+        obj.location = (far, 0.0, 0.0)
+        named = r"armature 'metarig'"
+    bpy.context.view_layer.update()
+    where_to = r"m from the world's origin, past 1e\+15 m, where no pose can be measured"
+    solve_fails(obj, rf"{named} lies [0-9.e+]+ {where_to}: move it back near the origin")
+
+
 @pytest.mark.parametrize("kind", ["POSITION", "ORIENTATION"])
 def test_a_goal_of_zero_scale_is_refused_naming_it(reach, kind):
     obj = four_limbs()
