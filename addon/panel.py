@@ -138,7 +138,7 @@ class REACH_PT_constraints(ArmaturePanel, Panel):
 
 
 class REACH_PT_bake(ArmaturePanel, Panel):
-    """Bake: hold the constraints on every frame of the scene's range, as keys."""
+    """Bake: hold the constraints on every frame of the scene's range; plant the feet."""
 
     bl_label = "Bake"
     bl_parent_id = "REACH_PT_constraints"
@@ -162,6 +162,9 @@ class REACH_PT_bake(ArmaturePanel, Panel):
         op.frame_start, op.frame_end = scene.frame_start, scene.frame_end
         op.reduce, op.tolerance = settings.bake_reduce, settings.bake_tolerance
         layout.label(text="Esc stops a bake and keeps the frames baked so far", icon="INFO")
+        op = layout.operator("reach.plant_contacts", icon="CON_FLOOR")
+        op.armature = obj.name
+        op.frame_start, op.frame_end = scene.frame_start, scene.frame_end
 
 
 class REACH_PT_constraint_settings(ArmaturePanel, Panel):

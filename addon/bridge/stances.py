@@ -1,7 +1,8 @@
 """Where a foot stands in a clip: its heel's and toe's stances found from their paths.
 
 A point of the foot (its heel or its toe) is down at a frame when it is nearly still and
-low: its speed under :data:`STILL` leg lengths a second, and its height within
+low: its speed into or out of the frame under :data:`STILL` leg lengths a second, and
+its height within
 :data:`LOW` leg lengths of the lowest point of either foot at that frame, so that a foot
 on the stair above the other's is still down while a foot held up is not. Short gaps
 (:data:`GAP`) are closed and short stances (:data:`SHORTEST`) dropped, in seconds, so
@@ -138,7 +139,10 @@ def _down(
     limits: Thresholds,
 ) -> NDArray[np.bool_]:
     """Per frame, whether the point is down (still and low), gaps closed, blips dropped."""
-    speed = np.linalg.norm(np.gradient(path, axis=0), axis=1) * fps
+    # the slower of the steps into and out of each frame: a landing's first frame and a
+    # lift's last are still on one side
+    steps = np.linalg.norm(np.diff(path, axis=0), axis=1)
+    speed = np.minimum(np.append(steps, np.inf), np.insert(steps, 0, np.inf)) * fps
     down: NDArray[np.bool_] = (speed <= limits.still * leg) & (
         path[:, 2] <= lowest + limits.low * leg
     )

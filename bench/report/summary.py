@@ -6,7 +6,8 @@ Run from the repository root after the benchmarks::
 
 Reads ``blender.json`` (Reach against Blender's Standard IK on the Rigify metarig),
 ``solver.json`` (Reach against scipy), ``bank.json`` (the problem bank), ``kernel.json``,
-``bake.json`` and ``large_rig.json`` (the speed targets), and, for the
+``bake.json``, ``large_rig.json`` and ``plant.json`` (the speed targets, and Plant
+Contacts' slide after), and, for the
 headline numbers below the table, ``scale.json``, ``papers.json``, ``bake.json`` and
 ``methods.json`` and ``methods_blender.json`` (every solver method; the latter
 through the add-on in Blender); a missing file leaves its rows "not
@@ -45,7 +46,7 @@ from typing import Any
 from bench.harness import results_folder, shown
 from bench.report.summary_robustness import bank_targets, drag_targets, mixed_rows
 from bench.report.summary_rows import Row, missing
-from bench.report.summary_speed import speed_rows
+from bench.report.summary_speed import plant_rows, speed_rows
 
 PEER = "standard_500"
 PEER_NAME = "Standard IK 500 it."
@@ -340,6 +341,7 @@ def main() -> None:
             "methods_blender",
             "kernel",
             "large_rig",
+            "plant",
         )
     }
     table = (
@@ -347,6 +349,7 @@ def main() -> None:
         + mixed_rows(data["mixed"])
         + bank_targets(data["bank"])
         + speed_rows(data["kernel"], data["bake"], data["large_rig"])
+        + plant_rows(data["plant"])
     )
     notes = (
         headlines(data["scale"], data["papers"], data["solver"])

@@ -1,4 +1,5 @@
-"""The speed targets' rows of ``summary.md``: the compiled kernel, the bake and large rigs."""
+"""The speed targets' rows of ``summary.md``: the compiled kernel, the bake, large rigs, and
+Plant Contacts (its slide after and its time per frame)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ from typing import Any
 
 from bench.report.summary_rows import Row, missing
 
-__all__ = ["speed_rows"]
+__all__ = ["plant_rows", "speed_rows"]
 
 
 def speed_rows(
@@ -16,6 +17,28 @@ def speed_rows(
 ) -> list[Row]:
     """Rows from ``kernel.json``, ``bake.json`` and ``large_rig.json``."""
     return [*_kernel_rows(kernel), *_bake_rows(bake), *_large_rig_rows(large_rig)]
+
+
+def plant_rows(plant: dict[str, Any] | None) -> list[Row]:
+    """Rows from ``plant.json``: each walk's largest toe travel after, and ms per frame."""
+    slide = "Plant Contacts, sliding walks: each stance's toe travel ≤3 mm after"
+    speed = "Plant Contacts: ≤10 ms a frame"
+    if plant is None:
+        return [missing(slide, "not measured"), missing(speed, "not measured")]
+    runs = plant["runs"].values()
+    after = max(run["after_mm_max"] for run in runs)
+    before = max(run["before_mm_max"] for run in runs)
+    ms = max(run["ms_per_frame"] for run in runs)
+    return [
+        Row(
+            slide,
+            f"{after:.2f} mm",
+            f"before {before:.1f} mm",
+            f"{after / 3.0:.2f}× the target",
+            after <= 3.0,
+        ),
+        Row(speed, f"{ms:.1f} ms", "", f"{ms / 10.0:.2f}× the target", ms <= 10.0),
+    ]
 
 
 def _kernel_rows(kernel: dict[str, Any] | None) -> list[Row]:

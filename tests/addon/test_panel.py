@@ -142,6 +142,13 @@ def test_every_panel_draws_a_figure_with_every_goal_type(reach):
     assert (listed.arguments["dataptr"], listed.arguments["propname"]) == (obj.reach, "followers")
     (add,) = followers.operators("reach.follower_add")
     assert (add.armature, add.bone) == (obj.name, "upper_arm.L")
+    (plant,) = drawn["REACH_PT_bake"].operators("reach.plant_contacts")
+    scene = bpy.context.scene
+    assert (plant.armature, plant.frame_start, plant.frame_end) == (
+        obj.name,
+        scene.frame_start,
+        scene.frame_end,
+    )
 
 
 @pytest.mark.parametrize("kind", GOAL_TYPES)

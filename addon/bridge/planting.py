@@ -1,0 +1,185 @@
+"""Imported motion's feet planted: the feet found, their paths read, each stance keyed.
+
+A foot is planted by two of Reach's constraints on its bone, each with its chain from
+the thigh: its head (the ankle) while the heel is down, its end (the ball of the foot,
+where the toes begin) while the toe is down. Each stance's goals stand where the foot
+stood at one frame of it (the middle of the frames both are down), so the two goals
+keep the foot's own length and the foot stands as the motion put it there, on level
+ground or not. Over :data:`BLEND` seconds before and after, a goal moves from the
+motion's own path to its planted place and back, so that nothing pops where a contact
+begins or ends; its constraint is keyed on for those frames and off elsewhere.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from ..errors import BlenderDataError
+from .anatomy import human_body
+from .bone_ends import end_local
+from .stances import Foot, Stance
+
+__all__ = ["BLEND", "FootBones", "Plan", "find_feet", "foot_paths", "leg_bones", "plan", "travel"]
+
+BLEND = 0.1
+"""Seconds over which a planted goal moves from the motion's path to its place, and back."""
+
+POINTS = ("heel", "toe")
+"""A foot's planted points: its bone's head (the ankle) and its end (the ball)."""
+
+
+@dataclass(frozen=True)
+class FootBones:
+    """A foot of the skeleton: its bone, its side ("L" or "R") and its leg's thigh."""
+
+    bone: str
+    side: str
+    thigh: str
+
+
+@dataclass(frozen=True)
+class Plan:
+    """One planted point's constraint over the clip's frames.
+
+    Attributes:
+        on: Per frame, whether the constraint holds the point.
+        goal: Per frame, where its goal stands (world space, (frames, 3)); the motion's
+            own path where it is off.
+    """
+
+    on: NDArray[np.bool_]
+    goal: NDArray[np.float64]
+
+
+def find_feet(obj: Any) -> list[FootBones]:
+    """The skeleton's feet, left first, each with its thigh (:func:`.anatomy.human_body`).
+
+    Raises:
+        BlenderDataError: When no foot is found, naming the bones a leg is read from.
+    """
+    found, _ = human_body(obj)
+    thighs = {side: bone for bone, (part, side) in found.items() if part == "thigh"}
+    feet = [
+        FootBones(bone, side, thighs[side])
+        for bone, (part, side) in found.items()
+        if part == "foot" and side in thighs
+    ]
+    if not feet:
+        raise BlenderDataError(
+            f"armature '{obj.name}' has no legs Reach recognises: name a leg's thigh and "
+            "shin as Rigify (thigh.L, shin.L), Mixamo or BVH (LeftUpLeg, LeftLeg) or the UE "
+            "mannequin (thigh_l, calf_l) do, with the foot continuing the shin"
+        )
+    return sorted(feet, key=lambda foot: foot.side)
+
+
+def leg_bones(obj: Any, foot: FootBones) -> list[str]:
+    """The bones a foot's planted constraints move: the foot's and its parents' to the thigh."""
+    bone = obj.data.bones[foot.bone]
+    names = [bone.name]
+    while bone.name != foot.thigh and bone.parent is not None:
+        bone = bone.parent
+        names.append(bone.name)
+    return names
+
+
+def foot_paths(
+    scene: Any, obj: Any, feet: Sequence[FootBones], frames: Sequence[int]
+) -> dict[str, Foot]:
+    """Each foot's heel (its bone's head) and toe (its end) in world space, per frame.
+
+    Sets the scene to each frame in turn (Blender evaluates the motion there).
+    """
+    bones = obj.data.bones
+    ends = {foot.bone: end_local(bones[foot.bone]) for foot in feet}
+    heels = {foot.bone: np.empty((len(frames), 3)) for foot in feet}
+    toes = {foot.bone: np.empty((len(frames), 3)) for foot in feet}
+    pose = obj.pose.bones
+    for k, frame in enumerate(frames):
+        scene.frame_set(frame)
+        world = obj.matrix_world
+        for foot in feet:
+            matrix = world @ pose[foot.bone].matrix
+            heels[foot.bone][k] = tuple(matrix.translation)
+            toes[foot.bone][k] = tuple(matrix @ ends[foot.bone])
+    return {name: Foot(heels[name], toes[name]) for name in heels}
+
+
+def plan(path: Foot, stances: Sequence[Stance], fps: float) -> dict[str, Plan]:
+    """The heel's and the toe's constraints over the clip, planting each stance.
+
+    Each stance's goals are where the heel and the toe are at its reference frame (the
+    middle of the frames both are down, else of the frames one is); a goal blends in
+    over :data:`BLEND` seconds before its point is down and out after, sharing a swing
+    too short for both with the next stance's.
+    """
+    blend = max(1, round(BLEND * fps))
+    count = len(path.heel)
+    plans = {}
+    for point in POINTS:
+        own = path.heel if point == "heel" else path.toe
+        on = np.zeros(count, dtype=bool)
+        goal = own.copy()
+        ranges = [
+            (frames, _reference(stance))
+            for stance in stances
+            if (frames := getattr(stance, point)) is not None
+        ]
+        for k, ((first, last), reference) in enumerate(ranges):
+            planted = own[reference]
+            on[first : last + 1] = True
+            goal[first : last + 1] = planted
+            # a gap to the next stance is shared; none (the clip's ends) leaves room
+            earlier = ranges[k - 1][0][1] if k else -2 * blend - 2
+            later = ranges[k + 1][0][0] if k + 1 < len(ranges) else count + 2 * blend + 2
+            before = min(blend, (first - earlier - 1) - (first - earlier - 1) // 2)
+            after = min(blend, (later - last - 1) // 2)
+            for step in range(1, before + 1):
+                _blend(on, goal, own, planted, first - step, step, blend)
+            for step in range(1, after + 1):
+                _blend(on, goal, own, planted, last + step, step, blend)
+        plans[point] = Plan(on, goal)
+    return plans
+
+
+def _reference(stance: Stance) -> int:
+    """The stance's frame whose heel and toe are planted: the middle of both down."""
+    heel, toe = stance.heel, stance.toe
+    if heel is not None and toe is not None and max(heel[0], toe[0]) <= min(heel[1], toe[1]):
+        return (max(heel[0], toe[0]) + min(heel[1], toe[1])) // 2
+    first, last = heel if heel is not None else toe  # type: ignore[misc]
+    return (first + last) // 2
+
+
+def _blend(
+    on: NDArray[np.bool_],
+    goal: NDArray[np.float64],
+    own: NDArray[np.float64],
+    planted: NDArray[np.float64],
+    frame: int,
+    step: int,
+    blend: int,
+) -> None:
+    """Frame ``frame``, ``step`` frames from its stance, takes the goal part way there."""
+    if not 0 <= frame < len(on):
+        return
+    share = 1.0 - step / (blend + 1)
+    eased = share * share * (3.0 - 2.0 * share)
+    on[frame] = True
+    goal[frame] = own[frame] + (planted - own[frame]) * eased
+
+
+def travel(points: NDArray[np.float64], frames: tuple[int, int] | None) -> float:
+    """How far apart a point's positions lie over ``frames`` (both ends in): 0 for none."""
+    if frames is None:
+        return 0.0
+    held = points[frames[0] : frames[1] + 1]
+    if len(held) < 2:
+        return 0.0
+    apart = np.linalg.norm(held[:, None, :] - held[None, :, :], axis=2)
+    return float(apart.max())

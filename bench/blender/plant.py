@@ -1,0 +1,149 @@
+"""Plant Contacts on walks whose feet slide: the slide before and after, and ms per frame.
+
+    .venv-blender-5.0/bin/python -m bench.blender.plant [--quick] [--cycles N]
+
+The walk is the add-on tests' (``tests/addon/walks.py``): the Rigify basic human
+metarig's hips keyed forward at 24 fps, its feet stepping (a stance on the ground, a
+swing in an arc), baked by Reach and its constraints removed. Its hips are then keyed
+2%, 5% and 10% faster, so that each stance slides 0.8, 2 and 4 cm, as motion put on a
+character of other proportions does; the 5% walk is also written as BVH by Blender's
+exporter and read back by its importer. ``reach.plant_contacts`` plants each, and per
+foot the toe's (the ball's) travel over each true stance is measured on Blender's pose
+before and after, with the operator's time per frame (finding the stances, keying the
+constraints, baking, measuring again).
+Results: ``bench/results/plant.json`` and ``plant.md``.
+"""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import bpy
+import numpy as np
+
+from bench.blender import rigs
+from bench.harness import ROOT, BenchmarkParser, Count, import_path, table, write_results
+from bench.machine import about
+
+SLIDES = (1.02, 1.05, 1.10)
+"""How much faster than the clean walk's the hips are keyed."""
+
+
+def _travel(points: np.ndarray, stances: list[tuple[int, int]]) -> list[float]:
+    """How far apart each stance's positions of a point lie [m] (frames from 1)."""
+    out = []
+    for first, last in stances:
+        held = points[first - 1 : last]
+        out.append(float(np.linalg.norm(held[:, None] - held[None], axis=2).max()))
+    return out
+
+
+def _walk(walks: Any, cycles: int, slide: float) -> tuple[Any, range]:
+    bpy.ops.wm.read_homefile(use_empty=True)
+    bpy.ops.object.armature_basic_human_metarig_add()
+    obj = bpy.context.active_object
+    frames = walks.walk(obj, cycles)
+    walks.key_hips(obj, frames, slide * walks.STRIDE / walks.CYCLE)
+    return obj, frames
+
+
+def _bvh(walks: Any, obj: Any, frames: range, folder: Path) -> Any:
+    """``obj``'s walk written as BVH and read back, as a new file's only armature."""
+    path = folder / "walk.bvh"
+    bpy.context.view_layer.objects.active = obj
+    bpy.ops.export_anim.bvh(filepath=str(path), frame_start=frames[0], frame_end=frames[-1])
+    bpy.ops.wm.read_homefile(use_empty=True)
+    bpy.ops.import_anim.bvh(filepath=str(path), use_fps_scale=False, axis_forward="Y", axis_up="Z")
+    bpy.context.scene.render.fps = walks.FPS
+    return bpy.context.active_object
+
+
+def measure(walks: Any, obj: Any, frames: range, cycles: int) -> dict[str, Any]:
+    """Plant ``obj``'s walk: the toes' travel over each true stance before and after."""
+    ends = {"foot.L": "tail", "foot.R": "tail"}
+    truth = {
+        foot: [(a, b) for a, b in runs if b - a >= 4]
+        for foot, runs in walks.stances(cycles).items()
+    }
+    before = walks.world_points(obj, frames, ends)
+    began = time.perf_counter()
+    result = bpy.ops.reach.plant_contacts(
+        armature=obj.name, frame_start=frames[0], frame_end=frames[-1]
+    )
+    seconds = time.perf_counter() - began
+    after = walks.world_points(obj, frames, ends)
+    slid = [t for foot in ends for t in _travel(before[foot], truth[foot])]
+    kept = [t for foot in ends for t in _travel(after[foot], truth[foot])]
+    return {
+        "result": sorted(result),
+        "frames": len(frames),
+        "stances": len(slid),
+        "before_mm_max": 1e3 * max(slid),
+        "before_mm_mean": 1e3 * float(np.mean(slid)),
+        "after_mm_max": 1e3 * max(kept),
+        "after_mm_mean": 1e3 * float(np.mean(kept)),
+        "ms_per_frame": 1e3 * seconds / len(frames),
+    }
+
+
+def main() -> None:
+    parser = BenchmarkParser(__doc__, "plant", "2 strides", {"cycles": Count("cycles", 2, 6)})
+    args = parser.parse_args()
+    rigs.load_reach()
+    walks = import_path("walks", ROOT / "tests" / "addon" / "walks.py")
+    started = time.perf_counter()
+    runs: dict[str, dict[str, Any]] = {}
+    try:
+        for slide in SLIDES:
+            obj, frames = _walk(walks, args.cycles, slide)
+            runs[f"metarig, hips {slide - 1:.0%} fast"] = measure(walks, obj, frames, args.cycles)
+        obj, frames = _walk(walks, args.cycles, 1.05)
+        with tempfile.TemporaryDirectory() as folder:
+            imported = _bvh(walks, obj, frames, Path(folder))
+            runs["BVH of the metarig's walk, hips 5% fast"] = measure(
+                walks, imported, frames, args.cycles
+            )
+    finally:
+        rigs.unload_reach()
+    record = {
+        **about(),
+        "quick": args.quick,
+        "blender": bpy.app.version_string,
+        "cycles": args.cycles,
+        "wall_s": round(time.perf_counter() - started, 1),
+        "runs": runs,
+    }
+    rows = [
+        [
+            name,
+            run["frames"],
+            run["stances"],
+            f"{run['before_mm_max']:.1f} ({run['before_mm_mean']:.1f})",
+            f"{run['after_mm_max']:.2f} ({run['after_mm_mean']:.2f})",
+            f"{run['ms_per_frame']:.1f}",
+        ]
+        for name, run in runs.items()
+    ]
+    lines = [
+        "# Plant Contacts: a walk whose feet slide",
+        "",
+        f"Blender {record['blender']}, {record['cpu_model']}, {args.cycles} strides of each "
+        "foot at 24 fps. Toe travel: over each stance the walk was made with (stances cut by "
+        "the clip's ends left out), how far apart the ball of the foot's positions lie on "
+        "Blender's pose, largest (mean); ms per frame: the whole operator's time.",
+        "",
+        *table(
+            ["walk", "frames", "stances", "toe travel before, mm", "after, mm", "ms/frame"], rows
+        ),
+        "",
+        "Target: each stance's toe travel ≤ 3 mm after, ≤ 10 ms a frame.",
+    ]
+    write_results(args.output, record, lines)
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,253 @@
+"""``reach.plant_contacts`` on a walk made in the test whose feet slide (``walks``)."""
+
+from __future__ import annotations
+
+import bpy
+import numpy as np
+import pytest
+import walks
+from mathutils import Vector
+
+SLIDE = 1.05
+"""The hips keyed this much faster than the clean walk's: each stance slides 2 cm."""
+PLANTED = ("foot.L heel planted", "foot.L toe planted", "foot.R heel planted", "foot.R toe planted")
+
+
+def _sliding_walk():
+    """The basic metarig walking two strides, its hips keyed 5% too fast; its frames."""
+    bpy.ops.object.armature_basic_human_metarig_add()
+    obj = bpy.context.active_object
+    frames = walks.walk(obj)
+    walks.key_hips(obj, frames, SLIDE * walks.STRIDE / walks.CYCLE)
+    return obj, frames
+
+
+def _keys(action) -> dict[tuple[str, int], list[tuple[float, float]]]:
+    """Every F-curve's keys of ``action`` (its own curves, layered or not)."""
+    curves = list(getattr(action, "fcurves", []) or [])
+    for layer in getattr(action, "layers", []):
+        for strip in layer.strips:
+            for bag in strip.channelbags:
+                curves.extend(bag.fcurves)
+    return {(c.data_path, c.array_index): [tuple(k.co) for k in c.keyframe_points] for c in curves}
+
+
+def _travel(points: np.ndarray, stances) -> list[float]:
+    """How far apart each stance's positions of a point lie (frames from 1)."""
+    out = []
+    for first, last in stances:
+        held = points[first - 1 : last]
+        out.append(float(np.linalg.norm(held[:, None] - held[None], axis=2).max()))
+    return out
+
+
+def _relative(obj, frames, bones: dict[str, str]) -> dict[str, np.ndarray]:
+    """Each bone's point relative to the hips' head, per frame, in world space."""
+    found = walks.world_points(obj, frames, {**bones, walks.HIPS: "head"})
+    hips = found.pop(walks.HIPS)
+    return {bone: points - hips for bone, points in found.items()}
+
+
+def _knees(obj, frames) -> dict[str, np.ndarray]:
+    """Each leg's bend direction per frame: the knee's offset from the hip–ankle line."""
+    points = walks.world_points(
+        obj, frames, {"thigh.L": "head", "shin.L": "head", "foot.L": "head"}
+    )
+    points_r = walks.world_points(
+        obj, frames, {"thigh.R": "head", "shin.R": "head", "foot.R": "head"}
+    )
+    bends = {}
+    for side, found in (("L", points), ("R", points_r)):
+        hip, knee, ankle = found[f"thigh.{side}"], found[f"shin.{side}"], found[f"foot.{side}"]
+        line = (ankle - hip) / np.linalg.norm(ankle - hip, axis=1)[:, None]
+        off = (knee - hip) - line * np.sum((knee - hip) * line, axis=1)[:, None]
+        bends[side] = off / np.linalg.norm(off, axis=1)[:, None]
+    return bends
+
+
+def test_a_sliding_walks_feet_stand_still_after_planting_and_the_rest_is_kept(reach):
+    obj, frames = _sliding_walk()
+    original = obj.animation_data.action
+    kept = _keys(original)
+    ends = {"foot.L": "tail", "foot.R": "tail"}
+    before = walks.world_points(obj, frames, ends)
+    upper = {"spine.006": "tail", "hand.L": "head", "hand.R": "head"}
+    upper_before = _relative(obj, frames, upper)
+    knees_before = _knees(obj, frames)
+    truth = walks.stances(2)
+    slid = {foot: _travel(before[foot], truth[foot]) for foot in ends}
+
+    result = bpy.ops.reach.plant_contacts(armature=obj.name, frame_start=1, frame_end=frames[-1])
+
+    assert result == {"FINISHED"}
+    planted = obj.animation_data.action
+    assert planted is not original and original.use_fake_user
+    assert _keys(original) == kept  # the imported motion stays as it was
+    after = walks.world_points(obj, frames, ends)
+    for foot in ends:
+        inner = [(a, b) for a, b in truth[foot] if b - a >= 4]  # not cut short by the clip
+        assert (
+            max(s for s, (a, b) in zip(slid[foot], truth[foot], strict=True) if (a, b) in inner)
+            > 0.015
+        )
+        assert max(_travel(after[foot], inner)) <= 0.003  # each stance's toe stands still
+    upper_after = _relative(obj, frames, upper)
+    for bone in upper:  # the head and wrists move with the hips as they did
+        assert np.linalg.norm(upper_after[bone] - upper_before[bone], axis=1).max() <= 0.01
+    knees_after = _knees(obj, frames)
+    for side in ("L", "R"):  # the knees bend the way they bent
+        cosines = np.sum(knees_after[side] * knees_before[side], axis=1)
+        assert np.degrees(np.arccos(np.clip(cosines, -1.0, 1.0))).max() <= 30.0
+    assert [c.name for c in obj.reach.constraints] == list(PLANTED)
+
+
+def test_frames_no_contact_blends_into_keep_the_motions_pose(reach):
+    obj, frames = _sliding_walk()
+    legs = ("thigh.L", "shin.L", "foot.L", "thigh.R", "shin.R", "foot.R")
+    original = obj.animation_data.action
+    scene = bpy.context.scene
+    poses = {}
+    for frame in frames:
+        scene.frame_set(frame)
+        poses[frame] = [obj.pose.bones[b].matrix.copy() for b in legs]
+    assert bpy.ops.reach.plant_contacts(armature=obj.name, frame_start=1, frame_end=frames[-1]) == {
+        "FINISHED"
+    }
+    assert obj.animation_data.action is not original
+    constraints = obj.reach.constraints
+    free = 0
+    for frame in frames:
+        scene.frame_set(frame)
+        reach.addon.bridge.keys.apply_switches(obj, frame)
+        if any(constraints[name].enabled for name in PLANTED if name.startswith("foot.L")):
+            continue
+        free += 1
+        now = obj.pose.bones["thigh.L"].matrix, obj.pose.bones["shin.L"].matrix
+        for was, is_ in zip(poses[frame][:2], now, strict=True):
+            assert (
+                max(
+                    abs(a - b)
+                    for r, s in zip(was, is_, strict=True)
+                    for a, b in zip(r, s, strict=True)
+                )
+                < 1e-4
+            )
+    assert free >= 10  # the left foot's swings
+
+
+def test_a_walk_written_as_bvh_and_imported_is_planted(reach, tmp_path):
+    obj, frames = _sliding_walk()
+    path = tmp_path / "walk.bvh"
+    bpy.ops.object.select_all(action="DESELECT")
+    obj.select_set(True)
+    bpy.context.view_layer.objects.active = obj
+    assert bpy.ops.export_anim.bvh(
+        filepath=str(path), frame_start=frames[0], frame_end=frames[-1]
+    ) == {"FINISHED"}
+    bpy.ops.wm.read_homefile(use_empty=True)
+    # Blender's exporter writes its own axes, so they are read back as they were written
+    assert bpy.ops.import_anim.bvh(
+        filepath=str(path), use_fps_scale=False, axis_forward="Y", axis_up="Z"
+    ) == {"FINISHED"}
+    imported = bpy.context.active_object
+    scene = bpy.context.scene
+    scene.render.fps = walks.FPS
+    ends = {"foot.L": "tail", "foot.R": "tail"}
+    truth = walks.stances(2)
+    inner = {foot: [(a, b) for a, b in truth[foot] if b - a >= 4] for foot in ends}
+    before = walks.world_points(imported, frames, ends)
+    assert bpy.ops.reach.plant_contacts(
+        armature=imported.name, frame_start=frames[0], frame_end=frames[-1]
+    ) == {"FINISHED"}
+    after = walks.world_points(imported, frames, ends)
+    for foot in ends:
+        assert max(_travel(before[foot], inner[foot])) > 0.015
+        assert max(_travel(after[foot], inner[foot])) <= 0.003
+
+
+def _unchanged(obj, action, keys) -> None:
+    assert obj.animation_data is None or obj.animation_data.action is action
+    if action is not None:
+        assert _keys(action) == keys
+    assert len(obj.reach.constraints) == 0
+    assert not [o for o in bpy.data.objects if o.type == "EMPTY"]
+
+
+def test_an_armature_without_motion_is_refused_by_name(reach):
+    bpy.ops.object.armature_basic_human_metarig_add()
+    obj = bpy.context.active_object
+    with pytest.raises(RuntimeError, match="has no action to clean"):
+        bpy.ops.reach.plant_contacts(armature=obj.name, frame_start=1, frame_end=48)
+    _unchanged(obj, None, {})
+
+
+def test_a_range_outside_the_motion_is_refused_and_changes_nothing(reach):
+    obj, _ = _sliding_walk()
+    action = obj.animation_data.action
+    keys = _keys(action)
+    with pytest.raises(RuntimeError, match=r"lie outside action .* set the range within them"):
+        bpy.ops.reach.plant_contacts(armature=obj.name, frame_start=100, frame_end=200)
+    with pytest.raises(RuntimeError, match="comes before"):
+        bpy.ops.reach.plant_contacts(armature=obj.name, frame_start=20, frame_end=10)
+    _unchanged(obj, action, keys)
+
+
+def test_a_skeleton_without_legs_is_refused_naming_the_bones_looked_for(reach):
+    bpy.ops.object.armature_add()
+    obj = bpy.context.active_object
+    bpy.ops.object.mode_set(mode="POSE")
+    for frame in (1, 10):
+        obj.pose.bones[0].location = (0.0, 0.0, 0.1 * frame)
+        obj.pose.bones[0].keyframe_insert("location", frame=frame)
+    bpy.ops.object.mode_set(mode="OBJECT")
+    action = obj.animation_data.action
+    keys = _keys(action)
+    with pytest.raises(RuntimeError, match=r"no legs Reach recognises.*thigh"):
+        bpy.ops.reach.plant_contacts(armature=obj.name, frame_start=1, frame_end=10)
+    _unchanged(obj, action, keys)
+
+
+def test_feet_that_never_stand_are_reported_and_nothing_is_planted(reach):
+    bpy.ops.object.armature_basic_human_metarig_add()
+    obj = bpy.context.active_object
+    hips = obj.pose.bones[walks.HIPS]
+    to_local = obj.data.bones[walks.HIPS].matrix_local.to_3x3().inverted()
+    for frame in range(1, 25):  # the figure carried along, its feet never still
+        hips.location = to_local @ Vector((0.0, -0.1 * frame, 0.0))
+        hips.keyframe_insert("location", frame=frame)
+    action = obj.animation_data.action
+    keys = _keys(action)
+    result = bpy.ops.reach.plant_contacts(armature=obj.name, frame_start=1, frame_end=24)
+    assert result == {"CANCELLED"}
+    _unchanged(obj, action, keys)
+
+
+def test_a_leg_a_driver_poses_is_refused_naming_the_bone(reach):
+    obj, frames = _sliding_walk()
+    obj.pose.bones["shin.L"].driver_add("rotation_quaternion", 1).driver.expression = "0.1"
+    action = obj.animation_data.action
+    keys = _keys(action)
+    with pytest.raises(RuntimeError, match=r"bone 'shin.L' of foot.L's leg is posed by a driver"):
+        bpy.ops.reach.plant_contacts(armature=obj.name, frame_start=1, frame_end=frames[-1])
+    _unchanged(obj, action, keys)
+
+
+def test_what_a_plant_made_is_taken_back_whole_when_it_fails(reach):
+    """A failure after the new action and the constraints were made leaves none of them,
+    and an armature that was no figure is none again."""
+    bpy.ops.object.armature_basic_human_metarig_add()
+    obj = bpy.context.active_object
+    walks.key_hips(obj, range(1, 11), 0.01)
+    action = obj.animation_data.action
+    keys = _keys(action)
+    actions = set(bpy.data.actions)
+    made = reach.addon.plant.Planting(obj, action)
+    planted = made.new_action()
+    assert obj.animation_data.action is planted and action.use_fake_user
+    made.constraint("foot.L", "thigh.L", "heel")
+    made.constraint("foot.L", "thigh.L", "toe")
+    assert len(obj.reach.constraints) == 2 and obj.reach.is_figure
+    made.undo()
+    _unchanged(obj, action, keys)
+    assert set(bpy.data.actions) == actions and not action.use_fake_user
+    assert not obj.reach.is_figure and not len(obj.reach.joints)
