@@ -32,9 +32,9 @@ from .bridge.animated import animated_bones
 from .bridge.rig import armature_object
 from .bridge.solving import length_text
 from .bridge.stances import LOW, STILL, Stance, Thresholds, find_stances
-from .errors import BlenderDataError, ReachError
+from .errors import BlenderDataError
 from .figure_ops import FigureMark
-from .operator_base import ArmatureOperator, Result, run_nested
+from .operator_base import ArmatureOperator, Result, remove_goal, run_nested
 
 __all__ = ["REACH_OT_plant_contacts", "classes"]
 
@@ -55,22 +55,17 @@ class Planting:
         self.original = original
         self.had_fake_user = bool(original.use_fake_user)
         self.marked = FigureMark.of(obj)
+        self.active = int(obj.reach.active_constraint)
         self.planted: Any = None
         self.constraints: list[str] = []
         self.goals: list[Any] = []
 
     def new_action(self) -> Any:
         """A copy of the original action, assigned in its place (the original kept)."""
-        animation = self.obj.animation_data
-        slot = getattr(animation, "action_slot", None)
         self.planted = self.original.copy()
         self.planted.name = f"{self.original.name} planted"
         self.original.use_fake_user = True
-        animation.action = self.planted
-        if slot is not None and animation.action_slot is None:
-            same = [s for s in self.planted.slots if s.identifier == slot.identifier]
-            if same:
-                animation.action_slot = same[0]
+        _assign(self.obj.animation_data, self.planted)
         return self.planted
 
     def constraint(self, bone: str, thigh: str, point: str) -> Any:
@@ -96,26 +91,32 @@ class Planting:
     def undo(self) -> None:
         """Put the original action back; remove the copy, and the constraints and goals made."""
         obj = self.obj
-        animation = obj.animation_data
         if self.planted is not None:
-            slot = getattr(animation, "action_slot", None)
-            animation.action = self.original
-            if slot is not None and animation.action_slot is None:
-                same = [s for s in self.original.slots if s.identifier == slot.identifier]
-                if same:
-                    animation.action_slot = same[0]
+            _assign(obj.animation_data, self.original)
             bpy.data.actions.remove(self.planted)
             self.original.use_fake_user = self.had_fake_user
         constraints = obj.reach.constraints
         for name in self.constraints:
-            index = constraints.find(name)
-            if index >= 0:
+            if (index := constraints.find(name)) >= 0:
                 constraints.remove(index)
         for goal in self.goals:
             if goal is not None and goal.name in bpy.data.objects:
-                bpy.data.objects.remove(goal)
-        obj.reach.active_constraint = min(obj.reach.active_constraint, len(constraints) - 1)
+                remove_goal(bpy.data.objects, goal)
+        obj.reach.active_constraint = self.active
         self.marked.restore(obj)
+
+
+def _assign(animation: Any, action: Any) -> None:
+    """Give ``animation`` the action ``action`` in place of its own, on the same slot.
+
+    In Blender 4.4 and newer, a slot of the same identifier, where assigning found none.
+    """
+    slot = getattr(animation, "action_slot", None)
+    animation.action = action
+    if slot is not None and animation.action_slot is None:
+        same = [each for each in action.slots if each.identifier == slot.identifier]
+        if same:
+            animation.action_slot = same[0]
 
 
 def _action(obj: Any) -> Any:
@@ -237,7 +238,7 @@ class REACH_OT_plant_contacts(ArmatureOperator, Operator):
                 made = Planting(obj, original)
                 try:
                     summary = self._plant(context, made, feet, frames, paths, found, fps)
-                except ReachError:
+                except Exception:  # whatever stopped it, nothing it made stays
                     made.undo()
                     raise
             finally:

@@ -137,7 +137,8 @@ def plan(path: Foot, stances: Sequence[Stance], fps: float) -> dict[str, Plan]:
             # a gap to the next stance is shared; none (the clip's ends) leaves room
             earlier = ranges[k - 1][0][1] if k else -2 * blend - 2
             later = ranges[k + 1][0][0] if k + 1 < len(ranges) else count + 2 * blend + 2
-            before = min(blend, (first - earlier - 1) - (first - earlier - 1) // 2)
+            gap = first - earlier - 1  # the earlier stance blends out over its first half
+            before = min(blend, gap - gap // 2)
             after = min(blend, (later - last - 1) // 2)
             for step in range(1, before + 1):
                 _blend(on, goal, own, planted, first - step, step, blend)

@@ -1044,15 +1044,16 @@ RK_EXPORT int32_t rk_newton_cg(POSE_HESSIAN, const uint8_t *held, const double *
 }
 
 /* What goldfarb._Run's Gauss–Newton iterations see of a problem of an Objective's goals
- * (its blocks, goal vectors and weights as rk_objective reads them) over the scaled free DOFs φ, its rows, and the bounds active in the descent.
+ * (its blocks, goal vectors and weights as rk_objective reads them) over the scaled free
+ * DOFs φ, its rows, and the bounds active in the descent.
  * θ = base with θ[variables] = scale ∘ φ; the descent minimises G/w, whose gradient over φ
  * is (scale / w) ∘ ∂G/∂θ[variables] (methods.base.Scaled.objective); F's rows are scaled
  * by scale / √w (Scaled.curvature). The q active rows are bounds: row i is sign[i] on
  * variable bound[i] alone, held at rhs[i] (held[j] = 1 for each variable one holds; NULL
  * with q = 0), and the equality rows, orthonormal and zero on every held variable, always
  * active (a_eq φ = b_eq; equalities = 0: none). pose holds the pose at posed_at (n) when
- * posed is 1: the last point evaluated; theta holds that point's θ and total G there. F has k = 3·blocks·m columns,
- * one a goal vector's coordinate. */
+ * posed is 1: the last point evaluated; theta holds that point's θ and total G there. F has
+ * k = 3·blocks·m columns, one a goal vector's coordinate. */
 typedef struct {
     const Objective *objective;
     const double *goal;
@@ -1226,11 +1227,11 @@ static double descent_trial(Descent *d, const double *phi, const double *step, d
  * through metric._woodbury_start, bounds zeroed, equalities projected off) and the product
  * H g.
  *
- * Writes F's columns at phi, scaled, into factor (k × n, k = 3·blocks·m); (PF)ᵀ, F with the held
- * variables zeroed and its part along the equalities taken off, into projected (k × n); L⁻¹
- * into turn (k × k); H g into hg (n), with H = (P − PF L⁻ᵀ L⁻¹ FᵀP)/μ; μ into *damping. work holds 2n + 3k + k² doubles. Returns
- * RK_STARTED, or RK_NOT_POSITIVE_DEFINITE where F's curvature is not positive definite to
- * rounding. */
+ * Writes F's columns at phi, scaled, into factor (k × n, k = 3·blocks·m); (PF)ᵀ, F with
+ * the held variables zeroed and its part along the equalities taken off, into projected
+ * (k × n); L⁻¹ into turn (k × k); H g into hg (n), with H = (P − PF L⁻ᵀ L⁻¹ FᵀP)/μ; μ into
+ * *damping. work holds 2n + 3k + k² doubles. Returns RK_STARTED, or
+ * RK_NOT_POSITIVE_DEFINITE where F's curvature is not positive definite to rounding. */
 RK_EXPORT int32_t rk_gauss_newton_start(Descent *d, const double *phi, double value,
                                         const double *gradient, double *factor,
                                         double *projected, double *turn, double *hg,
@@ -1419,12 +1420,13 @@ RK_EXPORT void rk_gauss_newton_search(Descent *d, const double *phi, double valu
 /* goldfarb.gauss_newton_descent: goldfarb._Run's iterations from phi while each is a fresh
  * Gauss–Newton step (rk_gauss_newton_start, then rk_gauss_newton_search) on the bounds
  * active at phi (and the equalities, if any) that meets no row and leaves G/w at most drop
- * of itself (so that H starts afresh at the next one), until G/w ≤ goal_value or the time runs out. Each iteration
- * first takes the Kuhn–Tucker test (active_set.kkt_floor, with its shares rounding and
- * rounding_root of ‖g‖ and √|G|) on the projected gradient, then goldfarb._Run.choose_drop's
- * on the bounds' multipliers λ_i = sign_i g[bound_i]: the most negative is kept while
- * ‖H g‖ > −λ and a Newton step off its bound (of curvature ‖F_bound‖² + μ, μ damped as H's
- * start from the largest ‖F_j‖²) promises less than one on the face.
+ * of itself (so that H starts afresh at the next one), until G/w ≤ goal_value or the time
+ * runs out. Each iteration first takes the Kuhn–Tucker test (active_set.kkt_floor, with its
+ * shares rounding and rounding_root of ‖g‖ and √|G|) on the projected gradient, then
+ * goldfarb._Run.choose_drop's on the bounds' multipliers λ_i = sign_i g[bound_i]: the most
+ * negative is kept while ‖H g‖ > −λ and a Newton step off its bound (of curvature
+ * ‖F_bound‖² + μ, μ damped as H's start from the largest ‖F_j‖²) promises less than one on
+ * the face.
  *
  * phi and gradient: the start on entry (the gradient is evaluated here), the end on return;
  * normed: the projected gradient the descent tested last; out (3): G/w, the evaluations
