@@ -188,6 +188,12 @@ class BakeSession:
         self.scene.frame_set(self.original_frame)
         return written
 
+    def abandon(self) -> None:
+        """Key nothing: put the pose back as it was and show the frame the bake began on."""
+        self.steps = []
+        self.snapshot.restore()
+        self.scene.frame_set(self.original_frame)
+
     def summary(self, written: int) -> str:
         """What the bake did, in one line."""
         if not self.baked:

@@ -194,20 +194,36 @@ class ArmatureOperator:
         """
         snapshot = None
         try:
-            check_ready(self.armature, context)
-            obj = target_armature(self.armature, context)
+            obj = self.checked(context)
             if obj is not None:
                 snapshot = state_snapshot(obj, getattr(self, "goal", ""))
-                for message in repair(obj):
-                    self.report({"INFO"}, message)  # type: ignore[attr-defined]
-                if self.builds_rig:
-                    check_bone_names(obj)
+                self.repaired(obj)
             return self.run(context)
         except Exception as error:  # every failure is reported, never a traceback
             if snapshot is not None:
                 restore_changed(snapshot)
             self.report({"ERROR"}, failure_message(error))  # type: ignore[attr-defined]
             return {"CANCELLED"}
+
+    def checked(self, context: Any) -> Any | None:
+        """The armature acted on (None: no such object), once no drag and no edit mode stop it.
+
+        Raises:
+            BlenderDataError: Saying what to end or leave first (:func:`check_ready`).
+        """
+        check_ready(self.armature, context)
+        return target_armature(self.armature, context)
+
+    def repaired(self, obj: Any) -> None:
+        """Repair ``obj``'s settings (reported), and refuse names no bone has if it is compiled.
+
+        Raises:
+            BlenderDataError: Naming a constraint's or joint's bone the armature lacks.
+        """
+        for message in repair(obj):
+            self.report({"INFO"}, message)  # type: ignore[attr-defined]
+        if self.builds_rig:
+            check_bone_names(obj)
 
     def run(self, context: Any) -> Result:
         """The operator's work, on valid input.

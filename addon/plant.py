@@ -16,8 +16,10 @@ an armature that was no figure is none again.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
-from typing import Any
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar
 
 import bpy
 import numpy as np
@@ -34,12 +36,50 @@ from .bridge.solving import length_text
 from .bridge.stances import LOW, STILL, Stance, Thresholds, find_stances
 from .errors import BlenderDataError
 from .figure_ops import FigureMark
-from .operator_base import ArmatureOperator, Result, remove_goal, run_nested
+from .operator_base import ArmatureOperator, Result, failure_message, remove_goal, run_nested
 
 __all__ = ["REACH_OT_plant_contacts", "classes"]
 
+T = TypeVar("T")
+
 NAMES = {"heel": "{bone} heel planted", "toe": "{bone} toe planted"}
 """The planted constraints' names, per point of a foot."""
+
+
+@dataclass(frozen=True)
+class Kept:
+    """A planted constraint an earlier run made, as it was before this run keyed it again.
+
+    Attributes:
+        enabled: Its switch.
+        location: Its goal's location.
+        action: Its goal's action (None: none).
+        slot: That action's slot (Blender 4.4 and newer), or None.
+    """
+
+    enabled: bool
+    location: tuple[float, ...]
+    action: Any
+    slot: Any
+
+    @classmethod
+    def of(cls, entry: Any) -> Kept:
+        """The constraint ``entry`` and its goal as they are now."""
+        animation = entry.goal.animation_data
+        action = animation.action if animation is not None else None
+        slot = getattr(animation, "action_slot", None) if action is not None else None
+        return cls(bool(entry.enabled), tuple(entry.goal.location), action, slot)
+
+    def restore(self, entry: Any) -> None:
+        """Put ``entry`` and its goal back as they were."""
+        goal = entry.goal
+        if goal is None:
+            return
+        goal.animation_data_clear()
+        if self.action is not None:
+            _assign(goal.animation_data_create(), self.action, self.slot)
+        goal.location = self.location
+        entry.enabled = self.enabled
 
 
 class Planting:
@@ -59,11 +99,15 @@ class Planting:
         self.planted: Any = None
         self.constraints: list[str] = []
         self.goals: list[Any] = []
+        self.keyed: list[Any] = []
+        """The goals' actions this run keyed."""
+        self.reused: dict[str, Kept] = {}
+        """Per constraint an earlier run made, its goal's motion and switch before this run."""
 
     def new_action(self) -> Any:
         """A copy of the original action, assigned in its place (the original kept)."""
         self.planted = self.original.copy()
-        self.planted.name = f"{self.original.name} planted"
+        self.planted.name = f"{self.original.name.removesuffix(' planted')} planted"
         self.original.use_fake_user = True
         _assign(self.obj.animation_data, self.planted)
         return self.planted
@@ -86,7 +130,26 @@ class Planting:
         entry = constraints[name]
         if entry.goal is None:
             raise BlenderDataError(f"constraint '{name}' has no goal: remove it and plant again")
+        if name not in self.constraints and name not in self.reused:
+            self.reused[name] = Kept.of(entry)
         return entry
+
+    def key(self, entry: Any, plan: planting.Plan, frames: Sequence[int]) -> None:
+        """Key the constraint's ``enabled`` where it changes and its goal where it is on."""
+        goal = entry.goal
+        goal.animation_data_clear()
+        path = entry.path_from_id("enabled")
+        before: bool | None = None
+        for frame, on, where in zip(frames, plan.on, plan.goal, strict=True):
+            if bool(on) != before:
+                entry.enabled = bool(on)
+                self.obj.keyframe_insert(path, frame=frame)
+                before = bool(on)
+            if on:
+                goal.location = tuple(where)
+                goal.keyframe_insert("location", frame=frame)
+        if goal.animation_data is not None and goal.animation_data.action is not None:
+            self.keyed.append(goal.animation_data.action)
 
     def undo(self) -> None:
         """Put the original action back; remove the copy, and the constraints and goals made."""
@@ -96,22 +159,29 @@ class Planting:
             bpy.data.actions.remove(self.planted)
             self.original.use_fake_user = self.had_fake_user
         constraints = obj.reach.constraints
+        for name, kept in self.reused.items():
+            if name in constraints:
+                kept.restore(constraints[name])
         for name in self.constraints:
             if (index := constraints.find(name)) >= 0:
                 constraints.remove(index)
         for goal in self.goals:
             if goal is not None and goal.name in bpy.data.objects:
                 remove_goal(bpy.data.objects, goal)
+        for action in self.keyed:  # the goals' keys, now that no goal holds them
+            if not action.users:
+                bpy.data.actions.remove(action)
         obj.reach.active_constraint = self.active
         self.marked.restore(obj)
 
 
-def _assign(animation: Any, action: Any) -> None:
+def _assign(animation: Any, action: Any, slot: Any = None) -> None:
     """Give ``animation`` the action ``action`` in place of its own, on the same slot.
 
-    In Blender 4.4 and newer, a slot of the same identifier, where assigning found none.
+    In Blender 4.4 and newer, a slot of the same identifier (that of ``slot`` if given,
+    else of the slot it had), where assigning found none.
     """
-    slot = getattr(animation, "action_slot", None)
+    slot = slot if slot is not None else getattr(animation, "action_slot", None)
     animation.action = action
     if slot is not None and animation.action_slot is None:
         same = [each for each in action.slots if each.identifier == slot.identifier]
@@ -173,32 +243,120 @@ def _leg(obj: Any, feet: Sequence[planting.FootBones]) -> float:
     )
 
 
-def _key_plan(obj: Any, entry: Any, plan: planting.Plan, frames: Sequence[int]) -> None:
-    """Key the constraint's ``enabled`` where it changes and its goal where it is on."""
-    goal = entry.goal
-    goal.animation_data_clear()
-    path = entry.path_from_id("enabled")
-    before: bool | None = None
-    for frame, on, where in zip(frames, plan.on, plan.goal, strict=True):
-        if bool(on) != before:
-            entry.enabled = bool(on)
-            obj.keyframe_insert(path, frame=frame)
-            before = bool(on)
-        if on:
-            goal.location = tuple(where)
-            goal.keyframe_insert("location", frame=frame)
-
-
 def _slid(points: NDArray[np.float64], stances: Sequence[Stance]) -> float:
     """The most a point moved within any one of its stances (:func:`.planting.travel`)."""
     return max((planting.travel(points, stance.toe) for stance in stances), default=0.0)
 
 
-class REACH_OT_plant_contacts(ArmatureOperator, Operator):
-    """Find where the feet stand in the motion, plant them there, and bake into a new action."""
+class PlantRun:
+    """One plant under way: the stances keyed, the bake into the new action a frame at a time.
 
-    bl_idname = "reach.plant_contacts"
-    bl_label = "Plant Contacts"
+    Args:
+        context: Blender context (its scene and view layer).
+        made: What the plant made so far (the new action is made here).
+        feet: The feet planted.
+        frames: The frames cleaned.
+        paths: Each foot's heel and toe per frame, as the motion had them.
+        found: Each foot's stances.
+        fps: The scene's frames per second.
+        current: The frame to show again when the plant ends.
+    """
+
+    def __init__(
+        self,
+        context: Any,
+        made: Planting,
+        feet: Sequence[planting.FootBones],
+        frames: list[int],
+        paths: dict[str, Any],
+        found: dict[str, list[Stance]],
+        fps: float,
+        current: int,
+    ) -> None:
+        self.scene = context.scene
+        self.made = made
+        self.feet = feet
+        self.frames = frames
+        self.paths = paths
+        self.found = found
+        self.current = current
+        obj = made.obj
+        made.new_action()
+        for foot in feet:
+            plans = planting.plan(paths[foot.bone], found[foot.bone], fps)
+            for point, plan in plans.items():
+                if plan.on.any():
+                    made.key(made.constraint(foot.bone, foot.thigh, point), plan, frames)
+        settings = obj.reach
+        self.kept = settings.comfort, settings.translate_root
+        # comfort off: the legs keep the motion's own bend; the root's travel read as the
+        # figure's own, so that a keyed root does not build the figure again each frame
+        settings.comfort, settings.translate_root = 0.0, True
+        self.scene.frame_set(current)
+        try:
+            self.session = BakeSession(context, obj, frames[0], frames[-1])
+        except Exception:
+            self._settings_back()
+            raise
+
+    @property
+    def done(self) -> bool:
+        """Whether every frame is baked."""
+        return self.session.done
+
+    def step(self) -> None:
+        """Bake the next frame (:meth:`.BakeSession.step`)."""
+        self.session.step()
+
+    def _settings_back(self) -> None:
+        self.made.obj.reach.comfort, self.made.obj.reach.translate_root = self.kept
+
+    def finish(self) -> list[str]:
+        """Key the baked frames into the new action; the report, a line each."""
+        made = self.made
+        session = self.session
+        try:
+            written = session.finish(None)
+        finally:
+            self._settings_back()
+        frames = self.frames
+        after = planting.foot_paths(self.scene, made.obj, self.feet, frames)
+        self.scene.frame_set(self.current)
+        lines = [
+            f"planted frames {frames[0]}–{frames[-1]} into action '{made.planted.name}' "
+            f"({written} keys); '{made.original.name}' is kept as it was"
+        ]
+        for foot in self.feet:
+            stances = self.found[foot.bone]
+            if not stances:
+                lines.append(f"{foot.bone}: never stands in these frames; left as it was")
+                continue
+            lines.append(
+                f"{foot.bone}: {len(stances)} stances; its toe slid up to "
+                f"{length_text(_slid(self.paths[foot.bone].toe, stances))} while down, now "
+                f"{length_text(_slid(after[foot.bone].toe, stances))}"
+            )
+        if session.unmet:
+            lines.append(session.summary(written))
+        return lines
+
+    def abandon(self) -> None:
+        """Keep nothing: the pose, the frame, the action and the armature as they were."""
+        try:
+            self.session.abandon()
+            self._settings_back()
+        finally:
+            self.made.undo()
+            self.scene.frame_set(self.current)
+
+
+class Plant(ArmatureOperator):
+    """Mixin: the plant operator's properties, ``execute``, ``invoke`` and ``modal``.
+
+    Attributes:
+        plant: The plant under way (from ``invoke`` on).
+        timer: The window timer that drives the modal plant.
+    """
 
     frame_start: IntProperty(name="Start", description="First frame to clean", default=1)  # type: ignore[valid-type]
     frame_end: IntProperty(name="End", description="Last frame to clean", default=250)  # type: ignore[valid-type]
@@ -215,7 +373,17 @@ class REACH_OT_plant_contacts(ArmatureOperator, Operator):
         min=0.0,
     )
 
-    def run(self, context: Any) -> Result:  # noqa: D102
+    plant: PlantRun
+    timer: Any
+    frame_time = 0.05
+    """Seconds of baking per timer event of a modal plant before the window gets control."""
+
+    def begin(self, context: Any) -> PlantRun | None:
+        """Find the stances and key them; the plant to bake, or None (reported) if none.
+
+        Raises:
+            ReachError: For input refused by name; nothing is changed then.
+        """
         obj = armature_object(self.armature, context)
         scene = context.scene
         original = _action(obj)
@@ -224,77 +392,114 @@ class REACH_OT_plant_contacts(ArmatureOperator, Operator):
         _check_legs(obj, feet)
         fps = scene.render.fps / scene.render.fps_base
         current = scene.frame_current
+        try:
+            paths = planting.foot_paths(scene, obj, feet, frames)
+        finally:
+            scene.frame_set(current)
+        found = find_stances(paths, fps, _leg(obj, feet), Thresholds(self.still, self.low))
+        if not any(found.values()):
+            self.report(  # type: ignore[attr-defined]
+                {"WARNING"},
+                f"no foot stands still on the ground in frames {frames[0]}–{frames[-1]}: "
+                "nothing planted (raise Still or Low if the feet do stand)",
+            )
+            return None
+        made = Planting(obj, original)
+        try:
+            return PlantRun(context, made, feet, frames, paths, found, fps, current)
+        except Exception:  # whatever stopped it, nothing it made stays
+            made.undo()
+            scene.frame_set(current)
+            raise
+
+    def run(self, context: Any) -> Result:
+        """Plant every frame of the range straight through (scripts)."""
         with live.paused():
+            plant = self.begin(context)
+            if plant is None:
+                return {"CANCELLED"}
             try:
-                paths = planting.foot_paths(scene, obj, feet, frames)
-                found = find_stances(paths, fps, _leg(obj, feet), Thresholds(self.still, self.low))
-                if not any(found.values()):
-                    self.report(
-                        {"WARNING"},
-                        f"no foot stands still on the ground in frames {frames[0]}–{frames[-1]}: "
-                        "nothing planted (raise Still or Low if the feet do stand)",
-                    )
-                    return {"CANCELLED"}
-                made = Planting(obj, original)
-                try:
-                    summary = self._plant(context, made, feet, frames, paths, found, fps)
-                except Exception:  # whatever stopped it, nothing it made stays
-                    made.undo()
-                    raise
-            finally:
-                scene.frame_set(current)
+                while not plant.done:
+                    plant.step()
+                summary = plant.finish()
+            except Exception:
+                plant.abandon()
+                raise
         for line in summary:
-            self.report({"INFO"}, line)
+            self.report({"INFO"}, line)  # type: ignore[attr-defined]
         return {"FINISHED"}
 
-    def _plant(
-        self,
-        context: Any,
-        made: Planting,
-        feet: Sequence[planting.FootBones],
-        frames: list[int],
-        paths: dict[str, Any],
-        found: dict[str, list[Stance]],
-        fps: float,
-    ) -> list[str]:
-        """Key the constraints, bake the frames into a copy of the action; the report."""
-        obj = made.obj
-        planted = made.new_action()
-        for foot in feet:
-            plans = planting.plan(paths[foot.bone], found[foot.bone], fps)
-            for point, plan in plans.items():
-                if plan.on.any():
-                    _key_plan(obj, made.constraint(foot.bone, foot.thigh, point), plan, frames)
-        settings = obj.reach
-        kept = settings.comfort, settings.translate_root
-        # comfort off: the legs keep the motion's own bend; the root's travel read as the
-        # figure's own, so that a keyed root does not build the figure again each frame
-        settings.comfort, settings.translate_root = 0.0, True
+    def invoke(self, context: Any, event: Any) -> Result:
+        """Plant modal, a few frames per timer event, with a progress bar; Esc keeps nothing."""
+        if context.window is None:
+            return self.execute(context)
+        live.pause()
         try:
-            session = BakeSession(context, obj, frames[0], frames[-1])
-            while not session.done:
-                session.step()
-            written = session.finish(None)
+            if (obj := self.checked(context)) is not None:
+                self.repaired(obj)
+            plant = self.begin(context)
+        except Exception as error:  # every failure is reported, never a traceback
+            live.resume()
+            self.report({"ERROR"}, failure_message(error))  # type: ignore[attr-defined]
+            return {"CANCELLED"}
+        if plant is None:
+            live.resume()
+            return {"CANCELLED"}
+        self.plant = plant
+        manager = context.window_manager
+        manager.progress_begin(0, len(plant.frames))
+        self.timer = manager.event_timer_add(0.001, window=context.window)
+        manager.modal_handler_add(self)
+        return {"RUNNING_MODAL"}
+
+    def modal(self, context: Any, event: Any) -> Result:
+        """One window event of a modal plant: bake some frames, or stop on Esc."""
+        plant = self.plant
+        if event.type == "ESC":
+            self._end(context, plant.abandon)
+            self.report({"INFO"}, "plant stopped: nothing kept, the motion is as it was")  # type: ignore[attr-defined]
+            return {"CANCELLED"}
+        if event.type != "TIMER":
+            return {"RUNNING_MODAL"}
+        began = time.perf_counter()
+        try:
+            while not plant.done:
+                plant.step()
+                if time.perf_counter() - began >= self.frame_time:
+                    break
+        except Exception as error:
+            self._end(context, plant.abandon)
+            self.report({"ERROR"}, f"plant stopped, nothing kept: {failure_message(error)}")  # type: ignore[attr-defined]
+            return {"CANCELLED"}
+        context.window_manager.progress_update(len(plant.session.baked))
+        if not plant.done:
+            return {"RUNNING_MODAL"}
+        try:
+            summary = self._end(context, plant.finish)
+        except Exception as error:
+            plant.abandon()
+            self.report({"ERROR"}, f"plant stopped, nothing kept: {failure_message(error)}")  # type: ignore[attr-defined]
+            return {"CANCELLED"}
+        for line in summary:
+            self.report({"INFO"}, line)  # type: ignore[attr-defined]
+        return {"FINISHED"}
+
+    def _end(self, context: Any, last: Callable[[], T]) -> T:
+        """Remove the timer and the progress bar, resume live mode; what ``last`` returns."""
+        manager = context.window_manager
+        manager.event_timer_remove(self.timer)
+        manager.progress_end()
+        try:
+            return last()
         finally:
-            settings.comfort, settings.translate_root = kept
-        after = planting.foot_paths(context.scene, obj, feet, frames)
-        lines = [
-            f"planted frames {frames[0]}–{frames[-1]} into action '{planted.name}' "
-            f"({written} keys); '{made.original.name}' is kept as it was"
-        ]
-        for foot in feet:
-            stances = found[foot.bone]
-            if not stances:
-                lines.append(f"{foot.bone}: never stands in these frames; left as it was")
-                continue
-            lines.append(
-                f"{foot.bone}: {len(stances)} stances; its toe slid up to "
-                f"{length_text(_slid(paths[foot.bone].toe, stances))} while down, now "
-                f"{length_text(_slid(after[foot.bone].toe, stances))}"
-            )
-        if session.unmet:
-            lines.append(session.summary(written))
-        return lines
+            live.resume()
+
+
+class REACH_OT_plant_contacts(Plant, Operator):
+    """Find where the feet stand in the motion, plant them there, and bake into a new action."""
+
+    bl_idname = "reach.plant_contacts"
+    bl_label = "Plant Contacts"
 
 
 classes = (REACH_OT_plant_contacts,)

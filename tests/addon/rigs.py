@@ -205,3 +205,22 @@ def fcurve_paths(obj):
             for bag in strip.channelbags:
                 paths.update(c.data_path for c in bag.fcurves)
     return paths
+
+
+def window_context() -> SimpleNamespace:
+    """A context whose window manager records a modal operator's progress, handlers and
+    timers (no window exists headless), over the real scene and view layer."""
+    manager = SimpleNamespace(progress=[], handlers=[], timers=[])
+    manager.progress_begin = lambda low, high: manager.progress.append(("begin", low, high))
+    manager.progress_update = lambda value: manager.progress.append(("update", value))
+    manager.progress_end = lambda: manager.progress.append(("end",))
+    manager.modal_handler_add = manager.handlers.append
+    manager.event_timer_add = lambda step, window=None: manager.timers.append("timer") or "timer"
+    manager.event_timer_remove = manager.timers.remove
+    return SimpleNamespace(
+        scene=bpy.context.scene,
+        view_layer=bpy.context.view_layer,
+        active_object=bpy.context.active_object,
+        window=SimpleNamespace(),
+        window_manager=manager,
+    )

@@ -131,20 +131,7 @@ def harness(reach, obj):
         def report(self, kind, message):
             self.reports.append((kind, message))
 
-    manager = SimpleNamespace(progress=[], handlers=[], timers=[])
-    manager.progress_begin = lambda low, high: manager.progress.append(("begin", low, high))
-    manager.progress_update = lambda value: manager.progress.append(("update", value))
-    manager.progress_end = lambda: manager.progress.append(("end",))
-    manager.modal_handler_add = manager.handlers.append
-    manager.event_timer_add = lambda step, window=None: manager.timers.append("timer") or "timer"
-    manager.event_timer_remove = manager.timers.remove
-    context = SimpleNamespace(
-        scene=bpy.context.scene,
-        view_layer=bpy.context.view_layer,
-        active_object=bpy.context.active_object,
-        window=SimpleNamespace(),
-        window_manager=manager,
-    )
+    context = rigs.window_context()
     return Harness(), context
 
 

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import bpy
 import numpy as np
 import pytest
+import rigs
 import walks
 from mathutils import Vector
 
@@ -251,3 +254,91 @@ def test_what_a_plant_made_is_taken_back_whole_when_it_fails(reach):
     _unchanged(obj, action, keys)
     assert set(bpy.data.actions) == actions and not action.use_fake_user
     assert not obj.reach.is_figure and not len(obj.reach.joints)
+
+
+TIMER = SimpleNamespace(type="TIMER", value="NOTHING")
+ESC = SimpleNamespace(type="ESC", value="PRESS")
+
+
+def _modal(reach, obj, frames):
+    """The plant operator's mixin on a harness, one frame per timer event, and a window."""
+
+    class Harness(reach.addon.plant.Plant):
+        frame_time = 0.0
+
+        def __init__(self):
+            self.armature, self.frame_start, self.frame_end = obj.name, frames[0], frames[-1]
+            self.still = reach.addon.bridge.stances.STILL
+            self.low = reach.addon.bridge.stances.LOW
+            self.reports = []
+
+        def report(self, kind, message):
+            self.reports.append((kind, message))
+
+    return Harness(), rigs.window_context()
+
+
+def _state(obj):
+    """What a stopped plant must leave as it was: the actions and their keys, the goals
+    and theirs, the constraints and their switches, the frame and the pose there."""
+    goals = {
+        o.name: (tuple(o.location), _keys(o.animation_data.action) if o.animation_data else None)
+        for o in bpy.data.objects
+        if o.type == "EMPTY"
+    }
+    return (
+        obj.animation_data.action.name,
+        {a.name: (_keys(a), a.use_fake_user) for a in bpy.data.actions},
+        goals,
+        [(c.name, c.enabled) for c in obj.reach.constraints],
+        bpy.context.scene.frame_current,
+        rigs.pose_channels(obj),
+        obj.reach.is_figure,
+    )
+
+
+@pytest.mark.parametrize("again", [False, True], ids=["first", "again"])
+def test_a_plant_stopped_with_esc_keeps_nothing_it_wrote(reach, again):
+    """Esc part way through the bake leaves every action, goal, constraint and the pose as
+    before; a second plant stopped so leaves the first one's constraints and keys."""
+    obj, frames = _sliding_walk()
+    if again:
+        name = obj.animation_data.action.name
+        assert bpy.ops.reach.plant_contacts(
+            armature=obj.name, frame_start=1, frame_end=frames[-1]
+        ) == {"FINISHED"}
+        assert obj.animation_data.action.name == f"{name} planted"
+    bpy.context.scene.frame_set(7)
+    before = _state(obj)
+    plant, context = _modal(reach, obj, frames)
+    assert plant.invoke(context, TIMER) == {"RUNNING_MODAL"}
+    assert context.window_manager.handlers == [plant]
+    for _ in range(10):
+        assert plant.modal(context, TIMER) == {"RUNNING_MODAL"}
+    assert reach.addon.live._state.paused
+    assert plant.modal(context, ESC) == {"CANCELLED"}
+    manager = context.window_manager
+    assert manager.progress[0] == ("begin", 0, len(frames)) and manager.progress[-1] == ("end",)
+    assert ("update", 10) in manager.progress and manager.timers == []
+    assert "nothing kept" in plant.reports[-1][1]
+    assert not reach.addon.live._state.paused
+    assert _state(obj) == before
+
+
+def test_a_modal_plant_run_to_its_end_plants_as_a_script_does(reach):
+    obj, frames = _sliding_walk()
+    original = obj.animation_data.action
+    plant, context = _modal(reach, obj, frames)
+    assert plant.invoke(context, TIMER) == {"RUNNING_MODAL"}
+    results = [plant.modal(context, TIMER) for _ in frames]
+    assert results[:-1] == [{"RUNNING_MODAL"}] * (len(frames) - 1)
+    assert results[-1] == {"FINISHED"}
+    assert context.window_manager.timers == [] and not reach.addon.live._state.paused
+    assert obj.animation_data.action is not original
+    assert obj.animation_data.action.name == f"{original.name} planted"
+    assert any("now 0" in message or "now " in message for _, message in plant.reports)
+    truth = walks.stances(2)
+    after = walks.world_points(obj, frames, {"foot.L": "tail", "foot.R": "tail"})
+    for foot, stances in truth.items():
+        inner = [(a, b) for a, b in stances if b - a >= 4]
+        assert max(_travel(after[foot], inner)) <= 0.003
