@@ -112,17 +112,19 @@ class Planting:
         _assign(self.obj.animation_data, self.planted)
         return self.planted
 
-    def constraint(self, bone: str, thigh: str, point: str) -> Any:
-        """The planted constraint of ``bone``'s ``point``: a new one, or the one a run made."""
-        name = NAMES[point].format(bone=bone)
+    def constraint(self, foot: planting.FootBones, point: str) -> Any:
+        """The planted constraint of ``foot``'s ``point``: a new one, or the one a run made."""
+        name = NAMES[point].format(bone=foot.bone)
         constraints = self.obj.reach.constraints
         if name not in constraints:
+            effector = "HEAD" if point == "heel" else "TAIL" if foot.toe is None else "OFFSET"
             run_nested(
                 bpy.ops.reach.add_constraint,  # type: ignore[attr-defined]
                 armature=self.obj.name,
-                bone=bone,
-                effector="HEAD" if point == "heel" else "TAIL",
-                chain_start=thigh,
+                bone=foot.bone,
+                effector=effector,
+                offset=foot.toe if effector == "OFFSET" else (0.0, 0.0, 0.0),
+                chain_start=foot.thigh,
                 name=name,
             )
             self.constraints.append(name)
@@ -239,7 +241,7 @@ def _leg(obj: Any, feet: Sequence[planting.FootBones]) -> float:
     bones = obj.data.bones
     scale = float(np.mean(tuple(obj.matrix_world.to_scale())))
     return scale * max(
-        float((bones[foot.bone].head_local - bones[foot.thigh].head_local).length) for foot in feet
+        float((bones[foot.foot].head_local - bones[foot.top].head_local).length) for foot in feet
     )
 
 
@@ -286,7 +288,7 @@ class PlantRun:
             plans = planting.plan(paths[foot.bone], found[foot.bone], fps)
             for point, plan in plans.items():
                 if plan.on.any():
-                    made.key(made.constraint(foot.bone, foot.thigh, point), plan, frames)
+                    made.key(made.constraint(foot, point), plan, frames)
         settings = obj.reach
         self.kept = settings.comfort, settings.translate_root
         # comfort off: the legs keep the motion's own bend; the root's travel read as the

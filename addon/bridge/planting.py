@@ -21,7 +21,10 @@ from numpy.typing import NDArray
 
 from ..errors import BlenderDataError
 from .anatomy import human_body
+from .body import limb_part
 from .bone_ends import end_local
+from .control_rig.limbs import Limb, find_limbs
+from .rigify_names import is_control
 from .stances import Foot, Stance
 
 __all__ = ["BLEND", "FootBones", "Plan", "find_feet", "foot_paths", "leg_bones", "plan", "travel"]
@@ -35,11 +38,37 @@ POINTS = ("heel", "toe")
 
 @dataclass(frozen=True)
 class FootBones:
-    """A foot of the skeleton: its bone, its side ("L" or "R") and its leg's thigh."""
+    """A foot of the skeleton and the bones that plant it.
+
+    Attributes:
+        bone: The bone the planted constraints hold: the foot, or on a control rig the
+            control that poses it now (its FK control, or its IK control).
+        side: "L" or "R".
+        thigh: Where the constraints' chains start: the thigh (its FK control), or ""
+            for an IK control, which moves alone.
+        skeleton: The foot's bone in the skeleton, whose path the motion gives ("":
+            ``bone``).
+        hip: The leg's top bone in the skeleton, for the leg's length ("": ``thigh``).
+        toe: The toe effector, the skeleton foot's end, in ``bone``'s frame; None: the
+            bone's own end (:func:`.bone_ends.end_local`).
+    """
 
     bone: str
     side: str
     thigh: str
+    skeleton: str = ""
+    hip: str = ""
+    toe: tuple[float, float, float] | None = None
+
+    @property
+    def foot(self) -> str:
+        """The foot's bone in the skeleton."""
+        return self.skeleton or self.bone
+
+    @property
+    def top(self) -> str:
+        """The leg's top bone in the skeleton."""
+        return self.hip or self.thigh
 
 
 @dataclass(frozen=True)
@@ -59,16 +88,15 @@ class Plan:
 def find_feet(obj: Any) -> list[FootBones]:
     """The skeleton's feet, left first, each with its thigh (:func:`.anatomy.human_body`).
 
+    On a control rig (:func:`.control_rig.limbs.find_limbs`), the legs are its limbs
+    named as thighs, planted at the controls their mode poses them by.
+
     Raises:
-        BlenderDataError: When no foot is found, naming the bones a leg is read from.
+        BlenderDataError: When no foot is found, naming the bones a leg is read from; for
+            a control rig's leg blended between IK and FK.
     """
-    found, _ = human_body(obj)
-    thighs = {side: bone for bone, (part, side) in found.items() if part == "thigh"}
-    feet = [
-        FootBones(bone, side, thighs[side])
-        for bone, (part, side) in found.items()
-        if part == "foot" and side in thighs
-    ]
+    limbs = find_limbs(obj)
+    feet = _control_feet(obj, limbs) if limbs else _skeleton_feet(obj)
     if not feet:
         raise BlenderDataError(
             f"armature '{obj.name}' has no legs Reach recognises: name a leg's thigh and "
@@ -78,14 +106,60 @@ def find_feet(obj: Any) -> list[FootBones]:
     return sorted(feet, key=lambda foot: foot.side)
 
 
+def _skeleton_feet(obj: Any) -> list[FootBones]:
+    """A plain skeleton's feet: the bones Human Limits reads as feet, with their thighs."""
+    found, _ = human_body(obj)
+    thighs = {side: bone for bone, (part, side) in found.items() if part == "thigh"}
+    return [
+        FootBones(bone, side, thighs[side])
+        for bone, (part, side) in found.items()
+        if part == "foot" and side in thighs
+    ]
+
+
+def _control_feet(obj: Any, limbs: Sequence[Limb]) -> list[FootBones]:
+    """A control rig's feet: per leg, the control its mode poses the foot by.
+
+    In FK the foot's FK control with its chain from the thigh's; in IK the end control,
+    which moves alone (the knee keeps the motion's swivel). The toe is the skeleton
+    foot's end, carried by that control.
+    """
+    data = obj.data.bones
+    feet = []
+    for limb in limbs:
+        part = limb_part(limb.name)
+        if part is None or part[0] != "thigh" or limb.chain_end < 1:
+            continue
+        if limb.mode == "MIXED":
+            raise BlenderDataError(
+                f"leg '{limb.name}' is blended between IK and FK, so no control alone poses "
+                f"its foot: set '{limb.switch}' on '{limb.settings}' to 0 or 1"
+            )
+        foot = limb.bones[limb.chain_end]
+        if limb.mode == "FK":
+            bone, thigh = limb.fk[limb.chain_end], limb.fk[0]
+        else:
+            bone, thigh = limb.ik_controls[0], ""
+        end = data[foot].matrix_local @ end_local(data[foot])
+        toe = data[bone].matrix_local.inverted() @ end
+        tail = (toe - end_local(data[bone])).length <= 1e-6 * data[bone].length
+        point = None if tail else (toe.x, toe.y, toe.z)
+        feet.append(FootBones(bone, part[1], thigh, foot, limb.bones[0], point))
+    return feet
+
+
 def leg_bones(obj: Any, foot: FootBones) -> list[str]:
-    """The bones a foot's planted constraints move: the foot's and its parents' to the thigh."""
+    """The bones a foot's planted constraints move, those an animator keys.
+
+    The foot's and its parents' to the thigh, but no bone Rigify's prefixes mark as a
+    mechanism's or the skeleton's.
+    """
     bone = obj.data.bones[foot.bone]
     names = [bone.name]
-    while bone.name != foot.thigh and bone.parent is not None:
+    while foot.thigh and bone.name != foot.thigh and bone.parent is not None:
         bone = bone.parent
         names.append(bone.name)
-    return names
+    return [name for name in names if is_control(name)]
 
 
 def foot_paths(
@@ -96,7 +170,7 @@ def foot_paths(
     Sets the scene to each frame in turn (Blender evaluates the motion there).
     """
     bones = obj.data.bones
-    ends = {foot.bone: end_local(bones[foot.bone]) for foot in feet}
+    ends = {foot.bone: end_local(bones[foot.foot]) for foot in feet}
     heels = {foot.bone: np.empty((len(frames), 3)) for foot in feet}
     toes = {foot.bone: np.empty((len(frames), 3)) for foot in feet}
     pose = obj.pose.bones
@@ -104,7 +178,7 @@ def foot_paths(
         scene.frame_set(frame)
         world = obj.matrix_world
         for foot in feet:
-            matrix = world @ pose[foot.bone].matrix
+            matrix = world @ pose[foot.foot].matrix
             heels[foot.bone][k] = tuple(matrix.translation)
             toes[foot.bone][k] = tuple(matrix @ ends[foot.bone])
     return {name: Foot(heels[name], toes[name]) for name in heels}

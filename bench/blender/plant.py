@@ -7,7 +7,10 @@ metarig's hips keyed forward at 24 fps, its feet stepping (a stance on the groun
 swing in an arc), baked by Reach and its constraints removed. Its hips are then keyed
 2%, 5% and 10% faster, so that each stance slides 0.8, 2 and 4 cm, as motion put on a
 character of other proportions does; the 5% walk is also written as BVH by Blender's
-exporter and read back by its importer. ``reach.plant_contacts`` plants each, and per
+exporter and read back by its importer. The same walk is made on the control rig Rigify
+generates from the metarig, its legs in FK (its FK controls keyed, the torso then keyed
+5% fast) and in IK (its foot controls keyed, then carried forward 5% of the torso's
+travel). ``reach.plant_contacts`` plants each, and per
 foot the toe's (the ball's) travel over each true stance is measured on Blender's pose
 before and after, with the operator's time per frame (finding the stances, keying the
 constraints, baking, measuring again).
@@ -61,11 +64,12 @@ def _bvh(walks: Any, obj: Any, frames: range, folder: Path) -> Any:
     return bpy.context.active_object
 
 
-def measure(walks: Any, obj: Any, frames: range, cycles: int) -> dict[str, Any]:
-    """Plant ``obj``'s walk: the toes' travel over each true stance before and after."""
-    ends = {"foot.L": "tail", "foot.R": "tail"}
+def measure(walks: Any, obj: Any, frames: range, cycles: int, prefix: str = "") -> dict[str, Any]:
+    """Plant ``obj``'s walk: the toes' travel over each true stance before and after
+    (on the skeleton's feet, ``prefix`` naming a control rig's)."""
+    ends = {prefix + "foot.L": "tail", prefix + "foot.R": "tail"}
     truth = {
-        foot: [(a, b) for a, b in runs if b - a >= 4]
+        prefix + foot: [(a, b) for a, b in runs if b - a >= 4]
         for foot, runs in walks.stances(cycles).items()
     }
     before = walks.world_points(obj, frames, ends)
@@ -105,6 +109,12 @@ def main() -> None:
             imported = _bvh(walks, obj, frames, Path(folder))
             runs["BVH of the metarig's walk, hips 5% fast"] = measure(
                 walks, imported, frames, args.cycles
+            )
+        for mode in ("FK", "IK"):
+            bpy.ops.wm.read_homefile(use_empty=True)
+            obj, frames = walks.control_walk(mode, args.cycles, 1.05)
+            runs[f"control rig, legs in {mode}, feet 5% astray"] = measure(
+                walks, obj, frames, args.cycles, "ORG-"
             )
     finally:
         rigs.unload_reach()

@@ -44,41 +44,50 @@ def _travel(points: np.ndarray, stances) -> list[float]:
     return out
 
 
-def _relative(obj, frames, bones: dict[str, str]) -> dict[str, np.ndarray]:
-    """Each bone's point relative to the hips' head, per frame, in world space."""
-    found = walks.world_points(obj, frames, {**bones, walks.HIPS: "head"})
-    hips = found.pop(walks.HIPS)
-    return {bone: points - hips for bone, points in found.items()}
-
-
-def _knees(obj, frames) -> dict[str, np.ndarray]:
-    """Each leg's bend direction per frame: the knee's offset from the hip–ankle line."""
-    points = walks.world_points(
-        obj, frames, {"thigh.L": "head", "shin.L": "head", "foot.L": "head"}
-    )
-    points_r = walks.world_points(
-        obj, frames, {"thigh.R": "head", "shin.R": "head", "foot.R": "head"}
-    )
-    bends = {}
-    for side, found in (("L", points), ("R", points_r)):
-        hip, knee, ankle = found[f"thigh.{side}"], found[f"shin.{side}"], found[f"foot.{side}"]
+def _measures(obj, frames, prefix: str) -> dict[str, np.ndarray]:
+    """Per frame, in world space, on the skeleton (``prefix`` names a control rig's):
+    each toe; the head's top and the wrists relative to the hips; each knee's bend
+    direction (its offset from the hip–ankle line)."""
+    names = {
+        "toe.L": ("foot.L", "tail"),
+        "toe.R": ("foot.R", "tail"),
+        "head": ("spine.006", "tail"),
+        "wrist.L": ("hand.L", "head"),
+        "wrist.R": ("hand.R", "head"),
+        "hips": ("spine", "head"),
+        **{
+            f"{part}.{side}": (f"{part}.{side}", "head")
+            for part in ("thigh", "shin", "foot")
+            for side in "LR"
+        },
+    }
+    points = {}
+    for which in ("head", "tail"):  # a bone's head and tail read apart
+        read = {prefix + bone: end for bone, end in names.values() if end == which}
+        found = walks.world_points(obj, frames, read)
+        points.update({k: found[prefix + b] for k, (b, end) in names.items() if end == which})
+    found = {key: points[key] for key in ("toe.L", "toe.R")}
+    for key in ("head", "wrist.L", "wrist.R"):
+        found[key] = points[key] - points["hips"]
+    for side in "LR":
+        hip, knee, ankle = (points[f"{part}.{side}"] for part in ("thigh", "shin", "foot"))
         line = (ankle - hip) / np.linalg.norm(ankle - hip, axis=1)[:, None]
         off = (knee - hip) - line * np.sum((knee - hip) * line, axis=1)[:, None]
-        bends[side] = off / np.linalg.norm(off, axis=1)[:, None]
-    return bends
+        found[f"knee.{side}"] = off / np.linalg.norm(off, axis=1)[:, None]
+    return found
 
 
-def test_a_sliding_walks_feet_stand_still_after_planting_and_the_rest_is_kept(reach):
-    obj, frames = _sliding_walk()
+@pytest.mark.parametrize("rig", ["skeleton", "FK", "IK"])
+def test_a_sliding_walks_feet_stand_still_after_planting_and_the_rest_is_kept(reach, rig):
+    """On the metarig's plain skeleton and on a control rig's legs in FK and in IK, each
+    stance's toe stands still, the head and wrists keep to the hips, the knees bend as
+    they bent; keys go on the bones an animator keys, the original action kept."""
+    obj, frames = _sliding_walk() if rig == "skeleton" else walks.control_walk(rig, 2, SLIDE)
+    prefix = "" if rig == "skeleton" else "ORG-"
     original = obj.animation_data.action
     kept = _keys(original)
-    ends = {"foot.L": "tail", "foot.R": "tail"}
-    before = walks.world_points(obj, frames, ends)
-    upper = {"spine.006": "tail", "hand.L": "head", "hand.R": "head"}
-    upper_before = _relative(obj, frames, upper)
-    knees_before = _knees(obj, frames)
+    before = _measures(obj, frames, prefix)
     truth = walks.stances(2)
-    slid = {foot: _travel(before[foot], truth[foot]) for foot in ends}
 
     result = bpy.ops.reach.plant_contacts(armature=obj.name, frame_start=1, frame_end=frames[-1])
 
@@ -86,22 +95,21 @@ def test_a_sliding_walks_feet_stand_still_after_planting_and_the_rest_is_kept(re
     planted = obj.animation_data.action
     assert planted is not original and original.use_fake_user
     assert _keys(original) == kept  # the imported motion stays as it was
-    after = walks.world_points(obj, frames, ends)
-    for foot in ends:
-        inner = [(a, b) for a, b in truth[foot] if b - a >= 4]  # not cut short by the clip
-        assert (
-            max(s for s, (a, b) in zip(slid[foot], truth[foot], strict=True) if (a, b) in inner)
-            > 0.015
-        )
-        assert max(_travel(after[foot], inner)) <= 0.003  # each stance's toe stands still
-    upper_after = _relative(obj, frames, upper)
-    for bone in upper:  # the head and wrists move with the hips as they did
-        assert np.linalg.norm(upper_after[bone] - upper_before[bone], axis=1).max() <= 0.01
-    knees_after = _knees(obj, frames)
-    for side in ("L", "R"):  # the knees bend the way they bent
-        cosines = np.sum(knees_after[side] * knees_before[side], axis=1)
+    after = _measures(obj, frames, prefix)
+    for side in "LR":
+        inner = [(a, b) for a, b in truth[f"foot.{side}"] if b - a >= 4]  # not cut short
+        assert max(_travel(before[f"toe.{side}"], inner)) > 0.015
+        assert max(_travel(after[f"toe.{side}"], inner)) <= 0.003  # each toe stands still
+        cosines = np.sum(after[f"knee.{side}"] * before[f"knee.{side}"], axis=1)
         assert np.degrees(np.arccos(np.clip(cosines, -1.0, 1.0))).max() <= 30.0
-    assert [c.name for c in obj.reach.constraints] == list(PLANTED)
+    for key in ("head", "wrist.L", "wrist.R"):  # they move with the hips as they did
+        assert np.linalg.norm(after[key] - before[key], axis=1).max() <= 0.01
+    feet = [f.bone for f in reach.addon.bridge.planting.find_feet(obj)]
+    assert [c.name for c in obj.reach.constraints] == [
+        f"{foot} {point} planted" for foot in feet for point in ("heel", "toe")
+    ]
+    keyed = {path.split('"')[1] for path, _ in _keys(planted) if path.startswith("pose.bones")}
+    assert keyed and all(not name.startswith(("ORG-", "DEF-", "MCH-")) for name in keyed)
 
 
 def test_frames_no_contact_blends_into_keep_the_motions_pose(reach):
@@ -247,8 +255,9 @@ def test_what_a_plant_made_is_taken_back_whole_when_it_fails(reach):
     made = reach.addon.plant.Planting(obj, action)
     planted = made.new_action()
     assert obj.animation_data.action is planted and action.use_fake_user
-    made.constraint("foot.L", "thigh.L", "heel")
-    made.constraint("foot.L", "thigh.L", "toe")
+    foot = reach.addon.bridge.planting.FootBones("foot.L", "L", "thigh.L")
+    made.constraint(foot, "heel")
+    made.constraint(foot, "toe")
     assert len(obj.reach.constraints) == 2 and obj.reach.is_figure
     made.undo()
     _unchanged(obj, action, keys)
@@ -342,3 +351,23 @@ def test_a_modal_plant_run_to_its_end_plants_as_a_script_does(reach):
     for foot, stances in truth.items():
         inner = [(a, b) for a, b in stances if b - a >= 4]
         assert max(_travel(after[foot], inner)) <= 0.003
+
+
+def test_a_control_rigs_leg_blended_between_ik_and_fk_is_refused_naming_its_switch(reach):
+    bpy.ops.object.armature_basic_human_metarig_add()
+    bpy.ops.object.mode_set(mode="OBJECT")
+    bpy.ops.pose.rigify_generate()
+    obj = bpy.context.active_object
+    bpy.ops.object.mode_set(mode="OBJECT")
+    walks.key_hips(obj, range(1, 25), 0.02, "torso")
+    obj.pose.bones["thigh_parent.R"]["IK_FK"] = 0.5
+    obj.update_tag()
+    bpy.context.view_layer.update()
+    action = obj.animation_data.action
+    keys = _keys(action)
+    with pytest.raises(
+        RuntimeError, match=r"leg 'thigh.R' is blended .* set 'IK_FK' on 'thigh_parent.R' to 0 or 1"
+    ):
+        bpy.ops.reach.plant_contacts(armature=obj.name, frame_start=1, frame_end=24)
+    assert obj.animation_data.action is action and _keys(action) == keys
+    assert len(obj.reach.constraints) == 0

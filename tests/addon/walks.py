@@ -32,10 +32,11 @@ FEET = {"foot.L": ("thigh.L", 0.0), "foot.R": ("thigh.R", 0.5)}
 HIPS = "spine"
 
 
-def key_hips(obj: Any, frames: range, speed: float) -> None:
-    """Key the hips moving forward (−Y) ``speed`` metres a frame, lowered by :data:`DROP`."""
-    hips = obj.pose.bones[HIPS]
-    to_local = obj.data.bones[HIPS].matrix_local.to_3x3().inverted()
+def key_hips(obj: Any, frames: range, speed: float, bone: str = HIPS) -> None:
+    """Key the hips ``bone`` moving forward (−Y) ``speed`` metres a frame, lowered by
+    :data:`DROP`."""
+    hips = obj.pose.bones[bone]
+    to_local = obj.data.bones[bone].matrix_local.to_3x3().inverted()
     for frame in frames:
         hips.location = to_local @ Vector((0.0, -speed * (frame - frames[0]), -DROP))
         hips.keyframe_insert("location", frame=frame)
@@ -69,16 +70,25 @@ def _foot_offset(frame: int, phase: float) -> tuple[float, float]:
     return planted + STRIDE * s * s * (3.0 - 2.0 * s), LIFT * math.sin(math.pi * s)
 
 
-def walk(obj: Any, cycles: int = 2) -> range:
-    """Key a clean walk of ``cycles`` strides on the basic metarig ``obj``; its frames."""
+def walk(
+    obj: Any,
+    cycles: int = 2,
+    feet: dict[str, tuple[str, float]] = FEET,
+    hips: str = HIPS,
+) -> range:
+    """Key a clean walk of ``cycles`` strides on ``obj``; its frames.
+
+    ``feet`` names each foot bone (the basic metarig's, or a control rig's foot control)
+    with its chain's start and its phase, ``hips`` the bone keyed forward.
+    """
     scene = bpy.context.scene
     scene.render.fps, scene.render.fps_base = FPS, 1.0
     frames = range(1, cycles * CYCLE + 1)
     scene.frame_start, scene.frame_end = frames[0], frames[-1]
-    key_hips(obj, frames, STRIDE / CYCLE)
+    key_hips(obj, frames, STRIDE / CYCLE, hips)
     rest = obj.data.bones
     names = []
-    for foot, (thigh, phase) in FEET.items():
+    for foot, (thigh, phase) in feet.items():
         for effector in ("HEAD", "TAIL"):
             name = f"walk {foot} {effector}"
             bpy.ops.reach.add_constraint(
@@ -98,6 +108,45 @@ def walk(obj: Any, cycles: int = 2) -> range:
     for name in names:
         bpy.ops.reach.remove_constraint(armature=obj.name, constraint=name, delete_goal=True)
     return frames
+
+
+def control_walk(mode: str, cycles: int, slide: float) -> tuple[Any, range]:
+    """Rigify's basic human control rig walking ``cycles`` strides, its legs in ``mode``
+    ("FK" or "IK"), its feet sliding: in FK its torso keyed ``slide`` times too fast, in
+    IK its foot controls also carried forward by that share of its travel; the rig and
+    its frames."""
+    bpy.ops.object.armature_basic_human_metarig_add()
+    bpy.ops.object.mode_set(mode="OBJECT")
+    bpy.ops.pose.rigify_generate()
+    obj = bpy.context.active_object
+    bpy.ops.object.mode_set(mode="OBJECT")
+    for side in "LR":
+        obj.pose.bones[f"thigh_parent.{side}"]["IK_FK"] = 1.0 if mode == "FK" else 0.0
+    obj.update_tag()
+    bpy.context.view_layer.update()
+    if mode == "FK":
+        feet = {"foot_fk.L": ("thigh_fk.L", 0.0), "foot_fk.R": ("thigh_fk.R", 0.5)}
+    else:
+        feet = {"foot_ik.L": ("", 0.0), "foot_ik.R": ("", 0.5)}
+    frames = walk(obj, cycles, feet, "torso")
+    speed = STRIDE / CYCLE
+    key_hips(obj, frames, slide * speed, "torso")
+    if mode == "IK":
+        drift(obj, list(feet), frames, (slide - 1.0) * speed)
+    return obj, frames
+
+
+def drift(obj: Any, bones: list[str], frames: range, speed: float) -> None:
+    """Key ``bones`` (a control rig's IK foot controls) also moving forward ``speed``
+    metres a frame, as well as where the walk keyed them, so that they slide."""
+    scene = bpy.context.scene
+    for bone in bones:
+        pose = obj.pose.bones[bone]
+        to_local = obj.data.bones[bone].matrix_local.to_3x3().inverted()
+        for frame in frames:
+            scene.frame_set(frame)
+            pose.location += to_local @ Vector((0.0, -speed * (frame - frames[0]), 0.0))
+            pose.keyframe_insert("location", frame=frame)
 
 
 def world_points(obj: Any, frames: range, points: dict[str, str]) -> dict[str, np.ndarray]:
