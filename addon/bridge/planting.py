@@ -24,6 +24,7 @@ from .anatomy import human_body
 from .body import limb_part
 from .bone_ends import end_local
 from .control_rig.limbs import Limb, find_limbs
+from .rest_limits import rest_limbs
 from .rigify_names import is_control
 from .stances import Foot, Stance
 
@@ -31,6 +32,9 @@ __all__ = ["BLEND", "FootBones", "Plan", "find_feet", "foot_paths", "leg_bones",
 
 BLEND = 0.1
 """Seconds over which a planted goal moves from the motion's path to its place, and back."""
+
+DOWN = 0.866
+"""Least cosine between a leg bone at rest and straight down for it to point down (30°)."""
 
 POINTS = ("heel", "toe")
 """A foot's planted points: its bone's head (the ankle) and its end (the ball)."""
@@ -101,20 +105,62 @@ def find_feet(obj: Any) -> list[FootBones]:
         raise BlenderDataError(
             f"armature '{obj.name}' has no legs Reach recognises: name a leg's thigh and "
             "shin as Rigify (thigh.L, shin.L), Mixamo or BVH (LeftUpLeg, LeftLeg) or the UE "
-            "mannequin (thigh_l, calf_l) do, with the foot continuing the shin"
+            "mannequin (thigh_l, calf_l) do, with the foot continuing the shin (nor does "
+            "its rest pose show two limbs of three bones or more reaching down, one each "
+            "side of its middle)"
         )
     return sorted(feet, key=lambda foot: foot.side)
 
 
 def _skeleton_feet(obj: Any) -> list[FootBones]:
-    """A plain skeleton's feet: the bones Human Limits reads as feet, with their thighs."""
+    """A plain skeleton's feet: the bones Human Limits reads as feet, with their thighs.
+
+    Else those of the legs its rest pose shows (:func:`_rest_feet`).
+    """
     found, _ = human_body(obj)
     thighs = {side: bone for bone, (part, side) in found.items() if part == "thigh"}
-    return [
+    named = [
         FootBones(bone, side, thighs[side])
         for bone, (part, side) in found.items()
         if part == "foot" and side in thighs
     ]
+    return named or _rest_feet(obj)
+
+
+def _rest_feet(obj: Any) -> list[FootBones]:
+    """The feet of a skeleton whose bones have no names Reach knows, from its rest pose.
+
+    A leg is a limb (:func:`.rest_limits.rest_limbs`) that reaches down in the world,
+    one on each side of the middle plane; its foot is its first bone, after one within
+    30° of straight down, that is not (the ankle turns the limb forward), else its last,
+    and the chain starts two bones above the foot (the thigh).
+    """
+    read = rest_limbs(obj)
+    if read is None:
+        return []
+    turn = np.array(obj.matrix_world.to_3x3(), dtype=float)
+    up = turn.T @ np.array((0.0, 0.0, 1.0))  # the world's up in armature space
+    up /= max(float(np.linalg.norm(up)), 1e-12)
+    feet: dict[str, FootBones] = {}
+    for chain in read.limbs:
+        reach = np.array(chain[-1].tail_local) - np.array(chain[0].head_local)
+        if float(reach @ up) > -0.5 * float(np.linalg.norm(reach)):
+            continue  # no leg: it does not reach down
+        downward = [
+            float(_unit(np.array(b.tail_local) - np.array(b.head_local)) @ up) < -DOWN
+            for b in chain
+        ]
+        first = downward.index(True) if True in downward else 0
+        foot = next((k for k in range(first, len(chain)) if not downward[k]), len(chain) - 1)
+        foot = max(foot, 2)
+        side = "L" if chain[0].head_local[0] > read.middle else "R"
+        if side not in feet:  # the first leg each side
+            feet[side] = FootBones(chain[foot].name, side, chain[foot - 2].name)
+    return list(feet.values()) if len(feet) == 2 else []
+
+
+def _unit(vector: NDArray[np.float64]) -> NDArray[np.float64]:
+    return vector / max(float(np.linalg.norm(vector)), 1e-12)
 
 
 def _control_feet(obj: Any, limbs: Sequence[Limb]) -> list[FootBones]:

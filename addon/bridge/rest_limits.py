@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,7 +30,19 @@ from .anatomy import Ball, ancestors, continuing, ellipse, unit_rest
 from .arrays import Array
 from .rigify_names import is_control
 
-__all__ = ["BEND", "CONE", "LIMB", "MIDDLE", "OUT", "TRUNK", "Hinge", "RestLimits", "rest_limits"]
+__all__ = [
+    "BEND",
+    "CONE",
+    "LIMB",
+    "MIDDLE",
+    "OUT",
+    "TRUNK",
+    "Hinge",
+    "RestLimbs",
+    "RestLimits",
+    "rest_limbs",
+    "rest_limits",
+]
 
 MIDDLE = 0.02
 """Largest distance of a trunk bone's ends from the middle plane, as a share of the
@@ -100,12 +113,26 @@ def _chain(bone: Any) -> list[Any]:
     return chain
 
 
-def rest_limits(obj: Any) -> RestLimits:
-    """The joints Limits from Rest gives ``obj``'s skeleton (see the module's docstring)."""
+@dataclass(frozen=True)
+class RestLimbs:
+    """A skeleton's limbs at rest and its middle plane.
+
+    Attributes:
+        limbs: Each limb's bones, root first (see the module's docstring).
+        middle: The middle plane's X in armature space.
+        central: Whether a bone lies on the middle plane.
+    """
+
+    limbs: list[list[Any]]
+    middle: float
+    central: Callable[[Any], bool]
+
+
+def rest_limbs(obj: Any) -> RestLimbs | None:
+    """The limbs of ``obj``'s skeleton read from its rest pose; None: it has no bones."""
     bones = [b for b in obj.data.bones if is_control(b.name)]
-    found = RestLimits()
     if not bones:
-        return found
+        return None
     points = np.array([p for b in bones for p in (b.head_local, b.tail_local)])
     size = float(np.linalg.norm(points.max(axis=0) - points.min(axis=0)))
     middle = float(np.median(points[:, 0]))
@@ -123,6 +150,17 @@ def rest_limits(obj: Any) -> RestLimits:
             ends = np.array(chain[-1].tail_local) - np.array(chain[0].head_local)
             if len(chain) >= 3 and path >= LIMB * size and np.linalg.norm(ends) >= OUT * path:
                 limbs.append(chain)
+    return RestLimbs(limbs, middle, central)
+
+
+def rest_limits(obj: Any) -> RestLimits:
+    """The joints Limits from Rest gives ``obj``'s skeleton (see the module's docstring)."""
+    found = RestLimits()
+    read = rest_limbs(obj)
+    if read is None:
+        return found
+    bones = [b for b in obj.data.bones if is_control(b.name)]
+    limbs, central = read.limbs, read.central
     bearing = {b.name for chain in limbs for b in ancestors(chain[0].parent)}
     trunk = [b for b in bones if b.name in bearing and central(b)]
     for bone in list(trunk):  # the neck and head, the tail

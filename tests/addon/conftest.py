@@ -48,6 +48,14 @@ def reach(built_zip: Path) -> Iterator[ModuleType]:
     addon_utils.disable(MODULE, default_set=True)
 
 
+@pytest.fixture(scope="session")
+def skeletons(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """Each kind's imported skeleton, saved by a child Blender (see imported_skeletons)."""
+    import imported_skeletons
+
+    return imported_skeletons.make(tmp_path_factory.mktemp("skeletons"))
+
+
 @pytest.fixture(autouse=True)
 def empty_file(reach: ModuleType) -> Iterator[None]:
     """Every test starts from an empty file, with the extension enabled."""

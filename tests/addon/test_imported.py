@@ -28,12 +28,6 @@ HUMANS = (*imported_skeletons.MIXAMO, *imported_skeletons.GAME)
 """The Mixamo-named characters (1.58 m from the lowest joint to the highest)."""
 
 
-@pytest.fixture(scope="module")
-def skeletons(tmp_path_factory):
-    """Each kind's imported skeleton, saved by a child Blender (see imported_skeletons)."""
-    return imported_skeletons.make(tmp_path_factory.mktemp("skeletons"))
-
-
 def figure(skeletons, kind: str) -> Any:
     """The imported skeleton of ``kind`` made a figure, its hips free to move."""
     obj = imported_skeletons.append(skeletons[kind])

@@ -5,6 +5,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 import bpy
+import imported_skeletons
 import numpy as np
 import pytest
 import rigs
@@ -371,3 +372,79 @@ def test_a_control_rigs_leg_blended_between_ik_and_fk_is_refused_naming_its_swit
         bpy.ops.reach.plant_contacts(armature=obj.name, frame_start=1, frame_end=24)
     assert obj.animation_data.action is action and _keys(action) == keys
     assert len(obj.reach.constraints) == 0
+
+
+def test_a_skeleton_whose_names_say_nothing_is_planted_at_the_legs_its_rest_pose_shows(reach):
+    """Every bone renamed "b00", "b01", …: the legs are the limbs reaching down from the
+    middle plane, their feet where they turn forward, and the feet are planted."""
+    obj, frames = _sliding_walk()
+    renamed = {}
+    for k, bone in enumerate(obj.data.bones):
+        renamed[bone.name] = bone.name = f"b{k:02d}"  # Blender renames the keys' paths too
+    feet = reach.addon.bridge.planting.find_feet(obj)
+    assert [(f.bone, f.thigh) for f in feet] == [
+        (renamed["foot.L"], renamed["thigh.L"]),
+        (renamed["foot.R"], renamed["thigh.R"]),
+    ]
+    ends = {renamed["foot.L"]: "tail", renamed["foot.R"]: "tail"}
+    before = walks.world_points(obj, frames, ends)
+    assert bpy.ops.reach.plant_contacts(armature=obj.name, frame_start=1, frame_end=frames[-1]) == {
+        "FINISHED"
+    }
+    after = walks.world_points(obj, frames, ends)
+    for side in "LR":
+        inner = [(a, b) for a, b in walks.stances(2)[f"foot.{side}"] if b - a >= 4]
+        assert max(_travel(before[renamed[f"foot.{side}"]], inner)) > 0.015
+        assert max(_travel(after[renamed[f"foot.{side}"]], inner)) <= 0.003
+
+
+@pytest.mark.parametrize("kind", ["mixamo_fbx", "game_fbx"])
+def test_an_imported_game_skeletons_walk_is_planted(reach, skeletons, kind):
+    """A Mixamo-named character read by Blender's FBX importer (centimetres under a 0.01
+    scale; its bones askew of its joints for the game skeleton) walks with its hips 5%
+    fast: each stance's ball of the foot (the toes' joint) stands still after."""
+    obj = imported_skeletons.append(skeletons[kind])
+    name = imported_skeletons.PREFIX
+    bones = obj.data.bones
+    feet = {
+        f"{name}LeftFoot": (f"{name}LeftUpLeg", 0.0),
+        f"{name}RightFoot": (f"{name}RightUpLeg", 0.5),
+    }
+    balls = {foot: foot.replace("Foot", "ToeBase") for foot in feet}
+    ends = {foot: bones[ball].head_local for foot, ball in balls.items()}
+    frames = walks.walk(obj, feet=feet, hips=f"{name}Hips", ends=ends)
+    walks.key_hips(obj, frames, SLIDE * walks.STRIDE / walks.CYCLE, f"{name}Hips")
+    points = {ball: "head" for ball in balls.values()}
+    before = walks.world_points(obj, frames, points)
+    assert bpy.ops.reach.plant_contacts(armature=obj.name, frame_start=1, frame_end=frames[-1]) == {
+        "FINISHED"
+    }
+    after = walks.world_points(obj, frames, points)
+    for side, foot in zip("LR", feet, strict=True):
+        inner = [(a, b) for a, b in walks.stances(2)[f"foot.{side}"] if b - a >= 4]
+        assert max(_travel(before[balls[foot]], inner)) > 0.015
+        assert max(_travel(after[balls[foot]], inner)) <= 0.003
+
+
+def test_a_noisy_walk_up_a_slope_at_120_fps_is_planted_where_each_step_stands(reach):
+    """Captured at 120 fps, up a 1-in-10 slope, the hips jittering 0.5 mm a key and keyed
+    5% fast: each stance's toe stands still after, at its own height on the slope."""
+    bpy.ops.object.armature_basic_human_metarig_add()
+    obj = bpy.context.active_object
+    fps, slope = 120, 0.1
+    frames = walks.walk(obj, fps=fps, slope=slope)
+    speed = SLIDE * walks.STRIDE / walks.cycle(fps)
+    walks.key_hips(obj, frames, speed, rise=slope, noise=0.0005)
+    ends = {"foot.L": "tail", "foot.R": "tail"}
+    before = walks.world_points(obj, frames, ends)
+    assert bpy.ops.reach.plant_contacts(armature=obj.name, frame_start=1, frame_end=frames[-1]) == {
+        "FINISHED"
+    }
+    after = walks.world_points(obj, frames, ends)
+    heights = []
+    for foot, stances in walks.stances(2, fps).items():
+        inner = [(a, b) for a, b in stances if b - a >= 20]
+        assert max(_travel(before[foot], inner)) > 0.015
+        assert max(_travel(after[foot], inner)) <= 0.003
+        heights += [float(after[foot][(a + b) // 2 - 1, 2]) for a, b in inner]
+    assert max(heights) - min(heights) > 0.05  # the steps stand higher up the slope

@@ -32,21 +32,38 @@ FEET = {"foot.L": ("thigh.L", 0.0), "foot.R": ("thigh.R", 0.5)}
 HIPS = "spine"
 
 
-def key_hips(obj: Any, frames: range, speed: float, bone: str = HIPS) -> None:
+def key_hips(
+    obj: Any,
+    frames: range,
+    speed: float,
+    bone: str = HIPS,
+    rise: float = 0.0,
+    noise: float = 0.0,
+) -> None:
     """Key the hips ``bone`` moving forward (−Y) ``speed`` metres a frame, lowered by
-    :data:`DROP`."""
+    :data:`DROP`, rising ``rise`` metres a metre forward (a slope), each key off by
+    random noise of ``noise`` metres (a capture's jitter, the same each run)."""
     hips = obj.pose.bones[bone]
-    to_local = obj.data.bones[bone].matrix_local.to_3x3().inverted()
-    for frame in frames:
-        hips.location = to_local @ Vector((0.0, -speed * (frame - frames[0]), -DROP))
+    # the world's metres into the bone's rest frame (an imported armature is scaled)
+    to_local = (obj.matrix_world.to_3x3() @ obj.data.bones[bone].matrix_local.to_3x3()).inverted()
+    jitter = np.random.default_rng(7).normal(0.0, noise, (len(frames), 3))
+    for k, frame in enumerate(frames):
+        forward = speed * (frame - frames[0])
+        hips.location = to_local @ Vector((0.0, -forward, rise * forward - DROP) + jitter[k])
         hips.keyframe_insert("location", frame=frame)
 
 
-def stances(cycles: int) -> dict[str, list[tuple[int, int]]]:
+def cycle(fps: float = FPS) -> int:
+    """Frames per stride at ``fps`` frames a second (a stride takes a second)."""
+    return round(CYCLE * fps / FPS)
+
+
+def stances(cycles: int, fps: float = FPS) -> dict[str, list[tuple[int, int]]]:
     """Per foot, the frames (first, last) it stands in the walk of :func:`walk`."""
     found: dict[str, list[tuple[int, int]]] = {}
+    frames = cycle(fps)
     for foot, (_, phase) in FEET.items():
-        down = [((f - 1) / CYCLE + phase) % 1.0 < STANCE for f in range(1, cycles * CYCLE + 1)]
+        down = [((f - 1) / frames + phase) % 1.0 < STANCE for f in range(1, cycles * frames + 1)]
         runs, start = [], None
         for k, on in enumerate([*down, False]):
             if on and start is None:
@@ -58,9 +75,10 @@ def stances(cycles: int) -> dict[str, list[tuple[int, int]]]:
     return found
 
 
-def _foot_offset(frame: int, phase: float) -> tuple[float, float]:
-    """How far forward a foot is (metres along −Y) and how high, at ``frame``."""
-    c = (frame - 1) / CYCLE + phase
+def _foot_offset(frame: int, phase: float, frames: int = CYCLE) -> tuple[float, float]:
+    """How far forward a foot is (metres along −Y) and how high, at ``frame`` of a walk
+    of ``frames`` frames a stride."""
+    c = (frame - 1) / frames + phase
     n = math.floor(c)
     u = c - n
     planted = (n - phase + STANCE / 2.0) * STRIDE
@@ -75,17 +93,24 @@ def walk(
     cycles: int = 2,
     feet: dict[str, tuple[str, float]] = FEET,
     hips: str = HIPS,
+    ends: dict[str, Vector] | None = None,
+    fps: float = FPS,
+    slope: float = 0.0,
 ) -> range:
     """Key a clean walk of ``cycles`` strides on ``obj``; its frames.
 
     ``feet`` names each foot bone (the basic metarig's, or a control rig's foot control)
-    with its chain's start and its phase, ``hips`` the bone keyed forward.
+    with its chain's start and its phase, ``hips`` the bone keyed forward; ``ends`` gives
+    a foot's end in armature space where it is not its bone's tail (the toes' joint of a
+    skeleton whose tails are not its joints). At ``fps`` frames a second a stride takes
+    a second; ``slope`` metres up a metre forward, the ground rises (the hips with it).
     """
     scene = bpy.context.scene
-    scene.render.fps, scene.render.fps_base = FPS, 1.0
-    frames = range(1, cycles * CYCLE + 1)
+    scene.render.fps, scene.render.fps_base = round(fps), 1.0
+    stride = cycle(fps)
+    frames = range(1, cycles * stride + 1)
     scene.frame_start, scene.frame_end = frames[0], frames[-1]
-    key_hips(obj, frames, STRIDE / CYCLE, hips)
+    key_hips(obj, frames, STRIDE / stride, hips, slope)
     rest = obj.data.bones
     names = []
     for foot, (thigh, phase) in feet.items():
@@ -96,11 +121,12 @@ def walk(
             )
             names.append(name)
             goal = obj.reach.constraints[name].goal
-            point = rest[foot].head_local if effector == "HEAD" else rest[foot].tail_local
+            tail = (ends or {}).get(foot, rest[foot].tail_local)
+            point = rest[foot].head_local if effector == "HEAD" else tail
             start = obj.matrix_world @ point
             for frame in frames:
-                forward, up = _foot_offset(frame, phase)
-                goal.location = start + Vector((0.0, -forward, up))
+                forward, up = _foot_offset(frame, phase, stride)
+                goal.location = start + Vector((0.0, -forward, up + slope * forward))
                 goal.keyframe_insert("location", frame=frame)
     assert bpy.ops.reach.bake(armature=obj.name, frame_start=frames[0], frame_end=frames[-1]) == {
         "FINISHED"
@@ -142,7 +168,9 @@ def drift(obj: Any, bones: list[str], frames: range, speed: float) -> None:
     scene = bpy.context.scene
     for bone in bones:
         pose = obj.pose.bones[bone]
-        to_local = obj.data.bones[bone].matrix_local.to_3x3().inverted()
+        to_local = (
+            obj.matrix_world.to_3x3() @ obj.data.bones[bone].matrix_local.to_3x3()
+        ).inverted()
         for frame in frames:
             scene.frame_set(frame)
             pose.location += to_local @ Vector((0.0, -speed * (frame - frames[0]), 0.0))
