@@ -25,6 +25,7 @@ import bpy
 import numpy as np
 from bpy.props import FloatProperty, IntProperty
 from bpy.types import Operator
+from mathutils import Matrix
 from numpy.typing import NDArray
 
 from . import live
@@ -42,8 +43,9 @@ __all__ = ["REACH_OT_plant_contacts", "classes"]
 
 T = TypeVar("T")
 
-NAMES = {"heel": "{bone} heel planted", "toe": "{bone} toe planted"}
-"""The planted constraints' names, per point of a foot."""
+NAMES = {"heel": "{bone} heel planted", "toe": "{bone} toe planted", "hips": "{bone} hips kept"}
+"""The planted constraints' names, per point of a foot, and the hips' (kept where the
+motion has them unless a leg cannot reach)."""
 
 
 @dataclass(frozen=True)
@@ -52,34 +54,44 @@ class Kept:
 
     Attributes:
         enabled: Its switch.
-        location: Its goal's location.
+        rotation_mode: Its goal's rotation mode.
+        basis: Its goal's own transform.
         action: Its goal's action (None: none).
         slot: That action's slot (Blender 4.4 and newer), or None.
     """
 
     enabled: bool
-    location: tuple[float, ...]
+    rotation_mode: str
+    basis: Any
     action: Any
     slot: Any
 
     @classmethod
     def of(cls, entry: Any) -> Kept:
         """The constraint ``entry`` and its goal as they are now."""
-        animation = entry.goal.animation_data
+        goal = entry.goal
+        animation = goal.animation_data
         action = animation.action if animation is not None else None
         slot = getattr(animation, "action_slot", None) if action is not None else None
-        return cls(bool(entry.enabled), tuple(entry.goal.location), action, slot)
+        return cls(
+            bool(entry.enabled),
+            goal.rotation_mode,
+            goal.matrix_basis.copy(),
+            action,
+            slot,
+        )
 
     def restore(self, entry: Any) -> None:
         """Put ``entry`` and its goal back as they were."""
+        entry.enabled = self.enabled
         goal = entry.goal
         if goal is None:
             return
         goal.animation_data_clear()
         if self.action is not None:
             _assign(goal.animation_data_create(), self.action, self.slot)
-        goal.location = self.location
-        entry.enabled = self.enabled
+        goal.rotation_mode = self.rotation_mode
+        goal.matrix_basis = self.basis
 
 
 class Planting:
@@ -112,20 +124,50 @@ class Planting:
         _assign(self.obj.animation_data, self.planted)
         return self.planted
 
-    def constraint(self, foot: planting.FootBones, point: str) -> Any:
-        """The planted constraint of ``foot``'s ``point``: a new one, or the one a run made."""
-        name = NAMES[point].format(bone=foot.bone)
+    def constraint(self, foot: planting.FootBones, point: str, start: str | None = None) -> Any:
+        """The planted constraint of ``foot``'s ``point``: a new one, or the one a run made.
+
+        Its chain starts at ``start`` (None: the foot's thigh).
+        """
+        effector = "HEAD" if point == "heel" else "TAIL" if foot.toe is None else "OFFSET"
+        return self._made(
+            NAMES[point].format(bone=foot.bone),
+            foot.bone,
+            foot.thigh if start is None else start,
+            effector=effector,
+            offset=foot.toe if effector == "OFFSET" else (0.0, 0.0, 0.0),
+        )
+
+    def hips(self, bone: str) -> Any:
+        """The constraint that keeps the hips ``bone`` where the motion has them.
+
+        At the feet's priority and weight, with the feet's chains from it: where the legs
+        reach, every constraint is met and the hips stay as they were; where a leg cannot,
+        the least-squares compromise moves the hips a little and leaves the foot the rest.
+        """
+        return self._made(
+            NAMES["hips"].format(bone=bone),
+            bone,
+            bone,
+            effector="HEAD",
+            goal_type="POSITION_ORIENTATION",
+        )
+
+    def _made(self, name: str, bone: str, start: str, **options: Any) -> Any:
+        """The constraint ``name`` on ``bone`` with its chain from ``start``.
+
+        Made with ``options`` if the armature has none of that name, else the one a run
+        made, as the animator left it (its chain, priority and weight).
+        """
         constraints = self.obj.reach.constraints
         if name not in constraints:
-            effector = "HEAD" if point == "heel" else "TAIL" if foot.toe is None else "OFFSET"
             run_nested(
                 bpy.ops.reach.add_constraint,  # type: ignore[attr-defined]
                 armature=self.obj.name,
-                bone=foot.bone,
-                effector=effector,
-                offset=foot.toe if effector == "OFFSET" else (0.0, 0.0, 0.0),
-                chain_start=foot.thigh,
+                bone=bone,
+                chain_start=start,
                 name=name,
+                **options,
             )
             self.constraints.append(name)
             self.goals.append(constraints[name].goal)
@@ -135,6 +177,26 @@ class Planting:
         if name not in self.constraints and name not in self.reused:
             self.reused[name] = Kept.of(entry)
         return entry
+
+    def key_matrices(
+        self, entry: Any, matrices: NDArray[np.float64], frames: Sequence[int]
+    ) -> None:
+        """Key the constraint on and its goal at ``matrices`` (world, one a frame)."""
+        goal = entry.goal
+        goal.animation_data_clear()
+        entry.enabled = True
+        self.obj.keyframe_insert(entry.path_from_id("enabled"), frame=frames[0])
+        goal.rotation_mode = "QUATERNION"
+        before = None
+        for frame, matrix in zip(frames, matrices, strict=True):
+            location, turn, _ = Matrix(matrix.tolist()).decompose()
+            if before is not None and turn.dot(before) < 0.0:
+                turn.negate()  # the nearer of a turn's two quaternions: no flip between keys
+            before = turn
+            goal.location, goal.rotation_quaternion = location, turn
+            goal.keyframe_insert("location", frame=frame)
+            goal.keyframe_insert("rotation_quaternion", frame=frame)
+        self.keyed.append(goal.animation_data.action)
 
     def key(self, entry: Any, plan: planting.Plan, frames: Sequence[int]) -> None:
         """Key the constraint's ``enabled`` where it changes and its goal where it is on."""
@@ -284,11 +346,15 @@ class PlantRun:
         self.current = current
         obj = made.obj
         made.new_action()
+        hips = planting.hips_of(obj, feet)
         for foot in feet:
             plans = planting.plan(paths[foot.bone], found[foot.bone], fps)
             for point, plan in plans.items():
                 if plan.on.any():
-                    made.key(made.constraint(foot, point), plan, frames)
+                    made.key(made.constraint(foot, point, hips), plan, frames)
+        if hips is not None:
+            matrices = planting.bone_matrices(self.scene, obj, hips, frames)
+            made.key_matrices(made.hips(hips), matrices, frames)
         settings = obj.reach
         self.kept = settings.comfort, settings.translate_root
         # comfort off: the legs keep the motion's own bend; the root's travel read as the

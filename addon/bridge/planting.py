@@ -28,7 +28,18 @@ from .rest_limits import rest_limbs
 from .rigify_names import is_control
 from .stances import Foot, Stance
 
-__all__ = ["BLEND", "FootBones", "Plan", "find_feet", "foot_paths", "leg_bones", "plan", "travel"]
+__all__ = [
+    "BLEND",
+    "FootBones",
+    "Plan",
+    "bone_matrices",
+    "find_feet",
+    "foot_paths",
+    "hips_of",
+    "leg_bones",
+    "plan",
+    "travel",
+]
 
 BLEND = 0.1
 """Seconds over which a planted goal moves from the motion's path to its place, and back."""
@@ -206,6 +217,37 @@ def leg_bones(obj: Any, foot: FootBones) -> list[str]:
         bone = bone.parent
         names.append(bone.name)
     return [name for name in names if is_control(name)]
+
+
+def hips_of(obj: Any, feet: Sequence[FootBones]) -> str | None:
+    """The bone both legs hang from (the hips), where the chains may start to move it.
+
+    None on a control rig (its legs' controls hang from the torso's mechanism) or when
+    the legs share no bone an animator keys.
+    """
+    if any(foot.skeleton for foot in feet) or len(feet) < 2:
+        return None
+    bones = obj.data.bones
+
+    def above(name: str) -> list[str]:
+        chain, bone = [], bones[name].parent
+        while bone is not None:
+            chain.append(bone.name)
+            bone = bone.parent
+        return chain
+
+    shared = set(above(feet[1].thigh))
+    return next((n for n in above(feet[0].thigh) if n in shared and is_control(n)), None)
+
+
+def bone_matrices(scene: Any, obj: Any, bone: str, frames: Sequence[int]) -> NDArray[np.float64]:
+    """The bone's world matrix on each frame, (frames, 4, 4); sets the scene to each."""
+    found = np.empty((len(frames), 4, 4))
+    pose = obj.pose.bones[bone]
+    for k, frame in enumerate(frames):
+        scene.frame_set(frame)
+        found[k] = np.array(obj.matrix_world @ pose.matrix)
+    return found
 
 
 def foot_paths(

@@ -6,7 +6,9 @@ The walk is the add-on tests' (``tests/addon/walks.py``): the Rigify basic human
 metarig's hips keyed forward at 24 fps, its feet stepping (a stance on the ground, a
 swing in an arc), baked by Reach and its constraints removed. Its hips are then keyed
 2%, 5% and 10% faster, so that each stance slides 0.8, 2 and 4 cm, as motion put on a
-character of other proportions does; the 5% walk is also written as BVH by Blender's
+character of other proportions does; a walk with the legs all but straight is keyed 20%
+fast, so that late in each stance a planted foot lies out of its leg's reach (the hips
+give a little); the 5% walk is also written as BVH by Blender's
 exporter and read back by its importer. The same walk is made on the control rig Rigify
 generates from the metarig, its legs in FK (its FK controls keyed, the torso then keyed
 5% fast) and in IK (its foot controls keyed, then carried forward 5% of the torso's
@@ -44,12 +46,13 @@ def _travel(points: np.ndarray, stances: list[tuple[int, int]]) -> list[float]:
     return out
 
 
-def _walk(walks: Any, cycles: int, slide: float) -> tuple[Any, range]:
+def _walk(walks: Any, cycles: int, slide: float, drop: float | None = None) -> tuple[Any, range]:
     bpy.ops.wm.read_homefile(use_empty=True)
     bpy.ops.object.armature_basic_human_metarig_add()
     obj = bpy.context.active_object
-    frames = walks.walk(obj, cycles)
-    walks.key_hips(obj, frames, slide * walks.STRIDE / walks.CYCLE)
+    drop = walks.DROP if drop is None else drop
+    frames = walks.walk(obj, cycles, drop=drop)
+    walks.key_hips(obj, frames, slide * walks.STRIDE / walks.CYCLE, drop=drop)
     return obj, frames
 
 
@@ -104,6 +107,8 @@ def main() -> None:
         for slide in SLIDES:
             obj, frames = _walk(walks, args.cycles, slide)
             runs[f"metarig, hips {slide - 1:.0%} fast"] = measure(walks, obj, frames, args.cycles)
+        obj, frames = _walk(walks, args.cycles, 1.20, 0.0)
+        runs["metarig, legs straight, hips 20% fast"] = measure(walks, obj, frames, args.cycles)
         obj, frames = _walk(walks, args.cycles, 1.05)
         with tempfile.TemporaryDirectory() as folder:
             imported = _bvh(walks, obj, frames, Path(folder))

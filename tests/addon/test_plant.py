@@ -105,10 +105,12 @@ def test_a_sliding_walks_feet_stand_still_after_planting_and_the_rest_is_kept(re
         assert np.degrees(np.arccos(np.clip(cosines, -1.0, 1.0))).max() <= 30.0
     for key in ("head", "wrist.L", "wrist.R"):  # they move with the hips as they did
         assert np.linalg.norm(after[key] - before[key], axis=1).max() <= 0.01
-    feet = [f.bone for f in reach.addon.bridge.planting.find_feet(obj)]
+    feet = reach.addon.bridge.planting.find_feet(obj)
+    hips = reach.addon.bridge.planting.hips_of(obj, feet)
+    assert hips == (walks.HIPS if rig == "skeleton" else None)  # a control rig's stay
     assert [c.name for c in obj.reach.constraints] == [
-        f"{foot} {point} planted" for foot in feet for point in ("heel", "toe")
-    ]
+        f"{foot.bone} {point} planted" for foot in feet for point in ("heel", "toe")
+    ] + ([f"{hips} hips kept"] if hips else [])
     keyed = {path.split('"')[1] for path, _ in _keys(planted) if path.startswith("pose.bones")}
     assert keyed and all(not name.startswith(("ORG-", "DEF-", "MCH-")) for name in keyed)
 
@@ -448,3 +450,26 @@ def test_a_noisy_walk_up_a_slope_at_120_fps_is_planted_where_each_step_stands(re
         assert max(_travel(after[foot], inner)) <= 0.003
         heights += [float(after[foot][(a + b) // 2 - 1, 2]) for a, b in inner]
     assert max(heights) - min(heights) > 0.05  # the steps stand higher up the slope
+
+
+def test_hips_give_a_little_where_a_straight_leg_cannot_reach_its_planted_foot(reach):
+    """Legs all but straight and the hips keyed 20% fast: a foot planted where it stood
+    lies out of its leg's reach late in the stance. The hips move a little (under 2 cm)
+    and the toes stand still to 3 mm; where the legs reach, the hips stay as they were."""
+    bpy.ops.object.armature_basic_human_metarig_add()
+    obj = bpy.context.active_object
+    frames = walks.walk(obj, drop=0.0)
+    walks.key_hips(obj, frames, 1.2 * walks.STRIDE / walks.CYCLE, drop=0.0)
+    points = {"foot.L": "tail", "foot.R": "tail", walks.HIPS: "head"}
+    before = walks.world_points(obj, frames, points)
+    assert bpy.ops.reach.plant_contacts(armature=obj.name, frame_start=1, frame_end=frames[-1]) == {
+        "FINISHED"
+    }
+    after = walks.world_points(obj, frames, points)
+    for foot, stances in walks.stances(2).items():
+        inner = [(a, b) for a, b in stances if b - a >= 4]
+        assert max(_travel(before[foot], inner)) > 0.07
+        assert max(_travel(after[foot], inner)) <= 0.003
+    moved = np.linalg.norm(after[walks.HIPS] - before[walks.HIPS], axis=1)
+    assert 0.001 < moved.max() < 0.02
+    assert np.sum(moved < 1e-6) >= 5  # frames a leg reaches keep the hips where they were

@@ -39,17 +39,18 @@ def key_hips(
     bone: str = HIPS,
     rise: float = 0.0,
     noise: float = 0.0,
+    drop: float = DROP,
 ) -> None:
     """Key the hips ``bone`` moving forward (−Y) ``speed`` metres a frame, lowered by
-    :data:`DROP`, rising ``rise`` metres a metre forward (a slope), each key off by
-    random noise of ``noise`` metres (a capture's jitter, the same each run)."""
+    ``drop``, rising ``rise`` metres a metre forward (a slope), each key off by random
+    noise of ``noise`` metres (a capture's jitter, the same each run)."""
     hips = obj.pose.bones[bone]
     # the world's metres into the bone's rest frame (an imported armature is scaled)
     to_local = (obj.matrix_world.to_3x3() @ obj.data.bones[bone].matrix_local.to_3x3()).inverted()
     jitter = np.random.default_rng(7).normal(0.0, noise, (len(frames), 3))
     for k, frame in enumerate(frames):
         forward = speed * (frame - frames[0])
-        hips.location = to_local @ Vector((0.0, -forward, rise * forward - DROP) + jitter[k])
+        hips.location = to_local @ Vector((0.0, -forward, rise * forward - drop) + jitter[k])
         hips.keyframe_insert("location", frame=frame)
 
 
@@ -96,6 +97,7 @@ def walk(
     ends: dict[str, Vector] | None = None,
     fps: float = FPS,
     slope: float = 0.0,
+    drop: float = DROP,
 ) -> range:
     """Key a clean walk of ``cycles`` strides on ``obj``; its frames.
 
@@ -103,14 +105,15 @@ def walk(
     with its chain's start and its phase, ``hips`` the bone keyed forward; ``ends`` gives
     a foot's end in armature space where it is not its bone's tail (the toes' joint of a
     skeleton whose tails are not its joints). At ``fps`` frames a second a stride takes
-    a second; ``slope`` metres up a metre forward, the ground rises (the hips with it).
+    a second; ``slope`` metres up a metre forward, the ground rises (the hips with it);
+    the hips are lowered ``drop`` metres from rest (0: the legs all but straight).
     """
     scene = bpy.context.scene
     scene.render.fps, scene.render.fps_base = round(fps), 1.0
     stride = cycle(fps)
     frames = range(1, cycles * stride + 1)
     scene.frame_start, scene.frame_end = frames[0], frames[-1]
-    key_hips(obj, frames, STRIDE / stride, hips, slope)
+    key_hips(obj, frames, STRIDE / stride, hips, slope, drop=drop)
     rest = obj.data.bones
     names = []
     for foot, (thigh, phase) in feet.items():
