@@ -67,9 +67,18 @@ def _bvh(walks: Any, obj: Any, frames: range, folder: Path) -> Any:
     return bpy.context.active_object
 
 
-def measure(walks: Any, obj: Any, frames: range, cycles: int, prefix: str = "") -> dict[str, Any]:
+def measure(
+    walks: Any,
+    reach: Any,
+    obj: Any,
+    frames: range,
+    cycles: int,
+    prefix: str = "",
+    drawn: bool = False,
+) -> dict[str, Any]:
     """Plant ``obj``'s walk: the toes' travel over each true stance before and after
-    (on the skeleton's feet, ``prefix`` naming a control rig's)."""
+    (on the skeleton's feet, ``prefix`` naming a control rig's); ``drawn``: with the
+    toes' paths and the frames each was held, for ``plant.png``."""
     ends = {prefix + "foot.L": "tail", prefix + "foot.R": "tail"}
     truth = {
         prefix + foot: [(a, b) for a, b in runs if b - a >= 4]
@@ -84,6 +93,27 @@ def measure(walks: Any, obj: Any, frames: range, cycles: int, prefix: str = "") 
     after = walks.world_points(obj, frames, ends)
     slid = [t for foot in ends for t in _travel(before[foot], truth[foot])]
     kept = [t for foot in ends for t in _travel(after[foot], truth[foot])]
+    toes = {f"{prefix}foot.{c.bone.rsplit('.', 1)[-1]}": c.name for c in obj.reach.constraints}
+    toes = {foot: name for foot, name in toes.items() if name.endswith("toe planted")}
+    held: dict[str, list[bool]] = {foot: [] for foot in ends}
+    for frame in frames:  # which toes the plant held, frame by frame
+        reach.addon.bridge.keys.apply_switches(obj, frame)
+        for foot in ends:
+            held[foot].append(foot in toes and obj.reach.constraints[toes[foot]].enabled)
+    picture = {
+        "frames": list(frames),
+        "feet": {
+            foot.removeprefix(prefix): {
+                "truth": [
+                    list(stance) for stance in walks.stances(cycles)[foot.removeprefix(prefix)]
+                ],
+                "held": held[foot],
+                "before": before[foot].round(6).tolist(),
+                "after": after[foot].round(6).tolist(),
+            }
+            for foot in ends
+        },
+    }
     return {
         "result": sorted(result),
         "frames": len(frames),
@@ -93,33 +123,38 @@ def measure(walks: Any, obj: Any, frames: range, cycles: int, prefix: str = "") 
         "after_mm_max": 1e3 * max(kept),
         "after_mm_mean": 1e3 * float(np.mean(kept)),
         "ms_per_frame": 1e3 * seconds / len(frames),
+        **({"picture": picture} if drawn else {}),
     }
 
 
 def main() -> None:
     parser = BenchmarkParser(__doc__, "plant", "2 strides", {"cycles": Count("cycles", 2, 6)})
     args = parser.parse_args()
-    rigs.load_reach()
+    reach = rigs.load_reach()
     walks = import_path("walks", ROOT / "tests" / "addon" / "walks.py")
     started = time.perf_counter()
     runs: dict[str, dict[str, Any]] = {}
     try:
         for slide in SLIDES:
             obj, frames = _walk(walks, args.cycles, slide)
-            runs[f"metarig, hips {slide - 1:.0%} fast"] = measure(walks, obj, frames, args.cycles)
+            runs[f"metarig, hips {slide - 1:.0%} fast"] = measure(
+                walks, reach, obj, frames, args.cycles, drawn=slide == 1.05
+            )
         obj, frames = _walk(walks, args.cycles, 1.20, 0.0)
-        runs["metarig, legs straight, hips 20% fast"] = measure(walks, obj, frames, args.cycles)
+        runs["metarig, legs straight, hips 20% fast"] = measure(
+            walks, reach, obj, frames, args.cycles, drawn=True
+        )
         obj, frames = _walk(walks, args.cycles, 1.05)
         with tempfile.TemporaryDirectory() as folder:
             imported = _bvh(walks, obj, frames, Path(folder))
             runs["BVH of the metarig's walk, hips 5% fast"] = measure(
-                walks, imported, frames, args.cycles
+                walks, reach, imported, frames, args.cycles
             )
         for mode in ("FK", "IK"):
             bpy.ops.wm.read_homefile(use_empty=True)
             obj, frames = walks.control_walk(mode, args.cycles, 1.05)
             runs[f"control rig, legs in {mode}, feet 5% astray"] = measure(
-                walks, obj, frames, args.cycles, "ORG-"
+                walks, reach, obj, frames, args.cycles, "ORG-"
             )
     finally:
         rigs.unload_reach()

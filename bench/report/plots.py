@@ -18,7 +18,10 @@ Reads whichever of ``blender.json``, ``solver.json``, ``scale.json`` and
   fitted growth exponents, and the warm drags' time per iteration against the
   variables for each number of goal residuals;
 * ``papers.png``: the tube task's solve time and the 1990 figure's update rate, beside
-  the papers' numbers.
+  the papers' numbers;
+* ``plant.png``: for the walks ``plant.json`` draws, each foot's contacts on a timeline
+  (the stances the walk was made with, the frames Plant Contacts held the toe) and the
+  toe's speed frame by frame before and after.
 """
 
 from __future__ import annotations
@@ -265,6 +268,48 @@ def methods(data: dict[str, Any], results: Path) -> None:
     save(figure, results / "methods.png")
 
 
+# -- plant.json -----------------------------------------------------------------------
+
+
+def plant(data: dict[str, Any], results: Path) -> None:
+    """Per drawn walk and foot: the stances and held frames as bars, and the toe's speed
+    (mm a frame) before and after planting."""
+    drawn = {name: run["picture"] for name, run in data["runs"].items() if "picture" in run}
+    if not drawn:
+        print("skip plant.png: no walk drawn")
+        return
+    rows = [(name, foot, path) for name, run in drawn.items() for foot, path in run["feet"].items()]
+    figure, axes = plt.subplots(len(rows), 1, figsize=(12, 2.3 * len(rows)), squeeze=False)
+    for ax, (name, foot, path) in zip(axes[:, 0], rows, strict=True):
+        frames = np.asarray(drawn[name]["frames"])
+        standing = np.zeros(len(frames) - 1, dtype=bool)
+        for first, last in path["truth"]:
+            standing[first : last - 1] = True  # the steps from frame first+1 to last
+        top = 1.0
+        for k, when in enumerate(("before", "after")):
+            points = np.asarray(path[when])
+            speed = 1e3 * np.linalg.norm(np.diff(points, axis=0), axis=1)
+            top = max(top, 3.0 * float(speed[standing].max(initial=0.0)))
+            ax.plot(frames[1:], speed, color=colour(k), lw=1.2, label=f"toe speed {when}")
+        for first, last in path["truth"]:
+            ax.axvspan(first - 0.5, last + 0.5, ymin=0.0, ymax=0.03, color="0.4", lw=0)
+        held = np.asarray(path["held"], dtype=bool)
+        ax.fill_between(
+            frames, 0, top, where=held, color=colour(2), alpha=0.12, step="mid", label="toe held"
+        )
+        ax.set_ylim(0, top)
+        ax.set_ylabel("mm / frame")
+        ax.set_title(
+            f"{name}: {foot} (grey bars: the stances the walk was made with; "
+            "the swings run off the top)",
+            fontsize=9,
+        )
+        ax.legend(fontsize=7, loc="upper right")
+    axes[-1, 0].set_xlabel("frame")
+    figure.tight_layout()
+    save(figure, results / "plant.png")
+
+
 def main() -> None:
     results = results_folder(__doc__)
     plots = {
@@ -273,6 +318,7 @@ def main() -> None:
         "scale.json": (scale,),
         "papers.json": (papers,),
         "methods.json": (methods,),
+        "plant.json": (plant,),
     }
     for name, makers in plots.items():
         data = load(results, name)
