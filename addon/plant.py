@@ -361,6 +361,8 @@ class PlantRun:
         # figure's own, so that a keyed root does not build the figure again each frame
         settings.comfort, settings.translate_root = 0.0, True
         self.scene.frame_set(current)
+        self.track = planting.FootTrack(obj, feet, len(frames))
+        """The feet where the bake leaves them (a rig whose frames it writes)."""
         try:
             self.session = BakeSession(context, obj, frames[0], frames[-1])
         except Exception:
@@ -373,8 +375,15 @@ class PlantRun:
         return self.session.done
 
     def step(self) -> None:
-        """Bake the next frame (:meth:`.BakeSession.step`)."""
-        self.session.step()
+        """Bake the next frame (:meth:`.BakeSession.step`).
+
+        Where the bake writes each frame and Blender evaluates it (a control rig), the
+        feet are read there: that pose is the one the frame's keys give.
+        """
+        session = self.session
+        session.step()
+        if not session.direct:
+            self.track.read(len(session.baked) - 1)
 
     def _settings_back(self) -> None:
         self.made.obj.reach.comfort, self.made.obj.reach.translate_root = self.kept
@@ -388,8 +397,11 @@ class PlantRun:
         finally:
             self._settings_back()
         frames = self.frames
-        after = planting.foot_paths(self.scene, made.obj, self.feet, frames)
-        self.scene.frame_set(self.current)
+        if session.direct:  # solved unwritten: read on the keys' pose
+            after = planting.foot_paths(self.scene, made.obj, self.feet, frames)
+            self.scene.frame_set(self.current)
+        else:
+            after = self.track.paths()
         lines = [
             f"planted frames {frames[0]}–{frames[-1]} into action '{made.planted.name}' "
             f"({written} keys); '{made.original.name}' is kept as it was"

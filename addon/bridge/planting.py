@@ -31,6 +31,7 @@ from .stances import Foot, Stance
 __all__ = [
     "BLEND",
     "FootBones",
+    "FootTrack",
     "Plan",
     "bone_matrices",
     "find_feet",
@@ -257,19 +258,42 @@ def foot_paths(
 
     Sets the scene to each frame in turn (Blender evaluates the motion there).
     """
-    bones = obj.data.bones
-    ends = {foot.bone: end_local(bones[foot.foot]) for foot in feet}
-    heels = {foot.bone: np.empty((len(frames), 3)) for foot in feet}
-    toes = {foot.bone: np.empty((len(frames), 3)) for foot in feet}
-    pose = obj.pose.bones
+    track = FootTrack(obj, feet, len(frames))
     for k, frame in enumerate(frames):
         scene.frame_set(frame)
-        world = obj.matrix_world
-        for foot in feet:
+        track.read(k)
+    return track.paths()
+
+
+class FootTrack:
+    """The feet's heels and toes in world space, read frame by frame from the evaluated pose.
+
+    Args:
+        obj: The armature object.
+        feet: The feet read.
+        count: The frames to read.
+    """
+
+    def __init__(self, obj: Any, feet: Sequence[FootBones], count: int) -> None:
+        bones = obj.data.bones
+        self.obj = obj
+        self.feet = feet
+        self.ends = {foot.bone: end_local(bones[foot.foot]) for foot in feet}
+        self.heels = {foot.bone: np.empty((count, 3)) for foot in feet}
+        self.toes = {foot.bone: np.empty((count, 3)) for foot in feet}
+
+    def read(self, k: int) -> None:
+        """Read the pose Blender evaluates now as the ``k``-th frame."""
+        world = self.obj.matrix_world
+        pose = self.obj.pose.bones
+        for foot in self.feet:
             matrix = world @ pose[foot.foot].matrix
-            heels[foot.bone][k] = tuple(matrix.translation)
-            toes[foot.bone][k] = tuple(matrix @ ends[foot.bone])
-    return {name: Foot(heels[name], toes[name]) for name in heels}
+            self.heels[foot.bone][k] = tuple(matrix.translation)
+            self.toes[foot.bone][k] = tuple(matrix @ self.ends[foot.bone])
+
+    def paths(self) -> dict[str, Foot]:
+        """Per foot, its heel's and toe's paths."""
+        return {name: Foot(self.heels[name], self.toes[name]) for name in self.heels}
 
 
 def plan(path: Foot, stances: Sequence[Stance], fps: float) -> dict[str, Plan]:

@@ -15,8 +15,7 @@ import numpy as np
 
 from ....solver import Dof, Figure, rotations
 from ...errors import labelled
-from ..arrays import Array
-from ..followers import nearest_rotation
+from ..arrays import Array, channel
 from ..joints import control_dofs
 from ..pose import axis_angles, set_axis_angles
 from ..rig import BoneLayout, Rig, RigKind, add_polygon, to_numpy, world_matrix
@@ -163,23 +162,42 @@ def read_model(obj: Any, rig: Rig, previous: Array | None = None) -> Array:
     """θ of the control rig's trunk and limbs as Blender evaluates them now.
 
     Each segment's motion is its bone's evaluated pose in the frame of the segment
-    above, less its rest: ``D = R⁻¹ · W_parent⁻¹ · W``.
+    above, less its rest: ``D = R⁻¹ · W_parent⁻¹ · W``. Every bone's pose is read in
+    one ``foreach_get`` and the motions are found together, the rotations' Euler angles
+    a batch per order (:func:`solver.rotations.matrices_euler`), near ``previous``.
     """
+    layout = rig.layout
     theta = np.zeros(rig.figure.n_dofs)
+    if not layout:
+        return theta
     bones = obj.pose.bones
-    world = to_numpy(obj.matrix_world)
-    poses: dict[str, Array] = {}
-    for entry in rig.layout:
-        segment = rig.figure.segment(entry.name)
-        pose = poses[entry.name] = world @ to_numpy(bones[entry.name].matrix)
-        above = poses[segment.parent] if segment.parent is not None else np.eye(4)
-        local = np.linalg.solve(above @ segment.rest, pose)
+    rows = {bone.name: k for k, bone in enumerate(bones)}
+    names = [entry.name for entry in layout]
+    place = {name: k for k, name in enumerate(names)}
+    segments = [rig.figure.segment(name) for name in names]
+    # Blender keeps a matrix by columns: each bone's 16 floats are the transpose
+    stored = channel(bones, "matrix", 16).astype(float).reshape(-1, 4, 4).transpose(0, 2, 1)
+    poses = to_numpy(obj.matrix_world) @ stored[[rows[name] for name in names]]
+    above = np.array(
+        [poses[place[s.parent]] if s.parent is not None else np.eye(4) for s in segments]
+    )
+    local = np.linalg.solve(above @ np.array([s.rest for s in segments]), poses)
+    u, _, vt = np.linalg.svd(local[:, :3, :3])
+    turns = u @ vt  # the rotations nearest (single precision, a stretch's scale)
+    orders: dict[str, list[int]] = {}
+    for k, entry in enumerate(layout):
         if entry.translation >= 0:
-            theta[entry.translation : entry.translation + 3] = local[:3, 3]
-        compat = None if previous is None else axis_angles(previous, entry)
-        turn = nearest_rotation(local[:3, :3])
+            theta[entry.translation : entry.translation + 3] = local[k, :3, 3]
         if entry.frame is not None:  # about the joint's own axes
-            turn = entry.frame.T @ turn @ entry.frame
-        angles = rotations.matrix_euler(turn, entry.order, compat)
-        set_axis_angles(theta, entry, angles)
+            turns[k] = entry.frame.T @ turns[k] @ entry.frame
+        orders.setdefault(entry.order, []).append(k)
+    for order, chosen in orders.items():
+        compat = (
+            None
+            if previous is None
+            else np.array([axis_angles(previous, layout[k]) for k in chosen])
+        )
+        angles = rotations.matrices_euler(turns[chosen], order, compat)
+        for k, row in zip(chosen, angles, strict=True):
+            set_axis_angles(theta, layout[k], row)
     return theta
