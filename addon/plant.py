@@ -320,7 +320,8 @@ class PlantRun:
         made: What the plant made so far (the new action is made here).
         feet: The feet planted.
         frames: The frames cleaned.
-        paths: Each foot's heel and toe per frame, as the motion had them.
+        motion: The feet's heels and toes, and the hips' pose, per frame as the motion had
+            them.
         found: Each foot's stances.
         fps: The scene's frames per second.
         current: The frame to show again when the plant ends.
@@ -332,7 +333,7 @@ class PlantRun:
         made: Planting,
         feet: Sequence[planting.FootBones],
         frames: list[int],
-        paths: dict[str, Any],
+        motion: planting.FootTrack,
         found: dict[str, list[Stance]],
         fps: float,
         current: int,
@@ -341,26 +342,24 @@ class PlantRun:
         self.made = made
         self.feet = feet
         self.frames = frames
-        self.paths = paths
+        self.paths = paths = motion.paths()
         self.found = found
         self.current = current
         obj = made.obj
         made.new_action()
-        hips = planting.hips_of(obj, feet)
+        hips = motion.carried
         for foot in feet:
             plans = planting.plan(paths[foot.bone], found[foot.bone], fps)
             for point, plan in plans.items():
                 if plan.on.any():
                     made.key(made.constraint(foot, point, hips), plan, frames)
         if hips is not None:
-            matrices = planting.bone_matrices(self.scene, obj, hips, frames)
-            made.key_matrices(made.hips(hips), matrices, frames)
+            made.key_matrices(made.hips(hips), motion.matrices, frames)
         settings = obj.reach
         self.kept = settings.comfort, settings.translate_root
         # comfort off: the legs keep the motion's own bend; the root's travel read as the
         # figure's own, so that a keyed root does not build the figure again each frame
         settings.comfort, settings.translate_root = 0.0, True
-        self.scene.frame_set(current)
         self.track = planting.FootTrack(obj, feet, len(frames))
         """The feet where the bake leaves them (a rig whose frames it writes)."""
         try:
@@ -472,10 +471,13 @@ class Plant(ArmatureOperator):
         _check_legs(obj, feet)
         fps = scene.render.fps / scene.render.fps_base
         current = scene.frame_current
+        # the hips' pose is read on the same frames as the feet, to hold them there
+        track = planting.FootTrack(obj, feet, len(frames), planting.hips_of(obj, feet))
         try:
-            paths = planting.foot_paths(scene, obj, feet, frames)
+            track.read_frames(scene, frames)
         finally:
             scene.frame_set(current)
+        paths = track.paths()
         found = find_stances(paths, fps, _leg(obj, feet), Thresholds(self.still, self.low))
         if not any(found.values()):
             self.report(  # type: ignore[attr-defined]
@@ -486,7 +488,7 @@ class Plant(ArmatureOperator):
             return None
         made = Planting(obj, original)
         try:
-            return PlantRun(context, made, feet, frames, paths, found, fps, current)
+            return PlantRun(context, made, feet, frames, track, found, fps, current)
         except Exception:  # whatever stopped it, nothing it made stays
             made.undo()
             scene.frame_set(current)

@@ -20,7 +20,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..errors import BlenderDataError
-from .anatomy import human_body
+from .anatomy import ancestors, human_body
 from .body import limb_part
 from .bone_ends import end_local
 from .control_rig.limbs import Limb, find_limbs
@@ -33,7 +33,6 @@ __all__ = [
     "FootBones",
     "FootTrack",
     "Plan",
-    "bone_matrices",
     "find_feet",
     "foot_paths",
     "hips_of",
@@ -229,26 +228,9 @@ def hips_of(obj: Any, feet: Sequence[FootBones]) -> str | None:
     if any(foot.skeleton for foot in feet) or len(feet) < 2:
         return None
     bones = obj.data.bones
-
-    def above(name: str) -> list[str]:
-        chain, bone = [], bones[name].parent
-        while bone is not None:
-            chain.append(bone.name)
-            bone = bone.parent
-        return chain
-
-    shared = set(above(feet[1].thigh))
-    return next((n for n in above(feet[0].thigh) if n in shared and is_control(n)), None)
-
-
-def bone_matrices(scene: Any, obj: Any, bone: str, frames: Sequence[int]) -> NDArray[np.float64]:
-    """The bone's world matrix on each frame, (frames, 4, 4); sets the scene to each."""
-    found = np.empty((len(frames), 4, 4))
-    pose = obj.pose.bones[bone]
-    for k, frame in enumerate(frames):
-        scene.frame_set(frame)
-        found[k] = np.array(obj.matrix_world @ pose.matrix)
-    return found
+    shared = {bone.name for bone in ancestors(bones[feet[1].thigh].parent)}
+    above = (bone.name for bone in ancestors(bones[feet[0].thigh].parent))
+    return next((name for name in above if name in shared and is_control(name)), None)
 
 
 def foot_paths(
@@ -259,9 +241,7 @@ def foot_paths(
     Sets the scene to each frame in turn (Blender evaluates the motion there).
     """
     track = FootTrack(obj, feet, len(frames))
-    for k, frame in enumerate(frames):
-        scene.frame_set(frame)
-        track.read(k)
+    track.read_frames(scene, frames)
     return track.paths()
 
 
@@ -272,15 +252,21 @@ class FootTrack:
         obj: The armature object.
         feet: The feet read.
         count: The frames to read.
+        carried: A bone whose world matrix is read too (the hips), or None.
     """
 
-    def __init__(self, obj: Any, feet: Sequence[FootBones], count: int) -> None:
+    def __init__(
+        self, obj: Any, feet: Sequence[FootBones], count: int, carried: str | None = None
+    ) -> None:
         bones = obj.data.bones
         self.obj = obj
         self.feet = feet
         self.ends = {foot.bone: end_local(bones[foot.foot]) for foot in feet}
         self.heels = {foot.bone: np.empty((count, 3)) for foot in feet}
         self.toes = {foot.bone: np.empty((count, 3)) for foot in feet}
+        self.carried = carried
+        self.matrices = np.empty((count if carried else 0, 4, 4))
+        """The ``carried`` bone's world matrix per frame read."""
 
     def read(self, k: int) -> None:
         """Read the pose Blender evaluates now as the ``k``-th frame."""
@@ -290,6 +276,14 @@ class FootTrack:
             matrix = world @ pose[foot.foot].matrix
             self.heels[foot.bone][k] = tuple(matrix.translation)
             self.toes[foot.bone][k] = tuple(matrix @ self.ends[foot.bone])
+        if self.carried:
+            self.matrices[k] = np.array(world @ pose[self.carried].matrix)
+
+    def read_frames(self, scene: Any, frames: Sequence[int]) -> None:
+        """Set the scene to each of ``frames`` in turn and read it."""
+        for k, frame in enumerate(frames):
+            scene.frame_set(frame)
+            self.read(k)
 
     def paths(self) -> dict[str, Foot]:
         """Per foot, its heel's and toe's paths."""
