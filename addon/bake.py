@@ -16,13 +16,16 @@ again and judged on Blender's pose of those keys. Blender then evaluates the arm
 once a frame, not three times, and copies nothing of it. Where nothing but Reach poses
 the bones (no keys, drivers or NLA strips on the channels Reach reads, no frame handler
 but Reach's), their pose is read on the first frame alone: the frames leave it as it is.
-A control rig's controls are placed from Blender's evaluation of each frame, so its
-frames are written and judged as they are solved.
+A control rig's limbs in FK mode are planned the same way: one pass from Blender's
+evaluation of the frame's motion places their controls. A frame whose write needs
+Blender's evaluation between passes (an IK limb, a trunk joint, a neck) is written and
+judged as it is solved, and the pose put back before the next.
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -71,7 +74,13 @@ class BakeSession:
         self.snapshot = snapshot.PoseSnapshot(obj)
         self.layout_rig: Rig = figure_rig(obj)
         self.direct = self.layout_rig.kind.direct
-        """Whether frames are solved without writing and judged once keyed (a plain rig)."""
+        """Whether every frame is solved without writing and judged once keyed (a plain
+        rig); a control rig's frames are where one pass places its controls."""
+        self.wrote = False
+        """Whether the last frame was written (its bones without keys stay so)."""
+        self.watch: Callable[[int], None] | None = None
+        """Called with a frame's index in the range once Blender has evaluated its pose
+        as baked (then, or once keyed)."""
         self.poser = posing.Poser(obj, self.scene, self.view_layer)
         self.switches = keys.switch_curves(obj)
         """The keyed constraint switches (the action changes only when the bake keys it)."""
@@ -103,23 +112,25 @@ class BakeSession:
         """
         frame = self.frames[len(self.baked)]
         obj = self.obj
-        if not self.direct:
+        if self.wrote:
             self.snapshot.restore()  # bones without keys start from where they were
         self.scene.frame_set(frame)
         keys.apply_switches(obj, frame, self.switches)
         planned = None
+        self.wrote = False
         if any(entry.enabled for entry in obj.reach.constraints):
-            step = self.poser.bake_frame(
-                first=not self.baked, write=not self.direct, reread=not self.still
-            )
+            step = self.poser.bake_frame(first=not self.baked, write=False, reread=not self.still)
             if step.clamped:
                 self.clamped.append(frame)
             self.moved.update(step.moved)
             planned = step.channels
             if planned is None:  # written and judged on Blender's pose
+                self.wrote = True
                 self._judged(frame, step.outcome)
             else:
                 self.steps.append((frame, step))
+        if planned is None and self.watch is not None:
+            self.watch(len(self.baked))
         self.channels.append(self._record(planned))
         self.baked.append(frame)
         return frame
@@ -148,6 +159,8 @@ class BakeSession:
         for frame, step in self.steps:
             self.scene.frame_set(frame)
             self._judged(frame, solving.judge(self.obj, step.setup, step.outcome, settings))
+            if self.watch is not None:
+                self.watch(frame - self.frames[0])
         self.steps = []
 
     def finish(self, tolerance: float | None = None) -> int:

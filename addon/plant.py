@@ -361,12 +361,14 @@ class PlantRun:
         # figure's own, so that a keyed root does not build the figure again each frame
         settings.comfort, settings.translate_root = 0.0, True
         self.track = planting.FootTrack(obj, feet, len(frames))
-        """The feet where the bake leaves them (a rig whose frames it writes)."""
+        """The feet on the pose each frame's keys give, read as the bake has Blender
+        evaluate it."""
         try:
             self.session = BakeSession(context, obj, frames[0], frames[-1])
         except Exception:
             self._settings_back()
             raise
+        self.session.watch = self.track.read
 
     @property
     def done(self) -> bool:
@@ -374,15 +376,8 @@ class PlantRun:
         return self.session.done
 
     def step(self) -> None:
-        """Bake the next frame (:meth:`.BakeSession.step`).
-
-        Where the bake writes each frame and Blender evaluates it (a control rig), the
-        feet are read there: that pose is the one the frame's keys give.
-        """
-        session = self.session
-        session.step()
-        if not session.direct:
-            self.track.read(len(session.baked) - 1)
+        """Bake the next frame (:meth:`.BakeSession.step`)."""
+        self.session.step()
 
     def _settings_back(self) -> None:
         self.made.obj.reach.comfort, self.made.obj.reach.translate_root = self.kept
@@ -396,11 +391,7 @@ class PlantRun:
         finally:
             self._settings_back()
         frames = self.frames
-        if session.direct:  # solved unwritten: read on the keys' pose
-            after = planting.foot_paths(self.scene, made.obj, self.feet, frames)
-            self.scene.frame_set(self.current)
-        else:
-            after = self.track.paths()
+        after = self.track.paths()
         lines = [
             f"planted frames {frames[0]}–{frames[-1]} into action '{made.planted.name}' "
             f"({written} keys); '{made.original.name}' is kept as it was"

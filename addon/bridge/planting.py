@@ -34,7 +34,6 @@ __all__ = [
     "FootTrack",
     "Plan",
     "find_feet",
-    "foot_paths",
     "hips_of",
     "leg_bones",
     "plan",
@@ -231,18 +230,6 @@ def hips_of(obj: Any, feet: Sequence[FootBones]) -> str | None:
     shared = {bone.name for bone in ancestors(bones[feet[1].thigh].parent)}
     above = (bone.name for bone in ancestors(bones[feet[0].thigh].parent))
     return next((name for name in above if name in shared and is_control(name)), None)
-
-
-def foot_paths(
-    scene: Any, obj: Any, feet: Sequence[FootBones], frames: Sequence[int]
-) -> dict[str, Foot]:
-    """Each foot's heel (its bone's head) and toe (its end) in world space, per frame.
-
-    Sets the scene to each frame in turn (Blender evaluates the motion there).
-    """
-    track = FootTrack(obj, feet, len(frames))
-    track.read_frames(scene, frames)
-    return track.paths()
 
 
 class FootTrack:

@@ -17,7 +17,7 @@ import enum
 import math
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Any
 
@@ -35,7 +35,7 @@ from .goals import Setup
 from .joints import locked_joint_dofs
 from .keys import auto_key
 from .kinds import figure_rig
-from .pose import PoseWriter, changed_bones, settle
+from .pose import changed_bones, settle
 from .rig import FigureWriter, Rig
 
 
@@ -71,7 +71,7 @@ class Step:
         written: Whether the pose was written.
         milliseconds: Wall time of the whole step.
         channels: For a step asked not to write, the channels writing it would give the
-            pose bones (:meth:`.pose.PoseWriter.planned`); else None.
+            pose bones (:meth:`.rig.FigureWriter.planned`); None where it wrote.
         known: :attr:`moved`, where the step needed it already.
         left: The miss (world units) the write accepted where the rig's own mechanisms
             land a bone off (a drag's event; :meth:`Poser.place_exactly` places it);
@@ -407,8 +407,10 @@ class Poser:
         Args:
             first: The bake's first frame (the goals are checked on it; later frames
                 refresh none but the goals that move).
-            write: Write the pose and judge it now; False (a plain rig) writes nothing and
-                gives the channels a write would set instead (:attr:`Step.channels`).
+            write: Write the pose and judge it now; False writes nothing and gives the
+                channels a write would set instead (:attr:`Step.channels`), unless only
+                Blender's evaluation of a write shows them (a control rig's IK limb):
+                then the step writes and judges.
             reread: False where nothing but Reach has posed the bones since the last
                 frame read them: that reading stands for the pose, not read again.
 
@@ -444,13 +446,15 @@ class Poser:
         # the bones moved, where this step needs them (else the caller may ask, Step.moved)
         moved = changed_bones(setup.rig, read, solution) if plan.keep or plan.key else None
         if not plan.write:
-            writer = self._writer(setup)
-            if not isinstance(writer, PoseWriter):
-                raise ValueError("a step that does not write needs a rig written bone by bone")
-            self.theta = solution
-            channels = writer.planned(self.obj.pose.bones, solution)
-            milliseconds = 1000.0 * (time.perf_counter() - began)
-            return Step(setup, read, theta, clamped, outcome, False, milliseconds, channels, moved)
+            channels = self._writer(setup).planned(self.obj.pose.bones, solution)
+            if channels is not None:
+                self.theta = solution
+                milliseconds = 1000.0 * (time.perf_counter() - began)
+                return Step(
+                    setup, read, theta, clamped, outcome, False, milliseconds, channels, moved
+                )
+            # the rig's write needs Blender's evaluation between passes: written and judged
+            plan = replace(plan, write=True, judge=True)
         written = bool(moved) or not plan.keep
         settings = self.obj.reach
         within = LOOSE * settings.reach_distance if plan.loose else 0.0

@@ -517,6 +517,13 @@ class FigureWriter(Protocol):
     def refine(self, obj: Any, theta: Array, view_layer: Any) -> None:
         """Write θ again from Blender's evaluation of the last write, where that helps."""
 
+    def planned(self, bones: Any, theta: Array) -> dict[str, NDArray[np.float32]] | None:
+        """The channels :meth:`write` gives ``bones``, without writing them.
+
+        Per channel kind, every bone's values (n, width); None where only Blender's
+        evaluation of a write shows them.
+        """
+
 
 class RigKind(Protocol):
     """How Reach reads, writes, keys and measures one kind of rig."""
@@ -525,8 +532,9 @@ class RigKind(Protocol):
     def direct(self) -> bool:
         """Whether θ is written straight into the figure's own bones' channels.
 
-        Then a step may plan the channels without writing them, and a bake solves its
-        frames without writing and keys them afterwards.
+        Then a step may always plan the channels without writing them, and a bake
+        solves its frames without writing and keys them afterwards; another kind's
+        writer plans them where it can (:meth:`FigureWriter.planned`).
         """
 
     @property

@@ -28,12 +28,18 @@ class ControlWriter:
     from it when the control lies below it (bones in between following rigidly).
     """
 
-    def __init__(self, obj: Any, moved: Mapping[str, Matrix] | None = None) -> None:
+    def __init__(
+        self, obj: Any, moved: Mapping[str, Matrix] | None = None, dry: bool = False
+    ) -> None:
         self.obj = obj
         self.new: dict[str, Matrix] = dict(moved or {})
         self.given = set(self.new)
         self.changed = False
         """Whether a write changed a control's channels, so the rig must be evaluated."""
+        self.dry = dry
+        """Whether the channels are only noted (:attr:`bases`), the controls left as they are."""
+        self.bases: dict[str, Matrix] = {}
+        """The channels (as ``matrix_basis``) given each control that changes."""
 
     def parent_pose(self, pose_bone: Any) -> Matrix | None:
         """The pose the parent of ``pose_bone`` will have once the writes are evaluated."""
@@ -75,7 +81,9 @@ class ControlWriter:
         ``size``: what a move is measured against (:func:`moves`).
         """
         if moves(pose_bone.matrix_basis, basis, size):
-            pose_bone.matrix_basis = basis
+            self.bases[pose_bone.name] = basis
+            if not self.dry:
+                pose_bone.matrix_basis = basis
             self.changed = True
 
 

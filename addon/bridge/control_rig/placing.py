@@ -244,6 +244,28 @@ def place_limbs(
     ]
 
 
+def plan_limbs(
+    obj: Any, limbs: Sequence[tuple[Limb, Mapping[str, Matrix]]]
+) -> dict[str, Matrix] | None:
+    """The channels (as ``matrix_basis``) that place the limbs in FK mode, nothing written.
+
+    One pass from the pose as Blender evaluated it, each control's parent predicted
+    from the controls above it: the bones between FK controls follow them rigidly, so
+    the pass places the limb exactly. None where a limb is in IK mode: Blender's IK
+    then poses its chain, and only an evaluation shows how.
+
+    Raises:
+        BlenderDataError: For a limb blended between IK and FK, naming its switch.
+    """
+    writer = ControlWriter(obj, dry=True)
+    for limb, targets in limbs:
+        _check(limb)
+        if limb.mode != "FK":
+            return None
+        _write_fk(obj, writer, limb, targets)
+    return writer.bases
+
+
 def _length(obj: Any, limb: Limb) -> float:
     """The limb's length: its bones' lengths summed (as :func:`limb_error` measures)."""
     bones = obj.pose.bones

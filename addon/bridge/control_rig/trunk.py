@@ -27,7 +27,7 @@ its hips and its chest) is left out, so that what Reach writes is what Blender p
 from __future__ import annotations
 
 import math
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -35,7 +35,7 @@ import numpy as np
 
 from ....solver import Dof, Figure, rotations
 from ...errors import labelled
-from ..arrays import Array
+from ..arrays import Array, channel
 from ..joints import bone_dofs, control_dofs, euler_order, joint_settings
 from ..pose import bone_matrix, write_rotation
 from ..rig import BoneLayout, to_numpy
@@ -281,27 +281,50 @@ def _prune(
     return trunk
 
 
-def turn(obj: Any, joint: Joint) -> Array:
-    """The joint's motion now (4 × 4), read from its control's channels.
+def turns(obj: Any, joints: Sequence[Joint]) -> Array:
+    """Each joint's motion now (n × 4 × 4), read from its control's channels.
 
     The control's turn, or the share of it, and the root's location; in double
-    precision, so that a share of a small turn is not lost to rounding.
+    precision, so that a share of a small turn is not lost to rounding. Every bone's
+    quaternion and location are read in one ``foreach_get`` each; a control in another
+    rotation mode is read through its pose bone.
     """
-    pose_bone = obj.pose.bones[joint.control]
-    mode = pose_bone.rotation_mode
-    if mode == "QUATERNION":
-        quaternion = np.array(pose_bone.rotation_quaternion, dtype=float)
-    else:
-        rotation = bone_matrix(pose_bone, mode)
-        if rotation is None:  # an Euler bone
-            angles = np.array(pose_bone.rotation_euler, dtype=float)
-            rotation = rotations.euler_matrix(angles, mode)
-        quaternion = rotations.matrix_quaternion(rotation)
-    motion = np.eye(4)
-    motion[:3, :3] = rotations.quaternion_matrix(power(quaternion, joint.share))
-    if joint.translates:
-        motion[:3, 3] = np.array(pose_bone.location, dtype=float)
-    return motion
+    bones = obj.pose.bones
+    rows = [bones.find(joint.control) for joint in joints]
+    quaternions = channel(bones, "rotation_quaternion", 4)[rows].astype(float)
+    locations = channel(bones, "location", 3)[rows].astype(float)
+    for k, row in enumerate(rows):
+        pose_bone = bones[row]
+        mode = pose_bone.rotation_mode
+        if mode != "QUATERNION":
+            rotation = bone_matrix(pose_bone, mode)
+            if rotation is None:  # an Euler bone
+                angles = np.array(pose_bone.rotation_euler, dtype=float)
+                rotation = rotations.euler_matrix(angles, mode)
+            quaternions[k] = rotations.matrix_quaternion(rotation)
+    if not np.all(np.isfinite(quaternions)) or not np.all(np.any(quaternions, axis=1)):
+        for joint in joints:  # named by the reading of each
+            bone_matrix(bones[joint.control], bones[joint.control].rotation_mode)
+    shares = np.array([joint.share for joint in joints])
+    motions = np.tile(np.eye(4), (len(joints), 1, 1))
+    motions[:, :3, :3] = rotations.quaternion_matrices(powers(quaternions, shares))
+    moving = [k for k, joint in enumerate(joints) if joint.translates]
+    motions[moving, :3, 3] = locations[moving]
+    return motions
+
+
+def powers(quaternions: Array, exponents: Array) -> Array:
+    """Each unit quaternion (n × 4) to its exponent: :func:`power`, the rows together."""
+    q = quaternions / np.linalg.norm(quaternions, axis=1, keepdims=True)
+    q = np.where(q[:, :1] < 0.0, -q, q)
+    sines = np.linalg.norm(q[:, 1:], axis=1)
+    halves = exponents * np.arctan2(sines, q[:, 0])
+    safe = np.where(sines == 0.0, 1.0, sines)
+    result = np.empty_like(q)
+    result[:, 0] = np.cos(halves)
+    result[:, 1:] = q[:, 1:] * (np.sin(halves) / safe)[:, None]
+    result[sines == 0.0] = (1.0, 0.0, 0.0, 0.0)
+    return result
 
 
 def power(quaternion: Array, exponent: float) -> Array:
@@ -322,7 +345,7 @@ def power(quaternion: Array, exponent: float) -> Array:
 def measure_rests(obj: Any, trunk: Trunk) -> dict[str, Array]:
     """Each joint's and hanging limb root's rest in its parent joint's frame, measured now.
 
-    A joint's rest is its evaluated pose less its own motion (:func:`turn`); a limb's
+    A joint's rest is its evaluated pose less its own motion (:func:`turns`); a limb's
     root's is its parent bone's pose, carried by the joint above, times the root's
     offset from that parent at rest. (Stacked: this runs on every drag event.)
     """
@@ -338,8 +361,7 @@ def measure_rests(obj: Any, trunk: Trunk) -> dict[str, Array]:
     rests: dict[str, Array] = {}
     if count:
         above = np.array([inverse[index[j.parent]] if j.parent else np.eye(4) for j in joints])
-        turns = np.array([turn(obj, j) for j in joints])
-        measured = above @ poses[:count] @ np.linalg.inv(turns)
+        measured = above @ poses[:count] @ np.linalg.inv(turns(obj, joints))
         rests.update(zip(index, measured, strict=True))
     if roots:
         rest = np.array([data[n].matrix_local for n in parents + roots])

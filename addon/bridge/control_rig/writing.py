@@ -15,17 +15,24 @@ from typing import Any
 
 import numpy as np
 from mathutils import Matrix
+from numpy.typing import NDArray
 
 from ....solver import rotations
-from ..arrays import Array
-from ..pose import axis_angles
+from ..arrays import Array, channel
+from ..keys import rotation_channel
+from ..pose import WRITTEN_CHANNELS, axis_angles, rotation_values
 from ..rig import BoneLayout, Rig, to_numpy
 from .heads import End, place_ends
 from .limbs import Limb
 from .model import ControlModel
 from .paws import Heels
-from .placing import place_limbs
+from .placing import place_limbs, plan_limbs
 from .trunk import write_trunk
+
+SCALE = 1e-4
+"""A planned write (:meth:`ModelWriter.planned`) that would change a control's scale by
+more than this (a stretch, not the single-precision rounding of a rigid carry's
+1e-6) is made and evaluated instead."""
 
 
 @dataclass(frozen=True)
@@ -93,6 +100,26 @@ def write_model(
         floors = heels.floors if heels is not None else None
         written.extend(place_ends(obj, view_layer, ends, moved, pending=pending, floors=floors))
     return Written(written, left)
+
+
+def plan_model(
+    obj: Any, rig: Rig, model: ControlModel, theta: Array, bones: Iterable[str]
+) -> dict[str, Matrix] | None:
+    """The channels (as ``matrix_basis``) :func:`write_model` gives the controls, unwritten.
+
+    None where that write takes more than one pass to know: a trunk joint among
+    ``bones`` (the limbs below it are placed from its evaluated pose), a chain beyond
+    the trunk, or a limb in IK mode (:func:`.placing.plan_limbs`).
+    """
+    chosen = set(bones)
+    if any(joint.segment in chosen for joint in model.trunk.joints):
+        return None
+    world_inverse = rig.world_inverse(to_numpy(obj.matrix_world))
+    frames = rig.figure.forward(theta)
+    index = rig.segment_index
+    if _end_targets(model, frames, index, world_inverse, chosen):
+        return None
+    return plan_limbs(obj, _limb_targets(model, frames, index, world_inverse, chosen))
 
 
 def refine_model(
@@ -197,3 +224,35 @@ class ModelWriter:
     def refine(self, obj: Any, theta: Array, view_layer: Any) -> None:
         """Place them again from Blender's evaluation of the last write (``theta``'s)."""
         refine_model(obj, self.rig, self.model, theta, self.bones, view_layer, self.heels)
+
+    def planned(self, bones: Any, theta: Array) -> dict[str, NDArray[np.float32]] | None:
+        """The channels :meth:`write` gives ``bones`` (``obj.pose.bones``), unwritten.
+
+        As :meth:`.pose.PoseWriter.planned` gives them: each channel kind the controls
+        use, for every bone, the current values with the controls' rows replaced. None
+        where the write needs Blender's evaluation to know them (:func:`plan_model`), or
+        would scale a control (:data:`SCALE`).
+        """
+        obj = bones.id_data
+        bases = plan_model(obj, self.rig, self.model, theta, self.bones)
+        if bases is None:
+            return None
+        values: dict[str, NDArray[np.float32]] = {}
+
+        def current(name: str) -> NDArray[np.float32]:
+            if name not in values:
+                values[name] = channel(bones, name, WRITTEN_CHANNELS[name])
+            return values[name]
+
+        for name, basis in bases.items():
+            pose_bone = bones[name]
+            location, _, scale = basis.decompose()
+            if (scale - pose_bone.scale).length > SCALE:
+                return None
+            row = bones.find(name)
+            current("location")[row] = (location.x, location.y, location.z)
+            mode = pose_bone.rotation_mode
+            kind = rotation_channel(mode)
+            turn = np.array(basis.to_3x3().normalized())
+            current(kind)[row] = rotation_values(turn, mode, current(kind)[row].astype(float))
+        return values

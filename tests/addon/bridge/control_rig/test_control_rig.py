@@ -18,7 +18,7 @@ from control_rigs import (
     skeleton_channels,
     switch_to,
 )
-from mathutils import Matrix, Vector
+from mathutils import Euler, Matrix, Quaternion, Vector
 
 LIMB_ENDS = {
     # kind: (limb, FK end control, IK end control)
@@ -141,6 +141,54 @@ def test_a_bake_keys_only_controls_and_holds_the_goal_on_every_frame(reach):
     for frame in range(1, 6):
         bpy.context.scene.frame_set(frame)
         assert deform_miss(obj, limb, "foot") <= 1e-5 * limb_length(obj, limb), frame
+
+
+def _turn(values, mode: str) -> Matrix:
+    """The rotation matrix of a bone's rotation channel ``values`` in ``mode``."""
+    if mode == "QUATERNION":
+        return Quaternion(values).to_matrix()
+    if mode == "AXIS_ANGLE":
+        return Matrix.Rotation(values[0], 3, Vector(values[1:]))
+    return Euler(values, mode).to_matrix()
+
+
+@pytest.mark.parametrize("kind", ["basic_human", "wolf"])
+def test_a_bake_plans_an_fk_limbs_controls_unwritten_as_a_write_places_them(reach, kind):
+    """In FK mode one pass from the evaluated pose places a limb's controls, so a bake's
+    frame gives their channels without writing them: those a write gives (to single
+    precision), which meet the goal on the deform bones. In IK mode only an evaluation
+    shows where Blender's IK puts the chain: the frame is written and judged."""
+    name, fk_end, ik_end = LIMB_ENDS[kind]
+    obj, limb = constrained_end(reach, kind, name, "FK", fk_end)
+    reachable_goal(obj, limb, "end")
+    scene, layer = bpy.context.scene, bpy.context.view_layer
+    before = {b.name: b.matrix_basis.copy() for b in obj.pose.bones}
+    poser = reach.addon.bridge.posing.Poser(obj, scene, layer)
+    step = poser.bake_frame(first=True, write=False, reread=True)
+    assert step.channels is not None and not step.written
+    assert all(b.matrix_basis == before[b.name] for b in obj.pose.bones)  # nothing written
+    poser.writer.write(obj, step.outcome.result.theta, layer)
+    layer.update()
+    assert deform_miss(obj, limb, "end") <= 1e-5 * limb_length(obj, limb)
+    bones = obj.pose.bones
+    moved = [c for c in limb.fk if bones[c].matrix_basis != before[c]]
+    assert moved
+    for control in moved:
+        pose_bone, row = bones[control], bones.find(control)
+        mode = pose_bone.rotation_mode
+        channel = reach.addon.bridge.keys.rotation_channel(mode)
+        planned = _turn(step.channels[channel][row], mode)
+        assert (
+            max(abs(v) for r in planned - _turn(getattr(pose_bone, channel), mode) for v in r)
+            < 2e-6
+        )
+        assert (Vector(step.channels["location"][row]) - pose_bone.location).length < 2e-6
+    obj, limb = constrained_end(reach, kind, name, "IK", ik_end)
+    reachable_goal(obj, limb, "end")
+    poser = reach.addon.bridge.posing.Poser(obj, scene, layer)
+    step = poser.bake_frame(first=True, write=False, reread=True)
+    assert step.channels is None and step.written
+    assert deform_miss(obj, limb, "end") <= 1e-5 * limb_length(obj, limb)
 
 
 def test_a_control_of_no_limb_is_refused_with_the_limbs_to_choose_from(reach):
