@@ -16,16 +16,18 @@ again and judged on Blender's pose of those keys. Blender then evaluates the arm
 once a frame, not three times, and copies nothing of it. Where nothing but Reach poses
 the bones (no keys, drivers or NLA strips on the channels Reach reads, no frame handler
 but Reach's), their pose is read on the first frame alone: the frames leave it as it is.
-A control rig's limbs in FK mode are planned the same way: one pass from Blender's
-evaluation of the frame's motion places their controls. A frame whose write needs
-Blender's evaluation between passes (an IK limb, a trunk joint, a neck) is written and
-judged as it is solved, and the pose put back before the next.
+A control rig's limbs are planned the same way: one pass from Blender's evaluation of
+the frame's motion places their controls (in IK mode the end control, Blender's IK
+bending the chain in its plane); a frame whose keys Blender then poses a goal off is
+placed again from that pose. A frame whose write needs Blender's evaluation between
+passes (a chain's plane that turns, a paw's heel, a trunk joint, a neck) is written
+and judged as it is solved, and the pose put back before the next.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -88,6 +90,9 @@ class BakeSession:
         """Whether the frames leave the bones as they are: their pose is read once."""
         self.steps: list[tuple[int, posing.Step]] = []
         """The frames solved and not yet judged, with their steps."""
+        self.solved: dict[int, Array] = {}
+        """Per frame of a control rig in :attr:`steps`, the figure's segment frames its
+        solution gave then (the figure's root moves on with the frames)."""
         self.baked: list[int] = []
         self.channels: list[dict[str, Array]] = []
         self.moved: set[str] = set()
@@ -129,6 +134,8 @@ class BakeSession:
                 self._judged(frame, step.outcome)
             else:
                 self.steps.append((frame, step))
+                if not self.direct:
+                    self.solved[frame] = step.setup.rig.figure.forward(step.outcome.result.theta)
         if planned is None and self.watch is not None:
             self.watch(len(self.baked))
         self.channels.append(self._record(planned))
@@ -153,15 +160,42 @@ class BakeSession:
             for name, size in WRITTEN_CHANNELS.items()
         }
 
-    def _judge(self) -> None:
-        """Judge each frame solved without writing on Blender's pose of its keys."""
+    def _judge(self, keyed: Sequence[tuple[str, str]]) -> None:
+        """Judge each frame solved without writing on Blender's pose of its keys.
+
+        A control rig's frame whose keys Blender poses a goal off by more than the "met
+        within" distance (its IK landing a chain's end off where one pass foresaw it)
+        has its controls placed again from that pose, and its ``keyed`` channels (bone,
+        channel) keyed again. Within that distance a frame is kept as one pass placed
+        it: Blender's IK lands a chain's end up to a few ten-thousandths of its length off
+        where its end control says, and placing it closer costs evaluations of the rig
+        and keys again on nearly every frame (twice the bake's time).
+        """
         settings = self.obj.reach
         for frame, step in self.steps:
             self.scene.frame_set(frame)
-            self._judged(frame, solving.judge(self.obj, step.setup, step.outcome, settings))
+            outcome = solving.judge(self.obj, step.setup, step.outcome, settings)
+            if outcome.unmet and not self.direct:
+                outcome = self._placed_again(frame, step, keyed)
+            self._judged(frame, outcome)
             if self.watch is not None:
                 self.watch(frame - self.frames[0])
         self.steps = []
+        self.solved = {}
+
+    def _placed_again(
+        self, frame: int, step: posing.Step, keyed: Sequence[tuple[str, str]]
+    ) -> solving.Outcome:
+        """Place ``frame``'s controls again from Blender's pose and key them; the verdict."""
+        outcome = self.poser.place_again(step, self.solved[frame])
+        index = frame - self.frames[0]
+        self.channels[index] = channels = self._record(None)
+        rows = {b.name: k for k, b in enumerate(self.obj.pose.bones)}
+        for name, kind in keyed:
+            keys.key_frames(self.obj, name, kind, [frame], channels[kind][rows[name]][None])
+        keys.replay(self.obj)
+        self.snapshot.restore()  # what the placing wrote beyond the keys is not kept
+        return outcome
 
     def finish(self, tolerance: float | None = None) -> int:
         """Key the moved bones on every baked frame, then show the current frame again.
@@ -178,23 +212,28 @@ class BakeSession:
         rows = {b.name: k for k, b in enumerate(obj.pose.bones)}
         if self.baked:
             moved = keys.written_channels(obj, self.layout_rig, self.moved)
-            keyed = [
-                (name, kind, np.array([c[kind][rows[name]] for c in self.channels]))
-                for name, channels in moved
-                for kind in channels
-            ]
+            keyed = [(name, kind) for name, channels in moved for kind in channels]
+
+            def values(name: str, kind: str) -> Array:
+                return np.array([c[kind][rows[name]] for c in self.channels])
+
             # the frames solved without writing are judged on every key, then reduced
-            for name, kind, values in keyed:
+            for name, kind in keyed:
                 written += keys.key_frames(
-                    obj, name, kind, self.baked, values, None if self.steps else tolerance
+                    obj,
+                    name,
+                    kind,
+                    self.baked,
+                    values(name, kind),
+                    None if self.steps else tolerance,
                 )
             keys.replay(obj)
             if self.steps:
-                self._judge()
+                self._judge(keyed)
                 if tolerance is not None:
                     written = sum(
-                        keys.key_frames(obj, name, kind, self.baked, values, tolerance)
-                        for name, kind, values in keyed
+                        keys.key_frames(obj, name, kind, self.baked, values(name, kind), tolerance)
+                        for name, kind in keyed
                     )
                     keys.replay(obj)
         self.snapshot.restore()

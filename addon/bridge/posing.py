@@ -409,8 +409,8 @@ class Poser:
                 refresh none but the goals that move).
             write: Write the pose and judge it now; False writes nothing and gives the
                 channels a write would set instead (:attr:`Step.channels`), unless only
-                Blender's evaluation of a write shows them (a control rig's IK limb):
-                then the step writes and judges.
+                Blender's evaluation of a write shows them (a control rig's chain
+                whose plane turns, a trunk joint): then the step writes and judges.
             reread: False where nothing but Reach has posed the bones since the last
                 frame read them: that reading stands for the pose, not read again.
 
@@ -550,6 +550,21 @@ class Poser:
         if not step.left or self.view_layer is None:
             return step.outcome
         self.refine(self.view_layer)
+        self.view_layer.update()
+        return solving.judge(self.obj, step.setup, step.outcome, self.obj.reach)
+
+    def place_again(self, step: Step, frames: Array) -> solving.Outcome:
+        """A step planned unwritten, placed again from Blender's pose of its keys; judged.
+
+        One pass from the motion's pose may leave a control rig's chain off where
+        Blender's IK lands it; the passes its mechanism needs toward the step's solution
+        are made, each evaluated through the view layer
+        (:func:`.control_rig.writing.refine_model`), and the pose judged again.
+        ``frames``: the figure's segment frames the solution gave when it was solved.
+        """
+        theta = step.outcome.result.theta
+        with writing():
+            self._writer(step.setup).refine(self.obj, theta, self.view_layer, frames)
         self.view_layer.update()
         return solving.judge(self.obj, step.setup, step.outcome, self.obj.reach)
 

@@ -247,12 +247,15 @@ def place_limbs(
 def plan_limbs(
     obj: Any, limbs: Sequence[tuple[Limb, Mapping[str, Matrix]]]
 ) -> dict[str, Matrix] | None:
-    """The channels (as ``matrix_basis``) that place the limbs in FK mode, nothing written.
+    """The channels (as ``matrix_basis``) that place the limbs' controls, nothing written.
 
     One pass from the pose as Blender evaluated it, each control's parent predicted
-    from the controls above it: the bones between FK controls follow them rigidly, so
-    the pass places the limb exactly. None where a limb is in IK mode: Blender's IK
-    then poses its chain, and only an evaluation shows how.
+    from the controls above it. In FK mode the bones between controls follow them
+    rigidly, so the pass places the limb exactly. In IK mode the end control carries
+    the chain's end onto its target and Blender's IK bends the chain in the plane it
+    has now; None where that plane would have to turn (:func:`_write_swivel`), or where
+    a paw's heel is placed from the rig's evaluation of its end: only an evaluation
+    shows those.
 
     Raises:
         BlenderDataError: For a limb blended between IK and FK, naming its switch.
@@ -260,9 +263,14 @@ def plan_limbs(
     writer = ControlWriter(obj, dry=True)
     for limb, targets in limbs:
         _check(limb)
-        if limb.mode != "FK":
+        if limb.mode == "FK":
+            _write_fk(obj, writer, limb, targets)
+            continue
+        if paws.hold(obj, limb) is not None:
             return None
-        _write_fk(obj, writer, limb, targets)
+        _write_ik(obj, writer, limb, targets, None)
+        if _write_swivel(obj, writer, limb, targets, Matrix.Identity(4)):
+            return None
     return writer.bases
 
 

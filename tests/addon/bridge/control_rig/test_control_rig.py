@@ -127,20 +127,27 @@ def test_a_drag_with_auto_keying_keys_only_the_controls_it_moved(reach):
     assert keyed_bones(reach, obj) == {"hand_ik.L", "upper_arm_ik.L"}
 
 
-def test_a_bake_keys_only_controls_and_holds_the_goal_on_every_frame(reach):
+@pytest.mark.parametrize("mode", ["FK", "IK"])
+def test_a_bake_keys_only_controls_and_holds_the_goal_on_every_frame(reach, mode):
+    """Frames planned in one pass and judged once keyed: an FK leg exactly, an IK leg
+    within the "met within" distance (a frame Blender's IK poses further off is placed
+    again from that pose and keyed again)."""
     obj = generated("basic_human")
     limb = limb_named(reach, obj, "thigh.L")
-    switch_to(obj, limb, 1.0)
-    goal, root = constrained(obj, limb, "foot_fk.L", "foot")
+    switch_to(obj, limb, 1.0 if mode == "FK" else 0.0)
+    limb = limb_named(reach, obj, "thigh.L")
+    goal, root = constrained(obj, limb, "foot_fk.L" if mode == "FK" else "foot_ik.L", "foot")
     start = goal.location.copy()
     for frame, share in ((1, 0.05), (5, 0.25)):
         goal.location = start.lerp(root, share)
         goal.keyframe_insert("location", frame=frame)
     assert bpy.ops.reach.bake(armature=obj.name, frame_start=1, frame_end=5) == {"FINISHED"}
-    assert keyed_bones(reach, obj) == set(limb.fk)  # the FK controls of the leg, no other
+    keyed = keyed_bones(reach, obj)  # the controls of the leg's mode, no other
+    assert keyed == set(limb.fk) if mode == "FK" else keyed and keyed <= set(limb.controls)
     for frame in range(1, 6):
         bpy.context.scene.frame_set(frame)
-        assert deform_miss(obj, limb, "foot") <= 1e-5 * limb_length(obj, limb), frame
+        exact = 1e-5 * limb_length(obj, limb) if mode == "FK" else obj.reach.reach_distance
+        assert deform_miss(obj, limb, "foot") <= exact, frame
 
 
 def _turn(values, mode: str) -> Matrix:
@@ -152,14 +159,16 @@ def _turn(values, mode: str) -> Matrix:
     return Euler(values, mode).to_matrix()
 
 
-@pytest.mark.parametrize("kind", ["basic_human", "wolf"])
-def test_a_bake_plans_an_fk_limbs_controls_unwritten_as_a_write_places_them(reach, kind):
-    """In FK mode one pass from the evaluated pose places a limb's controls, so a bake's
-    frame gives their channels without writing them: those a write gives (to single
-    precision), which meet the goal on the deform bones. In IK mode only an evaluation
-    shows where Blender's IK puts the chain: the frame is written and judged."""
+@pytest.mark.parametrize(
+    ("kind", "mode"), [("basic_human", "FK"), ("wolf", "FK"), ("basic_human", "IK")]
+)
+def test_a_bake_plans_a_limbs_controls_unwritten_as_a_write_places_them(reach, kind, mode):
+    """One pass from the evaluated pose places a limb's controls (in FK mode its FK
+    controls, in IK mode its end control, Blender's IK bending the chain in its plane),
+    so a bake's frame gives their channels without writing them: those a write gives
+    (to single precision), which meet the goal on the deform bones."""
     name, fk_end, ik_end = LIMB_ENDS[kind]
-    obj, limb = constrained_end(reach, kind, name, "FK", fk_end)
+    obj, limb = constrained_end(reach, kind, name, mode, fk_end if mode == "FK" else ik_end)
     reachable_goal(obj, limb, "end")
     scene, layer = bpy.context.scene, bpy.context.view_layer
     before = {b.name: b.matrix_basis.copy() for b in obj.pose.bones}
@@ -171,21 +180,25 @@ def test_a_bake_plans_an_fk_limbs_controls_unwritten_as_a_write_places_them(reac
     layer.update()
     assert deform_miss(obj, limb, "end") <= 1e-5 * limb_length(obj, limb)
     bones = obj.pose.bones
-    moved = [c for c in limb.fk if bones[c].matrix_basis != before[c]]
+    moved = [c for c in limb.controls if bones[c].matrix_basis != before[c]]
     assert moved
     for control in moved:
         pose_bone, row = bones[control], bones.find(control)
         mode = pose_bone.rotation_mode
         channel = reach.addon.bridge.keys.rotation_channel(mode)
         planned = _turn(step.channels[channel][row], mode)
-        assert (
-            max(abs(v) for r in planned - _turn(getattr(pose_bone, channel), mode) for v in r)
-            < 2e-6
-        )
+        now = _turn(getattr(pose_bone, channel), mode)
+        assert max(abs(v) for r in planned - now for v in r) < 2e-6, control
         assert (Vector(step.channels["location"][row]) - pose_bone.location).length < 2e-6
-    obj, limb = constrained_end(reach, kind, name, "IK", ik_end)
+
+
+def test_a_paws_frame_in_ik_mode_is_written_and_judged_as_it_is_solved(reach):
+    """A paw's heel control is placed from the rig's evaluation of its end: no pass
+    without it foresees the paw, so the bake's frame is written and judged."""
+    name, _, ik_end = LIMB_ENDS["wolf"]
+    obj, limb = constrained_end(reach, "wolf", name, "IK", ik_end)
     reachable_goal(obj, limb, "end")
-    poser = reach.addon.bridge.posing.Poser(obj, scene, layer)
+    poser = reach.addon.bridge.posing.Poser(obj, bpy.context.scene, bpy.context.view_layer)
     step = poser.bake_frame(first=True, write=False, reread=True)
     assert step.channels is None and step.written
     assert deform_miss(obj, limb, "end") <= 1e-5 * limb_length(obj, limb)
