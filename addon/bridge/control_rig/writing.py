@@ -14,13 +14,13 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from mathutils import Matrix
+from mathutils import Euler, Matrix, Quaternion
 from numpy.typing import NDArray
 
 from ....solver import rotations
 from ..arrays import Array, channel
 from ..keys import rotation_channel
-from ..pose import WRITTEN_CHANNELS, axis_angles, rotation_values
+from ..pose import WRITTEN_CHANNELS, axis_angles
 from ..rig import BoneLayout, Rig, to_numpy
 from .heads import End, place_ends
 from .limbs import Limb
@@ -251,13 +251,22 @@ class ModelWriter:
 
         for name, basis in bases.items():
             pose_bone = bones[name]
-            location, _, scale = basis.decompose()
+            location, turn, scale = basis.decompose()
             if (scale - pose_bone.scale).length > SCALE:
                 return None
             row = bones.find(name)
             current("location")[row] = (location.x, location.y, location.z)
             mode = pose_bone.rotation_mode
             kind = rotation_channel(mode)
-            turn = np.array(basis.to_3x3().normalized())
-            current(kind)[row] = rotation_values(turn, mode, current(kind)[row].astype(float))
+            held = current(kind)[row]
+            # in single precision, as Blender's own matrix_basis setter converts a pose
+            if mode == "QUATERNION":
+                if turn.dot(Quaternion(held)) < 0.0:
+                    turn.negate()
+                held[:] = turn
+            elif mode == "AXIS_ANGLE":
+                axis, angle = turn.to_axis_angle()
+                held[:] = (angle, axis.x, axis.y, axis.z)
+            else:  # the Euler angles nearest the current ones: keys do not flip
+                held[:] = turn.to_euler(mode, Euler(held, mode))
         return values
