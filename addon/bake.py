@@ -90,9 +90,6 @@ class BakeSession:
         """Whether the frames leave the bones as they are: their pose is read once."""
         self.steps: list[tuple[int, posing.Step]] = []
         """The frames solved and not yet judged, with their steps."""
-        self.solved: dict[int, Array] = {}
-        """Per frame of a control rig in :attr:`steps`, the figure's segment frames its
-        solution gave then (the figure's root moves on with the frames)."""
         self.baked: list[int] = []
         self.channels: list[dict[str, Array]] = []
         self.moved: set[str] = set()
@@ -134,8 +131,6 @@ class BakeSession:
                 self._judged(frame, step.outcome)
             else:
                 self.steps.append((frame, step))
-                if not self.direct:
-                    self.solved[frame] = step.setup.rig.figure.forward(step.outcome.result.theta)
         if planned is None and self.watch is not None:
             self.watch(len(self.baked))
         self.channels.append(self._record(planned))
@@ -181,13 +176,12 @@ class BakeSession:
             if self.watch is not None:
                 self.watch(frame - self.frames[0])
         self.steps = []
-        self.solved = {}
 
     def _placed_again(
         self, frame: int, step: posing.Step, keyed: Sequence[tuple[str, str]]
     ) -> solving.Outcome:
         """Place ``frame``'s controls again from Blender's pose and key them; the verdict."""
-        outcome = self.poser.place_again(step, self.solved[frame])
+        outcome = self.poser.place_again(step)
         index = frame - self.frames[0]
         self.channels[index] = channels = self._record(None)
         rows = {b.name: k for k, b in enumerate(self.obj.pose.bones)}

@@ -389,7 +389,7 @@ class PoseWriter:
             pose_written(obj)
         return 0.0
 
-    def refine(self, obj: Any, theta: Array, view_layer: Any, frames: Array | None = None) -> None:
+    def refine(self, obj: Any, theta: Array, view_layer: Any) -> None:
         """Nothing: the channels written are θ's exactly, with no evaluation to refine."""
 
 

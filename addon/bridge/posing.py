@@ -553,18 +553,19 @@ class Poser:
         self.view_layer.update()
         return solving.judge(self.obj, step.setup, step.outcome, self.obj.reach)
 
-    def place_again(self, step: Step, frames: Array) -> solving.Outcome:
+    def place_again(self, step: Step) -> solving.Outcome:
         """A step planned unwritten, placed again from Blender's pose of its keys; judged.
 
         One pass from the motion's pose may leave a control rig's chain off where
         Blender's IK lands it; the passes its mechanism needs toward the step's solution
         are made, each evaluated through the view layer
-        (:func:`.control_rig.writing.refine_model`), and the pose judged again.
-        ``frames``: the figure's segment frames the solution gave when it was solved.
+        (:func:`.control_rig.writing.refine_model`), and the pose judged again. The
+        writer is the step's own: a later frame's figure may have been built again.
         """
-        theta = step.outcome.result.theta
+        setup = step.setup
+        writer = setup.rig.kind.writer(self.obj, setup.rig, setup.movable)
         with writing():
-            self._writer(step.setup).refine(self.obj, theta, self.view_layer, frames)
+            writer.refine(self.obj, step.outcome.result.theta, self.view_layer)
         self.view_layer.update()
         return solving.judge(self.obj, step.setup, step.outcome, self.obj.reach)
 

@@ -514,12 +514,8 @@ class FigureWriter(Protocol):
         so accepted (0 where none).
         """
 
-    def refine(self, obj: Any, theta: Array, view_layer: Any, frames: Array | None = None) -> None:
-        """Write θ again from Blender's evaluation of the last write, where that helps.
-
-        ``frames``: the figure's segment frames θ gave when it was solved (a bake's frame
-        judged once keyed, the figure's root moved on since); None: found now.
-        """
+    def refine(self, obj: Any, theta: Array, view_layer: Any) -> None:
+        """Write θ again from Blender's evaluation of the last write, where that helps."""
 
     def planned(self, bones: Any, theta: Array) -> dict[str, NDArray[np.float32]] | None:
         """The channels :meth:`write` gives ``bones``, without writing them.

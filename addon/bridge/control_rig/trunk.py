@@ -26,7 +26,6 @@ its hips and its chest) is left out, so that what Reach writes is what Blender p
 
 from __future__ import annotations
 
-import math
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -314,7 +313,11 @@ def turns(obj: Any, joints: Sequence[Joint]) -> Array:
 
 
 def powers(quaternions: Array, exponents: Array) -> Array:
-    """Each unit quaternion (n × 4) to its exponent: :func:`power`, the rows together."""
+    """Each quaternion (n × 4), made unit, to its exponent (n,).
+
+    The same axis, the angle times the exponent; the nearer of a turn's two
+    quaternions (w ≥ 0) is the one raised.
+    """
     q = quaternions / np.linalg.norm(quaternions, axis=1, keepdims=True)
     q = np.where(q[:, :1] < 0.0, -q, q)
     sines = np.linalg.norm(q[:, 1:], axis=1)
@@ -329,17 +332,8 @@ def powers(quaternions: Array, exponents: Array) -> Array:
 
 def power(quaternion: Array, exponent: float) -> Array:
     """The unit quaternion ``q^exponent``: the same axis, the angle times ``exponent``."""
-    w, x, y, z = (float(v) for v in quaternion)
-    norm = math.sqrt(w * w + x * x + y * y + z * z)
-    if w < 0.0:
-        norm = -norm
-    w, x, y, z = w / norm, x / norm, y / norm, z / norm
-    sine = math.sqrt(x * x + y * y + z * z)
-    if sine == 0.0:
-        return np.array([1.0, 0.0, 0.0, 0.0])
-    half = exponent * math.atan2(sine, w)
-    scale = math.sin(half) / sine
-    return np.array([math.cos(half), x * scale, y * scale, z * scale])
+    raised: Array = powers(np.asarray(quaternion, dtype=float)[None], np.array([exponent]))[0]
+    return raised
 
 
 def measure_rests(obj: Any, trunk: Trunk) -> dict[str, Array]:

@@ -130,7 +130,6 @@ def refine_model(
     bones: Iterable[str],
     view_layer: Any,
     heels: Heels,
-    frames: Array | None = None,
 ) -> None:
     """Place the limbs' controls again toward θ, from the pose Blender evaluated.
 
@@ -138,10 +137,9 @@ def refine_model(
     is one pass from predicted parents; this makes the passes the rig's mechanism
     needs, evaluating each through ``view_layer`` (a limb placed already is not
     written). The heels' lead is not repeated: θ is the same write's.
-    ``frames``: the figure's segment frames θ gave when it was solved (None: found now).
     """
     world_inverse = rig.world_inverse(to_numpy(obj.matrix_world))
-    frames = rig.figure.forward(theta) if frames is None else frames
+    frames = rig.figure.forward(theta)
     index = rig.segment_index
     placed = _limb_targets(model, frames, index, world_inverse, set(bones))
     place_limbs(obj, view_layer, placed)
@@ -223,12 +221,9 @@ class ModelWriter:
         )
         return written.left
 
-    def refine(self, obj: Any, theta: Array, view_layer: Any, frames: Array | None = None) -> None:
-        """Place them again from Blender's evaluation of the last write (``theta``'s).
-
-        ``frames``: the segment frames θ gave when solved (:func:`refine_model`).
-        """
-        refine_model(obj, self.rig, self.model, theta, self.bones, view_layer, self.heels, frames)
+    def refine(self, obj: Any, theta: Array, view_layer: Any) -> None:
+        """Place them again from Blender's evaluation of the last write (``theta``'s)."""
+        refine_model(obj, self.rig, self.model, theta, self.bones, view_layer, self.heels)
 
     def planned(self, bones: Any, theta: Array) -> dict[str, NDArray[np.float32]] | None:
         """The channels :meth:`write` gives ``bones`` (``obj.pose.bones``), unwritten.
