@@ -14,7 +14,6 @@ from mathutils import Vector
 
 SLIDE = 1.05
 """The hips keyed this much faster than the clean walk's: each stance slides 2 cm."""
-PLANTED = ("foot.L heel planted", "foot.L toe planted", "foot.R heel planted", "foot.R toe planted")
 
 
 def _sliding_walk():
@@ -115,9 +114,13 @@ def test_a_sliding_walks_feet_stand_still_after_planting_and_the_rest_is_kept(re
     assert keyed and all(not name.startswith(("ORG-", "DEF-", "MCH-")) for name in keyed)
 
 
-def test_frames_no_contact_blends_into_keep_the_motions_pose(reach):
-    obj, frames = _sliding_walk()
-    legs = ("thigh.L", "shin.L", "foot.L", "thigh.R", "shin.R", "foot.R")
+@pytest.mark.parametrize("rig", ["skeleton", "FK", "IK"])
+def test_frames_no_contact_blends_into_keep_the_motions_pose(reach, rig):
+    """Where no constraint of the left foot is on, its leg is posed as the motion had it,
+    on the metarig's skeleton and on the control rig's (keyed through its controls)."""
+    obj, frames = _sliding_walk() if rig == "skeleton" else walks.control_walk(rig, 2, SLIDE)
+    prefix = "" if rig == "skeleton" else "ORG-"
+    legs = [prefix + b for b in ("thigh.L", "shin.L", "foot.L", "thigh.R", "shin.R", "foot.R")]
     original = obj.animation_data.action
     scene = bpy.context.scene
     poses = {}
@@ -128,15 +131,17 @@ def test_frames_no_contact_blends_into_keep_the_motions_pose(reach):
         "FINISHED"
     }
     assert obj.animation_data.action is not original
-    constraints = obj.reach.constraints
+    left = reach.addon.bridge.planting.find_feet(obj)[0]
+    planted = [c for c in obj.reach.constraints if c.bone == left.bone]
+    assert len(planted) == 2  # the heel's and the toe's
     free = 0
     for frame in frames:
         scene.frame_set(frame)
         reach.addon.bridge.keys.apply_switches(obj, frame)
-        if any(constraints[name].enabled for name in PLANTED if name.startswith("foot.L")):
+        if any(constraint.enabled for constraint in planted):
             continue
         free += 1
-        now = obj.pose.bones["thigh.L"].matrix, obj.pose.bones["shin.L"].matrix
+        now = obj.pose.bones[legs[0]].matrix, obj.pose.bones[legs[1]].matrix
         for was, is_ in zip(poses[frame][:2], now, strict=True):
             assert (
                 max(
