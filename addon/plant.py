@@ -47,6 +47,10 @@ NAMES = {"heel": "{bone} heel planted", "toe": "{bone} toe planted", "hips": "{b
 """The planted constraints' names, per point of a foot, and the hips' (kept where the
 motion has them unless a leg cannot reach)."""
 
+KEPT_WEIGHT = 0.1
+"""The hips' constraint's weight against each planted point's 1: where a leg cannot reach,
+the hips move (its turns held, :class:`.bridge.planting.Hips`) rather than the foot slide."""
+
 
 @dataclass(frozen=True)
 class Kept:
@@ -141,9 +145,10 @@ class Planting:
     def hips(self, bone: str) -> Any:
         """The constraint that keeps the hips ``bone`` where the motion has them.
 
-        At the feet's priority and weight, with the feet's chains from it: where the legs
-        reach, every constraint is met and the hips stay as they were; where a leg cannot,
-        the least-squares compromise moves the hips a little and leaves the foot the rest.
+        At the feet's priority, a tenth of their weight (:data:`KEPT_WEIGHT`), with the
+        feet's chains from it: where the legs reach, every constraint is met and the hips
+        stay as they were; where a leg cannot, the least-squares compromise moves the
+        hips and leaves the foot a tenth of what equal weights would.
         """
         return self._made(
             NAMES["hips"].format(bone=bone),
@@ -151,6 +156,7 @@ class Planting:
             bone,
             effector="HEAD",
             goal_type="POSITION_ORIENTATION",
+            weight=KEPT_WEIGHT,
         )
 
     def _made(self, name: str, bone: str, start: str, **options: Any) -> Any:
@@ -312,6 +318,20 @@ def _slid(points: NDArray[np.float64], stances: Sequence[Stance]) -> float:
     return max((planting.travel(points, stance.toe) for stance in stances), default=0.0)
 
 
+def _hold_turns(obj: Any, bones: Sequence[str]) -> dict[str, tuple[bool, bool, bool]]:
+    """Lock ``bones``' rotations for the solve (IK Lock): each turns as the motion has it.
+
+    Returns:
+        Each bone's locks as they were, to be put back.
+    """
+    kept = {}
+    for name in bones:
+        pose_bone = obj.pose.bones[name]
+        kept[name] = (pose_bone.lock_ik_x, pose_bone.lock_ik_y, pose_bone.lock_ik_z)
+        pose_bone.lock_ik_x = pose_bone.lock_ik_y = pose_bone.lock_ik_z = True
+    return kept
+
+
 class PlantRun:
     """One plant under way: the stances keyed, the bake into the new action a frame at a time.
 
@@ -322,6 +342,7 @@ class PlantRun:
         frames: The frames cleaned.
         motion: The feet's heels and toes, and the hips' pose, per frame as the motion had
             them.
+        hips: Where the legs hang from (the chains start there), or None.
         found: Each foot's stances.
         fps: The scene's frames per second.
         current: The frame to show again when the plant ends.
@@ -334,6 +355,7 @@ class PlantRun:
         feet: Sequence[planting.FootBones],
         frames: list[int],
         motion: planting.FootTrack,
+        hips: planting.Hips | None,
         found: dict[str, list[Stance]],
         fps: float,
         current: int,
@@ -347,19 +369,21 @@ class PlantRun:
         self.current = current
         obj = made.obj
         made.new_action()
-        hips = motion.carried
+        start = None if hips is None else hips.bone
         for foot in feet:
             plans = planting.plan(paths[foot.bone], found[foot.bone], fps)
             for point, plan in plans.items():
                 if plan.on.any():
-                    made.key(made.constraint(foot, point, hips), plan, frames)
+                    made.key(made.constraint(foot, point, start), plan, frames)
         if hips is not None:
-            made.key_matrices(made.hips(hips), motion.matrices, frames)
+            made.key_matrices(made.hips(hips.bone), motion.matrices, frames)
         settings = obj.reach
         self.kept = settings.comfort, settings.translate_root
         # comfort off: the legs keep the motion's own bend; the root's travel read as the
         # figure's own, so that a keyed root does not build the figure again each frame
         settings.comfort, settings.translate_root = 0.0, True
+        self.locks = _hold_turns(obj, () if hips is None else hips.held)
+        """The held bones' IK locks as the animator had them, put back at the end."""
         self.track = planting.FootTrack(obj, feet, len(frames))
         """The feet on the pose each frame's keys give, read as the bake has Blender
         evaluate it."""
@@ -380,7 +404,11 @@ class PlantRun:
         self.session.step()
 
     def _settings_back(self) -> None:
-        self.made.obj.reach.comfort, self.made.obj.reach.translate_root = self.kept
+        obj = self.made.obj
+        obj.reach.comfort, obj.reach.translate_root = self.kept
+        for name, locks in self.locks.items():
+            pose_bone = obj.pose.bones[name]
+            pose_bone.lock_ik_x, pose_bone.lock_ik_y, pose_bone.lock_ik_z = locks
 
     def finish(self) -> list[str]:
         """Key the baked frames into the new action; the report, a line each."""
@@ -463,7 +491,8 @@ class Plant(ArmatureOperator):
         fps = scene.render.fps / scene.render.fps_base
         current = scene.frame_current
         # the hips' pose is read on the same frames as the feet, to hold them there
-        track = planting.FootTrack(obj, feet, len(frames), planting.hips_of(obj, feet))
+        hips = planting.hips_of(obj, feet)
+        track = planting.FootTrack(obj, feet, len(frames), None if hips is None else hips.bone)
         try:
             track.read_frames(scene, frames)
         finally:
@@ -479,7 +508,7 @@ class Plant(ArmatureOperator):
             return None
         made = Planting(obj, original)
         try:
-            return PlantRun(context, made, feet, frames, track, found, fps, current)
+            return PlantRun(context, made, feet, frames, track, hips, found, fps, current)
         except Exception:  # whatever stopped it, nothing it made stays
             made.undo()
             scene.frame_set(current)

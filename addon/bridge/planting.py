@@ -32,6 +32,7 @@ __all__ = [
     "BLEND",
     "FootBones",
     "FootTrack",
+    "Hips",
     "Plan",
     "find_feet",
     "hips_of",
@@ -218,8 +219,26 @@ def leg_bones(obj: Any, foot: FootBones) -> list[str]:
     return [name for name in names if is_control(name)]
 
 
-def hips_of(obj: Any, feet: Sequence[FootBones]) -> str | None:
-    """The bone both legs hang from (the hips), where the chains may start to move it.
+@dataclass(frozen=True)
+class Hips:
+    """Where the legs hang from, which may move a little where a leg cannot reach.
+
+    Attributes:
+        bone: The legs' topmost shared bone an animator keys (the hips, or the root
+            above them): the planted chains start there, and a constraint keeps it
+            where the motion has it.
+        held: The bones above both legs whose turns the plant holds as the motion has
+            them (from ``bone`` down to the hips), where ``bone`` can move (a root bone
+            not connected, which Move root lets translate): the body then gives by
+            moving, not by tilting its trunk; none where it cannot move.
+    """
+
+    bone: str
+    held: tuple[str, ...] = ()
+
+
+def hips_of(obj: Any, feet: Sequence[FootBones]) -> Hips | None:
+    """The bones both legs hang from, where the chains may start to move them.
 
     None on a control rig (its legs' controls hang from the torso's mechanism) or when
     the legs share no bone an animator keys.
@@ -228,8 +247,16 @@ def hips_of(obj: Any, feet: Sequence[FootBones]) -> str | None:
         return None
     bones = obj.data.bones
     shared = {bone.name for bone in ancestors(bones[feet[1].thigh].parent)}
-    above = (bone.name for bone in ancestors(bones[feet[0].thigh].parent))
-    return next((name for name in above if name in shared and is_control(name)), None)
+    above = [
+        bone
+        for bone in ancestors(bones[feet[0].thigh].parent)
+        if bone.name in shared and is_control(bone.name)
+    ]
+    if not above:
+        return None
+    top = above[-1]
+    moves = top.parent is None and not top.use_connect
+    return Hips(top.name, tuple(bone.name for bone in reversed(above)) if moves else ())
 
 
 class FootTrack:

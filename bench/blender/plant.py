@@ -81,19 +81,25 @@ def measure(
     (on the skeleton's feet, ``prefix`` naming a control rig's); ``drawn``: with the
     toes' paths and the frames each was held, for ``plant.png``."""
     ends = {prefix + "foot.L": "tail", prefix + "foot.R": "tail"}
+    trunk = {prefix + "spine": "head", prefix + "spine.006": "tail"}  # the hips, the head
     truth = {
         prefix + foot: [(a, b) for a, b in runs if b - a >= 4]
         for foot, runs in walks.stances(cycles).items()
     }
     began = time.perf_counter()
     before = walks.world_points(obj, frames, ends)
-    played = time.perf_counter() - began  # Blender setting each frame, the toes read
+    played = time.perf_counter() - began
+    body = walks.world_points(obj, frames, trunk)  # Blender setting each frame, the toes read
     began = time.perf_counter()
     result = bpy.ops.reach.plant_contacts(
         armature=obj.name, frame_start=frames[0], frame_end=frames[-1]
     )
     seconds = time.perf_counter() - began
     after = walks.world_points(obj, frames, ends)
+    moved = walks.world_points(obj, frames, trunk)
+    hips, head = trunk
+    shifted = np.linalg.norm(moved[hips] - body[hips], axis=1)
+    tilted = np.linalg.norm((moved[head] - moved[hips]) - (body[head] - body[hips]), axis=1)
     slid = [t for foot in ends for t in _travel(before[foot], truth[foot])]
     kept = [t for foot in ends for t in _travel(after[foot], truth[foot])]
     toes = {f"{prefix}foot.{c.bone.rsplit('.', 1)[-1]}": c.name for c in obj.reach.constraints}
@@ -125,6 +131,8 @@ def measure(
         "before_mm_mean": 1e3 * float(np.mean(slid)),
         "after_mm_max": 1e3 * max(kept),
         "after_mm_mean": 1e3 * float(np.mean(kept)),
+        "hips_mm_max": 1e3 * float(shifted.max()),
+        "head_mm_max": 1e3 * float(tilted.max()),
         "ms_per_frame": 1e3 * seconds / len(frames),
         "played_ms_per_frame": 1e3 * played / len(frames),
         **({"picture": picture} if drawn else {}),
@@ -177,6 +185,8 @@ def main() -> None:
             run["stances"],
             f"{run['before_mm_max']:.1f} ({run['before_mm_mean']:.1f})",
             f"{run['after_mm_max']:.2f} ({run['after_mm_mean']:.2f})",
+            f"{run['hips_mm_max']:.1f}",
+            f"{run['head_mm_max']:.2f}",
             f"{run['ms_per_frame']:.1f}",
             f"{run['played_ms_per_frame']:.2f}",
             f"{run['ms_per_frame'] / run['played_ms_per_frame']:.1f}",
@@ -189,7 +199,9 @@ def main() -> None:
         f"Blender {record['blender']}, {record['cpu_model']}, {args.cycles} strides of each "
         "foot at 24 fps. Toe travel: over each stance the walk was made with (stances cut by "
         "the clip's ends left out), how far apart the ball of the foot's positions lie on "
-        "Blender's pose, largest (mean); ms per frame: the whole operator's time; played: "
+        "Blender's pose, largest (mean); hips moved: the most the hips' joint moved on any "
+        "frame; head against the hips: the most the head's top moved against the hips' "
+        "joint (the trunk tilted); ms per frame: the whole operator's time; played: "
         "Blender setting each frame of the clip in the same process (the toes read), which "
         "the plant's time is also given against, as this machine's timings vary by up to "
         "half from run to run.",
@@ -201,6 +213,8 @@ def main() -> None:
                 "stances",
                 "toe travel before, mm",
                 "after, mm",
+                "hips moved, mm",
+                "head against the hips, mm",
                 "ms/frame",
                 "played, ms/frame",
                 "× played",
