@@ -19,9 +19,10 @@ but Reach's), their pose is read on the first frame alone: the frames leave it a
 A control rig's limbs are planned the same way: one pass from Blender's evaluation of
 the frame's motion places their controls (in IK mode the end control, Blender's IK
 bending the chain in its plane); a frame whose keys Blender then poses a goal off is
-placed again from that pose. A frame whose write needs Blender's evaluation between
-passes (a chain's plane that turns, a paw's heel, a trunk joint, a neck) is written
-and judged as it is solved, and the pose put back before the next.
+placed again from that pose; so are the limbs below a trunk whose root control only
+moves, which carries them rigidly. A frame whose write needs Blender's evaluation
+between passes (a chain's plane that turns, a paw's heel, a trunk joint that turns, a
+neck) is written and judged as it is solved, and the pose put back before the next.
 """
 
 from __future__ import annotations
@@ -159,18 +160,21 @@ class BakeSession:
         """Judge each frame solved without writing on Blender's pose of its keys.
 
         A control rig's frame whose keys Blender poses a goal off by more than the "met
-        within" distance (its IK landing a chain's end off where one pass foresaw it)
-        has its controls placed again from that pose, and its ``keyed`` channels (bone,
-        channel) keyed again. Within that distance a frame is kept as one pass placed
-        it: Blender's IK lands a chain's end up to a few ten-thousandths of its length off
-        where its end control says, and placing it closer costs evaluations of the rig
-        and keys again on nearly every frame (twice the bake's time).
+        within" distance that its solution met (its IK landing a chain's end off where
+        one pass foresaw it) has its controls placed again from that pose, and its
+        ``keyed`` channels (bone, channel) keyed again. Within that distance a frame is
+        kept as one pass placed it: Blender's IK lands a chain's end up to a few
+        ten-thousandths of its length off where its end control says, and placing it
+        closer costs evaluations of the rig and keys again on nearly every frame (twice
+        the bake's time).
         """
         settings = self.obj.reach
         for frame, step in self.steps:
             self.scene.frame_set(frame)
             outcome = solving.judge(self.obj, step.setup, step.outcome, settings)
-            if outcome.unmet and not self.direct:
+            # a goal the solution met (a compromise's stays unmet wherever it is placed)
+            missed = set(outcome.unmet).difference(step.outcome.unmet)
+            if missed and not self.direct:
                 outcome = self._placed_again(frame, step, keyed)
             self._judged(frame, outcome)
             if self.watch is not None:

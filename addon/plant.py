@@ -369,10 +369,12 @@ class PlantRun:
         self.current = current
         obj = made.obj
         made.new_action()
+        plans = {foot.bone: planting.plan(paths[foot.bone], found[foot.bone], fps) for foot in feet}
+        if hips is not None and not planting.out_of_reach(obj, feet, plans, motion):
+            hips = None  # every leg reaches: the hips stay as the motion has them
         start = None if hips is None else hips.bone
         for foot in feet:
-            plans = planting.plan(paths[foot.bone], found[foot.bone], fps)
-            for point, plan in plans.items():
+            for point, plan in plans[foot.bone].items():
                 if plan.on.any():
                     made.key(made.constraint(foot, point, start), plan, frames)
         if hips is not None:

@@ -24,6 +24,7 @@ from .anatomy import ancestors, human_body
 from .body import limb_part
 from .bone_ends import end_local
 from .control_rig.limbs import Limb, find_limbs
+from .control_rig.model import control_model
 from .rest_limits import rest_limbs
 from .rigify_names import is_control
 from .stances import Foot, Stance
@@ -37,6 +38,7 @@ __all__ = [
     "find_feet",
     "hips_of",
     "leg_bones",
+    "out_of_reach",
     "plan",
     "travel",
 ]
@@ -46,6 +48,10 @@ BLEND = 0.1
 
 DOWN = 0.866
 """Least cosine between a leg bone at rest and straight down for it to point down (30°)."""
+
+STRAIGHT = 0.002
+"""The share of a leg's length by which a planted heel must lie within its reach for the
+hips to stay as the motion has them (:func:`out_of_reach`)."""
 
 POINTS = ("heel", "toe")
 """A foot's planted points: its bone's head (the ankle) and its end (the ball)."""
@@ -225,12 +231,13 @@ class Hips:
 
     Attributes:
         bone: The legs' topmost shared bone an animator keys (the hips, or the root
-            above them): the planted chains start there, and a constraint keeps it
-            where the motion has it.
+            above them; a control rig's torso): the planted chains start there, and a
+            constraint keeps it where the motion has it.
         held: The bones above both legs whose turns the plant holds as the motion has
-            them (from ``bone`` down to the hips), where ``bone`` can move (a root bone
-            not connected, which Move root lets translate): the body then gives by
-            moving, not by tilting its trunk; none where it cannot move.
+            them (from ``bone`` down to the hips; on a control rig, the trunk's controls
+            down to where the legs hang), where ``bone`` can move (a root bone not
+            connected, which Move root lets translate): the body then gives by moving,
+            not by tilting its trunk; none where it cannot move.
     """
 
     bone: str
@@ -240,11 +247,14 @@ class Hips:
 def hips_of(obj: Any, feet: Sequence[FootBones]) -> Hips | None:
     """The bones both legs hang from, where the chains may start to move them.
 
-    None on a control rig (its legs' controls hang from the torso's mechanism) or when
-    the legs share no bone an animator keys.
+    On a control rig, its trunk's root control (the torso), with every trunk control
+    from it down to the legs held (:func:`_trunk_hips`). None when the legs share no
+    bone an animator keys.
     """
-    if any(foot.skeleton for foot in feet) or len(feet) < 2:
+    if len(feet) < 2:
         return None
+    if any(foot.skeleton for foot in feet):
+        return _trunk_hips(obj, feet)
     bones = obj.data.bones
     shared = {bone.name for bone in ancestors(bones[feet[1].thigh].parent)}
     above = [
@@ -257,6 +267,35 @@ def hips_of(obj: Any, feet: Sequence[FootBones]) -> Hips | None:
     top = above[-1]
     moves = top.parent is None and not top.use_connect
     return Hips(top.name, tuple(bone.name for bone in reversed(above)) if moves else ())
+
+
+def _trunk_hips(obj: Any, feet: Sequence[FootBones]) -> Hips | None:
+    """A control rig's torso and the trunk controls down to where its legs hang.
+
+    None where a leg is in IK mode (its foot control moves alone, and Rigify's IK
+    stretches to reach it), the legs hang from no joint, or from different roots.
+    """
+    model = control_model(obj)
+    if model is None or any(not foot.thigh for foot in feet):
+        return None
+    trunk = model.trunk
+    held: dict[str, None] = {}
+    roots = set()
+    for foot in feet:
+        joint = trunk.joint(trunk.hangs.get(foot.top, ""))
+        if joint is None:
+            return None
+        while True:
+            held[joint.control] = None
+            above = trunk.joint(joint.parent) if joint.parent else None
+            if above is None:
+                break
+            joint = above
+        roots.add(joint.control)
+    if len(roots) != 1:
+        return None
+    top = roots.pop()
+    return Hips(top, (top, *(c for c in held if c != top)))
 
 
 class FootTrack:
@@ -278,6 +317,8 @@ class FootTrack:
         self.ends = {foot.bone: end_local(bones[foot.foot]) for foot in feet}
         self.heels = {foot.bone: np.empty((count, 3)) for foot in feet}
         self.toes = {foot.bone: np.empty((count, 3)) for foot in feet}
+        self.hips = {foot.bone: np.empty((count, 3)) for foot in feet}
+        """Per foot, its leg's top joint (the hip) in world space."""
         self.carried = carried
         self.matrices = np.empty((count if carried else 0, 4, 4))
         """The ``carried`` bone's world matrix per frame read."""
@@ -290,6 +331,7 @@ class FootTrack:
             matrix = world @ pose[foot.foot].matrix
             self.heels[foot.bone][k] = tuple(matrix.translation)
             self.toes[foot.bone][k] = tuple(matrix @ self.ends[foot.bone])
+            self.hips[foot.bone][k] = tuple(world @ pose[foot.top].head)
         if self.carried:
             self.matrices[k] = np.array(world @ pose[self.carried].matrix)
 
@@ -302,6 +344,31 @@ class FootTrack:
     def paths(self) -> dict[str, Foot]:
         """Per foot, its heel's and toe's paths."""
         return {name: Foot(self.heels[name], self.toes[name]) for name in self.heels}
+
+
+def out_of_reach(
+    obj: Any, feet: Sequence[FootBones], plans: dict[str, dict[str, Plan]], track: FootTrack
+) -> bool:
+    """Whether a planted heel lies beyond its leg's reach from the hip the motion has.
+
+    A leg reaches as far as its joints' spacing from the hip to the ankle at rest (the
+    world's scale), less :data:`STRAIGHT` of it: a leg held all but straight cannot
+    turn its foot.
+    """
+    scale = float(np.mean(tuple(obj.matrix_world.to_scale())))
+    bones = obj.data.bones
+    for foot in feet:
+        plan = plans[foot.bone].get("heel")
+        if plan is None or not plan.on.any():
+            continue
+        bone, length = bones[foot.foot], 0.0
+        while bone.name != foot.top and bone.parent is not None:
+            length += float((bone.head_local - bone.parent.head_local).length)
+            bone = bone.parent
+        apart = np.linalg.norm(plan.goal[plan.on] - track.hips[foot.bone][plan.on], axis=1)
+        if float(apart.max()) > (1.0 - STRAIGHT) * scale * length:
+            return True
+    return False
 
 
 def plan(path: Foot, stances: Sequence[Stance], fps: float) -> dict[str, Plan]:

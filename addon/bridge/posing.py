@@ -410,7 +410,8 @@ class Poser:
             write: Write the pose and judge it now; False writes nothing and gives the
                 channels a write would set instead (:attr:`Step.channels`), unless only
                 Blender's evaluation of a write shows them (a control rig's chain
-                whose plane turns, a trunk joint): then the step writes and judges.
+                whose plane turns, a trunk joint that turns): then the step writes and
+                judges.
             reread: False where nothing but Reach has posed the bones since the last
                 frame read them: that reading stands for the pose, not read again.
 

@@ -106,12 +106,10 @@ def test_a_sliding_walks_feet_stand_still_after_planting_and_the_rest_is_kept(re
         assert np.linalg.norm(after[key] - before[key], axis=1).max() <= 0.01
     feet = reach.addon.bridge.planting.find_feet(obj)
     hips = reach.addon.bridge.planting.hips_of(obj, feet)
-    assert (hips and hips.bone) == (
-        walks.HIPS if rig == "skeleton" else None
-    )  # a control rig's stay
-    assert [c.name for c in obj.reach.constraints] == [
+    assert (hips and hips.bone) == {"skeleton": walks.HIPS, "FK": "torso", "IK": None}[rig]
+    assert [c.name for c in obj.reach.constraints] == [  # the legs reach: the hips stay
         f"{foot.bone} {point} planted" for foot in feet for point in ("heel", "toe")
-    ] + ([f"{hips.bone} hips kept"] if hips else [])
+    ]
     keyed = {path.split('"')[1] for path, _ in _keys(planted) if path.startswith("pose.bones")}
     assert keyed and all(not name.startswith(("ORG-", "DEF-", "MCH-")) for name in keyed)
 
@@ -459,18 +457,27 @@ def test_a_noisy_walk_up_a_slope_at_120_fps_is_planted_where_each_step_stands(re
     assert max(heights) - min(heights) > 0.05  # the steps stand higher up the slope
 
 
-def test_hips_give_a_little_where_a_straight_leg_cannot_reach_its_planted_foot(reach):
+@pytest.mark.parametrize("rig", ["skeleton", "FK"])
+def test_hips_give_a_little_where_a_straight_leg_cannot_reach_its_planted_foot(reach, rig):
     """Legs all but straight and the hips keyed 20% fast: a foot planted where it stood
     lies out of its leg's reach late in the stance. The hips move a little (under 3 cm),
     the body above them with them as the motion had it (its trunk not tilted to lend the
     leg reach), and the toes stand still to 3 mm; where the legs reach, the hips stay as
-    they were; the hips' IK locks, held for the plant, are as the animator left them."""
-    bpy.ops.object.armature_basic_human_metarig_add()
-    obj = bpy.context.active_object
-    frames = walks.walk(obj, drop=0.0)
-    walks.key_hips(obj, frames, 1.2 * walks.STRIDE / walks.CYCLE, drop=0.0)
-    obj.pose.bones[walks.HIPS].lock_ik_y = True  # an animator's lock, kept
-    points = {"foot.L": "tail", "foot.R": "tail", walks.HIPS: "head", "spine.006": "tail"}
+    they were; the hips' IK locks, held for the plant, are as the animator left them. On
+    the metarig's skeleton its hips bone gives; on the control rig (legs in FK) its torso,
+    keyed on its controls alone."""
+    if rig == "skeleton":
+        bpy.ops.object.armature_basic_human_metarig_add()
+        obj = bpy.context.active_object
+        frames = walks.walk(obj, drop=0.0)
+        walks.key_hips(obj, frames, 1.2 * walks.STRIDE / walks.CYCLE, drop=0.0)
+        prefix, hips = "", walks.HIPS
+    else:
+        obj, frames = walks.control_walk("FK", 2, 1.2, drop=0.0)
+        prefix, hips = "ORG-", "torso"
+    obj.pose.bones[hips].lock_ik_y = True  # an animator's lock, kept
+    body, head = prefix + "spine", prefix + "spine.006"
+    points = {prefix + "foot.L": "tail", prefix + "foot.R": "tail", body: "head", head: "tail"}
     before = walks.world_points(obj, frames, points)
     assert bpy.ops.reach.plant_contacts(armature=obj.name, frame_start=1, frame_end=frames[-1]) == {
         "FINISHED"
@@ -478,12 +485,15 @@ def test_hips_give_a_little_where_a_straight_leg_cannot_reach_its_planted_foot(r
     after = walks.world_points(obj, frames, points)
     for foot, stances in walks.stances(2).items():
         inner = [(a, b) for a, b in stances if b - a >= 4]
-        assert max(_travel(before[foot], inner)) > 0.07
-        assert max(_travel(after[foot], inner)) <= 0.003
-    moved = np.linalg.norm(after[walks.HIPS] - before[walks.HIPS], axis=1)
+        assert max(_travel(before[prefix + foot], inner)) > 0.07
+        assert max(_travel(after[prefix + foot], inner)) <= 0.003
+    moved = np.linalg.norm(after[body] - before[body], axis=1)
     assert 0.001 < moved.max() < 0.03
     assert np.sum(moved < 1e-6) >= 5  # frames a leg reaches keep the hips where they were
-    head = after["spine.006"] - after[walks.HIPS] - (before["spine.006"] - before[walks.HIPS])
-    assert np.linalg.norm(head, axis=1).max() <= 1e-4  # the head moved with the hips
-    hips = obj.pose.bones[walks.HIPS]
-    assert (hips.lock_ik_x, hips.lock_ik_y, hips.lock_ik_z) == (False, True, False)
+    tilt = after[head] - after[body] - (before[head] - before[body])
+    assert np.linalg.norm(tilt, axis=1).max() <= 1e-4  # the head moved with the hips
+    assert obj.reach.constraints[-1].name == f"{hips} hips kept"
+    pose_bone = obj.pose.bones[hips]
+    assert (pose_bone.lock_ik_x, pose_bone.lock_ik_y, pose_bone.lock_ik_z) == (False, True, False)
+    keyed = {path.split('"')[1] for path, _ in _keys(obj.animation_data.action) if "pose" in path}
+    assert all(not name.startswith(("ORG-", "DEF-", "MCH-")) for name in keyed)

@@ -139,11 +139,11 @@ def walk(
     return frames
 
 
-def control_walk(mode: str, cycles: int, slide: float) -> tuple[Any, range]:
+def control_walk(mode: str, cycles: int, slide: float, drop: float = DROP) -> tuple[Any, range]:
     """Rigify's basic human control rig walking ``cycles`` strides, its legs in ``mode``
     ("FK" or "IK"), its feet sliding: in FK its torso keyed ``slide`` times too fast, in
-    IK its foot controls also carried forward by that share of its travel; the rig and
-    its frames."""
+    IK its foot controls also carried forward by that share of its travel; its torso
+    lowered ``drop`` metres (:func:`walk`); the rig and its frames."""
     bpy.ops.object.armature_basic_human_metarig_add()
     bpy.ops.object.mode_set(mode="OBJECT")
     bpy.ops.pose.rigify_generate()
@@ -157,9 +157,9 @@ def control_walk(mode: str, cycles: int, slide: float) -> tuple[Any, range]:
         feet = {"foot_fk.L": ("thigh_fk.L", 0.0), "foot_fk.R": ("thigh_fk.R", 0.5)}
     else:
         feet = {"foot_ik.L": ("", 0.0), "foot_ik.R": ("", 0.5)}
-    frames = walk(obj, cycles, feet, "torso")
+    frames = walk(obj, cycles, feet, "torso", drop=drop)
     speed = STRIDE / CYCLE
-    key_hips(obj, frames, slide * speed, "torso")
+    key_hips(obj, frames, slide * speed, "torso", drop=drop)
     if mode == "IK":
         drift(obj, list(feet), frames, (slide - 1.0) * speed)
     return obj, frames

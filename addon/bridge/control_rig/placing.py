@@ -245,28 +245,31 @@ def place_limbs(
 
 
 def plan_limbs(
-    obj: Any, limbs: Sequence[tuple[Limb, Mapping[str, Matrix]]]
+    obj: Any,
+    limbs: Sequence[tuple[Limb, Mapping[str, Matrix]]],
+    moved: Mapping[str, Matrix] | None = None,
 ) -> dict[str, Matrix] | None:
     """The channels (as ``matrix_basis``) that place the limbs' controls, nothing written.
 
     One pass from the pose as Blender evaluated it, each control's parent predicted
-    from the controls above it. In FK mode the bones between controls follow them
-    rigidly, so the pass places the limb exactly. In IK mode the end control carries
-    the chain's end onto its target and Blender's IK bends the chain in the plane it
-    has now; None where that plane would have to turn (:func:`_write_swivel`), or where
-    a paw's heel is placed from the rig's evaluation of its end: only an evaluation
-    shows those.
+    from the controls above it, and from ``moved`` (pose-space matrices of bones above
+    the limbs that move rigidly, not yet evaluated: a trunk's joints). In FK mode the
+    bones between controls follow them rigidly, so the pass places the limb exactly. In
+    IK mode the end control carries the chain's end onto its target and Blender's IK
+    bends the chain in the plane it has now; None where that plane would have to turn
+    (:func:`_write_swivel`), where the limb hangs from ``moved`` bones, or where a paw's
+    heel is placed from the rig's evaluation of its end: only an evaluation shows those.
 
     Raises:
         BlenderDataError: For a limb blended between IK and FK, naming its switch.
     """
-    writer = ControlWriter(obj, dry=True)
+    writer = ControlWriter(obj, moved, dry=True)
     for limb, targets in limbs:
         _check(limb)
         if limb.mode == "FK":
             _write_fk(obj, writer, limb, targets)
             continue
-        if paws.hold(obj, limb) is not None:
+        if moved or paws.hold(obj, limb) is not None:
             return None
         _write_ik(obj, writer, limb, targets, None)
         if _write_swivel(obj, writer, limb, targets, Matrix.Identity(4)):

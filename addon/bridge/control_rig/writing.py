@@ -22,12 +22,13 @@ from ..arrays import Array, channel
 from ..keys import rotation_channel
 from ..pose import WRITTEN_CHANNELS, axis_angles
 from ..rig import BoneLayout, Rig, to_numpy
+from .control_pose import UNCHANGED, moves
 from .heads import End, place_ends
 from .limbs import Limb
 from .model import ControlModel
 from .paws import Heels
 from .placing import place_limbs, plan_limbs
-from .trunk import write_trunk
+from .trunk import Trunk, power, write_trunk
 
 SCALE = 1e-4
 """A planned write (:meth:`ModelWriter.planned`) that would change a control's scale by
@@ -107,19 +108,62 @@ def plan_model(
 ) -> dict[str, Matrix] | None:
     """The channels (as ``matrix_basis``) :func:`write_model` gives the controls, unwritten.
 
-    None where that write takes more than one pass to know: a trunk joint among
-    ``bones`` (the limbs below it are placed from its evaluated pose), a chain beyond
-    the trunk, or an IK limb whose plane turns or a paw (:func:`.placing.plan_limbs`).
+    A trunk joint among ``bones`` that only moves (its root control's location, every
+    joint's turn as it is) carries the limbs below it rigidly, so they are placed from
+    its pose as θ gives it (:func:`_plan_trunk`). None where that write takes more than
+    one pass to know: a trunk joint that turns (the limbs below it follow the rig's own
+    mechanism, which only an evaluation shows), a chain beyond the trunk, or a limb
+    whose plane turns or a paw (:func:`.placing.plan_limbs`).
     """
     chosen = set(bones)
-    if any(joint.segment in chosen for joint in model.trunk.joints):
-        return None
     world_inverse = rig.world_inverse(to_numpy(obj.matrix_world))
     frames = rig.figure.forward(theta)
     index = rig.segment_index
     if _end_targets(model, frames, index, world_inverse, chosen):
         return None
-    return plan_limbs(obj, _limb_targets(model, frames, index, world_inverse, chosen))
+    joints = [joint for joint in model.trunk.joints if joint.segment in chosen]
+    moved: dict[str, Matrix] = {}
+    trunk: dict[str, Matrix] = {}
+    if joints:
+        motions = {j.segment: _motion(rig, theta, rig.layout[index[j.segment]]) for j in joints}
+        planned = _plan_trunk(obj, model.trunk, motions)
+        if planned is None:
+            return None
+        trunk = planned
+        for joint in model.trunk.joints:  # as write_model predicts the limbs' parents
+            pose = Matrix((world_inverse @ frames[index[joint.segment]]).tolist())
+            moved[joint.segment] = moved[joint.bone] = pose
+    limbs = plan_limbs(obj, _limb_targets(model, frames, index, world_inverse, chosen), moved)
+    return None if limbs is None else {**trunk, **limbs}
+
+
+def _plan_trunk(obj: Any, trunk: Trunk, motions: dict[str, Array]) -> dict[str, Matrix] | None:
+    """The channels :func:`.trunk.write_trunk` gives the joints' controls that change.
+
+    None where a joint would turn (beyond :data:`.control_pose.UNCHANGED`): only its
+    root control's location may change, the turns kept as they are.
+    """
+    bases: dict[str, Matrix] = {}
+    bones = obj.pose.bones
+    for joint in trunk.joints:
+        motion = motions.get(joint.segment)
+        if motion is None or joint.control in bases:
+            continue
+        pose_bone = bones[joint.control]
+        now = pose_bone.matrix_basis
+        quaternion = rotations.matrix_quaternion(motion[:3, :3])
+        if joint.share != 1.0:
+            quaternion = power(quaternion, 1.0 / joint.share)
+        turn = rotations.quaternion_matrix(quaternion)
+        if np.abs(turn - np.array(now.to_3x3().normalized())).max() > UNCHANGED:
+            return None
+        if joint.translates:
+            size = max(pose_bone.bone.length, now.translation.length)
+            basis = now.copy()
+            basis.translation = motion[:3, 3].tolist()
+            if moves(now, basis, size):
+                bases[joint.control] = basis
+    return bases
 
 
 def refine_model(

@@ -150,6 +150,33 @@ def test_a_bake_keys_only_controls_and_holds_the_goal_on_every_frame(reach, mode
         assert deform_miss(obj, limb, "foot") <= exact, frame
 
 
+def _planned_and_written(reach, obj, limb, before):
+    """A bake's frame of the rig's constraints, planned with nothing written (the pose
+    ``before``), then written and met on the deform bones; its step."""
+    layer = bpy.context.view_layer
+    poser = reach.addon.bridge.posing.Poser(obj, bpy.context.scene, layer)
+    step = poser.bake_frame(first=True, write=False, reread=True)
+    assert step.channels is not None and not step.written
+    assert all(b.matrix_basis == before[b.name] for b in obj.pose.bones)  # nothing written
+    poser.writer.write(obj, step.outcome.result.theta, layer)
+    layer.update()
+    assert deform_miss(obj, limb, "end") <= 1e-5 * limb_length(obj, limb)
+    return step
+
+
+def _as_written(reach, channels, bones, controls) -> None:
+    """Each of ``controls`` has the rotation and location ``channels`` planned for it,
+    as written (to single precision)."""
+    for control in controls:
+        pose_bone, row = bones[control], bones.find(control)
+        mode = pose_bone.rotation_mode
+        channel = reach.addon.bridge.keys.rotation_channel(mode)
+        planned = _turn(channels[channel][row], mode)
+        now = _turn(getattr(pose_bone, channel), mode)
+        assert max(abs(v) for r in planned - now for v in r) < 2e-6, control
+        assert (Vector(channels["location"][row]) - pose_bone.location).length < 2e-6
+
+
 def _turn(values, mode: str) -> Matrix:
     """The rotation matrix of a bone's rotation channel ``values`` in ``mode``."""
     if mode == "QUATERNION":
@@ -170,26 +197,45 @@ def test_a_bake_plans_a_limbs_controls_unwritten_as_a_write_places_them(reach, k
     name, fk_end, ik_end = LIMB_ENDS[kind]
     obj, limb = constrained_end(reach, kind, name, mode, fk_end if mode == "FK" else ik_end)
     reachable_goal(obj, limb, "end")
-    scene, layer = bpy.context.scene, bpy.context.view_layer
     before = {b.name: b.matrix_basis.copy() for b in obj.pose.bones}
-    poser = reach.addon.bridge.posing.Poser(obj, scene, layer)
-    step = poser.bake_frame(first=True, write=False, reread=True)
-    assert step.channels is not None and not step.written
-    assert all(b.matrix_basis == before[b.name] for b in obj.pose.bones)  # nothing written
-    poser.writer.write(obj, step.outcome.result.theta, layer)
-    layer.update()
-    assert deform_miss(obj, limb, "end") <= 1e-5 * limb_length(obj, limb)
+    step = _planned_and_written(reach, obj, limb, before)
     bones = obj.pose.bones
     moved = [c for c in limb.controls if bones[c].matrix_basis != before[c]]
     assert moved
-    for control in moved:
-        pose_bone, row = bones[control], bones.find(control)
-        mode = pose_bone.rotation_mode
-        channel = reach.addon.bridge.keys.rotation_channel(mode)
-        planned = _turn(step.channels[channel][row], mode)
-        now = _turn(getattr(pose_bone, channel), mode)
-        assert max(abs(v) for r in planned - now for v in r) < 2e-6, control
-        assert (Vector(step.channels["location"][row]) - pose_bone.location).length < 2e-6
+    _as_written(reach, step.channels, bones, moved)
+
+
+@pytest.mark.parametrize("turns", [False, True], ids=["moves", "turns"])
+def test_a_bake_plans_the_limbs_below_a_torso_that_only_moves(reach, turns):
+    """A chain from the torso with Move root on: where the trunk's controls keep their
+    turns (their IK locked) and only the torso moves, the limb below is carried rigidly,
+    so a bake's frame gives the torso's and the FK controls' channels unwritten, those a
+    write gives; where the trunk turns, only Blender's evaluation shows where the limb
+    hangs, and the frame is written and judged."""
+    name, fk_end, _ = LIMB_ENDS["basic_human"]
+    obj, limb = constrained_end(reach, "basic_human", name, "FK", fk_end, "torso", True)
+    if not turns:  # every trunk control's turn locked: only the torso may move
+        model = reach.addon.bridge.control_rig.model.control_model(obj)
+        for control in {joint.control for joint in model.trunk.joints}:
+            bone = obj.pose.bones[control]
+            bone.lock_ik_x = bone.lock_ik_y = bone.lock_ik_z = True
+    goal = obj.reach.constraints["end"].goal
+    goal.location.y -= 0.5 * limb_length(obj, limb)  # beyond the arm: the torso moves
+    scene, layer = bpy.context.scene, bpy.context.view_layer
+    layer.update()
+    before = {b.name: b.matrix_basis.copy() for b in obj.pose.bones}
+    if turns:
+        step = reach.addon.bridge.posing.Poser(obj, scene, layer).bake_frame(
+            first=True, write=False, reread=True
+        )
+        assert step.channels is None and step.written
+        return
+    step = _planned_and_written(reach, obj, limb, before)
+    bones = obj.pose.bones
+    moved = [b.name for b in bones if b.matrix_basis != before[b.name]]
+    assert "torso" in moved and set(moved) - {"torso"} <= set(limb.controls)
+    assert (bones["torso"].location - before["torso"].translation).length > 0.01
+    _as_written(reach, step.channels, bones, moved)
 
 
 def test_a_paws_frame_in_ik_mode_is_written_and_judged_as_it_is_solved(reach):
