@@ -311,15 +311,24 @@ def _state(obj):
         bpy.context.scene.frame_current,
         rigs.pose_channels(obj),
         obj.reach.is_figure,
+        (obj.reach.comfort, obj.reach.translate_root),
+        [(b.lock_ik_x, b.lock_ik_y, b.lock_ik_z) for b in obj.pose.bones],
     )
 
 
-@pytest.mark.parametrize("again", [False, True], ids=["first", "again"])
-def test_a_plant_stopped_with_esc_keeps_nothing_it_wrote(reach, again):
-    """Esc part way through the bake leaves every action, goal, constraint and the pose as
-    before; a second plant stopped so leaves the first one's constraints and keys."""
-    obj, frames = _sliding_walk()
-    if again:
+@pytest.mark.parametrize("case", ["first", "again", "giving"])
+def test_a_plant_stopped_with_esc_keeps_nothing_it_wrote(reach, case):
+    """Esc part way through the bake leaves every action, goal, constraint, setting, IK
+    lock and the pose as before; a second plant stopped so leaves the first one's
+    constraints and keys; one whose hips give (their turns held) leaves their locks."""
+    if case == "giving":
+        bpy.ops.object.armature_basic_human_metarig_add()
+        obj = bpy.context.active_object
+        frames = walks.walk(obj, drop=0.0)
+        walks.key_hips(obj, frames, 1.2 * walks.STRIDE / walks.CYCLE, drop=0.0)
+    else:
+        obj, frames = _sliding_walk()
+    if case == "again":
         name = obj.animation_data.action.name
         assert bpy.ops.reach.plant_contacts(
             armature=obj.name, frame_start=1, frame_end=frames[-1]
@@ -333,6 +342,8 @@ def test_a_plant_stopped_with_esc_keeps_nothing_it_wrote(reach, again):
     for _ in range(10):
         assert plant.modal(context, TIMER) == {"RUNNING_MODAL"}
     assert reach.addon.live._state.paused
+    hips = obj.pose.bones[walks.HIPS]
+    assert hips.lock_ik_x == (case == "giving")  # held while the plant runs
     assert plant.modal(context, ESC) == {"CANCELLED"}
     manager = context.window_manager
     assert manager.progress[0] == ("begin", 0, len(frames)) and manager.progress[-1] == ("end",)
