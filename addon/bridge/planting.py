@@ -285,13 +285,11 @@ def _trunk_hips(obj: Any, feet: Sequence[FootBones]) -> Hips | None:
         joint = trunk.joint(trunk.hangs.get(foot.top, ""))
         if joint is None:
             return None
-        while True:
+        while joint is not None:  # up to the trunk's root
             held[joint.control] = None
-            above = trunk.joint(joint.parent) if joint.parent else None
-            if above is None:
-                break
-            joint = above
-        roots.add(joint.control)
+            top = joint.control
+            joint = trunk.joint(joint.parent)
+        roots.add(top)
     if len(roots) != 1:
         return None
     top = roots.pop()

@@ -91,8 +91,8 @@ def measure(
     }
     began = time.perf_counter()
     before = walks.world_points(obj, frames, ends)
-    played = time.perf_counter() - began
-    body = walks.world_points(obj, frames, trunk)  # Blender setting each frame, the toes read
+    played = time.perf_counter() - began  # Blender setting each frame, the toes read
+    body = walks.world_points(obj, frames, trunk)
     began = time.perf_counter()
     result = bpy.ops.reach.plant_contacts(
         armature=obj.name, frame_start=frames[0], frame_end=frames[-1]

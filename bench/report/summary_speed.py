@@ -26,7 +26,7 @@ def plant_rows(plant: dict[str, Any] | None) -> list[Row]:
     speed = "Plant Contacts: ≤10 ms a frame"
     giving = "Plant Contacts, legs out of reach (the hips give): ≤10 ms a frame"
     if plant is None:
-        return [missing(slide, "not measured"), missing(speed, "not measured")]
+        return [missing(title, "not measured") for title in (slide, speed, giving)]
     runs = plant["runs"].values()
     after = max(run["after_mm_max"] for run in runs)
     before = max(run["before_mm_max"] for run in runs)

@@ -451,23 +451,30 @@ def add_trunk(
     return layout
 
 
+def control_turn(joint: Joint, motion: Array) -> Array:
+    """The turn (3 × 3) ``joint``'s control takes for its segment's ``motion`` (4 × 4).
+
+    A share's control takes the turn whose share is the segment's (``q = h^(1/w)``).
+    """
+    quaternion = rotations.matrix_quaternion(motion[:3, :3])
+    if joint.share != 1.0:
+        quaternion = power(quaternion, 1.0 / joint.share)
+    return rotations.quaternion_matrix(quaternion)
+
+
 def write_trunk(obj: Any, trunk: Trunk, motions: Mapping[str, Array]) -> list[str]:
     """Write the motion of each joint segment in ``motions`` into its control's channels.
 
-    A share's control takes the turn whose share is the segment's (``q = h^(1/w)``);
-    the root control its location too. Returns the controls written.
+    Each control takes its turn (:func:`control_turn`), the root control its location
+    too. Returns the controls written.
     """
     written: dict[str, None] = {}
     for joint in trunk.joints:
         motion = motions.get(joint.segment)
         if motion is None or joint.control in written:
             continue
-        quaternion = rotations.matrix_quaternion(motion[:3, :3])
-        if joint.share != 1.0:
-            quaternion = power(quaternion, 1.0 / joint.share)
         pose_bone = obj.pose.bones[joint.control]
-        matrix = rotations.quaternion_matrix(quaternion)
-        write_rotation(pose_bone, matrix, pose_bone.rotation_mode)
+        write_rotation(pose_bone, control_turn(joint, motion), pose_bone.rotation_mode)
         if joint.translates:
             pose_bone.location = motion[:3, 3].tolist()
         written[joint.control] = None

@@ -28,7 +28,7 @@ from .limbs import Limb
 from .model import ControlModel
 from .paws import Heels
 from .placing import place_limbs, plan_limbs
-from .trunk import Trunk, power, write_trunk
+from .trunk import Trunk, control_turn, write_trunk
 
 SCALE = 1e-4
 """A planned write (:meth:`ModelWriter.planned`) that would change a control's scale by
@@ -151,10 +151,7 @@ def _plan_trunk(obj: Any, trunk: Trunk, motions: dict[str, Array]) -> dict[str, 
             continue
         pose_bone = bones[joint.control]
         now = pose_bone.matrix_basis
-        quaternion = rotations.matrix_quaternion(motion[:3, :3])
-        if joint.share != 1.0:
-            quaternion = power(quaternion, 1.0 / joint.share)
-        turn = rotations.quaternion_matrix(quaternion)
+        turn = control_turn(joint, motion)
         if np.abs(turn - np.array(now.to_3x3().normalized())).max() > UNCHANGED:
             return None
         if joint.translates:
