@@ -21,6 +21,7 @@ import numpy as np
 from ._checks import BoolArray, FloatArray
 from .methods.base import Leg, Method, Scaled, moving_unmet
 from .optimizer.budget import Budget
+from .optimizer.compiled_gauss_newton import Resume
 from .optimizer.feasible import Box, Starts
 from .optimizer.projection import active_rows, multipliers
 from .optimizer.space import ReducedSpace
@@ -95,9 +96,17 @@ class _Driver:
         self.still: tuple[Descent, BoolArray] | None = None
 
     def run(
-        self, start: FloatArray, held: Problem | None = None, *, first: bool = False
+        self,
+        start: FloatArray,
+        held: Problem | None = None,
+        *,
+        first: bool = False,
+        resume: Resume | None = None,
     ) -> Descent:
-        """One descent from ``start`` of the problem, or of it ``held`` (not reported)."""
+        """One descent from ``start`` of the problem, or of it ``held`` (not reported).
+
+        ``resume``: where its first iterations left off (:attr:`Leg.resume`).
+        """
         limits = self.limits
         budget = Budget(
             limits.tolerance,
@@ -107,7 +116,8 @@ class _Driver:
         )
         reporter = None if held is not None else self.reporter
         problem = self.problem if held is None else held
-        result = self.method.descend(Leg(problem, self.scaled, start, budget, reporter, first))
+        leg = Leg(problem, self.scaled, start, budget, reporter, first, resume)
+        result = self.method.descend(leg)
         self.iterations += result.iterations
         self.evaluations += result.evaluations
         self.readds += result.readds
@@ -147,8 +157,11 @@ def descents(
     scaled: Scaled,
     limits: Limits,
     callback: Callable[[FloatArray, float], None] | None,
+    resume: Resume | None = None,
 ) -> tuple[Descent, int]:
     """The first descent of ``method`` and the restarts after it; the best is kept.
+
+    ``resume``: where the method's quick path left off in the first descent, to go on from.
 
     Returns:
         The best descent, its value, gradient, projected gradient and multipliers those
@@ -157,7 +170,7 @@ def descents(
         had not converged; and the number of restarts run.
     """
     driver = _Driver(method, problem, scaled, limits, callback)
-    best = last = driver.run(driver.phi0, first=True)
+    best = last = driver.run(driver.phi0, first=True, resume=resume)
     planned = plans(problem, scaled, best, limits.restarts)
     done = runs = 0
     while done < len(planned) and not driver.finished(best, last):

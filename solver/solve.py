@@ -32,6 +32,7 @@ from .limits import outside_limits
 from .methods import METHODS, Method, Scaled, as_method
 from .methods.base import weight_scale
 from .optimizer.budget import Budget
+from .optimizer.compiled_gauss_newton import Resume
 from .optimizer.space import ReducedSpace
 from .problem import Problem
 from .restarts import Limits, descent_iterations, descents, in_g_all_scale
@@ -176,9 +177,9 @@ def _search(
     if callback is not None and near is not problem:
         report = _reporting(problem, callback)
     quick = None if near is not problem or report else _quick(method, near, scaled, limits)
-    if quick is not None:
+    if isinstance(quick, Descent):
         return quick, 0
-    outcome, runs = descents(method, near, scaled, limits, report)
+    outcome, runs = descents(method, near, scaled, limits, report, quick)
     if near is not problem:
         outcome = _no_worse(method, problem, scaled, theta_start, outcome, limits, callback)
     return outcome, runs
@@ -244,14 +245,17 @@ QUICK = True
 """Whether a solve first tries :func:`_quick` (off only to test that it changes nothing)."""
 
 
-def _quick(method: Method, problem: Problem, scaled: Scaled, limits: Limits) -> Descent | None:
-    """The solve's descents where the method's quick path (:meth:`Method.quick`) is all, or None.
+def _quick(
+    method: Method, problem: Problem, scaled: Scaled, limits: Limits
+) -> Descent | Resume | None:
+    """The solve's descents where the method's quick path (:meth:`Method.quick`) is all.
 
     The quick path's descent is the solve's first, with its budget; where it meets the
     goals or runs out of time it is the solve's only one (restarts follow only a descent
     that ends above the goals with time left), and it is returned as
     :func:`.restarts.descents` would return it. A warm drag event or bake frame takes
-    this path and skips the general one's set-up.
+    this path and skips the general one's set-up. Otherwise where the path left off, for
+    the first descent to go on from (a compromise's first iterations), or None.
     """
     if not QUICK:
         return None
@@ -262,7 +266,7 @@ def _quick(method: Method, problem: Problem, scaled: Scaled, limits: Limits) -> 
         limits.goal_value,
     )
     descent = method.quick(problem, scaled, budget)
-    return None if descent is None else in_g_all_scale(descent, scaled.weight)
+    return in_g_all_scale(descent, scaled.weight) if isinstance(descent, Descent) else descent
 
 
 def _within_bounds(problem: Problem, space: ReducedSpace, theta: FloatArray) -> FloatArray:

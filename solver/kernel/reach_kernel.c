@@ -1428,13 +1428,14 @@ RK_EXPORT void rk_gauss_newton_search(Descent *d, const double *phi, double valu
  * ‖F_bound‖² + μ, μ damped as H's start from the largest ‖F_j‖²) promises less than one on
  * the face.
  *
- * phi and gradient: the start on entry (the gradient is evaluated here), the end on return;
+ * phi and gradient: the start on entry (the gradient is evaluated here), the end on return
+ * (with RK_GENERAL, the last point an iteration reached, from which goldfarb._Run goes on);
  * normed: the projected gradient the descent tested last; out (3): G/w, the evaluations
- * and the iterations. seconds: the time budget from now, checked before every iteration but
+ * and the iterations, of the steps taken to the end. seconds: the time budget from now, checked before every iteration but
  * the first (< 0: none). work holds 2kn + k² + 7n + 4 + rows + (2n + 3k + k²) doubles.
  * Returns RK_GOALS_MET, RK_TIME_SPENT, RK_MET_AT_START (nothing tested yet), or RK_GENERAL
  * for anything else (a bound left or met, a slower decrease, a Kuhn–Tucker point, the
- * iterations spent: the descent is goldfarb._Run's from the start). */
+ * iterations spent: goldfarb._Run goes on from the end, where its own iterations are). */
 RK_EXPORT int32_t rk_gauss_newton_descent(Descent *d, double *phi, double *gradient,
                                           double *normed, double *out, const uint8_t *inactive,
                                           double goal_value, double tolerance,
@@ -1510,7 +1511,6 @@ RK_EXPORT int32_t rk_gauss_newton_descent(Descent *d, double *phi, double *gradi
             status = RK_TIME_SPENT;
             break;
         }
-        iterations += 1;
         if (!started && rk_gauss_newton_start(d, phi, value, gradient, factor, projected, turn,
                                               hg, &damping, own) != RK_STARTED) {
             break;
@@ -1519,8 +1519,9 @@ RK_EXPORT int32_t rk_gauss_newton_descent(Descent *d, double *phi, double *gradi
                                point_gradient, counts, own);
         if (counts[2] != RK_STEP_TAKEN || (counts[0] >= 0 && found[2] >= found[1]) ||
             !(found[3] <= drop * value)) {
-            break;
+            break; /* the iteration is not counted: the general descent takes it */
         }
+        iterations += 1;
         evaluations += counts[1];
         keep(n, point, point_gradient, phi, gradient);
         value = found[3];

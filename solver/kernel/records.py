@@ -53,7 +53,7 @@ class DescentStatus(IntEnum):
 
     GENERAL = -1
     """Anything its steps do not cover (a bound left or met, a slower decrease, a
-    Kuhn–Tucker point, the iterations spent): the descent is the general one's."""
+    Kuhn–Tucker point, the iterations spent): the general descent goes on from its end."""
     GOALS_MET = 0
     """The goals are met."""
     TIME_SPENT = 1
@@ -102,12 +102,13 @@ class GaussNewtonDescent:
 
     Attributes:
         status: How it ended.
-        point: The last iterate.
+        point: The last iterate (with :attr:`DescentStatus.GENERAL`, the last an iteration
+            reached, before the one the kernel did not take).
         value: G/w there.
         gradient: Its gradient.
         normed: The gradient whose norm was tested last (None: none was).
-        evaluations: Objective evaluations, the start's included.
-        iterations: Iterations taken.
+        evaluations: Objective evaluations to the point, the start's included.
+        iterations: Iterations taken to the point.
     """
 
     status: DescentStatus

@@ -17,6 +17,7 @@ from .._checks import BoolArray, FloatArray, finite_scalar
 from ..comfort import Comfort
 from ..exceptions import SolverInputError
 from ..optimizer.budget import Budget, Reporter
+from ..optimizer.compiled_gauss_newton import Resume
 from ..optimizer.levels import Level
 from ..optimizer.metric import GaussNewtonStep, compiled_step
 from ..optimizer.newton import Product
@@ -164,6 +165,8 @@ class Leg:
         budget: Its stops: tolerance, iterations, deadline, the goals' value.
         reporter: Told (φ, G_all / w) after each step, or None (not reported).
         first: Whether this is the solve's first descent.
+        resume: Where the quick path's kernel descent from ``start`` left off, for the
+            descent to go on from (:meth:`Method.quick`), or None.
     """
 
     problem: Problem
@@ -172,6 +175,7 @@ class Leg:
     budget: Budget
     reporter: Reporter | None
     first: bool
+    resume: Resume | None = None
 
 
 class Method(ABC):
@@ -202,13 +206,15 @@ class Method(ABC):
         """
         return self
 
-    def quick(self, problem: Problem, scaled: Scaled, budget: Budget) -> Descent | None:
+    def quick(self, problem: Problem, scaled: Scaled, budget: Budget) -> Descent | Resume | None:
         """The solve's first descent by a path without the general set-up, or None.
 
         Where this method has such a path (a warm drag event's, say) and its descent
         from the start pose meets the goals or runs out of time, that descent is the
-        solve's only one; otherwise None, and the restart driver runs the descents
-        (:func:`solver.restarts.descents`). None for a method without one.
+        solve's only one; otherwise the restart driver runs the descents
+        (:func:`solver.restarts.descents`), the first going on from where the path left
+        off where it says so (:class:`Resume`, :attr:`Leg.resume`). None for a method
+        without one.
 
         Args:
             problem: The solve's problem, its far targets moved in.
@@ -216,7 +222,8 @@ class Method(ABC):
             budget: The first descent's stops, in G_all / w.
 
         Returns:
-            The descent, its value and gradient those of G_all / w, or None.
+            The descent, its value and gradient those of G_all / w, where the path left
+            off, or None.
         """
         return None
 

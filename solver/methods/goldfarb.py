@@ -19,6 +19,7 @@ from ..kernel import SettleStatus
 from ..optimizer.budget import Budget, Reporter
 from ..optimizer.compiled_gauss_newton import (
     ActiveBounds,
+    Resume,
     active_bounds,
     gauss_newton_descent,
 )
@@ -97,7 +98,9 @@ class Goldfarb(Method):
                 return kept
             return self.by_levels(kept)
         step = self.compiled(leg.problem, leg.scaled)
-        first = self.goals(leg.problem, leg.scaled, leg.start, leg.budget, step, leg.reporter)
+        first = self.goals(
+            leg.problem, leg.scaled, leg.start, leg.budget, step, leg.reporter, leg.resume
+        )
         first = self.unstuck(leg, first, step)
         return self.relaxed(leg.problem, leg.scaled, first, leg.budget, step)
 
@@ -280,10 +283,12 @@ class Goldfarb(Method):
         budget: Budget,
         step: GaussNewtonStep | None,
         reporter: Reporter | None = None,
+        resume: Resume | None = None,
     ) -> Descent:
         """One descent of G_all from ``start`` (a problem of one level, no comfort).
 
-        The kernel's iterations are ``step`` (:meth:`compiled`).
+        The kernel's iterations are ``step`` (:meth:`compiled`); ``resume``: where its
+        descent from ``start`` left off, to go on from.
         """
         space = scaled.space
         return descend(
@@ -301,6 +306,7 @@ class Goldfarb(Method):
             goal_value=budget.goal_value,
             hessian=scaled.hessian(problem),
             gauss_newton_step=step,
+            resume=resume,
         )
 
     def relaxed(
@@ -327,8 +333,9 @@ class Goldfarb(Method):
                 active = active_bounds(phi, space.a_eq, space.b_eq, space.rows_in, space.b_in)
                 if active is not None:
                     quick = self.kernel_descent(problem, step, phi, active, left, space)
-                    if quick is not None:
+                    if isinstance(quick, Descent):
                         return quick
+                    return self.goals(problem, scaled, phi, left, step, resume=quick)
             return self.goals(problem, scaled, phi, left, step)
 
         settler: Settler | None = None
@@ -357,8 +364,10 @@ class Goldfarb(Method):
             settler,
         )
 
-    def quick(self, problem: Problem, scaled: Scaled, budget: Budget) -> Descent | None:
-        """Gauss–Newton steps by the kernel alone, where they are the whole descent, or None.
+    def quick(self, problem: Problem, scaled: Scaled, budget: Budget) -> Descent | Resume | None:
+        """Gauss–Newton steps by the kernel alone, where they are the whole descent.
+
+        Otherwise where they left off (the general descent goes on from there), or None.
 
         From a start where only bounds are active, on goals the kernel evaluates
         (:meth:`Problem.compiled_goals <solver.Problem.compiled_goals>`), with the
@@ -378,8 +387,8 @@ class Goldfarb(Method):
         if step is None:
             return None
         descent = self.kernel_descent(problem, step, phi0, active, budget, space)
-        if descent is None:
-            return None
+        if not isinstance(descent, Descent):
+            return descent
         return self.relaxed(problem, scaled, descent, budget, step)
 
     @staticmethod
@@ -390,8 +399,10 @@ class Goldfarb(Method):
         active: ActiveBounds,
         budget: Budget,
         space: ReducedSpace,
-    ) -> Descent | None:
-        """The kernel's Gauss–Newton descent from ``phi0``, or None where it is not the whole.
+    ) -> Descent | Resume | None:
+        """The kernel's Gauss–Newton descent from ``phi0``, or where it left off short of it.
+
+        None where it left off at once.
 
         ``space``'s equality rows stay active throughout, as the active bounds do.
         """
@@ -406,9 +417,8 @@ class Goldfarb(Method):
             goal_value=budget.goal_value,
             equalities=(space.a_eq, space.b_eq) if len(space.b_eq) else None,
         )
-        if descent is None:
-            return None
-        _keep_last(problem, step)
+        if isinstance(descent, Descent):
+            _keep_last(problem, step)
         return descent
 
     def by_levels(self, leg: Leg) -> Descent:

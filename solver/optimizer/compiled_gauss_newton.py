@@ -5,7 +5,8 @@ bounds alone are active (or no row) is a damped least-squares step followed by t
 search. The kernel takes such iterations whole (:mod:`solver.kernel`):
 
 - :func:`gauss_newton_descent`: a whole descent of them from a start where only bounds
-  are active, in one call (a warm drag event's or bake frame's quick path);
+  are active, in one call (a warm drag event's or bake frame's quick path), or the first
+  of its iterations where they are not the whole (:class:`Resume`);
 - :func:`takes_step`, :func:`start` and :func:`step`: one of them inside the loop of
   :class:`.goldfarb.Run`, which goes on in Python from the kernel's point.
 
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Protocol
 
 import numpy as np
@@ -30,6 +32,7 @@ from .metric import GAUSS_NEWTON_DROP, Equalities, GaussNewtonStep, Metric, wood
 __all__ = [
     "ActiveBounds",
     "Iteration",
+    "Resume",
     "active_bounds",
     "gauss_newton_descent",
     "held_bounds",
@@ -45,6 +48,29 @@ _NO_SIGNS = np.empty(0)
 ActiveBounds = tuple[IntArray, FloatArray, FloatArray, list[int]]
 """Bounds active at a start: the variable each holds, its row's entry there (±1), their
 right-hand sides and their rows' indices, in :meth:`ActiveSet.at`'s order."""
+
+
+@dataclass(frozen=True)
+class Resume:
+    """Where the kernel's descent left off short of its end, for :class:`.goldfarb.Run` to go on.
+
+    Its iterations from the start are :func:`.goldfarb.descend`'s first ones, to rounding;
+    the descent from the same start goes on from here with them counted
+    (:meth:`.goldfarb.Run.resume`), rather than take them again.
+
+    Attributes:
+        point: The last point an iteration reached, φ.
+        value: G/w there.
+        gradient: Its gradient.
+        iterations: The iterations taken to it.
+        evaluations: The objective's evaluations, the start's included.
+    """
+
+    point: FloatArray
+    value: float
+    gradient: FloatArray
+    iterations: int
+    evaluations: int
 
 
 def active_bounds(
@@ -106,7 +132,7 @@ def gauss_newton_descent(
     deadline: float | None,
     goal_value: float,
     equalities: Equalities | None = None,
-) -> Descent | None:
+) -> Descent | Resume | None:
     """:func:`.goldfarb.descend`'s descent from a start where bounds alone are active.
 
     Equality rows apart from their variables (``equalities``) stay active throughout too.
@@ -119,8 +145,9 @@ def gauss_newton_descent(
     (the goals met, the time spent), in one call
     (:meth:`kernel.Kernel.gauss_newton_descent`): a drag event's descent, or a warm
     frame's. Anything else (a bound left, a row met, a slower decrease, a Kuhn–Tucker
-    point, the iterations spent) returns None, and the descent is
-    :func:`.goldfarb.descend`'s from the start.
+    point, the iterations spent) returns where the kernel left off (:class:`Resume`), or
+    None where it took no iteration: :func:`.goldfarb.descend`'s descent from the start
+    goes on from there.
 
     Args:
         gauss_newton_step: The kernel's iterations (:func:`.metric.compiled_step`).
@@ -145,7 +172,9 @@ def gauss_newton_descent(
         seconds=None if deadline is None else deadline - time.perf_counter(),
     )
     if found.status is DescentStatus.GENERAL:
-        return None
+        if not found.iterations:
+            return None
+        return Resume(found.point, found.value, found.gradient, found.iterations, found.evaluations)
     if found.status is DescentStatus.TIME_SPENT:
         status, detail = Status.TIME_LIMIT, ""
     else:

@@ -112,6 +112,7 @@ def descend(
     expand: bool = True,
     hessian: Hessian | None = None,
     gauss_newton_step: GaussNewtonStep | None = None,
+    resume: compiled_gauss_newton.Resume | None = None,
 ) -> Descent:
     """Run Goldfarb's projected BFGS from a feasible ``phi0``.
 
@@ -142,6 +143,9 @@ def descend(
             where bounds alone are active (or no row) and H starts afresh, the kernel
             starts H and forms H g, and takes the step from there to the end of the line
             search; it computes what steps 2 to 5 would from there, to rounding.
+        resume: Where the kernel's descent from ``phi0`` left off
+            (:func:`.compiled_gauss_newton.gauss_newton_descent`): its iterations are this
+            descent's first ones, so it goes on from there (:meth:`Run.resume`).
 
     Returns:
         The final iterate and how the descent ended.
@@ -151,6 +155,8 @@ def descend(
     run.expand = expand
     run.hessian = hessian
     run.compiled = gauss_newton_step if curvature is not None else None
+    if resume is not None:
+        run.resume(resume)
     return run.loop(max_iterations, deadline, goal_value)
 
 
@@ -204,6 +210,18 @@ class Run:
         self.deadline: float | None = None
         self.product_seconds: float | None = None  # a compiled Hessian product's, last seen
         self.compiled: GaussNewtonStep | None = None
+
+    def resume(self, end: compiled_gauss_newton.Resume) -> None:
+        """Go on from where the kernel's iterations from the start left off.
+
+        Each was a Gauss–Newton step on the start's active rows that lowered G to at most
+        :data:`.metric.GAUSS_NEWTON_DROP` of itself, after which H starts afresh; so the
+        state after them is the point, its value and gradient, and the counts (the start's
+        gradient norm, :attr:`scale`, is the descent's own).
+        """
+        self.phi, self.value, self.gradient = end.point.copy(), end.value, end.gradient.copy()
+        self.iterations, self.evaluations = end.iterations, end.evaluations
+        self.stepped = end.iterations > 0
 
     def finish(self, status: Status, detail: str = "") -> Descent:
         """The descent's end; its point within every bound exactly (:meth:`ActiveSet.inside`)."""
