@@ -6,8 +6,9 @@ constraints, its heel and its toe, keyed on through each stance and off elsewher
 goals keyed where the foot stood (:func:`.bridge.planting.plan`). The armature's action
 is copied and the copy assigned, the original kept beside it with a fake user so that
 nothing changes it; then every frame is baked into the copy with Reach's bake, comfort
-off so that the legs keep the motion's own bend. What each foot slid before and after
-is reported on Blender's pose of the new keys. The constraints stay, so that a goal
+off so that the legs keep the motion's own bend, and each leg bone's twist about its own
+length held as the motion has it (IK Lock Y, put back after). What each foot slid before
+and after is reported on Blender's pose of the new keys. The constraints stay, so that a goal
 can be moved and the range baked again. A failure takes everything back: the original
 action is assigned again and the copy, the constraints and goals made are removed, and
 an armature that was no figure is none again.
@@ -318,18 +319,38 @@ def _slid(points: NDArray[np.float64], stances: Sequence[Stance]) -> float:
     return max((planting.travel(points, stance.toe) for stance in stances), default=0.0)
 
 
-def _hold_turns(obj: Any, bones: Sequence[str]) -> dict[str, tuple[bool, bool, bool]]:
-    """Lock ``bones``' rotations for the solve (IK Lock): each turns as the motion has it.
+def _hold_turns(obj: Any, bones: dict[str, str]) -> dict[str, tuple[bool, bool, bool]]:
+    """Lock each bone's rotations about its axes for the solve (IK Lock), as the motion has it.
+
+    ``bones``: each bone's name and the axes held, "xyz" or "y".
 
     Returns:
         Each bone's locks as they were, to be put back.
     """
     kept = {}
-    for name in bones:
+    for name, axes in bones.items():
         pose_bone = obj.pose.bones[name]
         kept[name] = (pose_bone.lock_ik_x, pose_bone.lock_ik_y, pose_bone.lock_ik_z)
-        pose_bone.lock_ik_x = pose_bone.lock_ik_y = pose_bone.lock_ik_z = True
+        for axis in axes:
+            setattr(pose_bone, f"lock_ik_{axis}", True)
     return kept
+
+
+def _held(
+    obj: Any, feet: Sequence[planting.FootBones], hips: planting.Hips | None
+) -> dict[str, str]:
+    """The bones whose turns a plant holds as the motion has them, and about which axes.
+
+    The hips' (:attr:`.planting.Hips.held`) about every axis; each leg bone's about its
+    own length (Y), the leg's twist: heel and toe leave a foot free to turn about the line
+    through them, and a leg about itself, and where a leg cannot reach its planted foot
+    the compromise would turn them far (half a turn) for a gain of nothing to see.
+    """
+    held = dict.fromkeys(() if hips is None else hips.held, "xyz")
+    for foot in feet:
+        for bone in planting.leg_bones(obj, foot):
+            held.setdefault(bone, "y")
+    return held
 
 
 class PlantRun:
@@ -384,7 +405,7 @@ class PlantRun:
         # comfort off: the legs keep the motion's own bend; the root's travel read as the
         # figure's own, so that a keyed root does not build the figure again each frame
         settings.comfort, settings.translate_root = 0.0, True
-        self.locks = _hold_turns(obj, () if hips is None else hips.held)
+        self.locks = _hold_turns(obj, _held(obj, feet, hips))
         """The held bones' IK locks as the animator had them, put back at the end."""
         self.track = planting.FootTrack(obj, feet, len(frames))
         """The feet on the pose each frame's keys give, read as the bake has Blender

@@ -48,6 +48,25 @@ def _travel(points: np.ndarray, stances: list[tuple[int, int]]) -> list[float]:
     return out
 
 
+def _turns(obj: Any, frames: range, bones: list[str]) -> list[list[Any]]:
+    """Each bone's rotation in the armature (a quaternion) on each frame."""
+    turns = []
+    for frame in frames:
+        bpy.context.scene.frame_set(frame)
+        turns.append([obj.pose.bones[name].matrix.to_quaternion() for name in bones])
+    return turns
+
+
+def _twist(before: list[list[Any]], after: list[list[Any]]) -> float:
+    """The most any bone turned about its own length from ``before`` to ``after`` [°]."""
+    most = 0.0
+    for was, now in zip(before, after, strict=True):
+        for a, b in zip(was, now, strict=True):
+            degrees = float(np.degrees(abs((a.inverted() @ b).to_swing_twist("Y")[1])))
+            most = max(most, min(degrees, 360.0 - degrees))
+    return most
+
+
 def _walk(walks: Any, cycles: int, slide: float, drop: float | None = None) -> tuple[Any, range]:
     bpy.ops.wm.read_homefile(use_empty=True)
     bpy.ops.object.armature_basic_human_metarig_add()
@@ -93,6 +112,8 @@ def measure(
     before = walks.world_points(obj, frames, ends)
     played = time.perf_counter() - began  # Blender setting each frame, the toes read
     body = walks.world_points(obj, frames, trunk)
+    legs = [f"{prefix}{part}.{side}" for part in ("thigh", "shin", "foot") for side in "LR"]
+    turned = _turns(obj, frames, legs)
     began = time.perf_counter()
     result = bpy.ops.reach.plant_contacts(
         armature=obj.name, frame_start=frames[0], frame_end=frames[-1]
@@ -100,6 +121,7 @@ def measure(
     seconds = time.perf_counter() - began
     after = walks.world_points(obj, frames, ends)
     moved = walks.world_points(obj, frames, trunk)
+    twist = _twist(turned, _turns(obj, frames, legs))
     hips, head = trunk
     shifted = np.linalg.norm(moved[hips] - body[hips], axis=1)
     tilted = np.linalg.norm((moved[head] - moved[hips]) - (body[head] - body[hips]), axis=1)
@@ -136,6 +158,7 @@ def measure(
         "after_mm_mean": 1e3 * float(np.mean(kept)),
         "hips_mm_max": 1e3 * float(shifted.max()),
         "head_mm_max": 1e3 * float(tilted.max()),
+        "twist_deg_max": twist,
         "ms_per_frame": 1e3 * seconds / len(frames),
         "straight": straight,
         "played_ms_per_frame": 1e3 * played / len(frames),
@@ -196,6 +219,7 @@ def main() -> None:
             f"{run['after_mm_max']:.2f} ({run['after_mm_mean']:.2f})",
             f"{run['hips_mm_max']:.1f}",
             f"{run['head_mm_max']:.2f}",
+            f"{run['twist_deg_max']:.1f}",
             f"{run['ms_per_frame']:.1f}",
             f"{run['played_ms_per_frame']:.2f}",
             f"{run['ms_per_frame'] / run['played_ms_per_frame']:.1f}",
@@ -210,7 +234,9 @@ def main() -> None:
         "the clip's ends left out), how far apart the ball of the foot's positions lie on "
         "Blender's pose, largest (mean); hips moved: the most the hips' joint moved on any "
         "frame; head against the hips: the most the head's top moved against the hips' "
-        "joint (the trunk tilted); ms per frame: the whole operator's time; played: "
+        "joint (the trunk tilted); legs' twist: the most a thigh, shin or foot turned "
+        "about its own length against the motion on any frame; ms per frame: the whole "
+        "operator's time; played: "
         "Blender setting each frame of the clip in the same process (the toes read), which "
         "the plant's time is also given against, as this machine's timings vary by up to "
         "half from run to run.",
@@ -224,6 +250,7 @@ def main() -> None:
                 "after, mm",
                 "hips moved, mm",
                 "head against the hips, mm",
+                "legs' twist, °",
                 "ms/frame",
                 "played, ms/frame",
                 "× played",

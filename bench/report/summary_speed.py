@@ -20,13 +20,17 @@ def speed_rows(
 
 
 def plant_rows(plant: dict[str, Any] | None) -> list[Row]:
-    """Rows from ``plant.json``: each walk's largest toe travel after, and ms per frame,
-    of the walks whose legs reach their planted feet and, apart, of those whose hips give."""
+    """Rows from ``plant.json``: each walk's largest toe travel after, the legs' largest
+    twist against the motion, and ms per frame, of the walks whose legs reach their planted
+    feet and, apart, of those whose hips give."""
     slide = "Plant Contacts, sliding walks: each stance's toe travel ≤3 mm after"
+    twist = (
+        "Plant Contacts: no thigh, shin or foot turns about its own length over 10° from the motion"
+    )
     speed = "Plant Contacts: ≤10 ms a frame"
     giving = "Plant Contacts, legs out of reach (the hips give): ≤10 ms a frame"
     if plant is None:
-        return [missing(title, "not measured") for title in (slide, speed, giving)]
+        return [missing(title, "not measured") for title in (slide, twist, speed, giving)]
     runs = plant["runs"].values()
     after = max(run["after_mm_max"] for run in runs)
     before = max(run["before_mm_max"] for run in runs)
@@ -39,6 +43,12 @@ def plant_rows(plant: dict[str, Any] | None) -> list[Row]:
             after <= 3.0,
         )
     ]
+    turned = [(n, r["twist_deg_max"]) for n, r in plant["runs"].items() if "twist_deg_max" in r]
+    if turned:
+        most, degrees = max(turned, key=lambda x: x[1])
+        rows.append(Row(twist, f"{degrees:.1f}°", f"most: {most}", "", degrees <= 10.0))
+    else:
+        rows.append(missing(twist, "not measured"))
     for title, straight in ((speed, False), (giving, True)):
         chosen = [
             (n, r["ms_per_frame"]) for n, r in plant["runs"].items() if r["straight"] == straight

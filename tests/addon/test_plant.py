@@ -44,6 +44,25 @@ def _travel(points: np.ndarray, stances) -> list[float]:
     return out
 
 
+def _turns(obj, frames, bones) -> list[list]:
+    """Each bone's own rotation (its channels, as a quaternion) on each frame."""
+    turns = []
+    for frame in frames:
+        bpy.context.scene.frame_set(frame)
+        turns.append([obj.pose.bones[name].matrix_basis.to_quaternion() for name in bones])
+    return turns
+
+
+def _twists(before: list[list], after: list[list]) -> np.ndarray:
+    """How far each bone turned about its own length from ``before`` to ``after`` [°]."""
+    radians = [
+        [abs((a.inverted() @ b).to_swing_twist("Y")[1]) for a, b in zip(was, now, strict=True)]
+        for was, now in zip(before, after, strict=True)
+    ]
+    degrees = np.degrees(np.array(radians))
+    return np.minimum(degrees, 360.0 - degrees)
+
+
 def _measures(obj, frames, prefix: str) -> dict[str, np.ndarray]:
     """Per frame, in world space, on the skeleton (``prefix`` names a control rig's):
     each toe; the head's top and the wrists relative to the hips; each knee's bend
@@ -476,7 +495,9 @@ def test_hips_give_a_little_where_a_straight_leg_cannot_reach_its_planted_foot(r
     leg reach), and the toes stand still to 3 mm; where the legs reach, the hips stay as
     they were; the hips' IK locks, held for the plant, are as the animator left them. On
     the metarig's skeleton its hips bone gives; on the control rig (legs in FK) its torso,
-    keyed on its controls alone."""
+    keyed on its controls alone. No leg bone turns about its own length more than a few
+    degrees from the motion (heel and toe leave that free, and the compromise turned the
+    control rig's feet half a turn, a thigh 18°)."""
     if rig == "skeleton":
         bpy.ops.object.armature_basic_human_metarig_add()
         obj = bpy.context.active_object
@@ -487,9 +508,13 @@ def test_hips_give_a_little_where_a_straight_leg_cannot_reach_its_planted_foot(r
         obj, frames = walks.control_walk("FK", 2, 1.2, drop=0.0)
         prefix, hips = "ORG-", "torso"
     obj.pose.bones[hips].lock_ik_y = True  # an animator's lock, kept
+    suffix = "" if rig == "skeleton" else "_fk"
+    legs = [f"{part}{suffix}.{side}" for part in ("thigh", "shin", "foot") for side in "LR"]
+    obj.pose.bones[legs[0]].lock_ik_y = True  # an animator's lock on a leg, kept
     body, head = prefix + "spine", prefix + "spine.006"
     points = {prefix + "foot.L": "tail", prefix + "foot.R": "tail", body: "head", head: "tail"}
     before = walks.world_points(obj, frames, points)
+    turned = _turns(obj, frames, legs)
     assert bpy.ops.reach.plant_contacts(armature=obj.name, frame_start=1, frame_end=frames[-1]) == {
         "FINISHED"
     }
@@ -506,5 +531,8 @@ def test_hips_give_a_little_where_a_straight_leg_cannot_reach_its_planted_foot(r
     assert obj.reach.constraints[-1].name == f"{hips} hips kept"
     pose_bone = obj.pose.bones[hips]
     assert (pose_bone.lock_ik_x, pose_bone.lock_ik_y, pose_bone.lock_ik_z) == (False, True, False)
+    locks = [(b.lock_ik_x, b.lock_ik_y, b.lock_ik_z) for b in map(obj.pose.bones.get, legs)]
+    assert locks == [(False, True, False)] + [(False, False, False)] * (len(legs) - 1)
+    assert _twists(turned, _turns(obj, frames, legs)).max() <= 10.0
     keyed = {path.split('"')[1] for path, _ in _keys(obj.animation_data.action) if "pose" in path}
     assert all(not name.startswith(("ORG-", "DEF-", "MCH-")) for name in keyed)
