@@ -37,7 +37,7 @@ from bpy.types import Operator
 from numpy.typing import NDArray
 
 from . import handlers, live
-from .bridge import keys, posing, snapshot, solving
+from .bridge import blas, keys, posing, snapshot, solving
 from .bridge.animated import poses_alone
 from .bridge.arrays import Array, channel
 from .bridge.balance import is_balance
@@ -319,6 +319,7 @@ class Bake(ArmatureOperator):
         self.report({"INFO"}, summary)  # type: ignore[attr-defined]
         return {"FINISHED"}
 
+    @blas.held_event
     def invoke(self, context: Any, event: Any) -> Result:
         """Bake modal, a few frames per timer event, with a progress bar; Esc stops."""
         if context.window is None:
@@ -335,6 +336,7 @@ class Bake(ArmatureOperator):
         manager.modal_handler_add(self)
         return {"RUNNING_MODAL"}
 
+    @blas.held_event
     def modal(self, context: Any, event: Any) -> Result:
         """One window event of a modal bake."""
         session = self.session

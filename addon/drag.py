@@ -20,6 +20,7 @@ import bpy
 from bpy.props import CollectionProperty, StringProperty
 from bpy.types import Operator
 
+from .bridge import blas
 from .bridge.rig import armature_object
 from .drag_session import DragSession, drag_header
 from .errors import BlenderDataError, ReachError
@@ -129,6 +130,7 @@ class DragGoal(ArmatureOperator):
             self.report({"WARNING"}, drag.obj.reach.stats.message)  # type: ignore[attr-defined]
         return {"FINISHED"}
 
+    @blas.held_event
     def invoke(self, context: Any, event: Any) -> Result:
         """Start an interactive drag; a ``path`` (or no 3D viewport) is replayed instead."""
         if len(self.path) > 0 or context.area is None or context.area.type != "VIEW_3D":
@@ -153,6 +155,7 @@ class DragGoal(ArmatureOperator):
         context.area.header_text_set(self.header)
         return {"RUNNING_MODAL"}
 
+    @blas.held_event
     def modal(self, context: Any, event: Any) -> Result:
         """One window event of an interactive drag; a failure restores and cancels it."""
         try:

@@ -22,6 +22,7 @@ from bpy.types import Operator
 from mathutils import Vector
 
 from ..solver import PIN_WEIGHT
+from .bridge import blas
 from .bridge.goals import effector_point
 from .bridge.rig import armature_object
 from .drag import DragGoal
@@ -204,6 +205,7 @@ class DragBone(DragGoal):
             self.grip.remove(restore_figure=True)
             raise
 
+    @blas.held_event
     def invoke(self, context: Any, event: Any) -> Result:
         """Grab the bone (under the mouse); with none there, pass the event on (a box select)."""
         interactive = len(self.path) == 0 and context.area is not None

@@ -31,7 +31,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from . import renames
-from .bridge import keys, posing, snapshot
+from .bridge import blas, keys, posing, snapshot
 from .bridge.budget import EventBudget
 from .bridge.inputs import figure_inputs
 from .errors import BlenderDataError, ReachError
@@ -412,6 +412,7 @@ def depsgraph_updated(scene: Any, depsgraph: Any | None = None) -> None:
                 bpy.app.timers.register(settle_pending, first_interval=0.0)
 
 
+@blas.held_handler
 def settle_pending() -> None:
     """Finish each live session's solve written inside a depsgraph handler; once, by a timer.
 

@@ -7,7 +7,7 @@ from typing import Any
 from bpy.props import BoolProperty
 from bpy.types import Operator
 
-from .bridge import rig
+from .bridge import blas, rig
 from .live import has_session, start, stop
 from .operator_base import ArmatureOperator, Result
 
@@ -36,6 +36,7 @@ class REACH_OT_live(ArmatureOperator, Operator):
             start(obj, context.scene)
         return {"FINISHED"}
 
+    @blas.held_event
     def invoke(self, context: Any, event: Any) -> Result:  # noqa: D102
         result = self.execute(context)
         if self.stop or "CANCELLED" in result:
@@ -44,6 +45,7 @@ class REACH_OT_live(ArmatureOperator, Operator):
         context.window_manager.modal_handler_add(self)
         return {"RUNNING_MODAL"}
 
+    @blas.held_event
     def modal(self, context: Any, event: Any) -> Result:  # noqa: D102
         if not has_session(self.watching):
             return {"FINISHED"}

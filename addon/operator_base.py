@@ -21,6 +21,7 @@ import bpy
 from bpy.props import IntProperty, StringProperty
 from bpy.types import Operator
 
+from .bridge import blas
 from .bridge.rig import armature_object
 from .bridge.snapshot import PoseSnapshot
 from .errors import BlenderDataError, ReachError, no_bone
@@ -186,6 +187,7 @@ class ArmatureOperator:
             return False
         return True
 
+    @blas.held
     def execute(self, context: Any) -> Result:
         """Run :meth:`run`; any failure puts the pose and goals back and becomes a report.
 

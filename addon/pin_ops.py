@@ -17,6 +17,7 @@ from bpy.props import BoolProperty, StringProperty
 from bpy.types import Operator
 
 from ..solver import PIN_WEIGHT
+from .bridge import blas
 from .bridge.rig import armature_object
 from .drag_bone import pick_bone
 from .errors import BlenderDataError, no_bone
@@ -76,6 +77,7 @@ class REACH_OT_pin_toggle(ArmatureOperator, Operator):
         name="Rotation", description="Pin the bone's rotation instead of its head", default=False
     )
 
+    @blas.held_event
     def invoke(self, context: Any, event: Any) -> Result:  # noqa: D102
         if not self.bone:
             try:

@@ -31,7 +31,7 @@ from numpy.typing import NDArray
 
 from . import live
 from .bake import BakeSession
-from .bridge import planting
+from .bridge import blas, planting
 from .bridge.animated import animated_bones
 from .bridge.rig import armature_object
 from .bridge.solving import length_text
@@ -554,6 +554,7 @@ class Plant(ArmatureOperator):
             self.report({"INFO"}, line)  # type: ignore[attr-defined]
         return {"FINISHED"}
 
+    @blas.held_event
     def invoke(self, context: Any, event: Any) -> Result:
         """Plant modal, a few frames per timer event, with a progress bar; Esc keeps nothing."""
         if context.window is None:
@@ -577,6 +578,7 @@ class Plant(ArmatureOperator):
         manager.modal_handler_add(self)
         return {"RUNNING_MODAL"}
 
+    @blas.held_event
     def modal(self, context: Any, event: Any) -> Result:
         """One window event of a modal plant: bake some frames, or stop on Esc."""
         plant = self.plant

@@ -166,6 +166,37 @@ def test_modal_drag_moves_the_goal_then_along_x_and_confirms(reach):
     assert obj.reach.stats.status and obj.reach.stats.residual <= 1e-4 * arm
 
 
+def test_a_drags_events_solve_with_openblas_on_one_thread(reach, monkeypatch):
+    """Each modal event holds numpy's OpenBLAS to one thread (``bridge.blas``), and puts
+    back the count Blender had (here two, a thread per core) when it returns."""
+    threads = reach.addon.bridge.blas.openblas_threads()
+    assert threads is not None  # every Blender tested here links numpy to OpenBLAS
+    solving = reach.addon.bridge.solving
+    solve, seen = solving.solve, []
+
+    def counted(*args, **kwargs):
+        seen.append(threads.get())
+        return solve(*args, **kwargs)
+
+    monkeypatch.setattr(solving, "solve", counted)
+    obj = four_limbs()
+    goal = obj.reach.constraints["hand.L"].goal
+    drag, context = interactive(reach, obj, goal)
+    start = Vector(goal.location)
+    was = threads.get()
+    threads.set(2)
+    try:
+        invoked(drag, context, start)
+        to = mouse_at(context, start + Vector((0.04, 0.0, -0.03)))
+        assert drag.modal(context, event("MOUSEMOVE", "NOTHING", *to)) == {"RUNNING_MODAL"}
+        assert threads.get() == 2
+        assert drag.modal(context, event("LEFTMOUSE")) == {"FINISHED"}
+        assert seen and set(seen) == {1}
+        assert threads.get() == 2
+    finally:
+        threads.set(was)
+
+
 def test_dragging_a_goal_beyond_the_arm_says_by_how_much_in_the_header(reach):
     obj = four_limbs()
     goal = obj.reach.constraints["hand.L"].goal
