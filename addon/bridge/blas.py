@@ -89,10 +89,9 @@ def one_thread() -> Iterator[None]:
     """OpenBLAS on one thread within the block, its count as it was after."""
     threads = openblas_threads()
     before = 1 if threads is None else threads.get()
-    if before == 1:
+    if threads is None or before == 1:
         yield
         return
-    assert threads is not None
     threads.set(1)
     try:
         yield
