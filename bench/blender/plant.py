@@ -258,8 +258,9 @@ def main() -> None:
             rows,
         ),
         "",
-        "Targets: each stance's toe travel ≤ 3 mm after; ≤ 10 ms a frame, apart for the walks "
-        "whose legs cannot reach their planted feet.",
+        "Targets: each stance's toe travel ≤ 3 mm after; no thigh, shin or foot turned about "
+        "its own length over 10° from the motion; ≤ 10 ms a frame, apart for the walks whose "
+        "legs cannot reach their planted feet.",
     ]
     write_results(args.output, record, lines)
     print("\n".join(lines))
