@@ -19,13 +19,11 @@ import bpy
 from bpy.app.handlers import persistent
 
 from . import live, operator_base, renames
-from .bridge import blas
 
 __all__ = ["others_on_frame_change", "register", "unregister"]
 
 
 @persistent  # type: ignore[untyped-decorator]
-@blas.held_handler
 def _on_load(*_args: Any) -> None:
     operator_base.drag_ended()  # loading a file ends every modal operator
     for obj in bpy.data.objects:
@@ -35,7 +33,6 @@ def _on_load(*_args: Any) -> None:
 
 
 @persistent  # type: ignore[untyped-decorator]
-@blas.held_handler
 def _on_depsgraph_update(scene: Any, depsgraph: Any) -> None:
     if not renames.being_written():  # Reach's own writes rename nothing
         for update in depsgraph.updates:
@@ -46,7 +43,6 @@ def _on_depsgraph_update(scene: Any, depsgraph: Any) -> None:
 
 
 @persistent  # type: ignore[untyped-decorator]
-@blas.held_handler
 def _on_frame_change(scene: Any, depsgraph: Any) -> None:
     # a render's depsgraph is the render's own: it is not updated from here
     viewport = depsgraph is not None and depsgraph.mode == "VIEWPORT"

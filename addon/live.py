@@ -403,16 +403,18 @@ def depsgraph_updated(scene: Any, depsgraph: Any | None = None) -> None:
     A solve written here is finished after the handler (:func:`settle_pending`, on a
     timer of Blender's event loop), where the rig can be evaluated between passes.
     """
-    if _state.paused:
+    sessions = [] if _state.paused else _each_session()
+    if not sessions:  # Blender's every update: nothing more while no armature is live
         return
-    for live in _each_session():
-        if live.update(scene) and depsgraph is not None:
-            live.view_layer = depsgraph.view_layer
-            if not bpy.app.timers.is_registered(settle_pending):
-                bpy.app.timers.register(settle_pending, first_interval=0.0)
+    with blas.one_thread():
+        for live in sessions:
+            if live.update(scene) and depsgraph is not None:
+                live.view_layer = depsgraph.view_layer
+                if not bpy.app.timers.is_registered(settle_pending):
+                    bpy.app.timers.register(settle_pending, first_interval=0.0)
 
 
-@blas.held_handler
+@blas.held_timer
 def settle_pending() -> None:
     """Finish each live session's solve written inside a depsgraph handler; once, by a timer.
 
@@ -428,10 +430,12 @@ def settle_pending() -> None:
 
 def frame_changed(scene: Any, depsgraph: Any | None = None) -> None:
     """Every live session follows the new frame (its keyed goals and bones)."""
-    if _state.paused:
+    sessions = [] if _state.paused else _each_session()
+    if not sessions:
         return
-    for live in _each_session():
-        live.follow_frame(scene, depsgraph)
+    with blas.one_thread():
+        for live in sessions:
+            live.follow_frame(scene, depsgraph)
 
 
 def restore_after_load() -> None:

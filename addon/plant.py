@@ -8,8 +8,8 @@ is copied and the copy assigned, the original kept beside it with a fake user so
 nothing changes it; then every frame is baked into the copy with Reach's bake, comfort
 off so that the legs keep the motion's own bend, and each leg bone's twist about its own
 length held as the motion has it (IK Lock Y, put back after). What each foot slid before
-and after is reported on Blender's pose of the new keys. The constraints stay, so that a goal
-can be moved and the range baked again. A failure takes everything back: the original
+and after is reported on Blender's pose of the new keys. The constraints stay, so that a
+goal can be moved and the range baked again. A failure takes everything back: the original
 action is assigned again and the copy, the constraints and goals made are removed, and
 an armature that was no figure is none again.
 """

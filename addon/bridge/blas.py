@@ -3,9 +3,9 @@
 Reach's matrices are small (tens of rows), and OpenBLAS's threads cost more to wake than
 they save; where other processes keep the cores busy, they wait on each other. Blender
 leaves numpy's OpenBLAS a thread per core, so each of Reach's entry points (an operator's
-execute, invoke and modal step, an app handler, a timer) sets one thread and puts the
+execute, invoke and modal step, live mode's handlers and timer) sets one thread and puts the
 count back after (:func:`one_thread`, and the decorators :func:`held`,
-:func:`held_event`, :func:`held_handler`): nothing else in Blender is changed. Where numpy
+:func:`held_event`, :func:`held_timer`): nothing else in Blender is changed. Where numpy
 links no OpenBLAS (Accelerate, MKL) or its library is not found, nothing is done.
 """
 
@@ -25,7 +25,7 @@ __all__ = [
     "Threads",
     "held",
     "held_event",
-    "held_handler",
+    "held_timer",
     "one_thread",
     "openblas_threads",
 ]
@@ -125,12 +125,12 @@ def held_event(method: Callable[[Any, Any, Any], R]) -> Callable[[Any, Any, Any]
     return step
 
 
-def held_handler(function: Callable[..., R]) -> Callable[..., R]:
-    """An app handler or timer run so."""
+def held_timer(function: Callable[[], R]) -> Callable[[], R]:
+    """A timer run so."""
 
     @wraps(function)
-    def handler(*args: Any) -> R:
+    def timer() -> R:
         with one_thread():
-            return function(*args)
+            return function()
 
-    return handler
+    return timer

@@ -1431,8 +1431,8 @@ RK_EXPORT void rk_gauss_newton_search(Descent *d, const double *phi, double valu
  * phi and gradient: the start on entry (the gradient is evaluated here), the end on return
  * (with RK_GENERAL, the last point an iteration reached, from which goldfarb._Run goes on);
  * normed: the projected gradient the descent tested last; out (3): G/w, the evaluations
- * and the iterations, of the steps taken to the end. seconds: the time budget from now, checked before every iteration but
- * the first (< 0: none). work holds 2kn + k² + 7n + 4 + rows + (2n + 3k + k²) doubles.
+ * and the iterations, of the steps taken to the end. seconds: the time budget from now,
+ * checked before every iteration but the first (< 0: none). work holds 2kn + k² + 7n + 4 + rows + (2n + 3k + k²) doubles.
  * Returns RK_GOALS_MET, RK_TIME_SPENT, RK_MET_AT_START (nothing tested yet), or RK_GENERAL
  * for anything else (a bound left or met, a slower decrease, a Kuhn–Tucker point, the
  * iterations spent: goldfarb._Run goes on from the end, where its own iterations are). */
