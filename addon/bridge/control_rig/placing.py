@@ -397,7 +397,16 @@ def _write_swivel(
         writer.write(limb.pole, pole)
         return limb.pole
     turn = Matrix.Translation(root) @ Matrix.Rotation(angle, 4, axis) @ Matrix.Translation(-root)
-    writer.write(limb.ik_base, turn @ carry @ bones[limb.ik_base].matrix)
+    # turned from its pose as Blender's IK left it, its scale kept as its channels have it:
+    # the IK's stretch of the chain is the rig's, and written into the control's channels
+    # it would start the next evaluation's IK shortened, the chain shrinking write by write
+    base = bones[limb.ik_base]
+    pose = turn @ carry @ rigid(base.matrix)
+    basis = writer.basis_under(limb.ik_base, pose, writer.parent_pose(base))
+    scale = base.matrix_basis.to_scale()
+    writer.give_pose(
+        limb.ik_base, pose, Matrix.LocRotScale(basis.translation, basis.to_quaternion(), scale)
+    )
     return limb.ik_base
 
 
