@@ -143,3 +143,36 @@ def test_every_bones_matrix_is_read_at_once_as_blender_holds_it(reach):
     assert matrices.shape == (len(obj.pose.bones), 4, 4)
     for k, bone in enumerate(obj.pose.bones):
         np.testing.assert_array_equal(matrices[k], np.array(bone.matrix, dtype=float))
+
+
+def test_a_few_effectors_of_a_large_rig_are_read_alone_and_measured_as_from_every_bone(
+    reach, monkeypatch
+):
+    # On a 222-bone control rig, three goals of three types are measured from their
+    # carriers' matrices read by name: the residuals are those read from every bone's
+    evaluated = reach.addon.bridge.evaluated
+    obj = _generated_human()
+    for bone, kind in (
+        ("hand_ik.L", "POSITION_ORIENTATION"),
+        ("head", "AIM"),
+        ("foot_ik.R", "PLANE"),
+    ):
+        assert bpy.ops.reach.add_constraint(armature=obj.name, bone=bone, name=bone) == {"FINISHED"}
+        entry = obj.reach.constraints[bone]
+        entry.goal_type = kind
+        entry.goal.location = Vector(entry.goal.location) + Vector((0.05, -0.04, 0.03))
+        entry.goal.rotation_euler = (0.3, -0.2, 0.1)
+    bpy.context.view_layer.update()
+    setup = reach.addon.bridge.goals.build_problem(obj, bpy.context.scene)
+    theta = reach.addon.bridge.posing.read_figure(obj, setup.rig, None)
+    read: list[str] = []
+    every = evaluated.pose_matrices
+    monkeypatch.setattr(evaluated, "pose_matrices", lambda o: read.append(o.name) or every(o))
+    with monkeypatch.context() as dense:
+        dense.setattr(evaluated, "SPARSE", 10**9)  # every bone read at once
+        whole = evaluated.measure(obj, setup, theta, dict.fromkeys(setup.names, 0.0))
+    assert read == [obj.name] and len(setup.names) == 3
+    assert all(value > 1e-3 for value in whole.residuals.values())
+    alone = evaluated.measure(obj, setup, theta, whole.residuals)  # Reach's model agrees
+    assert read == [obj.name]  # no bone read but the carriers
+    assert alone.residuals == whole.residuals and alone.agree
