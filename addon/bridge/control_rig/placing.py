@@ -93,7 +93,12 @@ class Placed:
 
 
 def limb_error(
-    obj: Any, limb: Limb, bones: Any, targets: Mapping[str, Matrix], across: bool = False
+    obj: Any,
+    limb: Limb,
+    bones: Any,
+    targets: Mapping[str, Matrix],
+    across: bool = False,
+    length: float | None = None,
 ) -> float:
     """The largest miss of ``bones`` with a target, over the limb's length.
 
@@ -104,6 +109,7 @@ def limb_error(
 
     Over the whole limb's, not each bone's: a toe's single-precision rounding, or Blender's
     IK landing a micrometre short, is no miss worth another evaluation of the rig.
+    ``length``: the limb's (:func:`_length`), where known already.
     """
     pose = obj.pose.bones
     worst = 0.0
@@ -116,7 +122,7 @@ def limb_error(
         ends = [(0.0, size, 0.0), (size, 0.0, 0.0), (0.0, 0.0, size)] if across else [(0, size, 0)]
         for end in map(Vector, ends):
             worst = max(worst, (now @ end - target @ end).length)
-    return worst / _length(obj, limb)
+    return worst / (_length(obj, limb) if length is None else length)
 
 
 def place_limb(
@@ -169,10 +175,11 @@ def place_limbs(
     exact = [limb.bones if limb.mode == "FK" else limb.bones[limb.chain_end :] for limb, _ in limbs]
     written: list[dict[str, None]] = [{} for _ in limbs]
 
-    def error(k: int) -> float:  # limb k's miss on the pose as evaluated now
-        return limb_error(obj, limbs[k][0], exact[k], limbs[k][1], across=True)
-
     lengths = [_length(obj, limb) for limb, _ in limbs]
+
+    def error(k: int) -> float:  # limb k's miss on the pose as evaluated now
+        return limb_error(obj, limbs[k][0], exact[k], limbs[k][1], True, lengths[k])
+
     tolerances = [max(TOLERANCE, min(DRAG, within / length)) for length in lengths]
     errors = [error(k) for k in range(len(limbs))]
     before = [math.inf] * len(limbs)
@@ -235,7 +242,7 @@ def place_limbs(
         Placed(
             tuple(w),
             p,
-            limb_error(obj, limb, limb.bones, targets),
+            limb_error(obj, limb, limb.bones, targets, length=length),
             miss * length if TOLERANCE < miss <= tolerance else 0.0,
         )
         for w, p, (limb, targets), miss, length, tolerance in zip(
