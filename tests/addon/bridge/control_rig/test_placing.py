@@ -253,10 +253,9 @@ def test_a_drag_from_torso_turns_an_ik_limbs_plane_with_the_trunk_before_evaluat
 
 
 def test_turning_an_ik_limbs_plane_keeps_the_chain_its_length(reach):
-    # Turned from its pose as Blender's IK left it, the chain's base control would take
-    # the IK's stretch into its channels: from the torso, whose every event turns the
-    # plane, the arm shrank a little more at each one (5.6% after 40 events, the base
-    # control keyed at scale 0.95)
+    # Turned with the IK's stretch written into its channels, the chain's base control
+    # would start each evaluation's IK shorter: from the torso, whose every event turns
+    # the plane, the arm would shrink a little more at each one
     obj, limb = constrained_end(
         reach, "basic_human", "upper_arm.L", "IK", "hand_ik.L", "torso", True
     )
