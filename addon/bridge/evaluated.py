@@ -68,7 +68,9 @@ def measure(
         theta: The pose written.
         model: Per constraint, √P on Reach's model (to compare with).
         slack: A difference (world units) beyond rounding that still agrees: bones the
-            write left that far off, knowingly.
+            write left that far off, knowingly (their ends, and a point one bone length
+            along x and z); an effector away from its carrier's head may be off by that
+            times its lever (:attr:`_Plan.lever`), and agrees within that.
     """
     world = to_numpy(obj.matrix_world)
     plan = _plan(obj, setup, None)
@@ -109,7 +111,8 @@ def measure(
         for name, value in zip(setup.names, values.tolist(), strict=True)
     }
     size = max(1.0, float(setup.problem.chain_lengths.max(initial=0.0)))
-    agree = all(abs(residuals[n] - model[n]) <= AGREE * size + slack for n in setup.names)
+    allowed = AGREE * size + slack * plan.lever
+    agree = all(abs(residuals[n] - model[n]) <= allowed for n in setup.names)
     diverging = {} if agree else diverging_bones(obj, setup, theta)
     if not agree:
         if matrices is None:
@@ -172,6 +175,10 @@ class _Plan:
         centres: Each distinct centre of mass among them and its leaves.
         pointwise: Whether every goal is a position, which reads the effector's point
             alone (a bone carries each).
+        lever: The most an effector's point may miss for each unit its carrier's ends
+            and axis points miss: the miss of a point d from the head of a bone of
+            length l is within the head's plus 2·√3·d/l times the axis points' (a
+            bone's frame is affine in its four points).
     """
 
     rows: dict[str, int]
@@ -185,6 +192,7 @@ class _Plan:
     massed: list[int]
     centres: list[tuple[_Centre, Any]]
     pointwise: bool
+    lever: float
 
     def carrier(self, matrices: Array, bone: str) -> Array:
         """The evaluated pose matrix (armature space) that carries points of ``bone``'s frame.
@@ -231,10 +239,10 @@ def _plan(obj: Any, setup: Setup, n_bones: int | None) -> _Plan:
     for members in grouped.values():
         effector = leaves[members[0]].effector
         assert isinstance(effector, CentreOfMass)
-        names = [part for part, _, _ in effector.parts]
+        parts = [part for part, _, _ in effector.parts]
         centre = _Centre(
-            carriers=np.array([rows[twins[n][0] if n in twins else n] for n in names], np.intp),
-            offsets=np.array([twins[n][1] if n in twins else np.eye(4) for n in names]),
+            carriers=np.array([rows[twins[n][0] if n in twins else n] for n in parts], np.intp),
+            offsets=np.array([twins[n][1] if n in twins else np.eye(4) for n in parts]),
             local=np.array([at for _, _, at in effector.parts], dtype=np.float64),
             shares=np.array([share for _, share, _ in effector.parts]),
         )
@@ -252,9 +260,21 @@ def _plan(obj: Any, setup: Setup, n_bones: int | None) -> _Plan:
         centres=centres,
         pointwise=len(placed) == len(leaves)
         and all(type(leaf.goal) is Position for leaf in leaves),
+        lever=_lever(obj, names, offsets, local),
     )
     setup.kept.measure = plan
     return plan
+
+
+def _lever(obj: Any, carriers: list[str], offsets: Array, local: Array) -> float:
+    """:attr:`_Plan.lever` of effectors at ``local`` points, ``offsets`` in ``carriers``."""
+    if not carriers:
+        return 1.0
+    points = (offsets[:, :3, :3] @ local[:, 0, :, None])[:, :, 0] + offsets[:, :3, 3]
+    bones = obj.data.bones
+    lengths = np.array([max(bones[name].length, 1e-12) for name in carriers])
+    reach = np.sqrt((points * points).sum(axis=1)) / lengths
+    return 1.0 + 2.0 * math.sqrt(3.0) * float(reach.max())
 
 
 def pose_matrices(obj: Any) -> Array:

@@ -51,6 +51,9 @@ class Outcome:
             stopped early.
         diverging: After :func:`judge`: the bones whose pose Blender evaluates otherwise
             than Reach wrote it, and why (then ``residuals`` and ``unmet`` are Blender's).
+        modelled: After :func:`judge` took Blender's residuals: the solve's own, on
+            Reach's model (a later judge of the same solve compares with those); None:
+            ``residuals`` are the solve's.
     """
 
     result: SolveResult
@@ -61,6 +64,7 @@ class Outcome:
     reasons: dict[str, str]
     message: str
     diverging: dict[str, str] = field(default_factory=dict)
+    modelled: dict[str, float] | None = None
 
     @property
     def out_of_reach(self) -> float:
@@ -237,14 +241,19 @@ def judge(obj: Any, setup: Setup, outcome: Outcome, settings: Any, slack: float 
             the residuals are Blender's, where that leaves the same goals met.
     """
     theta = outcome.result.theta
-    measured = evaluated.measure(obj, setup, theta, outcome.residuals, slack)
+    model = outcome.residuals if outcome.modelled is None else outcome.modelled
+    measured = evaluated.measure(obj, setup, theta, model, slack)
     if measured.agree and slack:
         residuals = measured.residuals
         if unmet_constraints(setup, residuals, settings.reach_distance) == outcome.unmet:
-            return replace(outcome, residuals=residuals)
-        measured = evaluated.measure(obj, setup, theta, outcome.residuals)
-    if measured.agree:
-        return outcome
+            return replace(outcome, residuals=residuals, modelled=model)
+        measured = evaluated.measure(obj, setup, theta, model)
+    if measured.agree:  # Blender's pose is Reach's, to rounding
+        return (
+            outcome
+            if outcome.modelled is None
+            else replace(outcome, residuals=model, modelled=None)
+        )
     residuals = measured.residuals
     unmet = unmet_constraints(setup, residuals, settings.reach_distance)
     reasons = dict(outcome.reasons)
@@ -253,7 +262,7 @@ def judge(obj: Any, setup: Setup, outcome: Outcome, settings: Any, slack: float 
             reasons[name] = f"{length_text(residuals[name])} off on Blender's pose"
             reasons[name] += _of_set(setup, name)
     if not measured.diverging and not unmet and not outcome.unmet:
-        return replace(outcome, residuals=residuals)  # met on both, to rounding
+        return replace(outcome, residuals=residuals, modelled=model)  # met on both, to rounding
     bones = "; ".join(f"{bone}: {why}" for bone, why in measured.diverging.items())
     where = f"Blender poses {len(measured.diverging)} bone(s) otherwise than Reach ({bones})"
     fix = setup.rig.kind.diverging_fix
@@ -270,6 +279,7 @@ def judge(obj: Any, setup: Setup, outcome: Outcome, settings: Any, slack: float 
     return replace(
         outcome,
         residuals=residuals,
+        modelled=model,
         unmet=unmet,
         reasons={name: reasons[name] for name in unmet},
         message=message,

@@ -60,6 +60,16 @@ class Heels:
                 heel = limb.ik_controls[-1]
                 self.record(heel, (heels or {}).get(heel, bones[heel].matrix_basis))
 
+    def forget(self, limb: Limb) -> None:
+        """Lead ``limb``'s heel from its next writes alone: its chain's plane was turned.
+
+        Where a second IK chain turns the heel's frame with the leg's plane, a turn of the
+        plane after an evaluation moves the heel once; led from a history holding that
+        move, the next write would repeat it and turn the plane back, past where it was.
+        """
+        if limb.mode == "IK" and len(limb.ik_controls) > 1:
+            self.bases.pop(limb.ik_controls[-1], None)
+
     def ahead(self, name: str) -> Matrix | None:
         """``name``'s channels led one write ahead (None: unknown, or a jump).
 

@@ -217,6 +217,8 @@ def place_limbs(
             for k, control in wrote.items():
                 if control:
                     written[k][control] = None
+                    if step is _write_swivel and heels is not None:
+                        heels.forget(limbs[k][0])
             if after.changed:
                 view_layer.update()
         for k in active:

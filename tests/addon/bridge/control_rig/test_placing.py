@@ -9,6 +9,7 @@ import math
 import random
 
 import bpy
+import numpy as np
 import pytest
 from control_rigs import (
     constrained_end,
@@ -356,3 +357,66 @@ def test_a_drags_end_that_cannot_place_exactly_keeps_the_last_events_pose(reach,
     assert all((after[name] == before[name]).all() for name in before)
     # the last event's verdict, which judged that pose (the miss it left allowed for)
     assert obj.reach.stats.message.startswith("all constraints met"), obj.reach.stats.message
+
+
+@pytest.mark.parametrize("kind", ["basic_quadruped", "horse"])
+def test_a_drags_end_judges_the_exact_placing_against_reachs_own_residuals(reach, kind):
+    # an event that leaves a paw off takes Blender's residuals (the miss it left allowed
+    # for); the drag's end places the paw exactly and judges that against the solve's
+    # own residuals, not the event's: met, not "Blender poses a bone otherwise"
+    evaluated = importlib.import_module(f"{reach.__name__}.addon.bridge.evaluated")
+    names = {
+        "basic_quadruped": ("front_thigh.L", "front_foot_ik.L"),
+        "horse": ("thigh.L", "hind_foot_ik.L"),
+    }
+    name, end = names[kind]
+    obj, limb = constrained_end(reach, kind, name, "IK", end)
+    goal = obj.reach.constraints["end"].goal
+    start, root = goal.location.copy(), obj.matrix_world @ obj.pose.bones[limb.bones[0]].head
+    session = reach.addon.drag_session.DragSession(bpy.context, obj, goal)
+    size = max(1.0, float(session.setup.problem.chain_lengths.max()))
+    apart = 0.0
+    for k in range(1, 41):
+        stats = session.step(start.lerp(root, 0.005 * k))
+        assert not stats.unmet and not stats.diverging, stats
+        outcome = session.last_step.outcome if session.last_step is not None else None
+        if outcome is not None and outcome.modelled is not None:
+            apart = abs(outcome.residuals["end"] - outcome.modelled["end"])
+            if apart > evaluated.AGREE * size:
+                break
+    assert apart > evaluated.AGREE * size  # Blender's residual off the solve's
+    session.finish()
+    assert obj.reach.stats.message == "all constraints met", obj.reach.stats.message
+    assert deform_miss(obj, limb, "end") < 1e-5 * limb_length(obj, limb)
+
+
+def test_a_long_ik_drag_of_a_paw_keeps_its_knee_on_reachs_plane_and_judged_as_met(reach):
+    # the basic quadruped's foreleg: a second IK chain turns the heel's frame with the
+    # leg's plane, so the heel, led from writes that held a turn of the plane, would
+    # turn it back past where it was, more at each event (0.5 rad late in the drag); and
+    # a foot control's head far from the bone carrying it misses by more than the bone's
+    # ends the write left off, which is no divergence of Blender's pose
+    obj, limb = constrained_end(reach, "basic_quadruped", "front_thigh.L", "IK", "front_foot_ik.L")
+    goal = obj.reach.constraints["end"].goal
+    start, root = goal.location.copy(), obj.matrix_world @ obj.pose.bones[limb.bones[0]].head
+    session = reach.addon.drag_session.DragSession(bpy.context, obj, goal)
+    first, knee, end = (limb.bones[k] for k in (0, 1, limb.chain_end))
+    bones = obj.pose.bones
+    turns = []
+    for k in range(1, 121):
+        stats = session.step(start.lerp(root, 0.005 * k))
+        assert not stats.unmet and not stats.diverging, (k, stats)
+        rig = session.setup.rig
+        frames = rig.figure.forward(session.theta)
+        world_inverse = rig.world_inverse(np.array(obj.matrix_world))
+        reachs = Vector((world_inverse @ frames[rig.segment_index[knee]])[:3, 3].tolist())
+        axis = (bones[end].head - bones[first].head).normalized()
+
+        def across(point, axis=axis):  # off the line from the limb's root to its end
+            offset = point - bones[first].head
+            return offset - axis * offset.dot(axis)
+
+        turns.append(across(bones[knee].head).angle(across(reachs)))
+    session.finish()
+    assert obj.reach.stats.message == "all constraints met", obj.reach.stats.message
+    assert max(turns) < 0.15, turns  # Blender's knee on Reach's plane, to the drag's tolerance
