@@ -258,7 +258,8 @@ class Poser:
 
         For a run of ``FOLLOW`` steps (a drag): the pose is checked once, here. The
         compiled kernel is loaded here too (once a Blender session, with its check on
-        load: about 20 ms), so that a drag's first event does not wait for it.
+        load: about 20 ms), and the comfort and the writer the steps share are made, so
+        that a drag's first event does not wait for them.
 
         Raises:
             ReachError: Bad constraints, or a pose outside the limits the solve holds.
@@ -266,6 +267,8 @@ class Poser:
         kernel.active()
         setup = self.prepare()
         self.theta, _ = self.start_pose(setup, self.read(setup.rig), Start.POSE)
+        self._comfort_for(setup)
+        self._writer(setup)
         return self.theta
 
     def start_pose(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import importlib
+
 import bpy
 import rigs
 from rigs import four_limbs, reachable_path
@@ -161,3 +163,25 @@ def test_goals_something_else_moves_are_evaluated_before_each_solve(reach):
     assert (
         max(abs(a - b) for a, b in zip(target, other.matrix_world.translation, strict=True)) < 1e-6
     )
+
+
+def test_a_drags_comfort_and_writer_are_made_when_it_begins_not_at_its_first_event(
+    reach, monkeypatch
+):
+    # what every event shares is made when the drag starts (the press), so the first move
+    # answers as fast as the others; and made once: the events use the very same
+    posing = importlib.import_module(f"{reach.__name__}.addon.bridge.posing")
+    obj = four_limbs()
+    assert obj.reach.comfort > 0.0  # on by default
+    drag, _ = drag_session(reach, obj, "hand.L")
+    writer, made = drag.poser.writer, drag.poser.comfort
+    assert writer is not None and made is not None and made.comfort is not None
+    calls = []
+    monkeypatch.setattr(posing, "comfort_of", lambda *args: calls.append(args))
+    path = reachable_path(
+        drag.setup.rig, obj, "forearm.L", ("shoulder.L", "upper_arm.L", "forearm.L"), 3, seed=8
+    )
+    for point in path:
+        drag.step(point["location"])
+    assert not calls
+    assert drag.poser.writer is writer and drag.poser.comfort is made
