@@ -42,6 +42,24 @@ def about() -> dict[str, Any]:
     }
 
 
+def record(quick: bool, task: str, **fields: Any) -> dict[str, Any]:
+    """A benchmark's record: the machine (:func:`about`), whether it ran quick, its task
+    in words, and its own ``fields``."""
+    return {**about(), "quick": quick, "task": task, **fields}
+
+
+def heading(title: str, record: Mapping[str, Any]) -> list[str]:
+    """A solver benchmark's report head: its title, the machine and kernel, its task."""
+    return [
+        f"# {title}",
+        "",
+        described(record) + f" · {record['kernel']}",
+        "",
+        record["task"],
+        "",
+    ]
+
+
 def described(record: Mapping[str, Any]) -> str:
     """One line of :func:`about`'s head for a Markdown report: date, machine, versions."""
     return (

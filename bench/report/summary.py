@@ -6,8 +6,8 @@ Run from the repository root after the benchmarks::
 
 Reads ``blender.json`` (Reach against Blender's Standard IK on the Rigify metarig),
 ``solver.json`` (Reach against scipy), ``bank.json`` (the problem bank), ``kernel.json``,
-``bake.json``, ``large_rig.json`` and ``plant.json`` (the speed targets, and Plant
-Contacts' slide after), and, for the
+``bake.json``, ``large_rig.json``, ``levels.json`` and ``plant.json`` (the speed targets,
+priorities' and pins' cost, and Plant Contacts' slide after), and, for the
 headline numbers below the table, ``scale.json``, ``papers.json``, ``bake.json`` and
 ``methods.json`` and ``methods_blender.json`` (every solver method; the latter
 through the add-on in Blender); a missing file leaves its rows "not
@@ -29,6 +29,9 @@ measured". The targets:
 * from ``scale.json``: a 600-DOF tree with 20 goals, warm drag event ≤ 20 ms median
   (beside the same figure's cold solve), and a 500-bone chain (1,500 DOFs) dragged at
   ≥ 10 events/s;
+* priorities and pins (``levels.json``): a Solve whose left-hand goal cannot be met takes
+  ≤ 2 × as long with that goal at a lower priority as with every goal weighted, and ≤ 2 ×
+  with the feet pinned as with the feet's goals weighted;
 * the problem bank (``bank.json``): no solve at ``max_iterations`` by cycling (those at it
   for the budget are shown beside) and final G ≤ SLSQP's
   + 1e-8 relative on ≥ 98%; every "not reachable" verdict true (multi-start SLSQP);
@@ -46,7 +49,7 @@ from typing import Any
 from bench.harness import results_folder, shown
 from bench.report.summary_robustness import bank_targets, drag_targets, mixed_rows
 from bench.report.summary_rows import Row, missing
-from bench.report.summary_speed import plant_rows, speed_rows
+from bench.report.summary_speed import levels_rows, plant_rows, speed_rows
 
 PEER = "standard_500"
 PEER_NAME = "Standard IK 500 it."
@@ -342,6 +345,7 @@ def main() -> None:
             "kernel",
             "large_rig",
             "plant",
+            "levels",
         )
     }
     table = (
@@ -349,6 +353,7 @@ def main() -> None:
         + mixed_rows(data["mixed"])
         + bank_targets(data["bank"])
         + speed_rows(data["kernel"], data["bake"], data["large_rig"])
+        + levels_rows(data["levels"])
         + plant_rows(data["plant"])
     )
     notes = (

@@ -1,5 +1,5 @@
-"""The speed targets' rows of ``summary.md``: the compiled kernel, the bake, large rigs, and
-Plant Contacts (its slide after and its time per frame)."""
+"""The speed targets' rows of ``summary.md``: the compiled kernel, the bake, large rigs,
+priorities and pins, and Plant Contacts (its slide after and its time per frame)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Any
 
 from bench.report.summary_rows import Row, missing
 
-__all__ = ["plant_rows", "speed_rows"]
+__all__ = ["levels_rows", "plant_rows", "speed_rows"]
 
 
 def speed_rows(
@@ -17,6 +17,34 @@ def speed_rows(
 ) -> list[Row]:
     """Rows from ``kernel.json``, ``bake.json`` and ``large_rig.json``."""
     return [*_kernel_rows(kernel), *_bake_rows(bake), *_large_rig_rows(large_rig)]
+
+
+def levels_rows(levels: dict[str, Any] | None) -> list[Row]:
+    """Rows from ``levels.json``: a Solve with priorities, and one with pins, against the
+    same goals weighted, where one goal cannot be met."""
+    titles = {
+        "prioritised": "prioritised Solve, a goal not met: ≤2× the same goals weighted",
+        "pinned": "pinned Solve, a goal not met: ≤2× the same pins weighted",
+    }
+    if levels is None:
+        return [
+            missing(title, "levels.json missing (run bench.solver.levels)")
+            for title in titles.values()
+        ]
+    rows = []
+    for way, title in titles.items():
+        row, limit = levels["ways"][way], float(levels["limit"])
+        against = levels["ways"][row["against"]]
+        rows.append(
+            Row(
+                title,
+                f"{row['median_ms']:.0f} ms",
+                f"{row['against']} {against['median_ms']:.0f} ms",
+                f"{row['ratio']:.2f}× (≤ {limit:g}×)",
+                row["ratio"] <= limit,
+            )
+        )
+    return rows
 
 
 def plant_rows(plant: dict[str, Any] | None) -> list[Row]:

@@ -101,14 +101,7 @@ def drag(events: int, seed: int) -> dict[str, Any]:
 
 
 def markdown(record: dict[str, Any]) -> list[str]:
-    lines = [
-        "# The time budget on a 2,000-bone tree with 200 goals",
-        "",
-        machine.described(record) + f" · {record['kernel']}",
-        "",
-        record["task"],
-        "",
-    ]
+    lines = machine.heading("The time budget on a 2,000-bone tree with 200 goals", record)
     lines += table(
         [
             "path",
@@ -149,19 +142,14 @@ def main() -> None:
             f"{row['median_iterations']:g} iterations",
             flush=True,
         )
-    record: dict[str, Any] = {
-        **machine.about(),
-        "kernel": kernel.status().text,
-        "quick": args.quick,
-        "task": (
-            f"A random tree of {SEGMENTS} segments, {GOALS} position goals at leaves, one "
-            f"dragged {100 * STEP:g} cm an event; each event solve(restarts=0, "
-            f"time_limit={BUDGET:g} s, tolerance=1e-10) from the last pose; {args.events} "
-            f"events, seed {args.seed}. The first event also derives the limit rows over "
-            "the variables."
-        ),
-        "paths": paths,
-    }
+    task = (
+        f"A random tree of {SEGMENTS} segments, {GOALS} position goals at leaves, one "
+        f"dragged {100 * STEP:g} cm an event; each event solve(restarts=0, "
+        f"time_limit={BUDGET:g} s, tolerance=1e-10) from the last pose; {args.events} "
+        f"events, seed {args.seed}. The first event also derives the limit rows over "
+        "the variables."
+    )
+    record = machine.record(args.quick, task, kernel=kernel.status().text, paths=paths)
     write_results(args.output, record, markdown(record))
 
 

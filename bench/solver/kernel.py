@@ -146,16 +146,8 @@ def plot(rows: list[dict[str, Any]], path: Any) -> None:
 
 
 def markdown(record: dict[str, Any]) -> list[str]:
-    lines = [
-        "# The compiled kernel against numpy",
-        "",
-        machine.described(record) + f" · {record['kernel']}",
-        "",
-        record["task"],
-        "",
-        "## Time, both paths in one process",
-        "",
-    ]
+    lines = [*machine.heading("The compiled kernel against numpy", record)]
+    lines += ["## Time, both paths in one process", ""]
     lines += table(
         [
             "figure",
