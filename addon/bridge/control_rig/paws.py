@@ -24,8 +24,12 @@ LEAD = math.radians(5.0)
 by a fraction of a degree; a bigger one is a jump, and the evaluation decides alone)."""
 
 
+FIT = 5
+"""Most of a heel's last writes its next one is led from."""
+
+
 class Heels:
-    """What a paw's heel was given over the last three writes, to lead the next one.
+    """What a paw's heel was given over its last few writes, to lead the next one.
 
     A drag turns the rig's mechanism above a heel (a damped track, a second IK chain)
     smoothly from event to event, so the heel's last turn, repeated with its change
@@ -44,7 +48,7 @@ class Heels:
 
     def record(self, name: str, basis: Matrix) -> None:
         """Remember that ``name`` was given the channel matrix ``basis``."""
-        self.bases[name] = (*self.bases.get(name, ())[-2:], basis.copy())
+        self.bases[name] = (*self.bases.get(name, ())[1 - FIT :], basis.copy())
 
     def note(
         self, obj: Any, limbs: Iterable[Limb], heels: Mapping[str, Matrix] | None = None
@@ -73,32 +77,49 @@ class Heels:
     def ahead(self, name: str) -> Matrix | None:
         """``name``'s channels led one write ahead (None: unknown, or a jump).
 
-        Its location and rotation move on as they last moved, and its scale grows as it
-        last grew, by one factor on all three axes (a stretch above the heel is made up
-        for evenly, and no shear of a guess creeps in); with three writes known, each
-        move changed as it changed from the one before (second order).
+        Its rotation turns on as it last turned, and its scale grows as it last grew, by
+        one factor on all three axes (a stretch above the heel is made up for evenly, and
+        no shear of a guess creeps in), with three writes known each turn and growth
+        changed as it changed from the one before (second order); its location goes on
+        along the least-squares line of the last :data:`FIT` (:func:`_line_ahead`).
         """
         return _led(self.bases.get(name, ()))
 
 
 def _led(bases: tuple[Matrix, ...]) -> Matrix | None:
-    """The matrix after ``bases`` (the last two or three), led as :meth:`Heels.ahead` says."""
+    """The matrix after ``bases`` (the last few), led as :meth:`Heels.ahead` says."""
     if len(bases) < 2:
         return None
     channels = [basis.decompose() for basis in bases]
-    (location, turned, scaled), (last, turn, scale) = channels[-2], channels[-1]
+    (_, turned, scaled), (_, turn, scale) = channels[-2], channels[-1]
     step = _shortest(turn @ turned.inverted())
     if step.angle > LEAD:
         return None
-    move, growth = last - location, _size(scale) / _size(scaled)
-    if len(channels) == 3:
-        first, earliest, earliest_scale = channels[0]
+    growth = _size(scale) / _size(scaled)
+    if len(channels) >= 3:
+        _, earliest, earliest_scale = channels[-3]
         previous = _shortest(turned @ earliest.inverted())
         if previous.angle <= LEAD:
             step = step @ previous.inverted() @ step
-            move = 2.0 * move - (location - first)
             growth *= growth / (_size(scaled) / _size(earliest_scale))
-    return Matrix.LocRotScale(last + move, step @ turn, scale * growth)
+    ahead = _line_ahead([location for location, _, _ in channels])
+    return Matrix.LocRotScale(ahead, step @ turn, scale * growth)
+
+
+def _line_ahead(points: list[Vector]) -> Vector:
+    """The point after ``points`` (one write apart each) on their least-squares line.
+
+    Blender's IK lands a chain micrometres off from one evaluation to the next, and a
+    heel's writes make up for it: a line through the last few follows their drift
+    without repeating one write's jitter twice over, as a difference of the last two
+    would (or thrice over, a second difference).
+    """
+    count = len(points)
+    middle = (count - 1) / 2.0
+    mean = sum(points, Vector((0.0, 0.0, 0.0))) / count
+    spread = sum((k - middle) ** 2 for k in range(count))
+    slope = sum(((k - middle) * p for k, p in enumerate(points)), Vector((0.0, 0.0, 0.0)))
+    return mean + slope * ((count - middle) / spread)
 
 
 def _size(scale: Vector) -> float:

@@ -189,15 +189,31 @@ def test_a_heels_last_move_is_repeated_ahead_unless_it_was_a_jump(reach):
     assert heels.ahead("heel") is None  # a jump of 20°: the evaluation decides alone
 
 
-def test_a_heels_turn_is_led_to_second_order(reach):
+def test_a_heels_turn_is_led_to_second_order_and_its_location_along_its_line(reach):
     paws = importlib.import_module(f"{reach.__name__}.addon.bridge.control_rig.paws")
     heels = paws.Heels()
-    # turns of 0.4° then 0.5° and moves of 1 then 2 cm: the next is led at 0.6° and 3 cm
+    # turns of 0.4° then 0.5°: the next is led at 0.6°; moves of 1 then 2 cm: on the line
+    # through 0, 1 and 3 cm, 4⅓ cm
     for degrees, y in ((0.0, 0.0), (0.4, 0.01), (0.9, 0.03)):
         heels.record("heel", channels((0.0, y, 0.1), degrees, "X", (1.0, 1.0, 1.0)))
     ahead = heels.ahead("heel")
     assert ahead is not None
-    assert_close(ahead, channels((0.0, 0.06, 0.1), 1.5, "X", (1.0, 1.0, 1.0)))
+    assert_close(ahead, channels((0.0, 0.13 / 3.0, 0.1), 1.5, "X", (1.0, 1.0, 1.0)))
+
+
+def test_a_heels_lead_does_not_multiply_the_jitter_of_its_writes(reach):
+    # Blender's IK lands a chain micrometres off, a little differently each evaluation,
+    # and the heel's writes make up for it: 1 cm an event, ±10 µm in turn. Led along the
+    # line of the last writes, the next is within the jitter of 5 cm; the last writes'
+    # second difference would repeat it sevenfold (70 µm)
+    paws = importlib.import_module(f"{reach.__name__}.addon.bridge.control_rig.paws")
+    heels = paws.Heels()
+    for k in range(8):
+        y = 0.01 * (k - 3) + (1e-5 if k % 2 == 0 else -1e-5)
+        heels.record("heel", channels((0.0, y, 0.1), 0.0, "X", (1.0, 1.0, 1.0)))
+    ahead = heels.ahead("heel")
+    assert ahead is not None
+    assert abs(ahead.translation.y - 0.05) <= 1e-5, ahead.translation
 
 
 def test_a_steady_ik_drag_places_each_event_in_one_evaluation(reach):
@@ -277,14 +293,15 @@ def test_turning_an_ik_limbs_plane_keeps_the_chain_its_length(reach):
 
 
 @pytest.mark.parametrize(
-    ("kind", "name", "end", "chain_start"),
+    ("kind", "name", "end", "chain_start", "share"),
     [
-        ("basic_quadruped", "front_thigh.L", "front_foot_ik.L", ""),
-        ("basic_human", "thigh.L", "foot_ik.L", "torso"),
+        # a paw's heel, led from its last writes, lands most exact events in one pass too
+        ("basic_quadruped", "front_thigh.L", "front_foot_ik.L", "", 0.95),
+        ("basic_human", "thigh.L", "foot_ik.L", "torso", 0.9),
     ],
 )
 def test_a_drags_events_leave_blenders_ik_its_own_landing_and_its_end_places_it(
-    reach, monkeypatch, kind, name, end, chain_start
+    reach, monkeypatch, kind, name, end, chain_start, share
 ):
     # Blender's stretched IK lands a chain's end (a paw's heel, a foot below a moving
     # torso) micrometres off where the controls say, by an amount that jumps from event
@@ -322,7 +339,7 @@ def test_a_drags_events_leave_blenders_ik_its_own_landing_and_its_end_places_it(
     # placed at the end as the exact drag's events were
     assert deform_miss(obj, limb, "end") <= max(*placed, 1e-5 * length)
     assert obj.reach.stats.message.startswith("all constraints met"), obj.reach.stats.message
-    assert sum(loose[3:]) < 0.9 * sum(exact[3:]), (loose, exact)
+    assert sum(loose[3:]) < share * sum(exact[3:]), (loose, exact)
 
 
 def test_a_drags_end_that_cannot_place_exactly_keeps_the_last_events_pose(reach, monkeypatch):
