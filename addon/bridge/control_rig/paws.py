@@ -64,15 +64,29 @@ class Heels:
                 heel = limb.ik_controls[-1]
                 self.record(heel, (heels or {}).get(heel, bones[heel].matrix_basis))
 
-    def forget(self, limb: Limb) -> None:
-        """Lead ``limb``'s heel from its next writes alone: its chain's plane was turned.
+    def carry(self, limb: Limb, before: Matrix | None, after: Matrix | None) -> None:
+        """Carry ``limb``'s heel's history as its chain's plane was turned.
 
-        Where a second IK chain turns the heel's frame with the leg's plane, a turn of the
-        plane after an evaluation moves the heel once; led from a history holding that
-        move, the next write would repeat it and turn the plane back, past where it was.
+        ``before`` and ``after``: the heel's channels that place the limb, before the turn
+        and after it. Where a second IK chain turns the heel's frame with the leg's plane,
+        a turn of the plane moves the heel once; its earlier writes, moved alike, lead the
+        next write from the plane as it is now, without repeating that move (which turned
+        the plane back past where it was). Either unknown: the history is dropped.
         """
-        if limb.mode == "IK" and len(limb.ik_controls) > 1:
-            self.bases.pop(limb.ik_controls[-1], None)
+        if limb.mode != "IK" or len(limb.ik_controls) < 2:
+            return
+        heel = limb.ik_controls[-1]
+        if before is None or after is None:
+            self.bases.pop(heel, None)
+            return
+        (was, turned, scaled), (now, turn, scale) = before.decompose(), after.decompose()
+        move, spin, growth = now - was, turn @ turned.inverted(), _size(scale) / _size(scaled)
+        self.bases[heel] = tuple(
+            Matrix.LocRotScale(location + move, spin @ rotation, size * growth)
+            for location, rotation, size in (
+                basis.decompose() for basis in self.bases.get(heel, ())
+            )
+        )
 
     def ahead(self, name: str) -> Matrix | None:
         """``name``'s channels led one write ahead (None: unknown, or a jump).

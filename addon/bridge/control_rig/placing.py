@@ -214,13 +214,18 @@ def place_limbs(
             if step is paws.write_heel:  # a heel led well has placed its limb already
                 ik = [k for k in ik if error(k) > tolerances[k]]
             wrote = {k: step(obj, after, limbs[k][0], limbs[k][1]) for k in ik}
+            turned: dict[int, Matrix | None] = {}
             for k, control in wrote.items():
                 if control:
                     written[k][control] = None
-                    if step is _write_swivel and heels is not None:
-                        heels.forget(limbs[k][0])
+                    if step is _write_swivel and heels is not None:  # (still as evaluated)
+                        turned[k] = paws.heel_channels(obj, limbs[k][0], limbs[k][1])
             if after.changed:
                 view_layer.update()
+            for k, unturned in turned.items():  # the heel's history carried by the turn
+                assert heels is not None  # (turned only with heels)
+                limb, targets = limbs[k]
+                heels.carry(limb, unturned, paws.heel_channels(obj, limb, targets))
         for k in active:
             errors[k] = error(k)
     if heels is not None:
