@@ -428,8 +428,8 @@ def test_a_drags_end_judges_the_exact_placing_against_reachs_own_residuals(reach
 def test_a_long_ik_drag_of_a_paw_keeps_its_knee_on_reachs_plane_and_judged_as_met(reach):
     # the basic quadruped's foreleg: a second IK chain turns the heel's frame with the
     # leg's plane, so the heel, led from writes made before a turn of the plane, would
-    # turn it back past where it was, more at each event (0.5 rad late in the drag; led
-    # anew after each turn, 0.07 rad; its history carried by the turn, 0.02); and
+    # turn it back past where it was, more at each event, unless its history is carried
+    # by the turn; and
     # a foot control's head far from the bone carrying it misses by more than the bone's
     # ends the write left off, which is no divergence of Blender's pose
     obj, limb = constrained_end(reach, "basic_quadruped", "front_thigh.L", "IK", "front_foot_ik.L")
