@@ -31,13 +31,15 @@ def address(array: np.ndarray[Any, Any]) -> int:
     """The address of a contiguous array's first element.
 
     Through its writable buffer, a third of ``array.ctypes.data``'s cost; a read-only or
-    empty array through its array interface.
+    empty array through its array interface (asked first: a buffer's refusal costs more).
     """
-    try:
-        return ctypes.addressof(ctypes.c_char.from_buffer(cast(Any, array)))
-    except (TypeError, ValueError, BufferError):
-        first: int = array.__array_interface__["data"][0]
-        return first
+    if array.size and array.flags.writeable:
+        try:
+            return ctypes.addressof(ctypes.c_char.from_buffer(cast(Any, array)))
+        except (TypeError, ValueError, BufferError):
+            pass
+    first: int = array.__array_interface__["data"][0]
+    return first
 
 
 def contiguous(array: FloatArray) -> FloatArray:

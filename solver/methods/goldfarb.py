@@ -386,7 +386,9 @@ class Goldfarb(Method):
         step = scaled.gauss_newton_step(problem)
         if step is None:
             return None
-        descent = self.kernel_descent(problem, step, phi0, active, budget, space)
+        # comfort's rounds, where they follow, keep their own last evaluation instead
+        keep = scaled.comfort is None
+        descent = self.kernel_descent(problem, step, phi0, active, budget, space, keep=keep)
         if not isinstance(descent, Descent):
             return descent
         return self.relaxed(problem, scaled, descent, budget, step)
@@ -399,12 +401,16 @@ class Goldfarb(Method):
         active: ActiveBounds,
         budget: Budget,
         space: ReducedSpace,
+        *,
+        keep: bool = True,
     ) -> Descent | Resume | None:
         """The kernel's Gauss–Newton descent from ``phi0``, or where it left off short of it.
 
         None where it left off at once.
 
         ``space``'s equality rows stay active throughout, as the active bounds do.
+        ``keep``: the kernel's last evaluation becomes ``problem``'s own
+        (:func:`_keep_last`), so that the solve does not evaluate its end again.
         """
         assert budget.goal_value is not None
         descent = gauss_newton_descent(
@@ -417,7 +423,7 @@ class Goldfarb(Method):
             goal_value=budget.goal_value,
             equalities=(space.a_eq, space.b_eq) if len(space.b_eq) else None,
         )
-        if isinstance(descent, Descent):
+        if keep and isinstance(descent, Descent):
             _keep_last(problem, step)
         return descent
 
