@@ -15,9 +15,10 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from .bridge import goals, keys, pose, posing, snapshot, solving
+from .bridge import goals, kept, keys, pose, posing, snapshot, solving
 from .bridge.arrays import Array
 from .bridge.budget import EventBudget
+from .bridge.inputs import figure_inputs
 from .errors import BlenderDataError, ReachError
 from .records import EventStats, keep_drag
 
@@ -70,7 +71,9 @@ class DragSession:
         self.goal = goal
         self.snapshot = snapshot.PoseSnapshot(obj, [goal])
         self.turned = False
-        self.poser = posing.Poser(obj, self.scene, self.view_layer)
+        # the problem of the armature's last Solve or drag, where nothing it is built from
+        # changed since (:mod:`.bridge.kept`): a large rig's drag then starts at once
+        self.poser, self.inputs = kept.poser(obj, self.scene, self.view_layer)
         self.alone = goals.moves_alone(goal, obj)
         """Whether only the goal's channels place it: each event then reads it as they do
         (:class:`.bridge.goals.Placed`) without evaluating the view layer before its
@@ -176,6 +179,15 @@ class DragSession:
         """Restore every bone and the goal exactly as they were."""
         self.snapshot.restore()
         self.view_layer.update()
+        self._keep_problem()
+
+    def _keep_problem(self) -> None:
+        """Keep the drag's problem for the armature's next Solve or drag (:mod:`.bridge.kept`).
+
+        Only while what it was built from is as it was when the drag began.
+        """
+        if figure_inputs(self.obj) == self.inputs:
+            kept.keep(self.obj, self.poser, self.inputs)
 
     def finish(self) -> None:
         """Keep the pose: placed exactly, its statistics recorded, keyed with auto-keying on.
@@ -186,15 +198,16 @@ class DragSession:
         :attr:`unplaced` says why.
         """
         if self.last_step is not None and self.last_step.left:
-            kept = snapshot.PoseSnapshot(self.obj)
+            as_left = snapshot.PoseSnapshot(self.obj)
             try:
                 self.last = self.poser.place_exactly(self.last_step)
             except ReachError as error:
-                kept.restore()
+                as_left.restore()
                 self.view_layer.update()
                 self.unplaced = f"the drag's end left its last pose as it was: {error}"
             self.last_step = None
         keep_drag(self.obj, self.events)
+        self._keep_problem()
         if self.last is not None:
             solving.store_stats(self.obj, self.last, self.events[-1].milliseconds)
         if self.scene.tool_settings.use_keyframe_insert_auto:

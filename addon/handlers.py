@@ -1,13 +1,15 @@
 """Every function Reach adds to Blender's app handlers, added once with the add-on.
 
-- After a file is opened: a drag that loading ended is forgotten, bone names are
-  followed (:func:`.renames.repair`), and live mode comes back where it was saved on
+- After a file is opened: a drag that loading ended and the problems Solve kept
+  (:mod:`.bridge.kept`) are forgotten, bone names are followed
+  (:func:`.renames.repair`), and live mode comes back where it was saved on
   (:func:`.live.restore_after_load`).
 - After each depsgraph update: bones renamed in the interface are followed, then every
   live session re-solves if something its goals see moved (:func:`.live.depsgraph_updated`).
 - After a frame change: every live session follows the frame (:func:`.live.frame_changed`).
+- After an undo or a redo: the problems Solve and drags kept are forgotten.
 
-All three are persistent (kept when a file is opened); live mode's part does nothing
+All are persistent (kept when a file is opened); live mode's part does nothing
 while no armature is live.
 """
 
@@ -19,6 +21,7 @@ import bpy
 from bpy.app.handlers import persistent
 
 from . import live, operator_base, renames
+from .bridge import kept
 
 __all__ = ["others_on_frame_change", "register", "unregister"]
 
@@ -26,6 +29,7 @@ __all__ = ["others_on_frame_change", "register", "unregister"]
 @persistent  # type: ignore[untyped-decorator]
 def _on_load(*_args: Any) -> None:
     operator_base.drag_ended()  # loading a file ends every modal operator
+    kept.forget()  # the problems Solve kept are of the armatures of the file closed
     for obj in bpy.data.objects:
         if obj.type == "ARMATURE":
             renames.repair(obj)
@@ -40,6 +44,12 @@ def _on_depsgraph_update(scene: Any, depsgraph: Any) -> None:
             if isinstance(obj, bpy.types.Object) and obj.type == "ARMATURE":
                 renames.repair(obj)  # a bone renamed in the interface
     live.depsgraph_updated(scene, depsgraph)
+
+
+@persistent  # type: ignore[untyped-decorator]
+def _on_undo(*_args: Any) -> None:
+    # undo and redo read the file's data anew: a kept problem's goals may be others now
+    kept.forget()
 
 
 @persistent  # type: ignore[untyped-decorator]
@@ -64,6 +74,8 @@ def _handlers() -> tuple[tuple[Any, Any], ...]:
         (handlers.load_post, _on_load),
         (handlers.depsgraph_update_post, _on_depsgraph_update),
         (handlers.frame_change_post, _on_frame_change),
+        (handlers.undo_post, _on_undo),
+        (handlers.redo_post, _on_undo),
     )
 
 

@@ -29,6 +29,7 @@ from . import (
     solve_ops,
     tool,
 )
+from .bridge import kept
 
 classes = (
     *properties.classes,
@@ -62,6 +63,7 @@ def unregister() -> None:
     """Undo :func:`register`, ending live mode and any drag first."""
     live.stop()
     operator_base.drag_ended()
+    kept.forget()
     handlers.unregister()
     overlay.unregister()
     tool.unregister()

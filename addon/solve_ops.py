@@ -7,8 +7,9 @@ from typing import Any
 from bpy.props import BoolProperty
 from bpy.types import Operator
 
+from .bridge import kept
 from .bridge.kinds import figure_rig
-from .bridge.posing import Poser, clamp_pose
+from .bridge.posing import clamp_pose
 from .bridge.rig import armature_object
 from .operator_base import ArmatureOperator, Result, report_warnings
 
@@ -27,8 +28,9 @@ class REACH_OT_solve(ArmatureOperator, Operator):
 
     def run(self, context: Any) -> Result:  # noqa: D102
         obj = armature_object(self.armature, context)
-        poser = Poser(obj, context.scene, context.view_layer)
+        poser, inputs = kept.poser(obj, context.scene, context.view_layer)
         step = poser.solve(restarts=obj.reach.restarts, clamp=self.clamp)
+        kept.keep(obj, poser, inputs)  # (a Solve that fails keeps nothing)
         report_warnings(self, step.setup.rig.messages(step.setup.lines))
         if step.outcome.unmet:
             self.report({"WARNING"}, obj.reach.stats.message)

@@ -1,9 +1,11 @@
 """What a figure and its problem are built from, read fast enough to check on every update.
 
-Live mode keeps its problem between updates and builds it again only when
-:func:`figure_inputs` says something it is built from changed: Reach's settings on the
-armature (constraints, joints, groups, solve settings), the bones' rest, parents and
-inheritance, and each pose bone's rotation mode, locks and IK limits. The pose itself,
+Live mode keeps its problem between updates, and Solve and drags theirs between calls
+(:mod:`.kept`), and build it again only when :func:`figure_inputs` says something it is
+built from changed: Reach's settings on the armature (constraints, joints, groups, solve
+settings), the bones' rest, parents, inheritance and deforming, each pose bone's rotation
+mode, locks and IK limits, the bones' constraints and the armature's drivers and action.
+The pose itself,
 the goals' places and the armature's transform are checked by the problem's own refresh
 (:func:`.goals.refresh_goals`).
 """
@@ -15,6 +17,8 @@ from typing import Any, Final
 
 import bpy
 import numpy as np
+
+from .animated import action_curves
 
 __all__ = ["figure_inputs"]
 
@@ -45,8 +49,28 @@ BONE_FIELDS = (
     ("use_inherit_rotation", np.bool_, 1),
     ("use_local_location", np.bool_, 1),
     ("inherit_scale", np.int32, 1),
+    ("use_deform", np.bool_, 1),
 )
-"""The bones' rest and inheritance, which the figure's segments are made of."""
+"""The bones' rest and inheritance, which the figure's segments are made of, and which
+deform (a control rig's deform bones stand in for its controls)."""
+
+CONSTRAINT_FIELDS = (
+    "name",
+    "type",
+    "mute",
+    "influence",
+    "subtarget",
+    "chain_count",
+    "use_tail",
+    "use_stretch",
+    "pole_subtarget",
+    "pole_angle",
+    "mix_mode",
+    "owner_space",
+    "target_space",
+)
+"""What the bones' constraints are read by (which bones follow which, a control rig's
+mechanisms): each constraint's fields of these it has, with its targets (by object)."""
 
 
 @dataclasses.dataclass
@@ -61,9 +85,14 @@ class SettingsLayouts:
     Attributes:
         properties: Per settings type (its class name), its properties' (identifier,
             type) pairs, in ``bl_rna`` order.
+        constraint_fields: Per bone constraint type (its class name), which of
+            :data:`CONSTRAINT_FIELDS` and of its targets ("target", "pole_target") it has.
     """
 
     properties: dict[str, tuple[tuple[str, str], ...]] = dataclasses.field(default_factory=dict)
+    constraint_fields: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = dataclasses.field(
+        default_factory=dict
+    )
 
 
 _state: Final = SettingsLayouts()
@@ -82,8 +111,49 @@ def figure_inputs(obj: Any) -> tuple[Any, ...]:
         parents,
         _arrays(bones, BONE_FIELDS),
         _arrays(pose, POSE_FIELDS),
+        _constraints(pose),
+        _animation(obj),
         _settings(obj.reach),
     )
+
+
+def _constraints(pose: Any) -> tuple[Any, ...]:
+    """Each bone's constraints: :data:`CONSTRAINT_FIELDS` and their targets' objects."""
+    read = []
+    fields = _state.constraint_fields
+    for bone in pose:
+        for constraint in bone.constraints:
+            kind = type(constraint).__name__
+            own = fields.get(kind)
+            if own is None:  # the fields and targets this type has, looked up once
+                names = {p.identifier for p in constraint.bl_rna.properties}
+                own = fields[kind] = (
+                    tuple(f for f in CONSTRAINT_FIELDS if f in names),
+                    tuple(t for t in ("target", "pole_target") if t in names),
+                )
+            values = [getattr(constraint, field) for field in own[0]]
+            for target in own[1]:
+                found = getattr(constraint, target)
+                values.append(None if found is None else found.session_uid)
+            read.append((bone.name, kind, *values))
+    return tuple(read)
+
+
+def _animation(obj: Any) -> tuple[Any, ...]:
+    """The armature's drivers, its action, and the channels Reach writes that it keys.
+
+    Drivers by what each drives and whether it is muted, the action by which one it is:
+    the rig's notes name the bones either poses.
+    """
+    animation = obj.animation_data
+    if animation is None:
+        return ()
+    drivers = tuple((d.data_path, d.array_index, d.mute) for d in animation.drivers)
+    action = animation.action
+    if action is None:
+        return drivers, None, ()
+    keyed = tuple((c.data_path, c.array_index) for c in action_curves(action))
+    return drivers, action.session_uid, keyed
 
 
 def _arrays(collection: Any, fields: tuple[tuple[str, Any, int], ...]) -> tuple[bytes, ...]:

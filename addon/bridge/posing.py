@@ -177,6 +177,19 @@ class _Comfort:
     comfort: Comfort | None
 
 
+@dataclass(frozen=True)
+class Kept:
+    """What a Poser built that another Poser of the same armature may start from.
+
+    Attributes:
+        setup: The problem, with the rig it was built on.
+        comfort: The comfort made for that rig, or None (not made).
+    """
+
+    setup: Setup
+    comfort: _Comfort | None
+
+
 class Poser:
     """The solve step of one armature, with what one step leaves the next.
 
@@ -248,6 +261,24 @@ class Poser:
             self.theta = None
         self.setup, self.held = setup, held
         return setup
+
+    def resume(self, kept: Kept) -> None:
+        """Start from what another Poser of this armature built (:meth:`kept_build`).
+
+        Its problem is refreshed by the next step as any step's is (:meth:`prepare`); the
+        caller vouches that nothing else it was built from changed since
+        (:func:`.inputs.figure_inputs`).
+        """
+        self.setup, self.comfort = kept.setup, kept.comfort
+
+    def kept_build(self) -> Kept | None:
+        """What this Poser built, for another to :meth:`resume` from (None: nothing built).
+
+        A problem with bones held is not kept: it is built for that step alone.
+        """
+        if self.setup is None or self.held:
+            return None
+        return Kept(self.setup, self.comfort)
 
     def read(self, rig: Rig) -> Array:
         """The pose as Blender holds it (:func:`read_figure`)."""

@@ -58,8 +58,9 @@ def reach_random(
         begin = time.perf_counter()
         move(goals, points)
         view_layer.update()
-        poser = bridge.posing.Poser(obj, scene, view_layer)
+        poser, inputs = bridge.kept.poser(obj, scene, view_layer)  # as reach.solve starts
         step = poser.solve(restarts=settings.restarts)
+        bridge.kept.keep(obj, poser, inputs)
         setup, outcome = step.setup, step.outcome
         elapsed = time.perf_counter() - begin
         run = measure(stage, points, elapsed)
