@@ -134,12 +134,22 @@ def comfort_settings(obj: Any) -> tuple[object, ...]:
     comfort once while these stay.
     """
     settings = obj.reach
-    masses = tuple((joint.name, float(joint.mass)) for joint in settings.joints)
-    stored = tuple(
-        (entry.name, tuple(entry.rotation), tuple(entry.location))
-        for entry in settings.comfort_pose
+    joints, stored = settings.joints, settings.comfort_pose
+    # each field of every item at once (a drag's events compare these, dozens of joints)
+    masses = np.empty(len(joints), np.float32)
+    joints.foreach_get("mass", masses)
+    rotations = np.empty(4 * len(stored), np.float32)
+    locations = np.empty(3 * len(stored), np.float32)
+    stored.foreach_get("rotation", rotations)
+    stored.foreach_get("location", locations)
+    return (
+        float(settings.comfort),
+        tuple(joints.keys()),
+        masses.tobytes(),
+        tuple(stored.keys()),
+        rotations.tobytes(),
+        locations.tobytes(),
     )
-    return (float(settings.comfort), masses, stored)
 
 
 def comfort_of(obj: Any, rig: Rig) -> Comfort | None:

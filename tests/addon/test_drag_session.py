@@ -185,3 +185,25 @@ def test_a_drags_comfort_and_writer_are_made_when_it_begins_not_at_its_first_eve
         drag.step(point["location"])
     assert not calls
     assert drag.poser.writer is writer and drag.poser.comfort is made
+
+
+def test_a_drags_comfort_is_made_again_when_a_mass_or_the_stored_pose_changes(reach):
+    # a script may change them between the events: the next event's comfort is theirs
+    obj = four_limbs()
+    drag, _ = drag_session(reach, obj, "hand.L")
+    path = reachable_path(
+        drag.setup.rig, obj, "forearm.L", ("shoulder.L", "upper_arm.L", "forearm.L"), 4, seed=3
+    )
+    drag.step(path[0]["location"])
+    made = drag.poser.comfort
+    drag.step(path[1]["location"])
+    assert drag.poser.comfort is made
+    obj.reach.joints["forearm.L"].mass = 7.0
+    drag.step(path[2]["location"])
+    assert drag.poser.comfort is not made
+    made = drag.poser.comfort
+    stored = obj.reach.comfort_pose.add()
+    stored.name, stored.rotation = "forearm.L", (0.9, -0.3, 0.0, 0.0)
+    drag.step(path[3]["location"])
+    assert drag.poser.comfort is not made
+    drag.finish()
