@@ -1,7 +1,7 @@
 """Every function Reach adds to Blender's app handlers, added once with the add-on.
 
-- After a file is opened: a drag that loading ended and the problems Solve kept
-  (:mod:`.bridge.kept`) are forgotten, bone names are followed
+- After a file is opened: a drag that loading ended and the problems Solve and drags
+  kept (:mod:`.bridge.kept`) are forgotten, bone names are followed
   (:func:`.renames.repair`), and live mode comes back where it was saved on
   (:func:`.live.restore_after_load`).
 - After each depsgraph update: bones renamed in the interface are followed, then every
@@ -29,7 +29,7 @@ __all__ = ["others_on_frame_change", "register", "unregister"]
 @persistent  # type: ignore[untyped-decorator]
 def _on_load(*_args: Any) -> None:
     operator_base.drag_ended()  # loading a file ends every modal operator
-    kept.forget()  # the problems Solve kept are of the armatures of the file closed
+    kept.forget()  # the problems Solve and drags kept are of the file closed
     for obj in bpy.data.objects:
         if obj.type == "ARMATURE":
             renames.repair(obj)

@@ -5,9 +5,8 @@ Live mode keeps its problem between updates, and Solve and drags theirs between 
 built from changed: Reach's settings on the armature (constraints, joints, groups, solve
 settings), the bones' rest, parents, inheritance and deforming, each pose bone's rotation
 mode, locks and IK limits, the bones' constraints and the armature's drivers and action.
-The pose itself,
-the goals' places and the armature's transform are checked by the problem's own refresh
-(:func:`.goals.refresh_goals`).
+The pose itself, the goals' places and the armature's transform are checked by the
+problem's own refresh (:func:`.goals.refresh_goals`).
 """
 
 from __future__ import annotations

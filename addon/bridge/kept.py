@@ -27,7 +27,7 @@ ARMATURES = 8
 
 @dataclass(frozen=True)
 class _Built:
-    """What one armature's last Solve built, and the inputs it was built from."""
+    """What one armature's last Solve or drag built, and the inputs it was built from."""
 
     inputs: tuple[Any, ...]
     kept: Kept
@@ -67,7 +67,7 @@ def keep(obj: Any, poser: Poser, inputs: tuple[Any, ...]) -> None:
     if kept is None:
         return
     built = _state.built
-    built.pop(int(obj.session_uid), None)
+    built.pop(int(obj.session_uid), None)  # (so that it is the newest, kept longest)
     built[int(obj.session_uid)] = _Built(inputs, kept)
     while len(built) > ARMATURES:
         del built[next(iter(built))]
