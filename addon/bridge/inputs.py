@@ -25,8 +25,9 @@ SKIPPED = frozenset({"rna_type", "stats", "live", "time_budget", "adaptive", "sh
 """Settings that change no figure or problem: what solves report, what live mode itself
 sets, the interface's choices, and the time a solve may take (read by each solve)."""
 
-NUMBERS = {"FLOAT": np.float32, "INT": np.int32, "BOOLEAN": np.bool_}
-"""The property types a collection's items are read by all at once, as Blender stores them."""
+NUMBERS = {"FLOAT": np.float32, "INT": np.int32, "BOOLEAN": np.bool_, "ENUM": np.int32}
+"""The property types a collection's items are read by all at once, as Blender stores them
+(an enum as its items' values)."""
 
 POSE_FIELDS = (
     ("rotation_mode", np.int32, 1),
@@ -109,7 +110,7 @@ def figure_inputs(obj: Any) -> tuple[Any, ...]:
     Two results are equal exactly when none of it changed; floats are compared bit for bit.
     """
     bones, pose = obj.data.bones, obj.pose.bones
-    parents = tuple(bone.parent.name if bone.parent else "" for bone in bones)
+    parents = tuple("" if (parent := bone.parent) is None else parent.name for bone in bones)
     return (
         tuple(bones.keys()),
         parents,
@@ -181,8 +182,9 @@ def _settings(group: Any) -> tuple[Any, ...]:
 def _collection(items: Any) -> tuple[Any, ...]:
     """A collection of settings groups' values: each number field of all items at once.
 
-    ``foreach_get`` reads a number field of every item in one call (a figure's joints are
-    dozens of items of a dozen fields each); other fields are read item by item.
+    ``foreach_get`` reads a number or enum field of every item in one call (a figure's
+    joints are dozens of items of a dozen fields each), and the items' names are the
+    collection's keys; other fields are read item by item.
     """
     count = len(items)
     if not count:
@@ -190,12 +192,14 @@ def _collection(items: Any) -> tuple[Any, ...]:
     values: list[Any] = []
     for identifier, kind_of, length in _properties(items[0]):
         dtype = NUMBERS.get(kind_of)
-        if dtype is None:
+        if identifier == "name":
+            values.append(tuple(items.keys()))
+        elif dtype is None:
             values.append(tuple(_value(getattr(item, identifier), kind_of) for item in items))
-            continue
-        read = np.empty(count * max(length, 1), dtype=dtype)
-        items.foreach_get(identifier, read)
-        values.append(read.tobytes())
+        else:
+            read = np.empty(count * max(length, 1), dtype=dtype)
+            items.foreach_get(identifier, read)
+            values.append(read.tobytes())
     return tuple(values)
 
 
@@ -209,6 +213,8 @@ def _value(value: Any, kind_of: str) -> Any:
         return None if value is None else value.session_uid  # an ID (a goal): which one
     if isinstance(value, (str, int, float, bool)):
         return value
+    if isinstance(value, set):
+        return frozenset(value)  # an enum flag's items
     return tuple(value)  # an array
 
 
@@ -218,9 +224,16 @@ def _properties(group: Any) -> tuple[tuple[str, str, int], ...]:
     properties = _state.properties.get(kind)
     if properties is None:
         properties = tuple(
-            (p.identifier, p.type, int(getattr(p, "array_length", 0)))
+            (p.identifier, _kind(p), int(getattr(p, "array_length", 0)))
             for p in group.bl_rna.properties
             if p.identifier not in SKIPPED and not p.identifier.startswith("active_")
         )
         _state.properties[kind] = properties
     return properties
+
+
+def _kind(prop: Any) -> str:
+    """A property's type as compared; an enum of flags is read item by item, as a set."""
+    if prop.type == "ENUM" and prop.is_enum_flag:
+        return "ENUM_FLAG"
+    return str(prop.type)

@@ -38,6 +38,13 @@ CHANGES = {
     "a joint's Euler order": lambda obj: setattr(obj.reach.joints["hand.L"], "euler_order", "ZXY"),
     "a joint's limit": set_joint_limit,
     "a joint's polygon": add_polygon_vertex,
+    "a joint's name": lambda obj: setattr(obj.reach.joints["hand.L"], "name", "hand.X"),
+    "a constraint's effector": lambda obj: setattr(
+        obj.reach.constraints["hand.L"], "effector", "HEAD"
+    ),
+    "a constraint's goal type": lambda obj: setattr(
+        obj.reach.constraints["hand.L"], "goal_type", "ORIENTATION"
+    ),
     "a constraint's weight": lambda obj: setattr(obj.reach.constraints["foot.L"], "weight", 3.0),
     "a constraint's chain": lambda obj: setattr(
         obj.reach.constraints["hand.L"], "chain_start", "upper_arm.L"
