@@ -184,10 +184,12 @@ class Kept:
     Attributes:
         setup: The problem, with the rig it was built on.
         comfort: The comfort made for that rig, or None (not made).
+        writer: The writer of the problem's movable bones, or None (not made).
     """
 
     setup: Setup
     comfort: _Comfort | None
+    writer: FigureWriter | None = None
 
 
 class Poser:
@@ -265,11 +267,11 @@ class Poser:
     def resume(self, kept: Kept) -> None:
         """Start from what another Poser of this armature built (:meth:`kept_build`).
 
-        Its problem is refreshed by the next step as any step's is (:meth:`prepare`); the
-        caller vouches that nothing else it was built from changed since
-        (:func:`.inputs.figure_inputs`).
+        Its problem, comfort and writer; the problem is refreshed by the next step as any
+        step's is (:meth:`prepare`); the caller vouches that nothing else it was built
+        from changed since (:func:`.inputs.figure_inputs`).
         """
-        self.setup, self.comfort = kept.setup, kept.comfort
+        self.setup, self.comfort, self.writer = kept.setup, kept.comfort, kept.writer
 
     def kept_build(self) -> Kept | None:
         """What this Poser built, for another to :meth:`resume` from (None: nothing built).
@@ -278,7 +280,8 @@ class Poser:
         """
         if self.setup is None or self.held:
             return None
-        return Kept(self.setup, self.comfort)
+        writer = None if self.writer is None else self.writer.fresh()
+        return Kept(self.setup, self.comfort, writer)
 
     def read(self, rig: Rig) -> Array:
         """The pose as Blender holds it (:func:`read_figure`)."""

@@ -524,6 +524,13 @@ class FigureWriter(Protocol):
         evaluation of a write shows them.
         """
 
+    def fresh(self) -> FigureWriter:
+        """The writer of the same bones for another run of steps (a Solve, a drag).
+
+        Without what this one's writes lead the next with; what it planned from the
+        bones alone is shared.
+        """
+
 
 class RigKind(Protocol):
     """How Reach reads, writes, keys and measures one kind of rig."""

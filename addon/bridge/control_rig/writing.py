@@ -9,6 +9,7 @@ solved pose (:func:`.placing.place_limbs`), and a neck's and head's controls tak
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -265,6 +266,12 @@ class ModelWriter:
     def refine(self, obj: Any, theta: Array, view_layer: Any) -> None:
         """Place them again from Blender's evaluation of the last write (``theta``'s)."""
         refine_model(obj, self.rig, self.model, theta, self.bones, view_layer, self.heels)
+
+    def fresh(self) -> ModelWriter:
+        """The writer of the same controls with no heel turned yet (another run's)."""
+        other = copy.copy(self)
+        other.heels = Heels()
+        return other
 
     def planned(self, bones: Any, theta: Array) -> dict[str, NDArray[np.float32]] | None:
         """The channels :meth:`write` gives ``bones`` (``obj.pose.bones``), unwritten.

@@ -66,6 +66,27 @@ def test_a_second_solve_builds_nothing_and_poses_as_a_solve_built_afresh(reach, 
     assert rigs.pose_channels(obj) == kept  # to the bit
 
 
+def test_a_second_solve_writes_with_the_first_ones_writer(reach, monkeypatch):
+    plain = reach.addon.bridge.plain_rig.PlainRig
+    made = []
+    original = plain.writer
+
+    def counted(self, obj, rig, bones):
+        made.append(obj.name)
+        return original(self, obj, rig, bones)
+
+    monkeypatch.setattr(plain, "writer", counted)
+    obj = four_limbs()
+    move_goal(obj, "hand.L", (-0.08, -0.05, -0.05))
+    solve(obj)
+    move_goal(obj, "hand.L", (0.03, -0.02, 0.04))
+    solve(obj)
+    assert made == [obj.name]
+    obj.reach.constraints["hand.L"].chain_start = "upper_arm.L"  # other bones move
+    solve(obj)
+    assert made == [obj.name, obj.name]
+
+
 def test_a_changed_limit_builds_the_figure_again(reach, builds):
     obj = four_limbs()
     solve(obj)

@@ -456,3 +456,25 @@ def test_a_long_ik_drag_of_a_paw_keeps_its_knee_on_reachs_plane_and_judged_as_me
     session.finish()
     assert obj.reach.stats.message == "all constraints met", obj.reach.stats.message
     assert max(turns) < 0.04, turns  # Blender's knee on Reach's plane, to the drag's tolerance
+
+
+def test_a_drag_keeps_its_writer_for_the_next_with_no_heel_led_yet(reach):
+    # the next Solve or drag of the rig writes its controls with the last one's writer,
+    # made again only where its bones changed; each run's heels start unled
+    obj, limb = constrained_end(reach, "basic_quadruped", "front_thigh.L", "IK", "front_foot_ik.L")
+    goal = obj.reach.constraints["end"].goal
+    start, root = goal.location.copy(), obj.matrix_world @ obj.pose.bones[limb.bones[0]].head
+    session = reach.addon.drag_session.DragSession(bpy.context, obj, goal)
+    for k in range(1, 4):
+        session.step(start.lerp(root, 0.01 * k))
+    dragged = session.poser.writer
+    assert dragged.heels.bases  # the drag's writes led its heel
+    session.finish()
+    kept = reach.addon.bridge.kept._state.built[obj.session_uid].kept.writer
+    assert kept is not dragged and not kept.heels.bases and not kept.heels.floors
+    assert kept.bones == dragged.bones and kept.model is dragged.model
+    after = reach.addon.drag_session.DragSession(bpy.context, obj, goal)
+    assert after.poser.writer is kept
+    after.step(start.lerp(root, 0.04))
+    after.finish()
+    assert obj.reach.stats.message == "all constraints met"
