@@ -170,6 +170,16 @@ def assert_close(matrix, expected):
     assert max(abs(a - b) for r, s in rows for a, b in zip(r, s, strict=True)) <= 1e-6
 
 
+def paw_drag(reach):
+    """The basic quadruped's front paw in IK constrained at its foot control, and a drag
+    of its goal begun: the rig, the limb, the goal, its start, the limb's root, the drag."""
+    obj, limb = constrained_end(reach, "basic_quadruped", "front_thigh.L", "IK", "front_foot_ik.L")
+    goal = obj.reach.constraints["end"].goal
+    start, root = goal.location.copy(), obj.matrix_world @ obj.pose.bones[limb.bones[0]].head
+    session = reach.addon.drag_session.DragSession(bpy.context, obj, goal)
+    return obj, limb, goal, start, root, session
+
+
 def test_a_heels_last_move_is_repeated_ahead_unless_it_was_a_jump(reach):
     paws = importlib.import_module(f"{reach.__name__}.addon.bridge.control_rig.paws")
     heels = paws.Heels()
@@ -367,10 +377,7 @@ def test_a_drags_end_that_cannot_place_exactly_keeps_the_last_events_pose(reach,
     writing = importlib.import_module(f"{reach.__name__}.addon.bridge.control_rig.writing")
     errors = importlib.import_module(f"{reach.__name__}.addon.errors")
     snapshot = importlib.import_module(f"{reach.__name__}.addon.bridge.snapshot")
-    obj, limb = constrained_end(reach, "basic_quadruped", "front_thigh.L", "IK", "front_foot_ik.L")
-    goal = obj.reach.constraints["end"].goal
-    start, root = goal.location.copy(), obj.matrix_world @ obj.pose.bones[limb.bones[0]].head
-    session = reach.addon.drag_session.DragSession(bpy.context, obj, goal)
+    obj, _limb, _goal, start, root, session = paw_drag(reach)
     for k in range(1, 41):
         session.step(start.lerp(root, 0.005 * k))
         if session.last_step is not None and session.last_step.left:
@@ -432,10 +439,7 @@ def test_a_long_ik_drag_of_a_paw_keeps_its_knee_on_reachs_plane_and_judged_as_me
     # by the turn; and
     # a foot control's head far from the bone carrying it misses by more than the bone's
     # ends the write left off, which is no divergence of Blender's pose
-    obj, limb = constrained_end(reach, "basic_quadruped", "front_thigh.L", "IK", "front_foot_ik.L")
-    goal = obj.reach.constraints["end"].goal
-    start, root = goal.location.copy(), obj.matrix_world @ obj.pose.bones[limb.bones[0]].head
-    session = reach.addon.drag_session.DragSession(bpy.context, obj, goal)
+    obj, limb, _goal, start, root, session = paw_drag(reach)
     first, knee, end = (limb.bones[k] for k in (0, 1, limb.chain_end))
     bones = obj.pose.bones
     turns = []
@@ -461,10 +465,7 @@ def test_a_long_ik_drag_of_a_paw_keeps_its_knee_on_reachs_plane_and_judged_as_me
 def test_a_drag_keeps_its_writer_for_the_next_with_no_heel_led_yet(reach):
     # the next Solve or drag of the rig writes its controls with the last one's writer,
     # made again only where its bones changed; each run's heels start unled
-    obj, limb = constrained_end(reach, "basic_quadruped", "front_thigh.L", "IK", "front_foot_ik.L")
-    goal = obj.reach.constraints["end"].goal
-    start, root = goal.location.copy(), obj.matrix_world @ obj.pose.bones[limb.bones[0]].head
-    session = reach.addon.drag_session.DragSession(bpy.context, obj, goal)
+    obj, _limb, goal, start, root, session = paw_drag(reach)
     for k in range(1, 4):
         session.step(start.lerp(root, 0.01 * k))
     dragged = session.poser.writer
