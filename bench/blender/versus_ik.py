@@ -38,7 +38,10 @@ and ``drag`` — one goal (wrist.L / hand.L) dragged along a reachable path with
 started, the armature's time budget). Blender's IK (Standard = 'LEGACY' and iTaSC, 500
 and 50 iterations; iTaSC also at its finest precision, 1e-4 m instead of 0.005 m) is
 timed as goal move + ``view_layer.update()``; it always solves from the pose channels
-(the rest pose). Only one method's constraints exist at a time.
+(the rest pose). Only one method's constraints exist at a time. Each method's events are
+measured in ten parts taken in turn (``ROUNDS``: Blender's methods, then Reach, then
+again), so that the minutes a shared machine runs slower fall on every method alike; Reach's
+drag replays the path before each part, untimed, to go on from there.
 
 Every residual is measured on Blender's evaluated pose: distance effector → target over
 the limb length (sum of the limb's own bone lengths; the spine is not counted), the
@@ -88,6 +91,10 @@ from bench.blender.poses import Poser
 from bench.blender.reach_events import reach_drag, reach_random
 from bench.blender.versus_ik_report import columns, dump, markdown, print_table, summary
 from bench.harness import BenchmarkParser, Count, write_files
+
+ROUNDS = 10
+"""Each method's events are measured in this many parts taken in turn (Blender's methods,
+then Reach, then again), so that a machine's slower minutes fall on every method alike."""
 
 # --- a scenario ----------------------------------------------------------------------------
 
@@ -175,28 +182,6 @@ def run_scenario(
     runs: dict[str, dict[str, list[dict[str, Any]]]] = {}
     settings: dict[str, Any] = {}
     everything = list(range(len(scenario.limbs)))
-    rigs.add_blender_ik(
-        obj, scenario.limbs, dict(zip([lb.name for lb in scenario.limbs], empties, strict=True))
-    )
-    for key, title, solver, iterations, precision in BLENDER_METHODS:
-        if scenario.blender_methods is not None and key not in scenario.blender_methods:
-            continue
-        settings[key] = rigs.configure_blender_ik(obj, solver, iterations, precision)
-        began = time.perf_counter()
-        random_runs = blender_events(stage, empties, random_targets_array, everything)
-        move(empties, rest)
-        view_layer.update()
-        drag_runs = blender_events(stage, empties, drag_targets, [dragged])
-        move(empties, rest)
-        view_layer.update()
-        runs[key] = {"random": random_runs, "drag": drag_runs}
-        print(f"  {title:22s} done in {time.perf_counter() - began:6.1f} s", flush=True)
-    rigs.remove_blender_ik(obj)
-    obj.pose.ik_solver = "LEGACY"
-    rigs.reset_pose(obj)
-    view_layer.update()
-
-    began = time.perf_counter()
     reach_settings = obj.reach
     settings["reach"] = {
         "random": f"reach.solve's process: restarts={reach_settings.restarts}, no time limit",
@@ -207,11 +192,49 @@ def run_scenario(
         "tolerance": float(f"{reach_settings.tolerance:.6g}"),
         "reach_distance": float(f"{reach_settings.reach_distance:.6g}"),
     }
-    runs["reach"] = {
-        "random": reach_random(reach, stage, goals, random_targets_array),
-        "drag": reach_drag(reach, stage, goals, drag_targets, dragged, rest),
-    }
-    print(f"  {'Reach':22s} done in {time.perf_counter() - began:6.1f} s", flush=True)
+    spent: dict[str, float] = {}
+    chunks = zip(
+        np.array_split(np.arange(args.targets), ROUNDS),
+        np.array_split(np.arange(args.events), ROUNDS),
+        strict=True,
+    )
+    for targets, events in chunks:
+        rigs.add_blender_ik(
+            obj, scenario.limbs, dict(zip([lb.name for lb in scenario.limbs], empties, strict=True))
+        )
+        for key, _title, solver, iterations, precision in BLENDER_METHODS:
+            if scenario.blender_methods is not None and key not in scenario.blender_methods:
+                continue
+            settings[key] = rigs.configure_blender_ik(obj, solver, iterations, precision)
+            began = time.perf_counter()
+            done = runs.setdefault(key, {"random": [], "drag": []})
+            done["random"] += blender_events(
+                stage, empties, random_targets_array[targets], everything
+            )
+            move(empties, rest)
+            view_layer.update()
+            # Blender's IK solves every event from the pose channels: a drag's part needs
+            # none of the path before it
+            done["drag"] += blender_events(stage, empties, drag_targets[events], [dragged])
+            move(empties, rest)
+            view_layer.update()
+            spent[key] = spent.get(key, 0.0) + time.perf_counter() - began
+        rigs.remove_blender_ik(obj)
+        obj.pose.ik_solver = "LEGACY"
+        rigs.reset_pose(obj)
+        view_layer.update()
+        began = time.perf_counter()
+        done = runs.setdefault("reach", {"random": [], "drag": []})
+        done["random"] += reach_random(reach, stage, goals, random_targets_array[targets])
+        # Reach's drag goes on from the path's last part (replayed, its events not kept)
+        path = drag_targets[: events[-1] + 1] if len(events) else drag_targets[:0]
+        done["drag"] += reach_drag(reach, stage, goals, path, dragged, rest)[
+            len(path) - len(events) :
+        ]
+        spent["reach"] = spent.get("reach", 0.0) + time.perf_counter() - began
+    for key, title, *_ in (*BLENDER_METHODS, ("reach", "Reach")):
+        if key in spent:
+            print(f"  {title:22s} done in {spent[key]:6.1f} s", flush=True)
     methods = [method for method in METHOD_TITLES if method in runs]
 
     record: dict[str, Any] = {
