@@ -147,17 +147,7 @@ class Constraint:
             raise SolverInputError(
                 f"{label}: effector must be a solver.Effector, got {type(effector).__name__}"
             )
-        if not isinstance(goal, Goal):
-            raise SolverInputError(
-                f"{label}: goal must be one of solver.goals (Position, Orientation, "
-                f"PositionOrientation, Aim, Line, Plane, HalfSpace), got {type(goal).__name__}"
-            )
-        if isinstance(effector, CentreOfMass) and any(goal.curvature()[1:]):
-            raise SolverInputError(
-                f"{label}: a goal on the centre of mass acts on its point alone (Position, "
-                f"Line, Plane, HalfSpace), not on axes; got {type(goal).__name__}",
-                item=label,
-            )
+        _check_goal(label, effector, goal)
         self.effector = effector
         self.goal = goal
         self.weight = nonnegative(weight, f"{label} on {effector.segment!r}: weight")
@@ -177,20 +167,43 @@ class Constraint:
         self.name = name or f"{type(goal).__name__} on {effector.segment}"
 
     def with_goal(self, goal: Goal) -> Constraint:
-        """The same constraint (effector, weight, chain, priority, pin, name) on ``goal``."""
-        return Constraint(
-            self.effector,
-            goal,
-            self.weight,
-            self.chain_start,
-            self.priority,
-            pinned=self.pinned,
-            name=self.name,
-        )
+        """The same constraint (effector, weight, chain, priority, pin, name) on ``goal``.
+
+        Only the goal is checked: the rest was when this constraint was made (a drag
+        replaces a goal every event).
+
+        Raises:
+            SolverInputError: As the constructor, for a goal it would refuse.
+        """
+        _check_goal(self.name, self.effector, goal)
+        other = object.__new__(Constraint)
+        for slot in Constraint.__slots__:
+            setattr(other, slot, getattr(self, slot))
+        other.goal = goal
+        return other
 
     def __repr__(self) -> str:
         extra = f", priority={self.priority}" if self.priority else ""
         return f"Constraint({self.name!r}, weight={self.weight}{extra})"
+
+
+def _check_goal(label: str, effector: Effector, goal: Goal) -> None:
+    """Raise unless ``goal`` is a goal ``effector`` can have (no axes on a centre of mass).
+
+    Raises:
+        SolverInputError: Naming ``label`` and the goal's type.
+    """
+    if not isinstance(goal, Goal):
+        raise SolverInputError(
+            f"{label}: goal must be one of solver.goals (Position, Orientation, "
+            f"PositionOrientation, Aim, Line, Plane, HalfSpace), got {type(goal).__name__}"
+        )
+    if isinstance(effector, CentreOfMass) and any(goal.curvature()[1:]):
+        raise SolverInputError(
+            f"{label}: a goal on the centre of mass acts on its point alone (Position, "
+            f"Line, Plane, HalfSpace), not on axes; got {type(goal).__name__}",
+            item=label,
+        )
 
 
 class AnyOf:

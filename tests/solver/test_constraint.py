@@ -7,7 +7,7 @@ import pytest
 from helpers import BAD_NUMBERS, raises_input_error
 from problems import hand_constraint
 
-from solver import AnyOf, Constraint, Effector, goals
+from solver import AnyOf, CentreOfMass, Constraint, Effector, goals
 
 X = (1.0, 0.0, 0.0)
 Y = (0.0, 1.0, 0.0)
@@ -79,6 +79,21 @@ def test_constraint_raises_if_effector_is_not_an_effector() -> None:
 def test_constraint_raises_if_goal_is_not_a_goal() -> None:
     with raises_input_error("goal must be one of solver.goals .*Position.*HalfSpace"):
         Constraint(Effector("hand"), (0.0, 0.0, 0.0))  # type: ignore[arg-type]
+
+
+def test_with_goal_keeps_all_but_the_goal_and_checks_the_goal_alone() -> None:
+    first = Constraint(
+        Effector("hand"), goals.Position((0, 0, 0)), 2.5, "arm", 1, pinned=True, name="reach"
+    )
+    other = first.with_goal(goals.Aim((1.0, 0.0, 0.0)))
+    assert isinstance(other.goal, goals.Aim) and isinstance(first.goal, goals.Position)
+    kept = ("effector", "weight", "chain_start", "priority", "pinned", "name")
+    assert all(getattr(other, a) == getattr(first, a) for a in kept)
+    with raises_input_error("reach: goal must be one of solver.goals"):
+        first.with_goal((0.0, 0.0, 0.0))  # type: ignore[arg-type]
+    mass = Constraint(CentreOfMass({"hand": 1.0}), goals.Position((0, 0, 0)), name="balance")
+    with raises_input_error("balance: a goal on the centre of mass acts on its point alone"):
+        mass.with_goal(goals.Orientation((1, 0, 0), (0, 1, 0)))
 
 
 @pytest.mark.parametrize("start", ["", 5])
