@@ -163,6 +163,9 @@ def compiled() -> Iterator[None]:
 @example(
     seed=207, segments=16, n_goals=1, move=0.0, polygons=True, oriented=False, grouped=True
 )  # condition number 3.6e10: the two 4.9e-8 apart
+@example(
+    seed=11, segments=11, n_goals=1, move=0.064453125, polygons=True, oriented=False, grouped=True
+)  # the two just over κ·ε·step apart
 def test_a_kernel_round_is_numpys(
     compiled: None,
     seed: int,
@@ -190,9 +193,10 @@ def test_a_kernel_round_is_numpys(
         ours.evaluations,
     )
     # rounding in a solve grows with its matrix's condition number: a nearly dependent
-    # held row (a polygon's edge beside a group's tie) leaves the two a step's κ·ε apart
+    # held row (a polygon's edge beside a group's tie) leaves the two a few times a step's
+    # κ·ε apart (each solve's error is bounded by a small multiple of κ·ε)
     step = float(np.max(np.abs(ours.phi - first.phi), initial=0.0))
-    rounding = np.finfo(float).eps / worst[0] * step
+    rounding = 4.0 * np.finfo(float).eps / worst[0] * step
     np.testing.assert_allclose(theirs.phi, ours.phi, rtol=0.0, atol=1e-8 + rounding)
     assert theirs.value == pytest.approx(ours.value, rel=1e-3, abs=1e-20)
 
