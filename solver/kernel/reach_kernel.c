@@ -2226,6 +2226,7 @@ RK_EXPORT int32_t rk_settle(Descent *d, const Settle *c, double *phi, double *gr
     double comfort = comfort_value(n, c, phi, scratch);
     double radius = c->radius, penalty = 0.0;
     int32_t iterations = 0, evaluations = 0, kept_any = 0, history = 0;
+    int whole = 1; /* the last round kept its mix or its step at the trust radius */
     for (int32_t round = 0; round < c->rounds; ++round) {
         const int32_t status = newton_step(d, c, phi, gradient, 1, &w, w.step, w.y);
         if (status != 0) {
@@ -2243,7 +2244,7 @@ RK_EXPORT int32_t rk_settle(Descent *d, const Settle *c, double *phi, double *gr
         penalty = c->penalty * norm > penalty ? c->penalty * norm : penalty;
         const double off = value - c->ceiling;
         const double merit = comfort + penalty * sqrt(2.0 * (off > 0.0 ? off : 0.0));
-        const int mixed = anderson(n, history, phi, c, &w) == 0;
+        const int mixed = whole && anderson(n, history, phi, c, &w) == 0;
         if (mixed) { /* on the equalities, cut from the slack at phi newton_step found */
             along_equalities(d, c, &w, w.mixed);
             cut_step(d, w.slack, 0, c->push, w.rates, w.mixed);
@@ -2301,7 +2302,12 @@ RK_EXPORT int32_t rk_settle(Descent *d, const Settle *c, double *phi, double *gr
                 kept_merit = trial_merit;
                 kept_comfort = lower;
                 kept_value = trial_value;
-                /* the trust radius by the gain against the tangent model's promise */
+                /* the trust radius: the move kept where a longer one was refused, then by
+                   the gain against the tangent model's promise */
+                whole = t <= first;
+                if (!whole) {
+                    radius = length;
+                }
                 if (merit - trial_merit < 0.25 * promised) {
                     radius = 0.5 * length;
                 } else if (merit - trial_merit > 0.75 * promised) {

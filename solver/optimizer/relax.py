@@ -57,6 +57,7 @@ __all__ = [
     "ComfortAim",
     "Rounds",
     "Settler",
+    "next_radius",
     "relax",
     "settle",
     "settle_constants",
@@ -384,10 +385,10 @@ def settle(
     tangent step and a restoring descent do. A step is kept where the goals stay within
     ``nearby`` and the merit ``C + ν √(2 (G − ceiling))`` falls (an exact penalty: the
     rounds' points are off the goals by the second order of their steps; a G within the
-    ceiling counts as met), else halved; a round first tries
-    Anderson's mix of the last rounds (:func:`_mixed`). The trust radius (the largest
-    change of a variable) halves after a step whose gain is under a quarter of what C's
-    model promised on the plane and doubles after one over three quarters.
+    ceiling counts as met), else halved; a round after one that kept its step whole first
+    tries Anderson's mix of the last rounds (:func:`_mixed`; after a halved step the rounds
+    are too far from C's minimum for their secant to hold, and the mix is mostly refused).
+    The trust radius (the largest change of a variable) follows :func:`next_radius`.
     After the rounds, steps onto the goals alone (the least move in the same metric) bring
     G to ``ceiling``, while each lowers it (one that raises G, where the goals' plane is
     no model of their surface, is not kept). The kernel's ``rk_settle`` computes the same.
@@ -399,6 +400,7 @@ def settle(
     moved = False
     radius, penalty = constants["radius"], 0.0
     history: list[tuple[FloatArray, FloatArray]] = []  # the last rounds' points and steps
+    whole = True  # the last round kept its mix or its step at the trust radius
     for _ in range(int(constants["rounds"])):
         step, multipliers = _newton_step(phi, gradient, aim, space, curvature(phi), damping, True)
         iterations += 1
@@ -409,7 +411,8 @@ def settle(
         merit = comfort + penalty * np.sqrt(2.0 * max(value - ceiling, 0.0))
         halvings = int(constants["halvings"])
         moves = [step * min(1.0, radius / largest) * 0.5**k for k in range(halvings + 1)]
-        mixed = _mixed(phi, step, history, damped=True)
+        mixed = _mixed(phi, step, history, damped=True) if whole else None
+        radial = 0  # the first trial at the trust radius: after the mix, where there is one
         if mixed is not None:
             mixed = _along_equalities(space, mixed)
             slack = space.rows_in @ phi - space.b_in
@@ -417,8 +420,9 @@ def settle(
             widest = float(np.max(np.abs(mixed)))
             if widest > 0.0:
                 moves.insert(0, mixed * min(1.0, radius / widest))
+                radial = 1
         kept = None
-        for move in moves:
+        for tried, move in enumerate(moves):
             trial = _within(space, phi + move)
             trial_value, trial_gradient = objective(trial)
             evaluations += 1
@@ -433,13 +437,10 @@ def settle(
             trial_merit = lower + penalty * np.sqrt(2.0 * max(trial_value - ceiling, 0.0))
             if trial_value <= nearby and trial_merit < merit:
                 kept = trial, trial_value, trial_gradient, lower, trial_merit
-                # the trust radius by the gain against the tangent model's promise
-                length = float(np.max(np.abs(move)))
+                whole = tried <= radial
                 promised = merit - aim.value(phi + move)
-                if merit - trial_merit < 0.25 * promised:
-                    radius = 0.5 * length
-                elif merit - trial_merit > 0.75 * promised:
-                    radius = max(radius, 2.0 * length)
+                length = float(np.max(np.abs(move)))
+                radius = next_radius(radius, length, whole, merit - trial_merit, promised)
                 break
         if kept is None:
             break
@@ -462,6 +463,24 @@ def settle(
             break
         phi, value, gradient = trial, trial_value, trial_gradient
     return Rounds(phi, value, gradient, evaluations, iterations, moved)
+
+
+def next_radius(radius: float, length: float, whole: bool, gain: float, promised: float) -> float:
+    """The Newton rounds' trust radius after a round kept a move of largest change ``length``.
+
+    Where a longer move was refused (not ``whole``), the move kept: the next round starts
+    from what this one kept, not from what it refused (a refused trial costs two
+    evaluations, with its correction onto the goals). Then halved where the merit's
+    ``gain`` is under a quarter of what C's tangent model ``promised``, at least doubled
+    where it is over three quarters.
+    """
+    if not whole:
+        radius = length
+    if gain < 0.25 * promised:
+        return 0.5 * length
+    if gain > 0.75 * promised:
+        return max(radius, 2.0 * length)
+    return radius
 
 
 def _newton_rounds(
