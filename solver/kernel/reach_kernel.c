@@ -1168,6 +1168,12 @@ static int32_t bound_of(int32_t n, const double *row) {
     return variable;
 }
 
+/* A limit row times x: a bound's row (bound_of ≥ 0: one entry, ±1) by its one entry, the
+ * same as the whole dot product; another row by the dot product. */
+static double row_dot(int32_t n, const double *row, int32_t bound, const double *x) {
+    return bound >= 0 ? row[bound] * x[bound] : dot(n, row, x);
+}
+
 /* ActiveSet.correct of the active rows, and of row hit too (≥ 0): the equalities met by the
  * projection onto them when one is off by more than 1e-13, each bound's variable set to the
  * bound exactly (s·φ = b with s = ±1 is φ = s·b), and a row hit that is no bound (only where
@@ -1739,12 +1745,12 @@ static void along_equalities(const Descent *d, const Settle *c, SettleWork *w, d
 }
 
 /* relax._cut: step cut at the first row it meets from the rows' slack, the held ones not. */
-static void cut_step(const Descent *d, const double *slack, const uint8_t *held, double push,
-                     double *rates, double *step) {
+static void cut_step(const Descent *d, const int32_t *bound, const double *slack,
+                     const uint8_t *held, double push, double *rates, double *step) {
     const int32_t n = d->objective->n;
     double cut = INFINITY;
     for (int32_t i = 0; i < d->rows; ++i) {
-        rates[i] = dot(n, d->a + (int64_t)n * i, step);
+        rates[i] = row_dot(n, d->a + (int64_t)n * i, bound[i], step);
         if (rates[i] < -push && !(held && held[i])) {
             const double room = (slack[i] > 0.0 ? slack[i] : 0.0) / -rates[i];
             cut = room < cut ? room : cut;
@@ -1996,7 +2002,7 @@ static int32_t newton_step(Descent *d, const Settle *c, const double *phi,
     w->columns_used = k;
     int32_t touched = 0;
     for (int32_t i = 0; i < d->rows; ++i) {
-        w->slack[i] = dot(n, d->a + (int64_t)n * i, phi) - d->b[i];
+        w->slack[i] = row_dot(n, d->a + (int64_t)n * i, w->bound[i], phi) - d->b[i];
         w->held[i] = 0;
         if (w->slack[i] <= 1e-12) {
             w->touched[touched++] = i;
@@ -2095,7 +2101,8 @@ static int32_t newton_step(Descent *d, const Settle *c, const double *phi,
         int32_t pushed = 0;
         for (int32_t t = 0; t < touched; ++t) {
             const int32_t i = w->touched[t];
-            if (w->held[i] || !(dot(n, d->a + (int64_t)n * i, step) < -c->push)) {
+            const double rate = row_dot(n, d->a + (int64_t)n * i, w->bound[i], step);
+            if (w->held[i] || !(rate < -c->push)) {
                 continue;
             }
             w->held[i] = 1;
@@ -2110,7 +2117,7 @@ static int32_t newton_step(Descent *d, const Settle *c, const double *phi,
             break;
         }
     }
-    cut_step(d, w->slack, w->held, c->push, w->rates, step);
+    cut_step(d, w->bound, w->slack, w->held, c->push, w->rates, step);
     return 0;
 }
 
@@ -2247,7 +2254,7 @@ RK_EXPORT int32_t rk_settle(Descent *d, const Settle *c, double *phi, double *gr
         const int mixed = whole && anderson(n, history, phi, c, &w) == 0;
         if (mixed) { /* on the equalities, cut from the slack at phi newton_step found */
             along_equalities(d, c, &w, w.mixed);
-            cut_step(d, w.slack, 0, c->push, w.rates, w.mixed);
+            cut_step(d, w.bound, w.slack, 0, c->push, w.rates, w.mixed);
         }
         double widest = 0.0;
         if (mixed) {
