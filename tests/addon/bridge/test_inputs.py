@@ -85,3 +85,15 @@ def test_the_pose_the_goals_and_the_armatures_place_are_no_input(reach):
     obj.reach.stats.message = "something else"
     bpy.context.view_layer.update()
     assert inputs(obj) == before
+
+
+def test_a_settings_group_read_the_first_time_is_no_change(reach):
+    """Blender stores a group of settings the first time it is read, empty (every setting at
+    its default): the figure is built from the same as before."""
+    obj = four_limbs()
+    inputs = reach.addon.bridge.inputs.figure_inputs
+    before = inputs(obj)
+    assert obj.reach.method.kind == "goldfarb"
+    assert inputs(obj) == before
+    obj.reach.method.kind = "dls"
+    assert inputs(obj) != before
