@@ -33,6 +33,7 @@ from ..optimizer.tasks import leaves_by_level
 from ..problem import Problem
 from ..result import Descent, Status
 from .base import Leg, Method, Scaled, levels_of, moving_unmet, weight_scale
+from .lead import led
 
 __all__ = ["START_METRICS", "Goldfarb"]
 
@@ -88,7 +89,8 @@ class Goldfarb(Method):
         """One descent (see :meth:`Method.descend <solver.methods.base.Method.descend>`).
 
         A problem with pins or priority levels descends level by level, comfort the last
-        (:mod:`solver.optimizer.levels`); any other takes one descent of G_all, relaxed
+        (:mod:`solver.optimizer.levels`), from where a weighted lead ends (:mod:`.lead`);
+        any other takes one descent of G_all, relaxed
         toward comfort in the goals' null space where the solve has comfort
         (:mod:`solver.optimizer.relax`).
         """
@@ -96,7 +98,13 @@ class Goldfarb(Method):
             kept = self.fences_kept(leg)
             if isinstance(kept, Descent):
                 return kept
-            return self.by_levels(kept)
+            started, iterations, evaluations = led(self, kept)
+            descent = self.by_levels(started)
+            return replace(
+                descent,
+                iterations=descent.iterations + iterations,
+                evaluations=descent.evaluations + evaluations,
+            )
         step = self.compiled(leg.problem, leg.scaled)
         first = self.goals(
             leg.problem, leg.scaled, leg.start, leg.budget, step, leg.reporter, leg.resume
