@@ -99,7 +99,7 @@ class Goldfarb(Method):
             if isinstance(kept, Descent):
                 return kept
             started, iterations, evaluations = led(self, kept)
-            descent = self.by_levels(started)
+            descent = self.by_levels(started, kept.start)
             return replace(
                 descent,
                 iterations=descent.iterations + iterations,
@@ -435,10 +435,11 @@ class Goldfarb(Method):
             _keep_last(problem, step)
         return descent
 
-    def by_levels(self, leg: Leg) -> Descent:
+    def by_levels(self, leg: Leg, origin: FloatArray | None = None) -> Descent:
         """One descent by priority levels, pins first, each level holding those above.
 
-        Comfort, if any, is the last level, below every goal.
+        Comfort, if any, is the last level, below every goal. ``origin``: where the solve
+        began, reported as its start where ``leg`` starts at a lead's end.
         """
         gauss_newton = self.start_metric == "gauss_newton"
         problem, scaled = leg.problem, leg.scaled
@@ -450,6 +451,7 @@ class Goldfarb(Method):
             leg.start,
             leg.budget,
             leg.reporter,
+            origin=origin,
         )
 
 

@@ -119,6 +119,7 @@ def descend_levels(
     budget: Budget,
     reporter: Reporter | None = None,
     inner: Inner = descend,
+    origin: FloatArray | None = None,
 ) -> Descent:
     """Minimise the priority levels of ``problem`` in turn from the feasible ``start``.
 
@@ -133,11 +134,15 @@ def descend_levels(
         reporter: Told (φ, G_all / w) at the start and after every accepted move.
         inner: The descent each round runs, :func:`.goldfarb.descend` or one with its
             arguments (L-BFGS-B's, which ignores the curvature and the expansion).
+        origin: Where the solve began, reported as the start in place of ``start`` where
+            ``start`` is a weighted lead's end: its held levels are off by the lead's last
+            error until the first level restores them, and a reporter sees no pin moved.
 
     Returns:
         The last iterate, with ``levels`` each level's G over its weight scale there.
     """
-    return _Levels(problem, space, whole, budget, reporter, inner).solve(start, levels)
+    levels_descent = _Levels(problem, space, whole, budget, reporter, inner)
+    return levels_descent.solve(start, levels, start if origin is None else origin)
 
 
 class _Levels:
@@ -173,10 +178,9 @@ class _Levels:
         self.known: tuple[FloatArray, list[Task]] | None = None
         """The held levels' tasks at the last point they were evaluated at."""
 
-    def solve(self, start: FloatArray, levels: Sequence[Level]) -> Descent:
+    def solve(self, start: FloatArray, levels: Sequence[Level], origin: FloatArray) -> Descent:
         phi = start.copy()
-        if self.reporter is not None:
-            self.reporter(phi, self.whole(phi)[0])
+        self.report(origin)
         status = Status.CONVERGED
         for k, level in enumerate(levels):
             phi, spent = self.level(phi, k, level)

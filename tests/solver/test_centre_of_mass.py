@@ -167,7 +167,7 @@ def test_balance_that_goals_meet_costs_a_few_solves_of_one_level_and_keeps_comfo
     assert outside(plain.x) > 0.01  # the reach alone tips the body over the toes
     levels = []
     monkeypatch.setattr(
-        Goldfarb, "by_levels", lambda self, leg: levels.append(leg) or pytest.fail("levels")
+        Goldfarb, "by_levels", lambda self, leg, *args: levels.append(leg) or pytest.fail("levels")
     )
     comfort = Comfort(np.zeros(figure.n_dofs))
     kept = solve(problem.with_comfort(comfort), theta)
@@ -199,7 +199,7 @@ def test_balance_beside_a_goal_out_of_reach_keeps_the_passes_pose(
     plain = solve(Problem(figure, [*feet, Constraint(reach.effector, reach.goal)]), theta)
     centre = problem.effector_states(plain.x)[0][2][:2]
     assert np.any(centre < low) or np.any(centre > high)  # the reach alone tips it over
-    monkeypatch.setattr(Goldfarb, "by_levels", lambda self, leg: pytest.fail("levels"))
+    monkeypatch.setattr(Goldfarb, "by_levels", lambda self, leg, *args: pytest.fail("levels"))
     result = solve(problem.with_comfort(Comfort(np.zeros(figure.n_dofs))), theta, restarts=0)
     assert result.outcome == "not_reachable"
     centre = problem.effector_states(result.x)[0][2][:2]
@@ -230,9 +230,9 @@ def test_balance_that_keeps_a_reachable_goal_unmet_goes_on_from_the_passes_pose(
         passes.append((found.phi.copy(), leg.scaled.space.theta(found.phi)))
         return found
 
-    def levels(self, leg):  # type: ignore[no-untyped-def]
+    def levels(self, leg, *args):  # type: ignore[no-untyped-def]
         starts.append(leg.start.copy())
-        return by_levels(self, leg)
+        return by_levels(self, leg, *args)
 
     monkeypatch.setattr(Goldfarb, "fenced_level", fenced)
     monkeypatch.setattr(Goldfarb, "by_levels", levels)
