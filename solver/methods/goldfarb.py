@@ -33,7 +33,7 @@ from ..optimizer.tasks import leaves_by_level
 from ..problem import Problem
 from ..result import Descent, Status
 from .base import Leg, Method, Scaled, levels_of, moving_unmet, weight_scale
-from .lead import led
+from .lead import led, lost
 
 __all__ = ["START_METRICS", "Goldfarb"]
 
@@ -100,11 +100,15 @@ class Goldfarb(Method):
                 return kept
             started, iterations, evaluations = led(self, kept)
             descent = self.by_levels(started, kept.start)
-            return replace(
-                descent,
-                iterations=descent.iterations + iterations,
-                evaluations=descent.evaluations + evaluations,
-            )
+            iterations += descent.iterations
+            evaluations += descent.evaluations
+            if started is not kept and lost(kept, descent):
+                budget = kept.budget
+                left = replace(budget, max_iterations=max(budget.max_iterations - iterations, 1))
+                descent = self.by_levels(replace(kept, budget=left))
+                iterations += descent.iterations
+                evaluations += descent.evaluations
+            return replace(descent, iterations=iterations, evaluations=evaluations)
         step = self.compiled(leg.problem, leg.scaled)
         first = self.goals(
             leg.problem, leg.scaled, leg.start, leg.budget, step, leg.reporter, leg.resume

@@ -19,6 +19,12 @@ above.
 The lead is taken where every held goal is a position (pins are, unless they hold the
 axes too) in a problem without an ``AnyOf``: a position's target moves by a vector. Other
 held goals keep the levels' descent from the solve's start.
+
+Where the levels' descent from the lead's end leaves a level worse than the solve's start
+has it, the first level that differs deciding (a pin the lead pulled off into a valley its
+restoring stalls in, a budget spent before the pins are back), the descent from the start
+is better: the levels only ever lower each level from where they begin
+(:func:`lost`); the method then descends from the start with what the budget has left.
 """
 
 from __future__ import annotations
@@ -32,13 +38,23 @@ import numpy as np
 from .._checks import FloatArray
 from ..goals import Goal, Position
 from ..optimizer.budget import Budget
+from ..optimizer.levels import HOLD
 from ..optimizer.metric import GaussNewtonStep
 from ..optimizer.tasks import leaves_by_level
 from ..problem import Problem
 from ..result import Descent
-from .base import Leg, Scaled, weight_scale
+from .base import Leg, Scaled, levels_of, weight_scale
 
-__all__ = ["LEAD", "LEAD_FALL", "LEAD_PASSES", "LEAD_RESERVE", "LEAD_SHARE", "LEAD_WEIGHT", "led"]
+__all__ = [
+    "LEAD",
+    "LEAD_FALL",
+    "LEAD_PASSES",
+    "LEAD_RESERVE",
+    "LEAD_SHARE",
+    "LEAD_WEIGHT",
+    "led",
+    "lost",
+]
 
 LEAD = True
 """Whether the levels' descents start where the lead ends (off only to compare without it)."""
@@ -58,6 +74,9 @@ LEAD_SHARE = 0.5
 LEAD_FALL = 0.1
 """A pass that leaves the held goals' largest error above this share of the last pass's
 ends the lead: they are then at the descents' rounding, or in conflict with each other."""
+_ROUNDING = 1e-9
+"""How much worse, as a share of itself, a level may end than at the start and still count
+as no worse (:func:`lost`): the held levels' own rounding."""
 
 
 class Descends(Protocol):
@@ -143,3 +162,21 @@ def led(method: Descends, leg: Leg) -> tuple[Leg, int, int]:
 def _point(goal: Goal) -> FloatArray:
     assert isinstance(goal, Position)
     return goal.point
+
+
+def lost(leg: Leg, descent: Descent) -> bool:
+    """Whether ``descent``, by levels from the lead's end, is worse than ``leg.start``.
+
+    The levels compared highest first, the first that differs by more than rounding
+    deciding: a descent by levels from ``leg.start`` ends no worse than the start on any
+    level, so one that ends worse is beaten by it.
+    """
+    problem = leg.problem
+    slack = (HOLD * max(1.0, float(np.max(problem.chain_lengths, initial=1.0)))) ** 2
+    for level, end in zip(levels_of(leg, curvature=False), descent.levels, strict=True):
+        start = float(level.objective(leg.start)[0])
+        if end > start * (1.0 + _ROUNDING) + slack:
+            return True
+        if end < start * (1.0 - _ROUNDING) - slack:
+            return False
+    return False

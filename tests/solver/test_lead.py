@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from problems import random_problem
 
 from solver import AnyOf, Constraint, Problem, goals, pin, solve
 from solver.methods import lead
@@ -128,3 +129,25 @@ def test_no_lead_where_a_held_goal_is_not_a_position_or_an_any_of_is_posed() -> 
     assert not np.array_equal(
         solved(plain, pose, on=True, restarts=0).x, solved(plain, pose, on=False, restarts=0).x
     )
+
+
+def test_a_pin_the_levels_cannot_restore_from_the_leads_end_is_solved_from_the_start() -> None:
+    """A random 7-segment chain, a point pinned and four goals below it: the lead leaves the
+    pin 6.6 cm off in a valley where its restoring stalls; the levels from the solve's start
+    hold it, and the solve ends as it does without the lead."""
+    base, theta = random_problem(143, 7, 4)
+    figure = base.figure
+    segment = figure.segments[int(np.random.default_rng(143).integers(len(figure.segments)))]
+    held = pin(figure, theta, segment.name, (0.0, 0.1, 0.0), weight=3.0)
+    weighed = [
+        Constraint(item.effector, item.goal, weight, item.chain_start)
+        if isinstance(item, Constraint)
+        else item
+        for item, weight in zip(base.constraints, (1.0, 5.0, 0.2, 2.0), strict=False)
+    ]
+    problem = Problem(figure, [held, *weighed])
+    found = solved(problem, theta, on=True, restarts=0)
+    alone = solved(problem, theta, on=False, restarts=0)
+    assert np.linalg.norm(problem.effector_states(found.x)[0][0] - held.goal.point) <= 1e-9
+    assert found.outcome == alone.outcome and found.fun == pytest.approx(alone.fun, rel=1e-9)
+    assert found.nit > alone.nit  # the lead's iterations and the levels' from its end count
