@@ -20,11 +20,12 @@ The lead is taken where every held goal is a position (pins are, unless they hol
 axes too) in a problem without an ``AnyOf``: a position's target moves by a vector. Other
 held goals keep the levels' descent from the solve's start.
 
-Where the levels' descent from the lead's end leaves a level worse than the solve's start
-has it, the first level that differs deciding (a pin the lead pulled off into a valley its
-restoring stalls in, a budget spent before the pins are back), the descent from the start
-is better: the levels only ever lower each level from where they begin
-(:func:`lost`); the method then descends from the start with what the budget has left.
+The lead only chooses where the levels start; it must not choose a held level's valley.
+Where the levels' descent from its end leaves a held level unmet (one that cannot be met
+has valleys, and in the lead's first pass the lower level's pull chose among them), or a
+level worse than the solve's start has it (a pin the lead pulled off into a valley its
+restoring stalls in, a budget spent before the pins are back), the method descends by
+levels from the solve's start with what the budget has left (:func:`lost`).
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ from .base import Leg, Scaled, levels_of, weight_scale
 __all__ = [
     "LEAD",
     "LEAD_FALL",
+    "LEAD_MET",
     "LEAD_PASSES",
     "LEAD_RESERVE",
     "LEAD_SHARE",
@@ -74,6 +76,11 @@ LEAD_SHARE = 0.5
 LEAD_FALL = 0.1
 """A pass that leaves the held goals' largest error above this share of the last pass's
 ends the lead: they are then at the descents' rounding, or in conflict with each other."""
+LEAD_MET = 1e-7
+"""A held level counts as met where the levels' descent from the lead ends when each of its
+goals is within this share of the longest chain (its G within that squared): a held level
+that is not met there may be in another valley than its own descent from the start finds,
+chosen by the lower level's pull in the lead (:func:`lost`)."""
 _ROUNDING = 1e-9
 """How much worse, as a share of itself, a level may end than at the start and still count
 as no worse (:func:`lost`): the held levels' own rounding."""
@@ -165,14 +172,21 @@ def _point(goal: Goal) -> FloatArray:
 
 
 def lost(leg: Leg, descent: Descent) -> bool:
-    """Whether ``descent``, by levels from the lead's end, is worse than ``leg.start``.
+    """Whether ``descent``, by levels from the lead's end, gives way to one from ``leg.start``.
 
-    The levels compared highest first, the first that differs by more than rounding
-    deciding: a descent by levels from ``leg.start`` ends no worse than the start on any
-    level, so one that ends worse is beaten by it.
+    Where a held level is not met at its end (:data:`LEAD_MET`): a held level that cannot
+    be met has valleys, and the lead's weighted first pass, where the lower level pulls
+    too, may have chosen a worse one than its own descent finds; a lower level must never
+    cost a higher one. And where a level ends worse than at ``leg.start``, the first level
+    that differs by more than rounding deciding: the descent from ``leg.start`` ends no
+    worse than the start on any level.
     """
     problem = leg.problem
-    slack = (HOLD * max(1.0, float(np.max(problem.chain_lengths, initial=1.0)))) ** 2
+    longest = max(1.0, float(np.max(problem.chain_lengths, initial=1.0)))
+    held = len(leaves_by_level(problem)) - 1
+    if any(end > (LEAD_MET * longest) ** 2 for end in descent.levels[:held]):
+        return True
+    slack = (HOLD * longest) ** 2
     for level, end in zip(levels_of(leg, curvature=False), descent.levels, strict=True):
         start = float(level.objective(leg.start)[0])
         if end > start * (1.0 + _ROUNDING) + slack:
