@@ -43,7 +43,7 @@ from ..optimizer.levels import HOLD
 from ..optimizer.metric import GaussNewtonStep
 from ..optimizer.tasks import leaves_by_level
 from ..problem import Problem
-from ..result import Descent
+from ..result import Descent, Status
 from .base import Leg, Scaled, levels_of, weight_scale
 
 __all__ = [
@@ -174,17 +174,18 @@ def _point(goal: Goal) -> FloatArray:
 def lost(leg: Leg, descent: Descent) -> bool:
     """Whether ``descent``, by levels from the lead's end, gives way to one from ``leg.start``.
 
-    Where a held level is not met at its end (:data:`LEAD_MET`): a held level that cannot
-    be met has valleys, and the lead's weighted first pass, where the lower level pulls
-    too, may have chosen a worse one than its own descent finds; a lower level must never
-    cost a higher one. And where a level ends worse than at ``leg.start``, the first level
-    that differs by more than rounding deciding: the descent from ``leg.start`` ends no
-    worse than the start on any level.
+    Where a held level is not met at its end (:data:`LEAD_MET`) though the budget was not
+    spent: a held level that cannot be met has valleys, and the lead's weighted first
+    pass, where the lower level pulls too, may have chosen a worse one than its own
+    descent finds; a lower level must never cost a higher one. And where a level ends
+    worse than at ``leg.start``, the first level that differs by more than rounding
+    deciding: the descent from ``leg.start`` ends no worse than the start on any level.
     """
     problem = leg.problem
     longest = max(1.0, float(np.max(problem.chain_lengths, initial=1.0)))
     held = len(leaves_by_level(problem)) - 1
-    if any(end > (LEAD_MET * longest) ** 2 for end in descent.levels[:held]):
+    spent = descent.status in (Status.MAX_ITERATIONS, Status.TIME_LIMIT)
+    if not spent and any(end > (LEAD_MET * longest) ** 2 for end in descent.levels[:held]):
         return True
     slack = (HOLD * longest) ** 2
     for level, end in zip(levels_of(leg, curvature=False), descent.levels, strict=True):
