@@ -216,8 +216,12 @@ def combine(
 
 
 def leaf_weights(terms: Sequence[Term], weights: FloatArray) -> FloatArray:
-    """Each leaf's weight in G_all when it counts: its own, times its set's if it has one."""
-    result = np.empty(len(weights))
+    """Each leaf's weight in G_all when it counts: its own, times its set's if it has one.
+
+    A leaf in no term (an ``AnyOf``'s member that :meth:`.Problem.with_member` left out)
+    weighs 0.
+    """
+    result = np.zeros(len(weights))
     for term in terms:
         for member in term.members:
             result[member] = (term.weight if term.disjunctive else 1.0) * weights[member]

@@ -17,6 +17,7 @@ from helpers import (
 from problems import chain_figure
 
 from solver import Constraint, Dof, Effector, Figure, Problem, goals
+from solver.chains import Term, leaf_weights
 
 
 def test_variables_are_the_union_of_chains() -> None:
@@ -158,3 +159,14 @@ def test_chain_lengths_run_from_the_chain_start_to_the_effector() -> None:
     problem = Problem(fig, [whole, part])
     # bent or straight, the chain length is measured at the zero pose
     np.testing.assert_allclose(problem.chain_lengths, [2.1, 1.1], rtol=1e-12)
+
+
+def test_a_leaf_in_no_term_weighs_nothing_whatever_memory_its_weight_is_made_in() -> None:
+    # An AnyOf held to one member (Problem.with_member) leaves its other members in no term.
+    terms = (Term(1.0, (0,), False), Term(2.0, (2,), True))
+    weights = np.array([1.0, 5.0, 3.0])
+    for _ in range(3):
+        freed = np.full(3, 1e-300)  # numpy hands this memory to the next array of its size
+        del freed
+        found = leaf_weights(terms, weights)
+        np.testing.assert_array_equal(found, [1.0, 0.0, 6.0])

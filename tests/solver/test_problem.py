@@ -129,6 +129,10 @@ def test_an_anyof_held_to_each_member_weighs_that_member(seed: int) -> None:
         )
         assert held_value >= value - 1e-12 * abs(value)
         assert held.chosen_members(theta) == {1: 1 + j}
+        # the members left out weigh nothing; the smallest weight is of those that count
+        out = [1 + k for k in range(3) if k != j]
+        np.testing.assert_array_equal(held.weighting.leaves[out], 0.0)
+        assert held.smallest_weight() == min(members[0].weight, weight * members[j].weight)
         gradient = held.objective(theta)[1]
         expected = central_difference(objective_value(held), theta)
         assert relative_error(expected[held.variables], gradient[held.variables]) <= FD_TOLERANCE
