@@ -6,8 +6,9 @@ Run from the repository root after the benchmarks::
 
 Reads ``blender.json`` (Reach against Blender's Standard IK on the Rigify metarig),
 ``solver.json`` (Reach against scipy), ``bank.json`` (the problem bank), ``kernel.json``,
-``bake.json``, ``large_rig.json``, ``levels.json`` and ``plant.json`` (the speed targets,
-priorities' and pins' cost, and Plant Contacts' slide after), and, for the
+``bake.json``, ``large_rig.json``, ``levels.json``, ``comfort_cost.json`` and ``plant.json``
+(the speed targets, priorities' and pins' cost, comfort's cost, and Plant Contacts' slide
+after), and, for the
 headline numbers below the table, ``scale.json``, ``papers.json``, ``bake.json`` and
 ``methods.json`` and ``methods_blender.json`` (every solver method; the latter
 through the add-on in Blender); a missing file leaves its rows "not
@@ -32,6 +33,8 @@ measured". The targets:
 * priorities and pins (``levels.json``): a Solve whose left-hand goal cannot be met takes
   ≤ 2 × as long with that goal at a lower priority as with every goal weighted, and ≤ 2 ×
   with the feet pinned as with the feet's goals weighted;
+* comfort (``comfort_cost.json``): a drag event with Comfort 1 (the default) ≤ 1.5 × the
+  same drag with Comfort off, in every scenario measured;
 * the problem bank (``bank.json``): no solve at ``max_iterations`` by cycling (those at it
   for the budget are shown beside) and final G ≤ SLSQP's
   + 1e-8 relative on ≥ 98%; every "not reachable" verdict true (multi-start SLSQP);
@@ -49,7 +52,7 @@ from typing import Any
 from bench.harness import results_folder, shown
 from bench.report.summary_robustness import bank_targets, drag_targets, mixed_rows
 from bench.report.summary_rows import Row, missing
-from bench.report.summary_speed import levels_rows, plant_rows, speed_rows
+from bench.report.summary_speed import comfort_rows, levels_rows, plant_rows, speed_rows
 
 PEER = "standard_500"
 PEER_NAME = "Standard IK 500 it."
@@ -346,6 +349,7 @@ def main() -> None:
             "large_rig",
             "plant",
             "levels",
+            "comfort_cost",
         )
     }
     table = (
@@ -354,6 +358,7 @@ def main() -> None:
         + bank_targets(data["bank"])
         + speed_rows(data["kernel"], data["bake"], data["large_rig"])
         + levels_rows(data["levels"])
+        + comfort_rows(data["comfort_cost"])
         + plant_rows(data["plant"])
     )
     notes = (
@@ -363,8 +368,8 @@ def main() -> None:
         + method_blender_notes(data["methods_blender"])
     )
     sources = {
-        f"{name}.json": str(record.get("date", "undated"))
-        + (" quick" if record.get("quick") else "")
+        f"{name}.json": str(record.get("date", record.get("meta", {}).get("date", "undated")))
+        + (" quick" if record.get("quick", record.get("meta", {}).get("quick")) else "")
         for name, record in data.items()
         if record is not None
     }

@@ -1,5 +1,5 @@
 """The speed targets' rows of ``summary.md``: the compiled kernel, the bake, large rigs,
-priorities and pins, and Plant Contacts (its slide after and its time per frame)."""
+priorities and pins, comfort, and Plant Contacts (its slide after and its time per frame)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,10 @@ from typing import Any
 
 from bench.report.summary_rows import Row, missing
 
-__all__ = ["levels_rows", "plant_rows", "speed_rows"]
+__all__ = ["comfort_rows", "levels_rows", "plant_rows", "speed_rows"]
+
+COMFORT_LIMIT = 1.5
+"""A drag event with Comfort 1 (the default) takes at most this many times one with Comfort off."""
 
 
 def speed_rows(
@@ -45,6 +48,30 @@ def levels_rows(levels: dict[str, Any] | None) -> list[Row]:
             )
         )
     return rows
+
+
+def comfort_rows(comfort: dict[str, Any] | None) -> list[Row]:
+    """The row from ``comfort_cost.json``: the drag whose event Comfort slows most, over
+    ``versus_ik``'s scenarios and the whole-body reaches, against the same drag with
+    Comfort off (medians, measured in turn in one process)."""
+    title = f"Comfort: a drag event ≤{COMFORT_LIMIT:g}× the same drag without Comfort"
+    if comfort is None:
+        return [missing(title, "comfort_cost.json missing (run bench.blender.comfort_cost)")]
+    drags = {
+        name: (float(run["1"]["drag_median_ms"]), float(run["0"]["drag_median_ms"]))
+        for group in ("scenarios", "whole_body")
+        for name, run in comfort[group].items()
+    }
+    most, (on, off) = max(drags.items(), key=lambda item: item[1][0] / item[1][1])
+    return [
+        Row(
+            title,
+            f"{on:.2f} ms (most: {most})",
+            f"without {off:.2f} ms",
+            f"{on / off:.2f}× (≤ {COMFORT_LIMIT:g}×)",
+            on / off <= COMFORT_LIMIT,
+        )
+    ]
 
 
 def plant_rows(plant: dict[str, Any] | None) -> list[Row]:
