@@ -9,6 +9,7 @@ Trees and plans hold their arrays contiguous, in the C types, with their address
 from __future__ import annotations
 
 import ctypes
+import itertools
 from dataclasses import dataclass, field, replace
 from typing import Any, cast
 
@@ -209,7 +210,39 @@ class _Objective(ctypes.Structure):
         ("first", ctypes.c_void_p),
         ("massed", ctypes.c_void_p),
         ("extra", ctypes.c_void_p),
+        ("moving_count", ctypes.c_int32),
+        ("moving", ctypes.c_void_p),
+        ("fixed_count", ctypes.c_int32),
+        ("fixed", ctypes.c_void_p),
+        ("cached", ctypes.c_void_p),
+        ("key", ctypes.c_void_p),
+        ("generation", ctypes.c_int64),
     ]
+
+
+_GENERATIONS = itertools.count(1)
+"""Each objective plan's own number, for the kernel's frames kept between evaluations
+(``objective_frames``): the plans :meth:`ObjectivePlan.moved` makes share the scratch
+but not the rests."""
+
+
+def _moving_segments(
+    parent: IntArray, first_dof: IntArray, count: IntArray, variables: IntArray
+) -> IntArray:
+    """The segments some variable moves (its own DOF or an ancestor's), parents first.
+
+    The other segments' frames depend on DOFs no descent varies: the kernel keeps them
+    between evaluations.
+    """
+    variable = np.zeros(int(first_dof[-1] + count[-1]) if len(count) else 0, dtype=bool)
+    variable[variables] = True
+    moving = np.zeros(len(parent), dtype=bool)
+    for k, up in enumerate(parent.tolist()):
+        first = int(first_dof[k])
+        moving[k] = bool(variable[first : first + int(count[k])].any()) or (
+            up >= 0 and bool(moving[up])
+        )
+    return np.flatnonzero(moving).astype(np.int32)
 
 
 @dataclass(frozen=True, eq=False)
@@ -281,6 +314,7 @@ class ObjectivePlan(_Arrays):
         structure = _Objective.from_buffer_copy(self.structure)
         structure.rest, structure.normalise = tree.pointers[3], tree.normalise
         structure.scaled = int(scaled)
+        structure.generation = next(_GENERATIONS)  # its frames are of other rests
         assert self.trees is not None  # made by of()
         return replace(
             self,
@@ -320,11 +354,18 @@ class ObjectivePlan(_Arrays):
         if leaves is not None:
             shares, first_part, massed = leaves
         n_leaves = m if leaves is None else len(first_part)
+        parents, firsts, counts = tree.arrays[:3]
+        moving = _moving_segments(parents, firsts, counts, np.asarray(variables))
+        fixed = np.setdiff1d(np.arange(n_dofs), np.asarray(variables)).astype(np.int32)
         owned, owned_pointers = cls.held(
             np.ascontiguousarray(shares, dtype=np.float64),
             np.ascontiguousarray(first_part, dtype=np.int32),
             np.ascontiguousarray(massed, dtype=np.uint8),
             np.empty(15 * m + 7 * n_leaves),
+            moving,
+            fixed,
+            np.empty(n_dofs),
+            np.zeros(1, dtype=np.int64),  # no frames kept yet
         )
         arrays, pointers = cls.held(
             np.ascontiguousarray(local, dtype=np.float64).reshape(-1, 12),
@@ -359,7 +400,12 @@ class ObjectivePlan(_Arrays):
             *pointers[2:],
             n_leaves,
             None if leaves is None else owned_pointers[0],
-            *owned_pointers[1:],
+            *owned_pointers[1:4],
+            len(moving),
+            owned_pointers[4],
+            len(fixed),
+            *owned_pointers[5:],
+            next(_GENERATIONS),
         )
         return cls(
             (*arrays, *owned),

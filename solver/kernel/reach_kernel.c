@@ -19,7 +19,7 @@
 #endif
 
 /* The calling convention's version: the loader refuses a library of another. */
-#define RK_ABI 19
+#define RK_ABI 20
 
 /* An aim's goal point closer to its effector's than this leaves the aim undefined: it
  * weighs nothing (solver/goals/aim.py's _TINY). */
@@ -100,6 +100,34 @@ static void apply_dof(double *m, int rotation, const double *a, double theta) {
  * DOF's world axis and pivot (the joint frame after its own transform: its axis column
  * and origin); with normalise, rotation axes are scaled to unit length.
  */
+/* rk_frames' step for segment k: its world matrix from its parent's (or the identity
+ * after the segments, for a root), and its DOFs' world axes and pivots. */
+static void segment_frame(int32_t k, const int32_t *parent, const int32_t *first_dof,
+                          const int32_t *count, const double *rest, const uint8_t *rotation,
+                          const double *axis, int32_t normalise, const double *theta,
+                          double *world, const double *identity, double *dof_axis,
+                          double *dof_pivot) {
+    double *m = world + 16 * (int64_t)k;
+    const double *above = parent[k] < 0 ? identity : world + 16 * (int64_t)parent[k];
+    product4(above, rest + 16 * (int64_t)k, m);
+    for (int32_t i = 0; i < count[k]; ++i) {
+        const int64_t j = (int64_t)first_dof[k] + i;
+        const double *a = axis + 3 * j;
+        apply_dof(m, rotation[j], a, theta[j]);
+        double *u = dof_axis + 3 * j;
+        for (int r = 0; r < 3; ++r) {
+            u[r] = m[4 * r] * a[0] + m[4 * r + 1] * a[1] + m[4 * r + 2] * a[2];
+            dof_pivot[3 * j + r] = m[4 * r + 3];
+        }
+        if (normalise && rotation[j]) {
+            const double norm = sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]);
+            u[0] /= norm;
+            u[1] /= norm;
+            u[2] /= norm;
+        }
+    }
+}
+
 RK_EXPORT void rk_frames(int32_t n_segments, const int32_t *parent, const int32_t *first_dof,
                          const int32_t *count, const double *rest, const uint8_t *rotation,
                          const double *axis, int32_t normalise, const double *theta,
@@ -109,25 +137,8 @@ RK_EXPORT void rk_frames(int32_t n_segments, const int32_t *parent, const int32_
         identity[i] = (i % 5 == 0) ? 1.0 : 0.0;
     }
     for (int32_t k = 0; k < n_segments; ++k) {
-        double *m = world + 16 * (int64_t)k;
-        const double *above = parent[k] < 0 ? identity : world + 16 * (int64_t)parent[k];
-        product4(above, rest + 16 * (int64_t)k, m);
-        for (int32_t i = 0; i < count[k]; ++i) {
-            const int64_t j = (int64_t)first_dof[k] + i;
-            const double *a = axis + 3 * j;
-            apply_dof(m, rotation[j], a, theta[j]);
-            double *u = dof_axis + 3 * j;
-            for (int r = 0; r < 3; ++r) {
-                u[r] = m[4 * r] * a[0] + m[4 * r + 1] * a[1] + m[4 * r + 2] * a[2];
-                dof_pivot[3 * j + r] = m[4 * r + 3];
-            }
-            if (normalise && rotation[j]) {
-                const double norm = sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]);
-                u[0] /= norm;
-                u[1] /= norm;
-                u[2] /= norm;
-            }
-        }
+        segment_frame(k, parent, first_dof, count, rest, rotation, axis, normalise, theta, world,
+                      identity, dof_axis, dof_pivot);
     }
 }
 
@@ -323,7 +334,52 @@ typedef struct {
     const int32_t *first;
     const uint8_t *massed;
     double *extra;
+    /* The frames of the segments no variable moves, kept between evaluations: moving (the
+     * segments that move with some variable, parents before children: moving_count),
+     * fixed (the DOFs that are no variable: fixed_count), cached (the θ, n_dofs, the
+     * frames in world, dof_axis and dof_pivot were last made at in full) and key (the
+     * generation of the plan that made them, 0 none), scratch shared with the plans that
+     * share world; generation this plan's, unique to its tree and rests. */
+    int32_t moving_count;
+    const int32_t *moving;
+    int32_t fixed_count;
+    const int32_t *fixed;
+    double *cached;
+    int64_t *key;
+    int64_t generation;
 } Objective;
+
+/* rk_frames of o's tree at theta into o's scratch. Where this plan's last full pass made
+ * the frames and no DOF a variable leaves still has its value then (to the bit), the frames
+ * of the segments no variable moves are as that pass left them: only the moving segments
+ * are made again, the same products in the same order, so the frames are rk_frames' to the
+ * bit. A drag's or a descent's evaluations differ in the variables alone. */
+static void objective_frames(const Objective *o, const double *theta) {
+    if (*o->key == o->generation) {
+        int32_t i = 0;
+        for (; i < o->fixed_count; ++i) {
+            const int32_t j = o->fixed[i];
+            if (memcmp(theta + j, o->cached + j, sizeof(double)) != 0) {
+                break;
+            }
+        }
+        if (i == o->fixed_count) {
+            const double *identity = o->world + 16 * (int64_t)o->n_segments;
+            for (int32_t t = 0; t < o->moving_count; ++t) {
+                segment_frame(o->moving[t], o->parent, o->first_dof, o->count, o->rest,
+                              o->rotation, o->axis, o->normalise, theta, o->world, identity,
+                              o->dof_axis, o->dof_pivot);
+            }
+            return;
+        }
+    }
+    rk_frames(o->n_segments, o->parent, o->first_dof, o->count, o->rest, o->rotation, o->axis,
+              o->normalise, theta, o->world, o->dof_axis, o->dof_pivot);
+    for (int32_t i = 0; i < o->fixed_count; ++i) {
+        o->cached[o->fixed[i]] = theta[o->fixed[i]];
+    }
+    *o->key = o->generation;
+}
 
 /* Problem.evaluate_variables of an Objective: G_all = Σ_e Σ_b w_be ‖v_be − g_be‖² and its
  * gradient over the variables, from the pose θ (all DOFs), the goals' vectors g and their
@@ -367,16 +423,14 @@ RK_EXPORT double rk_objective(const Objective *o, const double *theta, int32_t b
                               const double *goal, const double *weight, const double *faces,
                               double *out) {
     if (o->shares != 0 || faces != 0) {
-        rk_frames(o->n_segments, o->parent, o->first_dof, o->count, o->rest, o->rotation,
-                  o->axis, o->normalise, theta, o->world, o->dof_axis, o->dof_pivot);
+        objective_frames(o, theta);
         return leaf_objective(o, blocks, goal, weight, faces, out);
     }
     const int32_t m = o->m, n = o->n;
     double *points = out, *x = out + 3 * (int64_t)m, *y = out + 6 * (int64_t)m;
     double *axes = out + 9 * (int64_t)m, *pivots = axes + 3 * (int64_t)n;
     double *gradient = pivots + 3 * (int64_t)n;
-    rk_frames(o->n_segments, o->parent, o->first_dof, o->count, o->rest, o->rotation, o->axis,
-              o->normalise, theta, o->world, o->dof_axis, o->dof_pivot);
+    objective_frames(o, theta);
     for (int32_t e = 0; e < m; ++e) {
         double *column[3] = {points + 3 * e, x + 3 * e, y + 3 * e};
         part_state(o, e, column);

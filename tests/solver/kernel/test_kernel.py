@@ -297,6 +297,71 @@ def test_the_compiled_objective_sums_the_goals_as_numpy_does(m: int) -> None:
     np.testing.assert_allclose(want[1], terms.sum(axis=0), rtol=1e-12)  # the terms are G's
 
 
+def _same(have: tuple[np.ndarray, ...], want: tuple[np.ndarray, ...]) -> bool:
+    return all(np.array_equal(a, b) for a, b in zip(have, want, strict=True))
+
+
+def _compiled(problem: Problem, theta: np.ndarray) -> tuple[np.ndarray, ...]:
+    """The kernel's G, gradient and pose of ``problem`` at ``theta``, evaluated anew."""
+    problem._evaluated = None
+    value, gradient = problem.evaluate_variables(theta)
+    pose = problem._evaluated
+    assert pose is not None and problem.derived.objective_plan is not None
+    kept = (pose.points, pose.x, pose.y, pose.axes, pose.pivots, pose.at)
+    return (np.array([value]), gradient.copy(), *(np.copy(a) for a in kept))
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_the_kernel_keeps_the_frames_no_variable_moves_to_the_bit(seed: int) -> None:
+    # Chains from segments below the root leave the DOFs above them fixed: between
+    # evaluations that change only the variables, the kernel makes the frames of the
+    # segments the variables move alone and keeps the others. Each evaluation is a fresh
+    # problem's (every frame made) to the bit: after the variables moved, after a fixed
+    # DOF moved, and between the plan of a figure moved as a whole and its own, which
+    # share the scratch the frames are kept in.
+    # Half the problems have a plane goal: their frames are made for the leaves' objective.
+    if kernel.active() is not None:
+        rng = np.random.default_rng(5300 + seed)
+        plan, figure = random_figure_plan(rng, int(rng.integers(4, 25)), chain=bool(seed % 2))
+        kinds = ("Position", "Orientation", "PositionOrientation", "Plane")[: 3 + seed % 2]
+        starts = [str(rng.choice([s.name for s in plan.segments[1:]])) for _ in range(3)]
+        weights = rng.uniform(0.5, 5.0, len(starts))
+        constraints = [
+            Constraint(random_effector(rng, start), random_goal(kind, rng), w, chain_start=start)
+            for start, kind, w in zip(starts, rng.choice(kinds, len(starts)), weights, strict=True)
+        ]
+    else:
+        assert not kernel.status().compiled
+        return
+    problem = Problem(figure, constraints)
+    variables = problem.variables
+    assert len(variables) < figure.n_dofs  # some DOF is fixed
+    fixed = np.setdiff1d(np.arange(figure.n_dofs), variables)
+
+    def fresh(theta: np.ndarray, on: Figure = figure) -> tuple[np.ndarray, ...]:
+        return _compiled(Problem(on, constraints), theta)
+
+    theta = random_theta(rng, plan)
+    assert _same(_compiled(problem, theta), fresh(theta))
+    for _ in range(3):  # the variables move: the fixed segments' frames are kept
+        theta = theta.copy()
+        theta[variables] += rng.uniform(-0.3, 0.3, len(variables))
+        want = fresh(theta)
+        assert _same(_compiled(problem, theta), want)
+    theta = theta.copy()
+    theta[fixed[rng.integers(len(fixed))]] += 0.25  # a fixed DOF moves: every frame anew
+    want = fresh(theta)
+    assert _same(_compiled(problem, theta), want)
+    motion = np.eye(4)
+    motion[:3, :3] = rotations.euler_matrix(rng.uniform(-1.0, 1.0, 3), "XYZ")
+    motion[:3, 3] = rng.uniform(-1.0, 1.0, 3)
+    moved_figure = figure.moved(motion)
+    moved = problem.on(moved_figure)
+    for on, posed in ((moved_figure, moved), (figure, problem), (moved_figure, moved)):
+        want = fresh(theta, on)
+        assert _same(_compiled(posed, theta), want)
+
+
 def test_only_squared_distances_in_plain_sums_take_the_compiled_objective() -> None:
     figure = Figure()
     figure.add_segment("arm", dofs=[Dof.rotation("x"), Dof.rotation("z")])
