@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import ctypes
 import itertools
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Any, cast
+from typing import Any
 
 import numpy as np
 
@@ -36,11 +37,15 @@ def address(array: np.ndarray[Any, Any]) -> int:
     """
     if array.size and array.flags.writeable:
         try:
-            return ctypes.addressof(ctypes.c_char.from_buffer(cast(Any, array)))
+            return _addressof(_from_buffer(array))
         except (TypeError, ValueError, BufferError):
             pass
     first: int = array.__array_interface__["data"][0]
     return first
+
+
+_from_buffer: Callable[[Any], Any] = ctypes.c_char.from_buffer
+_addressof: Callable[[Any], int] = ctypes.addressof
 
 
 def contiguous(array: FloatArray) -> FloatArray:
@@ -557,15 +562,16 @@ class DescentPlan:
             damping: μ's shares of the largest curvature and of |G/w|.
         """
         structure = self.structure
-        goal, weight, moves, base, scale, a, b, faces = arrays
-        structure.goal, structure.weight, structure.moves = (
-            address(goal),
-            address(weight),
-            address(moves),
-        )
-        structure.faces = address(faces) if len(faces) else None
-        structure.base, structure.scale = address(base), address(scale)
-        structure.a, structure.b = address(a), address(b)
+        weight, b, faces = arrays[1], arrays[6], arrays[7]
+        # an array bound last time is the same memory while it stays bound (a drag's events
+        # share every array but the goals, the start and the rows' bounds)
+        last = self.bound if self.bound is not None else (None,) * len(arrays)
+        fields = ("goal", "weight", "moves", "base", "scale", "a", "b")
+        for name, array, before in zip(fields, arrays, last, strict=False):
+            if array is not before:
+                setattr(structure, name, address(array))
+        if faces is not last[-1]:
+            structure.faces = address(faces) if len(faces) else None
         structure.weight_scale, structure.rows = weight_scale, len(b)
         structure.relative, structure.absolute = damping
         structure.posed = 0  # its pose is of another start and scale
