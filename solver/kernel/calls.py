@@ -547,7 +547,10 @@ class Kernel:
         p = k + rows + equalities  # F's columns, the equalities' and the held rows' at most
         size = p * n + p * p + k + 3 * p + 12 * n + 2 * rows + 2 * depth * n + depth * depth
         work = np.empty(size + 2 * depth)
-        integers = np.empty(3 * rows + equalities + (rows + n + 3) // 4, dtype=np.int32)
+        # the rows' bounds, touched and held, the equalities, free and held flags, spans
+        integers = np.empty(
+            3 * rows + equalities + (rows + n + 3) // 4 + 2 * rows + 2 * p, dtype=np.int32
+        )
         start = address(buffer)
         status = self.c.settle(
             plan.address,

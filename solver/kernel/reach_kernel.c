@@ -799,6 +799,42 @@ static double dot(int32_t n, const double *a, const double *b) {
     return sum;
 }
 
+/* [*lo, *hi): where the n entries of v are not zero (an empty span where all are). */
+static void support(int32_t n, const double *v, int32_t *lo, int32_t *hi) {
+    int32_t a = 0, b = n;
+    while (a < n && v[a] == 0.0) {
+        ++a;
+    }
+    while (b > a && v[b - 1] == 0.0) {
+        --b;
+    }
+    *lo = a;
+    *hi = b;
+}
+
+/* dot(n, a, b) where a is zero outside [lo, hi), to the bit: the partial sums take the
+ * same products in the same blocks of eight, and leave out the blocks and tail entries
+ * that only add a zero (a partial sum that starts at +0 is never −0, and x + ±0 is x). */
+static double dot_within(int32_t n, const double *a, const double *b, int32_t lo, int32_t hi) {
+    if (lo >= hi) {
+        return 0.0;
+    }
+    const int32_t body = n - n % 8;
+    double part[8] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
+    const int32_t end = hi < body ? hi + (8 - hi % 8) % 8 : body;
+    for (int32_t i = lo - lo % 8; i + 8 <= end; i += 8) {
+        for (int l = 0; l < 8; ++l) {
+            part[l] += a[i + l] * b[i + l];
+        }
+    }
+    double sum = ((part[0] + part[1]) + (part[2] + part[3])) +
+                 ((part[4] + part[5]) + (part[6] + part[7]));
+    for (int32_t i = lo > body ? lo : body; i < hi; ++i) {
+        sum += a[i] * b[i];
+    }
+    return sum;
+}
+
 /* S + μ I = L Lᵀ for S (p, p) symmetric, its lower triangle read and L written over it, row
  * by row: L's row i from S's row i and L's rows above it. Returns 0, or −1 where S + μ I is
  * not positive definite to rounding (or holds NaN). */
@@ -1220,12 +1256,6 @@ static int32_t bound_of(int32_t n, const double *row) {
         }
     }
     return variable;
-}
-
-/* A limit row times x: a bound's row (bound_of ≥ 0: one entry, ±1) by its one entry, the
- * same as the whole dot product; another row by the dot product. */
-static double row_dot(int32_t n, const double *row, int32_t bound, const double *x) {
-    return bound >= 0 ? row[bound] * x[bound] : dot(n, row, x);
 }
 
 /* ActiveSet.correct of the active rows, and of row hit too (≥ 0): the equalities met by the
@@ -1651,9 +1681,22 @@ typedef struct {
     double *trial, *trial_gradient, *mixed, *slack, *rates, *points, *steps, *gram, *gram_right;
     double *mix, *trial_move, *columns, *off;
     int32_t *bound, *touched, *extra;
+    int32_t *span; /* each limit row that is no bound: where it is not zero, lo then hi */
+    int32_t *spans; /* each column of newton_step's normal matrices: where it is not zero */
     uint8_t *free, *held;
     int32_t columns_used; /* F's columns in the last newton_step (compact_factor) */
 } SettleWork;
+
+/* Limit row i of d at x (relax's rows_in @ x, one row): a bound's row (bound_of ≥ 0: one
+ * entry, ±1) by its one entry, the same as the whole dot product; another row by the dot
+ * product over its span alone, to the bit (a limit polygon's row holds two variables). */
+static double settle_row(const Descent *d, const SettleWork *w, int32_t i, const double *x) {
+    const int32_t n = d->objective->n;
+    const double *row = d->a + (int64_t)n * i;
+    const int32_t bound = w->bound[i];
+    return bound >= 0 ? row[bound] * x[bound]
+                      : dot_within(n, row, x, w->span[2 * i], w->span[2 * i + 1]);
+}
 
 /* C = Σ m (φ − τ)² (relax.ComfortAim.value). */
 static double comfort_value(int32_t n, const Settle *c, const double *phi, double *scratch) {
@@ -1768,7 +1811,7 @@ static void within_limits(const Descent *d, const Settle *c, SettleWork *w, doub
     }
     for (int32_t i = 0; i < d->rows; ++i) {
         if (w->bound[i] < 0) {
-            const double side = dot(n, d->a + (int64_t)n * i, point) - d->b[i];
+            const double side = settle_row(d, w, i, point) - d->b[i];
             if (side < 0.0) {
                 w->right[past] = side;
                 w->extra[past++] = i;
@@ -1799,12 +1842,12 @@ static void along_equalities(const Descent *d, const Settle *c, SettleWork *w, d
 }
 
 /* relax._cut: step cut at the first row it meets from the rows' slack, the held ones not. */
-static void cut_step(const Descent *d, const int32_t *bound, const double *slack,
+static void cut_step(const Descent *d, const SettleWork *w, const double *slack,
                      const uint8_t *held, double push, double *rates, double *step) {
     const int32_t n = d->objective->n;
     double cut = INFINITY;
     for (int32_t i = 0; i < d->rows; ++i) {
-        rates[i] = row_dot(n, d->a + (int64_t)n * i, bound[i], step);
+        rates[i] = settle_row(d, w, i, step);
         if (rates[i] < -push && !(held && held[i])) {
             const double room = (slack[i] > 0.0 ? slack[i] : 0.0) / -rates[i];
             cut = room < cut ? room : cut;
@@ -2056,7 +2099,7 @@ static int32_t newton_step(Descent *d, const Settle *c, const double *phi,
     w->columns_used = k;
     int32_t touched = 0;
     for (int32_t i = 0; i < d->rows; ++i) {
-        w->slack[i] = row_dot(n, d->a + (int64_t)n * i, w->bound[i], phi) - d->b[i];
+        w->slack[i] = settle_row(d, w, i, phi) - d->b[i];
         w->held[i] = 0;
         if (w->slack[i] <= 1e-12) {
             w->touched[touched++] = i;
@@ -2094,12 +2137,17 @@ static int32_t newton_step(Descent *d, const Settle *c, const double *phi,
             return RK_GENERAL;
         }
     }
+    /* each column's span (a goal's columns are zero on the variables that do not move it),
+     * and the products of two columns over where both spans meet, to the bit */
+    int32_t *lo = w->spans, *hi = w->spans + k + c->equalities + d->rows;
     for (int32_t a = 0; a < k; ++a) { /* c = (FᵀF)⁻¹ Fᵀ g, damped */
+        support(n, f + (int64_t)n * a, lo + a, hi + a);
         for (int32_t b = 0; b <= a; ++b) {
-            const double v = dot(n, f + (int64_t)n * a, f + (int64_t)n * b);
+            const int32_t from = lo[a] > lo[b] ? lo[a] : lo[b], to = hi[a] < hi[b] ? hi[a] : hi[b];
+            const double v = dot_within(n, f + (int64_t)n * a, f + (int64_t)n * b, from, to);
             w->s[(int64_t)k * a + b] = w->s[(int64_t)k * b + a] = v;
         }
-        w->right[a] = dot(n, f + (int64_t)n * a, w->off);
+        w->right[a] = dot_within(n, f + (int64_t)n * a, w->off, lo[a], hi[a]);
     }
     if (damped_solve(k, w->s, w->right, c->gram, w->residual) != 0) {
         return RK_GENERAL;
@@ -2126,6 +2174,7 @@ static int32_t newton_step(Descent *d, const Settle *c, const double *phi,
             for (int32_t j = 0; j < n; ++j) {
                 column[j] = w->free[j] ? row[j] : 0.0;
             }
+            support(n, column, lo + a, hi + a);
         }
         for (int32_t a = 0; a < p; ++a) { /* S = Aᵀ H⁻¹ A, r = Aᵀ H⁻¹ pull − (c, 0) */
             const double *ca = a < k ? f + (int64_t)n * a : w->columns + (int64_t)n * (a - k);
@@ -2135,10 +2184,13 @@ static int32_t newton_step(Descent *d, const Settle *c, const double *phi,
             for (int32_t b = 0; b <= a; ++b) {
                 const double *cb =
                     b < k ? f + (int64_t)n * b : w->columns + (int64_t)n * (b - k);
-                const double v = dot(n, w->trial, cb);
+                const int32_t from = lo[a] > lo[b] ? lo[a] : lo[b];
+                const int32_t to = hi[a] < hi[b] ? hi[a] : hi[b];
+                const double v = dot_within(n, w->trial, cb, from, to);
                 w->s[(int64_t)p * a + b] = w->s[(int64_t)p * b + a] = v;
             }
-            w->right[a] = dot(n, ca, w->move) - (a < k ? w->residual[a] : 0.0);
+            const double pulled = dot_within(n, ca, w->move, lo[a], hi[a]);
+            w->right[a] = pulled - (a < k ? w->residual[a] : 0.0);
         }
         if (damped_solve(p, w->s, w->right, c->gram, y) != 0) {
             return RK_GENERAL;
@@ -2155,7 +2207,7 @@ static int32_t newton_step(Descent *d, const Settle *c, const double *phi,
         int32_t pushed = 0;
         for (int32_t t = 0; t < touched; ++t) {
             const int32_t i = w->touched[t];
-            const double rate = row_dot(n, d->a + (int64_t)n * i, w->bound[i], step);
+            const double rate = settle_row(d, w, i, step);
             if (w->held[i] || !(rate < -c->push)) {
                 continue;
             }
@@ -2171,7 +2223,7 @@ static int32_t newton_step(Descent *d, const Settle *c, const double *phi,
             break;
         }
     }
-    cut_step(d, w->bound, w->slack, w->held, c->push, w->rates, step);
+    cut_step(d, w, w->slack, w->held, c->push, w->rates, step);
     return 0;
 }
 
@@ -2280,8 +2332,13 @@ RK_EXPORT int32_t rk_settle(Descent *d, const Settle *c, double *phi, double *gr
     w.extra = iwork + 2 * (int64_t)rows;
     w.free = (uint8_t *)(iwork + 3 * (int64_t)rows + c->equalities);
     w.held = w.free + n;
+    w.span = iwork + 3 * (int64_t)rows + c->equalities + ((int64_t)rows + n + 3) / 4;
+    w.spans = w.span + 2 * (int64_t)rows;
     for (int32_t i = 0; i < rows; ++i) {
         w.bound[i] = bound_of(n, d->a + (int64_t)n * i);
+        if (w.bound[i] < 0) {
+            support(n, d->a + (int64_t)n * i, w.span + 2 * i, w.span + 2 * i + 1);
+        }
     }
     double value = out[0];
     double comfort = comfort_value(n, c, phi, scratch);
@@ -2308,7 +2365,7 @@ RK_EXPORT int32_t rk_settle(Descent *d, const Settle *c, double *phi, double *gr
         const int mixed = whole && anderson(n, history, phi, c, &w) == 0;
         if (mixed) { /* on the equalities, cut from the slack at phi newton_step found */
             along_equalities(d, c, &w, w.mixed);
-            cut_step(d, w.bound, w.slack, 0, c->push, w.rates, w.mixed);
+            cut_step(d, &w, w.slack, 0, c->push, w.rates, w.mixed);
         }
         double widest = 0.0;
         if (mixed) {
