@@ -92,14 +92,6 @@ static void apply_dof(double *m, int rotation, const double *a, double theta) {
     }
 }
 
-/* Kinematics.frames and Kinematics.dof_axes in one pass over the segments.
- *
- * Segment k (parents before children; parent[k] = −1 for a root) has the joint transform
- * rest[k] · T(θ_first[k]) ⋯ T(θ_first[k]+count[k]−1). Writes the world matrix of every
- * segment into world[16k…] and the identity after them (the roots' parent), and each
- * DOF's world axis and pivot (the joint frame after its own transform: its axis column
- * and origin); with normalise, rotation axes are scaled to unit length.
- */
 /* rk_frames' step for segment k: its world matrix from its parent's (or the identity
  * after the segments, for a root), and its DOFs' world axes and pivots. */
 static void segment_frame(int32_t k, const int32_t *parent, const int32_t *first_dof,
@@ -128,6 +120,14 @@ static void segment_frame(int32_t k, const int32_t *parent, const int32_t *first
     }
 }
 
+/* Kinematics.frames and Kinematics.dof_axes in one pass over the segments.
+ *
+ * Segment k (parents before children; parent[k] = −1 for a root) has the joint transform
+ * rest[k] · T(θ_first[k]) ⋯ T(θ_first[k]+count[k]−1). Writes the world matrix of every
+ * segment into world[16k…] and the identity after them (the roots' parent), and each
+ * DOF's world axis and pivot (the joint frame after its own transform: its axis column
+ * and origin); with normalise, rotation axes are scaled to unit length.
+ */
 RK_EXPORT void rk_frames(int32_t n_segments, const int32_t *parent, const int32_t *first_dof,
                          const int32_t *count, const double *rest, const uint8_t *rotation,
                          const double *axis, int32_t normalise, const double *theta,
@@ -812,9 +812,10 @@ static void support(int32_t n, const double *v, int32_t *lo, int32_t *hi) {
     *hi = b;
 }
 
-/* dot(n, a, b) where a is zero outside [lo, hi), to the bit: the partial sums take the
- * same products in the same blocks of eight, and leave out the blocks and tail entries
- * that only add a zero (a partial sum that starts at +0 is never −0, and x + ±0 is x). */
+/* dot(n, a, b) where every product a[i] b[i] outside [lo, hi) is zero, to the bit: the
+ * partial sums take the same products in the same blocks of eight, and leave out the blocks
+ * and tail entries that only add a zero (a partial sum that starts at +0 is never −0, and
+ * x + ±0 is x). */
 static double dot_within(int32_t n, const double *a, const double *b, int32_t lo, int32_t hi) {
     if (lo >= hi) {
         return 0.0;
