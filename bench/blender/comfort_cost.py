@@ -220,18 +220,22 @@ def main() -> None:
         bodies = {body: whole_body(reach, body, args.events) for body in BODIES}
     finally:
         rigs.unload_reach()
-    meta = {
-        **machine.about(),
-        "blender": bpy.app.version_string,
-        "events": args.events,
-        "targets": args.targets,
-        "seed": args.seed,
-        "wall_s": round(time.perf_counter() - started, 1),
-    }
+    record = machine.record(
+        args.quick,
+        "Comfort 1 against Comfort off: versus_ik's drags and Solves from rest, and "
+        "whole-body reaches dragged",
+        blender=bpy.app.version_string,
+        events=args.events,
+        targets=args.targets,
+        seed=args.seed,
+        wall_s=round(time.perf_counter() - started, 1),
+        scenarios=results,
+        whole_body=bodies,
+    )
     lines = [
         "# What comfort costs",
         "",
-        f"Blender {meta['blender']}, the basic human metarig, {args.events} drag events and "
+        f"Blender {record['blender']}, the basic human metarig, {args.events} drag events and "
         f"{args.targets} Solves from rest per scenario (``versus_ik``'s), comfort 0 (off) and 1 "
         "(the default) on two figures in one file, their events in turn. ms per event, the "
         "whole event as the add-on runs it.",
@@ -275,7 +279,7 @@ def main() -> None:
     ]
     for line in lines:
         print(line)
-    write_results(args.output, {"meta": meta, "scenarios": results, "whole_body": bodies}, lines)
+    write_results(args.output, record, lines)
 
 
 if __name__ == "__main__":

@@ -368,8 +368,8 @@ def main() -> None:
         + method_blender_notes(data["methods_blender"])
     )
     sources = {
-        f"{name}.json": str(record.get("date", record.get("meta", {}).get("date", "undated")))
-        + (" quick" if record.get("quick", record.get("meta", {}).get("quick")) else "")
+        f"{name}.json": str(record.get("date", "undated"))
+        + (" quick" if record.get("quick") else "")
         for name, record in data.items()
         if record is not None
     }
