@@ -232,14 +232,14 @@ but not the rests."""
 
 
 def _moving_segments(
-    parent: IntArray, first_dof: IntArray, count: IntArray, variables: IntArray
+    parent: IntArray, first_dof: IntArray, count: IntArray, variables: IntArray, n_dofs: int
 ) -> IntArray:
     """The segments some variable moves (its own DOF or an ancestor's), parents first.
 
     The other segments' frames depend on DOFs no descent varies: the kernel keeps them
     between evaluations.
     """
-    variable = np.zeros(int(first_dof[-1] + count[-1]) if len(count) else 0, dtype=bool)
+    variable = np.zeros(n_dofs, dtype=bool)
     variable[variables] = True
     moving = np.zeros(len(parent), dtype=bool)
     for k, up in enumerate(parent.tolist()):
@@ -360,8 +360,8 @@ class ObjectivePlan(_Arrays):
             shares, first_part, massed = leaves
         n_leaves = m if leaves is None else len(first_part)
         parents, firsts, counts = tree.arrays[:3]
-        moving = _moving_segments(parents, firsts, counts, np.asarray(variables))
-        fixed = np.setdiff1d(np.arange(n_dofs), np.asarray(variables)).astype(np.int32)
+        moving = _moving_segments(parents, firsts, counts, variables, n_dofs)
+        fixed = np.setdiff1d(np.arange(n_dofs), variables).astype(np.int32)
         owned, owned_pointers = cls.held(
             np.ascontiguousarray(shares, dtype=np.float64),
             np.ascontiguousarray(first_part, dtype=np.int32),

@@ -781,24 +781,6 @@ RK_EXPORT void rk_hessian_tree(POSE_HESSIAN, const double *direction, double *sc
     tree_product(POSE_HESSIAN_ARGUMENTS, direction, scratch, out);
 }
 
-/* a · b in eight interleaved partial sums: one running sum waits on each addition, which
- * makes the long vectors of a long chain about four times slower. */
-static double dot(int32_t n, const double *a, const double *b) {
-    double part[8] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
-    int32_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        for (int l = 0; l < 8; ++l) {
-            part[l] += a[i + l] * b[i + l];
-        }
-    }
-    double sum = ((part[0] + part[1]) + (part[2] + part[3])) +
-                 ((part[4] + part[5]) + (part[6] + part[7]));
-    for (; i < n; ++i) {
-        sum += a[i] * b[i];
-    }
-    return sum;
-}
-
 /* [*lo, *hi): where the n entries of v are not zero (an empty span where all are). */
 static void support(int32_t n, const double *v, int32_t *lo, int32_t *hi) {
     int32_t a = 0, b = n;
@@ -812,10 +794,11 @@ static void support(int32_t n, const double *v, int32_t *lo, int32_t *hi) {
     *hi = b;
 }
 
-/* dot(n, a, b) where every product a[i] b[i] outside [lo, hi) is zero, to the bit: the
- * partial sums take the same products in the same blocks of eight, and leave out the blocks
- * and tail entries that only add a zero (a partial sum that starts at +0 is never −0, and
- * x + ±0 is x). */
+/* a · b where every product a[i] b[i] outside [lo, hi) is zero, in eight interleaved
+ * partial sums (one running sum waits on each addition, which makes the long vectors of a
+ * long chain about four times slower). The same bits for any such span: the partial sums
+ * take the same products in the same blocks of eight, and leave out blocks and tail entries
+ * that only add a zero (a partial sum that starts at +0 is never −0, and x + ±0 is x). */
 static double dot_within(int32_t n, const double *a, const double *b, int32_t lo, int32_t hi) {
     if (lo >= hi) {
         return 0.0;
@@ -834,6 +817,11 @@ static double dot_within(int32_t n, const double *a, const double *b, int32_t lo
         sum += a[i] * b[i];
     }
     return sum;
+}
+
+/* a · b over all n entries. */
+static double dot(int32_t n, const double *a, const double *b) {
+    return dot_within(n, a, b, 0, n);
 }
 
 /* S + μ I = L Lᵀ for S (p, p) symmetric, its lower triangle read and L written over it, row
