@@ -457,6 +457,7 @@ class _Descent(ctypes.Structure):
         ("equalities", ctypes.c_int32),
         ("a_eq", ctypes.c_void_p),
         ("b_eq", ctypes.c_void_p),
+        ("row", ctypes.c_void_p),
     ]
 
 
@@ -516,12 +517,15 @@ class DescentPlan:
         self.work_address = 0
         self.bound: tuple[FloatArray, ...] | None = None
         self.blocks = 1
-        # the active bounds (at most one a variable): variables, signs, sides, held ones
+        # the active bounds (at most one a variable): variables, signs, sides, held ones,
+        # rows; a whole descent adds the bounds it meets
         self._bound, self._sign, self._rhs = np.empty(n, np.int32), np.empty(n), np.empty(n)
         self._held = np.zeros(n, dtype=np.uint8)
+        self._row = np.full(n, -1, dtype=np.int32)
         structure = self.structure
         structure.bound, structure.sign = address(self._bound), address(self._sign)
         structure.rhs, structure.held = address(self._rhs), address(self._held)
+        structure.row = address(self._row)
         self.inactive = np.empty(0, dtype=np.uint8)
         self.equalities: tuple[FloatArray, FloatArray] | None = None
 
@@ -598,6 +602,7 @@ class DescentPlan:
         rhs: FloatArray,
         inactive: np.ndarray[Any, np.dtype[np.bool_]],
         equalities: tuple[FloatArray, FloatArray] | None = None,
+        rows: list[int] | None = None,
     ) -> None:
         """Make the bounds on ``variables``, and ``equalities``, the descent's active rows.
 
@@ -608,14 +613,25 @@ class DescentPlan:
             inactive: Whether each inequality row is inactive, (rows,).
             equalities: Equality rows (e, n), orthonormal and zero on every variable held,
                 and their right-hand sides (e,); None: none.
+            rows: Each bound's inequality row, (q,), for :meth:`active` (None: not asked).
         """
         q = len(variables)
         self._bound[:q], self._sign[:q], self._rhs[:q] = variables, signs, rhs
+        self._row[:q] = -1 if rows is None else rows
         self._held[:] = 0
         self._held[variables] = 1
         self.structure.q = q
         self.inactive[:] = inactive
         self._equalities(equalities)
+
+    def active(self) -> tuple[IntArray, FloatArray, FloatArray, list[int]]:
+        """The bounds active now, as :meth:`hold` takes them with their rows (copies).
+
+        A whole descent (:meth:`Kernel.gauss_newton_descent`) adds those it meets.
+        """
+        q = self.q
+        rows = self._row[:q].tolist()
+        return self._bound[:q].astype(np.intp), self._sign[:q].copy(), self._rhs[:q].copy(), rows
 
     def _equalities(self, equalities: tuple[FloatArray, FloatArray] | None) -> None:
         """Point the structure at ``equalities`` (kept alive), or at none."""

@@ -19,7 +19,7 @@
 #endif
 
 /* The calling convention's version: the loader refuses a library of another. */
-#define RK_ABI 20
+#define RK_ABI 21
 
 /* An aim's goal point closer to its effector's than this leaves the aim undefined: it
  * weighs nothing (solver/goals/aim.py's _TINY). */
@@ -1130,7 +1130,9 @@ RK_EXPORT int32_t rk_newton_cg(POSE_HESSIAN, const uint8_t *held, const double *
  * by scale / √w (Scaled.curvature). The q active rows are bounds: row i is sign[i] on
  * variable bound[i] alone, held at rhs[i] (held[j] = 1 for each variable one holds; NULL
  * with q = 0), and the equality rows, orthonormal and zero on every held variable, always
- * active (a_eq φ = b_eq; equalities = 0: none). pose holds the pose at posed_at (n) when
+ * active (a_eq φ = b_eq; equalities = 0: none); row[i] is bound i's inequality row, and a
+ * whole descent (rk_gauss_newton_descent) adds the bounds it meets to these arrays, which
+ * have room for n. pose holds the pose at posed_at (n) when
  * posed is 1: the last point evaluated; theta holds that point's θ and total G there. F has
  * k = 3·blocks·m columns, one a goal vector's coordinate. */
 typedef struct {
@@ -1153,15 +1155,16 @@ typedef struct {
     int32_t posed;
     double total;
     int32_t q;
-    const int32_t *bound;
-    const double *sign;
-    const double *rhs;
-    const uint8_t *held;
+    int32_t *bound;
+    double *sign;
+    double *rhs;
+    uint8_t *held;
     int32_t blocks;
     const double *faces; /* rk_objective's: NULL where every goal is a squared distance */
     int32_t equalities;  /* equality rows, always active: orthonormal, none on a held variable */
     const double *a_eq;  /* (equalities, n) */
     const double *b_eq;
+    int32_t *row; /* each active bound's inequality row (q; room for n) */
 } Descent;
 
 /* v ← P v: v less its part on the active rows, the held variables zeroed (hold) and the
@@ -1496,11 +1499,37 @@ RK_EXPORT void rk_gauss_newton_search(Descent *d, const double *phi, double valu
     counts[2] = RK_STEP_TAKEN;
 }
 
+/* goldfarb._Run.add of the row hit, which a step met: a bound joins the active ones (its
+ * variable held from now on, the row no longer inactive). Returns 0, adding nothing, where
+ * the row is no bound or an equality row touches its variable: goldfarb._Run then takes
+ * the next steps itself (compiled_gauss_newton.held_bounds). */
+static int32_t hold_bound(Descent *d, int32_t hit, uint8_t *inactive) {
+    const int32_t n = d->objective->n, q = d->q;
+    const double *row = d->a + (int64_t)n * hit;
+    const int32_t variable = bound_of(n, row);
+    if (variable < 0) {
+        return 0;
+    }
+    for (int32_t l = 0; l < d->equalities; ++l) {
+        if (d->a_eq[(int64_t)n * l + variable] != 0.0) {
+            return 0;
+        }
+    }
+    d->bound[q] = variable;
+    d->sign[q] = row[variable];
+    d->rhs[q] = d->b[hit];
+    d->row[q] = hit;
+    d->held[variable] = 1;
+    inactive[hit] = 0;
+    d->q = q + 1;
+    return 1;
+}
+
 /* goldfarb.gauss_newton_descent: goldfarb._Run's iterations from phi while each is a fresh
- * Gauss–Newton step (rk_gauss_newton_start, then rk_gauss_newton_search) on the bounds
- * active at phi (and the equalities, if any) that meets no row and leaves G/w at most drop
- * of itself (so that H starts afresh at the next one), until G/w ≤ goal_value or the time
- * runs out. Each iteration first takes the Kuhn–Tucker test (active_set.kkt_floor, with its
+ * Gauss–Newton step (rk_gauss_newton_start, then rk_gauss_newton_search) on the active
+ * bounds (and the equalities, if any) that either leaves G/w at most drop of itself or
+ * lowers it onto a bound it meets, which then joins the active ones (hold_bound): either
+ * way H starts afresh at the next one; until G/w ≤ goal_value or the time runs out. Each iteration first takes the Kuhn–Tucker test (active_set.kkt_floor, with its
  * shares rounding and rounding_root of ‖g‖ and √|G|) on the projected gradient, then
  * goldfarb._Run.choose_drop's on the bounds' multipliers λ_i = sign_i g[bound_i]: the most
  * negative is kept while ‖H g‖ > −λ and a Newton step off its bound (of curvature
@@ -1510,18 +1539,19 @@ RK_EXPORT void rk_gauss_newton_search(Descent *d, const double *phi, double valu
  * phi and gradient: the start on entry (the gradient is evaluated here), the end on return
  * (with RK_GENERAL, the last point an iteration reached, from which goldfarb._Run goes on);
  * normed: the projected gradient the descent tested last; out (3): G/w, the evaluations
- * and the iterations, of the steps taken to the end. seconds: the time budget from now,
+ * and the iterations, of the steps taken to the end; d's bounds, the ones active there. seconds: the time budget from now,
  * checked before every iteration but the first (< 0: none). work holds 2kn + k² + 7n + 4 + rows + (2n + 3k + k²) doubles.
  * Returns RK_GOALS_MET, RK_TIME_SPENT, RK_MET_AT_START (nothing tested yet), or RK_GENERAL
- * for anything else (a bound left or met, a slower decrease, a Kuhn–Tucker point, the
- * iterations spent: goldfarb._Run goes on from the end, where its own iterations are). */
+ * for anything else (a bound left, a row met that is no bound or lowers nothing, a slower
+ * decrease, a Kuhn–Tucker point, the iterations spent: goldfarb._Run goes on from the end,
+ * where its own iterations are). */
 RK_EXPORT int32_t rk_gauss_newton_descent(Descent *d, double *phi, double *gradient,
-                                          double *normed, double *out, const uint8_t *inactive,
+                                          double *normed, double *out, uint8_t *inactive,
                                           double goal_value, double tolerance,
                                           double rounding, double rounding_root, double drop,
                                           int32_t max_iterations, double seconds,
                                           double *work) {
-    const int32_t n = d->objective->n, k = 3 * d->blocks * d->objective->leaves, q = d->q;
+    const int32_t n = d->objective->n, k = 3 * d->blocks * d->objective->leaves;
     const double began = seconds >= 0.0 ? monotonic_seconds() : 0.0;
     double *factor = work, *projected = factor + (int64_t)k * n;
     double *turn = projected + (int64_t)k * n, *hg = turn + (int64_t)k * k;
@@ -1546,7 +1576,7 @@ RK_EXPORT int32_t rk_gauss_newton_descent(Descent *d, double *phi, double *gradi
             break; /* a Kuhn–Tucker point, or a bound to leave there */
         }
         int32_t worst = -1;
-        for (int32_t i = 0; i < q; ++i) {
+        for (int32_t i = 0; i < d->q; ++i) {
             const double lambda = d->sign[i] * gradient[d->bound[i]];
             if (worst < 0 || lambda < d->sign[worst] * gradient[d->bound[worst]]) {
                 worst = i;
@@ -1596,9 +1626,15 @@ RK_EXPORT int32_t rk_gauss_newton_descent(Descent *d, double *phi, double *gradi
         }
         rk_gauss_newton_search(d, phi, value, gradient, hg, inactive, found, point,
                                point_gradient, counts, own);
-        if (counts[2] != RK_STEP_TAKEN || (counts[0] >= 0 && found[2] >= found[1]) ||
-            !(found[3] <= drop * value)) {
+        if (counts[2] != RK_STEP_TAKEN) {
             break; /* the iteration is not counted: the general descent takes it */
+        }
+        if (counts[0] >= 0 && found[2] >= found[1]) { /* a row met: _Run.accept adds it */
+            if (!(found[3] < value) || !hold_bound(d, counts[0], inactive)) {
+                break;
+            }
+        } else if (!(found[3] <= drop * value)) {
+            break;
         }
         iterations += 1;
         evaluations += counts[1];

@@ -5,8 +5,9 @@ bounds alone are active (or no row) is a damped least-squares step followed by t
 search. The kernel takes such iterations whole (:mod:`solver.kernel`):
 
 - :func:`gauss_newton_descent`: a whole descent of them from a start where only bounds
-  are active, in one call (a warm drag event's or bake frame's quick path), or the first
-  of its iterations where they are not the whole (:class:`Resume`);
+  are active, the bounds its steps meet joining them, in one call (a warm drag event's or
+  bake frame's quick path), or the first of its iterations where they are not the whole
+  (:class:`Resume`);
 - :func:`takes_step`, :func:`start` and :func:`step`: one of them inside the loop of
   :class:`.goldfarb.Run`, which goes on in Python from the kernel's point.
 
@@ -64,6 +65,7 @@ class Resume:
         gradient: Its gradient.
         iterations: The iterations taken to it.
         evaluations: The objective's evaluations, the start's included.
+        added: The inequality rows (bounds) its steps met, active from there on, in turn.
     """
 
     point: FloatArray
@@ -71,6 +73,7 @@ class Resume:
     gradient: FloatArray
     iterations: int
     evaluations: int
+    added: tuple[int, ...] = ()
 
 
 def active_bounds(
@@ -137,17 +140,17 @@ def gauss_newton_descent(
 
     Equality rows apart from their variables (``equalities``) stay active throughout too.
 
-    While every iteration is the kernel's Gauss–Newton step on the bounds active at the
-    start (no multiplier negative enough to leave one by :meth:`.goldfarb.Run.choose_drop`'s
-    tests) that meets no row and lowers G to at most :data:`.metric.GAUSS_NEWTON_DROP` of
-    itself (so that H starts afresh from the curvature at the next one), the descent makes
-    no metric or active set of its own; the kernel takes the same steps and stops alike
-    (the goals met, the time spent), in one call
-    (:meth:`kernel.Kernel.gauss_newton_descent`): a drag event's descent, or a warm
-    frame's. Anything else (a bound left, a row met, a slower decrease, a Kuhn–Tucker
-    point, the iterations spent) returns where the kernel left off (:class:`Resume`), or
-    None where it took no iteration: :func:`.goldfarb.descend`'s descent from the start
-    goes on from there.
+    While every iteration is the kernel's Gauss–Newton step on the active bounds (no
+    multiplier negative enough to leave one by :meth:`.goldfarb.Run.choose_drop`'s tests)
+    that either lowers G to at most :data:`.metric.GAUSS_NEWTON_DROP` of itself or lowers
+    it onto a bound it meets, which then joins the active ones (so that either way H
+    starts afresh from the curvature at the next one), the descent makes no metric or
+    active set of its own; the kernel takes the same steps and stops alike (the goals met,
+    the time spent), in one call (:meth:`kernel.Kernel.gauss_newton_descent`): a drag
+    event's descent, or a warm frame's. Anything else (a bound left, a row met that is no
+    bound, a slower decrease, a Kuhn–Tucker point, the iterations spent) returns where the
+    kernel left off (:class:`Resume`, with the bounds it met), or None where it took no
+    iteration: :func:`.goldfarb.descend`'s descent from the start goes on from there.
 
     Args:
         gauss_newton_step: The kernel's iterations (:func:`.metric.compiled_step`).
@@ -159,8 +162,8 @@ def gauss_newton_descent(
         goal_value: As :func:`.goldfarb.descend`'s.
         equalities: The descent's equality rows (:data:`.metric.Equalities`), or None.
     """
-    bounds, signs, rhs, rows = active
-    plan = gauss_newton_step.hold(bounds, signs, rhs, rows, equalities)
+    plan = gauss_newton_step.hold(*active, equalities)
+    rows = active[3]
     found = gauss_newton_step.library.gauss_newton_descent(
         plan,
         phi0,
@@ -171,10 +174,14 @@ def gauss_newton_descent(
         max_iterations=max_iterations,
         seconds=None if deadline is None else deadline - time.perf_counter(),
     )
+    bounds, signs, _, held = plan.active()  # the start's bounds, then those the steps met
     if found.status is DescentStatus.GENERAL:
         if not found.iterations:
             return None
-        return Resume(found.point, found.value, found.gradient, found.iterations, found.evaluations)
+        added = tuple(held[len(rows) :])
+        return Resume(
+            found.point, found.value, found.gradient, found.iterations, found.evaluations, added
+        )
     if found.status is DescentStatus.TIME_SPENT:
         status, detail = Status.TIME_LIMIT, ""
     else:
@@ -188,7 +195,7 @@ def gauss_newton_descent(
         message=status.message(detail),
         iterations=found.iterations,
         evaluations=found.evaluations,
-        active=tuple(rows),
+        active=tuple(held),
         projected_gradient=np.inf if normed is None else float(np.sqrt(normed @ normed)),
         multipliers=signs * found.gradient[bounds],
         readds=0,

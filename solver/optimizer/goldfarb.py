@@ -145,12 +145,15 @@ def descend(
             search; it computes what steps 2 to 5 would from there, to rounding.
         resume: Where the kernel's descent from ``phi0`` left off
             (:func:`.compiled_gauss_newton.gauss_newton_descent`): its iterations are this
-            descent's first ones, so it goes on from there (:meth:`Run.resume`).
+            descent's first ones, so it goes on from there (:meth:`Run.resume`), with the
+            bounds they met active.
 
     Returns:
         The final iterate and how the descent ended.
     """
     active = ActiveSet.at(phi0, a_eq, b_eq, a_in, b_in, slack=START_SLACK)
+    for row in () if resume is None else resume.added:  # the bounds the kernel's steps met
+        active.add(row)
     run = Run(objective, phi0, active, tolerance, callback, curvature)
     run.expand = expand
     run.hessian = hessian

@@ -373,7 +373,7 @@ class GaussNewtonStep:
         plan = self.bound()
         inactive = np.ones(len(self.arrays[6]), dtype=bool)
         inactive[rows] = False
-        plan.hold(bounds, signs, rhs, inactive, equalities)
+        plan.hold(bounds, signs, rhs, inactive, equalities, rows)
         return plan
 
     def search(

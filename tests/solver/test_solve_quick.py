@@ -321,16 +321,18 @@ def _stepwise(
     active: compiled_gauss_newton.ActiveBounds,
     goal_value: float,
     tolerance: float,
-) -> tuple[np.ndarray, float, int, int, bool]:
+) -> tuple[np.ndarray, float, int, int, bool, list[int]]:
     """The kernel's descent taken one kernel start and search at a time, by its rule.
 
     The Kuhn–Tucker test on the projected gradient, the drop tests of the most negative
     bound multiplier (Goldfarb's ``‖Hg‖ ≤ −β`` and the Newton comparison off its bound),
-    then a step that must meet no row and leave G at most a fifth lower (no time limit).
-    Returns the last point a step reached, G there, the evaluations and the steps taken
-    to it, and whether the goals are met there (else a test or a step stopped it short).
+    then a step that must either leave G at most a fifth lower or lower G onto a bound it
+    meets, which is held from then on (no time limit). Returns the last point a step
+    reached, G there, the evaluations and the steps taken to it, whether the goals are met
+    there (else a test or a step stopped it short), and the rows of the bounds held there.
     """
     bounds, signs, rhs, rows = active
+    rows = list(rows)
     value, gradient = objective(phi)
     evaluations, iterations = 1, 0
     inactive = np.ones(len(step.arrays[6]), dtype=bool)
@@ -340,7 +342,7 @@ def _stepwise(
         projected[bounds] = 0.0
         floor = kkt_floor(tolerance, gradient, value)
         if float(np.sqrt(projected @ projected)) <= floor or iterations >= 50:
-            return phi, value, evaluations, iterations, False
+            return phi, value, evaluations, iterations, False, rows
         started, _ = step.start(phi, value, gradient, (bounds, signs, rhs), inactive)
         assert started.status == 0
         hg = started.hg
@@ -352,16 +354,34 @@ def _stepwise(
             largest = float(np.einsum("ij,ij->i", factor, factor).max())
             curvature = float(reach @ reach) + max(1e-7 * largest, abs(value), 1e-12)
             if np.sqrt(hg @ hg) <= -beta or float(gradient @ hg) * curvature <= beta * beta:
-                return phi, value, evaluations, iterations, False
+                return phi, value, evaluations, iterations, False, rows
         taken = step.search(phi, value, gradient, hg)
-        if taken.status or (taken.hit >= 0 and taken.alpha >= taken.limit):
-            return phi, value, evaluations, iterations, False
-        if not taken.value <= GAUSS_NEWTON_DROP * value:
-            return phi, value, evaluations, iterations, False
+        if taken.status:
+            return phi, value, evaluations, iterations, False, rows
+        if taken.hit >= 0 and taken.alpha >= taken.limit:  # a row met: held, if a bound
+            variables, entries = _bound_of(step, taken.hit)
+            if variables < 0 or not taken.value < value:
+                return phi, value, evaluations, iterations, False, rows
+            bounds, signs = np.append(bounds, variables), np.append(signs, entries)
+            rhs = np.append(rhs, step.arrays[6][taken.hit])
+            rows.append(taken.hit)
+            inactive[taken.hit] = False
+        elif not taken.value <= GAUSS_NEWTON_DROP * value:
+            return phi, value, evaluations, iterations, False, rows
         iterations += 1
         evaluations += taken.evaluations
         phi, value, gradient = taken.point, taken.value, taken.gradient
-    return phi, value, evaluations, iterations, True
+    return phi, value, evaluations, iterations, True, rows
+
+
+def _bound_of(step: GaussNewtonStep, row: int) -> tuple[int, float]:
+    """The variable inequality ``row`` of ``step``'s descent bounds and its entry there (±1),
+    or (−1, 0) where it is no bound."""
+    entries = step.arrays[5][row]
+    variables = np.flatnonzero(entries)
+    if len(variables) != 1 or abs(entries[variables[0]]) != 1.0:
+        return -1, 0.0
+    return int(variables[0]), float(entries[variables[0]])
 
 
 @settings(max_examples=60, deadline=None)
@@ -382,11 +402,33 @@ def test_the_kernels_descent_takes_its_steps_and_stops_by_their_rule(
 ) -> None:
     """In one call, what its steps do one at a time: the same points, bit for bit, also
     where it stops short of the goals (the general descent goes on from that point)."""
+    _descent_by_its_rule(seed, segments, n_goals, reach, jump, held, 1.0)
+
+
+def test_the_kernels_descent_holds_the_bounds_its_steps_meet() -> None:
+    """Joints of ±0.3 rad, goals from poses up to 0.5 rad away: steps meet bounds, which
+    the descent then holds, as its steps one at a time do (bit for bit)."""
+    holding = 0
+    for seed in range(12):
+        rng = np.random.default_rng([seed, 7])
+        segments, n_goals = int(rng.integers(5, 16)), int(rng.integers(1, 4))
+        met = _descent_by_its_rule(seed, segments, n_goals, 0.0, 0.5, 0, 0.3)
+        if met is None:
+            return  # no kernel, nothing to compare
+        holding += met[1] > met[0]  # a bound met and held
+    assert holding >= 8
+
+
+def _descent_by_its_rule(
+    seed: int, segments: int, n_goals: int, reach: float, jump: float, held: int, limit: float
+) -> tuple[int, int] | None:
+    """The kernel's descent in one call against :func:`_stepwise`, on a chain of joints
+    within ±``limit``; the bounds active at the start and at the end (None: no kernel)."""
     if kernel.active() is None:
-        return  # no kernel, nothing to compare
+        return None  # no kernel, nothing to compare
     rng = np.random.default_rng(seed)
-    figure = long_chain(segments, limit=1.0)
-    theta = rng.uniform(-0.3, 0.3, figure.n_dofs)
+    figure = long_chain(segments, limit=limit)
+    theta = rng.uniform(-0.3, 0.3, figure.n_dofs) * min(limit, 1.0)
     world = figure.forward(theta + rng.uniform(-jump, jump, figure.n_dofs))
     chosen = rng.choice(np.arange(1, segments), n_goals, replace=False)
     offsets = rng.normal(size=(n_goals, 3))
@@ -405,7 +447,7 @@ def test_the_kernels_descent_takes_its_steps_and_stops_by_their_rule(
     scaled = Scaled(space, weight_scale(problem), None)
     step = scaled.gauss_newton_step(problem)
     if step is None:
-        return
+        return None
     phi = space.phi(space.base)
     goal_value = problem.goal_tolerance(1e-9) / scaled.weight
     active = compiled_gauss_newton.active_bounds(
@@ -424,10 +466,12 @@ def test_the_kernels_descent_takes_its_steps_and_stops_by_their_rule(
         max_iterations=50,
         seconds=None,
     )
-    point, value, evaluations, iterations, met = want
+    point, value, evaluations, iterations, met, rows = want
     assert have.status in (0, 2) if met else have.status == -1
     np.testing.assert_array_equal(have.point, point)
     assert (have.value, have.evaluations, have.iterations) == (value, evaluations, iterations)
+    assert step.plan.active()[3] == rows  # the start's bounds, then those the steps met
+    return len(active[3]), len(rows)
 
 
 def test_a_problem_moved_with_its_figure_solves_as_one_built_on_the_moved_figure() -> None:
