@@ -1529,8 +1529,9 @@ static int32_t hold_bound(Descent *d, int32_t hit, uint8_t *inactive) {
  * Gauss–Newton step (rk_gauss_newton_start, then rk_gauss_newton_search) on the active
  * bounds (and the equalities, if any) that either leaves G/w at most drop of itself or
  * lowers it onto a bound it meets, which then joins the active ones (hold_bound): either
- * way H starts afresh at the next one; until G/w ≤ goal_value or the time runs out. Each iteration first takes the Kuhn–Tucker test (active_set.kkt_floor, with its
- * shares rounding and rounding_root of ‖g‖ and √|G|) on the projected gradient, then
+ * way H starts afresh at the next one; until G/w ≤ goal_value or the time runs out. Each
+ * iteration first takes the Kuhn–Tucker test (active_set.kkt_floor, with its shares
+ * rounding and rounding_root of ‖g‖ and √|G|) on the projected gradient, then
  * goldfarb._Run.choose_drop's on the bounds' multipliers λ_i = sign_i g[bound_i]: the most
  * negative is kept while ‖H g‖ > −λ and a Newton step off its bound (of curvature
  * ‖F_bound‖² + μ, μ damped as H's start from the largest ‖F_j‖²) promises less than one on
@@ -1539,8 +1540,9 @@ static int32_t hold_bound(Descent *d, int32_t hit, uint8_t *inactive) {
  * phi and gradient: the start on entry (the gradient is evaluated here), the end on return
  * (with RK_GENERAL, the last point an iteration reached, from which goldfarb._Run goes on);
  * normed: the projected gradient the descent tested last; out (3): G/w, the evaluations
- * and the iterations, of the steps taken to the end; d's bounds, the ones active there. seconds: the time budget from now,
- * checked before every iteration but the first (< 0: none). work holds 2kn + k² + 7n + 4 + rows + (2n + 3k + k²) doubles.
+ * and the iterations, of the steps taken to the end; d's bounds, the ones active there.
+ * seconds: the time budget from now, checked before every iteration but the first (< 0:
+ * none). work holds 2kn + k² + 7n + 4 + rows + (2n + 3k + k²) doubles.
  * Returns RK_GOALS_MET, RK_TIME_SPENT, RK_MET_AT_START (nothing tested yet), or RK_GENERAL
  * for anything else (a bound left, a row met that is no bound or lowers nothing, a slower
  * decrease, a Kuhn–Tucker point, the iterations spent: goldfarb._Run goes on from the end,
