@@ -458,6 +458,13 @@ class _Descent(ctypes.Structure):
         ("a_eq", ctypes.c_void_p),
         ("b_eq", ctypes.c_void_p),
         ("row", ctypes.c_void_p),
+        ("others", ctypes.c_int32),
+        ("other_rows", ctypes.c_void_p),
+        ("room", ctypes.c_int32),
+        ("upper", ctypes.c_void_p),
+        ("added", ctypes.c_void_p),
+        ("n_added", ctypes.c_int32),
+        ("off", ctypes.c_void_p),
     ]
 
 
@@ -526,8 +533,14 @@ class DescentPlan:
         structure.bound, structure.sign = address(self._bound), address(self._sign)
         structure.rhs, structure.held = address(self._rhs), address(self._held)
         structure.row = address(self._row)
+        self._added = np.empty(n, np.int32)  # the rows a whole descent adds, in turn
+        structure.added = address(self._added)
+        # rows held as equalities that a whole descent adds to (allocated as needed)
+        self._basis, self._sides = np.empty((0, n)), np.empty(0)
+        self._upper, self._directions = np.empty((0, 0)), np.empty((1, n))
         self.inactive = np.empty(0, dtype=np.uint8)
         self.equalities: tuple[FloatArray, FloatArray] | None = None
+        self.others: FloatArray | None = None
 
     def point_at(self, objective: ObjectivePlan) -> None:
         """Read ``objective`` (a plan :meth:`ObjectivePlan.moved` from this one's) from now on."""
@@ -582,14 +595,16 @@ class DescentPlan:
         m, n = self.objective.n_leaves, self.objective.n_variables
         structure.blocks = self.blocks = len(weight) // m
         k = self.k
-        # a step's work (at most 5n + 2k + k² + rows) after a descent's own (2kn + k² + 3n + 4)
-        size = 8 * n + 2 * k * n + 2 * k + 2 * k * k + 4 + len(b)
+        # a step's work (6n + rows, 2n + 3k + k²) after a descent's own (2kn + k² + 3n + 4)
+        size = 10 * n + 2 * k * n + 3 * k + 2 * k * k + 4 + len(b)
         if self._work.size < size:
             self._work = np.empty(size)
             self.work_address = address(self._work)
         self.bound = arrays
-        structure.q = 0  # no bound active until held
+        structure.q = structure.n_added = 0  # no bound active until held
         self._equalities(None)
+        self._others(None)
+        structure.room, structure.upper = 0, None
         if len(self.inactive) != len(b):
             self.inactive = np.ones(len(b), dtype=np.uint8)
         else:
@@ -603,6 +618,9 @@ class DescentPlan:
         inactive: np.ndarray[Any, np.dtype[np.bool_]],
         equalities: tuple[FloatArray, FloatArray] | None = None,
         rows: list[int] | None = None,
+        others: FloatArray | None = None,
+        upper: FloatArray | None = None,
+        room: int = 0,
     ) -> None:
         """Make the bounds on ``variables``, and ``equalities``, the descent's active rows.
 
@@ -614,15 +632,84 @@ class DescentPlan:
             equalities: Equality rows (e, n), orthonormal and zero on every variable held,
                 and their right-hand sides (e,); None: none.
             rows: Each bound's inequality row, (q,), for :meth:`active` (None: not asked).
+            others: Active inequality rows that are no bounds, held as the last of
+                ``equalities``: each one's scaled direction off the other active rows
+                (``Descent``'s ``other_rows`` in ``reach_kernel.c``), (r, n); None: none.
+            upper: R (e, e), upper triangular: ``equalities`` are the rows given, Rᵀ times
+                them; None: the identity.
+            room: The rows held as equalities a whole descent may grow to, adding the rows
+                its steps meet that are no bounds (0: none added).
         """
         q = len(variables)
         self._bound[:q], self._sign[:q], self._rhs[:q] = variables, signs, rhs
         self._row[:q] = -1 if rows is None else rows
         self._held[:] = 0
         self._held[variables] = 1
-        self.structure.q = q
+        structure = self.structure
+        structure.q = q
+        structure.n_added = 0
         self.inactive[:] = inactive
-        self._equalities(equalities)
+        e = 0 if equalities is None else len(equalities[1])
+        if room <= e:
+            self._equalities(equalities)
+            self._others(others)
+            structure.room, structure.upper = e, None
+            return
+        room = self._room(room)  # R's stride in the kernel: the room made
+        r = 0 if others is None else len(others)
+        if equalities is not None and e:
+            self._basis[:e], self._sides[:e] = equalities
+        self._upper[:e, :e] = np.eye(e) if upper is None else upper
+        if others is not None and r:
+            self._directions[:r] = others
+        self.equalities, self.others = (self._basis, self._sides), self._directions
+        structure.equalities, structure.others, structure.room = e, r, room
+        structure.a_eq, structure.b_eq = address(self._basis), address(self._sides)
+        structure.upper, structure.other_rows = address(self._upper), address(self._directions)
+
+    def _room(self, room: int) -> int:
+        """Buffers for at least ``room`` rows held as equalities (kept once larger); their room."""
+        if len(self._sides) < room:
+            n = self.objective.n_variables
+            self._basis, self._sides = np.empty((room, n)), np.empty(room)
+            self._upper, self._directions = np.zeros((room, room)), np.empty((room + 1, n))
+        return len(self._sides)
+
+    def equality_rows(self) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
+        """The rows held as equalities now (copies), as a whole descent left them.
+
+        Their orthonormal rows Q (e, n) and right-hand sides (e,), R (e, e) with the rows
+        they span Rᵀ Q (the identity where a descent grew none), and the directions of the
+        last r, the inequality rows that are no bounds (r, n).
+        """
+        structure = self.structure
+        e, r = int(structure.equalities), int(structure.others)
+        if self.equalities is None:
+            return (
+                np.empty((0, self.objective.n_variables)),
+                np.empty(0),
+                np.eye(0),
+                np.empty((0, 0)),
+            )
+        rows, sides = self.equalities
+        upper = self._upper[:e, :e].copy() if structure.upper else np.eye(e)
+        directions = np.empty((0, rows.shape[1])) if self.others is None else self.others[:r]
+        return rows[:e].copy(), sides[:e].copy(), upper, directions.copy()
+
+    def added(self) -> list[int]:
+        """The inequality rows the last whole descent added to those held, in turn."""
+        added: list[int] = self._added[: int(self.structure.n_added)].tolist()
+        return added
+
+    def _others(self, others: FloatArray | None) -> None:
+        """Point the structure at ``others`` (kept alive), or at none."""
+        structure = self.structure
+        if others is None or not len(others):
+            self.others = None
+            structure.others, structure.other_rows = 0, None
+            return
+        self.others = contiguous(others)
+        structure.others, structure.other_rows = len(others), address(self.others)
 
     def active(self) -> tuple[IntArray, FloatArray, FloatArray, list[int]]:
         """The bounds active now, as :meth:`hold` takes them with their rows (copies).

@@ -19,7 +19,7 @@
 #endif
 
 /* The calling convention's version: the loader refuses a library of another. */
-#define RK_ABI 21
+#define RK_ABI 23
 
 /* An aim's goal point closer to its effector's than this leaves the aim undefined: it
  * weighs nothing (solver/goals/aim.py's _TINY). */
@@ -1132,9 +1132,17 @@ RK_EXPORT int32_t rk_newton_cg(POSE_HESSIAN, const uint8_t *held, const double *
  * with q = 0), and the equality rows, orthonormal and zero on every held variable, always
  * active (a_eq φ = b_eq; equalities = 0: none); row[i] is bound i's inequality row, and a
  * whole descent (rk_gauss_newton_descent) adds the bounds it meets to these arrays, which
- * have room for n. pose holds the pose at posed_at (n) when
- * posed is 1: the last point evaluated; theta holds that point's θ and total G there. F has
- * k = 3·blocks·m columns, one a goal vector's coordinate. */
+ * have room for n. Active inequality rows that are no bounds (a limit polygon's edges)
+ * are held as equality rows are, the last `others` of them, the rows held as equalities
+ * being Rᵀ a_eq of the rows given (R upper triangular in upper, b_eq their right-hand
+ * sides R⁻ᵀ b). For Goldfarb's drop tests each such row j has other_rows' row
+ * N (NᵀN)⁻¹ e_j / √((NᵀN)⁻¹_jj) of the active rows N: its product with the gradient is
+ * the row's multiplier so scaled (β, as a bound's is sign·g), with F's columns its reach
+ * off the others. A whole descent adds the rows its steps meet that are no bounds there
+ * too, where they fit in room (hold_row), and lists every row it adds in added. pose holds
+ * the pose at posed_at (n) when posed is 1: the last point evaluated; theta holds that
+ * point's θ and total G there. F has k = 3·blocks·m columns, one a goal vector's
+ * coordinate. */
 typedef struct {
     const Objective *objective;
     const double *goal;
@@ -1162,9 +1170,16 @@ typedef struct {
     int32_t blocks;
     const double *faces; /* rk_objective's: NULL where every goal is a squared distance */
     int32_t equalities;  /* equality rows, always active: orthonormal, none on a held variable */
-    const double *a_eq;  /* (equalities, n) */
-    const double *b_eq;
+    double *a_eq;        /* (equalities, n) */
+    double *b_eq;
     int32_t *row; /* each active bound's inequality row (q; room for n) */
+    int32_t others;      /* active inequality rows that are no bounds (see below) */
+    double *other_rows;  /* (others, n) */
+    int32_t room;        /* rows a_eq, b_eq, upper and other_rows have room for */
+    double *upper;       /* R (room × room): the rows held as equalities are Rᵀ a_eq */
+    int32_t *added;      /* the inequality rows the steps met, in turn (room for n) */
+    int32_t n_added;
+    const double *off;   /* the row a search meets, less its part on the active rows */
 } Descent;
 
 /* v ← P v: v less its part on the active rows, the held variables zeroed (hold) and the
@@ -1252,8 +1267,9 @@ static int32_t bound_of(int32_t n, const double *row) {
 
 /* ActiveSet.correct of the active rows, and of row hit too (≥ 0): the equalities met by the
  * projection onto them when one is off by more than 1e-13, each bound's variable set to the
- * bound exactly (s·φ = b with s = ±1 is φ = s·b), and a row hit that is no bound (only where
- * no row is active) met by the projection onto it when off by more than 1e-13. */
+ * bound exactly (s·φ = b with s = ±1 is φ = s·b), and a row hit that is no bound met when
+ * off by more than 1e-13 by the projection onto it: along the row, or where rows are active
+ * along its part off them (d->off, which a whole descent's search sets). */
 static void put_back(const Descent *d, int32_t hit, double *point) {
     const int32_t n = d->objective->n;
     double off = 0.0; /* the equalities met by their projection when one is off by 1e-13 */
@@ -1282,6 +1298,13 @@ static void put_back(const Descent *d, int32_t hit, double *point) {
     }
     const double extra = dot(n, row, point) - d->b[hit];
     if (fabs(extra) <= 1e-13) {
+        return;
+    }
+    if (d->off) { /* along the row's part off the active rows, which it keeps */
+        const double along = (1.0 / dot(n, row, d->off)) * extra;
+        for (int32_t j = 0; j < n; ++j) {
+            point[j] -= d->off[j] * along;
+        }
         return;
     }
     const double along = (1.0 / dot(n, row, row)) * extra;
@@ -1380,12 +1403,26 @@ RK_EXPORT int32_t rk_gauss_newton_start(Descent *d, const double *phi, double va
  * is none), RK_BLOCKED_AT_ONCE (λ_max ≤ 1e-15), RK_NO_DECREASE (the line search found
  * none) or RK_ROW_NOT_A_BOUND (the row met is no bound while rows are active: the
  * descent takes that step itself).
- * work holds 5n + rows doubles. */
+ * work holds 6n + rows doubles. */
+static void search(Descent *d, const double *phi, double value, const double *gradient,
+                   const double *hg, const uint8_t *inactive, double *out, double *point,
+                   double *point_gradient, int32_t *counts, double *work, int32_t meets_rows);
+
 RK_EXPORT void rk_gauss_newton_search(Descent *d, const double *phi, double value,
                                       const double *gradient, const double *hg,
                                       const uint8_t *inactive, double *out, double *point,
                                       double *point_gradient, int32_t *counts, double *work) {
+    search(d, phi, value, gradient, hg, inactive, out, point, point_gradient, counts, work, 0);
+}
+
+/* rk_gauss_newton_search, and with meets_rows (a whole descent's) the step that meets a row
+ * that is no bound while rows are active taken too, capped onto the row along its part off
+ * them. */
+static void search(Descent *d, const double *phi, double value, const double *gradient,
+                   const double *hg, const uint8_t *inactive, double *out, double *point,
+                   double *point_gradient, int32_t *counts, double *work, int32_t meets_rows) {
     const int32_t n = d->objective->n, q = d->q;
+    d->off = 0;
     double *step = work, *low = work + n, *low_gradient = low + n;
     double *trial = low_gradient + n, *trial_gradient = trial + n, *rates = trial_gradient + n;
     counts[0] = -1;
@@ -1436,8 +1473,14 @@ RK_EXPORT void rk_gauss_newton_search(Descent *d, const double *phi, double valu
         return;
     }
     if (hit >= 0 && (q || d->equalities) && bound_of(n, d->a + (int64_t)n * hit) < 0) {
-        counts[2] = RK_ROW_NOT_A_BOUND;
-        return;
+        if (!meets_rows) {
+            counts[2] = RK_ROW_NOT_A_BOUND;
+            return;
+        }
+        double *off = rates + d->rows; /* the row's part off the active rows */
+        memcpy(off, d->a + (int64_t)n * hit, sizeof(double) * (size_t)n);
+        project_held(d, off);
+        d->off = off;
     }
     /* the line search: ends of the bracket as (α, G/w, slope); the low end's point kept */
     const double c1 = 1e-4, c2 = 0.9, noise = 1e-13 * fabs(value);
@@ -1522,31 +1565,112 @@ static int32_t hold_bound(Descent *d, int32_t hit, uint8_t *inactive) {
     d->held[variable] = 1;
     inactive[hit] = 0;
     d->q = q + 1;
+    d->added[d->n_added++] = hit;
+    return 1;
+}
+
+/* goldfarb._Run.add of the row hit that is no bound, which a step met: held from now on
+ * as the other rows that are no bounds are (Descent), its part off the rows held as
+ * equalities the next of them (Gram–Schmidt twice over, R's next column), its right-hand
+ * side and every such row's direction for the drop tests found again. Returns 0, adding
+ * nothing, where it touches a held variable (the bounds and these stay apart), where there
+ * is no room, or where it lies in the span of the others. */
+static int32_t hold_row(Descent *d, int32_t hit, uint8_t *inactive) {
+    const int32_t n = d->objective->n, m = d->equalities, room = d->room;
+    const double *row = d->a + (int64_t)n * hit;
+    if (m >= room) {
+        return 0;
+    }
+    for (int32_t j = 0; d->q && j < n; ++j) {
+        if (d->held[j] && row[j] != 0.0) {
+            return 0;
+        }
+    }
+    double *next = d->a_eq + (int64_t)n * m, *upper = d->upper;
+    memcpy(next, row, sizeof(double) * (size_t)n);
+    for (int32_t i = 0; i < m; ++i) {
+        upper[(int64_t)room * i + m] = 0.0;
+    }
+    for (int32_t pass = 0; pass < 2; ++pass) {
+        for (int32_t i = 0; i < m; ++i) {
+            const double *basis = d->a_eq + (int64_t)n * i;
+            const double along = dot(n, basis, next);
+            upper[(int64_t)room * i + m] += along;
+            for (int32_t j = 0; j < n; ++j) {
+                next[j] -= along * basis[j];
+            }
+        }
+    }
+    const double size = sqrt(dot(n, next, next));
+    if (!(size * size > 1e-10)) {
+        return 0;
+    }
+    for (int32_t j = 0; j < n; ++j) {
+        next[j] /= size;
+    }
+    for (int32_t i = 0; i < m; ++i) {
+        upper[(int64_t)room * m + i] = 0.0;
+    }
+    upper[(int64_t)room * m + m] = size;
+    double side = d->b[hit]; /* R⁻ᵀ b's next entry */
+    for (int32_t i = 0; i < m; ++i) {
+        side -= upper[(int64_t)room * i + m] * d->b_eq[i];
+    }
+    d->b_eq[m] = side / size;
+    d->equalities = m + 1;
+    d->others += 1;
+    /* each such row j's direction off the others: Qᵀ u / ‖u‖ with Rᵀ u = e_j */
+    double *u = d->other_rows + (int64_t)n * d->others; /* room beyond the last (m < room) */
+    for (int32_t l = 0; l < d->others; ++l) {
+        const int32_t j = m + 1 - d->others + l;
+        double length = 0.0;
+        for (int32_t i = 0; i <= m; ++i) {
+            double v = i == j ? 1.0 : 0.0;
+            for (int32_t k = 0; k < i; ++k) {
+                v -= upper[(int64_t)room * k + i] * u[k];
+            }
+            u[i] = i < j ? 0.0 : v / upper[(int64_t)room * i + i];
+            length += u[i] * u[i];
+        }
+        double *direction = d->other_rows + (int64_t)n * l;
+        memset(direction, 0, sizeof(double) * (size_t)n);
+        for (int32_t i = j; i <= m; ++i) {
+            const double *basis = d->a_eq + (int64_t)n * i;
+            const double w = u[i] / sqrt(length);
+            for (int32_t c = 0; c < n; ++c) {
+                direction[c] += w * basis[c];
+            }
+        }
+    }
+    inactive[hit] = 0;
+    d->added[d->n_added++] = hit;
     return 1;
 }
 
 /* goldfarb.gauss_newton_descent: goldfarb._Run's iterations from phi while each is a fresh
  * Gauss–Newton step (rk_gauss_newton_start, then rk_gauss_newton_search) on the active
- * bounds (and the equalities, if any) that either leaves G/w at most drop of itself or
- * lowers it onto a bound it meets, which then joins the active ones (hold_bound): either
- * way H starts afresh at the next one; until G/w ≤ goal_value or the time runs out. Each
- * iteration first takes the Kuhn–Tucker test (active_set.kkt_floor, with its shares
- * rounding and rounding_root of ‖g‖ and √|G|) on the projected gradient, then
- * goldfarb._Run.choose_drop's on the bounds' multipliers λ_i = sign_i g[bound_i]: the most
- * negative is kept while ‖H g‖ > −λ and a Newton step off its bound (of curvature
- * ‖F_bound‖² + μ, μ damped as H's start from the largest ‖F_j‖²) promises less than one on
- * the face.
+ * rows (bounds, the equalities and the other rows held as equalities, see Descent) that
+ * either leaves G/w at most drop of itself or lowers it onto a row it meets, which then
+ * joins the active ones (hold_bound, hold_row): either way H starts afresh at the next
+ * one; until G/w ≤ goal_value or the time runs out. Each iteration first takes the
+ * Kuhn–Tucker test (active_set.kkt_floor, with its shares rounding and rounding_root of
+ * ‖g‖ and √|G|) on the projected gradient, then goldfarb._Run.choose_drop's on the
+ * inequality rows' multipliers β (a bound's sign_i g[bound_i], another row's product with
+ * other_rows): the most negative is kept while ‖H g‖ > −β and a Newton step off its row
+ * (of curvature ‖Fᵀ d‖² + μ along the row's direction d off the others, μ damped as H's
+ * start from the largest ‖F_j‖²) promises less than one on the face.
  *
  * phi and gradient: the start on entry (the gradient is evaluated here), the end on return
  * (with RK_GENERAL, the last point an iteration reached, from which goldfarb._Run goes on);
  * normed: the projected gradient the descent tested last; out (3): G/w, the evaluations
- * and the iterations, of the steps taken to the end; d's bounds, the ones active there.
- * seconds: the time budget from now, checked before every iteration but the first (< 0:
- * none). work holds 2kn + k² + 7n + 4 + rows + (2n + 3k + k²) doubles.
+ * and the iterations, of the steps taken to the end; d's rows, those active there (in
+ * added, those its steps met). seconds: the time budget from now, checked before every
+ * iteration but the first (< 0: none). work holds 2kn + k² + 8n + 4 + rows + (2n + 3k + k²)
+ * doubles.
  * Returns RK_GOALS_MET, RK_TIME_SPENT, RK_MET_AT_START (nothing tested yet), or RK_GENERAL
- * for anything else (a bound left, a row met that is no bound or lowers nothing, a slower
- * decrease, a Kuhn–Tucker point, the iterations spent: goldfarb._Run goes on from the end,
- * where its own iterations are). */
+ * for anything else (a row left, a row met that touches a held variable or lowers nothing,
+ * a slower decrease, a Kuhn–Tucker point, the iterations spent: goldfarb._Run goes on from
+ * the end, where its own iterations are). */
 RK_EXPORT int32_t rk_gauss_newton_descent(Descent *d, double *phi, double *gradient,
                                           double *normed, double *out, uint8_t *inactive,
                                           double goal_value, double tolerance,
@@ -1577,14 +1701,22 @@ RK_EXPORT int32_t rk_gauss_newton_descent(Descent *d, double *phi, double *gradi
         if (projected_norm <= floor) {
             break; /* a Kuhn–Tucker point, or a bound to leave there */
         }
-        int32_t worst = -1;
+        int32_t worst = -1; /* a bound's index, or q + an other row's */
+        double beta = 0.0;
         for (int32_t i = 0; i < d->q; ++i) {
             const double lambda = d->sign[i] * gradient[d->bound[i]];
-            if (worst < 0 || lambda < d->sign[worst] * gradient[d->bound[worst]]) {
+            if (worst < 0 || lambda < beta) {
                 worst = i;
+                beta = lambda;
             }
         }
-        const double beta = worst >= 0 ? d->sign[worst] * gradient[d->bound[worst]] : 0.0;
+        for (int32_t l = 0; l < d->others; ++l) {
+            const double lambda = dot(n, d->other_rows + (int64_t)n * l, gradient);
+            if (worst < 0 || lambda < beta) {
+                worst = d->q + l;
+                beta = lambda;
+            }
+        }
         int32_t started = 0;
         double damping = 0.0;
         if (beta < 0.0) { /* choose_drop: H g for Goldfarb's test and leaving_pays */
@@ -1604,8 +1736,10 @@ RK_EXPORT int32_t rk_gauss_newton_descent(Descent *d, double *phi, double *gradi
                 }
                 largest = size > largest ? size : largest;
             }
+            const double *away = worst < d->q ? 0 : d->other_rows + (int64_t)n * (worst - d->q);
             for (int32_t c = 0; c < k; ++c) {
-                const double f = factor[(int64_t)n * c + d->bound[worst]];
+                const double *column = factor + (int64_t)n * c;
+                const double f = away ? dot(n, column, away) : column[d->bound[worst]];
                 reach += f * f;
             }
             double mu = d->relative * largest;
@@ -1626,13 +1760,16 @@ RK_EXPORT int32_t rk_gauss_newton_descent(Descent *d, double *phi, double *gradi
                                               hg, &damping, own) != RK_STARTED) {
             break;
         }
-        rk_gauss_newton_search(d, phi, value, gradient, hg, inactive, found, point,
-                               point_gradient, counts, own);
+        search(d, phi, value, gradient, hg, inactive, found, point, point_gradient, counts, own,
+               1);
         if (counts[2] != RK_STEP_TAKEN) {
             break; /* the iteration is not counted: the general descent takes it */
         }
         if (counts[0] >= 0 && found[2] >= found[1]) { /* a row met: _Run.accept adds it */
-            if (!(found[3] < value) || !hold_bound(d, counts[0], inactive)) {
+            const int32_t hit = counts[0];
+            if (!(found[3] < value) || !(bound_of(n, d->a + (int64_t)n * hit) >= 0
+                                             ? hold_bound(d, hit, inactive)
+                                             : hold_row(d, hit, inactive))) {
                 break;
             }
         } else if (!(found[3] <= drop * value)) {

@@ -19,9 +19,10 @@ from ..kernel import SettleStatus
 from ..optimizer.budget import Budget, Reporter
 from ..optimizer.compiled_gauss_newton import (
     ActiveBounds,
+    Faces,
     Resume,
-    active_bounds,
     gauss_newton_descent,
+    start_rows,
 )
 from ..optimizer.goldfarb import descend
 from ..optimizer.levels import Level, descend_levels, has_levels
@@ -342,9 +343,9 @@ class Goldfarb(Method):
             space = scaled.space
             phi = np.clip(phi, space.lower, space.upper)
             if step is not None and left.goal_value is not None:
-                active = active_bounds(phi, space.a_eq, space.b_eq, space.rows_in, space.b_in)
-                if active is not None:
-                    quick = self.kernel_descent(problem, step, phi, active, left, space)
+                found = start_rows(phi, space.a_eq, space.b_eq, space.rows_in, space.b_in)
+                if found is not None:
+                    quick = self.kernel_descent(problem, step, phi, *found, left, space)
                     if isinstance(quick, Descent):
                         return quick
                     return self.goals(problem, scaled, phi, left, step, resume=quick)
@@ -381,7 +382,8 @@ class Goldfarb(Method):
 
         Otherwise where they left off (the general descent goes on from there), or None.
 
-        From a start where only bounds are active, on goals the kernel evaluates
+        From a start where no active row touches a bound's variable but the bound's own
+        (:func:`.optimizer.compiled_gauss_newton.start_rows`), on goals the kernel evaluates
         (:meth:`Problem.compiled_goals <solver.Problem.compiled_goals>`), with the
         Gauss–Newton start, a goal value, and no levels
         (:func:`.optimizer.compiled_gauss_newton.gauss_newton_descent`), then relaxed
@@ -392,15 +394,15 @@ class Goldfarb(Method):
             return None
         space = scaled.space
         phi0 = space.phi(space.base)
-        active = active_bounds(phi0, space.a_eq, space.b_eq, space.rows_in, space.b_in)
-        if active is None:
+        found = start_rows(phi0, space.a_eq, space.b_eq, space.rows_in, space.b_in)
+        if found is None:
             return None
         step = scaled.gauss_newton_step(problem)
         if step is None:
             return None
         # comfort's rounds, where they follow, keep their own last evaluation instead
         keep = scaled.comfort is None
-        descent = self.kernel_descent(problem, step, phi0, active, budget, space, keep=keep)
+        descent = self.kernel_descent(problem, step, phi0, *found, budget, space, keep=keep)
         if not isinstance(descent, Descent):
             return descent
         return self.relaxed(problem, scaled, descent, budget, step)
@@ -411,6 +413,7 @@ class Goldfarb(Method):
         step: GaussNewtonStep,
         phi0: FloatArray,
         active: ActiveBounds,
+        faces: Faces | None,
         budget: Budget,
         space: ReducedSpace,
         *,
@@ -420,7 +423,8 @@ class Goldfarb(Method):
 
         None where it left off at once.
 
-        ``space``'s equality rows stay active throughout, as the active bounds do.
+        ``space``'s equality rows stay active throughout, as the active bounds and the
+        other active rows (``faces``, or None: none) do.
         ``keep``: the kernel's last evaluation becomes ``problem``'s own
         (:func:`_keep_last`), so that the solve does not evaluate its end again.
         """
@@ -434,6 +438,7 @@ class Goldfarb(Method):
             deadline=budget.deadline,
             goal_value=budget.goal_value,
             equalities=(space.a_eq, space.b_eq) if len(space.b_eq) else None,
+            faces=faces,
         )
         if keep and isinstance(descent, Descent):
             _keep_last(problem, step)

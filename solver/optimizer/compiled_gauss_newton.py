@@ -4,14 +4,17 @@ With the Gauss–Newton start (:mod:`.goldfarb`), an iteration where H starts af
 bounds alone are active (or no row) is a damped least-squares step followed by the line
 search. The kernel takes such iterations whole (:mod:`solver.kernel`):
 
-- :func:`gauss_newton_descent`: a whole descent of them from a start where only bounds
-  are active, the bounds its steps meet joining them, in one call (a warm drag event's or
-  bake frame's quick path), or the first of its iterations where they are not the whole
-  (:class:`Resume`);
+- :func:`gauss_newton_descent`: a whole descent of them, in one call (a warm drag
+  event's or bake frame's quick path), or the first of its iterations where they are not
+  the whole (:class:`Resume`); it holds the rows active at its start, bounds apart from
+  the others (a limit polygon's edges, held as equalities are), and adds those its steps
+  meet;
 - :func:`takes_step`, :func:`start` and :func:`step`: one of them inside the loop of
   :class:`.goldfarb.Run`, which goes on in Python from the kernel's point.
 
-Either way the kernel computes what Python's steps would, to rounding.
+Either way each of the kernel's steps is what Python's would be, to rounding: bit for
+bit where bounds and equalities alone are active; with other rows active, a long descent
+may part from Python's along directions G does not see.
 """
 
 from __future__ import annotations
@@ -32,12 +35,14 @@ from .metric import GAUSS_NEWTON_DROP, Equalities, GaussNewtonStep, Metric, wood
 
 __all__ = [
     "ActiveBounds",
+    "Faces",
     "Iteration",
     "Resume",
     "active_bounds",
     "gauss_newton_descent",
     "held_bounds",
     "start",
+    "start_rows",
     "step",
     "takes_step",
 ]
@@ -98,6 +103,69 @@ def active_bounds(
     return found if _apart(a_eq, found[0]) else None
 
 
+@dataclass(frozen=True)
+class Faces:
+    """Active rows at a start that are no bounds (a limit polygon's edges), for the kernel.
+
+    Its descent holds them among the equality rows, by one orthonormal basis of both.
+
+    Attributes:
+        order: Every active inequality row, the bounds' and these, in
+            :meth:`ActiveSet.at`'s order.
+        rows: These rows (r).
+        held: Orthonormal rows spanning the equality rows and these, (e + r, n), and their
+            right-hand sides: the kernel holds them as it holds equalities.
+        directions: Each of these rows' direction off the other active rows N,
+            N (NᵀN)⁻¹ e_j / √((NᵀN)⁻¹_jj), (r, n): its product with the gradient is the
+            row's multiplier as Goldfarb's tests weigh it.
+        upper: R (e + r, e + r), upper triangular: the equality rows and these are Rᵀ
+            times :attr:`held`'s.
+    """
+
+    order: list[int]
+    rows: list[int]
+    held: tuple[FloatArray, FloatArray]
+    directions: FloatArray
+    upper: FloatArray
+
+
+def start_rows(
+    phi0: FloatArray,
+    a_eq: FloatArray,
+    b_eq: FloatArray,
+    a_in: FloatArray | LimitRows,
+    b_in: FloatArray,
+) -> tuple[ActiveBounds, Faces | None] | None:
+    """The inequality rows :func:`.goldfarb.descend` takes as active at ``phi0``, for the kernel.
+
+    Bounds alone (:func:`active_bounds`), or :meth:`ActiveSet.at`'s rows with those that
+    are no bounds as :class:`Faces`, where neither these nor the equality rows touch a
+    bound's variable (the kernel holds them apart from the bounds). None where they do.
+    """
+    found = active_bounds(phi0, a_eq, b_eq, a_in, b_in)
+    if found is not None:
+        return found, None
+    active = ActiveSet.at(phi0, a_eq, b_eq, a_in, b_in, slack=START_SLACK)
+    columns, values = active.a_in.bounds()
+    order = np.asarray(active.rows, dtype=np.intp)
+    is_bound = columns[order] >= 0
+    bound_rows, rows = order[is_bound], order[~is_bound]
+    variables = columns[bound_rows]
+    held = np.vstack([a_eq, active.a_in[rows]])
+    if not rows.size or bool(np.any(held[:, variables] != 0.0)):
+        return None
+    # held = Rᵀ Qᵀ: the rows Qᵀ φ = R⁻ᵀ b span the same face; (NᵀN)⁻¹ = R⁻¹ R⁻ᵀ
+    basis, upper = np.linalg.qr(held.T)
+    lower_inverse = np.linalg.inv(upper.T)
+    sides = lower_inverse @ np.concatenate([b_eq, b_in[rows]])
+    turned = lower_inverse[:, len(b_eq) :]  # R⁻ᵀ e_j of each row j that is no bound
+    turned /= np.sqrt(np.einsum("ij,ij->j", turned, turned))
+    bounds = (variables, values[bound_rows], b_in[bound_rows], bound_rows.tolist())
+    held_rows = (np.ascontiguousarray(basis.T), sides)
+    directions = np.ascontiguousarray((basis @ turned).T)
+    return bounds, Faces(order.tolist(), rows.tolist(), held_rows, directions, upper)
+
+
 def _apart(a_eq: FloatArray, variables: IntArray) -> bool:
     """Whether no equality row touches a variable of ``variables``."""
     return not bool(np.any(a_eq[:, variables] != 0.0))
@@ -135,35 +203,41 @@ def gauss_newton_descent(
     deadline: float | None,
     goal_value: float,
     equalities: Equalities | None = None,
+    faces: Faces | None = None,
 ) -> Descent | Resume | None:
-    """:func:`.goldfarb.descend`'s descent from a start where bounds alone are active.
+    """:func:`.goldfarb.descend`'s descent from a start, by the kernel (:func:`start_rows`).
 
-    Equality rows apart from their variables (``equalities``) stay active throughout too.
+    The active bounds, equality rows apart from their variables (``equalities``) and the
+    other active rows (``faces``, a limit polygon's edges, held among the equalities) stay
+    active throughout.
 
-    While every iteration is the kernel's Gauss–Newton step on the active bounds (no
+    While every iteration is the kernel's Gauss–Newton step on the active rows (no
     multiplier negative enough to leave one by :meth:`.goldfarb.Run.choose_drop`'s tests)
     that either lowers G to at most :data:`.metric.GAUSS_NEWTON_DROP` of itself or lowers
-    it onto a bound it meets, which then joins the active ones (so that either way H
-    starts afresh from the curvature at the next one), the descent makes no metric or
-    active set of its own; the kernel takes the same steps and stops alike (the goals met,
-    the time spent), in one call (:meth:`kernel.Kernel.gauss_newton_descent`): a drag
-    event's descent, or a warm frame's. Anything else (a bound left, a row met that is no
-    bound, a slower decrease, a Kuhn–Tucker point, the iterations spent) returns where the
-    kernel left off (:class:`Resume`, with the bounds it met), or None where it took no
+    it onto a row it meets, which then joins the active ones (so that either way H starts
+    afresh from the curvature at the next one), the descent makes no metric or active set
+    of its own; the kernel takes the same steps and stops alike (the goals met, the time
+    spent), in one call (:meth:`kernel.Kernel.gauss_newton_descent`): a drag event's
+    descent, or a warm frame's. Anything else (a row left, a row met that touches a bound's
+    variable, a slower decrease, a Kuhn–Tucker point, the iterations spent) returns where
+    the kernel left off (:class:`Resume`, with the rows it met), or None where it took no
     iteration: :func:`.goldfarb.descend`'s descent from the start goes on from there.
 
     Args:
         gauss_newton_step: The kernel's iterations (:func:`.metric.compiled_step`).
         phi0: Feasible start, shape (n,).
-        active: The bounds active there (:func:`active_bounds`).
+        active: The bounds active there (:func:`start_rows`).
         tolerance: As :func:`.goldfarb.descend`'s.
         max_iterations: As :func:`.goldfarb.descend`'s.
         deadline: As :func:`.goldfarb.descend`'s.
         goal_value: As :func:`.goldfarb.descend`'s.
         equalities: The descent's equality rows (:data:`.metric.Equalities`), or None.
+        faces: The active rows that are no bounds (:func:`start_rows`), or None.
     """
-    plan = gauss_newton_step.hold(*active, equalities)
-    rows = active[3]
+    given, others = equalities, None
+    if faces is not None:
+        equalities, others = faces.held, (faces.rows, faces.directions, faces.upper)
+    plan = gauss_newton_step.hold(*active, equalities, others)
     found = gauss_newton_step.library.gauss_newton_descent(
         plan,
         phi0,
@@ -174,19 +248,29 @@ def gauss_newton_descent(
         max_iterations=max_iterations,
         seconds=None if deadline is None else deadline - time.perf_counter(),
     )
-    bounds, signs, _, held = plan.active()  # the start's bounds, then those the steps met
+    added = plan.added()  # the rows the steps met, in turn
     if found.status is DescentStatus.GENERAL:
         if not found.iterations:
             return None
-        added = tuple(held[len(rows) :])
         return Resume(
-            found.point, found.value, found.gradient, found.iterations, found.evaluations, added
+            found.point,
+            found.value,
+            found.gradient,
+            found.iterations,
+            found.evaluations,
+            tuple(added),
         )
     if found.status is DescentStatus.TIME_SPENT:
         status, detail = Status.TIME_LIMIT, ""
     else:
         status, detail = Status.CONVERGED, f"goals met: G {found.value:.3g} ≤ {goal_value:.3g}"
     normed = found.normed
+    rows = [*(active[3] if faces is None else faces.order), *added]
+    bounds, signs, _, held = plan.active()
+    if held == rows:  # bounds alone
+        multipliers = signs * found.gradient[bounds]
+    else:  # rows that are no bounds: their multipliers as the descent's active set has them
+        multipliers = _multipliers(found.gradient, given, gauss_newton_step.arrays, rows)
     return Descent(
         phi=found.point,
         value=found.value,
@@ -195,11 +279,30 @@ def gauss_newton_descent(
         message=status.message(detail),
         iterations=found.iterations,
         evaluations=found.evaluations,
-        active=tuple(held),
+        active=tuple(rows),
         projected_gradient=np.inf if normed is None else float(np.sqrt(normed @ normed)),
-        multipliers=signs * found.gradient[bounds],
+        multipliers=multipliers,
         readds=0,
     )
+
+
+def _multipliers(
+    gradient: FloatArray,
+    equalities: Equalities | None,
+    arrays: tuple[FloatArray, ...],
+    rows: list[int],
+) -> FloatArray:
+    """:meth:`ActiveSet.multipliers` of ``gradient`` over the inequality ``rows``.
+
+    The rows are the descent's ``arrays``', active with ``equalities``.
+    """
+    n = len(gradient)
+    a_eq, b_eq = (np.empty((0, n)), np.empty(0)) if equalities is None else equalities
+    active = ActiveSet(a_eq, b_eq, arrays[5], arrays[6])
+    for row in rows:
+        active.add(row)
+    multipliers: FloatArray = active.multipliers(gradient)[active.k :]
+    return multipliers
 
 
 class Iteration(Protocol):

@@ -317,6 +317,9 @@ class GaussNewtonStep:
         self.library, self.objective, self.arrays = library, objective, arrays
         self.weight_scale, self.k = weight_scale, k
         self.plan = objective.descent(len(arrays[3]))
+        # the inequality rows that are no bounds (more than one variable), which a whole
+        # descent holds as it meets them
+        self.faces = int(np.count_nonzero(np.count_nonzero(arrays[5], axis=1) > 1))
 
     def bound(self) -> kernel.DescentPlan:
         """The plan, bound to this descent (another of the same figure may have bound its own)."""
@@ -368,12 +371,25 @@ class GaussNewtonStep:
         rhs: FloatArray,
         rows: list[int],
         equalities: Equalities | None = None,
+        others: tuple[list[int], FloatArray, FloatArray] | None = None,
     ) -> kernel.DescentPlan:
-        """The plan, bound, with ``bounds`` (inequality ``rows``) and ``equalities`` active."""
+        """The plan, bound, with ``bounds`` (inequality ``rows``) and ``equalities`` active.
+
+        For a whole descent, which may add the rows its steps meet. ``others``: active
+        inequality rows that are no bounds, held as the last of ``equalities``, their
+        scaled directions off the other active rows, and R of ``equalities``
+        (:meth:`kernel.DescentPlan.hold`), or None.
+        """
         plan = self.bound()
         inactive = np.ones(len(self.arrays[6]), dtype=bool)
         inactive[rows] = False
-        plan.hold(bounds, signs, rhs, inactive, equalities, rows)
+        directions = upper = None
+        if others is not None:
+            inactive[others[0]] = False
+            directions, upper = others[1], others[2]
+        e = 0 if equalities is None else len(equalities[1])
+        room = min(len(self.arrays[4]), e + min(self.faces, _MET_ROWS)) if self.faces else 0
+        plan.hold(bounds, signs, rhs, inactive, equalities, rows, directions, upper, room)
         return plan
 
     def search(
@@ -383,6 +399,9 @@ class GaussNewtonStep:
         plan = self.bound()
         return self.library.gauss_newton_search(plan, phi, value, gradient, hg, plan.inactive)
 
+
+_MET_ROWS = 32
+"""Most rows that are no bounds a whole descent adds to those it holds (beyond: Python's)."""
 
 _NO_FACES = np.empty((0, 4))
 """The faces of goals that are all squared distances."""

@@ -17,7 +17,19 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from problems import long_chain
 
-from solver import Comfort, Constraint, Effector, Problem, SolveResult, Status, goals, kernel, solve
+from solver import (
+    Comfort,
+    Constraint,
+    Effector,
+    Figure,
+    Problem,
+    SolveResult,
+    Status,
+    goals,
+    kernel,
+    solve,
+)
+from solver.limits import project_onto_limits
 from solver.methods.base import Scaled, weight_scale
 from solver.optimizer import compiled_gauss_newton
 from solver.optimizer.active_set import ROUNDING, ROUNDING_ROOT, kkt_floor
@@ -228,6 +240,152 @@ def test_a_drag_of_tied_joints_ends_where_numpys_does(seed: int) -> None:
         assert problem.potentials(have)[0] <= tolerance
         ties = figure.limits.a_eq @ have - figure.limits.b_eq
         assert float(np.abs(ties).max()) <= 1e-12
+
+
+def _polygon_chain(segments: int, radius: float) -> Figure:
+    """:func:`long_chain` with each joint's first two turns in a hexagon of ``radius``."""
+    figure = long_chain(segments, limit=1.0)
+    angles = 0.3 + 2.0 * np.pi * np.arange(6) / 6
+    hexagon = np.c_[radius * np.cos(angles), radius * np.sin(angles)]
+    for k in range(segments):
+        figure.add_polygon_limit(f"seg{k}", (0, 1), hexagon)
+    return figure
+
+
+@pytest.mark.parametrize("comfort", [0.0, 1.0])
+@pytest.mark.parametrize("reach", [0.0, 0.05])
+def test_a_drag_against_limit_polygons_ends_as_the_general_path_does(
+    reach: float, comfort: float
+) -> None:
+    """Joints swinging in hexagons, goals dragged from poses beyond them: the kernel's
+    descent holds the polygons' edges active at its start and those its steps meet, and
+    each event ends as the general path's from the same start does, to rounding of the
+    steps: the same verdict, within every limit, G the same (the pose may differ along
+    directions G does not see, which the goals leave free)."""
+    descents: list[object] = []
+    original = compiled_gauss_newton.gauss_newton_descent
+
+    def counted(step: GaussNewtonStep, phi0: np.ndarray, active: Any, **options: Any) -> object:
+        found = original(step, phi0, active, **options)
+        polygons = options.get("faces") is not None or any(
+            np.count_nonzero(step.arrays[5][row]) > 1 for row in step.plan.added()
+        )
+        descents.append((found, polygons))
+        return found
+
+    for seed in range(6):
+        rng = np.random.default_rng([seed, 11])
+        segments = int(rng.integers(6, 14))
+        figure = _polygon_chain(segments, 0.22)
+        start, end = np.zeros(figure.n_dofs), np.zeros(figure.n_dofs)
+        for k in range(segments):
+            for j, spread in ((0, 0.1), (1, 0.1), (2, 0.5)):
+                i = figure.dof_index(f"seg{k}", j)
+                start[i], end[i] = rng.uniform(-spread, spread), rng.uniform(-3, 3) * spread
+        chosen = rng.choice(np.arange(1, segments), 2, replace=False)
+        offsets = rng.normal(size=(2, 3))
+        offsets *= reach / np.linalg.norm(offsets, axis=1)[:, None]
+        theta = start
+        for fraction in np.linspace(0.0, 1.0, 11)[1:]:
+            world = figure.forward(start + fraction * (end - start))
+            problem = Problem(
+                figure,
+                [
+                    Constraint(Effector(f"seg{s}"), goals.Position(world[s][:3, 3] + d))
+                    for s, d in zip(chosen, offsets, strict=True)
+                ],
+            )
+            if comfort:
+                problem = problem.with_comfort(Comfort.rest(figure.n_dofs, comfort))
+            tolerance = problem.goal_tolerance(1e-7)
+            with pytest.MonkeyPatch.context() as patch:
+                patch.setattr(method_module, "gauss_newton_descent", counted)
+                have = solve(problem, theta, restarts=0, goal_tolerance=tolerance)
+            with pytest.MonkeyPatch.context() as patch:
+                patch.setattr(solve_module, "QUICK", False)
+                want = solve(problem, theta, restarts=0, goal_tolerance=tolerance)
+            assert have.outcome == want.outcome
+            assert have.max_violation <= 1e-9 and want.max_violation <= 1e-9
+            assert have.fun == pytest.approx(want.fun, rel=1e-6, abs=tolerance)
+            theta = want.x
+    if kernel.active() is None:
+        assert not descents  # no kernel steps, so no quick path
+        return
+    held = [found for found, polygons in descents if polygons]
+    assert len(held) >= len(descents) // 4  # polygons' edges held in many descents
+    if not reach:  # goals met: often by the kernel's descent alone (else it slows near
+        # the compromise and the general descent goes on)
+        assert sum(isinstance(found, Descent) for found in held) >= len(held) // 4
+
+
+def test_the_polygon_edges_a_kernel_descent_meets_are_held_exactly() -> None:
+    """What the kernel keeps of the rows it holds as equalities after each whole descent:
+    Q orthonormal, R with Rᵀ Q the rows themselves and Rᵀ times the sides their bounds,
+    each edge's drop-test direction N (NᵀN)⁻¹ e_j / √((NᵀN)⁻¹_jj), and the end on every
+    active row to rounding; descents one after another on one plan, holding more or
+    fewer edges at their starts."""
+    if kernel.active() is None:
+        return  # no kernel, nothing to compare
+    grown = 0
+    plans: list[object] = []
+    figure = _polygon_chain(14, 0.22)  # 42 variables: room for more rows than a descent adds
+    chosen = (9, 13)
+    problem = Problem(
+        figure, [Constraint(Effector(f"seg{s}"), goals.Position(np.zeros(3))) for s in chosen]
+    )
+    for seed in range(8):
+        rng = np.random.default_rng([seed, 13])
+        start = np.zeros(figure.n_dofs)
+        for k in range(14):
+            for j, spread in ((0, 0.2), (1, 0.2), (2, 0.5)):
+                start[figure.dof_index(f"seg{k}", j)] = rng.uniform(-spread, spread)
+        start = project_onto_limits(start, figure.limits)  # on some edges, within every polygon
+        world = figure.forward(start + rng.uniform(-0.6, 0.6, figure.n_dofs))
+        problem = problem.with_goals(
+            {k: goals.Position(world[s][:3, 3]) for k, s in enumerate(chosen)}
+        )
+        space = ReducedSpace.build(problem, start)
+        scaled = Scaled(space, weight_scale(problem), None)
+        step = scaled.gauss_newton_step(problem)
+        assert step is not None
+        phi = space.phi(space.base)
+        found = compiled_gauss_newton.start_rows(
+            phi, space.a_eq, space.b_eq, space.rows_in, space.b_in
+        )
+        assert found is not None
+        active, faces = found
+        end = compiled_gauss_newton.gauss_newton_descent(
+            step,
+            phi,
+            active,
+            tolerance=1e-10,
+            max_iterations=50,
+            deadline=None,
+            goal_value=problem.goal_tolerance(1e-9) / scaled.weight,
+            faces=faces,
+        )
+        if end is None:
+            continue
+        plans.append(step.plan)
+        basis, sides, upper, directions = step.plan.equality_rows()
+        start_edges = [] if faces is None else faces.rows
+        added = step.plan.added()
+        edges = [*start_edges, *(row for row in added if row not in active[3])]
+        edges = [row for row in edges if np.count_nonzero(space.a_in[row]) > 1]
+        grown += len(edges) > len(start_edges)
+        rows, bounds = space.a_in[edges], space.b_in[edges]
+        assert len(basis) == len(edges) == len(directions)
+        np.testing.assert_allclose(basis @ basis.T, np.eye(len(edges)), atol=1e-12)
+        np.testing.assert_allclose(upper.T @ basis, rows, atol=1e-12)
+        np.testing.assert_allclose(upper.T @ sides, bounds, atol=1e-12)
+        inverse = np.linalg.inv(rows @ rows.T)
+        want = (rows.T @ inverse / np.sqrt(np.diag(inverse))).T
+        np.testing.assert_allclose(directions, want, atol=1e-9)
+        point = end.phi if isinstance(end, Descent) else end.point
+        assert float(np.abs(rows @ point - bounds).max(initial=0.0)) <= 1e-12
+        assert float((space.a_in @ point - space.b_in).min()) >= -1e-12
+    assert grown >= 3  # edges met and held in several descents
+    assert len({id(plan) for plan in plans}) == 1  # all on one plan
 
 
 @pytest.mark.parametrize("restarts", [0, 8])
