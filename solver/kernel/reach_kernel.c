@@ -19,7 +19,7 @@
 #endif
 
 /* The calling convention's version: the loader refuses a library of another. */
-#define RK_ABI 23
+#define RK_ABI 22
 
 /* An aim's goal point closer to its effector's than this leaves the aim undefined: it
  * weighs nothing (solver/goals/aim.py's _TINY). */
