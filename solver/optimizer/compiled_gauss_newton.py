@@ -70,7 +70,8 @@ class Resume:
         gradient: Its gradient.
         iterations: The iterations taken to it.
         evaluations: The objective's evaluations, the start's included.
-        added: The inequality rows (bounds) its steps met, active from there on, in turn.
+        added: The inequality rows its steps met (bounds and polygons' edges), active from
+            there on, in turn.
     """
 
     point: FloatArray
