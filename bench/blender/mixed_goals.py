@@ -29,16 +29,9 @@ from bench import previous_solver
 from bench.blender import rigs
 from bench.harness import BenchmarkParser, Count, table, write_results
 from bench.machine import about
+from tests.fixtures.goal_kinds import MIXED, add_mixed
 
-CONSTRAINTS = (
-    # name, bone, effector, goal type, chain start
-    ("hand.L", "forearm.L", "TAIL", "POSITION", "shoulder.L"),
-    ("hand.R", "hand.R", "TAIL", "POSITION_ORIENTATION", "shoulder.R"),
-    ("foot.L", "shin.L", "TAIL", "PLANE", "thigh.L"),
-    ("head", "spine.006", "OFFSET", "AIM", "spine.004"),
-    ("foot.R", "shin.R", "TAIL", "HALF_SPACE", "thigh.R"),
-    ("chest", "spine.003", "TAIL", "POSITION", "spine"),
-)
+CONSTRAINTS = MIXED
 DRAGGED = "hand.L"
 ARM = ("shoulder.L", "upper_arm.L", "forearm.L")
 SPREAD_DEG = 45.0
@@ -52,21 +45,7 @@ def setup_rig() -> Any:
     obj = rigs.new_metarig()
     rigs.set_elbow_limits(obj, ("forearm.L", "forearm.R"))
     assert bpy.ops.reach.figure_from_armature(armature=obj.name) == {"FINISHED"}
-    for name, bone, effector, kind, start in CONSTRAINTS:
-        result = bpy.ops.reach.add_constraint(
-            armature=obj.name,
-            bone=bone,
-            effector=effector,
-            goal_type=kind,
-            chain_start=start,
-            name=name,
-        )
-        assert result == {"FINISHED"}, name
-    # the head aims at a point 1 m ahead along its bone's axis from its head
-    head = obj.pose.bones["spine.006"]
-    axis = (obj.matrix_world.to_3x3() @ (head.tail - head.head)).normalized()
-    aim = obj.reach.constraints["head"].goal
-    aim.location = tuple(obj.matrix_world @ head.head + axis)
+    add_mixed(bpy.ops, obj)
     bpy.context.view_layer.update()
     return obj
 

@@ -365,6 +365,7 @@ class Goldfarb(Method):
                 return settled
 
         longest = float(np.max(problem.chain_lengths, initial=1.0))
+        weighting = problem.weighting
         return relax(
             first,
             aim,
@@ -375,6 +376,7 @@ class Goldfarb(Method):
             longest,
             scaled.objective(problem),
             settler,
+            float(np.sum(weighting.leaves)) / weighting.smallest,
         )
 
     def quick(self, problem: Problem, scaled: Scaled, budget: Budget) -> Descent | Resume | None:

@@ -118,6 +118,7 @@ def relax(
     longest: float,
     objective: Objective | None = None,
     settler: Settler | None = None,
+    weights: float = 1.0,
 ) -> Descent:
     """The goals' descent ``first`` relaxed toward comfort in the goals' null space.
 
@@ -132,6 +133,8 @@ def relax(
         objective: φ ↦ (G, ∇G), the goals' objective: with it, goals that ``first``
             meets relax by :func:`settle`'s Newton rounds first.
         settler: The compiled :func:`settle`, tried before numpy's.
+        weights: The goals' weights in G summed, over the smallest: G where every goal
+            is off by one unit of length (:data:`MET` is a share of the longest chain).
 
     Returns:
         The last kept descent, with every count of the rounds and, as ``levels``, the
@@ -144,8 +147,19 @@ def relax(
     if goal_value is not None and first.value <= goal_value:
         goal_value = min(goal_value, ceiling)  # met goals stay as met as the descent left them
     if objective is not None and first.status in (Status.CONVERGED, Status.STALLED):
+        near = ceiling + weights * (MET * longest) ** 2
         newton = _newton_rounds(
-            first, aim, space, objective, curvature, restore, budget, ceiling, longest, settler
+            first,
+            aim,
+            space,
+            objective,
+            curvature,
+            restore,
+            budget,
+            ceiling,
+            longest,
+            near,
+            settler,
         )
         if newton is not None:
             return newton
@@ -308,10 +322,11 @@ ROUNDING = 1e-14
 FINE = 1e-9
 """A Newton round's step no longer than this in every variable ends the rounds."""
 MET = 1e-8
-"""The goals' descent from the Newton rounds' end keeps it where each goal is within this
-share of the longest chain, as the descent's own stop test leaves goals it meets, though
-``ceiling`` (the start's G to rounding) be lower: 10 nm on a 1 m chain, far below what a
-view of the pose shows."""
+"""The Newton rounds' end, or the goals' descent from there, is kept where G exceeds
+``ceiling`` (the first descent's G to rounding) by at most every goal off by this share
+of the longest chain (each goal's weight times its square, summed): 10 nm on a 1 m chain,
+far below what a view of the pose shows. A descent's stop test leaves goals a few
+nanometres off, where the rounds' end may be a little further than the start was."""
 PENALTY = 4.0
 """The Newton rounds keep a step that lowers ``C + ν √(2 (G − ceiling))``, ν this many
 times the largest ‖y‖ of the rounds so far (twice y is C's multipliers: an exact
@@ -493,15 +508,16 @@ def _newton_rounds(
     budget: Budget,
     ceiling: float,
     longest: float,
+    near: float,
     settler: Settler | None,
 ) -> Descent | None:
     """``first`` relaxed by :func:`settle` (the ``settler``'s where it applies), or None.
 
-    Where the rounds end at ``ceiling`` or within :data:`MET` of the goals, that end is the
-    result (:func:`_kept_rounds`); else the goals' own descent from there, which gives the
-    result its active set and multipliers. Where no round is kept, ``first`` is the
-    result. None where neither end is at ``ceiling`` (or within :data:`MET`) with C lower
-    than at ``first``: the rounds of :func:`relax` then run instead.
+    Where the rounds end at G ≤ ``near`` (``ceiling`` and every goal's :data:`MET` of the
+    longest chain), that end is the result (:func:`_kept_rounds`); else the goals'
+    own descent from there, which gives the result its active set and multipliers. Where
+    no round is kept, ``first`` is the result. None where neither end is at G ≤ ``near``
+    with C lower than at ``first``: the rounds of :func:`relax` then run instead.
     """
     constants = settle_constants(aim, ceiling, longest)
     rounds = None if settler is None else settler(first, aim, constants, budget)
@@ -515,7 +531,7 @@ def _newton_rounds(
             evaluations=first.evaluations + rounds.evaluations,
             levels=(first.value, aim.value(first.phi)),
         )
-    near, start = max(ceiling, (MET * longest) ** 2), aim.value(first.phi)
+    start = aim.value(first.phi)
     ended = aim.value(rounds.phi)
     if rounds.value <= near and ended < start:
         return _kept_rounds(first, rounds, ended, space, iterations)
