@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pytest
@@ -353,26 +354,35 @@ def solves_with_and_without_compiled_steps(
 ) -> tuple[solver.SolveResult, solver.SolveResult, bool]:
     """``problem`` solved from ``theta`` (no restarts, ``iterations`` at most) twice.
 
-    First as it is, counting the Gauss–Newton iterations the kernel takes
-    (``goldfarb.Run.compiled_step``), then with no compiled step (Python's iterations
+    First as it is, noting the Gauss–Newton iterations the kernel takes (the quick
+    path's descent, ``Goldfarb.kernel_descent``, or one step at a time,
+    ``goldfarb.Run.compiled_step``), then with no compiled step (Python's iterations
     alone). Returns both results and whether the kernel took an iteration.
     """
+    from solver.methods.goldfarb import Goldfarb
     from solver.optimizer import goldfarb
 
     taken = []
     original = goldfarb.Run.compiled_step
+    descent = Goldfarb.kernel_descent
 
     def counted(run: goldfarb.Run) -> tuple[bool, object]:
         taken.append(True)
         return original(run)
 
+    def quick(*args: Any, **options: Any) -> object:
+        found = descent(*args, **options)
+        taken.append(found is not None)  # None: it left off at once
+        return found
+
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(goldfarb.Run, "compiled_step", counted)
+        patch.setattr(Goldfarb, "kernel_descent", staticmethod(quick))
         have = solver.solve(problem, theta, restarts=0, max_iterations=iterations)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(solver.methods.base.Scaled, "gauss_newton_step", lambda self, p: None)
         want = solver.solve(problem, theta, restarts=0, max_iterations=iterations)
-    return have, want, bool(taken)
+    return have, want, any(taken)
 
 
 def numpy_and_compiled(

@@ -6,6 +6,7 @@ Goldfarb 1969 on Rosen's gradient projection (Rosen 1960); the step routine is
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass, replace
 from typing import ClassVar
@@ -387,12 +388,14 @@ class Goldfarb(Method):
         From a start where no active row touches a bound's variable but the bound's own
         (:func:`.optimizer.compiled_gauss_newton.start_rows`), on goals the kernel evaluates
         (:meth:`Problem.compiled_goals <solver.Problem.compiled_goals>`), with the
-        Gauss–Newton start, a goal value, and no levels
+        Gauss–Newton start and no levels
         (:func:`.optimizer.compiled_gauss_newton.gauss_newton_descent`), then relaxed
         toward the solve's comfort if it has one (:meth:`relaxed`); see
-        :meth:`Method.quick <solver.methods.base.Method.quick>`.
+        :meth:`Method.quick <solver.methods.base.Method.quick>`. Without a goal value the
+        kernel's steps never end the descent but on the time: they are its first
+        iterations, and the general descent (its Kuhn–Tucker test) goes on from there.
         """
-        if self.start_metric != "gauss_newton" or budget.goal_value is None or has_levels(problem):
+        if self.start_metric != "gauss_newton" or has_levels(problem):
             return None
         space = scaled.space
         phi0 = space.phi(space.base)
@@ -428,9 +431,9 @@ class Goldfarb(Method):
         ``space``'s equality rows stay active throughout, as the active bounds and the
         other active rows (``faces``, or None: none) do.
         ``keep``: the kernel's last evaluation becomes ``problem``'s own
-        (:func:`_keep_last`), so that the solve does not evaluate its end again.
+        (:func:`_keep_last`), so that the solve does not evaluate its end again. A budget
+        without a goal value stops at none (G ≥ 0 is never at most −∞).
         """
-        assert budget.goal_value is not None
         descent = gauss_newton_descent(
             step,
             phi0,
@@ -438,7 +441,7 @@ class Goldfarb(Method):
             tolerance=budget.tolerance,
             max_iterations=budget.max_iterations,
             deadline=budget.deadline,
-            goal_value=budget.goal_value,
+            goal_value=-math.inf if budget.goal_value is None else budget.goal_value,
             equalities=(space.a_eq, space.b_eq) if len(space.b_eq) else None,
             faces=faces,
         )

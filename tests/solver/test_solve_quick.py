@@ -36,9 +36,12 @@ from solver.optimizer.active_set import ROUNDING, ROUNDING_ROOT, kkt_floor
 from solver.optimizer.metric import GAUSS_NEWTON_DROP, GaussNewtonStep
 from solver.optimizer.space import ReducedSpace
 from solver.result import Descent
+from tests.fixtures.models import human_figure, limb_effectors, random_feasible_pose
 
 solve_module = importlib.import_module("solver.solve")  # the module, not the function
 method_module = importlib.import_module("solver.methods.goldfarb")
+
+LIMB_ENDS = ("hand.L", "hand.R", "foot.L", "foot.R")
 
 FIELDS = (
     "fun",
@@ -141,25 +144,37 @@ def _both_ways(
     taken where it is the whole descent (``quick``), and ``resumed`` where the general
     descent went on from where it left off.
     """
-    original = compiled_gauss_newton.gauss_newton_descent
     taken: list[object] = []
-
-    def counted(*args: object, **kwargs: object) -> object:
-        found = original(*args, **kwargs)  # type: ignore[arg-type]
-        taken.append(found)
-        return found
-
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(method_module, "gauss_newton_descent", counted)
-        have = solve(problem, theta, **options)
+    have = _noting_descents(problem, theta, taken, **options)
     quick.extend(isinstance(found, Descent) for found in taken[:1])
     if resumed is not None:
         resumed.extend(isinstance(found, compiled_gauss_newton.Resume) for found in taken[:1])
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(solve_module, "QUICK", False)
-        want = solve(problem, theta, **options)
+    want = _general(problem, theta, **options)
     _same_results(have, want)
     return want
+
+
+def _noting_descents(
+    problem: Problem, theta: np.ndarray, found: list[object], **options: Any
+) -> SolveResult:
+    """``problem`` solved, each kernel descent's answer (Descent, Resume or None) in ``found``."""
+    original = compiled_gauss_newton.gauss_newton_descent
+
+    def counted(*args: object, **kwargs: object) -> object:
+        answer = original(*args, **kwargs)  # type: ignore[arg-type]
+        found.append(answer)
+        return answer
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(method_module, "gauss_newton_descent", counted)
+        return solve(problem, theta, **options)
+
+
+def _general(problem: Problem, theta: np.ndarray, **options: Any) -> SolveResult:
+    """``problem`` solved by the general path alone (no quick path tried)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(solve_module, "QUICK", False)
+        return solve(problem, theta, **options)
 
 
 @settings(max_examples=30, deadline=None)
@@ -681,3 +696,39 @@ def test_a_solve_with_comfort_returns_its_problems_own_value_and_gradient_at_its
     value, gradient = problem().evaluate(result.x)  # a new problem: nothing kept
     assert result.fun == value
     np.testing.assert_array_equal(result.jac, gradient)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_cold_solve_without_a_goal_tolerance_starts_with_the_kernels_descent(seed: int) -> None:
+    """The human from rest to four hand and foot targets of a random pose, no goal
+    tolerance (the Kuhn–Tucker test alone ends a descent), restarts on: the kernel takes
+    the first iterations in one call (it never stops at the goals, so it hands over, or
+    runs out of time), and the solve ends where the general path alone ends, to rounding:
+    the same iterations, evaluations, status and verdict."""
+    figure = human_figure()
+    rng = np.random.default_rng(seed)
+    effectors = limb_effectors(figure)
+    start = figure.zero_pose()
+    probe = Problem(
+        figure, [Constraint(effectors[n], goals.Position(np.zeros(3))) for n in LIMB_ENDS]
+    )
+    points, _, _ = probe.effector_states(random_feasible_pose(figure, rng))
+    problem = Problem(
+        figure,
+        [
+            Constraint(effectors[n], goals.Position(p))
+            for n, p in zip(LIMB_ENDS, points, strict=True)
+        ],
+    )
+    descents: list[object] = []
+    have = _noting_descents(problem, start, descents)
+    want = _general(problem, start)
+    if kernel.active() is not None:
+        assert descents and isinstance(descents[0], compiled_gauss_newton.Resume)
+        assert descents[0].iterations >= 1
+    for name in ("nit", "nfev", "status", "restarts", "outcome", "unreachable"):
+        assert getattr(have, name) == getattr(want, name), name
+    assert want.outcome == "met"
+    # where the goals are met the pose may drift, by rounding, along what G does not see
+    np.testing.assert_allclose(have.x, want.x, rtol=0, atol=1e-8)
+    assert have.fun <= problem.goal_tolerance(1e-9)
