@@ -40,6 +40,13 @@ def kkt_floor(tolerance: float, gradient: FloatArray, value: float) -> float:
     return max(tolerance, ROUNDING * norm, ROUNDING_ROOT * float(np.sqrt(abs(value))))
 
 
+def kkt_message(projected: float, floor: float, tolerance: float) -> str:
+    """What a descent that stops at a Kuhn–Tucker point says (``floor``: :func:`kkt_floor`'s)."""
+    return f"Kuhn–Tucker point: projected gradient {projected:.3g} ≤ {floor:.3g}" + (
+        "" if floor == tolerance else " (the rounding floor of a large G)"
+    )
+
+
 class ActiveSet:
     """Active rows N (as columns), (NᵀN)⁻¹ and their right-hand sides, kept together.
 

@@ -27,10 +27,10 @@ from typing import Protocol
 import numpy as np
 
 from .._checks import BoolArray, FloatArray, IntArray
-from ..kernel import DescentStatus, GaussNewtonStart, SearchStatus, StartStatus
+from ..kernel import DescentStatus, GaussNewtonDescent, GaussNewtonStart, SearchStatus, StartStatus
 from ..result import Descent, Status
 from ..rows import LimitRows
-from .active_set import ROUNDING, ROUNDING_ROOT, START_SLACK, ActiveSet
+from .active_set import ROUNDING, ROUNDING_ROOT, START_SLACK, ActiveSet, kkt_floor, kkt_message
 from .metric import GAUSS_NEWTON_DROP, Equalities, GaussNewtonStep, Metric, woodbury_metric
 
 __all__ = [
@@ -218,11 +218,13 @@ def gauss_newton_descent(
     it onto a row it meets, which then joins the active ones (so that either way H starts
     afresh from the curvature at the next one), the descent makes no metric or active set
     of its own; the kernel takes the same steps and stops alike (the goals met, the time
-    spent), in one call (:meth:`kernel.Kernel.gauss_newton_descent`): a drag event's
-    descent, or a warm frame's. Anything else (a row left, a row met that touches a bound's
-    variable, a slower decrease, a Kuhn–Tucker point, the iterations spent) returns where
-    the kernel left off (:class:`Resume`, with the rows it met), or None where it took no
-    iteration: :func:`.goldfarb.descend`'s descent from the start goes on from there.
+    spent, a Kuhn–Tucker point with G within ``tolerance`` and no row to leave),
+    in one call (:meth:`kernel.Kernel.gauss_newton_descent`): a drag event's descent, a
+    warm frame's, a cold solve's that meets its goals on the limits it meets. Anything
+    else (a row left, a row met that touches a bound's variable, a slower decrease,
+    another Kuhn–Tucker point, the iterations spent) returns where the kernel left off
+    (:class:`Resume`, with the rows it met), or None where it took no iteration:
+    :func:`.goldfarb.descend`'s descent from the start goes on from there.
 
     Args:
         gauss_newton_step: The kernel's iterations (:func:`.metric.compiled_step`).
@@ -250,38 +252,60 @@ def gauss_newton_descent(
         seconds=None if deadline is None else deadline - time.perf_counter(),
     )
     added = plan.added()  # the rows the steps met, in turn
-    if found.status is DescentStatus.GENERAL:
-        if not found.iterations:
-            return None
-        return Resume(
-            found.point,
-            found.value,
-            found.gradient,
-            found.iterations,
-            found.evaluations,
-            tuple(added),
-        )
+    if found.status is DescentStatus.GENERAL and not found.iterations:
+        return None
+    normed = found.normed
+    projected = np.inf if normed is None else float(np.sqrt(normed @ normed))
+    rows = [*(active[3] if faces is None else faces.order), *added]
+
+    def multipliers() -> FloatArray:
+        bounds, signs, _, held = plan.active()
+        if held == rows:  # bounds alone
+            return signs * found.gradient[bounds]
+        # rows that are no bounds: their multipliers as the descent's active set has them
+        return _multipliers(found.gradient, given, gauss_newton_step.arrays, rows)
+
     if found.status is DescentStatus.TIME_SPENT:
         status, detail = Status.TIME_LIMIT, ""
-    else:
+    elif found.status is not DescentStatus.GENERAL:
         status, detail = Status.CONVERGED, f"goals met: G {found.value:.3g} ≤ {goal_value:.3g}"
-    normed = found.normed
-    rows = [*(active[3] if faces is None else faces.order), *added]
-    bounds, signs, _, held = plan.active()
-    if held == rows:  # bounds alone
-        multipliers = signs * found.gradient[bounds]
-    else:  # rows that are no bounds: their multipliers as the descent's active set has them
-        multipliers = _multipliers(found.gradient, given, gauss_newton_step.arrays, rows)
+    else:
+        floor = kkt_floor(tolerance, found.gradient, found.value)
+        held = multipliers() if found.value <= tolerance and projected <= floor else None
+        # the general descent's test there: no row to leave (no multiplier below −ε)
+        if held is None or (held.size and float(held.min()) < -floor):
+            return Resume(
+                found.point,
+                found.value,
+                found.gradient,
+                found.iterations,
+                found.evaluations,
+                tuple(added),
+            )
+        status, detail = Status.CONVERGED, kkt_message(projected, floor, tolerance)
+        return _descent(found, status, status.message(detail), rows, projected, held)
+    return _descent(found, status, status.message(detail), rows, projected, multipliers())
+
+
+def _descent(
+    found: GaussNewtonDescent,
+    status: Status,
+    message: str,
+    rows: list[int],
+    projected: float,
+    multipliers: FloatArray,
+) -> Descent:
+    """The kernel's descent ``found`` as a :class:`Descent` ending on the active ``rows``."""
     return Descent(
         phi=found.point,
         value=found.value,
         gradient=found.gradient,
         status=status,
-        message=status.message(detail),
+        message=message,
         iterations=found.iterations,
         evaluations=found.evaluations,
         active=tuple(rows),
-        projected_gradient=np.inf if normed is None else float(np.sqrt(normed @ normed)),
+        projected_gradient=projected,
         multipliers=multipliers,
         readds=0,
     )

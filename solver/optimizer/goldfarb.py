@@ -61,7 +61,7 @@ from ..kernel import GaussNewtonStart
 from ..result import Descent, Status
 from ..rows import LimitRows
 from . import compiled_gauss_newton
-from .active_set import START_SLACK, ActiveSet, kkt_floor
+from .active_set import START_SLACK, ActiveSet, kkt_floor, kkt_message
 from .linesearch import ProjectedTrial, line_search
 from .metric import (
     GAUSS_NEWTON_DROP,
@@ -370,11 +370,7 @@ class Run:
 
     def converged(self, floor: float) -> Descent:
         """Step 1's stop at a Kuhn–Tucker point (``floor``: step 1's ε)."""
-        return self.finish(
-            Status.CONVERGED,
-            f"Kuhn–Tucker point: projected gradient {self.projected:.3g} ≤ {floor:.3g}"
-            + ("" if floor == self.tolerance else " (the rounding floor of a large G)"),
-        )
+        return self.finish(Status.CONVERGED, kkt_message(self.projected, floor, self.tolerance))
 
     def choose_drop(self, ineq: FloatArray, floor: float) -> int | None:
         """Step 2's test: the inequality to drop, or None (``floor``: step 1's ε).
