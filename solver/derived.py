@@ -26,7 +26,9 @@ class Derived:
 
     Goals do not enter it, so the problems :meth:`Problem.with_goals
     <solver.Problem.with_goals>` and :meth:`Problem.with_member
-    <solver.Problem.with_member>` make share one (the events of a drag build it once).
+    <solver.Problem.with_member>` make share one (the events of a drag build it once),
+    as do problems built apart on one figure with the same chains and effectors
+    (:meth:`Figure.shared <solver.Figure.shared>`).
 
     Attributes:
         moving_limits: :attr:`Problem.moving_limits <solver.Problem.moving_limits>`.

@@ -16,8 +16,9 @@ with ``R_k`` the constant rest transform of k's joint frame in its parent's fram
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import replace
+from typing import Any, TypeVar, cast
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -27,6 +28,11 @@ from .exceptions import SolverInputError
 from .kinematics import Kinematics
 from .limits import LinearLimits, SparseRow, polygon_rows
 from .segment import Dof, Segment, rest_matrix
+
+T = TypeVar("T")
+
+SHARED = 16
+"""Most layouts of chains a figure keeps what its problems derive for (:meth:`Figure.shared`)."""
 
 __all__ = ["Figure"]
 
@@ -50,6 +56,7 @@ class Figure:
         self._kinematics: Kinematics | None = None
         self._bounds: tuple[FloatArray, FloatArray, FloatArray] | None = None
         self._limits: LinearLimits | None = None
+        self._shared: dict[Hashable, Any] = {}
         self.version = 0
 
     # -- building ---------------------------------------------------------------------
@@ -221,7 +228,23 @@ class Figure:
         self._kinematics = None
         self._limits = None
         self._bounds = None
+        self._shared = {}
         self.version += 1
+
+    def shared(self, key: Hashable, make: Callable[[], T]) -> T:
+        """What the problems on this figure with one ``key`` derive alike, made once.
+
+        ``make()`` where ``key`` is new; forgotten when the figure changes, and the oldest
+        first beyond :data:`SHARED` keys. Problems of one chains' layout
+        (:class:`solver.Problem`) share what they derive from it, so that a problem
+        built afresh for new targets does not derive it again.
+        """
+        found = self._shared.get(key)
+        if found is None:
+            if len(self._shared) >= SHARED:
+                del self._shared[next(iter(self._shared))]
+            found = self._shared[key] = make()
+        return cast(T, found)
 
     def _dof_arrays(self) -> tuple[FloatArray, FloatArray, FloatArray]:
         """Lower bounds, upper bounds and rigidity per DOF, built once per change."""

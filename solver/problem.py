@@ -101,8 +101,6 @@ class Problem:
         self.figure = figure
         self.kinematics = figure.kinematics
         self.limits = figure.limits
-        self.derived = Derived()
-        """What solvers derive from the figure and chains alone, shared by :meth:`with_goals`."""
         self._version = figure.version
         leaves, terms = flatten(items)
         self.constraints = tuple(items)
@@ -121,6 +119,10 @@ class Problem:
         self._weights = np.array([c.weight for c in leaves])
         self.parts = Parts.of(figure, leaves, self.effector_segments)
         """The points each effector is made of (:mod:`.parts`): a centre of mass's many."""
+        self.derived: Derived = figure.shared(self._layout(), Derived)
+        """What solvers derive from the figure and chains alone: shared by every problem on
+        the figure with the same chains, effectors and variables (:meth:`_layout`), and by
+        :meth:`with_goals`'s."""
         moves = self.kinematics.moves[np.ix_(self.parts.segment, self.variables)]
         tree = (
             self.kinematics.segment_parent,
@@ -135,6 +137,24 @@ class Problem:
         self._evaluated: Evaluated | None = None
         self._weighting: Weighting | None = None  # made when first asked
         self._comforted: _Comforted | None = None
+
+    def _layout(self) -> tuple[object, ...]:
+        """What :attr:`derived` is made from besides the figure (the goals are not in it).
+
+        The chains, the effectors' parts and points in their segments, and the variables.
+        """
+        parts = self.parts
+        arrays = (
+            self.variable_mask,
+            self._local,
+            parts.segment,
+            parts.local,
+            parts.sums,
+            parts.first,
+            parts.massed,
+        )
+        paths = tuple(tuple(int(k) for k in path) for path in self._paths)
+        return paths, *((a.shape, a.dtype.str, a.tobytes()) for a in arrays)
 
     @property
     def moving_limits(self) -> LinearLimits:

@@ -18,10 +18,20 @@ from helpers import (
     random_theta,
     relative_error,
 )
-from problems import chain_figure
+from problems import chain_figure, long_chain
 from reference import effector_state, reference_forward, reference_objective
 
-from solver import AnyOf, Constraint, Dof, Effector, Figure, Problem, SolverInputError, goals
+from solver import (
+    AnyOf,
+    Constraint,
+    Dof,
+    Effector,
+    Figure,
+    Problem,
+    SolverInputError,
+    goals,
+    solve,
+)
 from solver import reach as reach_module
 
 SEEDS = range(10)
@@ -630,3 +640,48 @@ def test_position_goals_replaced_keep_the_kernels_targets() -> None:
         problem.figure, [leaves[0], leaves[1].with_goal(goals.Position(target)), leaves[2]]
     )
     assert moved.evaluate(theta)[0] == pytest.approx(fresh.evaluate(theta)[0], rel=1e-14)
+
+
+def test_problems_built_apart_on_one_figure_share_what_they_derive_and_solve_as_alone() -> None:
+    """Problems built apart on one figure with the same chains and effectors (other
+    targets, weights and goal kinds) share what they derive, and each solves, one after
+    the other, bit for bit as it does alone on a fresh copy of the figure; another
+    effector point, another chain, or a change to the figure makes its own."""
+    figure = long_chain(10, limit=1.0)
+    start = figure.zero_pose()
+
+    def problem(on: Figure, seed: int, point: tuple[float, ...] = (0.0, 0.0, 0.0)) -> Problem:
+        rng = np.random.default_rng(seed)
+        world = on.forward(rng.uniform(-0.6, 0.6, on.n_dofs))
+        return Problem(
+            on,
+            [
+                Constraint(Effector("seg5"), goals.Position(world[5][:3, 3]), rng.uniform(0.5, 2)),
+                Constraint(
+                    Effector("seg9", point),
+                    goals.PositionOrientation(world[9][:3, 3], world[9][:3, 0], world[9][:3, 1]),
+                ),
+            ],
+        )
+
+    first, second = problem(figure, 1), problem(figure, 2)
+    assert first.derived is second.derived
+    alone = {seed: solve(problem(long_chain(10, limit=1.0), seed), start) for seed in (1, 2)}
+    for seed, shared in ((1, first), (2, second), (1, first)):
+        have = solve(shared, start)
+        np.testing.assert_array_equal(have.x, alone[seed].x)
+        assert (have.fun, have.nit, have.nfev, have.status) == (
+            alone[seed].fun,
+            alone[seed].nit,
+            alone[seed].nfev,
+            alone[seed].status,
+        )
+    assert problem(figure, 1, (0.0, 0.1, 0.0)).derived is not first.derived
+    held = Problem(figure, [Constraint(Effector("seg9"), goals.Position((0.0, 1.0, 0.5)))])
+    shorter = Problem(
+        figure,
+        [Constraint(Effector("seg9"), goals.Position((0.0, 1.0, 0.5)), chain_start="seg4")],
+    )
+    assert held.derived is not shorter.derived
+    figure.add_segment("tip", parent="seg9", dofs=[Dof.rotation("x", lower=-1.0, upper=1.0)])
+    assert problem(figure, 1).derived is not first.derived

@@ -379,7 +379,7 @@ def test_only_squared_distances_in_plain_sums_take_the_compiled_objective() -> N
     ):
         problem = Problem(figure, constraints)
         want, have = numpy_and_compiled(problem, np.array([0.3, -0.2]))
-        assert (problem.derived.objective_plan is not None) is compiled
+        assert (problem.compiled_goals() is not None) is compiled
         assert have[0] == pytest.approx(want[0], rel=1e-14)
 
 
