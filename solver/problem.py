@@ -144,7 +144,10 @@ class Problem:
         The chains, the effectors' parts and points in their segments, and the variables.
         """
         parts = self.parts
+        paths = [np.asarray(path, dtype=np.intp) for path in self._paths]
         arrays = (
+            np.array([len(path) for path in paths], dtype=np.intp),
+            np.concatenate(paths),
             self.variable_mask,
             self._local,
             parts.segment,
@@ -153,8 +156,7 @@ class Problem:
             parts.first,
             parts.massed,
         )
-        paths = tuple(tuple(int(k) for k in path) for path in self._paths)
-        return paths, *((a.shape, a.dtype.str, a.tobytes()) for a in arrays)
+        return tuple((a.shape, a.dtype.str, a.tobytes()) for a in arrays)
 
     @property
     def moving_limits(self) -> LinearLimits:

@@ -392,8 +392,9 @@ class Goldfarb(Method):
         (:func:`.optimizer.compiled_gauss_newton.gauss_newton_descent`), then relaxed
         toward the solve's comfort if it has one (:meth:`relaxed`); see
         :meth:`Method.quick <solver.methods.base.Method.quick>`. Without a goal value the
-        kernel's steps never end the descent but on the time: they are its first
-        iterations, and the general descent (its Kuhn–Tucker test) goes on from there.
+        kernel's steps end the descent only at a Kuhn–Tucker point with the goals met, or
+        on the time; otherwise they are its first iterations, and the general descent goes
+        on from there.
         """
         if self.start_metric != "gauss_newton" or has_levels(problem):
             return None

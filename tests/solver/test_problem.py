@@ -644,7 +644,7 @@ def test_position_goals_replaced_keep_the_kernels_targets() -> None:
 
 def test_problems_built_apart_on_one_figure_share_what_they_derive_and_solve_as_alone() -> None:
     """Problems built apart on one figure with the same chains and effectors (other
-    targets, weights and goal kinds) share what they derive, and each solves, one after
+    targets and weights) share what they derive, and each solves, one after
     the other, bit for bit as it does alone on a fresh copy of the figure; another
     effector point, another chain, or a change to the figure makes its own."""
     figure = long_chain(10, limit=1.0)
