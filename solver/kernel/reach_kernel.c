@@ -19,7 +19,7 @@
 #endif
 
 /* The calling convention's version: the loader refuses a library of another. */
-#define RK_ABI 22
+#define RK_ABI 23
 
 /* An aim's goal point closer to its effector's than this leaves the aim undefined: it
  * weighs nothing (solver/goals/aim.py's _TINY). */
@@ -1180,6 +1180,8 @@ typedef struct {
     int32_t *added;      /* the inequality rows the steps met, in turn (room for n) */
     int32_t n_added;
     const double *off;   /* the row a search meets, less its part on the active rows */
+    const int32_t *row_bound; /* each inequality row's variable where it is a bound, else −1 */
+    const int32_t *row_span;  /* each inequality row's nonzero entries, from and past (rows, 2) */
 } Descent;
 
 /* v ← P v: v less its part on the active rows, the held variables zeroed (hold) and the
@@ -1442,23 +1444,31 @@ static void search(Descent *d, const double *phi, double value, const double *gr
     double limit = INFINITY;
     int32_t hit = -1;
     for (int32_t i = 0; i < d->rows; ++i) {
+        if (!inactive[i]) {
+            continue;
+        }
+        /* a bound's products by its one entry, another row's over its span: the same bits
+         * as the dense products, whose other terms are all zero */
         const double *row = d->a + (int64_t)n * i;
-        rates[i] = dot(n, row, step);
-        if (!inactive[i] || !(rates[i] < -1e-14 * length)) {
+        const int32_t v = d->row_bound[i], lo = d->row_span[2 * i], hi = d->row_span[2 * i + 1];
+        rates[i] = v >= 0 ? row[v] * step[v] : dot_within(n, row, step, lo, hi);
+        if (!(rates[i] < -1e-14 * length)) {
             continue;
         }
         double rest = 0.0; /* the row's part off the active rows (ActiveSet.independent) */
-        for (int32_t j = 0; j < n; ++j) {
+        for (int32_t j = lo; j < hi; ++j) {
             rest += q && d->held[j] ? 0.0 : row[j] * row[j];
         }
         for (int32_t l = 0; l < d->equalities; ++l) { /* orthonormal, zero where held */
-            const double along = dot(n, d->a_eq + (int64_t)n * l, row);
+            const double *along_row = d->a_eq + (int64_t)n * l;
+            const double along = v >= 0 ? along_row[v] * row[v]
+                                        : dot_within(n, along_row, row, lo, hi);
             rest -= along * along;
         }
         if (!(rest > 1e-10)) {
             continue;
         }
-        double slack = dot(n, row, phi) - d->b[i];
+        double slack = (v >= 0 ? row[v] * phi[v] : dot_within(n, row, phi, lo, hi)) - d->b[i];
         slack = slack > 0.0 ? slack : 0.0;
         const double ratio = slack / -rates[i];
         if (hit < 0 || ratio < limit) {
@@ -2498,12 +2508,8 @@ RK_EXPORT int32_t rk_settle(Descent *d, const Settle *c, double *phi, double *gr
     w.held = w.free + n;
     w.span = iwork + 3 * (int64_t)rows + c->equalities + ((int64_t)rows + n + 3) / 4;
     w.spans = w.span + 2 * (int64_t)rows;
-    for (int32_t i = 0; i < rows; ++i) {
-        w.bound[i] = bound_of(n, d->a + (int64_t)n * i);
-        if (w.bound[i] < 0) {
-            support(n, d->a + (int64_t)n * i, w.span + 2 * i, w.span + 2 * i + 1);
-        }
-    }
+    memcpy(w.bound, d->row_bound, sizeof(int32_t) * (size_t)rows);
+    memcpy(w.span, d->row_span, sizeof(int32_t) * 2 * (size_t)rows);
     double value = out[0];
     double comfort = comfort_value(n, c, phi, scratch);
     double radius = c->radius, penalty = 0.0;

@@ -27,8 +27,10 @@ from solver import Constraint, Dof, Effector, Figure, Problem, goals, kernel, ro
 from solver import goals as goals_module
 from solver.jacobian import Jacobian
 from solver.kernel import check
+from solver.kernel.layouts import DescentPlan, row_index
 from solver.optimizer import goldfarb
 from tests.fixtures.bank import bank, build
+from tests.fixtures.models import human_figure, limb_effectors, random_feasible_pose
 
 SEEDS = range(12)
 
@@ -560,6 +562,74 @@ def test_the_compiled_gauss_newton_step_takes_pythons_steps(
     weights = sum(c.weight for c in constraints)
     apart = len(want.x) * 1e-9 * size * np.sqrt(weights)
     assert abs(np.sqrt(have.fun) - np.sqrt(want.fun)) <= apart
+
+
+def _row_index_by_loop(a: np.ndarray) -> tuple[list[int], list[list[int]]]:
+    """Each row's bound (its one nonzero entry, ±1) or −1, and its nonzero span, row by row."""
+    bounds, spans = [], []
+    for row in a:
+        where = np.flatnonzero(row)
+        one = len(where) == 1 and abs(row[where[0]]) == 1.0
+        bounds.append(int(where[0]) if one else -1)
+        spans.append([int(where[0]), int(where[-1]) + 1] if len(where) else [len(row)] * 2)
+    return bounds, spans
+
+
+def test_each_limit_rows_index_is_its_bound_and_its_span() -> None:
+    # A bound is a lone ±1; a lone 2, two entries or none are no bound; the span runs from
+    # the first nonzero entry to past the last (n, n for none).
+    a = np.array(
+        [
+            [0.0, 1.0, 0.0, 0.0],
+            [0.0, 0.0, 0.0, -1.0],
+            [2.0, 0.0, 0.0, 0.0],
+            [0.0, 0.5, -0.3, 0.0],
+            [0.0, 0.0, 0.0, 0.0],
+            [1.0, 0.0, 0.0, 1.0],
+            [-1.0, 0.0, 0.0, 0.0],
+        ]
+    )
+    bound, span = row_index(a)
+    assert bound.tolist() == [1, 3, -1, -1, -1, -1, 0]
+    assert span.tolist() == [[1, 2], [3, 4], [0, 1], [1, 3], [4, 4], [0, 4], [0, 1]]
+    assert bound.dtype == span.dtype == np.int32 and span.flags.c_contiguous
+    empty_bound, empty_span = row_index(np.empty((0, 5)))
+    assert empty_bound.shape == (0,) and empty_span.shape == (0, 2)
+
+
+def test_the_kernels_descent_indexes_the_rows_it_is_bound_to() -> None:
+    # The human's limits (bounds and the shoulders' polygon rows) in a cold Solve: every
+    # descent the kernel takes reads each row's bound and span as the rows are.
+    if kernel.active() is None:
+        assert not kernel.status().compiled
+        return
+    figure = human_figure()
+    effectors = [limb_effectors(figure)[name] for name in ("hand.L", "hand.R", "foot.L", "foot.R")]
+    probe = Problem(figure, [Constraint(e, goals.Position(np.zeros(3))) for e in effectors])
+    points, _, _ = probe.effector_states(random_feasible_pose(figure, np.random.default_rng(3)))
+    problem = Problem(
+        figure,
+        [Constraint(e, goals.Position(p)) for e, p in zip(effectors, points, strict=True)],
+    )
+    bound_to: list[DescentPlan] = []
+    bind = DescentPlan.bind
+
+    def noting(plan: DescentPlan, arrays: tuple[np.ndarray, ...], *rest: object) -> None:
+        bind(plan, arrays, *rest)  # type: ignore[arg-type]
+        bound_to.append(plan)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(DescentPlan, "bind", noting)
+        solve(problem, figure.zero_pose(), restarts=0)
+    assert bound_to
+    polygons = 0
+    for plan in bound_to:
+        assert plan.bound is not None
+        a = plan.bound[5]
+        bounds, spans = _row_index_by_loop(a)
+        assert plan.row_bound.tolist() == bounds and plan.row_span.tolist() == spans
+        polygons = max(polygons, sum(b < 0 for b in bounds))
+    assert polygons  # rows that are no bounds were indexed too
 
 
 @pytest.mark.parametrize("seed", [0, 4, 8, 9, 10, 13, 15, 21])
