@@ -533,6 +533,7 @@ class DescentPlan:
         inactive: Whether each inequality row is inactive, as uint8.
         row_bound: Each inequality row's bound (its variable, or −1), as :func:`row_index`.
         row_span: Each inequality row's span of nonzero entries, as :func:`row_index`.
+        faces: How many inequality rows hold two variables or more (a limit polygon's).
     """
 
     def __init__(self, objective: ObjectivePlan, n_dofs: int) -> None:
@@ -562,6 +563,7 @@ class DescentPlan:
         structure.row = address(self._row)
         self.row_bound: Int32Array = np.empty(0, np.int32)  # the rows' (bind)
         self.row_span: Int32Array = np.empty((0, 2), np.int32)
+        self.faces = 0
         self._added = np.empty(n, np.int32)  # the rows a whole descent adds, in turn
         structure.added = address(self._added)
         # rows held as equalities that a whole descent adds to (allocated as needed)
@@ -644,6 +646,7 @@ class DescentPlan:
     def _index_rows(self, a: FloatArray) -> None:
         """Point the structure at each inequality row's bound and span (:func:`row_index`)."""
         self.row_bound, self.row_span = row_index(a)
+        self.faces = int(np.count_nonzero(self.row_span[:, 1] - self.row_span[:, 0] > 1))
         self.structure.row_bound = address(self.row_bound)
         self.structure.row_span = address(self.row_span)
 

@@ -317,9 +317,6 @@ class GaussNewtonStep:
         self.library, self.objective, self.arrays = library, objective, arrays
         self.weight_scale, self.k = weight_scale, k
         self.plan = objective.descent(len(arrays[3]))
-        # the inequality rows that are no bounds (more than one variable), which a whole
-        # descent holds as it meets them
-        self.faces = int(np.count_nonzero(np.count_nonzero(arrays[5], axis=1) > 1))
 
     def bound(self) -> kernel.DescentPlan:
         """The plan, bound to this descent (another of the same figure may have bound its own)."""
@@ -388,7 +385,9 @@ class GaussNewtonStep:
             inactive[others[0]] = False
             directions, upper = others[1], others[2]
         e = 0 if equalities is None else len(equalities[1])
-        room = min(len(self.arrays[4]), e + min(self.faces, _MET_ROWS)) if self.faces else 0
+        # the rows of two variables or more, which a whole descent holds as it meets them
+        faces = plan.faces
+        room = min(len(self.arrays[4]), e + min(faces, _MET_ROWS)) if faces else 0
         plan.hold(bounds, signs, rhs, inactive, equalities, rows, directions, upper, room)
         return plan
 

@@ -27,6 +27,7 @@ from solver import Constraint, Dof, Effector, Figure, Problem, goals, kernel, ro
 from solver import goals as goals_module
 from solver.jacobian import Jacobian
 from solver.kernel import check
+from solver.kernel import layouts
 from solver.kernel.layouts import DescentPlan, row_index
 from solver.optimizer import goldfarb
 from tests.fixtures.bank import bank, build
@@ -612,15 +613,24 @@ def test_the_kernels_descent_indexes_the_rows_it_is_bound_to() -> None:
         [Constraint(e, goals.Position(p)) for e, p in zip(effectors, points, strict=True)],
     )
     bound_to: list[DescentPlan] = []
-    bind = DescentPlan.bind
+    indexed: list[np.ndarray] = []
+    bind, index = DescentPlan.bind, layouts.row_index
 
     def noting(plan: DescentPlan, arrays: tuple[np.ndarray, ...], *rest: object) -> None:
         bind(plan, arrays, *rest)  # type: ignore[arg-type]
         bound_to.append(plan)
 
+    def indexing(a: np.ndarray) -> object:
+        indexed.append(a)
+        return index(a)
+
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(DescentPlan, "bind", noting)
+        patch.setattr(layouts, "row_index", indexing)
         solve(problem, figure.zero_pose(), restarts=0)
+        # the next drag event's goals
+        moved = problem.with_goals({i: goals.Position(p + 0.01) for i, p in enumerate(points)})
+        solve(moved, figure.zero_pose(), restarts=0)
     assert bound_to
     polygons = 0
     for plan in bound_to:
@@ -628,8 +638,11 @@ def test_the_kernels_descent_indexes_the_rows_it_is_bound_to() -> None:
         a = plan.bound[5]
         bounds, spans = _row_index_by_loop(a)
         assert plan.row_bound.tolist() == bounds and plan.row_span.tolist() == spans
-        polygons = max(polygons, sum(b < 0 for b in bounds))
+        assert plan.faces == sum(high - low > 1 for low, high in spans)
+        polygons = max(polygons, plan.faces)
     assert polygons  # rows that are no bounds were indexed too
+    # each array of rows is indexed once, however many descents bind it
+    assert len(indexed) == len({id(a) for a in indexed}) < len(bound_to)
 
 
 @pytest.mark.parametrize("seed", [0, 4, 8, 9, 10, 13, 15, 21])
