@@ -564,6 +564,7 @@ class DescentPlan:
         self.row_bound: Int32Array = np.empty(0, np.int32)  # the rows' (bind)
         self.row_span: Int32Array = np.empty((0, 2), np.int32)
         self.faces = 0
+        self._indexed: FloatArray | None = None  # the rows indexed (kept alive)
         self._added = np.empty(n, np.int32)  # the rows a whole descent adds, in turn
         structure.added = address(self._added)
         # rows held as equalities that a whole descent adds to (allocated as needed)
@@ -618,7 +619,7 @@ class DescentPlan:
         for name, array, before in zip(fields, arrays, last, strict=False):
             if array is not before:
                 setattr(structure, name, address(array))
-        if arrays[5] is not last[5]:
+        if arrays[5] is not self._indexed:  # kept while the rows are (a moved figure's too)
             self._index_rows(arrays[5])
         if faces is not last[-1]:
             structure.faces = address(faces) if len(faces) else None
@@ -645,6 +646,7 @@ class DescentPlan:
 
     def _index_rows(self, a: FloatArray) -> None:
         """Point the structure at each inequality row's bound and span (:func:`row_index`)."""
+        self._indexed = a
         self.row_bound, self.row_span = row_index(a)
         self.faces = int(np.count_nonzero(self.row_span[:, 1] - self.row_span[:, 0] > 1))
         self.structure.row_bound = address(self.row_bound)

@@ -26,8 +26,7 @@ import solver
 from solver import Constraint, Dof, Effector, Figure, Problem, goals, kernel, rotations, solve
 from solver import goals as goals_module
 from solver.jacobian import Jacobian
-from solver.kernel import check
-from solver.kernel import layouts
+from solver.kernel import check, layouts
 from solver.kernel.layouts import DescentPlan, row_index
 from solver.optimizer import goldfarb
 from tests.fixtures.bank import bank, build
@@ -613,12 +612,14 @@ def test_the_kernels_descent_indexes_the_rows_it_is_bound_to() -> None:
         [Constraint(e, goals.Position(p)) for e, p in zip(effectors, points, strict=True)],
     )
     bound_to: list[DescentPlan] = []
+    objectives: set[int] = set()  # the objective plans each bind read
     indexed: list[np.ndarray] = []
     bind, index = DescentPlan.bind, layouts.row_index
 
     def noting(plan: DescentPlan, arrays: tuple[np.ndarray, ...], *rest: object) -> None:
         bind(plan, arrays, *rest)  # type: ignore[arg-type]
         bound_to.append(plan)
+        objectives.add(id(plan.objective))
 
     def indexing(a: np.ndarray) -> object:
         indexed.append(a)
@@ -631,6 +632,10 @@ def test_the_kernels_descent_indexes_the_rows_it_is_bound_to() -> None:
         # the next drag event's goals
         moved = problem.with_goals({i: goals.Position(p + 0.01) for i, p in enumerate(points)})
         solve(moved, figure.zero_pose(), restarts=0)
+        # a bake's next frame: the armature moved as a whole, its rows the same
+        shift = np.eye(4)
+        shift[:3, 3] = (0.02, 0.0, 0.0)
+        solve(moved.on(figure.moved(shift)), figure.zero_pose(), restarts=0)
     assert bound_to
     polygons = 0
     for plan in bound_to:
@@ -641,8 +646,9 @@ def test_the_kernels_descent_indexes_the_rows_it_is_bound_to() -> None:
         assert plan.faces == sum(high - low > 1 for low, high in spans)
         polygons = max(polygons, plan.faces)
     assert polygons  # rows that are no bounds were indexed too
-    # each array of rows is indexed once, however many descents bind it
+    # each array of rows is indexed once, however many descents bind it, on either figure
     assert len(indexed) == len({id(a) for a in indexed}) < len(bound_to)
+    assert len(objectives) > 1  # the moved figure's objective plan bound them too
 
 
 @pytest.mark.parametrize("seed", [0, 4, 8, 9, 10, 13, 15, 21])
