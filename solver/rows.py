@@ -10,11 +10,33 @@ dense matrices keep the dense product, which is faster there.
 
 from __future__ import annotations
 
+from typing import Any, NamedTuple
+
 import numpy as np
 
 from ._checks import FloatArray, IntArray
 
-__all__ = ["LimitRows"]
+__all__ = ["LimitRows", "RowIndex"]
+
+Int32Array = np.ndarray[Any, np.dtype[np.int32]]
+"""Indices as the compiled kernel reads them."""
+
+
+class RowIndex(NamedTuple):
+    """Each row's bound and span, by which the compiled kernel takes a row's products.
+
+    Attributes:
+        bound: The variable each row bounds (as :meth:`LimitRows.bounds`), else −1, (m,).
+        span: Each row's nonzero entries, from the first to past the last (n, n for a row
+            of zeros), (m, 2): a bound's products by its one entry, another row's over its
+            span, not over all n variables.
+        faces: How many rows hold two entries or more (a limit polygon's edges).
+    """
+
+    bound: Int32Array
+    span: Int32Array
+    faces: int
+
 
 _SPARSE_SIZE = 1 << 16
 """Entries of A from which its nonzeros may replace the dense product."""
@@ -34,6 +56,7 @@ class LimitRows:
     __slots__ = (
         "_bounds",
         "_columns",
+        "_index",
         "_rows",
         "_single",
         "_values",
@@ -51,6 +74,7 @@ class LimitRows:
         self._values: FloatArray = np.empty(0)
         self._single: tuple[IntArray, FloatArray] | None = None  # row i: A[i, c[i]] = a[i]
         self._bounds: tuple[IntArray, FloatArray] | None = None
+        self._index: RowIndex | None = None
         if sparse and dense.size >= _SPARSE_SIZE:
             rows, columns = np.nonzero(dense)
             self._adopt(rows, columns, dense[rows, columns])
@@ -106,6 +130,12 @@ class LimitRows:
             )
         return self._bounds
 
+    def index(self) -> RowIndex:
+        """Each row's bound and span (:class:`RowIndex`), found once from A's nonzeros."""
+        if self._index is None:
+            self._index = _row_index(self.shape, *self.nonzeros(), self.bounds()[0])
+        return self._index
+
     def box(self, b: FloatArray) -> tuple[FloatArray, FloatArray]:
         """The bounds among the rows of ``A φ ≥ b``: each variable's lowest and highest value.
 
@@ -147,3 +177,22 @@ class LimitRows:
             return (self @ vector)[index]
         result: FloatArray = self.dense[index] @ vector
         return result
+
+
+def _row_index(
+    shape: tuple[int, int], rows: IntArray, columns: IntArray, values: FloatArray, bound: IntArray
+) -> RowIndex:
+    """:meth:`LimitRows.index` of A's nonzeros and its rows' bounds."""
+    m, n = shape
+    kept = values != 0.0
+    rows, columns = rows[kept], columns[kept]
+    first = np.full(m, n, dtype=np.intp)
+    past = np.full(m, n, dtype=np.intp)
+    np.minimum.at(first, rows, columns)
+    touched = np.zeros(m, dtype=bool)
+    touched[rows] = True
+    past[touched] = 0
+    np.maximum.at(past, rows, columns + 1)
+    span: Int32Array = np.ascontiguousarray(np.stack([first, past], axis=1), dtype=np.int32)
+    faces = int(np.count_nonzero(past - first > 1))
+    return RowIndex(bound.astype(np.int32), span, faces)

@@ -16,6 +16,7 @@ import numpy as np
 from .._checks import FloatArray
 from ..optimizer.low_rank import Metric
 from ..optimizer.newton import PRODUCTS, newton_step
+from ..rows import LimitRows
 from .calls import Kernel
 from .layouts import DescentPlan, GradientTree, KernelTree, ObjectivePlan
 from .records import DescentStatus, SearchStatus, StartStatus
@@ -411,6 +412,7 @@ def _step_differs(kernel: Kernel, theta: FloatArray, below: FloatArray) -> str |
             np.empty(0),
             np.empty((0, 4)),
         ),
+        LimitRows(np.empty((0, n))).index(),
         1.0,
         (1e-7, 1.0),
     )

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from .._checks import BoolArray, FloatArray, IntArray
+from ..rows import RowIndex
 
 __all__ = [
     "DescentPlan",
@@ -495,29 +496,6 @@ class Settle(ctypes.Structure):
     ]
 
 
-Int32Array = np.ndarray[Any, np.dtype[np.int32]]
-"""An array of the kernel's int32 indices."""
-
-
-def row_index(a: FloatArray) -> tuple[Int32Array, Int32Array]:
-    """Each row's bound and span, by which the kernel's ratio tests take a row's products.
-
-    A row's variable where it is a bound (its one nonzero entry ±1, as ``bound_of`` in
-    ``reach_kernel.c``), else −1 (rows,); and the span of its nonzero entries, from the
-    first to past the last (n, n for a row of zeros) (rows, 2): the kernel takes a bound's
-    products by its one entry and another row's over its span, not over all n variables.
-    """
-    rows, n = a.shape
-    nonzero = a != 0.0
-    count = nonzero.sum(axis=1)
-    first = np.where(count > 0, nonzero.argmax(axis=1), n)
-    past = np.where(count > 0, n - nonzero[:, ::-1].argmax(axis=1), n)
-    entry = a[np.arange(rows), np.minimum(first, n - 1)] if n else np.zeros(rows)
-    bound: Int32Array = np.where((count == 1) & (np.abs(entry) == 1.0), first, -1).astype(np.int32)
-    span: Int32Array = np.ascontiguousarray(np.stack([first, past], axis=1), dtype=np.int32)
-    return bound, span
-
-
 class DescentPlan:
     """What the kernel's descent reads: a descent's problem of squared-distance goals over φ.
 
@@ -531,9 +509,7 @@ class DescentPlan:
         work_address: The address of the step's scratch.
         bound: The arrays of the descent bound last (kept alive), or None.
         inactive: Whether each inequality row is inactive, as uint8.
-        row_bound: Each inequality row's bound (its variable, or −1), as :func:`row_index`.
-        row_span: Each inequality row's span of nonzero entries, as :func:`row_index`.
-        faces: How many inequality rows hold two variables or more (a limit polygon's).
+        index: The inequality rows' bounds and spans the descent bound last, or None.
     """
 
     def __init__(self, objective: ObjectivePlan, n_dofs: int) -> None:
@@ -561,10 +537,7 @@ class DescentPlan:
         structure.bound, structure.sign = address(self._bound), address(self._sign)
         structure.rhs, structure.held = address(self._rhs), address(self._held)
         structure.row = address(self._row)
-        self.row_bound: Int32Array = np.empty(0, np.int32)  # the rows' (bind)
-        self.row_span: Int32Array = np.empty((0, 2), np.int32)
-        self.faces = 0
-        self._indexed: FloatArray | None = None  # the rows indexed (kept alive)
+        self.index: RowIndex | None = None
         self._added = np.empty(n, np.int32)  # the rows a whole descent adds, in turn
         structure.added = address(self._added)
         # rows held as equalities that a whole descent adds to (allocated as needed)
@@ -594,6 +567,7 @@ class DescentPlan:
     def bind(
         self,
         arrays: tuple[FloatArray, ...],
+        index: RowIndex,
         weight_scale: float,
         damping: tuple[float, float],
     ) -> None:
@@ -607,6 +581,7 @@ class DescentPlan:
                 inequality rows over φ, dense (rows, n), and their bounds; each goal's
                 plane (``rk_objective``'s faces, (m, 4)), empty where every goal is a
                 squared distance. Kept as they are while bound: contiguous float64.
+            index: The inequality rows' bounds and spans (:meth:`.rows.LimitRows.index`).
             weight_scale: w: the descent minimises G/w.
             damping: μ's shares of the largest curvature and of |G/w|.
         """
@@ -619,8 +594,9 @@ class DescentPlan:
         for name, array, before in zip(fields, arrays, last, strict=False):
             if array is not before:
                 setattr(structure, name, address(array))
-        if arrays[5] is not self._indexed:  # kept while the rows are (a moved figure's too)
-            self._index_rows(arrays[5])
+        if index is not self.index:  # the rows' own, kept while they are (LimitRows.index)
+            self.index = index
+            structure.row_bound, structure.row_span = address(index.bound), address(index.span)
         if faces is not last[-1]:
             structure.faces = address(faces) if len(faces) else None
         structure.weight_scale, structure.rows = weight_scale, len(b)
@@ -643,14 +619,6 @@ class DescentPlan:
             self.inactive = np.ones(len(b), dtype=np.uint8)
         else:
             self.inactive.fill(1)
-
-    def _index_rows(self, a: FloatArray) -> None:
-        """Point the structure at each inequality row's bound and span (:func:`row_index`)."""
-        self._indexed = a
-        self.row_bound, self.row_span = row_index(a)
-        self.faces = int(np.count_nonzero(self.row_span[:, 1] - self.row_span[:, 0] > 1))
-        self.structure.row_bound = address(self.row_bound)
-        self.structure.row_span = address(self.row_span)
 
     def hold(
         self,

@@ -23,6 +23,7 @@ import numpy as np
 
 from .. import kernel
 from .._checks import BoolArray, FloatArray, IntArray
+from ..rows import RowIndex
 from .low_rank import Metric
 
 __all__ = [
@@ -313,16 +314,17 @@ class GaussNewtonStep:
         arrays: tuple[FloatArray, ...],
         weight_scale: float,
         k: int,
+        index: RowIndex,
     ) -> None:
         self.library, self.objective, self.arrays = library, objective, arrays
-        self.weight_scale, self.k = weight_scale, k
+        self.weight_scale, self.k, self.index = weight_scale, k, index
         self.plan = objective.descent(len(arrays[3]))
 
     def bound(self) -> kernel.DescentPlan:
         """The plan, bound to this descent (another of the same figure may have bound its own)."""
         plan = self.plan = self.objective.descent(len(self.arrays[3]))
         if plan.bound is not self.arrays:
-            plan.bind(self.arrays, self.weight_scale, (_DAMPING, _DAMPING_G))
+            plan.bind(self.arrays, self.index, self.weight_scale, (_DAMPING, _DAMPING_G))
         return plan
 
     def start(
@@ -386,7 +388,7 @@ class GaussNewtonStep:
             directions, upper = others[1], others[2]
         e = 0 if equalities is None else len(equalities[1])
         # the rows of two variables or more, which a whole descent holds as it meets them
-        faces = plan.faces
+        faces = self.index.faces
         room = min(len(self.arrays[4]), e + min(faces, _MET_ROWS)) if faces else 0
         plan.hold(bounds, signs, rhs, inactive, equalities, rows, directions, upper, room)
         return plan
@@ -433,7 +435,7 @@ def compiled_step(
         moves: Whether each variable moves each part, (n, parts).
         faces: Each goal's plane and kind (:meth:`kernel.Kernel.objective`), or None.
         space: The reduced space: θ at the descent's start (``base``), θ_V = scale ∘ φ,
-            and the dense inequality rows ``a_in`` and ``b_in``.
+            the dense inequality rows ``a_in`` and ``b_in``, and ``rows_in`` (their index).
         weight_scale: w: the descent minimises G/w.
         sized: False: at any size (comfort's rounds factor no Woodbury start).
     """
@@ -443,7 +445,7 @@ def compiled_step(
     given = (goal, weight, moves, space.base, space.scale, space.a_in, space.b_in)
     arrays = tuple(np.ascontiguousarray(array, dtype=np.float64) for array in given)
     arrays += (_NO_FACES if faces is None else np.ascontiguousarray(faces, dtype=np.float64),)
-    return GaussNewtonStep(library, plan, arrays, weight_scale, k)
+    return GaussNewtonStep(library, plan, arrays, weight_scale, k, space.rows_in.index())
 
 
 def fletcher_update(h: Metric, sigma: FloatArray, y: FloatArray) -> Metric:

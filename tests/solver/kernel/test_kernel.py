@@ -25,10 +25,12 @@ from problems import long_chain
 import solver
 from solver import Constraint, Dof, Effector, Figure, Problem, goals, kernel, rotations, solve
 from solver import goals as goals_module
+from solver import rows as rows_module
 from solver.jacobian import Jacobian
-from solver.kernel import check, layouts
-from solver.kernel.layouts import DescentPlan, row_index
+from solver.kernel import check
+from solver.kernel.layouts import DescentPlan
 from solver.optimizer import goldfarb
+from solver.rows import LimitRows
 from tests.fixtures.bank import bank, build
 from tests.fixtures.models import human_figure, limb_effectors, random_feasible_pose
 
@@ -589,11 +591,16 @@ def test_each_limit_rows_index_is_its_bound_and_its_span() -> None:
             [-1.0, 0.0, 0.0, 0.0],
         ]
     )
-    bound, span = row_index(a)
-    assert bound.tolist() == [1, 3, -1, -1, -1, -1, 0]
-    assert span.tolist() == [[1, 2], [3, 4], [0, 1], [1, 3], [4, 4], [0, 4], [0, 1]]
-    assert bound.dtype == span.dtype == np.int32 and span.flags.c_contiguous
-    empty_bound, empty_span = row_index(np.empty((0, 5)))
+    rows, columns = np.nonzero(a)
+    # found from the dense rows, or from their nonzeros as a long chain's are kept
+    for limit in (LimitRows(a), LimitRows.of_nonzeros(a, rows, columns, a[rows, columns])):
+        bound, span, faces = limit.index()
+        assert bound.tolist() == [1, 3, -1, -1, -1, -1, 0]
+        assert span.tolist() == [[1, 2], [3, 4], [0, 1], [1, 3], [4, 4], [0, 4], [0, 1]]
+        assert bound.dtype == span.dtype == np.int32 and span.flags.c_contiguous
+        assert faces == 2
+        assert limit.index() is limit.index()  # found once
+    empty_bound, empty_span, _ = LimitRows(np.empty((0, 5))).index()
     assert empty_bound.shape == (0,) and empty_span.shape == (0, 2)
 
 
@@ -613,21 +620,23 @@ def test_the_kernels_descent_indexes_the_rows_it_is_bound_to() -> None:
     )
     bound_to: list[DescentPlan] = []
     objectives: set[int] = set()  # the objective plans each bind read
-    indexed: list[np.ndarray] = []
-    bind, index = DescentPlan.bind, layouts.row_index
+    indexed: list[tuple[int, int]] = []  # the shape of each set of rows indexed
+    rows_bound: set[int] = set()  # each set of rows a descent bound
+    bind, index = DescentPlan.bind, rows_module._row_index
 
     def noting(plan: DescentPlan, arrays: tuple[np.ndarray, ...], *rest: object) -> None:
         bind(plan, arrays, *rest)  # type: ignore[arg-type]
         bound_to.append(plan)
         objectives.add(id(plan.objective))
+        rows_bound.add(id(arrays[5]))
 
-    def indexing(a: np.ndarray) -> object:
-        indexed.append(a)
-        return index(a)
+    def indexing(shape: tuple[int, int], *rest: np.ndarray) -> object:
+        indexed.append(shape)
+        return index(shape, *rest)
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(DescentPlan, "bind", noting)
-        patch.setattr(layouts, "row_index", indexing)
+        patch.setattr(rows_module, "_row_index", indexing)
         solve(problem, figure.zero_pose(), restarts=0)
         # the next drag event's goals
         moved = problem.with_goals({i: goals.Position(p + 0.01) for i, p in enumerate(points)})
@@ -642,12 +651,13 @@ def test_the_kernels_descent_indexes_the_rows_it_is_bound_to() -> None:
         assert plan.bound is not None
         a = plan.bound[5]
         bounds, spans = _row_index_by_loop(a)
-        assert plan.row_bound.tolist() == bounds and plan.row_span.tolist() == spans
-        assert plan.faces == sum(high - low > 1 for low, high in spans)
-        polygons = max(polygons, plan.faces)
+        assert plan.index is not None
+        assert plan.index.bound.tolist() == bounds and plan.index.span.tolist() == spans
+        assert plan.index.faces == sum(high - low > 1 for low, high in spans)
+        polygons = max(polygons, plan.index.faces)
     assert polygons  # rows that are no bounds were indexed too
     # each array of rows is indexed once, however many descents bind it, on either figure
-    assert len(indexed) == len({id(a) for a in indexed}) < len(bound_to)
+    assert len(indexed) == len(rows_bound) < len(bound_to)
     assert len(objectives) > 1  # the moved figure's objective plan bound them too
 
 
