@@ -99,6 +99,35 @@ then Reach, then again), so that a machine's slower minutes fall on every method
 # --- a scenario ----------------------------------------------------------------------------
 
 
+def pose_write_floor(
+    bridge: ModuleType, obj: Any, view_layer: Any, events: int = 50
+) -> list[float]:
+    """Seconds of each of ``events`` pose writes as Reach's writer makes one, without IK.
+
+    Every bone's rotation channels set at once (``foreach_set``), the add-on's tag for
+    channels written so (:func:`.bridge.arrays.pose_written`), the view layer updated:
+    what any event that writes a pose costs Blender, before any solve. Standard IK's
+    event writes no channel: Blender evaluates the armature, IK and all, without
+    copying a changed pose into its evaluated object.
+    """
+    bones = obj.pose.bones
+    channels = np.empty(4 * len(bones), np.float32)
+    bones.foreach_get("rotation_quaternion", channels)
+    rest = channels.copy()
+    seconds = []
+    for k in range(events):
+        channels[0] = rest[0] - 1e-6 * (k % 2)
+        begin = time.perf_counter()
+        bones.foreach_set("rotation_quaternion", channels)
+        bridge.arrays.pose_written(obj)
+        view_layer.update()
+        seconds.append(time.perf_counter() - begin)
+    bones.foreach_set("rotation_quaternion", rest)
+    bridge.arrays.pose_written(obj)
+    view_layer.update()
+    return seconds
+
+
 def run_scenario(
     reach: ModuleType, scenario: scenarios.Scenario, args: argparse.Namespace
 ) -> dict[str, Any]:
@@ -178,6 +207,7 @@ def run_scenario(
         floor.append(time.perf_counter() - begin)
     bone.location = (0.0, 0.0, 0.0)
     view_layer.update()
+    written = pose_write_floor(bridge, obj, view_layer)
 
     runs: dict[str, dict[str, list[dict[str, Any]]]] = {}
     settings: dict[str, Any] = {}
@@ -266,6 +296,7 @@ def run_scenario(
         "drag_step_m": float(step),
         "fk_gap_m": fk_gap,
         "depsgraph_update_without_ik_ms": 1e3 * statistics.median(floor),
+        "pose_write_update_ms": 1e3 * statistics.median(written),
         "settings": settings,
         "summary": {
             kind: {method: summary(runs[method][kind]) for method in methods}
