@@ -10,6 +10,7 @@ import numpy as np
 
 from ._checks import BoolArray, FloatArray, IntArray
 from .exceptions import SolverInputError
+from .linalg import lstsq, svd
 from .rows import LimitRows
 
 __all__ = [
@@ -367,8 +368,8 @@ def _nearest(
     # the equalities: the nearest point on them, and moves along their null space
     base, basis = start, np.eye(group.size)
     if eq_rows.size:
-        base = start - np.linalg.lstsq(e, e @ start - e_rhs, rcond=None)[0]
-        _, singular, vt = np.linalg.svd(e)
+        base = start - lstsq(e, e @ start - e_rhs)
+        _, singular, vt = svd(e)
         rank = int(np.sum(singular > 1e-12 * max(float(singular[0]), 1.0)))
         basis = vt[rank:].T
     if not in_rows.size or basis.shape[1] == 0:
@@ -400,7 +401,7 @@ def _nnls(matrix: FloatArray, target: FloatArray) -> FloatArray:
         passive[int(np.argmax(np.where(passive, -np.inf, gradient)))] = True
         for _ in range(3 * n + 10):
             trial = np.zeros(n)
-            trial[passive] = np.linalg.lstsq(matrix[:, passive], target, rcond=None)[0]
+            trial[passive] = lstsq(matrix[:, passive], target)
             if np.all(trial[passive] > tolerance):
                 u = trial
                 break

@@ -37,6 +37,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._checks import FloatArray
+from ..linalg import lstsq
 from ..result import Descent, Status
 from .budget import Budget, Reporter, finished
 from .projection import MAX_TURN, restore
@@ -197,7 +198,7 @@ def _along_limits(phi: FloatArray, direction: FloatArray, space: ReducedSpace) -
     for _ in range(space.a_in.shape[0] + 1):
         rows = np.concatenate([space.a_eq, space.a_in[held]])
         if rows.shape[0]:
-            result = direction - rows.T @ np.linalg.lstsq(rows.T, direction, rcond=None)[0]
+            result = direction - rows.T @ lstsq(rows.T, direction)
         crossing = on_bound & ~held & (space.a_in @ result < -1e-14) if slack.size else held
         if not np.any(crossing):
             break

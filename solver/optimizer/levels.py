@@ -41,6 +41,7 @@ import numpy as np
 
 from .._checks import FloatArray, IntArray
 from ..goals import HalfSpace
+from ..linalg import lstsq, svd
 from ..problem import Problem
 from ..result import Descent, Status
 from ..rows import LimitRows
@@ -166,7 +167,7 @@ class _Levels:
         self.model = TaskModel(problem, space)
         weights = self.model.coefficients(np.ones(len(problem.leaves)))
         self.weights = [max(float(weights[rows].max(initial=0.0)), 1e-300) for rows in self.leaves]
-        longest = float(np.max(problem.chain_lengths, initial=1.0))
+        longest = max(problem.longest_chain, 1.0)
         self.slack = (HOLD * max(1.0, longest)) ** 2
         self.iterations = 0
         self.evaluations = 0
@@ -351,7 +352,7 @@ class _Levels:
         rows = held_rows
         if space.a_eq.shape[0]:
             rows = rows - (rows @ space.a_eq.T) @ space.a_eq
-        _, sigma, vt = np.linalg.svd(rows, full_matrices=False)
+        _, sigma, vt = svd(rows, full_matrices=False)
         basis = vt[sigma > 1e-10 * max(float(sigma.max(initial=0.0)), 1e-300)]
         a_eq = np.concatenate([space.a_eq, basis])
         b_eq = np.concatenate([space.b_eq, basis @ phi])
@@ -361,7 +362,7 @@ class _Levels:
         self.evaluations += 1
         limits = space.a_in[active_rows(phi, space)]
         fitted = np.concatenate([held_rows, space.a_eq, limits])
-        weights = np.linalg.lstsq(fitted.T, gradient, rcond=None)[0]
+        weights = lstsq(fitted.T, gradient)
         leaves = np.array([task.leaf for task in tasks], np.intp)
         cuts = np.cumsum([task.rows.shape[0] for task in tasks])[:-1]
         forces = np.array(

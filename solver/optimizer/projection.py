@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._checks import FloatArray, IntArray
+from ..linalg import lstsq
 from .space import ReducedSpace
 
 __all__ = ["active_rows", "multipliers", "restore", "step_limit", "violation"]
@@ -108,6 +109,6 @@ def multipliers(gradient: FloatArray, rows: IntArray, space: ReducedSpace) -> Fl
     if not rows.size:
         return np.zeros(0)
     matrix = np.concatenate([space.a_eq, space.a_in[rows]]).T
-    solution = np.linalg.lstsq(matrix, gradient, rcond=None)[0]
+    solution = lstsq(matrix, gradient)
     result: FloatArray = solution[space.a_eq.shape[0] :]
     return result

@@ -40,6 +40,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from .._checks import FloatArray, IntArray
+from ..linalg import lstsq, svd
 from ..result import Descent, Status
 from .budget import Budget
 from .levels import HOLD
@@ -240,10 +241,7 @@ def _mixed(
     points = np.array([point for point, _ in history] + [phi])
     steps = np.array([previous for _, previous in history] + [step])
     moves, turns = np.diff(points, axis=0).T, np.diff(steps, axis=0).T
-    if damped:
-        mix = _damped_solve(turns.T @ turns, turns.T @ step)
-    else:
-        mix = np.linalg.lstsq(turns, step, rcond=None)[0]
+    mix = _damped_solve(turns.T @ turns, turns.T @ step) if damped else lstsq(turns, step)
     mixed: FloatArray = step - (moves + turns) @ mix
     if np.all(np.isfinite(mixed)) and np.any(mixed):
         return mixed
@@ -275,7 +273,7 @@ def _step(
         columns = np.concatenate([*fixed, space.a_in[held].T], axis=1) / root[:, None]
         step = -toward
         if columns.shape[1]:
-            basis, values, _ = np.linalg.svd(columns, full_matrices=False)
+            basis, values, _ = svd(columns, full_matrices=False)
             basis = basis[:, values > _RANK * values[0]] if values[0] > 0.0 else basis[:, :0]
             step = basis @ (basis.T @ toward) - toward
         step = step / root
@@ -569,7 +567,7 @@ def _kept_rounds(
         projected[held] = 0.0
     else:
         rows = np.concatenate([space.a_eq, space.a_in[active]])
-        fit = np.linalg.lstsq(rows.T, gradient, rcond=None)[0][space.a_eq.shape[0] :]
+        fit = lstsq(rows.T, gradient)[space.a_eq.shape[0] :]
         projected = gradient - rows.T @ np.concatenate([np.zeros(len(space.a_eq)), fit])
     return replace(
         first,
@@ -690,7 +688,7 @@ def _along_equalities(space: ReducedSpace, move: FloatArray) -> FloatArray:
     rows = space.a_eq
     if not rows.shape[0]:
         return move
-    along: FloatArray = move - rows.T @ np.linalg.lstsq(rows @ rows.T, rows @ move, rcond=None)[0]
+    along: FloatArray = move - rows.T @ lstsq(rows @ rows.T, rows @ move)
     return along
 
 

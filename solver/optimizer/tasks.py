@@ -24,6 +24,7 @@ import numpy as np
 
 from .._checks import FloatArray, IntArray
 from ..goals.base import Goal
+from ..linalg import svd
 from ..problem import Problem
 from .space import ReducedSpace
 
@@ -178,7 +179,7 @@ def damped_inverse(
     """
     if not matrix.size:
         return np.zeros(matrix.shape[::-1]), np.zeros((0, matrix.shape[1]))
-    u, sigma, vt = np.linalg.svd(matrix, full_matrices=False)
+    u, sigma, vt = svd(matrix, full_matrices=False)
     keep = sigma > 1e-10 * max(float(sigma.max(initial=0.0)), 1e-300)
     if not np.any(keep):
         return np.zeros(matrix.shape[::-1]), np.zeros((0, matrix.shape[1]))

@@ -13,6 +13,7 @@ import numpy as np
 
 from .._checks import FloatArray, IntArray
 from ..figure import Figure
+from ..linalg import svd
 from ..rows import LimitRows
 
 __all__ = ["VariableRows", "variable_scale"]
@@ -71,7 +72,7 @@ class VariableRows:
         fixed_in[fixed_rows, fixed_columns] = values[still]
         a_eq = limits.a_eq[:, variables] * scale
         if a_eq.shape[0]:
-            _, singular, vt = np.linalg.svd(a_eq, full_matrices=False)
+            _, singular, vt = svd(a_eq, full_matrices=False)
             rank = int(np.sum(singular > 1e-10 * max(float(singular.max(initial=0.0)), 1e-300)))
             a_eq = vt[:rank]
         return cls(
