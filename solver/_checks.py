@@ -65,7 +65,7 @@ def finite_scalar(value: float, what: str) -> float:
         number = float(value)
     except (TypeError, ValueError) as error:
         raise SolverInputError(f"{what} must be a number, got {value!r}", item=what) from error
-    if not np.isfinite(number):
+    if not math.isfinite(number):
         raise SolverInputError(f"{what} must be finite, got {number}", item=what)
     return number
 

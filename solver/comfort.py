@@ -87,9 +87,17 @@ class Comfort:
         """Comfort toward the rest pose θ = 0."""
         return cls(np.zeros(n_dofs), share)
 
-    def masses(self, variables: IntArray, units: FloatArray) -> FloatArray:
-        """m_j of the free DOFs: the weights given, else ``units`` (1 or 1 / L² by kind)."""
-        return units if self.weights is None else self.weights[variables]
+    def masses(self, variables: IntArray, units: FloatArray | None = None) -> FloatArray:
+        """m_j of the free DOFs: the weights given, else ``units`` (1 or 1 / L² by kind).
+
+        Raises:
+            SolverInputError: Without weights, for no ``units``.
+        """
+        if self.weights is not None:
+            return self.weights[variables]
+        if units is None:
+            raise SolverInputError("comfort without weights needs the units of its masses")
+        return units
 
     def target(self, start: FloatArray, variables: IntArray, scale: FloatArray) -> FloatArray:
         """τ over the free DOFs: the share of the way from θ₀ to the reference, over s.

@@ -33,18 +33,22 @@ class Derived:
     Attributes:
         moving_limits: :attr:`Problem.moving_limits <solver.Problem.moving_limits>`.
         chain_lengths: :attr:`Problem.chain_lengths <solver.Problem.chain_lengths>`.
+        longest_chain: :attr:`Problem.longest_chain <solver.Problem.longest_chain>`.
         reach: :attr:`Problem.reach <solver.Problem.reach>`.
         variable_rows: The limit rows over the variables, scaled (:mod:`.optimizer.space`).
         free_rotations: :attr:`Problem.free_rotations <solver.Problem.free_rotations>`.
+        variable_bounds: The variables' lower and upper bounds (:meth:`bounds_of`).
         objective_plan: What the kernel's objective reads of the figure, effectors and
             variables (:meth:`plan`).
     """
 
     moving_limits: LinearLimits | None = None
     chain_lengths: FloatArray | None = None
+    longest_chain: float | None = None
     reach: Reach | None = None
     variable_rows: VariableRows | None = None
     free_rotations: BoolArray | None = None
+    variable_bounds: tuple[FloatArray, FloatArray] | None = None
     objective_plan: kernel.ObjectivePlan | None = None
 
     def limits_held(self, limits: LinearLimits, variable_mask: BoolArray) -> LinearLimits:
@@ -72,7 +76,14 @@ class Derived:
                 places = np.concatenate((world[:, :3, 3], np.reshape(points, (-1, 3))))
                 lengths[~(lengths > 0.0)] = float(np.ptp(places, axis=0).max())
             self.chain_lengths = lengths
+            self.longest_chain = float(lengths.max(initial=0.0))
         return self.chain_lengths
+
+    def bounds_of(self, figure: Figure, variables: IntArray) -> tuple[FloatArray, FloatArray]:
+        """:attr:`variable_bounds`: ``figure``'s bounds on ``variables``, made when first asked."""
+        if self.variable_bounds is None:
+            self.variable_bounds = figure.lower[variables], figure.upper[variables]
+        return self.variable_bounds
 
     def reach_of(
         self, figure: Figure, variable_mask: BoolArray, segments: IntArray, local: FloatArray
@@ -114,17 +125,20 @@ class Derived:
         the motion's ``scale``, the reach proofs keep their chains
         (:meth:`.reach.Reach.on`) and the kernel's plan its descents.
         """
-        lengths = self.chain_lengths
+        lengths, longest = self.chain_lengths, None
         if lengths is not None:  # a similarity scales every distance alike
             lengths = lengths * scale
+            longest = float(lengths.max(initial=0.0))
         kinematics = figure.kinematics
         plan = self.objective_plan
         return Derived(
             moving_limits=self.moving_limits,
             chain_lengths=lengths,
+            longest_chain=longest,
             reach=None if self.reach is None else self.reach.on(figure, motion, scale),
             variable_rows=self.variable_rows,
             free_rotations=self.free_rotations,
+            variable_bounds=self.variable_bounds,
             objective_plan=None
             if plan is None
             else plan.moved(kinematics.kernel_tree, kinematics.scaled),

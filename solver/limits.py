@@ -148,18 +148,27 @@ class LinearLimits:
         return np.any(self.a_eq != 0.0, axis=1), np.any(self.a_in != 0.0, axis=1)
 
     def max_violation(self, theta: FloatArray) -> float:
-        """The largest violation of any limit at ``theta`` (0 when feasible)."""
-        eq, ineq = self.violations(theta)
-        return float(max(eq.max(initial=0.0), ineq.max(initial=0.0)))
+        """The largest violation of any limit at ``theta`` (0 when feasible).
+
+        The rows' largest shortfall, not clipped at 0 row by row first: the same number.
+        """
+        largest = float((self.b_in - self.rows_in @ theta).max(initial=0.0))
+        if len(self.b_eq):
+            largest = max(largest, float(np.abs(self.a_eq @ theta - self.b_eq).max()))
+        return largest
 
     def worst(self, theta: FloatArray) -> tuple[str, float]:
         """Label and amount of the most violated limit at ``theta``."""
         eq, ineq = self.violations(theta)
         best = ("", 0.0)
-        if eq.size and eq.max() > best[1]:
-            best = (self.eq_labels[int(eq.argmax())], float(eq.max()))
-        if ineq.size and ineq.max() > best[1]:
-            best = (self.in_labels[int(ineq.argmax())], float(ineq.max()))
+        if eq.size:
+            k = int(eq.argmax())
+            if eq[k] > best[1]:
+                best = (self.eq_labels[k], float(eq[k]))
+        if ineq.size:
+            k = int(ineq.argmax())
+            if ineq[k] > best[1]:
+                best = (self.in_labels[k], float(ineq[k]))
         return best
 
 
@@ -246,6 +255,8 @@ def outside_limits(limits: LinearLimits, theta: FloatArray) -> tuple[str, float]
     Returns:
         ``(label, amount)`` of the most violated limit, or None when ``theta`` is feasible.
     """
+    if limits.max_violation(theta) <= FEASIBLE:  # (the usual case, without the labels)
+        return None
     label, amount = limits.worst(theta)
     return (label, amount) if amount > FEASIBLE else None
 

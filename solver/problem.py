@@ -181,6 +181,16 @@ class Problem:
         return self.derived.lengths(self.kinematics, self.parts, self._paths)
 
     @property
+    def longest_chain(self) -> float:
+        """The longest of :attr:`chain_lengths` (0 without constraints), found with them."""
+        derived = self.derived
+        if derived.longest_chain is None:
+            derived.lengths(self.kinematics, self.parts, self._paths)
+        longest = derived.longest_chain
+        assert longest is not None  # found with the lengths
+        return longest
+
+    @property
     def reach(self) -> Reach:
         """Where each effector can be (:class:`.reach.Reach`): the proofs behind the verdict."""
         segments = self.effector_segments

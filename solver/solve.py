@@ -278,8 +278,8 @@ def _within_bounds(problem: Problem, space: ReducedSpace, theta: FloatArray) -> 
     kept to rounding (at most :data:`~solver.limits.FEASIBLE`).
     """
     variables = space.variables
-    figure = problem.figure
-    theta[variables] = np.clip(theta[variables], figure.lower[variables], figure.upper[variables])
+    lower, upper = problem.derived.bounds_of(problem.figure, variables)
+    theta[variables] = np.clip(theta[variables], lower, upper)
     return theta
 
 
@@ -346,7 +346,7 @@ def _verdict(
     if value <= met:
         return Outcome.MET, ()
     margins = problem.reach_margins(theta, pins=pins)
-    scale = max(1.0, float(problem.chain_lengths.max(initial=0.0)))
+    scale = max(1.0, problem.longest_chain)
     unreachable = tuple(k for k, margin in enumerate(margins) if margin < -1e-9 * scale)
     if status is not Status.CONVERGED:
         return Outcome.UNFINISHED, unreachable

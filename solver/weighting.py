@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import NamedTuple
 
+import numpy as np
+
 from ._checks import BoolArray, FloatArray
 from .chains import Term, leaf_weights
 
@@ -24,11 +26,14 @@ class Weighting(NamedTuple):
         leaves: Each leaf's weight in G_all, shape (m,).
         positive: Whether each leaf's weight is > 0, shape (m,).
         smallest: The smallest positive one; 1 where none is positive.
+        relative: The leaves' weights summed, over ``smallest``: G_all / w is at most
+            this many times the largest potential.
     """
 
     leaves: FloatArray
     positive: BoolArray
     smallest: float
+    relative: float
 
     @classmethod
     def of(cls, terms: Sequence[Term], weights: FloatArray) -> Weighting:
@@ -36,7 +41,7 @@ class Weighting(NamedTuple):
         leaves = leaf_weights(terms, weights)
         positive = leaves > 0.0
         smallest = float(leaves[positive].min()) if positive.any() else 1.0
-        return cls(leaves, positive, smallest)
+        return cls(leaves, positive, smallest, float(np.sum(leaves)) / smallest)
 
     def tolerance(self, fraction: float, lengths: FloatArray) -> float:
         """``min_i c_i (fraction · L_i)²`` over the leaves of positive weight c_i, else 0.

@@ -110,7 +110,7 @@ def measure(
         name: math.sqrt(max(float(value), 0.0))
         for name, value in zip(setup.names, values.tolist(), strict=True)
     }
-    size = max(1.0, float(setup.problem.chain_lengths.max(initial=0.0)))
+    size = max(1.0, setup.problem.longest_chain)
     allowed = AGREE * size + slack * plan.lever
     agree = all(abs(residuals[n] - model[n]) <= allowed for n in setup.names)
     diverging = {} if agree else diverging_bones(obj, setup, theta)
@@ -301,7 +301,7 @@ def diverging_bones(obj: Any, setup: Setup, theta: Array) -> dict[str, str]:
     figure = setup.rig.figure
     model = figure.forward(theta)
     world = to_numpy(obj.matrix_world)
-    size = max(1.0, float(np.max(setup.problem.chain_lengths, initial=0.0)))
+    size = max(1.0, setup.problem.longest_chain)
     parents = figure.kinematics.segment_parent
     lines = effector_lines(setup.rig, setup.problem)
     differs: dict[int, bool] = {}

@@ -69,11 +69,14 @@ class Scaled:
         """
         if self.comfort is None:
             return None
-        space = self.space
-        length = max(float(problem.chain_lengths.max(initial=0.0)), 1e-3)
-        rotation = problem.kinematics.dof_rotation[space.variables]
-        masses = self.comfort.masses(space.variables, np.where(rotation, 1.0, 1.0 / length**2))
-        return ComfortAim(self.comfort.target(space.base, space.variables, space.scale), masses)
+        space, comfort = self.space, self.comfort
+        if comfort.weights is not None:
+            masses = comfort.masses(space.variables)
+        else:
+            length = max(problem.longest_chain, 1e-3)
+            rotation = problem.kinematics.dof_rotation[space.variables]
+            masses = comfort.masses(space.variables, np.where(rotation, 1.0, 1.0 / length**2))
+        return ComfortAim(comfort.target(space.base, space.variables, space.scale), masses)
 
     def comfort_level(self, problem: Problem) -> tuple[Objective, FloatArray] | None:
         """The comfort aim over φ as a level: its potential and its Hessian's factor, or None."""
@@ -83,26 +86,38 @@ class Scaled:
         return aim.potential, self.comfort.factor(aim.masses)
 
     def objective(self, problem: Problem) -> Objective:
-        """φ ↦ (G_all / w, s ∘ ∇G_all / w) of ``problem`` (the problem, or it varied)."""
+        """φ ↦ (G_all / w, s ∘ ∇G_all / w) of ``problem`` (the problem, or it varied).
+
+        Its scale is found at its first call: a drag event's kernel may make none.
+        """
         space, weight = self.space, self.weight
-        scale = space.scale / weight
-        unscaled = bool((scale == 1.0).all())
+        scale: FloatArray | None = None  # s / w, or None where it is 1 throughout
+        found = False
 
         def objective(phi: FloatArray) -> tuple[float, FloatArray]:
+            nonlocal scale, found
+            if not found:
+                scale, found = _unless_one(space.scale / weight), True
             value, gradient = problem.evaluate_variables(space.theta(phi))
-            return value / weight, gradient if unscaled else gradient * scale
+            return value / weight, gradient if scale is None else gradient * scale
 
         return objective
 
     def curvature(self, problem: Problem) -> Callable[[FloatArray], FloatArray]:
-        """φ ↦ F with F Fᵀ the Gauss–Newton estimate of the Hessian of G_all / w over φ."""
-        space = self.space
-        root = space.scale / np.sqrt(self.weight)
-        unscaled = bool((root == 1.0).all())
+        """φ ↦ F with F Fᵀ the Gauss–Newton estimate of the Hessian of G_all / w over φ.
+
+        Its scale is found at its first call: a drag event's kernel may make none.
+        """
+        space, weight = self.space, self.weight
+        root: FloatArray | None = None  # s / √w, or None where it is 1 throughout
+        found = False
 
         def curvature(phi: FloatArray) -> FloatArray:
+            nonlocal root, found
+            if not found:
+                root, found = _unless_one(space.scale / np.sqrt(weight)), True
             factor = problem.gauss_newton_factor(space.theta(phi))
-            return factor if unscaled else factor * root[:, None]
+            return factor if root is None else factor * root[:, None]
 
         return curvature
 
@@ -152,6 +167,11 @@ class Scaled:
             callback(space.theta(phi), value * weight)
 
         return report
+
+
+def _unless_one(scale: FloatArray) -> FloatArray | None:
+    """``scale``, or None where every entry is 1 (a product by it would change nothing)."""
+    return None if bool((scale == 1.0).all()) else scale
 
 
 @dataclass(frozen=True, eq=False)

@@ -9,8 +9,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-import numpy as np
-
 from .._checks import nonnegative
 from ..optimizer.dls import DAMPING, descend_dls
 from ..optimizer.tasks import TaskModel, leaves_by_level
@@ -42,7 +40,7 @@ class Dls(Method):
         """One descent (see :meth:`Method.descend <solver.methods.base.Method.descend>`)."""
         damping = self.damping
         if damping is None:
-            damping = DAMPING * float(np.max(leg.problem.chain_lengths, initial=1.0))
+            damping = DAMPING * max(leg.problem.longest_chain, 1.0)
         return descend_dls(
             TaskModel(leg.problem, leg.scaled.space),
             leaves_by_level(leg.problem),

@@ -144,7 +144,7 @@ class Goldfarb(Method):
         ):
             return leg
         ranked = levels_of(leg, curvature=False)
-        depth = FENCE_DEPTH * float(np.max(problem.chain_lengths, initial=1.0))
+        depth = FENCE_DEPTH * max(problem.longest_chain, 1.0)
         shifts = dict.fromkeys(fences, 0.0)  # fence leaf: how far inside itself it is moved
         ended: dict[int, tuple[float, float]] = {}  # its last pass's shift and point's height
         spent = 0
@@ -221,7 +221,7 @@ class Goldfarb(Method):
         first = self.unstuck(inner, self.goals(below, scaled, start, budget, step), step)
         if scaled.comfort is None:
             return first
-        band = FENCE_BAND * float(np.max(problem.chain_lengths, initial=1.0))
+        band = FENCE_BAND * max(problem.longest_chain, 1.0)
         heights = fence_heights(below, scaled.space.theta(first.phi))
         planes: dict[int, Goal] = {
             i: Plane(fences[i].point + heights[i] * fences[i].normal, fences[i].normal)
@@ -365,8 +365,6 @@ class Goldfarb(Method):
                 _keep_last(problem, rounds)
                 return settled
 
-        longest = float(np.max(problem.chain_lengths, initial=1.0))
-        weighting = problem.weighting
         return relax(
             first,
             aim,
@@ -374,10 +372,10 @@ class Goldfarb(Method):
             scaled.curvature(problem),
             restore,
             budget,
-            longest,
+            max(problem.longest_chain, 1.0),
             scaled.objective(problem),
             settler,
-            float(np.sum(weighting.leaves)) / weighting.smallest,
+            problem.weighting.relative,
         )
 
     def quick(self, problem: Problem, scaled: Scaled, budget: Budget) -> Descent | Resume | None:

@@ -182,7 +182,7 @@ def lost(leg: Leg, descent: Descent) -> bool:
     deciding: the descent from ``leg.start`` ends no worse than the start on any level.
     """
     problem = leg.problem
-    longest = max(1.0, float(np.max(problem.chain_lengths, initial=1.0)))
+    longest = max(problem.longest_chain, 1.0)
     held = len(leaves_by_level(problem)) - 1
     spent = descent.status in (Status.MAX_ITERATIONS, Status.TIME_LIMIT)
     if not spent and any(end > (LEAD_MET * longest) ** 2 for end in descent.levels[:held]):

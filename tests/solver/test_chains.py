@@ -149,7 +149,7 @@ def test_constraint_on_a_dofless_root_has_no_variables() -> None:
     assert problem.objective([0.5])[0] == pytest.approx(1.0)
 
 
-def test_chain_lengths_run_from_the_chain_start_to_the_effector() -> None:
+def test_chain_lengths_run_from_the_chain_start_to_the_effector_the_longest_kept() -> None:
     from problems import planar_arm, tip
 
     lengths = [1.0, 0.7, 0.4]
@@ -159,6 +159,10 @@ def test_chain_lengths_run_from_the_chain_start_to_the_effector() -> None:
     problem = Problem(fig, [whole, part])
     # bent or straight, the chain length is measured at the zero pose
     np.testing.assert_allclose(problem.chain_lengths, [2.1, 1.1], rtol=1e-12)
+    assert problem.longest_chain == float(np.max(problem.chain_lengths))
+    assert problem.with_goals({0: goals.Position((1, 0, 0))}).longest_chain == pytest.approx(2.1)
+    moved = problem.on(fig.moved(np.diag([3.0, 3.0, 3.0, 1.0])))  # every length times 3
+    assert moved.longest_chain == float(np.max(moved.chain_lengths)) == pytest.approx(6.3)
 
 
 def test_a_leaf_in_no_term_weighs_nothing_whatever_memory_its_weight_is_made_in() -> None:

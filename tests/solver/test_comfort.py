@@ -113,6 +113,17 @@ def test_weights_choose_which_joints_give_way() -> None:
     assert abs(heavy[0]) < abs(light[0])
 
 
+def test_masses_are_the_weights_given_else_the_units_asked_for() -> None:
+    variables = np.array([0, 2])
+    weighed = Comfort(np.zeros(3), weights=[4.0, 5.0, 6.0])
+    np.testing.assert_array_equal(weighed.masses(variables), [4.0, 6.0])
+    np.testing.assert_array_equal(weighed.masses(variables, np.ones(2)), [4.0, 6.0])
+    plain = Comfort(np.zeros(3))
+    np.testing.assert_array_equal(plain.masses(variables, np.array([1.0, 0.25])), [1.0, 0.25])
+    with raises_input_error("without weights needs the units"):
+        plain.masses(variables)
+
+
 def test_comfort_never_costs_a_goal_or_a_pin_on_the_human() -> None:
     figure = human_figure()
     theta = np.zeros(figure.n_dofs)

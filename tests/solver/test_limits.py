@@ -170,6 +170,30 @@ def test_max_violation_and_worst_pick_the_largest() -> None:
     assert limits.max_violation(theta) == pytest.approx(np.sqrt(2.0))
 
 
+@pytest.mark.parametrize("seed", range(20))
+def test_max_violation_is_the_largest_row_violation_and_worst_names_it(seed: int) -> None:
+    from solver.limits import FEASIBLE, outside_limits
+
+    rng = np.random.default_rng(seed)
+    fig = _square_joint()
+    fig.add_segment("b", parent="a", dofs=[Dof.rotation("x", lower=-0.3, upper=0.4)])
+    if seed % 2:  # with an equality row, and without one
+        fig.add_linear_equality({("a", 0): 1.0, ("b", 0): -1.0}, rhs=0.1)
+    limits = fig.limits
+    for _ in range(20):
+        theta = rng.normal(scale=(0.3 if seed % 3 else 1e-9), size=4)
+        eq, ineq = limits.violations(theta)
+        largest = max(eq.max(initial=0.0), ineq.max(initial=0.0))
+        assert limits.max_violation(theta) == largest  # exactly: the same numbers
+        label, amount = limits.worst(theta)
+        assert amount == largest
+        if largest > 0.0:
+            rows = [*limits.eq_labels, *limits.in_labels]
+            assert label == rows[int(np.argmax(np.concatenate([eq, ineq])))]
+        expected = (label, amount) if amount > FEASIBLE else None
+        assert outside_limits(limits, theta) == expected
+
+
 def test_violations_are_zero_on_the_boundary() -> None:
     fig = Figure()
     fig.add_segment("a", dofs=[Dof.rotation("x", lower=-1.0, upper=1.0)])
