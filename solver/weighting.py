@@ -26,8 +26,8 @@ class Weighting(NamedTuple):
         leaves: Each leaf's weight in G_all, shape (m,).
         positive: Whether each leaf's weight is > 0, shape (m,).
         smallest: The smallest positive one; 1 where none is positive.
-        relative: The leaves' weights summed, over ``smallest``: G_all / w is at most
-            this many times the largest potential.
+        relative: The leaves' weights summed, over ``smallest``: G_all / w where every
+            leaf's potential is 1 (each goal off by one unit).
     """
 
     leaves: FloatArray

@@ -167,8 +167,7 @@ class _Levels:
         self.model = TaskModel(problem, space)
         weights = self.model.coefficients(np.ones(len(problem.leaves)))
         self.weights = [max(float(weights[rows].max(initial=0.0)), 1e-300) for rows in self.leaves]
-        longest = max(problem.longest_chain, 1.0)
-        self.slack = (HOLD * max(1.0, longest)) ** 2
+        self.slack = (HOLD * max(problem.longest_chain, 1.0)) ** 2
         self.iterations = 0
         self.evaluations = 0
         self.stalled = False
