@@ -3,11 +3,11 @@
 Every method runs through :func:`descents`: one plan of what each restart starts from
 (:func:`plans`), one stop test, one reporter and one budget. When the first descent
 ends with the goals unmet (a local minimum, often on a limit boundary, or an
-unreachable goal), each AnyOf member that does not count where it ends is tried from
-the start with the set held to it (:meth:`Problem.with_member`), then seeded starts
-alternate between spread over the feasible set and near the best pose so far
-(:class:`.optimizer.feasible.Starts`); a best descent cut off by the per-descent cap
-goes on between two restarts.
+unreachable goal) and some goal could still come nearer (:func:`at_least`), each AnyOf
+member that does not count where it ends is tried from the start with the set held to
+it (:meth:`Problem.with_member`), then seeded starts alternate between spread over the
+feasible set and near the best pose so far (:class:`.optimizer.feasible.Starts`); a best
+descent cut off by the per-descent cap goes on between two restarts.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from ._checks import BoolArray, FloatArray
+from .goals import HalfSpace, Line, Plane, Position
 from .methods.base import Leg, Method, Scaled, moving_unmet
 from .optimizer.budget import Budget
 from .optimizer.compiled_gauss_newton import Resume
@@ -26,13 +27,16 @@ from .optimizer.feasible import Box, Starts
 from .optimizer.projection import active_rows, multipliers
 from .optimizer.space import ReducedSpace
 from .problem import Problem
-from .result import Descent, Status, ranks, replaces
+from .result import RESTART_GAIN, Descent, Status, ranks, replaces
 
 __all__ = [
+    "AT_LEAST",
     "DESCENT_ITERATIONS",
+    "LEAST",
     "RESUME",
     "Limits",
     "Plan",
+    "at_least",
     "descent_iterations",
     "descents",
     "in_g_all_scale",
@@ -53,6 +57,11 @@ Plan = tuple[int, int] | int
 k ≥ 1 of :class:`.optimizer.feasible.Starts`, or :data:`RESUME`."""
 RESUME = 0
 """A plan: go on with the best descent, cut off by its per-descent cap."""
+AT_LEAST = True
+"""Whether restarts end where every goal is at its least (off only to test what they find)."""
+LEAST = (Position, Line, Plane, HalfSpace)
+"""The goals whose potential is the squared distance of the effector point from a target
+set: a reach margin m < 0 (:meth:`Problem.leaf_reach_margins`) bounds it below by m²."""
 
 
 @dataclass(frozen=True)
@@ -94,6 +103,7 @@ class _Driver:
         self.iterations = self.evaluations = self.readds = 0
         self.starts: Starts | None = None
         self.still: tuple[Descent, BoolArray] | None = None
+        self.least: tuple[Descent, bool] | None = None
 
     def run(
         self,
@@ -124,7 +134,7 @@ class _Driver:
         return result
 
     def finished(self, best: Descent, last: Descent) -> bool:
-        """The one stop test: goals met, or time or iterations spent."""
+        """The one stop test: goals met or at their least, or time or iterations spent."""
         limits = self.limits
         out_of_time = limits.deadline is not None and time.perf_counter() >= limits.deadline
         return (
@@ -133,7 +143,25 @@ class _Driver:
             or last.status is Status.TIME_LIMIT
             or out_of_time
             or self.iterations >= limits.max_iterations
+            or self.at_least(best)
         )
+
+    def at_least(self, best: Descent) -> bool:
+        """:func:`at_least` of ``best``, found once per best descent."""
+        if self.least is None or self.least[0] is not best:
+            found = (
+                AT_LEAST
+                and best.status is not Status.MAX_ITERATIONS
+                and at_least(
+                    self.problem,
+                    self.scaled,
+                    best,
+                    self.limits.tolerance,
+                    pins=self.method.holds_pins,
+                )
+            )
+            self.least = (best, found)
+        return self.least[1]
 
     def restart(self, plan: Plan, best: Descent) -> Descent:
         """The descent of one restart's ``plan``."""
@@ -260,6 +288,32 @@ def plans(problem: Problem, scaled: Scaled, first: Descent, restarts: int) -> li
     members = members[:restarts]
     seeded: list[Plan] = list(range(1, restarts - len(members) + 1))
     return members + seeded
+
+
+def at_least(
+    problem: Problem, scaled: Scaled, best: Descent, tolerance: float, *, pins: bool
+) -> bool:
+    """Whether no pose brings any goal nearer than ``best`` leaves it: restarts end.
+
+    Each goal is met, or proved out of reach (a reach margin m < 0, given the pins where
+    the method holds them, ``pins``) with its point as near its target set as the proof
+    allows: its potential, that squared distance (:data:`LEAST`'s goals), within
+    :data:`~solver.result.RESTART_GAIN` of m². Then G_all and each priority level are at
+    their least, so no restart can rank better on the goals (:func:`.result.ranks`): as
+    with goals met, comfort, below every goal, is relaxed where the descent ended and not
+    searched for elsewhere. "Met" is the stop test's: the goals' excess over their least
+    weighs at most ``tolerance`` in G_all / w. A problem with an ``AnyOf`` restarts as
+    before (its members are tried in turn).
+    """
+    if any(term.disjunctive for term in problem.terms):
+        return False
+    theta = scaled.space.theta(best.phi)
+    potentials = problem.potentials(theta)
+    margins = problem.leaf_reach_margins(theta, pins=pins)
+    exact = np.array([type(leaf.goal) in LEAST for leaf in problem.leaves], dtype=bool)
+    least = np.where(exact & (margins < 0.0), margins * margins, 0.0)
+    excess = np.maximum(potentials - least * (1.0 + RESTART_GAIN), 0.0)
+    return float(problem.weighting.leaves @ excess) <= tolerance * scaled.weight
 
 
 def met_only(problem: Problem, scaled: Scaled, best: Descent, tolerance: float) -> BoolArray:

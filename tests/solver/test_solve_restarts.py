@@ -6,8 +6,13 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from problems import tip
 
-from solver import Constraint, Problem, goals, solve
+from solver import Constraint, Dof, Effector, Figure, Problem, goals, pin, restarts, solve
+from solver.optimizer.tasks import leaves_by_level
+from solver.result import RESTART_GAIN
 from tests.fixtures import bvh
 
 CHAIN = ("LeftShoulder", "LeftArm", "LeftForeArm", "LeftHand")
@@ -107,3 +112,103 @@ def test_restarts_leave_a_limb_whose_goals_are_met_as_it_was(pose) -> None:
         for j in figure.segment(name).dof_indices
     ]
     np.testing.assert_array_equal(result.theta[arm], start[arm])
+
+
+def arm(lengths: list[float], bounds: list[tuple[float, float]]) -> Figure:
+    """:func:`problems.planar_arm` with each joint's own bounds."""
+    figure = Figure()
+    parent = None
+    for k, (lower, upper) in enumerate(bounds):
+        rest = np.eye(4)
+        rest[1, 3] = lengths[k - 1] if k else 0.0
+        figure.add_segment(f"link{k}", parent, rest, [Dof.rotation("z", lower=lower, upper=upper)])
+        parent = f"link{k}"
+    return figure
+
+
+def pinned_arm(lower: float = -math.pi) -> tuple[Problem, np.ndarray]:
+    """A planar arm, its elbow pinned, the hand's goal beyond the forearm's reach.
+
+    ``lower``: the hand joint's lower bound (above 0, the hand cannot straighten to
+    point at the goal, and the goal is not at its least).
+    """
+    lengths = [0.5, 0.3, 0.2]
+    figure = arm(lengths, [(-math.pi, math.pi), (-math.pi, math.pi), (lower, math.pi)])
+    theta = np.array([0.4, 0.3, 0.5])
+    hand = Constraint(tip(figure, lengths), goals.Position((0.9, 0.9, 0.0)))
+    return Problem(figure, [pin(figure, theta, "link1"), hand]), theta
+
+
+def test_restarts_end_where_every_goal_is_met_or_as_near_as_its_proof_allows() -> None:
+    # the forearm points at the goal from the pinned elbow: no start brings it nearer
+    problem, theta = pinned_arm()
+    result = solve(problem, theta)
+    assert result.outcome == "not_reachable"
+    assert result.restarts == 0
+    distance = float(np.sqrt(problem.potentials(result.x)[1]))
+    assert distance == pytest.approx(-problem.reach_margins(theta)[1], rel=1e-9)
+    previous, restarts.AT_LEAST = restarts.AT_LEAST, False
+    try:
+        searched = solve(problem, theta)
+    finally:
+        restarts.AT_LEAST = previous
+    assert searched.restarts == 8
+    assert result.fun <= searched.fun * (1.0 + RESTART_GAIN)
+
+
+def test_restarts_run_where_a_goal_out_of_reach_may_come_nearer() -> None:
+    # the hand's bound keeps it from pointing at the goal: the proof's distance
+    # is not reached, and the restarts look for a nearer pose as before
+    problem, theta = pinned_arm(lower=0.3)
+    result = solve(problem, theta)
+    assert result.outcome == "not_reachable"
+    distance = float(np.sqrt(problem.potentials(result.x)[1]))
+    assert distance > -problem.reach_margins(theta)[1] * (1.0 + 1e-6)
+    assert result.restarts == 8
+
+
+def _arm_problem(seed: int) -> tuple[Problem, np.ndarray]:
+    """A planar arm with random lengths and bounds, goals near and beyond its reach,
+    sometimes a pin and a second priority level."""
+    rng = np.random.default_rng(seed)
+    lengths = list(rng.uniform(0.2, 0.6, size=int(rng.integers(3, 6))))
+    if rng.random() < 0.5:
+        bounds = [(-math.pi, math.pi)] * len(lengths)
+    else:
+        bounds = [(-rng.uniform(0.3, 3.0), rng.uniform(0.3, 3.0)) for _ in lengths]
+    figure = arm(lengths, bounds)
+    theta = np.array([rng.uniform(lower, upper) * 0.5 for lower, upper in bounds])
+    reach = sum(lengths)
+    angle = rng.uniform(0.0, 2.0 * math.pi)
+    far = reach * rng.uniform(0.5, 1.6) * np.array([math.cos(angle), math.sin(angle), 0.0])
+    constraints = [Constraint(tip(figure, lengths), goals.Position(far))]
+    middle = f"link{int(rng.integers(1, len(lengths)))}"
+    if rng.random() < 0.5:
+        constraints.append(pin(figure, theta, middle))
+    else:
+        plane = goals.Plane(rng.normal(size=3) * 0.3, (*rng.normal(size=2), 0.0))
+        constraints.append(Constraint(Effector(middle), plane, priority=int(rng.integers(0, 2))))
+    return Problem(figure, constraints), theta
+
+
+def _levels(problem: Problem, theta: np.ndarray) -> list[float]:
+    weighted = problem.weighting.leaves * problem.potentials(theta)
+    return [float(weighted[rows].sum()) for rows in leaves_by_level(problem)]
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 100_000))
+def test_restarts_that_end_at_the_least_leave_no_level_higher(seed: int) -> None:
+    problem, theta = _arm_problem(seed)
+    ended = solve(problem, theta, restarts=4)
+    previous, restarts.AT_LEAST = restarts.AT_LEAST, False
+    try:
+        searched = solve(problem, theta, restarts=4)
+    finally:
+        restarts.AT_LEAST = previous
+    assert ended.max_violation <= 1e-9
+    if ended.restarts == searched.restarts:
+        np.testing.assert_array_equal(ended.x, searched.x)  # the stop never came into it
+        return
+    for own, other in zip(_levels(problem, ended.x), _levels(problem, searched.x), strict=True):
+        assert own <= other * (1.0 + 1e-7) + 1e-10
