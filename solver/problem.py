@@ -463,6 +463,18 @@ class Problem:
         pose = self._pose(theta)
         return leaf_jacobians(pose, self.parts, self.jacobian).transpose(1, 2, 0)
 
+    def effector_motion(
+        self, theta: FloatArray
+    ) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
+        """:meth:`effector_states` and :meth:`effector_jacobians` from one pose at ``theta``.
+
+        The points and axes are the pose's own (kept for the next call at ``theta``): read,
+        not written.
+        """
+        pose = self._pose(theta)
+        jacobians = leaf_jacobians(pose, self.parts, self.jacobian).transpose(1, 2, 0)
+        return pose.points, pose.x, pose.y, jacobians
+
     def potentials(self, theta: FloatArray) -> FloatArray:
         """Unweighted potentials G_i of the leaf constraints, shape (m,)."""
         pose = self._pose(np.asarray(theta, dtype=np.float64))

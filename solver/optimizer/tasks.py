@@ -95,7 +95,7 @@ class TaskModel:
         """Unweighted potentials (m,) and every leaf's task at φ."""
         problem, space = self.problem, self.space
         theta = space.theta(phi)
-        points, x, y = problem.effector_states(theta)
+        points, x, y, jacobians = problem.effector_motion(theta)
         m = points.shape[0]
         values = np.empty(m)
         gradients = np.zeros((m, 9))
@@ -110,7 +110,7 @@ class TaskModel:
                 gradients[members, 6:] = d_y
             factors[members] = curvature(points[members], x[members], y[members])
         coefficient = self.coefficients(values)
-        jacobians = self.problem.effector_jacobians(theta) * space.scale[None, None, :]
+        jacobians = jacobians * space.scale[None, None, :]
         tasks: list[Task] = []
         for i in range(m):
             if coefficient[i] <= 0.0:
@@ -132,10 +132,9 @@ class TaskModel:
         Returns:
             Shapes (len(leaves), 9) and (len(leaves), 9, n_v).
         """
-        theta = self.space.theta(phi)
-        points, x, y = (part[leaves] for part in self.problem.effector_states(theta))
-        jacobians = self.problem.effector_jacobians(theta)[leaves] * self.space.scale
-        return np.concatenate([points, x, y], axis=1), jacobians
+        points, x, y, jacobians = self.problem.effector_motion(self.space.theta(phi))
+        states = np.concatenate([points[leaves], x[leaves], y[leaves]], axis=1)
+        return states, jacobians[leaves] * self.space.scale
 
 
 def stack(tasks: Sequence[Task], n: int) -> tuple[FloatArray, FloatArray]:
