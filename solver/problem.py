@@ -460,8 +460,7 @@ class Problem:
 
     def effector_jacobians(self, theta: FloatArray) -> FloatArray:
         """∂(r, x_e, y_e)/∂θ of every effector over the variables, shape (m, 9, n_v)."""
-        pose = self._pose(theta)
-        return leaf_jacobians(pose, self.parts, self.jacobian).transpose(1, 2, 0)
+        return self.effector_motion(theta)[3]
 
     def effector_motion(
         self, theta: FloatArray
