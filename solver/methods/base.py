@@ -21,7 +21,7 @@ from ..optimizer.compiled_gauss_newton import Resume
 from ..optimizer.levels import Level
 from ..optimizer.metric import GaussNewtonStep, compiled_step
 from ..optimizer.newton import Product
-from ..optimizer.relax import ComfortAim
+from ..optimizer.relax import ComfortAim, comfort_step
 from ..optimizer.space import ReducedSpace
 from ..optimizer.tasks import leaves_by_level
 from ..problem import Problem
@@ -78,12 +78,18 @@ class Scaled:
             masses = comfort.masses(space.variables, np.where(rotation, 1.0, 1.0 / length**2))
         return ComfortAim(comfort.target(space.base, space.variables, space.scale), masses)
 
-    def comfort_level(self, problem: Problem) -> tuple[Objective, FloatArray] | None:
-        """The comfort aim over φ as a level: its potential and its Hessian's factor, or None."""
+    def comfort_level(self, problem: Problem) -> Level | None:
+        """The comfort aim over φ as the last level (its potential, Hessian and minimiser)."""
         aim = self.comfort_aim(problem)
         if aim is None or self.comfort is None:
             return None
-        return aim.potential, self.comfort.factor(aim.masses)
+        factor = self.comfort.factor(aim.masses)
+        space = self.space
+
+        def toward(phi: FloatArray, rows: FloatArray) -> FloatArray:
+            return comfort_step(phi, aim, space, rows)
+
+        return Level(aim.potential, lambda phi: factor, None, True, toward)
 
     def objective(self, problem: Problem) -> Objective:
         """φ ↦ (G_all / w, s ∘ ∇G_all / w) of ``problem`` (the problem, or it varied).
@@ -304,8 +310,7 @@ def levels_of(leg: Leg, *, curvature: bool) -> list[Level]:
         levels.append(Level(within.objective(part), start, goal))
     comfort = scaled.comfort_level(problem)
     if comfort is not None:
-        potential, factor = comfort
-        levels.append(Level(potential, (lambda phi: factor) if curvature else None, None, True))
+        levels.append(comfort if curvature else comfort._replace(curvature=None))
     return levels
 
 

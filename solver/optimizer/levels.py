@@ -25,6 +25,13 @@ its smallest weight, while the levels above it are held. One round:
    halving makes acceptable, or two rounds in a row that lower G by less than 1e-6 of
    it end the level.
 
+Comfort, the last level where the solve has it, is a quadratic: on the held levels'
+tangent its minimiser is one linear solve (:attr:`Level.toward`, as
+:mod:`.relax`'s rounds take it below one level of goals), so each of its rounds takes that
+minimiser as the move of step 2 and restores it as in steps 3–4, with fewer halvings.
+Where a held half-space goal would need the tangent's limits (``_Levels.sides``), comfort
+descends as any level does.
+
 A pinned point therefore stays where it is to rounding, and a level never costs a
 higher one anything: a reachable level-0 goal is met whatever the level below asks.
 The first level, with nothing held, is one plain descent. The budget spans all levels,
@@ -67,6 +74,9 @@ _FEASIBLE = 1e-12
 """The largest violation of a limit, over the unit rows of φ, a restored point may have
 (the restoring's projection may stop at 1e-10, which a limit's scale can make 1e-9)."""
 _HALVINGS = 10
+_TOWARD_HALVINGS = 4
+"""Most tries of a comfort round's move in ``_Levels.toward``, halved after each: a round
+is one linear solve, so a move no halving restores is given up sooner than a descent's."""
 _FIRST = 3
 """Most iterations of a round along the tangent while G falls fast: a step, with room for
 a limit met or left (each counts as an iteration)."""
@@ -98,12 +108,16 @@ class Level(NamedTuple):
         goal: The value of G that counts as met (None: only its Kuhn–Tucker point).
         exact: Whether F Fᵀ is G's whole Hessian (a quadratic, as comfort is): the
             curvature then starts every descent, the Lagrangian's too.
+        toward: (φ, R) ↦ G's minimiser from φ on the null space of R's columns and the
+            limits it touches, or None: comfort's, whose rounds below the held levels take
+            it rather than a descent (``_Levels.toward``).
     """
 
     objective: Objective
     curvature: Curvature | None
     goal: float | None
     exact: bool = False
+    toward: Callable[[FloatArray, FloatArray], FloatArray] | None = None
 
 
 def has_levels(problem: Problem) -> bool:
@@ -210,6 +224,8 @@ class _Levels:
         ceiling = errors * (1.0 + _HOLD_SHARE) + self.slack
         value = objective(phi)[0]
         self.evaluations += 1
+        if level.toward is not None and self.sides(phi, held) is None:
+            return self.toward(phi, level, held, weights, ceiling, value)
         inner = _FIRST
         retry = 0
         still = 0
@@ -232,6 +248,45 @@ class _Levels:
                 self.stalled = self.stalled or gain > _STILL * value + self.budget.tolerance
                 return phi, spent
             inner = self.next_inner(inner, value, accepted[1])
+            still = still + 1 if value - accepted[1] <= _STILL * value else 0
+            phi, value = accepted
+            self.report(phi)
+            if spent is not None or still >= _STILL_ROUNDS:
+                return phi, spent
+        return phi, None
+
+    def toward(
+        self,
+        phi: FloatArray,
+        level: Level,
+        held: Sequence[IntArray],
+        weights: Sequence[float],
+        ceiling: FloatArray,
+        value: float,
+    ) -> tuple[FloatArray, Status | None]:
+        """Rounds of a quadratic level (comfort) below held levels: its minimiser on their tangent.
+
+        Each round takes the level's exact minimiser on the held levels' null space at φ
+        (:attr:`Level.toward`, one linear solve) and restores the held levels
+        (``restored``, at most :data:`_TOWARD_HALVINGS` halvings of the move). The rounds end
+        where no halving is kept, two rounds in a row lower G by less than :data:`_STILL` of
+        it, or the budget is spent. Against a descent along the tangent, this spends no
+        iterations learning a curvature the level gives exactly.
+        """
+        assert level.toward is not None
+        still = 0
+        while value > 0.0:
+            rows = stack(self.tasks_at(phi), self.space.n)[1]
+            move = level.toward(phi, rows.T)
+            self.iterations += 1
+            spent = self.budget.spent(self.iterations)
+            if not np.any(move):
+                return phi, spent
+            accepted = self.restored(
+                phi, move, held, weights, ceiling, level.objective, value, _TOWARD_HALVINGS
+            )
+            if accepted is None:
+                return phi, spent
             still = still + 1 if value - accepted[1] <= _STILL * value else 0
             phi, value = accepted
             self.report(phi)
@@ -398,13 +453,14 @@ class _Levels:
         ceiling: FloatArray,
         objective: Objective,
         value: float,
+        halvings: int = _HALVINGS,
     ) -> tuple[FloatArray, float] | None:
         """The first of φ + move, φ + move/2, … that restores the held levels and lowers G.
 
         Every such point is feasible: the limits are linear and φ and φ + move are inside.
         """
         step = 1.0
-        for _ in range(_HALVINGS):
+        for _ in range(halvings):
             trial = phi + step * move
             values, tasks = self.model.evaluate(trial)
             trial, values, tasks, extra = polish(

@@ -58,6 +58,7 @@ __all__ = [
     "ComfortAim",
     "Rounds",
     "Settler",
+    "comfort_step",
     "next_radius",
     "relax",
     "settle",
@@ -253,6 +254,17 @@ def _spent(budget: Budget, iterations: int) -> bool:
     if iterations >= budget.max_iterations:
         return True
     return budget.deadline is not None and time.perf_counter() >= budget.deadline
+
+
+def comfort_step(
+    phi: FloatArray, aim: ComfortAim, space: ReducedSpace, factor: FloatArray
+) -> FloatArray:
+    """C's minimiser from φ where the columns of ``factor`` and the touched limits hold.
+
+    The step of a round (:func:`_step`), for the levels' comfort below held levels
+    (:mod:`.levels`), whose rows are ``factor``'s columns.
+    """
+    return _step(phi, aim, space, factor)[0]
 
 
 def _step(

@@ -9,7 +9,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from problems import planar_arm, random_problem, tip
 
-from solver import Comfort, Constraint, Dof, Figure, Problem, goals, solve
+from solver import Comfort, Constraint, Dof, Figure, Problem, goals, pin, solve
 from solver.optimizer.relax import MET, ComfortAim
 from solver.solve import within_reach
 from tests.fixtures.models import feet_pins, human_figure, limb_length, palm_goal
@@ -57,6 +57,23 @@ def test_comfort_finds_the_most_comfortable_pose_that_keeps_the_goal(method: str
     # not solve by levels leave comfort out.
     assert np.allclose(solve(problem, START, method=method).x, START)
     assert np.allclose(solve(problem.with_comfort(Comfort.rest(3)), START, method="dls").x, START)
+
+
+@pytest.mark.parametrize("held", ["pinned", "priority"])
+def test_comfort_below_held_levels_finds_the_most_comfortable_pose(held: str) -> None:
+    # The tip pinned, or its goal at priority 1: comfort is then a level below a held one,
+    # whose rounds take comfort's minimiser on its tangent; they end at the least on the
+    # branch, as comfort's rounds below one level of goals do.
+    problem, point = arm_goal()
+    fig = problem.figure
+    effector = tip(fig, LENGTHS)
+    if held == "pinned":
+        leaf = pin(fig, START, effector.segment, effector.point)
+    else:
+        leaf = Constraint(effector, goals.Position(point), priority=1)
+    result = solve(Problem(fig, [leaf]).with_comfort(Comfort.rest(3)), START)
+    assert np.linalg.norm(problem.effector_states(result.x)[0][0] - point) <= 1e-9
+    assert float(result.x @ result.x) == pytest.approx(least_comfort_on_the_branch(point), abs=1e-8)
 
 
 def test_comfort_stops_at_a_limit_and_slides_along_it() -> None:
