@@ -90,33 +90,67 @@ class Goldfarb(Method):
     def descend(self, leg: Leg) -> Descent:
         """One descent (see :meth:`Method.descend <solver.methods.base.Method.descend>`).
 
-        A problem with pins or priority levels descends level by level, comfort the last
-        (:mod:`solver.optimizer.levels`), from where a weighted lead ends (:mod:`.lead`);
-        any other takes one descent of G_all, relaxed
-        toward comfort in the goals' null space where the solve has comfort
+        A problem with pins or priority levels descends level by level
+        (:mod:`solver.optimizer.levels`), from where a weighted lead ends (:mod:`.lead`),
+        then toward comfort (:meth:`relaxed_levels`); any other takes one descent of
+        G_all, relaxed toward comfort in the goals' null space where the solve has comfort
         (:mod:`solver.optimizer.relax`).
         """
         if has_levels(leg.problem):
-            kept = self.fences_kept(leg)
-            if isinstance(kept, Descent):
-                return kept
-            started, iterations, evaluations = led(self, kept)
-            descent = self.by_levels(started, kept.start)
-            iterations += descent.iterations
-            evaluations += descent.evaluations
-            if started is not kept and lost(kept, descent):
-                budget = kept.budget
-                left = replace(budget, max_iterations=max(budget.max_iterations - iterations, 1))
-                descent = self.by_levels(replace(kept, budget=left))
-                iterations += descent.iterations
-                evaluations += descent.evaluations
-            return replace(descent, iterations=iterations, evaluations=evaluations)
+            if leg.scaled.comfort is not None and not _sided(leg.problem):
+                return self.relaxed_levels(leg)
+            return self.levelled(leg)
         step = self.compiled(leg.problem, leg.scaled)
         first = self.goals(
             leg.problem, leg.scaled, leg.start, leg.budget, step, leg.reporter, leg.resume
         )
         first = self.unstuck(leg, first, step)
         return self.relaxed(leg.problem, leg.scaled, first, leg.budget, step)
+
+    def relaxed_levels(self, leg: Leg) -> Descent:
+        """The levels' descent of the goals (:meth:`levelled`), then comfort below them.
+
+        Where every goal ends met, each level is at its least, 0, wherever every goal stays
+        met: the levels are then one, and comfort relaxes as below one level of goals
+        (:meth:`relaxed`: the kernel's Newton rounds, each goal kept met). Otherwise comfort
+        is the last level of a descent by levels from there, each goal level held; where
+        the goals spent the budget, it waits. Restarts rank the levels, comfort last.
+        """
+        problem, scaled, budget = leg.problem, leg.scaled, leg.budget
+        goals = self.levelled(replace(leg, scaled=replace(scaled, comfort=None)))
+        if goals.status not in (Status.CONVERGED, Status.STALLED):
+            relaxed = goals  # the budget is spent: comfort, the lowest level, waits
+        elif budget.met(goals.value):
+            relaxed = self.relaxed(problem, scaled, goals, budget, self.compiled(problem, scaled))
+        else:
+            left = replace(budget, max_iterations=budget.max_iterations - goals.iterations)
+            comfort = self.by_levels(replace(leg, start=goals.phi, budget=left))
+            relaxed = replace(
+                comfort,
+                iterations=goals.iterations + comfort.iterations,
+                evaluations=goals.evaluations + comfort.evaluations,
+            )
+        levels = levels_of(leg, curvature=False)
+        return replace(
+            relaxed, levels=tuple(float(level.objective(relaxed.phi)[0]) for level in levels)
+        )
+
+    def levelled(self, leg: Leg) -> Descent:
+        """One descent by levels from where the lead ends, or from the start where it lost."""
+        kept = self.fences_kept(leg)
+        if isinstance(kept, Descent):
+            return kept
+        started, iterations, evaluations = led(self, kept)
+        descent = self.by_levels(started, kept.start)
+        iterations += descent.iterations
+        evaluations += descent.evaluations
+        if started is not kept and lost(kept, descent):
+            budget = kept.budget
+            left = replace(budget, max_iterations=max(budget.max_iterations - iterations, 1))
+            descent = self.by_levels(replace(kept, budget=left))
+            iterations += descent.iterations
+            evaluations += descent.evaluations
+        return replace(descent, iterations=iterations, evaluations=evaluations)
 
     def fences_kept(self, leg: Leg) -> Descent | Leg:
         """The levels' descent in a few solves of one level where the levels above are fences.
@@ -466,6 +500,15 @@ class Goldfarb(Method):
             leg.reporter,
             origin=origin,
         )
+
+
+def _sided(problem: Problem) -> bool:
+    """Whether ``problem`` has a half-space goal.
+
+    A half-space pulls nothing while met, so comfort's rounds toward met goals would carry
+    its point out; Balance's fences relax their own way (:meth:`Goldfarb.fenced_level`).
+    """
+    return any(isinstance(leaf.goal, HalfSpace) for leaf in problem.leaves)
 
 
 def _keep_last(problem: Problem, step: GaussNewtonStep) -> None:
