@@ -15,8 +15,9 @@ each solved from rest by Solve's process. Per scenario: the median and 90th-perc
 per event and their ratio (comfort 1, the default, over comfort 0). Comfort off takes no
 comfort round. Then a whole-body reach as a new figure has it, on the metarig and on a
 BVH skeleton read by Blender's importer, two bodies in one file likewise: Human Limits,
-the feet planted as contacts, the left hand's goal on a chain to the root dragged forward
-and down, at Comfort 0 (the default before it was on) and 1. How natural the poses are is
+the feet planted as contacts (or pinned, or a priority above the hand's), the left hand's
+goal on a chain to the root dragged forward and down, at Comfort 0 (the default before it
+was on) and 1. How natural the poses are is
 ``natural``'s to measure.
 
 Writes ``bench/results/comfort_cost.json`` and ``.md``.
@@ -141,11 +142,20 @@ def run(reach: Any, key: str, args: Any) -> dict[str, dict[str, Any]]:
     }
 
 
-def whole_body(reach: Any, body: str, events: int) -> dict[str, dict[str, Any]]:
+HELD = {
+    "contacts": "the feet planted as contacts",
+    "pins": "the feet pinned",
+    "priorities": "the feet's goals at priority 0, the hand's at 1",
+}
+"""How a whole-body reach holds the feet: as a new figure has them, or by pins or
+priorities (a descent by levels)."""
+
+
+def whole_body(reach: Any, body: str, events: int, held: str) -> dict[str, dict[str, Any]]:
     """A whole-body reach dragged in ``events`` events at each comfort, one body per
-    comfort in one file, their events taken in turn: Human Limits, the feet planted as
-    contacts, the hand's goal on a chain to the root taken forward and down (the default
-    settings but for Comfort)."""
+    comfort in one file, their events taken in turn: Human Limits, the feet held as
+    :data:`HELD` says, the hand's goal on a chain to the root taken forward and down (the
+    default settings but for Comfort and how the feet are held)."""
     feet, thighs, hand = BODIES[body]
     bpy.ops.wm.read_homefile(use_empty=True)
     drags, starts, objects = [], [], []
@@ -166,11 +176,13 @@ def whole_body(reach: Any, body: str, events: int) -> dict[str, dict[str, Any]]:
         obj.reach.comfort = comfort
         for foot, thigh in zip(feet, thighs, strict=True):
             assert bpy.ops.reach.add_constraint(
-                armature=obj.name, bone=foot, chain_start=thigh, contact=True
+                armature=obj.name, bone=foot, chain_start=thigh, contact=held == "contacts"
             ) == {"FINISHED"}
+            obj.reach.constraints[len(obj.reach.constraints) - 1].pinned = held == "pins"
         assert bpy.ops.reach.add_constraint(
             armature=obj.name, bone=hand, chain_start="", name="hand"
         ) == {"FINISHED"}
+        obj.reach.constraints["hand"].priority = int(held == "priorities")
         goal = obj.reach.constraints["hand"].goal
         bpy.context.view_layer.update()
         starts.append(np.array(goal.matrix_world.translation))
@@ -217,7 +229,11 @@ def main() -> None:
     reach = rigs.load_reach()
     try:
         results = {key: run(reach, key, args) for key in SCENARIOS}
-        bodies = {body: whole_body(reach, body, args.events) for body in BODIES}
+        bodies = {
+            f"{body}, {HELD[held]}": whole_body(reach, body, args.events, held)
+            for body in BODIES
+            for held in HELD
+        }
     finally:
         rigs.unload_reach()
     record = machine.record(
@@ -257,8 +273,9 @@ def main() -> None:
     ]
     lines += [
         "",
-        "Whole-body reaches as a new figure has them: Human Limits, both feet planted as "
-        "contacts (chains from the thighs), the left hand's goal on a chain to the root "
+        "Whole-body reaches: Human Limits, both feet planted as contacts (chains from the "
+        "thighs; as a new figure has them), or pinned, or at priority 0 below which the hand "
+        "is at 1 (a descent by levels), the left hand's goal on a chain to the root "
         f"dragged 50 cm forward and 60 cm down in {args.events} events; Comfort 0 (the "
         "default before Comfort was on) against 1 (the default).",
         "",
