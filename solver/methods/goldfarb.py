@@ -113,8 +113,8 @@ class Goldfarb(Method):
         Where every goal ends met, each level is at its least, 0, wherever every goal stays
         met: the levels are then one, and comfort relaxes as below one level of goals
         (:meth:`relaxed`: the kernel's Newton rounds, each goal kept met). Otherwise comfort
-        is the last level of a descent by levels from there, each goal level held; where
-        the goals spent the budget, it waits. Restarts rank the levels, comfort last.
+        alone descends from there as the last level, each goal level held where it ended;
+        where the goals spent the budget, it waits. Restarts rank the levels, comfort last.
         """
         problem, scaled, budget = leg.problem, leg.scaled, leg.budget
         goals = self.levelled(replace(leg, scaled=replace(scaled, comfort=None)))
@@ -122,10 +122,11 @@ class Goldfarb(Method):
             relaxed = goals  # the budget is spent: comfort, the lowest level, waits
         elif budget.met(goals.value):
             relaxed = self.relaxed(problem, scaled, goals, budget, self.compiled(problem, scaled))
-        else:
+        else:  # comfort alone descends, below the goal levels held where they ended
             left = replace(budget, max_iterations=budget.max_iterations - goals.iterations)
-            comfort = self.by_levels(replace(leg, start=goals.phi, budget=left))
-            relaxed = replace(
+            last = len(leaves_by_level(problem))
+            comfort = self.by_levels(replace(leg, start=goals.phi, budget=left), first=last)
+            return replace(
                 comfort,
                 iterations=goals.iterations + comfort.iterations,
                 evaluations=goals.evaluations + comfort.evaluations,
@@ -482,11 +483,12 @@ class Goldfarb(Method):
             _keep_last(problem, step)
         return descent
 
-    def by_levels(self, leg: Leg, origin: FloatArray | None = None) -> Descent:
+    def by_levels(self, leg: Leg, origin: FloatArray | None = None, first: int = 0) -> Descent:
         """One descent by priority levels, pins first, each level holding those above.
 
         Comfort, if any, is the last level, below every goal. ``origin``: where the solve
-        began, reported as its start where ``leg`` starts at a lead's end.
+        began, reported as its start where ``leg`` starts at a lead's end; ``first``: the
+        first level descended, those above held where ``leg`` starts.
         """
         gauss_newton = self.start_metric == "gauss_newton"
         problem, scaled = leg.problem, leg.scaled
@@ -499,6 +501,7 @@ class Goldfarb(Method):
             leg.budget,
             leg.reporter,
             origin=origin,
+            first=first,
         )
 
 

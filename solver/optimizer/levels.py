@@ -135,6 +135,7 @@ def descend_levels(
     reporter: Reporter | None = None,
     inner: Inner = descend,
     origin: FloatArray | None = None,
+    first: int = 0,
 ) -> Descent:
     """Minimise the priority levels of ``problem`` in turn from the feasible ``start``.
 
@@ -152,12 +153,14 @@ def descend_levels(
         origin: Where the solve began, reported as the start in place of ``start`` where
             ``start`` is a weighted lead's end: its held levels are off by the lead's last
             error until the first level restores them, and a reporter sees no pin moved.
+        first: The first level descended; those above it are held from ``start``, where a
+            descent of them ended.
 
     Returns:
         The last iterate, with ``levels`` each level's G over its weight scale there.
     """
     levels_descent = _Levels(problem, space, whole, budget, reporter, inner)
-    return levels_descent.solve(start, levels, start if origin is None else origin)
+    return levels_descent.solve(start, levels, start if origin is None else origin, first)
 
 
 class _Levels:
@@ -192,11 +195,13 @@ class _Levels:
         self.known: tuple[FloatArray, list[Task]] | None = None
         """The held levels' tasks at the last point they were evaluated at."""
 
-    def solve(self, start: FloatArray, levels: Sequence[Level], origin: FloatArray) -> Descent:
+    def solve(
+        self, start: FloatArray, levels: Sequence[Level], origin: FloatArray, first: int
+    ) -> Descent:
         phi = start.copy()
         self.report(origin)
         status = Status.CONVERGED
-        for k, level in enumerate(levels):
+        for k, level in enumerate(levels[first:], first):
             phi, spent = self.level(phi, k, level)
             if spent is not None:
                 status = spent
@@ -248,9 +253,7 @@ class _Levels:
                 self.stalled = self.stalled or gain > _STILL * value + self.budget.tolerance
                 return phi, spent
             inner = self.next_inner(inner, value, accepted[1])
-            still = still + 1 if value - accepted[1] <= _STILL * value else 0
-            phi, value = accepted
-            self.report(phi)
+            phi, value, still = self.kept(accepted, value, still)
             if spent is not None or still >= _STILL_ROUNDS:
                 return phi, spent
         return phi, None
@@ -287,12 +290,21 @@ class _Levels:
             )
             if accepted is None:
                 return phi, spent
-            still = still + 1 if value - accepted[1] <= _STILL * value else 0
-            phi, value = accepted
-            self.report(phi)
+            phi, value, still = self.kept(accepted, value, still)
             if spent is not None or still >= _STILL_ROUNDS:
                 return phi, spent
         return phi, None
+
+    def kept(
+        self, accepted: tuple[FloatArray, float], value: float, still: int
+    ) -> tuple[FloatArray, float, int]:
+        """An accepted round's point and G, reported, and the count of still rounds after it.
+
+        A round is still where it lowers G by no more than :data:`_STILL` of G before it.
+        """
+        phi, after = accepted
+        self.report(phi)
+        return phi, after, still + 1 if value - after <= _STILL * value else 0
 
     def next_inner(self, inner: int, before: float, after: float) -> int:
         """The next round's most iterations along the tangent.
