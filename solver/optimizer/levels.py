@@ -47,7 +47,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .._checks import FloatArray, IntArray
-from ..goals import HalfSpace
+from ..goals import HalfSpace, Position
 from ..linalg import lstsq, svd
 from ..problem import Problem
 from ..result import Descent, Status
@@ -194,6 +194,8 @@ class _Levels:
         self.inner = inner
         self.known: tuple[FloatArray, list[Task]] | None = None
         """The held levels' tasks at the last point they were evaluated at."""
+        self.unrestored = False
+        """Whether the last ``restored`` refused a halving for a held level's ceiling."""
 
     def solve(
         self, start: FloatArray, levels: Sequence[Level], origin: FloatArray, first: int
@@ -271,12 +273,15 @@ class _Levels:
 
         Each round takes the level's exact minimiser on the held levels' null space at φ
         (:attr:`Level.toward`, one linear solve) and restores the held levels
-        (``restored``, at most :data:`_TOWARD_HALVINGS` halvings of the move). The rounds end
-        where no halving is kept, two rounds in a row lower G by less than :data:`_STILL` of
-        it, or the budget is spent. Against a descent along the tangent, this spends no
-        iterations learning a curvature the level gives exactly.
+        (``restored``, at most :data:`_TOWARD_HALVINGS` halvings of the move). Where a held
+        level was not restored, that round and the rest restore it with its position goals
+        out of reach held at their points (``held_points``), the whole move or none. The
+        rounds end where no move is kept, two rounds in a row lower G by less than
+        :data:`_STILL` of it, or the budget is spent. Against a descent along the tangent,
+        this spends no iterations learning a curvature the level gives exactly.
         """
         assert level.toward is not None
+        restoring: TaskModel | None = None
         still = 0
         while value > 0.0:
             rows = stack(self.tasks_at(phi), self.space.n)[1]
@@ -285,9 +290,17 @@ class _Levels:
             spent = self.budget.spent(self.iterations)
             if not np.any(move):
                 return phi, spent
-            accepted = self.restored(
-                phi, move, held, weights, ceiling, level.objective, value, _TOWARD_HALVINGS
-            )
+            args = (phi, move, held, weights, ceiling, level.objective, value)
+            if restoring is None:
+                accepted = self.restored(*args, _TOWARD_HALVINGS)
+            else:  # the points held, the move is restored whole or not at all
+                accepted = self.restored(*args, 1, restoring)
+            if accepted is None and restoring is None and self.unrestored:
+                # a held level was not restored: where a position goal is out of reach,
+                # this and the rest of the rounds restore it held at its point
+                restoring = self.held_points(phi, held)
+                if restoring is not None:
+                    accepted = self.restored(*args, 1, restoring)
             if accepted is None:
                 return phi, spent
             phi, value, still = self.kept(accepted, value, still)
@@ -305,6 +318,38 @@ class _Levels:
         phi, after = accepted
         self.report(phi)
         return phi, after, still + 1 if value - after <= _STILL * value else 0
+
+    def held_points(self, phi: FloatArray, held: Sequence[IntArray]) -> TaskModel | None:
+        """The held levels' model with each position goal out of reach held where its point is.
+
+        A level held at its least but not met keeps its goals' residuals; its Gauss–Newton
+        restoring then converges only linearly (at the rate of the residual against the
+        chain's curvature: a straight arm pulled beyond reach), and a move of comfort is
+        not brought back to the level's least within the restoring's steps. Held at that
+        least's point instead, the goal is met and the restoring converges quadratically,
+        back to where the point was: the level's least again (the nearest point of what the
+        chain reaches to the target; the others keep their own goals). A position goal's
+        task rows are its point's Jacobian wherever its target is, so the model's tasks
+        serve the held levels' tangent too; an ``AnyOf``'s members keep their targets, as
+        which member counts depends on them. None where no held position goal is out of
+        reach.
+        """
+        leaves = np.concatenate(held)
+        problem = self.problem
+        chosen = {int(k) for term in problem.terms if term.disjunctive for k in term.members}
+        theta = self.space.theta(phi)
+        points, values = problem.effector_states(theta)[0], problem.potentials(theta)
+        self.evaluations += 1
+        moved = {
+            int(i): Position(points[int(i)])
+            for i in leaves
+            if type(problem.leaves[int(i)].goal) is Position
+            and values[int(i)] > self.slack
+            and int(i) not in chosen
+        }
+        if not moved:
+            return None
+        return TaskModel(self.problem.only(leaves).with_goals(moved), self.space)
 
     def next_inner(self, inner: int, before: float, after: float) -> int:
         """The next round's most iterations along the tangent.
@@ -466,23 +511,41 @@ class _Levels:
         objective: Objective,
         value: float,
         halvings: int = _HALVINGS,
+        restoring: TaskModel | None = None,
     ) -> tuple[FloatArray, float] | None:
         """The first of φ + move, φ + move/2, … that restores the held levels and lowers G.
 
         Every such point is feasible: the limits are linear and φ and φ + move are inside.
+        ``restoring``: the held levels' model the restoring steps take, if not their own
+        (``held_points``); the point is then judged on their own potentials. None where no
+        halving is kept, with :attr:`unrestored` telling whether one was refused for
+        leaving a held level above its ceiling.
         """
         step = 1.0
+        self.unrestored = False
+        model = self.model if restoring is None else restoring
         for _ in range(halvings):
             trial = phi + step * move
-            values, tasks = self.model.evaluate(trial)
+            values, tasks = model.evaluate(trial)
             trial, values, tasks, extra = polish(
-                self.model, held, weights, (trial, values, tasks), self.space, _RESTORE, ceiling
+                model,
+                held,
+                weights,
+                (trial, values, tasks),
+                self.space,
+                _RESTORE,
+                ceiling if restoring is None else None,
             )
             self.evaluations += 1 + extra
+            if restoring is not None:
+                values = self.model.problem.potentials(self.space.theta(trial))
+                self.evaluations += 1
             if violation(trial, self.space) > _FEASIBLE:
                 step *= 0.5  # restored past a limit by more than the solver's rounding
                 continue
-            if np.all(level_errors(self.model, values, held, weights) <= ceiling):
+            if np.any(level_errors(self.model, values, held, weights) > ceiling):
+                self.unrestored = True
+            else:
                 trial_value = objective(trial)[0]
                 self.evaluations += 1
                 if trial_value < value:

@@ -76,6 +76,44 @@ def test_comfort_below_held_levels_finds_the_most_comfortable_pose(held: str) ->
     assert float(result.x @ result.x) == pytest.approx(least_comfort_on_the_branch(point), abs=1e-8)
 
 
+def test_comfort_below_a_pin_and_a_goal_out_of_reach_is_least_where_both_hold() -> None:
+    # Five links: the end of the third pinned, the tip's goal 60 cm from the pin, beyond the
+    # last two links' 35 cm (within twice the arm's reach, so not moved in). At its least
+    # the last two links point straight at it from the pin, and the first three keep the
+    # pin with one joint spare: a closed curve of poses, over which comfort, the last level,
+    # falls from the start's side to its least (found by brute force over both bends).
+    lengths = [0.3, 0.25, 0.2, 0.2, 0.15]
+    start = np.array([0.4, -0.5, -0.6, 0.3, -0.2])
+    fig = planar_arm(lengths)
+    held = pin(fig, start, "link3")
+    pinned = Problem(fig, [held]).effector_states(start)[0][0][:2]
+    target = np.array([pinned[0] - 0.48, pinned[1] + 0.36, 0.0])
+    leaf = Constraint(tip(fig, lengths), goals.Position(target))
+    result = solve(Problem(fig, [held, leaf]).with_comfort(Comfort.rest(5)), start)
+    placed = Problem(fig, [held]).effector_states(result.x)[0][0][:2]
+    assert np.linalg.norm(placed - pinned) <= 1e-9
+    aim = np.arctan2(0.48, 0.36)  # the straight last links' heading from the pin
+    least = np.inf
+    for bend in np.linspace(-np.pi, np.pi, 100_001):  # the middle joint of the three
+        span = np.sqrt(sum(np.array(lengths[1:3]) ** 2) + 2 * np.prod(lengths[1:3]) * np.cos(bend))
+        along = (lengths[0] ** 2 - span**2 + pinned @ pinned) / (2 * np.linalg.norm(pinned))
+        if along**2 > lengths[0] ** 2:
+            continue
+        for side in (1.0, -1.0):  # the first joint's two ways to the pin
+            across = side * np.sqrt(lengths[0] ** 2 - along**2)
+            unit = pinned / np.linalg.norm(pinned)
+            elbow = along * unit + across * np.array([-unit[1], unit[0]])
+            first = np.arctan2(-elbow[0], elbow[1])
+            reach = pinned - elbow
+            heading = np.arctan2(-reach[0], reach[1]) - np.arctan2(
+                lengths[2] * np.sin(bend), lengths[1] + lengths[2] * np.cos(bend)
+            )
+            second = (heading - first + np.pi) % (2 * np.pi) - np.pi
+            fourth = (aim - first - second - bend + np.pi) % (2 * np.pi) - np.pi
+            least = min(least, first**2 + second**2 + bend**2 + fourth**2)
+    assert float(result.x @ result.x) == pytest.approx(least, abs=1e-6)
+
+
 def test_comfort_stops_at_a_limit_and_slides_along_it() -> None:
     # The shoulder's least-comfort angle (0.46 rad) lies below its lower bound 0.48: the
     # relaxed pose rests on the bound, the goal still met, and is the least on it.
