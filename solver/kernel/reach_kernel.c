@@ -25,6 +25,10 @@
  * weighs nothing (solver/goals/aim.py's _TINY). */
 #define AIM_TINY 1e-12
 
+/* A row a step meets after a move of at most this share of φ's size is within rounding of φ
+ * (solver/optimizer/goldfarb.py's AT_ONCE). */
+#define RK_AT_ONCE 1e-15
+
 /* How the descent functions end; solver/kernel/records.py names the same numbers (its
  * StartStatus, SearchStatus and DescentStatus: each member is RK_ and its name here). */
 enum { RK_STARTED = 0, RK_NOT_POSITIVE_DEFINITE = 4 }; /* rk_gauss_newton_start */
@@ -1402,7 +1406,8 @@ RK_EXPORT int32_t rk_gauss_newton_start(Descent *d, const double *phi, double va
  * ratio test's step factor, +inf when no row blocks), the accepted α and G/w there; point
  * and point_gradient: the accepted point and its gradient; counts (3): the row met at
  * λ_max (−1: none), the evaluations, and the status: RK_STEP_TAKEN, RK_NO_DESCENT (−H g
- * is none), RK_BLOCKED_AT_ONCE (λ_max ≤ 1e-15), RK_NO_DECREASE (the line search found
+ * is none), RK_BLOCKED_AT_ONCE (λ_max ≤ 1e-15, or the row within rounding of φ and no decrease
+ * short of it: goldfarb.within_rounding), RK_NO_DECREASE (the line search found
  * none) or RK_ROW_NOT_A_BOUND (the row met is no bound while rows are active: the
  * descent takes that step itself).
  * work holds 6n + rows doubles. */
@@ -1415,6 +1420,17 @@ RK_EXPORT void rk_gauss_newton_search(Descent *d, const double *phi, double valu
                                       const uint8_t *inactive, double *out, double *point,
                                       double *point_gradient, int32_t *counts, double *work) {
     search(d, phi, value, gradient, hg, inactive, out, point, point_gradient, counts, work, 0);
+}
+
+/* Whether the move limit × step to a row is at most RK_AT_ONCE of φ's size, sizes being
+ * largest entries, φ's 1 at least (goldfarb.within_rounding). */
+static int32_t within_rounding(int32_t n, double limit, const double *step, const double *phi) {
+    double size = 1.0, most = 0.0;
+    for (int32_t j = 0; j < n; ++j) {
+        size = fabs(phi[j]) > size ? fabs(phi[j]) : size;
+        most = fabs(step[j]) > most ? fabs(step[j]) : most;
+    }
+    return limit * most <= RK_AT_ONCE * size;
 }
 
 /* rk_gauss_newton_search, and with meets_rows (a whole descent's) the step that meets a row
@@ -1540,6 +1556,12 @@ static void search(Descent *d, const double *phi, double value, const double *gr
 #undef TAKE
 #undef DECREASES
     counts[1] = evaluations;
+    if (hit >= 0 && (!accepted || !(at[1] < value)) && within_rounding(n, limit, step, phi)) {
+        counts[2] = RK_BLOCKED_AT_ONCE; /* no decrease short of a row this near: add it */
+        out[2] = 0.0;
+        out[3] = value;
+        return;
+    }
     if (!accepted) {
         counts[2] = RK_NO_DECREASE;
         out[2] = 0.0;

@@ -452,11 +452,11 @@ def step(run: Iteration) -> tuple[bool, Descent | None]:
         return False, None
     if found.status is SearchStatus.NO_DESCENT:  # H is fresh, so no reset helps
         return True, run.stuck()
+    run.evaluations += found.evaluations
     if found.status is SearchStatus.BLOCKED_AT_ONCE:  # add the row without moving
         run.active.add(found.hit)
         run.add(found.hit)
         return True, None
-    run.evaluations += found.evaluations
     if found.status is SearchStatus.NO_DECREASE:  # H is fresh
         return True, run.stuck()
     capped = None

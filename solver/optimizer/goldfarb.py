@@ -29,7 +29,9 @@ step that lowers G by next to nothing is a crawl (:meth:`Run.crawled`).
    remaining active rows; back to 1.
 3. s = −Hg; ``λ_max`` from the ratio test over inactive rows; line search on
    ``(0, λ_max]`` from the unit step (see :mod:`.linesearch`: beyond the paper's
-   ``(0, min(1, λ_max)]``, it expands past 1 while G still falls steeply).
+   ``(0, min(1, λ_max)]``, it expands past 1 while G still falls steeply). A row met at
+   once, or within rounding of φ where the search finds no decrease (:func:`within_rounding`),
+   is added without moving.
 4. If the step reached λ_max, add that row: ``H ← H − H a aᵀ H / (aᵀ H a)``.
 5. Otherwise, with σ = αs and y = g⁺ − g, if σᵀy > 0 update H by BFGS when
    ``σᵀy ≥ yᵀHy`` and by DFP otherwise (the switch of Fletcher 1970). If that step
@@ -93,6 +95,11 @@ quasi-Newton update takes over) the metric still serves a goal at the edge of it
 whose steps lower G by a few percent each; Newton's products pay where it crawls."""
 _FLAT_STEPS = 2
 """Steps in a row without a decrease of G after which the descent stops."""
+AT_ONCE = 1e-15
+"""A row a step meets after a move of at most this share of φ's size (its largest entry,
+1 where that is less) is within rounding of φ: where the line search toward it finds no
+decrease of G (one that short lowers G by rounding alone), the row is added without
+moving, as a row met at once is; the kernel's search does the same."""
 
 
 def descend(
@@ -476,6 +483,11 @@ class Run:
         )
         search = line_search(trial, self.value, slope, limit)
         self.evaluations += search.evaluations
+        flat = search.alpha <= 0.0 or search.value >= self.value
+        if hit >= 0 and flat and within_rounding(limit, step, self.phi):
+            self.active.add(hit)  # no decrease short of a row this near: add it
+            self.add(hit)
+            return None
         if search.alpha <= 0.0 or search.gradient is None:
             return None if self.reset() else self.stuck()
         capped = trial.rows_at_cap() if trial.hit is not None and search.alpha >= limit else None
@@ -612,3 +624,12 @@ class Run:
         if newton is None or not float(self.gradient @ newton) < 0.0:
             return step
         return newton
+
+
+def within_rounding(limit: float, step: FloatArray, phi: FloatArray) -> bool:
+    """Whether the move ``limit`` × ``step`` to a row is at most :data:`AT_ONCE` of φ's size.
+
+    Sizes are largest entries, as the kernel's search measures them.
+    """
+    size = max(1.0, float(np.abs(phi).max(initial=0.0)))
+    return limit * float(np.abs(step).max(initial=0.0)) <= AT_ONCE * size
