@@ -68,17 +68,41 @@ static void product4(const double *a, const double *b, double *out) {
     }
 }
 
+/* Which unit axis of its frame a is (0, 1, 2 for X, Y, Z; every Euler DOF's), or −1. */
+static int unit_axis(const double *a) {
+    return a[0] == 1.0 && a[1] == 0.0 && a[2] == 0.0   ? 0
+           : a[0] == 0.0 && a[1] == 1.0 && a[2] == 0.0 ? 1
+           : a[0] == 0.0 && a[1] == 0.0 && a[2] == 1.0 ? 2
+                                                       : -1;
+}
+
 /* m ← m · T(θ): a rotation by θ about unit axis a (Rodrigues: I + sinθ K + (1 − cosθ) K²),
- * or a translation by θ along a, in m's frame. */
-static void apply_dof(double *m, int rotation, const double *a, double theta) {
+ * or a translation by θ along a, in m's frame; along = unit_axis(a). About or along a unit
+ * axis of the frame only the columns that move are made: the terms of the general products
+ * left out are exact zeros, so they are the general products' to the bit (but for the sign
+ * of a zero). */
+static void apply_dof(double *m, int rotation, const double *a, int along, double theta) {
     if (!rotation) {
         for (int i = 0; i < 3; ++i) {
-            m[4 * i + 3] += theta * (m[4 * i] * a[0] + m[4 * i + 1] * a[1] + m[4 * i + 2] * a[2]);
+            m[4 * i + 3] += theta * (along >= 0 ? m[4 * i + along]
+                                                : m[4 * i] * a[0] + m[4 * i + 1] * a[1] +
+                                                      m[4 * i + 2] * a[2]);
         }
         return;
     }
     const double s = sin(theta), c = 1.0 - cos(theta);
     const double x = a[0], y = a[1], z = a[2];
+    if (along >= 0) {
+        const int p = along == 0 ? 1 : (along == 1 ? 2 : 0); /* (p, q) turn as (y, z) about x */
+        const int q = along == 0 ? 2 : (along == 1 ? 0 : 1);
+        const double kept = 1.0 - c; /* the general r's diagonal across the axis: 1 + c·(−1) */
+        for (int i = 0; i < 3; ++i) {
+            const double mp = m[4 * i + p], mq = m[4 * i + q];
+            m[4 * i + p] = mp * kept + mq * s;
+            m[4 * i + q] = mq * kept - mp * s;
+        }
+        return;
+    }
     /* K = [[0, −z, y], [z, 0, −x], [−y, x, 0]]; K² = a aᵀ − |a|² I. */
     const double k[9] = {0.0, -z, y, z, 0.0, -x, -y, x, 0.0};
     double r[9];
@@ -109,10 +133,12 @@ static void segment_frame(int32_t k, const int32_t *parent, const int32_t *first
     for (int32_t i = 0; i < count[k]; ++i) {
         const int64_t j = (int64_t)first_dof[k] + i;
         const double *a = axis + 3 * j;
-        apply_dof(m, rotation[j], a, theta[j]);
+        const int along = unit_axis(a);
+        apply_dof(m, rotation[j], a, along, theta[j]);
         double *u = dof_axis + 3 * j;
         for (int r = 0; r < 3; ++r) {
-            u[r] = m[4 * r] * a[0] + m[4 * r + 1] * a[1] + m[4 * r + 2] * a[2];
+            u[r] = along >= 0 ? m[4 * r + along]
+                              : m[4 * r] * a[0] + m[4 * r + 1] * a[1] + m[4 * r + 2] * a[2];
             dof_pivot[3 * j + r] = m[4 * r + 3];
         }
         if (normalise && rotation[j]) {
@@ -2356,13 +2382,15 @@ static int32_t newton_step(Descent *d, const Settle *c, const double *phi,
      * bound (extra of them) */
     const int32_t e = c->equalities, ke = k + e;
     int32_t extra = 0;
+    int held_any = 0; /* whether a variable is held: else F's columns and spans stand */
     for (;;) {
         const int32_t p = ke + extra;
         for (int32_t j = 0; j < n; ++j) {
             w->inverse[j] = w->free[j] ? 1.0 / (c->masses[j] + c->damping) : 0.0;
             w->move[j] = w->inverse[j] * w->pull[j];
+            held_any |= !w->free[j];
         }
-        for (int32_t a = 0; a < p; ++a) { /* the held variables' entries zeroed */
+        for (int32_t a = held_any ? 0 : k; a < p; ++a) { /* the held variables' entries zeroed */
             double *column = a < k ? f + (int64_t)n * a : w->columns + (int64_t)n * (a - k);
             const double *row = a < k    ? column
                                 : a < ke ? c->a_eq + (int64_t)n * (a - k)
@@ -2372,9 +2400,15 @@ static int32_t newton_step(Descent *d, const Settle *c, const double *phi,
             }
             support(n, column, lo + a, hi + a);
         }
+        const int32_t body = n - n % 8;
         for (int32_t a = 0; a < p; ++a) { /* S = Aᵀ H⁻¹ A, r = Aᵀ H⁻¹ pull − (c, 0) */
             const double *ca = a < k ? f + (int64_t)n * a : w->columns + (int64_t)n * (a - k);
-            for (int32_t j = 0; j < n; ++j) {
+            /* H⁻¹ a where dot_within reads it: its span, widened to whole blocks of eight
+             * below the tail (elsewhere a is zero, and every product with it is read
+             * through a's own span) */
+            const int32_t from = lo[a] - lo[a] % 8;
+            const int32_t to = hi[a] < body ? hi[a] + (8 - hi[a] % 8) % 8 : n;
+            for (int32_t j = from; j < to; ++j) {
                 w->trial[j] = ca[j] * w->inverse[j];
             }
             for (int32_t b = 0; b <= a; ++b) {
@@ -2391,14 +2425,19 @@ static int32_t newton_step(Descent *d, const Settle *c, const double *phi,
         if (damped_solve(p, w->s, w->right, c->gram, y) != 0) {
             return RK_GENERAL;
         }
+        /* A y: each entry's products summed in the columns' order, over their spans alone
+         * (outside one a column adds an exact zero) */
         for (int32_t j = 0; j < n; ++j) {
-            double sum = 0.0;
-            for (int32_t a = 0; a < p; ++a) {
-                const double *ca =
-                    a < k ? f + (int64_t)n * a : w->columns + (int64_t)n * (a - k);
-                sum += ca[j] * y[a];
+            step[j] = 0.0;
+        }
+        for (int32_t a = 0; a < p; ++a) {
+            const double *ca = a < k ? f + (int64_t)n * a : w->columns + (int64_t)n * (a - k);
+            for (int32_t j = lo[a]; j < hi[a]; ++j) {
+                step[j] += ca[j] * y[a];
             }
-            step[j] = w->inverse[j] * (sum - w->pull[j]);
+        }
+        for (int32_t j = 0; j < n; ++j) {
+            step[j] = w->inverse[j] * (step[j] - w->pull[j]);
         }
         int32_t pushed = 0;
         for (int32_t t = 0; t < touched; ++t) {
