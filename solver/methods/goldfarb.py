@@ -124,8 +124,7 @@ class Goldfarb(Method):
             relaxed = self.relaxed(problem, scaled, goals, budget, self.compiled(problem, scaled))
         else:  # comfort alone descends, below the goal levels held where they ended
             left = replace(budget, max_iterations=budget.max_iterations - goals.iterations)
-            last = len(leaves_by_level(problem))
-            comfort = self.by_levels(replace(leg, start=goals.phi, budget=left), first=last)
+            comfort = self.by_levels(replace(leg, start=goals.phi, budget=left), first=-1)
             return replace(
                 comfort,
                 iterations=goals.iterations + comfort.iterations,
@@ -488,20 +487,22 @@ class Goldfarb(Method):
 
         Comfort, if any, is the last level, below every goal. ``origin``: where the solve
         began, reported as its start where ``leg`` starts at a lead's end; ``first``: the
-        first level descended, those above held where ``leg`` starts.
+        first level descended, those above held where ``leg`` starts (counted from the
+        last as a negative index counts: −1 is comfort alone).
         """
         gauss_newton = self.start_metric == "gauss_newton"
         problem, scaled = leg.problem, leg.scaled
+        levels = levels_of(leg, curvature=gauss_newton)
         return descend_levels(
             problem,
             scaled.space,
-            levels_of(leg, curvature=gauss_newton),
+            levels,
             scaled.objective(problem),
             leg.start,
             leg.budget,
             leg.reporter,
             origin=origin,
-            first=first,
+            first=first % len(levels),
         )
 
 

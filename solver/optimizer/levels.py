@@ -194,8 +194,6 @@ class _Levels:
         self.inner = inner
         self.known: tuple[FloatArray, list[Task]] | None = None
         """The held levels' tasks at the last point they were evaluated at."""
-        self.unrestored = False
-        """Whether the last ``restored`` refused a halving for a held level's ceiling."""
 
     def solve(
         self, start: FloatArray, levels: Sequence[Level], origin: FloatArray, first: int
@@ -242,7 +240,7 @@ class _Levels:
             move = descent.phi - phi
             if descent.value >= value or not np.any(move):
                 return phi, spent
-            accepted = self.restored(phi, move, held, weights, ceiling, objective, value)
+            accepted, _ = self.restored(phi, move, held, weights, ceiling, objective, value)
             if accepted is None and spent is None and inner != retry:
                 # Gauss–Newton steps the held levels' bend undoes are retried on the
                 # Lagrangian, which models it; a Lagrangian's too-long steps, a few at once.
@@ -292,15 +290,15 @@ class _Levels:
                 return phi, spent
             args = (phi, move, held, weights, ceiling, level.objective, value)
             if restoring is None:
-                accepted = self.restored(*args, _TOWARD_HALVINGS)
+                accepted, unrestored = self.restored(*args, _TOWARD_HALVINGS)
             else:  # the points held, the move is restored whole or not at all
-                accepted = self.restored(*args, 1, restoring)
-            if accepted is None and restoring is None and self.unrestored:
+                accepted, unrestored = self.restored(*args, 1, restoring)
+            if accepted is None and restoring is None and unrestored:
                 # a held level was not restored: where a position goal is out of reach,
                 # this and the rest of the rounds restore it held at its point
                 restoring = self.held_points(phi, held)
                 if restoring is not None:
-                    accepted = self.restored(*args, 1, restoring)
+                    accepted, _ = self.restored(*args, 1, restoring)
             if accepted is None:
                 return phi, spent
             phi, value, still = self.kept(accepted, value, still)
@@ -512,17 +510,17 @@ class _Levels:
         value: float,
         halvings: int = _HALVINGS,
         restoring: TaskModel | None = None,
-    ) -> tuple[FloatArray, float] | None:
+    ) -> tuple[tuple[FloatArray, float] | None, bool]:
         """The first of φ + move, φ + move/2, … that restores the held levels and lowers G.
 
         Every such point is feasible: the limits are linear and φ and φ + move are inside.
         ``restoring``: the held levels' model the restoring steps take, if not their own
-        (``held_points``); the point is then judged on their own potentials. None where no
-        halving is kept, with :attr:`unrestored` telling whether one was refused for
-        leaving a held level above its ceiling.
+        (``held_points``); the point is then judged on their own potentials. Returns that
+        point and its G (None where no halving is kept), and whether a halving was refused
+        for leaving a held level above its ceiling.
         """
         step = 1.0
-        self.unrestored = False
+        unrestored = False
         model = self.model if restoring is None else restoring
         for _ in range(halvings):
             trial = phi + step * move
@@ -544,16 +542,16 @@ class _Levels:
                 step *= 0.5  # restored past a limit by more than the solver's rounding
                 continue
             if np.any(level_errors(self.model, values, held, weights) > ceiling):
-                self.unrestored = True
+                unrestored = True
             else:
                 trial_value = objective(trial)[0]
                 self.evaluations += 1
                 if trial_value < value:
                     self.last_step = step
                     self.known = (trial, tasks)
-                    return trial, trial_value
+                    return (trial, trial_value), unrestored
             step *= 0.5
-        return None
+        return None, unrestored
 
     def spent(self, descent: Descent) -> Status | None:
         """The budget's stop after ``descent``, if it ran out of time or iterations."""
