@@ -6,9 +6,9 @@ Run from the repository root after the benchmarks::
 
 Reads ``blender.json`` (Reach against Blender's Standard IK on the Rigify metarig),
 ``solver.json`` (Reach against scipy), ``bank.json`` (the problem bank), ``kernel.json``,
-``bake.json``, ``large_rig.json``, ``levels.json``, ``comfort_cost.json`` and ``plant.json``
-(the speed targets, priorities' and pins' cost, comfort's cost, and Plant Contacts' slide
-after), and, for the
+``bake.json``, ``large_rig.json``, ``levels.json``, ``comfort_cost.json``, ``natural.json``,
+``imported.json`` and ``plant.json`` (the speed targets, priorities' and pins' cost,
+comfort's and Balance's cost, and Plant Contacts' slide after), and, for the
 headline numbers below the table, ``scale.json``, ``papers.json``, ``bake.json`` and
 ``methods.json`` and ``methods_blender.json`` (every solver method; the latter
 through the add-on in Blender); a missing file leaves its rows "not
@@ -35,6 +35,8 @@ measured". The targets:
   with the feet pinned as with the feet's goals weighted;
 * comfort (``comfort_cost.json``): a drag event with Comfort 1 (the default) ≤ 1.5 × the
   same drag with Comfort off, in every scenario measured;
+* Balance (``natural.json``, ``imported.json``): every Solve with Balance on (the feet
+  held, a hand reaching; the basic human and imported skeletons) ≤ 100 ms;
 * the problem bank (``bank.json``): no solve at ``max_iterations`` by cycling (those at it
   for the budget are shown beside) and final G ≤ SLSQP's
   + 1e-8 relative on ≥ 98%; every "not reachable" verdict true (multi-start SLSQP);
@@ -52,7 +54,13 @@ from typing import Any
 from bench.harness import results_folder, shown
 from bench.report.summary_robustness import bank_targets, drag_targets, mixed_rows
 from bench.report.summary_rows import Row, missing
-from bench.report.summary_speed import comfort_rows, levels_rows, plant_rows, speed_rows
+from bench.report.summary_speed import (
+    balance_rows,
+    comfort_rows,
+    levels_rows,
+    plant_rows,
+    speed_rows,
+)
 
 PEER = "standard_500"
 PEER_NAME = "Standard IK 500 it."
@@ -350,6 +358,8 @@ def main() -> None:
             "plant",
             "levels",
             "comfort_cost",
+            "natural",
+            "imported",
         )
     }
     table = (
@@ -359,6 +369,7 @@ def main() -> None:
         + speed_rows(data["kernel"], data["bake"], data["large_rig"])
         + levels_rows(data["levels"])
         + comfort_rows(data["comfort_cost"])
+        + balance_rows(data["natural"], data["imported"])
         + plant_rows(data["plant"])
     )
     notes = (

@@ -1,5 +1,6 @@
 """The speed targets' rows of ``summary.md``: the compiled kernel, the bake, large rigs,
-priorities and pins, comfort, and Plant Contacts (its slide after and its time per frame)."""
+priorities and pins, comfort, Balance, and Plant Contacts (its slide after and its time per
+frame)."""
 
 from __future__ import annotations
 
@@ -7,10 +8,12 @@ from typing import Any
 
 from bench.report.summary_rows import Row, missing
 
-__all__ = ["comfort_rows", "levels_rows", "plant_rows", "speed_rows"]
+__all__ = ["balance_rows", "comfort_rows", "levels_rows", "plant_rows", "speed_rows"]
 
 COMFORT_LIMIT = 1.5
 """A drag event with Comfort 1 (the default) takes at most this many times one with Comfort off."""
+BALANCE_LIMIT_MS = 100.0
+"""A Solve with Balance on takes at most this many milliseconds."""
 
 
 def speed_rows(
@@ -70,6 +73,37 @@ def comfort_rows(comfort: dict[str, Any] | None) -> list[Row]:
             f"without {off:.2f} ms",
             f"{on / off:.2f}× (≤ {COMFORT_LIMIT:g}×)",
             on / off <= COMFORT_LIMIT,
+        )
+    ]
+
+
+def balance_rows(natural: dict[str, Any] | None, imported: dict[str, Any] | None) -> list[Row]:
+    """The row from ``natural.json`` (the basic human's feet held, the hand reaching near and
+    far) and ``imported.json`` (imported skeletons, the hand reaching): the slowest Solve with
+    Balance on, beside the same Solve with Balance off."""
+    title = f"Balance: a Solve ≤{BALANCE_LIMIT_MS:g} ms (feet held, a hand reaching)"
+    solves = {}
+    for source, label in ((natural, "basic human"), (imported, "")):
+        for name, run in ({} if source is None else source.get("balance", {})).items():
+            case, _, balance = name.rpartition(" ")
+            solves[(f"{label} {case}".strip(), balance)] = float(run["solve_ms"])
+    slowest = [(case, ms) for (case, balance), ms in solves.items() if balance == "on"]
+    if not slowest:
+        return [
+            missing(
+                title,
+                "natural.json and imported.json missing (run bench.blender.natural and imported)",
+            )
+        ]
+    case, ms = max(slowest, key=lambda item: item[1])
+    off = solves.get((case, "off"))
+    return [
+        Row(
+            title,
+            f"{ms:.1f} ms (slowest: {case})",
+            "" if off is None else f"Balance off {off:.1f} ms",
+            f"{ms / BALANCE_LIMIT_MS:.2f}× the target",
+            ms <= BALANCE_LIMIT_MS,
         )
     ]
 
