@@ -38,10 +38,15 @@ class Heels:
     is small, Blender's IK lands as it did, and one pass does. Another IK end control
     needs no lead: placed by its pose in the frame of the chain's last bone as Blender
     evaluated it last, it lands within a drag's tolerance (:data:`.placing.DRAG`).
+    A paw's end control is held to the chain's last bone as the last write that placed
+    the limb exactly found it (:meth:`held`).
     """
 
     def __init__(self) -> None:
         self.bases: dict[str, tuple[Matrix, ...]] = {}
+        self.holds: dict[str, Matrix] = {}
+        """Per paw's end control, :func:`hold` as the last write that placed its limb to
+        :data:`.placing.TOLERANCE` left it."""
         self.floors: dict[tuple[str, ...], float] = {}
         """Per set of chains beyond the trunk, the miss a further pass left as it was
         (:func:`.heads.place_ends`)."""
@@ -87,6 +92,28 @@ class Heels:
                 basis.decompose() for basis in self.bases.get(heel, ())
             )
         )
+
+    def held(self, obj: Any, limb: Limb) -> Matrix | None:
+        """:func:`hold` of a paw in IK mode as the last exact write left it, else as posed now.
+
+        A drag's event may leave a limb a little off (:data:`.placing.DRAG`): read from
+        that pose, the hold would pass the miss on to the next write, whose own miss adds
+        to it, event by event, until one costs a second evaluation of the rig.
+        """
+        now = hold(obj, limb)
+        if now is None:
+            return None
+        return self.holds.get(limb.ik_controls[0], now)
+
+    def keep(self, obj: Any, limb: Limb, used: Matrix | None, exact: bool) -> None:
+        """Keep the hold a write of ``limb`` used, or its hold as posed now where exact.
+
+        ``exact``: the write placed the limb to :data:`.placing.TOLERANCE`.
+        """
+        if used is None:
+            return
+        now = hold(obj, limb) if exact else None
+        self.holds[limb.ik_controls[0]] = used if now is None else now
 
     def ahead(self, name: str) -> Matrix | None:
         """``name``'s channels led one write ahead (None: unknown, or a jump).

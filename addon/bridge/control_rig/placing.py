@@ -109,7 +109,7 @@ def limb_error(
 
     Over the whole limb's, not each bone's: a toe's single-precision rounding, or Blender's
     IK landing a micrometre short, is no miss worth another evaluation of the rig.
-    ``length``: the limb's (:func:`_length`), where known already.
+    ``length``: the limb's (:func:`placed_length`), where known already.
     """
     pose = obj.pose.bones
     worst = 0.0
@@ -122,7 +122,7 @@ def limb_error(
         ends = [(0.0, size, 0.0), (size, 0.0, 0.0), (0.0, 0.0, size)] if across else [(0, size, 0)]
         for end in map(Vector, ends):
             worst = max(worst, (now @ end - target @ end).length)
-    return worst / (_length(obj, limb) if length is None else length)
+    return worst / (placed_length(obj, limb) if length is None else length)
 
 
 def place_limb(
@@ -170,12 +170,13 @@ def place_limbs(
     """
     for limb, _ in limbs:
         _check(limb)
-    holds = [paws.hold(obj, limb) for limb, _ in limbs]
+    held = paws.hold if heels is None else heels.held
+    holds = [held(obj, limb) for limb, _ in limbs]
     # the bones the controls place exactly: in IK mode Blender's IK poses those before
     exact = [limb.bones if limb.mode == "FK" else limb.bones[limb.chain_end :] for limb, _ in limbs]
     written: list[dict[str, None]] = [{} for _ in limbs]
 
-    lengths = [_length(obj, limb) for limb, _ in limbs]
+    lengths = [placed_length(obj, limb) for limb, _ in limbs]
 
     def error(k: int) -> float:  # limb k's miss on the pose as evaluated now
         return limb_error(obj, limbs[k][0], exact[k], limbs[k][1], True, lengths[k])
@@ -238,6 +239,8 @@ def place_limbs(
             if (channels := paws.heel_channels(obj, limbs[k][0], limbs[k][1])) is not None
         }
         heels.note(obj, (limb for limb, _ in limbs), corrected)
+        for (limb, _), used, miss in zip(limbs, holds, errors, strict=True):
+            heels.keep(obj, limb, used, miss <= TOLERANCE)
     for (limb, _), miss in zip(limbs, errors, strict=True):
         if limb.mode == "IK" and miss > CARRIED:
             raise BlenderDataError(
@@ -291,7 +294,7 @@ def plan_limbs(
     return writer.bases
 
 
-def _length(obj: Any, limb: Limb) -> float:
+def placed_length(obj: Any, limb: Limb) -> float:
     """The limb's length: its bones' lengths summed (as :func:`limb_error` measures)."""
     bones = obj.pose.bones
     return max(sum(float(bones[name].bone.length) for name in limb.bones), 1e-12)
