@@ -65,7 +65,7 @@ class Heels:
         """
         bones = obj.pose.bones
         for limb in limbs:
-            if limb.mode == "IK" and len(limb.ik_controls) > 1:
+            if in_ik(limb):
                 heel = limb.ik_controls[-1]
                 self.record(heel, (heels or {}).get(heel, bones[heel].matrix_basis))
 
@@ -78,7 +78,7 @@ class Heels:
         next write from the plane as it is now, without repeating that move (which turned
         the plane back past where it was). Either unknown: the history is dropped.
         """
-        if limb.mode != "IK" or len(limb.ik_controls) < 2:
+        if not in_ik(limb):
             return
         heel = limb.ik_controls[-1]
         if before is None or after is None:
@@ -100,10 +100,10 @@ class Heels:
         that pose, the hold would pass the miss on to the next write, whose own miss adds
         to it, event by event, until one costs a second evaluation of the rig.
         """
-        now = hold(obj, limb)
-        if now is None:
+        if not in_ik(limb):
             return None
-        return self.holds.get(limb.ik_controls[0], now)
+        kept = self.holds.get(limb.ik_controls[0])
+        return hold(obj, limb) if kept is None else kept
 
     def keep(self, obj: Any, limb: Limb, used: Matrix | None, exact: bool) -> None:
         """Keep the hold a write of ``limb`` used, or its hold as posed now where exact.
@@ -177,13 +177,18 @@ def _shortest(turn: Quaternion) -> Quaternion:
     return flipped
 
 
+def in_ik(limb: Limb) -> bool:
+    """Whether ``limb`` is a paw (a heel control below its end control) in IK mode."""
+    return limb.mode == "IK" and len(limb.ik_controls) > 1
+
+
 def hold(obj: Any, limb: Limb) -> Matrix | None:
     """A paw's end control in the frame of the chain's last bone, as posed now (else None).
 
     Written at the last bone's target in that frame, the end control keeps the toe joint
     on the bone's tail whatever the rig's mechanism below it does.
     """
-    if limb.mode != "IK" or len(limb.ik_controls) < 2:
+    if not in_ik(limb):
         return None
     bones = obj.pose.bones
     held: Matrix = rigid(bones[limb.bones[limb.chain_end]].matrix).inverted_safe()
