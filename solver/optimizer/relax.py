@@ -327,8 +327,10 @@ is cut at a trust radius, so that far from comfort a round gains little; a drag'
 event starts where the last one ended and takes its rounds from there."""
 PROJECTIONS = 4
 """Most steps onto the goals after the Newton rounds."""
-ROUNDING = 1e-14
-"""A Newton round that lowers the merit by less than this share of C ends the rounds."""
+ROUNDING = 1e-10
+"""A Newton round that lowers the merit by less than this share of C ends the rounds: the
+rounds converge linearly, and the rounds past this share move the pose by a few
+microradians at most, each at the cost of two evaluations."""
 FINE = 1e-9
 """A Newton round's step no longer than this in every variable ends the rounds."""
 MET = 1e-8
