@@ -81,6 +81,9 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     there; both after every test has run and reported. The tests' exit status is kept:
     failures still fail the run.
     """
+    import control_rigs
+
+    control_rigs.forget_generated()
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(_exit_status)

@@ -3,21 +3,56 @@ its skeleton's channels, a limb constrained at a control and what was met and ke
 
 from __future__ import annotations
 
+import shutil
+import tempfile
 from collections.abc import Callable, Iterable
+from pathlib import Path
 
 import bpy
 
 SKELETON = ("DEF-", "ORG-", "MCH-")
 
+# Each kind's file as it was right after Rigify generated its rig into an empty file, and
+# the rig's name in it. Rigify takes up to ~15 s to generate the human or an animal, and
+# most tests of control rigs start from one: each kind is generated once a session, and
+# every later test opens that file, as an animator opens a file they generated a rig in.
+_files: dict[str, tuple[Path, str]] = {}
+_folder: list[Path] = []
+
 
 def generated(kind: str) -> bpy.types.Object:
-    """The control rig Rigify generates from its ``kind`` metarig."""
+    """The control rig Rigify generates from its ``kind`` metarig, active and selected.
+
+    In an empty file it is the file saved after the session's first generation of
+    ``kind``, opened; otherwise (other objects in the file) it is generated there.
+    """
+    empty = not bpy.data.objects
+    if empty and kind in _files:
+        path, name = _files[kind]
+        bpy.ops.wm.open_mainfile(filepath=str(path), load_ui=False)
+        obj = bpy.data.objects[name]
+        assert bpy.context.view_layer.objects.active == obj and bpy.context.mode == "OBJECT"
+        return obj
     getattr(bpy.ops.object, f"armature_{kind}_metarig_add")()
     bpy.ops.object.mode_set(mode="OBJECT")
     bpy.ops.pose.rigify_generate()
     obj = bpy.context.active_object
     bpy.ops.object.mode_set(mode="OBJECT")
+    if empty:
+        if not _folder:
+            _folder.append(Path(tempfile.mkdtemp(prefix="reach-control-rigs-")))
+        path = _folder[0] / f"{kind}.blend"
+        bpy.ops.wm.save_as_mainfile(filepath=str(path), copy=True, compress=False)
+        _files[kind] = (path, obj.name)
     return obj
+
+
+def forget_generated() -> None:
+    """Delete the files :func:`generated` saved this session."""
+    for folder in _folder:
+        shutil.rmtree(folder, ignore_errors=True)
+    _folder.clear()
+    _files.clear()
 
 
 def switch_to(obj, limb, value: float) -> None:
