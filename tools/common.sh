@@ -12,8 +12,10 @@ die() {
     exit 1
 }
 
+# A step's heading, with the time since the script began (a CI run's time limit is
+# spent where these show).
 header() {
-    printf '\n==> %s\n' "$*"
+    printf '\n==> %s  [%d:%02d]\n' "$*" $((SECONDS / 60)) $((SECONDS % 60))
 }
 
 # Run one step; on failure, name it and exit with its status.
