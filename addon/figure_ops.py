@@ -24,7 +24,7 @@ from .bridge.kinds import figure_rig, rig_kind
 from .bridge.mass import default_masses
 from .bridge.pose import bone_angles
 from .bridge.rig import Rig, armature_object, to_numpy
-from .bridge.soles import holds_sole
+from .bridge.soles import ends_limb, holds_sole
 from .errors import BlenderDataError, no_bone
 from .joint_axes import body_frame
 from .operator_base import (
@@ -178,7 +178,11 @@ class REACH_OT_add_constraint(BoneOperator, Operator):
         sole = (
             self.contact
             and goal_type == "POSITION"
-            and (holds_sole(obj.data.bones[bone]) or _is_foot(obj, bone))
+            and (
+                holds_sole(obj.data.bones[bone])
+                or _is_foot(obj, bone)
+                or ends_limb(obj.data.bones[bone])
+            )
         )
         if sole:  # a planted foot holds its sole, not one point (bridge.soles)
             goal_type = "POSITION_ORIENTATION"

@@ -2,11 +2,12 @@
 
 A foot planted by one point turns and rolls about it, and by two (ankle and toe) still
 rolls; a planted foot holds its sole. So a contact on a bone with children (a foot with
-its toes and heel, a hand with its fingers, a paw), or on a human foot that is a leaf (a
-game skeleton's ankle-to-toe bone), holds the bone's position and orientation, and its
-support, for Balance and the overlay, is the footprint: the heads and ends of the bone
-and of every bone below it, as they lie at rest, carried by the goal. A contact on any
-other leaf bone (a toe tip, a heel) stays one point.
+its toes and heel, a hand with its fingers, a paw), on a human foot that is a leaf (a
+game skeleton's ankle-to-toe bone), or on a leaf its limb ends in (a toe, a hoof: held by
+its tip alone it would turn about it and sink its joint into the ground), holds the bone's
+position and orientation, and its support, for Balance and the overlay, is the footprint:
+the heads and ends of the bone and of every bone below it, as they lie at rest, carried by
+the goal. A contact on any other leaf bone (a heel bone beside the toe) stays one point.
 """
 
 from __future__ import annotations
@@ -17,14 +18,23 @@ from typing import Any
 import numpy as np
 
 from .arrays import Array
-from .bone_ends import end, reads_joints
+from .bone_ends import end, next_joint, reads_joints
 
-__all__ = ["holds_sole", "sole_points", "support_points"]
+__all__ = ["ends_limb", "holds_sole", "sole_points", "support_points"]
 
 
 def holds_sole(bone: Any) -> bool:
     """Whether a contact on ``bone`` (a Blender bone) holds a sole rather than a point."""
     return bool(len(bone.children))
+
+
+def ends_limb(bone: Any) -> bool:
+    """Whether ``bone`` (a Blender bone) is a leaf its parent's limb continues into.
+
+    A toe or a hoof (:func:`.bone_ends.next_joint` of its parent), not a heel bone beside
+    the toe.
+    """
+    return bool(not bone.children and bone.parent and next_joint(bone.parent) == bone)
 
 
 def sole_points(obj: Any, bone: Any, effector: Sequence[float]) -> Array:

@@ -66,3 +66,14 @@ def test_remove_constraint_raises_if_there_is_none(reach):
     with pytest.raises(RuntimeError, match="no constraint 'elbow'"):
         bpy.ops.reach.remove_constraint(armature=obj.name, constraint="elbow")
     assert len(obj.reach.constraints) == 2
+
+
+def test_a_contact_on_a_toe_holds_it_whole_and_one_on_the_heel_bone_beside_it_a_point(reach):
+    # The foot continues into its toe, a leaf: held by its tip alone, the toe would turn
+    # about it and sink its joint into the ground. The heel bone beside it stays a point.
+    obj = rigs.metarig()
+    for bone in ("toe.L", "heel.02.L"):
+        result = bpy.ops.reach.add_constraint(armature=obj.name, bone=bone, contact=True, name=bone)
+        assert result == {"FINISHED"}
+    kinds = {c.name: c.goal_type for c in obj.reach.constraints}
+    assert kinds == {"toe.L": "POSITION_ORIENTATION", "heel.02.L": "POSITION"}

@@ -27,6 +27,10 @@ LEGS = {
         ("shoulder.L", "upper_arm.L", "forearm.L", "hand.L", "f_toe.L"),
         ("pelvis.L", "thigh.L", "shin.L", "foot.L", "r_toe.L"),
     ],
+    "basic_quadruped": [
+        ("shoulder.L", "front_thigh.L", "front_shin.L", "front_foot.L", "front_toe.L"),
+        ("thigh.L", "shin.L", "foot.L", "toe.L"),
+    ],
 }
 """The Rigify animal metarigs' left legs, front then hind (their right ones mirror them)."""
 BEND = 60.0
@@ -109,7 +113,7 @@ def skeletons(tmp_path_factory):
 
 @pytest.mark.parametrize("kind", [*LEGS, *imported_skeletons.ANIMALS])
 def test_a_quadruped_lowered_and_forward_bends_its_legs_as_at_rest(reach, skeletons, kind):
-    metarig = kind.split("_")[0]
+    metarig = kind.removesuffix("_gltf")
     obj = animal(metarig)
     # each leg's tip where the metarig's last bone ends, in armature space
     ends = {leg[-1]: obj.data.bones[leg[-1]].tail_local.copy() for leg in all_legs(metarig)}
@@ -128,6 +132,7 @@ def test_a_quadruped_lowered_and_forward_bends_its_legs_as_at_rest(reach, skelet
             armature=obj.name, bone=leg[-1], chain_start=leg[0], contact=True
         )
         assert result == {"FINISHED"}
+    ground = min(lowest(obj, leg) for leg in legs)
     rest_bends = {leg: bend_directions(obj, leg, tips[leg[-1]]) for leg in legs}
     rest_splay = {leg: splay(obj, leg, tips[leg[-1]]) for leg in legs}
     root = next(b.name for b in obj.data.bones if b.parent is None)
@@ -147,7 +152,15 @@ def test_a_quadruped_lowered_and_forward_bends_its_legs_as_at_rest(reach, skelet
                 turn = math.degrees(math.acos(min(1.0, float(was @ bent))))
                 assert turn <= BEND, (leg[k + 1], turn)
         assert abs(splay(obj, leg, tips[leg[-1]]) - rest_splay[leg]) <= SPLAY, leg
+        # a planted toe or hoof is held whole: no joint of the leg sinks into the ground
+        assert lowest(obj, leg) >= ground - 1e-5 * height, (leg, lowest(obj, leg), ground)
     assert reach.addon.bridge.posing.pose_outside(obj) == ""
+
+
+def lowest(obj, leg) -> float:
+    """The lowest head or tail of the leg's bones, in the world."""
+    bones = [obj.pose.bones[name] for name in leg]
+    return min(float((obj.matrix_world @ p).z) for b in bones for p in (b.head, b.tail))
 
 
 def test_limits_from_rest_name_a_straight_limb_for_a_hinge(reach, tmp_path, capfd):
