@@ -434,13 +434,3 @@ def rotation_values(matrix: Array, mode: str, current: Array) -> Array:
     sine = float(np.linalg.norm(quaternion[1:]))
     axis = quaternion[1:] / sine if sine > 0.0 else np.array([0.0, 1.0, 0.0])
     return np.array([2.0 * math.atan2(sine, quaternion[0]), *axis])
-
-
-def write_rotation(pose_bone: Any, matrix: Array, mode: str) -> None:
-    """Give ``pose_bone`` the rotation ``matrix`` (3 × 3) in rotation mode ``mode``.
-
-    Next to its current rotation (:func:`rotation_values`), so that keys do not flip.
-    """
-    name = rotation_channel(mode)
-    current = np.array(getattr(pose_bone, name), dtype=float)
-    setattr(pose_bone, name, rotation_values(matrix, mode, current))

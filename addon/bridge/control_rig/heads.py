@@ -743,6 +743,7 @@ def place_ends(
                     curled = uncurled(obj, name, local, end.curls.get(name, ()), turns)
                     writer.give_pose(name, targets[name], curled)
                     written[name] = None
+        writer.flush()
         if view_layer is None:
             break
         if writer.changed or writer.given or pending:

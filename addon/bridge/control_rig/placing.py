@@ -204,6 +204,7 @@ def place_limbs(
             written[k].update(dict.fromkeys(c for c in writer.new if c not in earlier))
             passes[k] += 1
             before[k] = errors[k]
+        writer.flush()
         if view_layer is None:
             return [Placed(tuple(w), p, math.nan) for w, p in zip(written, passes, strict=True)]
         if writer.changed or writer.given:
@@ -222,6 +223,7 @@ def place_limbs(
                     if step is _write_swivel and heels is not None:  # (still as evaluated)
                         turned[k] = paws.heel_channels(obj, limbs[k][0], limbs[k][1])
             if after.changed:
+                after.flush()
                 view_layer.update()
             for k, unturned in turned.items():  # the heel's history carried by the turn
                 assert heels is not None  # (turned only with heels)

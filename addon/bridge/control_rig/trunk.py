@@ -36,9 +36,11 @@ from ....solver import Dof, Figure, rotations
 from ...errors import labelled
 from ..arrays import Array, channel
 from ..joints import bone_dofs, control_dofs, euler_order, joint_settings
-from ..pose import bone_matrix, write_rotation
+from ..keys import rotation_channel
+from ..pose import bone_matrix, rotation_values
 from ..rig import BoneLayout, to_numpy
 from ..rigify_names import is_control
+from .control_pose import write_channels
 from .limbs import Limb, ancestors
 
 AGREE = 1e-5
@@ -468,16 +470,21 @@ def write_trunk(obj: Any, trunk: Trunk, motions: Mapping[str, Array]) -> list[st
     Each control takes its turn (:func:`control_turn`), the root control its location
     too. Returns the controls written.
     """
-    written: dict[str, None] = {}
+    written: dict[str, dict[str, Sequence[float]]] = {}
     for joint in trunk.joints:
         motion = motions.get(joint.segment)
         if motion is None or joint.control in written:
             continue
         pose_bone = obj.pose.bones[joint.control]
-        write_rotation(pose_bone, control_turn(joint, motion), pose_bone.rotation_mode)
+        mode = pose_bone.rotation_mode
+        kind = rotation_channel(mode)
+        now = np.array(getattr(pose_bone, kind), dtype=float)
+        values = {kind: rotation_values(control_turn(joint, motion), mode, now).tolist()}
         if joint.translates:
-            pose_bone.location = motion[:3, 3].tolist()
-        written[joint.control] = None
+            values["location"] = motion[:3, 3].tolist()
+        written[joint.control] = values
+    if written:
+        write_channels(obj, written)
     return list(written)
 
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from mathutils import Euler, Matrix, Quaternion
+from mathutils import Matrix, Vector
 from numpy.typing import NDArray
 
 from ....solver import rotations
@@ -23,7 +23,7 @@ from ..arrays import Array, channel
 from ..keys import rotation_channel
 from ..pose import WRITTEN_CHANNELS, axis_angles
 from ..rig import BoneLayout, Rig, to_numpy
-from .control_pose import UNCHANGED, moves
+from .control_pose import UNCHANGED, basis_channels, moves
 from .heads import End, place_ends
 from .limbs import Limb
 from .model import ControlModel
@@ -84,7 +84,6 @@ def write_model(
     written = write_trunk(obj, model.trunk, motions)
     moved: dict[str, Matrix] = {}
     if written:
-        obj.update_tag()
         for joint in model.trunk.joints:  # a carrier's copy takes its pose too
             pose = Matrix((world_inverse @ frames[index[joint.segment]]).tolist())
             moved[joint.segment] = moved[joint.bone] = pose
@@ -294,22 +293,12 @@ class ModelWriter:
 
         for name, basis in bases.items():
             pose_bone = bones[name]
-            location, turn, scale = basis.decompose()
-            if (scale - pose_bone.scale).length > SCALE:
-                return None
             row = bones.find(name)
-            current("location")[row] = (location.x, location.y, location.z)
             mode = pose_bone.rotation_mode
-            kind = rotation_channel(mode)
-            held = current(kind)[row]
-            # in single precision, as Blender's own matrix_basis setter converts a pose
-            if mode == "QUATERNION":
-                if turn.dot(Quaternion(held)) < 0.0:
-                    turn.negate()
-                held[:] = turn
-            elif mode == "AXIS_ANGLE":
-                axis, angle = turn.to_axis_angle()
-                held[:] = (angle, axis.x, axis.y, axis.z)
-            else:  # the Euler angles nearest the current ones: keys do not flip
-                held[:] = turn.to_euler(mode, Euler(held, mode))
+            held = current(rotation_channel(mode))[row]
+            location, rotation, scale = basis_channels(basis, mode, held)
+            if (Vector(scale) - pose_bone.scale).length > SCALE:
+                return None
+            current("location")[row] = location
+            held[:] = rotation
         return values

@@ -136,6 +136,8 @@ def test_a_control_written_where_it_is_keeps_its_channels_bit_for_bit(reach):
     turn = Matrix.Translation(head) @ Matrix.Rotation(1e-3, 4, "X") @ Matrix.Translation(-head)
     writer.write(limb.fk[1], turn @ forearm.matrix)
     assert writer.changed
+    assert channels() == before  # given, and written in bulk when flushed
+    writer.flush()
     assert channels()[limb.fk[1]] != before[limb.fk[1]]
     assert channels()[limb.fk[0]] == before[limb.fk[0]]
 
@@ -504,3 +506,50 @@ def test_a_paws_drag_events_pass_no_miss_on_to_the_next(reach):
     # the first events' heel has no lead yet (:class:`Heels`): those evaluate twice
     assert sum(count > 1 for count in counts[3:]) <= 2, counts
     assert max(residuals[3:]) <= 5e-5 * limb_length(obj, limb), residuals
+
+
+def poses(obj) -> list[tuple[str, ...]]:
+    """Every pose bone's evaluated matrix, bit for bit."""
+    return [tuple(float(v).hex() for row in b.matrix for v in row) for b in obj.pose.bones]
+
+
+@pytest.mark.parametrize("name, mode", [("upper_arm.L", "IK"), ("thigh.L", "FK")])
+def test_a_drag_event_tags_no_geometry_and_evaluates_as_a_full_update(reach, name, mode):
+    """Reach writes the controls' channels in bulk and tags the pose as a transform change:
+    Blender does not evaluate the armature's data again (an update of a pose bone's
+    property would tag its geometry), and the pose it evaluates, constraints, drivers and
+    deform bones, is the one a full update gives, to the bit. From ``torso``: the trunk's
+    controls too."""
+    obj = generated("basic_human")
+    switch_to(obj, limb_of(reach, obj, name), 1.0 if mode == "FK" else 0.0)
+    limb = limb_of(reach, obj, name)
+    end = limb.fk[-1] if mode == "FK" else limb.ik_controls[0]
+    made = bpy.ops.reach.figure_from_armature(armature=obj.name, translate_root=True)
+    assert made == {"FINISHED"}
+    added = bpy.ops.reach.add_constraint(
+        armature=obj.name, bone=end, effector="HEAD", chain_start="torso", name="end"
+    )
+    assert added == {"FINISHED"}
+    goal = obj.reach.constraints["end"].goal
+    start, root = goal.location.copy(), obj.matrix_world @ obj.pose.bones[limb.bones[0]].head
+    session = reach.addon.drag_session.DragSession(bpy.context, obj, goal)
+    geometry: list[bool] = []
+
+    def updated(_scene, depsgraph) -> None:
+        for update in depsgraph.updates:
+            if update.id.original == obj.data:  # the armature's own data, its bones
+                geometry.append(update.is_updated_geometry)
+
+    for k in range(1, 6):
+        bpy.app.handlers.depsgraph_update_post.append(updated)
+        try:
+            session.step(start.lerp(root, 0.06 * k))
+        finally:
+            bpy.app.handlers.depsgraph_update_post.remove(updated)
+        assert not session.last.unmet, session.last.message
+        posed = poses(obj)
+        obj.update_tag()
+        bpy.context.view_layer.update()
+        assert poses(obj) == posed
+    session.finish()
+    assert geometry and not any(geometry)
