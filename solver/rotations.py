@@ -72,7 +72,7 @@ def quaternion_matrix(quaternion: ArrayLike) -> FloatArray:
     norm = float(np.linalg.norm(q))
     if norm <= 0.0:
         raise SolverInputError("quaternion is zero", item="quaternion")
-    w, x, y, z = q / norm
+    w, x, y, z = (q / norm).tolist()  # Python's floats: numpy's scalars cost more
     return np.array(
         [
             [1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
@@ -89,22 +89,30 @@ def matrix_quaternion(matrix: ArrayLike) -> FloatArray:
     for every rotation.
     """
     r = finite_array(matrix, "rotation matrix", (3, 3))
-    trace = float(np.trace(r))
-    squares = np.array([1.0 + trace, *(1.0 + 2.0 * np.diag(r) - trace)])
-    k = int(np.argmax(squares))
-    q = np.empty(4)
+    # on Python's floats: numpy's calls on a 3 × 3 cost more than the sums
+    (r00, r01, r02), (r10, r11, r12), (r20, r21, r22) = r.tolist()
+    trace = r00 + r11 + r22
+    squares = (
+        1.0 + trace,
+        1.0 + 2.0 * r00 - trace,
+        1.0 + 2.0 * r11 - trace,
+        1.0 + 2.0 * r22 - trace,
+    )
+    k = max(range(4), key=squares.__getitem__)  # the first largest
+    q = [0.0] * 4
     q[k] = 0.5 * math.sqrt(max(squares[k], 0.0))
-    pairs = {
-        0: (r[2, 1] - r[1, 2], r[0, 2] - r[2, 0], r[1, 0] - r[0, 1]),
-        1: (r[2, 1] - r[1, 2], r[0, 1] + r[1, 0], r[0, 2] + r[2, 0]),
-        2: (r[0, 2] - r[2, 0], r[0, 1] + r[1, 0], r[1, 2] + r[2, 1]),
-        3: (r[1, 0] - r[0, 1], r[0, 2] + r[2, 0], r[1, 2] + r[2, 1]),
-    }[k]
+    pairs = (
+        (r21 - r12, r02 - r20, r10 - r01),
+        (r21 - r12, r01 + r10, r02 + r20),
+        (r02 - r20, r01 + r10, r12 + r21),
+        (r10 - r01, r02 + r20, r12 + r21),
+    )[k]
     others = [j for j in range(4) if j != k]
     for j, value in zip(others, pairs, strict=True):
         q[j] = 0.25 * value / q[k]
-    q /= np.linalg.norm(q)
-    return -q if q[0] < 0.0 else q
+    result = np.array(q)
+    result /= np.linalg.norm(result)
+    return -result if result[0] < 0.0 else result
 
 
 def _near(angle: float, target: float) -> float:
@@ -119,11 +127,12 @@ def _solutions(r: FloatArray, order: str, first: float) -> list[tuple[float, flo
     is ``first``.
     """
     i, j, k, s = _axes(order)
-    cos_b = math.hypot(r[i, i], r[j, i])
-    b = math.atan2(float(np.clip(-s * r[k, i], -1.0, 1.0)), cos_b)
+    m = r.tolist()  # Python's floats: numpy's scalars cost more
+    cos_b = math.hypot(m[i][i], m[j][i])
+    b = math.atan2(min(max(-s * m[k][i], -1.0), 1.0), cos_b)
     if cos_b > 1e-9:
-        a = math.atan2(s * r[k, j], r[k, k])
-        c = math.atan2(s * r[j, i], r[i, i])
+        a = math.atan2(s * m[k][j], m[k][k])
+        c = math.atan2(s * m[j][i], m[i][i])
         return [(a, b, c), (a + math.pi, math.pi - b, c + math.pi)]
     # R_k(c) = R · R_i(a)ᵀ · R_j(b)ᵀ, a rotation about axis k
     rest = r @ _rotation(i, first).T @ _rotation(j, b).T

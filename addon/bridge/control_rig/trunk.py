@@ -332,12 +332,6 @@ def powers(quaternions: Array, exponents: Array) -> Array:
     return result
 
 
-def power(quaternion: Array, exponent: float) -> Array:
-    """The unit quaternion ``q^exponent``: the same axis, the angle times ``exponent``."""
-    raised: Array = powers(np.asarray(quaternion, dtype=float)[None], np.array([exponent]))[0]
-    return raised
-
-
 def measure_rests(obj: Any, trunk: Trunk) -> dict[str, Array]:
     """Each joint's and hanging limb root's rest in its parent joint's frame, measured now.
 
@@ -454,14 +448,31 @@ def add_trunk(
 
 
 def control_turn(joint: Joint, motion: Array) -> Array:
-    """The turn (3 × 3) ``joint``'s control takes for its segment's ``motion`` (4 × 4).
+    """The turn (3 × 3) ``joint``'s control takes for its segment's ``motion`` (4 × 4)."""
+    return rotations.quaternion_matrix(control_quaternion(joint, motion))
+
+
+def control_quaternion(joint: Joint, motion: Array) -> Array:
+    """The turn (w, x, y, z), w ≥ 0, ``joint``'s control takes for its segment's ``motion``.
 
     A share's control takes the turn whose share is the segment's (``q = h^(1/w)``).
     """
-    quaternion = rotations.matrix_quaternion(motion[:3, :3])
-    if joint.share != 1.0:
-        quaternion = power(quaternion, 1.0 / joint.share)
-    return rotations.quaternion_matrix(quaternion)
+    turn = rotations.matrix_quaternion(motion[:3, :3])
+    if joint.share == 1.0:
+        return turn
+    raised: Array = powers(turn[None], np.array([1.0 / joint.share]))[0]
+    return raised
+
+
+def control_channel(turn: Array, mode: str, held: Array) -> Array:
+    """The rotation channel's values of ``turn`` (w, x, y, z) in rotation mode ``mode``.
+
+    Next to ``held``, the channel's values now: a quaternion in its hemisphere, the Euler
+    angles nearest them (keys do not flip), or the angle and axis.
+    """
+    if mode == "QUATERNION":
+        return -turn if float(turn @ held) < 0.0 else turn
+    return rotation_values(rotations.quaternion_matrix(turn), mode, held)
 
 
 def write_trunk(obj: Any, trunk: Trunk, motions: Mapping[str, Array]) -> list[str]:
@@ -478,8 +489,9 @@ def write_trunk(obj: Any, trunk: Trunk, motions: Mapping[str, Array]) -> list[st
         pose_bone = obj.pose.bones[joint.control]
         mode = pose_bone.rotation_mode
         kind = rotation_channel(mode)
-        now = np.array(getattr(pose_bone, kind), dtype=float)
-        values = {kind: rotation_values(control_turn(joint, motion), mode, now).tolist()}
+        held = np.array(getattr(pose_bone, kind), dtype=float)
+        turn = control_channel(control_quaternion(joint, motion), mode, held)
+        values: dict[str, Sequence[float]] = {kind: turn.tolist()}
         if joint.translates:
             values["location"] = motion[:3, 3].tolist()
         written[joint.control] = values

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import re
+from types import SimpleNamespace
 
 import bpy
 import numpy as np
@@ -236,7 +237,12 @@ def test_a_small_turn_of_a_spread_control_is_written_and_read_back_exactly(reach
 
 @pytest.mark.parametrize("share", [0.25, 1 / 3, 0.5, 1.0])
 def test_the_power_of_a_turn_keeps_its_axis_and_scales_its_angle(reach, share):
-    power = reach.addon.bridge.control_rig.trunk.power
+    trunk = reach.addon.bridge.control_rig.trunk
+
+    def power(quaternion, exponent):
+        return trunk.powers(np.asarray(quaternion)[None], np.array([exponent]))[0]
+
+    joint = SimpleNamespace(share=share)
     for axis, angle in (((0.3, 0.5, -0.2), 0.9), ((1.0, 0.0, 0.0), 1e-6), ((0.0, 0.6, 0.8), 3.0)):
         unit = np.array(axis) / np.linalg.norm(axis)
         turn = np.array([np.cos(angle / 2), *(np.sin(angle / 2) * unit)])
@@ -245,3 +251,9 @@ def test_the_power_of_a_turn_keeps_its_axis_and_scales_its_angle(reach, share):
         assert abs(part - np.array([np.cos(half), *(np.sin(half) * unit)])).max() < 1e-12
         assert abs(power(part, 1.0 / share) - turn).max() < 1e-12
         assert abs(power(-turn, share) - part).max() < 1e-12  # either sign of the same turn
+        # the control's turn for a segment that turned by the share's part: the whole
+        # turn, in single precision (as the control's channels keep it)
+        motion = np.eye(4)
+        motion[:3, :3] = np.array(Quaternion(part).to_matrix())
+        control = trunk.control_quaternion(joint, motion)
+        assert abs(np.array(control) - turn).max() < 1e-6
