@@ -7,8 +7,9 @@ Run from the repository root after the benchmarks::
 Reads ``blender.json`` (Reach against Blender's Standard IK on the Rigify metarig),
 ``solver.json`` (Reach against scipy), ``bank.json`` (the problem bank), ``kernel.json``,
 ``bake.json``, ``large_rig.json``, ``levels.json``, ``comfort_cost.json``, ``natural.json``,
-``imported.json`` and ``plant.json`` (the speed targets, priorities' and pins' cost,
-comfort's and Balance's cost, and Plant Contacts' slide after), and, for the
+``imported.json``, ``plant.json`` and ``control_rigs.json`` (the speed targets,
+priorities' and pins' cost, comfort's and Balance's cost, Plant Contacts' slide after, and
+control rigs' drags against Blender's own evaluation), and, for the
 headline numbers below the table, ``scale.json``, ``papers.json``, ``bake.json`` and
 ``methods.json`` and ``methods_blender.json`` (every solver method; the latter
 through the add-on in Blender); a missing file leaves its rows "not
@@ -37,6 +38,8 @@ measured". The targets:
   same drag with Comfort off, in every scenario measured;
 * Balance (``natural.json``, ``imported.json``): every Solve with Balance on (the feet
   held, a hand reaching; the basic human and imported skeletons) ≤ 100 ms;
+* control rigs (``control_rigs.json``): every drag event of the table ≤ 1.5 × Blender's
+  own evaluation of the rig after the dragged control moved by hand;
 * the problem bank (``bank.json``): no solve at ``max_iterations`` by cycling (those at it
   for the budget are shown beside) and final G ≤ SLSQP's
   + 1e-8 relative on ≥ 98%; every "not reachable" verdict true (multi-start SLSQP);
@@ -57,6 +60,7 @@ from bench.report.summary_rows import Row, missing
 from bench.report.summary_speed import (
     balance_rows,
     comfort_rows,
+    control_rig_rows,
     levels_rows,
     plant_rows,
     speed_rows,
@@ -360,6 +364,7 @@ def main() -> None:
             "comfort_cost",
             "natural",
             "imported",
+            "control_rigs",
         )
     }
     table = (
@@ -371,6 +376,7 @@ def main() -> None:
         + comfort_rows(data["comfort_cost"])
         + balance_rows(data["natural"], data["imported"])
         + plant_rows(data["plant"])
+        + control_rig_rows(data["control_rigs"])
     )
     notes = (
         headlines(data["scale"], data["papers"], data["solver"])

@@ -1,6 +1,6 @@
 """The speed targets' rows of ``summary.md``: the compiled kernel, the bake, large rigs,
-priorities and pins, comfort, Balance, and Plant Contacts (its slide after and its time per
-frame)."""
+priorities and pins, comfort, Balance, Plant Contacts (its slide after and its time per
+frame), and control rigs' drags against Blender's own evaluation."""
 
 from __future__ import annotations
 
@@ -8,12 +8,22 @@ from typing import Any
 
 from bench.report.summary_rows import Row, missing
 
-__all__ = ["balance_rows", "comfort_rows", "levels_rows", "plant_rows", "speed_rows"]
+__all__ = [
+    "balance_rows",
+    "comfort_rows",
+    "control_rig_rows",
+    "levels_rows",
+    "plant_rows",
+    "speed_rows",
+]
 
 COMFORT_LIMIT = 1.5
 """A drag event with Comfort 1 (the default) takes at most this many times one with Comfort off."""
 BALANCE_LIMIT_MS = 100.0
 """A Solve with Balance on takes at most this many milliseconds."""
+CONTROL_RIG_LIMIT = 1.5
+"""A drag event on a control rig takes at most this many times Blender's own evaluation of
+the rig after the dragged control moved by hand."""
 
 
 def speed_rows(
@@ -104,6 +114,31 @@ def balance_rows(natural: dict[str, Any] | None, imported: dict[str, Any] | None
             "" if off is None else f"Balance off {off:.1f} ms",
             f"{ms / BALANCE_LIMIT_MS:.2f}× the target",
             ms <= BALANCE_LIMIT_MS,
+        )
+    ]
+
+
+def control_rig_rows(control_rigs: dict[str, Any] | None) -> list[Row]:
+    """The row from ``control_rigs.json``: every drag of the table (each Rigify kind's limbs
+    in FK and IK mode, from the trunk, heads, tails, jaws) over Blender's own evaluation
+    of the rig after the dragged control moved by hand, measured between the drag's
+    events; the worst row beside the count."""
+    title = (
+        f"control rigs: every drag event ≤{CONTROL_RIG_LIMIT:g}× Blender's own evaluation "
+        "after the control moved by hand"
+    )
+    if control_rigs is None:
+        return [missing(title, "control_rigs.json missing (run bench.blender.control_rigs)")]
+    drags = control_rigs["rigs"]
+    within = [r for r in drags if r["over_evaluation"] <= CONTROL_RIG_LIMIT]
+    worst = max(drags, key=lambda r: r["over_evaluation"])
+    return [
+        Row(
+            title,
+            f"{len(within)} of {len(drags)} drags",
+            f"worst: {worst['rig']} ({worst['limb']}, {worst['mode']})",
+            f"{worst['over_evaluation']:.2f}× (≤ {CONTROL_RIG_LIMIT:g}×)",
+            len(within) == len(drags),
         )
     ]
 
