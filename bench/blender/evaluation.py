@@ -8,10 +8,14 @@ keyed on the FK controls (``tests/addon/walks.py``). Per frame, the median and m
 each way of having Blender evaluate the rig:
 
 - a frame change alone (``scene.frame_set``: the keyed motion played);
-- a pose write: one FK control's rotation written and the view layer updated, as a
-  drag, a live update or a bake's placing of the controls does;
-- the same with the rig's parent-switch drivers muted (the ``var == n`` expressions on
-  its Armature constraints' target weights), to see whether they are what it costs;
+- a pose write: one FK control's rotation written through its property (whose update
+  tags the armature's geometry, as an edit by hand or by a script does) and the view
+  layer updated;
+- a bulk write: the same channel written as Reach writes controls (a drag, a live update,
+  a bake's placing): with ``foreach_set`` and a transform tag
+  (``control_pose.write_channels``), the view layer updated;
+- the pose write with the rig's parent-switch drivers muted (the ``var == n`` expressions
+  on its Armature constraints' target weights), to see whether they are what it costs;
 - a key write: the same control's key on that frame moved and the frame set again, so
   that Blender evaluates the new value through the animation instead of a pose write.
 
@@ -90,6 +94,14 @@ def measure(walks: Any, reach: Any, add: str, count: int) -> dict[str, Any]:
         control.rotation_quaternion[1] += 1e-4
         view_layer.update()
 
+    write_channels = reach.addon.bridge.control_rig.control_pose.write_channels
+
+    def bulk_write(frame: int) -> None:
+        turn = list(control.rotation_quaternion)
+        turn[1] += 1e-4
+        write_channels(obj, {CONTROL: {"rotation_quaternion": turn}})
+        view_layer.update()
+
     def key_write(frame: int) -> None:
         point = keys[frame]
         point.co[1] += 1e-4
@@ -101,6 +113,7 @@ def measure(walks: Any, reach: Any, add: str, count: int) -> dict[str, Any]:
         "frames": len(frames),
         "frame_change": _times_ms(frames, frame_change),
         "pose_write": _times_ms(frames, pose_write),
+        "bulk_write": _times_ms(frames, bulk_write),
         "key_write": _times_ms(frames, key_write),
     }
     switches = [
@@ -145,6 +158,7 @@ def main() -> None:
             f"{run['switch_drivers']} of {run['drivers']}",
             _cell(run["frame_change"]),
             _cell(run["pose_write"]),
+            _cell(run["bulk_write"]),
             _cell(run["pose_write_muted"]),
             _cell(run["key_write"]),
         ]
@@ -164,13 +178,15 @@ def main() -> None:
                 "switch drivers",
                 "frame change",
                 "pose write",
+                "bulk write",
                 "pose write, switches muted",
                 "key write",
             ],
             rows,
         ),
         "",
-        "A pose write is how a drag, live and a bake's placing of the controls have Blender "
+        "A pose write is a control set through its property, as by hand or by a script; a "
+        "bulk write is how a drag, live and a bake's placing of the controls have Blender "
         "evaluate the rig; a key write is the same value given through the animation.",
     ]
     write_results(args.output, record, lines)
