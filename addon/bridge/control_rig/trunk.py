@@ -478,8 +478,9 @@ def control_channel(turn: Array, mode: str, held: Array) -> Array:
 def write_trunk(obj: Any, trunk: Trunk, motions: Mapping[str, Array]) -> list[str]:
     """Write the motion of each joint segment in ``motions`` into its control's channels.
 
-    Each control takes its turn (:func:`control_turn`), the root control its location
-    too. Returns the controls written.
+    Each control takes its turn (:func:`control_quaternion`, in its channel by
+    :func:`control_channel`), the root control its location too, all in one write a
+    channel (:func:`.control_pose.write_channels`). Returns the controls written.
     """
     written: dict[str, dict[str, Sequence[float]]] = {}
     for joint in trunk.joints:
