@@ -59,11 +59,16 @@ def _rotation(axis: int, angle: float) -> FloatArray:
 
 def euler_matrix(angles: ArrayLike, order: str) -> FloatArray:
     """The rotation matrix (3, 3) of Euler ``angles`` [rad] (about X, Y, Z) in ``order``."""
-    values = finite_array(angles, "Euler angles", (3,))
-    result = np.eye(3)
-    for axis in _axes(order)[:3]:
-        result = _rotation(axis, float(values[axis])) @ result
-    return result
+    values = finite_array(angles, "Euler angles", (3,)).tolist()
+    # on Python's floats: numpy's calls on a 3 × 3 cost more than the products
+    rows = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]
+    for axis in _axes(order)[:3]:  # each turn about a fixed axis, applied after the last
+        c, s = math.cos(values[axis]), math.sin(values[axis])
+        a, b = (axis + 1) % 3, (axis + 2) % 3
+        first, second = rows[a], rows[b]
+        rows[a] = [c * x - s * y for x, y in zip(first, second, strict=True)]
+        rows[b] = [s * x + c * y for x, y in zip(first, second, strict=True)]
+    return np.array(rows)
 
 
 def quaternion_matrix(quaternion: ArrayLike) -> FloatArray:
