@@ -464,23 +464,12 @@ def control_quaternion(joint: Joint, motion: Array) -> Array:
     return raised
 
 
-def control_channel(turn: Array, mode: str, held: Array) -> Array:
-    """The rotation channel's values of ``turn`` (w, x, y, z) in rotation mode ``mode``.
-
-    Next to ``held``, the channel's values now: a quaternion in its hemisphere, the Euler
-    angles nearest them (keys do not flip), or the angle and axis.
-    """
-    if mode == "QUATERNION":
-        return -turn if float(turn @ held) < 0.0 else turn
-    return rotation_values(rotations.quaternion_matrix(turn), mode, held)
-
-
 def write_trunk(obj: Any, trunk: Trunk, motions: Mapping[str, Array]) -> list[str]:
     """Write the motion of each joint segment in ``motions`` into its control's channels.
 
-    Each control takes its turn (:func:`control_quaternion`, in its channel by
-    :func:`control_channel`), the root control its location too, all in one write a
-    channel (:func:`.control_pose.write_channels`). Returns the controls written.
+    Each control takes its turn (:func:`control_turn`), the root control its location
+    too, all in one write a channel (:func:`.control_pose.write_channels`). Returns the
+    controls written.
     """
     written: dict[str, dict[str, Sequence[float]]] = {}
     for joint in trunk.joints:
@@ -491,7 +480,7 @@ def write_trunk(obj: Any, trunk: Trunk, motions: Mapping[str, Array]) -> list[st
         mode = pose_bone.rotation_mode
         kind = rotation_channel(mode)
         held = np.array(getattr(pose_bone, kind), dtype=float)
-        turn = control_channel(control_quaternion(joint, motion), mode, held)
+        turn = rotation_values(control_turn(joint, motion), mode, held)
         values: dict[str, Sequence[float]] = {kind: turn.tolist()}
         if joint.translates:
             values["location"] = motion[:3, 3].tolist()
