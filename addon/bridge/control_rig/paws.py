@@ -28,6 +28,11 @@ FIT = 5
 """Most of a heel's last writes its next one is led from."""
 
 
+_Rate = tuple[Vector, Vector, float]
+"""A turn's move of a heel's channels per radian: location, spin (a rotation vector), log
+of growth."""
+
+
 class Heels:
     """What a paw's heel was given over its last few writes, to lead the next one.
 
@@ -47,6 +52,11 @@ class Heels:
         self.holds: dict[str, Matrix] = {}
         """Per paw's end control, :func:`hold` as the last write that placed its limb to
         :data:`.placing.TOLERANCE` left it."""
+        self.turns: dict[str, tuple[float, tuple[_Rate, ...]]] = {}
+        """Per paw's heel control, how the last turns of its chain's plane moved the heel's
+        channels that place the limb: the last turn's angle, then per turn (the last two)
+        the move, the spin (as a rotation vector) and the log of the growth, each per
+        radian of the turn (:meth:`carry`, :meth:`turned`)."""
         self.floors: dict[tuple[str, ...], float] = {}
         """Per set of chains beyond the trunk, the miss a further pass left as it was
         (:func:`.heads.place_ends`)."""
@@ -69,23 +79,31 @@ class Heels:
                 heel = limb.ik_controls[-1]
                 self.record(heel, (heels or {}).get(heel, bones[heel].matrix_basis))
 
-    def carry(self, limb: Limb, before: Matrix | None, after: Matrix | None) -> None:
-        """Carry ``limb``'s heel's history as its chain's plane was turned.
+    def carry(
+        self, limb: Limb, before: Matrix | None, after: Matrix | None, angle: float = 0.0
+    ) -> None:
+        """Carry ``limb``'s heel's history as its chain's plane was turned by ``angle``.
 
         ``before`` and ``after``: the heel's channels that place the limb, before the turn
         and after it. Where a second IK chain turns the heel's frame with the leg's plane,
         a turn of the plane moves the heel once; its earlier writes, moved alike, lead the
         next write from the plane as it is now, without repeating that move (which turned
         the plane back past where it was). Either unknown: the history is dropped.
+        The move is kept for the next turn's heel (:meth:`turned`).
         """
         if not in_ik(limb):
             return
         heel = limb.ik_controls[-1]
         if before is None or after is None:
             self.bases.pop(heel, None)
+            self.turns.pop(heel, None)
             return
         (was, turned, scaled), (now, turn, scale) = before.decompose(), after.decompose()
         move, spin, growth = now - was, turn @ turned.inverted(), _size(scale) / _size(scaled)
+        if angle:
+            axis, turned_by = _shortest(spin).to_axis_angle()
+            rate = move / angle, axis * (turned_by / angle), math.log(growth) / angle
+            self.turns[heel] = angle, (*self.turns.get(heel, (0.0, ()))[1][-1:], rate)
         self.bases[heel] = tuple(
             Matrix.LocRotScale(location + move, spin @ rotation, size * growth)
             for location, rotation, size in (
@@ -114,6 +132,29 @@ class Heels:
             return
         now = hold(obj, limb) if exact else None
         self.holds[limb.ik_controls[0]] = used if now is None else now
+
+    def turned(self, limb: Limb, before: Matrix | None, angle: float) -> Matrix | None:
+        """``limb``'s heel's channels that place it once its plane turns by ``angle``.
+
+        ``before``: those that place it now. The heel moves as the last turns moved it
+        (:meth:`carry`), per radian, that rate going on as it changed from the turn before
+        (the bend changes it as a drag goes on), where the plane turns the same way by
+        between half and twice the last angle (a drag's turns, each as the plane drifts
+        past :data:`.placing.SWIVEL`); None otherwise, or unknown.
+        """
+        known = self.turns.get(limb.ik_controls[-1]) if in_ik(limb) else None
+        if before is None or known is None or not 0.5 <= angle / known[0] <= 2.0:
+            return None
+        rates = known[1]
+        move, spin, growth = rates[-1]
+        if len(rates) == 2:  # the rate led on by its change from the turn before
+            (move_was, spin_was, growth_was) = rates[0]
+            move, spin, growth = 2 * move - move_was, 2 * spin - spin_was, 2 * growth - growth_was
+        location, rotation, scale = before.decompose()
+        turn = Quaternion(spin * angle) if spin.length else Quaternion()
+        return Matrix.LocRotScale(
+            location + move * angle, turn @ rotation, scale * math.exp(growth * angle)
+        )
 
     def ahead(self, name: str) -> Matrix | None:
         """``name``'s channels led one write ahead (None: unknown, or a jump).
@@ -204,6 +245,29 @@ def lead_heel(obj: Any, writer: ControlWriter, limb: Limb, heels: Heels) -> None
     pose_bone = obj.pose.bones[heel]
     if predicted is not None:
         writer.give(pose_bone, predicted, pose_bone.bone.length)
+
+
+def turn_heel(
+    obj: Any,
+    writer: ControlWriter,
+    limb: Limb,
+    heels: Heels,
+    before: Matrix | None,
+    angle: float,
+) -> str:
+    """Give a paw's heel its channels for its plane's turn by ``angle`` (:meth:`Heels.turned`).
+
+    ``before``: the heel's channels that place the limb before the turn. Written with the
+    turn, the heel is placed in the evaluation that turns the plane, not written after it
+    (one more evaluation). The control written, "" where none.
+    """
+    predicted = heels.turned(limb, before, angle)
+    if predicted is None:
+        return ""
+    heel = limb.ik_controls[-1]
+    pose_bone = obj.pose.bones[heel]
+    writer.give(pose_bone, predicted, pose_bone.bone.length)
+    return heel
 
 
 def write_heel(obj: Any, writer: ControlWriter, limb: Limb, targets: Mapping[str, Matrix]) -> str:

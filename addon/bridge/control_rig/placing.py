@@ -12,13 +12,15 @@ evaluated pose where a mechanism did otherwise (a few passes at most).
   their own controls; the elbow or knee plane through the pole when the rig uses one,
   else by turning the chain's base control about the line from the chain's root to its
   end, when that moves the middle joint by more than :data:`SWIVEL`; below a trunk the
-  same write moves, the plane as the trunk carries it is turned before the rig is
-  evaluated (:data:`LEAD`). Blender's IK then poses the chain: the end exactly, the
-  middle joint as closely as the rig's own IK stretch lets it (Rigify's shortens a bent
-  chain by 1–3%).
+  same write moves, and in a drag's writes, the plane as the trunk carries it and the
+  chain swings after its end is turned before the rig is evaluated (:data:`LEAD`).
+  Blender's IK then poses the chain: the end exactly, the middle joint as closely as the
+  rig's own IK stretch lets it (Rigify's shortens a bent chain by 1–3%).
 - A paw in IK mode: the heel control carries the last bone the rest of the way, written
   once Blender has evaluated the rig's mechanism above it, unless the heel's lead
-  (:mod:`.paws`) has placed the limb already.
+  (:mod:`.paws`) has placed the limb already. A turn of its plane turns the heel's frame
+  too (a second IK chain): the plane is turned after an evaluation, the heel moved with
+  it as the last turns moved it.
 """
 
 from __future__ import annotations
@@ -56,21 +58,23 @@ its target (on Rigify's rigs), so a closer plane is not seen, yet costs one more
 evaluation of the rig."""
 
 LEAD = 0.5
-"""Before the first evaluation of a limb whose trunk moved, its plane is turned when the
-trunk's motion would leave its middle joint further than this share of :data:`SWIVEL`
-off: the plane Blender's IK then takes also turns a little with the chain's end, and
-the margin keeps it within :data:`SWIVEL`, so that no second evaluation turns it again."""
+"""Before the first evaluation of a limb whose trunk moved, or of a drag's write, its
+plane is turned when the plane as predicted (carried by the trunk's motion, swung after
+the chain's end) would leave its middle joint further than this share of :data:`SWIVEL`
+off: the margin keeps the plane Blender's IK then takes within :data:`SWIVEL`, so that
+no second evaluation turns it again."""
 
 TOLERANCE = 5e-6
 """A limb is placed when each of its skeleton bones is this close to its target (times
 the limb's length)."""
 
-DRAG = 5e-5
+DRAG = 1e-4
 """During a drag, a limb is placed when its controls' bones are this close to their targets
 (times the limb's length; within half the "met within" distance too): Blender's IK lands a
 chain's end 1e-5–4e-5 of the limb off where its end control says, by an amount that jumps
-from one event to the next, and placing closer costs a second evaluation of the rig per
-event. The drag's end places them to :data:`TOLERANCE`."""
+from one event to the next, a paw's heel led from its last writes (:mod:`.paws`) lands up
+to about 1e-4 off, and placing closer costs a second evaluation of the rig per event. The
+drag's end places them to :data:`TOLERANCE`."""
 
 
 @dataclass(frozen=True)
@@ -159,7 +163,8 @@ def place_limbs(
             them from these.
         heels: What the paws' heels were given by the writes before (a drag's
             events): the first pass leads from those (:class:`Heels`), and this write is
-            added.
+            added; with it the first pass also leads the planes of IK chains other than
+            paws' (:func:`_lead_swivel`).
         within: A pose-space distance each limb may be left off by, at most :data:`DRAG`
             of its length (a drag's events); 0: each is placed to :data:`TOLERANCE`.
 
@@ -197,7 +202,8 @@ def place_limbs(
                 _write_fk(obj, writer, limb, targets)
             else:
                 _write_ik(obj, writer, limb, targets, holds[k])
-                if passes[k] == 0 and moved:
+                # a paw's plane is turned after the evaluation, its heel with it
+                if passes[k] == 0 and (moved or (heels is not None and not paws.in_ik(limb))):
                     _lead_swivel(obj, writer, limb, targets)
                 if passes[k] == 0 and heels is not None:
                     paws.lead_heel(obj, writer, limb, heels)
@@ -211,24 +217,18 @@ def place_limbs(
             view_layer.update()
         moved = None  # evaluated now
         ik = [k for k in active if limbs[k][0].mode == "IK"]
-        for step in (_write_swivel, paws.write_heel):  # each on the pose the one before left
+        # the chains' planes turned where Blender's IK left them off the targets', then the
+        # paws' heels written where they missed; again where a heel's write swung a plane
+        for _ in range(2):
+            _turn_planes(obj, view_layer, limbs, ik, written, heels)
             after = ControlWriter(obj)
-            if step is paws.write_heel:  # a heel led well has placed its limb already
-                ik = [k for k in ik if error(k) > tolerances[k]]
-            wrote = {k: step(obj, after, limbs[k][0], limbs[k][1]) for k in ik}
-            turned: dict[int, Matrix | None] = {}
-            for k, control in wrote.items():
-                if control:
+            for k in ik:
+                if error(k) > tolerances[k] and (control := paws.write_heel(obj, after, *limbs[k])):
                     written[k][control] = None
-                    if step is _write_swivel and heels is not None:  # (still as evaluated)
-                        turned[k] = paws.heel_channels(obj, limbs[k][0], limbs[k][1])
-            if after.changed:
-                after.flush()
-                view_layer.update()
-            for k, unturned in turned.items():  # the heel's history carried by the turn
-                assert heels is not None  # (turned only with heels)
-                limb, targets = limbs[k]
-                heels.carry(limb, unturned, paws.heel_channels(obj, limb, targets))
+            if not after.changed:
+                break
+            after.flush()
+            view_layer.update()
         for k in active:
             errors[k] = error(k)
     if heels is not None:
@@ -261,6 +261,44 @@ def place_limbs(
             written, passes, limbs, errors, lengths, tolerances, strict=True
         )
     ]
+
+
+def _turn_planes(
+    obj: Any,
+    view_layer: Any,
+    limbs: Sequence[tuple[Limb, Mapping[str, Matrix]]],
+    ik: Iterable[int],
+    written: list[dict[str, None]],
+    heels: Heels | None,
+) -> None:
+    """Turn the planes of the limbs ``ik`` Blender's IK left off their targets'; evaluate.
+
+    A paw's heel, whose frame the turn moves (a second IK chain), is moved as its last
+    turns moved it (:func:`.paws.turn_heel`), so that one evaluation serves both; its
+    history is carried by the turn (:meth:`.paws.Heels.carry`). The controls written are
+    added to ``written`` (per limb).
+    """
+    after = ControlWriter(obj)
+    turned: dict[int, tuple[Matrix | None, float]] = {}
+    for k in ik:
+        limb, targets = limbs[k]
+        plane = _plane(obj, limb, targets)
+        if plane is None or plane.placed(1.0):
+            continue
+        written[k][_turn_plane(obj, after, limb, plane)] = None
+        if heels is not None:  # (the heel's channels that place the limb, still unturned)
+            unturned = paws.heel_channels(obj, limb, targets)
+            turned[k] = unturned, plane.angle
+            if control := paws.turn_heel(obj, after, limb, heels, unturned, plane.angle):
+                written[k][control] = None
+    if not after.changed:
+        return
+    after.flush()
+    view_layer.update()
+    for k, (unturned, angle) in turned.items():  # the heel's history carried by the turn
+        assert heels is not None  # (turned only with heels)
+        limb, targets = limbs[k]
+        heels.carry(limb, unturned, paws.heel_channels(obj, limb, targets), angle)
 
 
 def plan_limbs(
@@ -351,22 +389,95 @@ def _write_ik(
     _write_carried(obj, writer, tails, targets)
 
 
-def _lead_swivel(obj: Any, writer: ControlWriter, limb: Limb, targets: Mapping[str, Matrix]) -> str:
-    """The chain's plane turned onto the targets' before the rig is evaluated; the control.
+def _lead_swivel(
+    obj: Any, writer: ControlWriter, limb: Limb, targets: Mapping[str, Matrix]
+) -> float:
+    """The chain's plane turned onto the targets' before the rig is evaluated; the turn.
 
-    The plane is the one the trunk's writes will carry (:func:`_write_swivel`).
-
-    The chain's root follows its parent, whose new pose ``writer`` predicts: the plane
-    Blender evaluated last is carried by that parent's motion, and the end lands on its
-    target. A trunk turned by a drag turns the plane with it, which would otherwise cost
-    one more evaluation of the rig to be seen and turned back.
+    The chain's root follows its parent, whose new pose ``writer`` predicts (a trunk's
+    writes): the plane Blender evaluated last is carried by that parent's motion, then
+    swung with the line from the root to the end as that moves to its target
+    (:func:`_plane`). Where that leaves the middle joint further than :data:`LEAD` times
+    :data:`SWIVEL` from the targets' plane, the plane is turned now, not after an
+    evaluation shows it (which costs one more). The angle turned (radians), 0 for none.
     """
     root = obj.pose.bones[limb.bones[0]]
     parent = writer.parent_pose(root)
-    if parent is None:
-        return ""
-    motion: Matrix = parent @ root.parent.matrix.inverted_safe()
-    return _write_swivel(obj, writer, limb, targets, motion)
+    motion = Matrix.Identity(4)
+    if parent is not None:
+        motion = parent @ root.parent.matrix.inverted_safe()
+    plane = _plane(obj, limb, targets, motion)
+    if plane is None or plane.placed(LEAD):
+        return 0.0
+    _turn_plane(obj, writer, limb, plane, motion)
+    return plane.angle
+
+
+@dataclass(frozen=True)
+class _Plane:
+    """Where a chain's plane is against its targets': the turn that puts it there.
+
+    Attributes:
+        angle: The signed turn (radians) about ``axis`` taking the plane through the
+            chain's root, middle joint and end onto the targets' plane.
+        off: The middle joint's distance from the line from the root to the end.
+        reach: The chain's first two bones' lengths summed.
+        root, end: The line's ends (pose space); ``axis`` its unit direction.
+        wanted: The targets' middle joint off that line.
+    """
+
+    angle: float
+    off: float
+    reach: float
+    root: Vector
+    end: Vector
+    axis: Vector
+    wanted: Vector
+
+    def placed(self, share: float) -> bool:
+        """Whether the middle joint is within ``share`` of :data:`SWIVEL` of the targets' plane."""
+        return abs(self.angle) * self.off <= share * SWIVEL * self.reach
+
+
+def _plane(
+    obj: Any, limb: Limb, targets: Mapping[str, Matrix], motion: Matrix | None = None
+) -> _Plane | None:
+    """The chain's plane as Blender evaluated it last against the targets' (None: free).
+
+    ``motion``: the pose-space motion the writes not yet evaluated give the chain's
+    root's parent, and the end taken at its target: the middle joint is carried by that
+    motion, then swung about the root by the shortest turn taking the line to the end
+    onto the line to its target (as a chain without a pole swings after its end: a
+    damped track, or Blender's IK from the pose it had).
+    """
+    first, middle = limb.bones[0], limb.bones[1]
+    if first not in targets or middle not in targets:
+        return None
+    bones = obj.pose.bones
+    last = limb.bones[limb.chain_end]
+    carry = motion if motion is not None else Matrix.Identity(4)
+    root = targets[first].translation
+    if motion is not None and last in targets:
+        end = targets[last].translation
+    else:
+        end = carry @ bones[last].matrix.translation
+    axis = end - root
+    if axis.length < 1e-12:
+        return None
+    axis.normalize()
+    wanted = _off_line(targets[middle].translation - root, axis)
+    joint = carry @ bones[middle].matrix.translation - root
+    if motion is not None and last in targets:
+        swing = (carry @ bones[last].matrix.translation - root).rotation_difference(end - root)
+        joint.rotate(swing)
+    now = _off_line(joint, axis)
+    if wanted is None or now is None:
+        return None
+    angle = now.angle(wanted)
+    if now.cross(wanted).dot(axis) < 0.0:
+        angle = -angle
+    reach = (bones[first].bone.length + bones[middle].bone.length) or 1.0
+    return _Plane(angle, now.length, reach, root, end, axis, wanted)
 
 
 def _write_swivel(
@@ -379,43 +490,40 @@ def _write_swivel(
     """Turn the chain's plane onto the targets' (pole or base twist); the control written.
 
     The plane is the one through the chain's root, middle joint and end; it is turned
-    about the line from the root to the end. "" when the targets leave it free.
-    ``motion``: the pose-space motion the writes not yet evaluated give the chain's
-    root's parent (:func:`_lead_swivel`): the middle joint and the swivel's control as
-    Blender evaluated them are carried by it, the end taken at its target.
+    about the line from the root to the end. "" when the targets leave it free or the
+    middle joint is within :data:`SWIVEL` of theirs. ``motion``: the pose-space motion the
+    writes not yet evaluated give the chain's root's parent (:func:`_lead_swivel`): the
+    middle joint and the swivel's control as Blender evaluated them are carried by it,
+    the end taken at its target.
     """
-    first, middle = limb.bones[0], limb.bones[1]
-    if first not in targets or middle not in targets:
+    plane = _plane(obj, limb, targets, motion)
+    if plane is None or plane.placed(LEAD if motion is not None else 1.0):
         return ""
+    return _turn_plane(obj, writer, limb, plane, motion)
+
+
+def _turn_plane(
+    obj: Any, writer: ControlWriter, limb: Limb, plane: _Plane, motion: Matrix | None = None
+) -> str:
+    """Turn the chain's plane onto the targets' (``plane``); the control written.
+
+    Through the pole where the rig uses one, else by the chain's base control's twist
+    about the line from the chain's root to its end. ``motion``: as :func:`_plane`'s, the
+    controls as Blender evaluated them carried by it.
+    """
     bones = obj.pose.bones
-    last = limb.bones[limb.chain_end]
     carry = motion if motion is not None else Matrix.Identity(4)
-    root = targets[first].translation
-    if motion is not None and last in targets:
-        end = targets[last].translation
-    else:
-        end = carry @ bones[last].matrix.translation
-    axis = end - root
-    if axis.length < 1e-12:
-        return ""
-    axis.normalize()
-    wanted = _off_line(targets[middle].translation - root, axis)
-    now = _off_line(carry @ bones[middle].matrix.translation - root, axis)
-    if wanted is None or now is None:
-        return ""
-    angle = now.angle(wanted)
-    if now.cross(wanted).dot(axis) < 0.0:
-        angle = -angle
-    reach = (bones[first].bone.length + bones[middle].bone.length) or 1.0
-    share = LEAD if motion is not None else 1.0
-    if abs(angle) * now.length <= share * SWIVEL * reach:  # the middle joint is placed already
-        return ""
+    root, end = plane.root, plane.end
     if limb.uses_pole and limb.pole:
         pole = carry @ bones[limb.pole].matrix
-        pole.translation = root + (end - root) / 2.0 + wanted.normalized() * reach
+        pole.translation = root + (end - root) / 2.0 + plane.wanted.normalized() * plane.reach
         writer.write(limb.pole, pole)
         return limb.pole
-    turn = Matrix.Translation(root) @ Matrix.Rotation(angle, 4, axis) @ Matrix.Translation(-root)
+    turn = (
+        Matrix.Translation(root)
+        @ Matrix.Rotation(plane.angle, 4, plane.axis)
+        @ Matrix.Translation(-root)
+    )
     # turned from its pose as Blender's IK left it, its scale kept as its channels have it:
     # the IK's stretch of the chain is the rig's, and written into the control's channels
     # it would start the next evaluation's IK shortened, the chain shrinking write by write

@@ -246,6 +246,53 @@ def test_a_heels_history_is_carried_by_a_turn_of_its_chains_plane(reach):
     assert heels.ahead("heel") is None
 
 
+def test_a_heel_moves_with_a_turn_of_its_plane_as_the_last_turns_moved_it(reach):
+    # turns of 0.01 rad spun the heel by 2 mrad, then 2.2 (its rate per radian growing
+    # with the bend): the next turn's spin is led on to 2.4 per 0.01 rad, in proportion
+    # to the turn; a turn the other way, or of a size unlike the last, is not led
+    paws = importlib.import_module(f"{reach.__name__}.addon.bridge.control_rig.paws")
+    limb = type("Paw", (), {"mode": "IK", "ik_controls": ("foot_ik", "heel")})()
+    heels = paws.Heels()
+    start = channels((0.0, 0.0, 0.1), 10.0, "X", (1.0, 1.0, 1.0))
+    assert heels.turned(limb, start, 0.01) is None  # no turn seen yet
+
+    def spun(matrix, mrad, move=0.0):
+        location, rotation, scale = matrix.decompose()
+        turn = Quaternion((1.0, 0.0, 0.0), 1e-3 * mrad)
+        return Matrix.LocRotScale(location + Vector((0.0, move, 0.0)), turn @ rotation, scale)
+
+    heels.carry(limb, start, spun(start, 2.0, 1e-3), 0.01)
+    once = heels.turned(limb, start, 0.015)  # one turn seen: its rate
+    assert once is not None
+    assert_close(once, spun(start, 3.0, 1.5e-3))
+    heels.carry(limb, start, spun(start, 2.2, 1e-3), 0.01)
+    led = heels.turned(limb, start, 0.02)
+    assert led is not None
+    assert_close(led, spun(start, 4.8, 2e-3))
+    assert heels.turned(limb, start, -0.01) is None
+    assert heels.turned(limb, start, 0.05) is None
+    heels.carry(limb, start, None, 0.01)  # unknown after a turn: nothing led
+    assert heels.turned(limb, start, 0.01) is None
+
+
+def test_a_paws_plane_turns_with_its_heel_in_one_evaluation(reach):
+    # the basic quadruped's foreleg: Blender's IK swings the leg's plane off Reach's as
+    # the paw moves, and every few events it is turned back; the heel's frame turns with
+    # it (a second IK chain), so the heel is moved in the same write, as the last turns
+    # moved it: once one turn has been seen, no event takes a third evaluation
+    obj, _limb, _goal, start, root, session = paw_drag(reach)
+
+    def event(k: int) -> None:
+        stats = session.step(start.lerp(root, 0.005 * k))
+        assert not stats.unmet and not stats.diverging, (k, stats)
+
+    counts = evaluations(obj, (lambda k=k: event(k) for k in range(1, 41)))
+    session.finish()
+    assert obj.reach.stats.message == "all constraints met", obj.reach.stats.message
+    assert counts.count(2) >= 5, counts  # the plane was turned
+    assert max(counts[6:]) <= 2, counts
+
+
 def test_a_steady_ik_drag_places_each_event_in_one_evaluation(reach):
     # Blender's stretched IK lands the chain's end a little short of its target, by an
     # amount that drifts with the bend: placed by its pose relative to the chain's last
