@@ -36,7 +36,11 @@ class ControlWriter:
     """
 
     def __init__(
-        self, obj: Any, moved: Mapping[str, Matrix] | None = None, dry: bool = False
+        self,
+        obj: Any,
+        moved: Mapping[str, Matrix] | None = None,
+        dry: bool = False,
+        batch: Batch | None = None,
     ) -> None:
         self.obj = obj
         self.new: dict[str, Matrix] = dict(moved or {})
@@ -49,6 +53,9 @@ class ControlWriter:
         """The channels (as ``matrix_basis``) given each control that changes."""
         self.pending: dict[str, Matrix] = {}
         """The channels given and not yet written to Blender (:meth:`flush`)."""
+        self.batch: Batch = {} if batch is None else batch
+        """Channel values written with this writer's at its next :meth:`flush`, shared with
+        the writes before it that Blender evaluates together (a trunk's, a chain's pass)."""
 
     def parent_pose(self, pose_bone: Any) -> Matrix | None:
         """The pose the parent of ``pose_bone`` will have once the writes are evaluated."""
@@ -96,15 +103,27 @@ class ControlWriter:
                 self.pending[pose_bone.name] = basis
             self.changed = True
 
-    def flush(self) -> None:
-        """Write the channels given since the last flush (before Blender evaluates the rig)."""
+    def flush(self, write: bool = True) -> bool:
+        """Write the channels given since the last flush and the batch's; whether any were.
+
+        Before Blender evaluates the rig. ``write``: False leaves them in the batch, for a
+        later writer sharing it to write.
+        """
         if self.pending:
-            write_bases(self.obj, self.pending)
+            self.batch.update(bases_channels(self.obj, self.pending))
             self.pending = {}
+        if not write or not self.batch:
+            return False
+        write_channels(self.obj, self.batch)
+        self.batch.clear()
+        return True
 
 
 Channel = tuple[float, ...]
 """One pose-bone channel's values (a location, a rotation in its mode, a scale)."""
+
+Batch = dict[str, dict[str, Sequence[float]]]
+"""Channel values to write, per bone name its values by channel (:func:`write_channels`)."""
 
 WIDTHS = {
     "location": 3,
@@ -137,15 +156,15 @@ def write_channels(obj: Any, changes: Mapping[str, Mapping[str, Sequence[float]]
     pose_written(obj)
 
 
-def write_bases(obj: Any, bases: Mapping[str, Matrix]) -> None:
-    """Give controls the channel matrices ``bases`` (``matrix_basis``), one write a channel.
+def bases_channels(obj: Any, bases: Mapping[str, Matrix]) -> Batch:
+    """The channel values that give controls the channel matrices ``bases``.
 
     A location or scale that a basis leaves as it is, to :data:`UNCHANGED` of the
-    control's size (a turning FK control's location, a scale of 1), is not written: each
+    control's size (a turning FK control's location, a scale of 1), is left out: each
     channel written costs a read and a write of that channel for every bone of the rig.
     """
     bones = obj.pose.bones
-    changes: dict[str, dict[str, Sequence[float]]] = {}
+    changes: Batch = {}
     for name, basis in bases.items():
         pose_bone = bones[name]
         mode = pose_bone.rotation_mode
@@ -159,7 +178,7 @@ def write_bases(obj: Any, bases: Mapping[str, Matrix]) -> None:
         if max(abs(a - b) for a, b in zip(scale, pose_bone.scale, strict=True)) > UNCHANGED:
             values["scale"] = scale
         changes[name] = values
-    write_channels(obj, changes)
+    return changes
 
 
 def basis_channels(

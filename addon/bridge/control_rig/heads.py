@@ -34,7 +34,7 @@ from mathutils import Euler, Matrix, Vector
 from ..arrays import Array
 from ..rig import to_numpy
 from ..rigify_names import BODY_PREFIX, is_control
-from .control_pose import ControlWriter, channels
+from .control_pose import Batch, ControlWriter, channels
 from .limbs import Limb
 from .trunk import AGREE, Trunk, copied_outright, copies_whole
 
@@ -706,6 +706,7 @@ def place_ends(
     *,
     pending: bool = False,
     floors: dict[tuple[str, ...], float] | None = None,
+    batch: Batch | None = None,
 ) -> list[str]:
     """Write the chains' controls so that they take their target poses (pose space).
 
@@ -723,6 +724,9 @@ def place_ends(
         floors: Per set of chains, the miss that a further pass left as it was in the
             writes before (a drag's): a pass this close, or within :data:`FLOOR` of
             it, places them, and one that makes no progress records its miss here.
+        batch: Channel values of the writes above not yet written (a trunk's), written
+            with the first pass; without ``view_layer``, the first pass is added to it
+            instead, for the caller's next write to make (the limbs' first pass).
 
     Returns:
         The controls written.
@@ -732,7 +736,7 @@ def place_ends(
     key = tuple(name for end, _ in ends for name in end.controls)
     placed = max(TOLERANCE, FLOOR * (floors or {}).get(key, 0.0))
     for _ in range(PASSES):
-        writer = ControlWriter(obj, moved)
+        writer = ControlWriter(obj, moved, batch=batch)
         turns: dict[str, Matrix] = {}  # each written control's local turn, its curl's too
         for end, targets in ends:
             for name in end.controls:
@@ -743,12 +747,12 @@ def place_ends(
                     curled = uncurled(obj, name, local, end.curls.get(name, ()), turns)
                     writer.give_pose(name, targets[name], curled)
                     written[name] = None
-        writer.flush()
+        flushed = writer.flush(write=view_layer is not None or batch is None)
         if view_layer is None:
             break
-        if writer.changed or writer.given or pending:
+        if flushed or writer.given or pending:
             view_layer.update()
-        moved, pending = None, False  # evaluated now
+        moved, pending, batch = None, False, None  # evaluated now
         worst = max(end_error(obj, end, targets) for end, targets in ends)
         if floors is not None and worst > PROGRESS * before:  # a pass that gained nothing
             floors[key] = worst

@@ -35,7 +35,7 @@ from mathutils import Matrix, Vector
 from ...errors import BlenderDataError
 from ..rigify_names import is_control
 from . import paws
-from .control_pose import ControlWriter, carried, rigid
+from .control_pose import Batch, ControlWriter, carried, rigid
 from .limbs import Limb
 from .paws import Heels
 
@@ -146,6 +146,7 @@ def place_limbs(
     moved: Mapping[str, Matrix] | None = None,
     heels: Heels | None = None,
     within: float = 0.0,
+    batch: Batch | None = None,
 ) -> list[Placed]:
     """Write the limbs' controls so that their skeleton bones take their target poses.
 
@@ -167,6 +168,8 @@ def place_limbs(
             paws' (:func:`_lead_swivel`).
         within: A pose-space distance each limb may be left off by, at most :data:`DRAG`
             of its length (a drag's events); 0: each is placed to :data:`TOLERANCE`.
+        batch: Channel values of the writes above not yet written (a trunk's), written
+            with the first pass (:class:`.control_pose.ControlWriter`).
 
     Raises:
         BlenderDataError: For a limb blended between IK and FK, naming its switch
@@ -194,7 +197,8 @@ def place_limbs(
         active = [k for k, e in enumerate(errors) if tolerances[k] < e <= PROGRESS * before[k]]
         if not active:
             break
-        writer = ControlWriter(obj, moved)
+        writer = ControlWriter(obj, moved, batch=batch)
+        batch = None  # written with this pass
         for k in active:
             limb, targets = limbs[k]
             earlier = set(writer.new)
@@ -210,10 +214,10 @@ def place_limbs(
             written[k].update(dict.fromkeys(c for c in writer.new if c not in earlier))
             passes[k] += 1
             before[k] = errors[k]
-        writer.flush()
+        flushed = writer.flush()
         if view_layer is None:
             return [Placed(tuple(w), p, math.nan) for w, p in zip(written, passes, strict=True)]
-        if writer.changed or writer.given:
+        if flushed or writer.given:
             view_layer.update()
         moved = None  # evaluated now
         ik = [k for k in active if limbs[k][0].mode == "IK"]

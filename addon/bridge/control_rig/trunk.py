@@ -40,7 +40,7 @@ from ..keys import rotation_channel
 from ..pose import bone_matrix, rotation_values
 from ..rig import BoneLayout, to_numpy
 from ..rigify_names import is_control
-from .control_pose import write_channels
+from .control_pose import Batch
 from .limbs import Limb, ancestors
 
 AGREE = 1e-5
@@ -464,14 +464,14 @@ def control_quaternion(joint: Joint, motion: Array) -> Array:
     return raised
 
 
-def write_trunk(obj: Any, trunk: Trunk, motions: Mapping[str, Array]) -> list[str]:
-    """Write the motion of each joint segment in ``motions`` into its control's channels.
+def trunk_channels(obj: Any, trunk: Trunk, motions: Mapping[str, Array]) -> Batch:
+    """The channel values that give each joint segment in ``motions`` its motion.
 
     Each control takes its turn (:func:`control_turn`), the root control its location
-    too, all in one write a channel (:func:`.control_pose.write_channels`). Returns the
-    controls written.
+    too; written with the limbs' first pass (:class:`.control_pose.ControlWriter`'s batch),
+    so that one write a channel serves both.
     """
-    written: dict[str, dict[str, Sequence[float]]] = {}
+    written: Batch = {}
     for joint in trunk.joints:
         motion = motions.get(joint.segment)
         if motion is None or joint.control in written:
@@ -485,9 +485,7 @@ def write_trunk(obj: Any, trunk: Trunk, motions: Mapping[str, Array]) -> list[st
         if joint.translates:
             values["location"] = motion[:3, 3].tolist()
         written[joint.control] = values
-    if written:
-        write_channels(obj, written)
-    return list(written)
+    return written
 
 
 def describe_trunk(trunk: Trunk) -> str:

@@ -1,6 +1,6 @@
 """θ of a control rig's figure written onto its controls.
 
-The trunk's joints are written into their controls' channels (:func:`.trunk.write_trunk`),
+The trunk's joints are written into their controls' channels (:func:`.trunk.trunk_channels`),
 each limb's controls of its current mode are placed so that its skeleton takes the
 solved pose (:func:`.placing.place_limbs`), and a neck's and head's controls take theirs
 (:func:`.heads.place_ends`): only controls are ever written and keyed.
@@ -23,13 +23,13 @@ from ..arrays import Array, channel
 from ..keys import rotation_channel
 from ..pose import WRITTEN_CHANNELS, axis_angles
 from ..rig import BoneLayout, Rig, to_numpy
-from .control_pose import UNCHANGED, basis_channels, moves
+from .control_pose import UNCHANGED, basis_channels, moves, write_channels
 from .heads import End, place_ends
 from .limbs import Limb
 from .model import ControlModel
 from .paws import Heels
 from .placing import place_limbs, plan_limbs
-from .trunk import Trunk, control_turn, write_trunk
+from .trunk import Trunk, control_turn, trunk_channels
 
 SCALE = 1e-4
 """A planned write (:meth:`ModelWriter.planned`) that would change a control's scale by
@@ -63,7 +63,7 @@ def write_model(
 ) -> Written:
     """Write θ of the trunk joints and limbs among ``bones`` onto their controls.
 
-    The joints' controls take their channels (:func:`.trunk.write_trunk`); then the
+    The joints' controls take their channels (:func:`.trunk.trunk_channels`); then the
     controls of every limb holding one of ``bones`` are placed (:func:`.placing.place_limbs`),
     the new poses of the joints above them predicted by the figure. ``within``: a distance
     (world units) a limb may be left off by (:data:`.placing.DRAG`); 0: placed exactly.
@@ -81,7 +81,9 @@ def write_model(
     for joint in model.trunk.joints:
         if joint.segment in chosen:
             motions[joint.segment] = _motion(rig, theta, rig.layout[index[joint.segment]])
-    written = write_trunk(obj, model.trunk, motions)
+    # written with the first pass of the chains and limbs below, one write a channel
+    batch = trunk_channels(obj, model.trunk, motions)
+    written = list(batch)
     moved: dict[str, Matrix] = {}
     if written:
         for joint in model.trunk.joints:  # a carrier's copy takes its pose too
@@ -92,14 +94,19 @@ def write_model(
     # the chains' first pass before the limbs', so that one evaluation serves both
     pending = bool(ends) and view_layer is not None
     if pending:
-        place_ends(obj, None, ends, moved)
+        place_ends(obj, None, ends, moved, batch=batch)
     left = 0.0
-    for result in place_limbs(obj, view_layer, placed, moved, heels, within / max(scale, 1e-12)):
+    share = within / max(scale, 1e-12)
+    for result in place_limbs(obj, view_layer, placed, moved, heels, share, batch):
         written.extend(result.controls)
         left = max(left, result.left * scale)
     if ends:
         floors = heels.floors if heels is not None else None
-        written.extend(place_ends(obj, view_layer, ends, moved, pending=pending, floors=floors))
+        written.extend(
+            place_ends(obj, view_layer, ends, moved, pending=pending, floors=floors, batch=batch)
+        )
+    if batch:  # no pass below wrote it
+        write_channels(obj, batch)
     return Written(written, left)
 
 
@@ -138,7 +145,7 @@ def plan_model(
 
 
 def _plan_trunk(obj: Any, trunk: Trunk, motions: dict[str, Array]) -> dict[str, Matrix] | None:
-    """The channels :func:`.trunk.write_trunk` gives the joints' controls that change.
+    """The channels :func:`write_model` gives the joints' controls that change.
 
     None where a joint would turn (beyond :data:`.control_pose.UNCHANGED`): only its
     root control's location may change, the turns kept as they are.
