@@ -579,6 +579,9 @@ def _kept_rounds(
         fit = signs[active] * gradient[held]  # bounds on distinct variables: each its own
         projected = gradient.copy()
         projected[held] = 0.0
+    elif not len(active):  # the equalities alone, orthonormal: their fit is ∇G's part on them
+        fit = np.empty(0)
+        projected = gradient - space.a_eq.T @ (space.a_eq @ gradient)
     else:
         rows = np.concatenate([space.a_eq, space.a_in[active]])
         fit = lstsq(rows.T, gradient)[space.a_eq.shape[0] :]

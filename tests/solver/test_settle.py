@@ -20,6 +20,7 @@ from solver.methods.goldfarb import compiled_settle
 from solver.optimizer import relax
 from solver.optimizer.budget import Budget
 from solver.optimizer.levels import HOLD
+from solver.optimizer.projection import active_rows
 from solver.optimizer.relax import (
     HOLD_SHARE,
     ROUNDS,
@@ -309,3 +310,27 @@ def test_the_rounds_seldom_try_a_move_they_would_refuse(compiled: None) -> None:
             rounds[k] += found.iterations
     assert rounds.min() > 200
     assert np.all(evaluations / rounds <= ROUND_EVALUATIONS)
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), segments=st.integers(6, 18), move=st.floats(0.0, 0.2))
+def test_rounds_ending_off_every_limit_keep_the_equalities_least_squares_fit(
+    seed: int, segments: int, move: float
+) -> None:
+    # a control rig's shares (orthonormal equality rows) and no limit row active at the
+    # rounds' end: the projected gradient is ∇G less its least-squares fit on the
+    # equalities, as the general fit over every held row finds it, and no row's multiplier
+    problem, theta = _settling(seed, segments, 1, move, grouped=True)
+    first, aim, ours, _theirs, _constants = _both(problem, theta)
+    space = ReducedSpace.build(problem, theta)
+    assume(ours.moved and not len(active_rows(ours.phi, space)))
+    kept = relax._kept_rounds(first, ours, aim.value(ours.phi), space, ours.iterations)
+    rows = space.a_eq
+    assert rows.shape[0] == 3
+    fit = np.linalg.lstsq(rows.T, ours.gradient, rcond=None)[0]
+    general = float(np.linalg.norm(ours.gradient - rows.T @ fit))
+    assert kept.multipliers.shape == (0,)
+    assert kept.active == ()
+    scale = max(float(np.linalg.norm(ours.gradient)), 1e-300)
+    assert abs(kept.projected_gradient - general) <= 1e-12 * scale
+    assert np.all(np.isfinite(kept.phi)) and kept.phi is ours.phi
