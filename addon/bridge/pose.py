@@ -428,7 +428,16 @@ def rotation_values(matrix: Array, mode: str, current: Array) -> Array:
     if mode in rotations.EULER_ORDERS:
         compat = current if np.all(np.isfinite(current)) else None
         return rotations.matrix_euler(matrix, mode, compat)
-    quaternion = rotations.matrix_quaternion(matrix)
+    return quaternion_values(rotations.matrix_quaternion(matrix), mode, current)
+
+
+def quaternion_values(quaternion: Array, mode: str, current: Array) -> Array:
+    """The channel values of the unit quaternion (w, x, y, z) in rotation mode ``mode``.
+
+    As :func:`rotation_values`, without a matrix between where the mode needs none.
+    """
+    if mode in rotations.EULER_ORDERS:
+        return rotation_values(rotations.quaternion_matrix(quaternion), mode, current)
     if mode == "QUATERNION":
         return -quaternion if quaternion @ current < 0.0 else quaternion
     sine = float(np.linalg.norm(quaternion[1:]))

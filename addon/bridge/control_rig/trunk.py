@@ -37,7 +37,7 @@ from ...errors import labelled
 from ..arrays import Array, channel
 from ..joints import bone_dofs, control_dofs, euler_order, joint_settings
 from ..keys import rotation_channel
-from ..pose import bone_matrix, rotation_values
+from ..pose import bone_matrix, quaternion_values
 from ..rig import BoneLayout, to_numpy
 from ..rigify_names import is_control
 from .control_pose import Batch
@@ -467,7 +467,7 @@ def control_quaternion(joint: Joint, motion: Array) -> Array:
 def trunk_channels(obj: Any, trunk: Trunk, motions: Mapping[str, Array]) -> Batch:
     """The channel values that give each joint segment in ``motions`` its motion.
 
-    Each control takes its turn (:func:`control_turn`), the root control its location
+    Each control takes its turn (:func:`control_quaternion`), the root control its location
     too; written with the limbs' first pass (:class:`.control_pose.ControlWriter`'s batch),
     so that one write a channel serves both.
     """
@@ -480,7 +480,7 @@ def trunk_channels(obj: Any, trunk: Trunk, motions: Mapping[str, Array]) -> Batc
         mode = pose_bone.rotation_mode
         kind = rotation_channel(mode)
         held = np.array(getattr(pose_bone, kind), dtype=float)
-        turn = rotation_values(control_turn(joint, motion), mode, held)
+        turn = quaternion_values(control_quaternion(joint, motion), mode, held)
         values: dict[str, Sequence[float]] = {kind: turn.tolist()}
         if joint.translates:
             values["location"] = motion[:3, 3].tolist()

@@ -332,3 +332,23 @@ def test_a_bad_channel_read_at_once_names_its_bone(reach):
     obj.pose.bones["thigh.R"].rotation_euler = (0.0, float("nan"), 0.0)
     with pytest.raises(reach.addon.errors.BlenderDataError, match=r"'thigh\.R' has a non-finite"):
         reach.addon.bridge.pose.read_pose(obj, rig)
+
+
+@pytest.mark.parametrize("mode", ["QUATERNION", "AXIS_ANGLE", "XYZ", "YXZ", "ZXY"])
+def test_a_turn_given_as_a_quaternion_takes_the_channels_its_matrix_takes(reach, mode):
+    # a control rig's trunk writes its controls' turns from quaternions: the same channel
+    # values as from the turn's matrix, a quaternion kept in the current one's hemisphere
+    # and Euler angles nearest the current ones
+    pose = reach.addon.bridge.pose
+    rotations = reach.solver.rotations
+    rng = np.random.default_rng(3)
+    for _ in range(50):
+        turn = rng.normal(size=4)
+        turn /= np.linalg.norm(turn)
+        turn = -turn if turn[0] < 0.0 else turn
+        current = rng.normal(size=4 if mode in ("QUATERNION", "AXIS_ANGLE") else 3)
+        from_matrix = pose.rotation_values(rotations.quaternion_matrix(turn), mode, current)
+        from_quaternion = pose.quaternion_values(turn, mode, current)
+        assert np.allclose(from_quaternion, from_matrix, rtol=0.0, atol=1e-12), mode
+        if mode == "QUATERNION":
+            assert from_quaternion @ current >= 0.0
