@@ -318,7 +318,7 @@ def plan_limbs(
     bones between controls follow them rigidly, so the pass places the limb exactly. In
     IK mode the end control carries the chain's end onto its target and Blender's IK
     bends the chain in the plane it has now; None where that plane would have to turn
-    (:func:`_write_swivel`), where the limb hangs from ``moved`` bones, or where a paw's
+    (:func:`_lead_swivel`), where the limb hangs from ``moved`` bones, or where a paw's
     heel is placed from the rig's evaluation of its end: only an evaluation shows those.
 
     Raises:
@@ -333,7 +333,8 @@ def plan_limbs(
         if moved or paws.hold(obj, limb) is not None:
             return None
         _write_ik(obj, writer, limb, targets, None)
-        if _write_swivel(obj, writer, limb, targets, Matrix.Identity(4)):
+        plane = _plane(obj, limb, targets, Matrix.Identity(4))
+        if plane is not None and not plane.placed(LEAD):
             return None
     return writer.bases
 
@@ -395,15 +396,15 @@ def _write_ik(
 
 def _lead_swivel(
     obj: Any, writer: ControlWriter, limb: Limb, targets: Mapping[str, Matrix]
-) -> float:
-    """The chain's plane turned onto the targets' before the rig is evaluated; the turn.
+) -> None:
+    """The chain's plane turned onto the targets' before the rig is evaluated.
 
     The chain's root follows its parent, whose new pose ``writer`` predicts (a trunk's
     writes): the plane Blender evaluated last is carried by that parent's motion, then
     swung with the line from the root to the end as that moves to its target
     (:func:`_plane`). Where that leaves the middle joint further than :data:`LEAD` times
     :data:`SWIVEL` from the targets' plane, the plane is turned now, not after an
-    evaluation shows it (which costs one more). The angle turned (radians), 0 for none.
+    evaluation shows it (which costs one more).
     """
     root = obj.pose.bones[limb.bones[0]]
     parent = writer.parent_pose(root)
@@ -411,10 +412,8 @@ def _lead_swivel(
     if parent is not None:
         motion = parent @ root.parent.matrix.inverted_safe()
     plane = _plane(obj, limb, targets, motion)
-    if plane is None or plane.placed(LEAD):
-        return 0.0
-    _turn_plane(obj, writer, limb, plane, motion)
-    return plane.angle
+    if plane is not None and not plane.placed(LEAD):
+        _turn_plane(obj, writer, limb, plane, motion)
 
 
 @dataclass(frozen=True)
@@ -482,28 +481,6 @@ def _plane(
         angle = -angle
     reach = (bones[first].bone.length + bones[middle].bone.length) or 1.0
     return _Plane(angle, now.length, reach, root, end, axis, wanted)
-
-
-def _write_swivel(
-    obj: Any,
-    writer: ControlWriter,
-    limb: Limb,
-    targets: Mapping[str, Matrix],
-    motion: Matrix | None = None,
-) -> str:
-    """Turn the chain's plane onto the targets' (pole or base twist); the control written.
-
-    The plane is the one through the chain's root, middle joint and end; it is turned
-    about the line from the root to the end. "" when the targets leave it free or the
-    middle joint is within :data:`SWIVEL` of theirs. ``motion``: the pose-space motion the
-    writes not yet evaluated give the chain's root's parent (:func:`_lead_swivel`): the
-    middle joint and the swivel's control as Blender evaluated them are carried by it,
-    the end taken at its target.
-    """
-    plane = _plane(obj, limb, targets, motion)
-    if plane is None or plane.placed(LEAD if motion is not None else 1.0):
-        return ""
-    return _turn_plane(obj, writer, limb, plane, motion)
 
 
 def _turn_plane(
