@@ -9,7 +9,8 @@ as Mixamo ships one (centimetres under a 0.01 scale, ``mixamorig:`` names, toes,
 spine bones, a T-pose action on a muted NLA track) and goes through glTF and FBX the same
 way; Rigify's wolf metarig goes through glTF with every bone pointing up, as a game
 engine's skeleton whose joints' frames are unturned comes (glTF's importer keeps each
-bone's axes where its node's are, not pointing at its child). Run as a script, this
+bone's axes where its node's are, not pointing at its child); two basic human metarigs,
+each skinning a box, go through one glTF file. Run as a script, this
 module writes one ``<kind>.blend`` per kind into the folder it is given.
 """
 
@@ -42,6 +43,9 @@ through glTF and through FBX."""
 ASKEW = 25.0
 ANIMALS = ("wolf_gltf",)
 """Rigify's wolf metarig through glTF, its bones pointing up."""
+TWO_SKINS = "two_skins_gltf"
+"""Two of Rigify's basic human metarigs, ``Body0`` at the origin and ``Body1`` 2 m along X,
+each skinning a box to its chest, through one glTF file."""
 PREFIX = "mixamorig:"
 """The Mixamo character's bones' names start with this."""
 MIXAMO_JOINTS: tuple[tuple[str, str | None, tuple[float, float, float]], ...] = (
@@ -76,7 +80,8 @@ def make(folder: Path) -> dict[str, Path]:
     done = subprocess.run(
         [sys.executable, __file__, str(folder)], capture_output=True, text=True, check=False
     )
-    paths = {kind: folder / f"{kind}.blend" for kind in (*KINDS, *MIXAMO, *GAME, *ANIMALS)}
+    kinds = (*KINDS, *MIXAMO, *GAME, *ANIMALS, TWO_SKINS)
+    paths = {kind: folder / f"{kind}.blend" for kind in kinds}
     missing = [kind for kind, path in paths.items() if not path.exists()]
     if done.returncode != 0 or missing:
         raise RuntimeError(
@@ -87,7 +92,8 @@ def make(folder: Path) -> dict[str, Path]:
 
 
 def append(path: Path) -> Any:
-    """Append the armature saved in ``path`` to the open file's scene and make it active."""
+    """Append the objects saved in ``path`` to the open file's scene and make the last
+    armature among them active; that armature."""
     import bpy
 
     with bpy.data.libraries.load(str(path)) as (source, target):
@@ -247,6 +253,26 @@ def _save_animal(kind: str, folder: Path) -> None:
     bpy.ops.wm.save_as_mainfile(filepath=str(folder / f"{kind}.blend"))
 
 
+def _save_two_skins(folder: Path) -> None:
+    import addon_utils
+    import bpy
+
+    addon_utils.enable("rigify", default_set=True)
+    bpy.ops.wm.read_homefile(use_empty=True)
+    for k, x in enumerate((0.0, 2.0)):
+        bpy.ops.object.armature_basic_human_metarig_add()
+        body = bpy.context.active_object
+        body.name, body.location = f"Body{k}", (x, 0.0, 0.0)
+        bpy.ops.object.mode_set(mode="OBJECT")
+        bpy.ops.mesh.primitive_cube_add(size=0.3, location=(x, 0.0, 1.0))
+        box = bpy.context.active_object
+        box.parent = body
+        box.modifiers.new("Armature", "ARMATURE").object = body
+        box.vertex_groups.new(name="spine.003").add(list(range(8)), 1.0, "REPLACE")
+    _through(TWO_SKINS, folder)
+    bpy.ops.wm.save_as_mainfile(filepath=str(folder / f"{TWO_SKINS}.blend"))
+
+
 if __name__ == "__main__":
     sys.path.insert(0, str(ROOT))
     out = Path(sys.argv[1])
@@ -256,5 +282,6 @@ if __name__ == "__main__":
         _save_mixamo(each, out)
     for each in ANIMALS:
         _save_animal(each, out)
+    _save_two_skins(out)
     sys.stdout.flush()
     os._exit(0)  # bpy cannot always finish the interpreter's shutdown

@@ -178,21 +178,8 @@ def test_fbx_leaf_end_bones_end_at_their_joints_and_pose(reach, skeletons, tmp_p
     assert (joint(obj, hand.name) - entry.goal.matrix_world.translation).length <= 1e-4
 
 
-def test_a_gltf_of_two_skins_poses_each_armature_alone(reach, tmp_path) -> None:
-    for k, x in enumerate((0.0, 2.0)):  # two characters, each skinning a box to its chest
-        bpy.ops.object.armature_basic_human_metarig_add()
-        body = bpy.context.active_object
-        body.name, body.location = f"Body{k}", (x, 0.0, 0.0)
-        bpy.ops.object.mode_set(mode="OBJECT")
-        bpy.ops.mesh.primitive_cube_add(size=0.3, location=(x, 0.0, 1.0))
-        box = bpy.context.active_object
-        box.parent = body
-        box.modifiers.new("Armature", "ARMATURE").object = body
-        box.vertex_groups.new(name="spine.003").add(list(range(8)), 1.0, "REPLACE")
-    path = str(tmp_path / "two.glb")
-    assert bpy.ops.export_scene.gltf(filepath=path, export_format="GLB") == {"FINISHED"}
-    bpy.ops.wm.read_homefile(use_empty=True)
-    assert bpy.ops.import_scene.gltf(filepath=path) == {"FINISHED"}
+def test_a_gltf_of_two_skins_poses_each_armature_alone(reach, skeletons) -> None:
+    imported_skeletons.append(skeletons[imported_skeletons.TWO_SKINS])
     bodies = sorted((o for o in bpy.data.objects if o.type == "ARMATURE"), key=lambda o: o.name)
     assert [o.name for o in bodies] == ["Body0", "Body1"]
     for body in bodies:
