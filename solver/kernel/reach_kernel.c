@@ -1256,6 +1256,17 @@ static double descent_value(Descent *d, const double *phi, double *gradient) {
     return total / d->weight_scale;
 }
 
+/* The descent posed at phi again where its last evaluation was elsewhere (a trial it did
+ * not keep), so that the pose it leaves is the one at its end (DescentPlan.last, which the
+ * solve's result reads instead of evaluating there once more); not counted as an
+ * evaluation. scratch: n numbers. */
+static void pose_at_end(Descent *d, const double *phi, double *scratch) {
+    const size_t size = sizeof(double) * (size_t)d->objective->n;
+    if (!d->posed || memcmp(d->posed_at, phi, size) != 0) {
+        descent_value(d, phi, scratch);
+    }
+}
+
 /* A point and its gradient copied (n each). */
 static void keep(int32_t n, const double *point, const double *gradient, double *to_point,
                  double *to_gradient) {
@@ -1838,6 +1849,7 @@ RK_EXPORT int32_t rk_gauss_newton_descent(Descent *d, double *phi, double *gradi
         keep(n, point, point_gradient, phi, gradient);
         value = found[3];
     }
+    pose_at_end(d, phi, point_gradient);
     out[0] = value;
     out[1] = evaluations;
     out[2] = iterations;
@@ -2706,6 +2718,7 @@ RK_EXPORT int32_t rk_settle(Descent *d, const Settle *c, double *phi, double *gr
             value = projected;
         }
         comfort = comfort_value(n, c, phi, scratch);
+        pose_at_end(d, phi, w.trial_gradient);
     }
     out[0] = value;
     out[1] = evaluations;

@@ -698,6 +698,49 @@ def test_a_solve_with_comfort_returns_its_problems_own_value_and_gradient_at_its
     np.testing.assert_array_equal(result.jac, gradient)
 
 
+@pytest.mark.parametrize("limbs", [1, 4])
+@pytest.mark.parametrize("comfort", [0.0, 1.0])
+def test_a_warm_drag_evaluates_nothing_after_the_kernels_descent(
+    limbs: int, comfort: float, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A drag of the human's hands and feet, one dragged, the others held: the kernel's
+    descent (and comfort's rounds) leave its pose at their end, so the solve's result reads
+    its value and gradient there instead of evaluating the problem once more (a trial the
+    rounds refused was the last they evaluated); the result is the problem's own there."""
+    figure = human_figure()
+    effectors = limb_effectors(figure)
+    ends = LIMB_ENDS[:limbs]
+    start = figure.zero_pose()
+    problem = Problem(figure, [Constraint(effectors[n], goals.Position(np.zeros(3))) for n in ends])
+    points, _, _ = problem.effector_states(start)
+    calls: list[int] = []
+    library = kernel.active()
+    if library is not None:
+        evaluate = type(library).objective
+
+        def counted(self: Any, *args: Any, **kwargs: Any) -> Any:
+            calls.append(1)
+            return evaluate(self, *args, **kwargs)
+
+        monkeypatch.setattr(type(library), "objective", counted)
+    theta = start
+    for event in range(1, 13):
+        moved = points[0] + np.array([0.0, -0.15, 0.1]) * event / 12
+        problem = problem.with_goals(
+            {j: goals.Position(moved if j == 0 else points[j]) for j in range(limbs)}
+        )
+        solved = problem.with_comfort(Comfort.rest(figure.n_dofs, comfort) if comfort else None)
+        result = solve(solved, theta, restarts=0, goal_tolerance=problem.goal_tolerance(1e-6))
+        assert result.outcome == "met"
+        fresh = problem.with_comfort(solved.comfort).with_goals({})  # nothing kept
+        value, gradient = fresh.evaluate(result.x)
+        assert result.fun == value
+        np.testing.assert_array_equal(result.jac, gradient)
+        theta = result.x
+    if library is not None:
+        assert calls == [1] * 12  # the fresh problems' evaluations alone
+
+
 @pytest.mark.parametrize("seed", range(6))
 def test_a_cold_solve_without_a_goal_tolerance_starts_with_the_kernels_descent(seed: int) -> None:
     """The human from rest to four hand and foot targets of a random pose, no goal
