@@ -1,11 +1,13 @@
 """The array types the bridge passes between Blender's data and the solver.
 
-And :func:`channel`, the one read of a channel of every item of a collection, and
-:func:`pose_written`, the one update tag after pose channels are written in bulk.
+And :func:`channel`, the one read of a channel of every item of a collection,
+:func:`bone_rows`, where named pose bones are in it, and :func:`pose_written`, the one
+update tag after pose channels are written in bulk.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
@@ -24,6 +26,34 @@ def channel(collection: Any, name: str, width: int) -> NDArray[np.float32]:
     values = np.empty(len(collection) * width, np.float32)
     collection.foreach_get(name, values)
     return values.reshape(-1, width)
+
+
+def bone_rows(bones: Any, names: Iterable[str]) -> list[int]:
+    """Each named pose bone's row in ``bones`` (an armature's ``pose.bones``), −1 if absent.
+
+    ``bones.find`` compares names one by one, about 0.1 µs a bone before the one it finds
+    (16 µs for a control 134 bones down a generated rig), and a control rig's drag event
+    writes a dozen controls: the rows are read once per pose and kept, each checked on use
+    by the name at its row (a bone renamed, added or removed since reads them again).
+    """
+    key = bones.id_data.as_pointer()
+    rows = _ROWS.get(key)
+    found = []
+    for name in names:
+        row = -1 if rows is None else rows.get(name, -1)
+        if row < 0 or row >= len(bones) or bones[row].name != name:
+            if len(_ROWS) >= _KEPT_POSES:
+                _ROWS.clear()
+            rows = _ROWS[key] = {bone.name: k for k, bone in enumerate(bones)}
+            row = rows.get(name, -1)
+        found.append(row)
+    return found
+
+
+_ROWS: dict[int, dict[str, int]] = {}
+"""By armature object (its address), its pose bones' rows by name (:func:`bone_rows`)."""
+_KEPT_POSES = 16
+"""Most armatures whose rows are kept (an address reused by another object is checked too)."""
 
 
 def pose_written(obj: Any) -> None:

@@ -18,7 +18,7 @@ from typing import Any
 
 from mathutils import Euler, Matrix, Quaternion
 
-from ..arrays import channel, pose_written
+from ..arrays import bone_rows, channel, pose_written
 from ..keys import rotation_channel
 
 UNCHANGED = 1e-6
@@ -143,7 +143,7 @@ def write_channels(obj: Any, changes: Mapping[str, Mapping[str, Sequence[float]]
     :func:`.arrays.pose_written` says.
     """
     bones = obj.pose.bones
-    rows = {name: bones.find(name) for name in changes}
+    rows = dict(zip(changes, bone_rows(bones, changes), strict=True))
     by_channel: dict[str, list[tuple[int, Sequence[float]]]] = {}
     for name, values in changes.items():
         for kind, value in values.items():

@@ -34,7 +34,7 @@ import numpy as np
 
 from ....solver import Dof, Figure, rotations
 from ...errors import labelled
-from ..arrays import Array, channel
+from ..arrays import Array, bone_rows, channel
 from ..joints import bone_dofs, control_dofs, euler_order, joint_settings
 from ..keys import rotation_channel
 from ..pose import bone_matrix, quaternion_values
@@ -291,7 +291,7 @@ def turns(obj: Any, joints: Sequence[Joint]) -> Array:
     rotation mode is read through its pose bone.
     """
     bones = obj.pose.bones
-    rows = [bones.find(joint.control) for joint in joints]
+    rows = bone_rows(bones, [joint.control for joint in joints])
     quaternions = channel(bones, "rotation_quaternion", 4)[rows].astype(float)
     locations = channel(bones, "location", 3)[rows].astype(float)
     for k, row in enumerate(rows):

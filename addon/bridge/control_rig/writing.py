@@ -19,7 +19,7 @@ from mathutils import Matrix, Vector
 from numpy.typing import NDArray
 
 from ....solver import rotations
-from ..arrays import Array, channel
+from ..arrays import Array, bone_rows, channel
 from ..keys import rotation_channel
 from ..pose import WRITTEN_CHANNELS, axis_angles
 from ..rig import BoneLayout, Rig, to_numpy
@@ -298,9 +298,8 @@ class ModelWriter:
                 values[name] = channel(bones, name, WRITTEN_CHANNELS[name])
             return values[name]
 
-        for name, basis in bases.items():
+        for (name, basis), row in zip(bases.items(), bone_rows(bones, bases), strict=True):
             pose_bone = bones[name]
-            row = bones.find(name)
             mode = pose_bone.rotation_mode
             held = current(rotation_channel(mode))[row]
             location, rotation, scale = basis_channels(basis, mode, held)

@@ -352,3 +352,30 @@ def test_a_turn_given_as_a_quaternion_takes_the_channels_its_matrix_takes(reach,
         assert np.allclose(from_quaternion, from_matrix, rtol=0.0, atol=1e-12), mode
         if mode == "QUATERNION":
             assert from_quaternion @ current >= 0.0
+
+
+def test_bone_rows_follow_renames_additions_and_removals(reach):
+    obj = rigs.metarig("basic")
+    other = rigs.metarig("basic")
+    rows = reach.addon.bridge.arrays.bone_rows
+    bones = obj.pose.bones
+    names = [bone.name for bone in bones]
+    assert rows(bones, names) == [bones.find(n) for n in names] == list(range(len(names)))
+    assert rows(bones, ["no such bone"]) == [-1]
+    obj.data.bones["hand.L"].name = "wrist.L"  # a rename keeps the pose bone's row
+    bones = obj.pose.bones
+    assert rows(bones, ["wrist.L", "hand.L"]) == [bones.find("wrist.L"), -1]
+    bpy.context.view_layer.objects.active = obj
+    bpy.ops.object.mode_set(mode="EDIT")
+    first = obj.data.edit_bones[names[0]]
+    obj.data.edit_bones.remove(first)
+    added = obj.data.edit_bones.new("added")
+    added.head, added.tail = (0.0, 0.0, 0.0), (0.0, 0.0, 0.1)
+    bpy.ops.object.mode_set(mode="OBJECT")
+    bones = obj.pose.bones
+    every = [bone.name for bone in bones]
+    assert rows(bones, every) == [bones.find(n) for n in every] == list(range(len(every)))
+    assert rows(bones, [names[0]]) == [-1]
+    # another armature's rows are its own
+    assert rows(other.pose.bones, ["hand.L"]) == [other.pose.bones.find("hand.L")]
+    assert rows(bones, ["added", "wrist.L"]) == [bones.find("added"), bones.find("wrist.L")]
