@@ -257,3 +257,25 @@ def test_the_power_of_a_turn_keeps_its_axis_and_scales_its_angle(reach, share):
         motion[:3, :3] = np.array(Quaternion(part).to_matrix())
         control = trunk.control_quaternion(joint, motion)
         assert abs(np.array(control) - turn).max() < 1e-6
+
+
+def test_a_shares_control_quaternion_is_the_power_of_its_turn(reach):
+    """The control's turn for one segment's motion, found on Python's floats, is
+    :func:`powers`' of the segment's quaternion to rounding: random turns, tiny ones and
+    ones near a half turn, at every share a trunk has."""
+    trunk = reach.addon.bridge.control_rig.trunk
+    rotations = reach.solver.rotations
+    rng = np.random.default_rng(3)
+    angles = [*rng.uniform(0.0, np.pi, 40), 0.0, 1e-12, 1e-7, np.pi - 1e-9]
+    for angle in angles:
+        axis = rng.normal(size=3)
+        axis /= np.linalg.norm(axis)
+        motion = np.eye(4)
+        motion[:3, :3] = rotations.quaternion_matrix(
+            np.array([np.cos(angle / 2), *(np.sin(angle / 2) * axis)])
+        )
+        for share in (0.25, 1 / 3, 0.5, 2 / 3):
+            got = trunk.control_quaternion(SimpleNamespace(share=share), motion)
+            turn = rotations.matrix_quaternion(motion[:3, :3])
+            want = trunk.powers(turn[None], np.array([1.0 / share]))[0]
+            assert abs(got - want).max() <= 1e-14, (angle, share)
