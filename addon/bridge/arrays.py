@@ -36,7 +36,7 @@ def bone_rows(bones: Any, names: Iterable[str]) -> list[int]:
     writes a dozen controls: the rows are read once per pose and kept, each checked on use
     by the name at its row (a bone renamed, added or removed since reads them again).
     """
-    key = bones.id_data.as_pointer()
+    key = int(bones.id_data.session_uid)
     rows = _ROWS.get(key)
     found = []
     for name in names:
@@ -51,9 +51,9 @@ def bone_rows(bones: Any, names: Iterable[str]) -> list[int]:
 
 
 _ROWS: dict[int, dict[str, int]] = {}
-"""By armature object (its address), its pose bones' rows by name (:func:`bone_rows`)."""
+"""By armature object (its ``session_uid``), its pose bones' rows by name (:func:`bone_rows`)."""
 _KEPT_POSES = 16
-"""Most armatures whose rows are kept (an address reused by another object is checked too)."""
+"""Most armatures whose rows are kept."""
 
 
 def pose_written(obj: Any) -> None:
