@@ -10,6 +10,7 @@ import numpy as np
 from . import kernel
 from ._checks import BoolArray, FloatArray, IntArray
 from .chains import chain_length
+from .comfort import Comfort
 from .figure import Figure
 from .kinematics import Kinematics
 from .limits import LinearLimits
@@ -40,6 +41,12 @@ class Derived:
         variable_bounds: The variables' lower and upper bounds (:meth:`bounds_of`).
         objective_plan: What the kernel's objective reads of the figure, effectors and
             variables (:meth:`plan`).
+        quick_step: The kernel's Gauss–Newton iterations the last quick path ran
+            (:meth:`Scaled.gauss_newton_step <solver.methods.base.Scaled.gauss_newton_step>`),
+            its arrays rewritten in place by the next one, or None.
+        comfort_masses: The last comfort aim's masses over the variables (its m_j, which
+            depend on the comfort, the variables and the longest chain alone), with that
+            comfort, or None.
     """
 
     moving_limits: LinearLimits | None = None
@@ -50,6 +57,8 @@ class Derived:
     free_rotations: BoolArray | None = None
     variable_bounds: tuple[FloatArray, FloatArray] | None = None
     objective_plan: kernel.ObjectivePlan | None = None
+    quick_step: object | None = None
+    comfort_masses: tuple[Comfort, FloatArray] | None = None
 
     def limits_held(self, limits: LinearLimits, variable_mask: BoolArray) -> LinearLimits:
         """:attr:`moving_limits`: ``limits``' rows on some variable DOF, made when first asked."""
@@ -123,7 +132,8 @@ class Derived:
         What depends on joint space alone (the limits a solve holds, their rows over
         the variables, the free rotations) is shared; the chains' lengths are scaled by
         the motion's ``scale``, the reach proofs keep their chains
-        (:meth:`.reach.Reach.on`) and the kernel's plan its descents.
+        (:meth:`.reach.Reach.on`) and the kernel's plan its descents (and the quick
+        path's step, which a solve renews onto the moved plan).
         """
         lengths, longest = self.chain_lengths, None
         if lengths is not None:  # a similarity scales every distance alike
@@ -142,4 +152,8 @@ class Derived:
             objective_plan=None
             if plan is None
             else plan.moved(kinematics.kernel_tree, kinematics.scaled),
+            # the quick path's step renews itself onto the moved plan where it fits; the
+            # masses depend on the chains' lengths, the same where nothing scales
+            quick_step=self.quick_step,
+            comfort_masses=self.comfort_masses if scale == 1.0 else None,
         )

@@ -532,17 +532,16 @@ class Problem:
             ``(value, gradient)``, the gradient of shape (len(variables),)
             (:meth:`Jacobian.gradient <solver.jacobian.Jacobian.gradient>`).
         """
-        compiled = self._compiled_objective()
-        if compiled is not None:
-            last = self._evaluated
-            kept = None if last is None or not last.holds(theta) else last.kept()
-            # A pose kept without its value (a problem with other goals made it) is
-            # evaluated again by the kernel, which is faster than the rest from the pose.
-            return kept if kept is not None else self._compiled_value(compiled, theta)
-        pose = self._pose(theta)
-        kept = pose.kept()
+        last = self._evaluated
+        kept = None if last is None or not last.holds(theta) else last.kept()
         if kept is not None:
             return kept
+        compiled = self._compiled_objective()
+        if compiled is not None:
+            # A pose kept without its value (a problem with other goals made it) is
+            # evaluated again by the kernel, which is faster than the rest from the pose.
+            return self._compiled_value(compiled, theta)
+        pose = self._pose(theta)
         values, d_point, torque = self._goals(pose.points, pose.x, pose.y)
         weighted = self._weights * values
         if self._plain:

@@ -250,8 +250,7 @@ def in_g_all_scale(descent: Descent, weight: float) -> Descent:
     """A descent of G_all / w (``weight``: w) in G_all's own scale."""
     if weight == 1.0:
         return descent  # (the same numbers)
-    return replace(
-        descent,
+    return descent.revised(
         value=descent.value * weight,
         gradient=descent.gradient * weight,
         message=f"{descent.message} (of G_all / {weight:.6g}, its smallest weight)",

@@ -380,7 +380,9 @@ def solves_with_and_without_compiled_steps(
         patch.setattr(Goldfarb, "kernel_descent", staticmethod(quick))
         have = solver.solve(problem, theta, restarts=0, max_iterations=iterations)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(solver.methods.base.Scaled, "gauss_newton_step", lambda self, p: None)
+        patch.setattr(
+            solver.methods.base.Scaled, "gauss_newton_step", lambda self, p, **options: None
+        )
         want = solver.solve(problem, theta, restarts=0, max_iterations=iterations)
     return have, want, any(taken)
 

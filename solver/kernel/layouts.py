@@ -543,6 +543,7 @@ class DescentPlan:
         # rows held as equalities that a whole descent adds to (allocated as needed)
         self._basis, self._sides = np.empty((0, n)), np.empty(0)
         self._upper, self._directions = np.empty((0, 0)), np.empty((1, n))
+        self._rooms = self._room_addresses()
         self.inactive = np.empty(0, dtype=np.uint8)
         self.equalities: tuple[FloatArray, FloatArray] | None = None
         self.others: FloatArray | None = None
@@ -552,6 +553,11 @@ class DescentPlan:
         self.objective = objective
         self.structure.objective = objective.address
         self.bound = None  # bound again before the next descent
+
+    def forget_pose(self, arrays: tuple[FloatArray, ...]) -> None:
+        """Forget the pose evaluated last where ``arrays``, bound, were rewritten in place."""
+        if self.bound is arrays:
+            self.structure.posed = 0
 
     def last(self) -> tuple[FloatArray, float, tuple[FloatArray, ...], FloatArray] | None:
         """The kernel's last evaluation of the descent bound, as :meth:`Kernel.objective`'s.
@@ -669,13 +675,13 @@ class DescentPlan:
         r = 0 if others is None else len(others)
         if equalities is not None and e:
             self._basis[:e], self._sides[:e] = equalities
-        self._upper[:e, :e] = np.eye(e) if upper is None else upper
+        if e:
+            self._upper[:e, :e] = np.eye(e) if upper is None else upper
         if others is not None and r:
             self._directions[:r] = others
         self.equalities, self.others = (self._basis, self._sides), self._directions
         structure.equalities, structure.others, structure.room = e, r, room
-        structure.a_eq, structure.b_eq = address(self._basis), address(self._sides)
-        structure.upper, structure.other_rows = address(self._upper), address(self._directions)
+        structure.a_eq, structure.b_eq, structure.upper, structure.other_rows = self._rooms
 
     def _room(self, room: int) -> int:
         """Buffers for at least ``room`` rows held as equalities (kept once larger); their room."""
@@ -683,7 +689,14 @@ class DescentPlan:
             n = self.objective.n_variables
             self._basis, self._sides = np.empty((room, n)), np.empty(room)
             self._upper, self._directions = np.zeros((room, room)), np.empty((room + 1, n))
+            self._rooms = self._room_addresses()
         return len(self._sides)
+
+    def _room_addresses(self) -> tuple[int, int, int, int]:
+        """The addresses of the rows held as equalities, their sides, R and the directions."""
+        buffers = (self._basis, self._sides, self._upper, self._directions)
+        first, second, third, fourth = (address(buffer) for buffer in buffers)
+        return first, second, third, fourth
 
     def equality_rows(self) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
         """The rows held as equalities now (copies), as a whole descent left them.

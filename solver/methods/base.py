@@ -70,12 +70,17 @@ class Scaled:
         if self.comfort is None:
             return None
         space, comfort = self.space, self.comfort
-        if comfort.weights is not None:
+        derived = problem.derived
+        kept = derived.comfort_masses
+        if kept is not None and kept[0] is comfort:
+            masses = kept[1]
+        elif comfort.weights is not None:
             masses = comfort.masses(space.variables)
         else:
             length = max(problem.longest_chain, 1e-3)
             rotation = problem.kinematics.dof_rotation[space.variables]
             masses = comfort.masses(space.variables, np.where(rotation, 1.0, 1.0 / length**2))
+        derived.comfort_masses = comfort, masses
         return ComfortAim(comfort.target(space.base, space.variables, space.scale), masses)
 
     def comfort_level(self, problem: Problem) -> Level | None:
@@ -148,20 +153,41 @@ class Scaled:
 
         return hessian
 
-    def gauss_newton_step(self, problem: Problem, *, sized: bool = True) -> GaussNewtonStep | None:
+    def gauss_newton_step(
+        self, problem: Problem, *, sized: bool = True, kept: bool = False
+    ) -> GaussNewtonStep | None:
         """The kernel's Gauss–Newton iterations over φ (:func:`.metric.compiled_step`), or None.
 
         Where the kernel evaluates ``problem`` (:meth:`Problem.compiled_goals
         <solver.Problem.compiled_goals>`) and, ``sized``, factors
-        Woodbury's start at its size.
+        Woodbury's start at its size. ``kept``: the step is the one the problems sharing
+        ``problem``'s derived parts keep (:attr:`Derived.quick_step
+        <solver.derived.Derived.quick_step>`), renewed with this descent's arrays where it
+        fits, so that a drag's events bind the kernel's plan once; for the quick path,
+        whose step no later solve's runs beside.
         """
         compiled = problem.compiled_goals()
         if compiled is None:
             return None
         library, plan, goal, weight, moves, faces = compiled
-        return compiled_step(
-            library, plan, goal, weight, moves, faces, self.space, self.weight, sized=sized
+        derived = problem.derived
+        before = derived.quick_step if kept else None
+        step = compiled_step(
+            library,
+            plan,
+            goal,
+            weight,
+            moves,
+            faces,
+            self.space,
+            self.weight,
+            sized=sized,
+            kept=before if isinstance(before, GaussNewtonStep) else None,
+            own=kept,
         )
+        if kept and step is not None:
+            derived.quick_step = step
+        return step
 
     def reporter(self, callback: Callable[[FloatArray, float], None] | None) -> Reporter | None:
         """``callback`` of (θ, G_all) as a descent's reporter of (φ, G_all / w)."""

@@ -435,7 +435,7 @@ class Goldfarb(Method):
         found = start_rows(phi0, space.a_eq, space.b_eq, space.rows_in, space.b_in)
         if found is None:
             return None
-        step = scaled.gauss_newton_step(problem)
+        step = scaled.gauss_newton_step(problem, kept=True)
         if step is None:
             return None
         # comfort's rounds, where they follow, keep their own last evaluation instead

@@ -320,6 +320,43 @@ class GaussNewtonStep:
         self.weight_scale, self.k, self.index = weight_scale, k, index
         self.plan = objective.descent(len(arrays[3]))
 
+    def renewed(
+        self,
+        objective: kernel.ObjectivePlan,
+        given: tuple[FloatArray, ...],
+        weight_scale: float,
+        index: RowIndex,
+    ) -> bool:
+        """Whether this step, its arrays rewritten in place, is :func:`compiled_step`'s of these.
+
+        ``given``: the arrays :func:`compiled_step` would bind, in its order (the faces
+        :data:`_NO_FACES` where there are none). It is where the plan (or one :meth:`moved
+        <kernel.ObjectivePlan.moved>` from it: the figure moved as a whole), the weight
+        scale, the arrays no solve of the plan varies (which variables move which parts,
+        the scale, the rows) and the others' shapes are the same; its goals' vectors and
+        weights, θ at the start, the rows' bounds and the faces are then copied into its
+        own (made with ``own``), and the plan forgets the pose it evaluated last, which
+        was of the arrays before.
+        """
+        arrays = self.arrays
+        if (
+            objective.descents is not self.objective.descents  # (moved plans share them)
+            or weight_scale != self.weight_scale
+            or index is not self.index
+            or any(given[j] is not arrays[j] for j in _CONSTANT)
+            or (given[7] is _NO_FACES) != (arrays[7] is _NO_FACES)
+            or any(given[j].shape != arrays[j].shape for j in _RENEWED)
+        ):
+            return False
+        for j in _RENEWED:
+            if given[j] is not _NO_FACES:
+                np.copyto(arrays[j], given[j])
+        if objective is not self.objective:  # the figure moved as a whole: bound again
+            self.objective = objective
+            self.plan = objective.descent(len(arrays[3]))
+        self.plan.forget_pose(arrays)
+        return True
+
     def bound(self) -> kernel.DescentPlan:
         """The plan, bound to this descent (another of the same figure may have bound its own)."""
         plan = self.plan = self.objective.descent(len(self.arrays[3]))
@@ -419,6 +456,8 @@ def compiled_step(
     weight_scale: float,
     *,
     sized: bool = True,
+    kept: GaussNewtonStep | None = None,
+    own: bool = False,
 ) -> GaussNewtonStep | None:
     """The kernel's Gauss–Newton iterations of a descent over φ, or None beyond its sizes.
 
@@ -438,14 +477,36 @@ def compiled_step(
             the dense inequality rows ``a_in`` and ``b_in``, and ``rows_in`` (their index).
         weight_scale: w: the descent minimises G/w.
         sized: False: at any size (comfort's rounds factor no Woodbury start).
+        kept: A step an earlier solve made with ``own``, given back with this descent's
+            arrays written into its own where it fits (:meth:`GaussNewtonStep.renewed`):
+            a drag's events then bind the kernel's plan once. None: a new step.
+        own: Whether the new step's varying arrays are copies of its own, so that a later
+            solve may give it as ``kept``.
     """
     n, k = plan.n_variables, 3 * len(weight)
     if sized and n * k * k > _COMPILED_START:
         return None
-    given = (goal, weight, moves, space.base, space.scale, space.a_in, space.b_in)
+    index = space.rows_in.index()
+    given: tuple[FloatArray, ...] = (goal, weight, moves, space.base, space.scale, space.a_in)
+    given += (space.b_in, _NO_FACES if faces is None else faces)
+    if kept is not None and kept.renewed(plan, given, weight_scale, index):
+        return kept
     arrays = tuple(np.ascontiguousarray(array, dtype=np.float64) for array in given)
-    arrays += (_NO_FACES if faces is None else np.ascontiguousarray(faces, dtype=np.float64),)
-    return GaussNewtonStep(library, plan, arrays, weight_scale, k, space.rows_in.index())
+    if own:  # what a solve varies, copied: renewed() writes into these
+        arrays = tuple(
+            array.copy() if j in _RENEWED and array is not _NO_FACES else array
+            for j, array in enumerate(arrays)
+        )
+    return GaussNewtonStep(library, plan, arrays, weight_scale, k, index)
+
+
+_RENEWED = (0, 1, 3, 6, 7)
+"""The positions of a step's arrays that another solve of the same plan varies: the goals'
+vectors and weights, θ at the start, the rows' bounds and the goals' faces."""
+
+_CONSTANT = (2, 4, 5)
+"""The positions of those it does not: which variables move which parts, the scale, the
+rows (the same objects while the problems share their derived parts)."""
 
 
 def fletcher_update(h: Metric, sigma: FloatArray, y: FloatArray) -> Metric:

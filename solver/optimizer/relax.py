@@ -33,9 +33,10 @@ descent replaced by C's exact minimiser there.
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -198,8 +199,7 @@ def relax(
             break
     # The status is the goals' (the last kept descent's): comfort cut short by the budget
     # leaves the goals as finished as they were.
-    return replace(
-        best,
+    return best.revised(
         iterations=iterations,
         evaluations=evaluations,
         levels=(best.value, comfort),
@@ -380,7 +380,7 @@ def settle_constants(aim: ComfortAim, ceiling: float, longest: float) -> dict[st
         longest: The longest chain's length.
     """
     return {
-        "damping": DAMPING * float(np.max(aim.masses, initial=0.0)),
+        "damping": DAMPING * float(aim.masses.max(initial=0.0)),
         "nearby": ceiling + (NEAR * longest) ** 2,
         "ceiling": ceiling,
         "radius": MOVE,
@@ -537,8 +537,7 @@ def _newton_rounds(
         rounds = settle(first, aim, space, objective, curvature, constants, budget)
     iterations = first.iterations + rounds.iterations
     if not rounds.moved:  # comfort is least at first's end already
-        return replace(
-            first,
+        return first.revised(
             iterations=iterations,
             evaluations=first.evaluations + rounds.evaluations,
             levels=(first.value, aim.value(first.phi)),
@@ -554,8 +553,7 @@ def _newton_rounds(
     lower = aim.value(met.phi)
     if met.value > near or lower >= start:
         return None
-    return replace(
-        met,
+    return met.revised(
         iterations=iterations + met.iterations,
         evaluations=first.evaluations + rounds.evaluations + met.evaluations,
         levels=(met.value, lower),
@@ -586,15 +584,14 @@ def _kept_rounds(
         rows = np.concatenate([space.a_eq, space.a_in[active]])
         fit = lstsq(rows.T, gradient)[space.a_eq.shape[0] :]
         projected = gradient - rows.T @ np.concatenate([np.zeros(len(space.a_eq)), fit])
-    return replace(
-        first,
+    return first.revised(
         phi=rounds.phi,
         value=rounds.value,
         gradient=rounds.gradient,
         iterations=iterations,
         evaluations=first.evaluations + rounds.evaluations,
         active=tuple(int(row) for row in active),
-        projected_gradient=float(np.linalg.norm(projected)),
+        projected_gradient=math.sqrt(projected.dot(projected)),  # (numpy's norm, as it is)
         multipliers=fit,
         levels=(rounds.value, comfort),
     )

@@ -778,3 +778,54 @@ def test_a_cold_solve_without_a_goal_tolerance_starts_with_the_kernels_descent(s
     # where the goals are met the pose may drift, by rounding, along what G does not see
     np.testing.assert_allclose(have.x, want.x, rtol=0, atol=1e-8)
     assert have.fun <= problem.goal_tolerance(1e-9)
+
+
+@pytest.mark.parametrize("comfort", [0.0, 1.0])
+@pytest.mark.parametrize("moving", [False, True])
+@pytest.mark.parametrize("plane", [False, True])
+def test_a_drags_events_renew_one_kernel_step_and_solve_as_a_fresh_one_does(
+    comfort: float, moving: bool, plane: bool
+) -> None:
+    """The quick path keeps its kernel step for the problems sharing its derived parts and
+    writes the next event's goals, start and rows into it: each event of a drag of the
+    human's four limbs (unequal weights; a foot on a plane, whose goal the kernel reads
+    with a face; the figure moved as a whole between events, as a moving armature's bake
+    does) solves bit for bit as with a step made afresh, and its step is the last one's."""
+    figure = human_figure()
+    effectors = limb_effectors(figure)
+    start = figure.zero_pose()
+    weights = (1.0, 2.5, 0.7, 1.3)
+    problem = Problem(
+        figure,
+        [
+            Constraint(effectors[n], goals.Position(np.zeros(3)), w)
+            for n, w in zip(LIMB_ENDS, weights, strict=True)
+        ],
+    )
+    points, _, _ = problem.effector_states(start)
+    theta, made, renewed = start, None, []
+    for event in range(1, 13):
+        motion = np.eye(4)
+        if moving:
+            turn = 0.02 * event
+            motion[:2, :2] = ((np.cos(turn), -np.sin(turn)), (np.sin(turn), np.cos(turn)))
+            motion[:3, 3] = (0.01 * event, -0.02 * event, 0.0)
+            problem = problem.on(figure.moved(motion))
+        placed = points @ motion[:3, :3].T + motion[:3, 3]
+        placed[0] += np.array([0.0, -0.15, 0.1]) * event / 12
+        wanted: dict[int, goals.Goal] = {j: goals.Position(placed[j]) for j in range(4)}
+        if plane:
+            wanted[3] = goals.Plane(placed[3], motion[:3, 2])
+        problem = problem.with_goals(wanted).with_comfort(
+            Comfort.rest(figure.n_dofs, comfort) if comfort else None
+        )
+        options: dict[str, Any] = {"restarts": 0, "goal_tolerance": problem.goal_tolerance(1e-6)}
+        have = solve(problem, theta, **options)
+        renewed.append(problem.derived.quick_step is made)
+        problem.derived.quick_step = None  # the next solve makes its step afresh
+        want = solve(problem, theta, **options)
+        made = problem.derived.quick_step
+        _same_results(have, want)
+        theta = want.x
+    if kernel.active() is not None:  # each event but the first renewed the last one's step
+        assert renewed == [False] + [True] * 11

@@ -513,7 +513,9 @@ def test_each_platforms_library_is_built_for_that_platform(tag: str, header: str
 
 
 def _without_compiled_steps(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(solver.methods.base.Scaled, "gauss_newton_step", lambda self, p: None)
+    monkeypatch.setattr(
+        solver.methods.base.Scaled, "gauss_newton_step", lambda self, p, **options: None
+    )
 
 
 @settings(max_examples=40, deadline=None)
