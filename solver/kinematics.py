@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import NamedTuple
 
 import numpy as np
@@ -198,9 +199,8 @@ class Kinematics:
         Only the roots' constant transforms change (their first DOF slot's basis and
         the kernel's rests); everything else is shared.
         """
-        roots = np.flatnonzero(self.segment_parent < 0)
+        roots, slots = self._roots
         basis = self._basis.copy()
-        slots = roots * self._slots
         basis[slots] = (motion @ basis[slots].reshape(-1, 4, 4, 4)).reshape(-1, 4, 16)
         rests = self.kernel_tree.arrays[3].copy()
         rests[roots] = (motion @ rests[roots].reshape(-1, 4, 4)).reshape(-1, 16)
@@ -214,6 +214,12 @@ class Kinematics:
         for name, value in (("scaled", scaled), ("_basis", basis), ("kernel_tree", tree)):
             object.__setattr__(other, name, value)
         return other
+
+    @cached_property
+    def _roots(self) -> tuple[IntArray, IntArray]:
+        """The root segments, and their first DOF slots in the basis (:meth:`moved`)."""
+        roots = np.flatnonzero(self.segment_parent < 0)
+        return roots, roots * self._slots
 
     def frames(self, theta: FloatArray) -> Frames:
         """World frames of the segments and the partial products of their joints."""

@@ -136,6 +136,8 @@ class Problem:
         # the pose, G_all and its gradient at the last θ asked about (a solve asks again)
         self._evaluated: Evaluated | None = None
         self._weighting: Weighting | None = None  # made when first asked
+        # the last goal_tolerance: its fraction, the weighting and lengths it read, τ
+        self._tolerance: tuple[float, Weighting, FloatArray, float] | None = None
         self._comforted: _Comforted | None = None
 
     def _layout(self) -> tuple[object, ...]:
@@ -213,7 +215,12 @@ class Problem:
         fraction = finite_scalar(relative, "goal_tolerance: relative")
         if fraction < 0.0:
             raise SolverInputError(f"goal_tolerance: relative must be ≥ 0, got {fraction}")
-        return self.weighting.tolerance(fraction, self.chain_lengths)
+        weighting, lengths, kept = self.weighting, self.chain_lengths, self._tolerance
+        if kept is not None and kept[0] == fraction and kept[1] is weighting and kept[2] is lengths:
+            return kept[3]  # (a drag's events ask each time: their variants share both)
+        tolerance = weighting.tolerance(fraction, lengths)
+        self._tolerance = fraction, weighting, lengths, tolerance
+        return tolerance
 
     def smallest_weight(self) -> float:
         """The smallest positive weight a leaf has in G_all (an ``AnyOf``'s times its member's).

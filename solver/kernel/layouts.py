@@ -180,7 +180,11 @@ class KernelTree(_Arrays):
         rest = np.ascontiguousarray(rest, dtype=np.float64)
         arrays = (*self.arrays[:3], rest, *self.arrays[4:])
         pointers = (*self.pointers[:3], address(rest), *self.pointers[4:])
-        return replace(self, arrays=arrays, pointers=pointers, normalise=int(scaled))
+        other = object.__new__(KernelTree)  # (as replace() makes it, without its __init__)
+        other.__dict__.update(self.__dict__)
+        changed = {"arrays": arrays, "pointers": pointers, "normalise": int(scaled)}
+        other.__dict__.update(changed)
+        return other
 
 
 class _Objective(ctypes.Structure):
@@ -549,10 +553,14 @@ class DescentPlan:
         self.others: FloatArray | None = None
 
     def point_at(self, objective: ObjectivePlan) -> None:
-        """Read ``objective`` (a plan :meth:`ObjectivePlan.moved` from this one's) from now on."""
+        """Read ``objective`` (a plan :meth:`ObjectivePlan.moved` from this one's) from now on.
+
+        Its sizes are this one's, so the arrays bound stay bound (a kept step's, renewed for
+        a figure moved as a whole); the pose evaluated last is of the other rests.
+        """
         self.objective = objective
         self.structure.objective = objective.address
-        self.bound = None  # bound again before the next descent
+        self.structure.posed = 0
 
     def forget_pose(self, arrays: tuple[FloatArray, ...]) -> None:
         """Forget the pose evaluated last where ``arrays``, bound, were rewritten in place."""

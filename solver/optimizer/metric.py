@@ -339,18 +339,28 @@ class GaussNewtonStep:
         was of the arrays before.
         """
         arrays = self.arrays
-        if (
+        goal, weight, moves, base, scale, rows, sides, faces = given
+        if (  # (written out: a drag event asks, and generators cost more than the tests)
             objective.descents is not self.objective.descents  # (moved plans share them)
             or weight_scale != self.weight_scale
             or index is not self.index
-            or any(given[j] is not arrays[j] for j in _CONSTANT)
-            or (given[7] is _NO_FACES) != (arrays[7] is _NO_FACES)
-            or any(given[j].shape != arrays[j].shape for j in _RENEWED)
+            or moves is not arrays[2]
+            or scale is not arrays[4]
+            or rows is not arrays[5]
+            or (faces is _NO_FACES) != (arrays[7] is _NO_FACES)
+            or goal.shape != arrays[0].shape
+            or weight.shape != arrays[1].shape
+            or base.shape != arrays[3].shape
+            or sides.shape != arrays[6].shape
+            or faces.shape != arrays[7].shape
         ):
             return False
-        for j in _RENEWED:
-            if given[j] is not _NO_FACES:
-                np.copyto(arrays[j], given[j])
+        np.copyto(arrays[0], goal)
+        np.copyto(arrays[1], weight)
+        np.copyto(arrays[3], base)
+        np.copyto(arrays[6], sides)
+        if faces is not _NO_FACES:
+            np.copyto(arrays[7], faces)
         if objective is not self.objective:  # the figure moved as a whole: bound again
             self.objective = objective
             self.plan = objective.descent(len(arrays[3]))
@@ -503,10 +513,6 @@ def compiled_step(
 _RENEWED = (0, 1, 3, 6, 7)
 """The positions of a step's arrays that another solve of the same plan varies: the goals'
 vectors and weights, θ at the start, the rows' bounds and the goals' faces."""
-
-_CONSTANT = (2, 4, 5)
-"""The positions of those it does not: which variables move which parts, the scale, the
-rows (the same objects while the problems share their derived parts)."""
 
 
 def fletcher_update(h: Metric, sigma: FloatArray, y: FloatArray) -> Metric:

@@ -332,6 +332,10 @@ def test_goal_tolerance_bounds_every_goal_distance() -> None:
     assert problem.goal_tolerance(0.0) == 0.0
     with pytest.raises(SolverInputError, match="relative must be ≥ 0"):
         problem.goal_tolerance(-1.0)
+    # asked again (a drag's events ask each time), and by a variant of other goals: the same
+    assert problem.goal_tolerance(1e-6) == tau
+    assert problem.with_goals({0: goals.Position((0, 0.9, 0))}).goal_tolerance(1e-6) == tau
+    assert problem.goal_tolerance(2e-6) == pytest.approx(4.0 * tau, rel=1e-12)
 
 
 def test_with_goals_matches_a_problem_built_afresh() -> None:
