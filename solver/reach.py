@@ -327,7 +327,8 @@ class Reach:
         if targets is not None:  # only the points not well inside their spheres are asked
             offset = targets - centres
             distance = np.sqrt((offset * offset).sum(axis=1))
-            considered = np.flatnonzero(~(distance < (1.0 - 1e-9) * FAR_REACH * radii)).tolist()
+            outside = ~(distance < (1.0 - 1e-9) * FAR_REACH * radii)
+            considered = np.flatnonzero(outside).tolist() if outside.any() else []
         for j in considered:
             goal, radius = goals[j], radii[j]
             if np.isfinite(radius):
