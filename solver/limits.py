@@ -151,10 +151,18 @@ class LinearLimits:
         """The largest violation of any limit at ``theta`` (0 when feasible).
 
         The rows' largest shortfall, not clipped at 0 row by row first: the same number.
+        The last one is kept: a solve's result measures its pose, and the next drag event's
+        solve checks it again as its start.
         """
+        key = (theta.dtype.str, theta.shape, theta.tobytes())
+        kept = self.__dict__.get("_last_violation")
+        if kept is not None and kept[0] == key:
+            last: float = kept[1]
+            return last
         largest = float((self.b_in - self.rows_in @ theta).max(initial=0.0))
         if len(self.b_eq):
             largest = max(largest, float(np.abs(self.a_eq @ theta - self.b_eq).max()))
+        self.__dict__["_last_violation"] = key, largest  # (frozen: kept beside its fields)
         return largest
 
     def worst(self, theta: FloatArray) -> tuple[str, float]:

@@ -96,9 +96,11 @@ class StackedGoals:
         other = object.__new__(StackedGoals)  # (a shallow copy, without copy's detours)
         other.__dict__.update(self.__dict__)
         groups, batches = [], []
+        touched = {int(k) for k in changed}
         for (members, kind, own), batch in zip(self._groups, self._batches, strict=True):
-            if any(int(k) in changed for k in members):
-                own = [goals[int(k)] for k in members]
+            listed = members.tolist()
+            if not touched.isdisjoint(listed):
+                own = [goals[k] for k in listed]
                 batch = (members, kind.stack(own))
             groups.append((members, kind, own))
             batches.append(batch)

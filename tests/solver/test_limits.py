@@ -363,3 +363,20 @@ def test_the_rows_known_from_the_limits_terms_are_the_dense_rows() -> None:
     assert touching.in_labels == tuple(limits.in_labels[k] for k in dense)
     np.testing.assert_array_equal(touching.a_in, limits.a_in[dense])
     np.testing.assert_allclose(touching.rows_in @ theta, touching.a_in @ theta, rtol=1e-15)
+
+
+def test_max_violation_asked_again_answers_for_the_pose_as_it_is_now() -> None:
+    """The last answer is kept for the same values (a result's pose, then the next solve's
+    start): a pose changed in place, or the same numbers of another type, are measured."""
+    fig = Figure()
+    fig.add_segment("a", dofs=[Dof.rotation("x", lower=-1.0, upper=1.0)])
+    fig.add_segment("b", parent="a", dofs=[Dof.rotation("x", lower=0.0, upper=2.0)])
+    limits = fig.limits
+    pose = np.array([0.5, 1.0])
+    assert limits.max_violation(pose) == 0.0
+    assert limits.max_violation(pose.copy()) == 0.0
+    pose[0] = 1.5  # changed in place: measured again
+    assert limits.max_violation(pose) == pytest.approx(0.5)
+    assert limits.max_violation(np.array([0.0, -2.0])) == pytest.approx(2.0)
+    assert limits.max_violation(np.array([0, -2], dtype=np.int64)) == pytest.approx(2.0)
+    assert limits.max_violation(np.array([0.5, 1.0])) == 0.0
