@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from ...solver import Dls, Goldfarb, JacobianTranspose, Lbfgsb, Method
@@ -21,7 +22,17 @@ def method_of(method: Any) -> Method:
     leaves the solver's own default.
     """
     kind = str(method.kind)
-    fields = {
-        option.field: option.value(getattr(method, option.name)) for option in options_of(kind)
-    }
-    return CLASSES.get(kind, Goldfarb)(**fields)
+    fields = tuple(
+        (option.field, option.value(getattr(method, option.name))) for option in options_of(kind)
+    )
+    return _made(kind, fields)
+
+
+@functools.lru_cache(maxsize=16)
+def _made(kind: str, fields: tuple[tuple[str, Any], ...]) -> Method:
+    """The method object of ``kind`` with ``fields``, made once for the same values.
+
+    A drag asks every event for the same settings: the options' object (frozen, checked
+    when made) is the same one.
+    """
+    return CLASSES.get(kind, Goldfarb)(**dict(fields))

@@ -74,6 +74,12 @@ def test_the_method_and_its_options_are_stored_and_passed_to_the_solver(reach):
     assert (chosen.tikhonov, chosen.subdivide, chosen.theta_ref) == (0.25, 0, None)
     method.kind = "dls"
     assert reach.addon.bridge.methods.method_of(method) == solver.Dls()
+    # asked again with the same settings (every drag event asks): the same object, until
+    # a setting changes
+    method.kind = "lbfgsb"
+    assert reach.addon.bridge.methods.method_of(method) is chosen
+    method.tikhonov = 0.5
+    assert reach.addon.bridge.methods.method_of(method).tikhonov == 0.5
 
 
 @pytest.mark.parametrize("method", METHODS)
