@@ -145,13 +145,18 @@ def main() -> None:
             f"{case['kernel'] / 1e6:.3f} M in the kernel",
             flush=True,
         )
+    record = _record(args.quick, args.events, cases)
+    write_results(args.output, record, markdown(record))
+
+
+def _record(quick: bool, events: int, cases: list[dict[str, Any]]) -> dict[str, Any]:
+    """The run's record: the task in words, the machine, the kernel, the cases."""
     task = (
         f"The 53-DOF human dragged: the left hand's goal moved along a line, the others held; "
-        f"{args.events} warm events (after {WARM}) counted under Valgrind's Callgrind, less a "
+        f"{events} warm events (after {WARM}) counted under Valgrind's Callgrind, less a "
         "run of the first alone: with_goals, goal_tolerance and solve (restarts=0)."
     )
-    record = machine.record(args.quick, task, kernel=kernel.status().text, cases=cases)
-    write_results(args.output, record, markdown(record))
+    return machine.record(quick, task, kernel=kernel.status().text, cases=cases)
 
 
 if __name__ == "__main__":
