@@ -154,7 +154,8 @@ class LinearLimits:
         The last one is kept: a solve's result measures its pose, and the next drag event's
         solve checks it again as its start.
         """
-        key = (theta.dtype.str, theta.shape, theta.tobytes())
+        theta = np.asarray(theta, dtype=np.float64)  # (the array itself where it is one)
+        key = (theta.shape, theta.tobytes())
         kept = self.__dict__.get("_last_violation")
         if kept is not None and kept[0] == key:
             last: float = kept[1]

@@ -380,3 +380,4 @@ def test_max_violation_asked_again_answers_for_the_pose_as_it_is_now() -> None:
     assert limits.max_violation(np.array([0.0, -2.0])) == pytest.approx(2.0)
     assert limits.max_violation(np.array([0, -2], dtype=np.int64)) == pytest.approx(2.0)
     assert limits.max_violation(np.array([0.5, 1.0])) == 0.0
+    assert limits.max_violation([1.0, 3.0]) == pytest.approx(1.0)  # a list, as numpy takes it
