@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -16,6 +16,21 @@ IntArray = np.ndarray[tuple[int], np.dtype[np.intp]]
 BoolArray = np.ndarray[tuple[int, ...], np.dtype[np.bool_]]
 
 AXIS_NAMES = {"x": 0, "y": 1, "z": 2}
+
+_Copied = TypeVar("_Copied")
+
+
+def copied_with(instance: _Copied, **changes: Any) -> _Copied:
+    """``instance`` with the attributes ``changes`` names changed, the rest shared.
+
+    What ``dataclasses.replace`` makes of a frozen dataclass, at a third of its cost: the
+    attributes are copied, not passed through ``__init__`` one by one (drag events and
+    a moving armature's frames make several). The caller names only its own fields.
+    """
+    other: _Copied = object.__new__(type(instance))
+    other.__dict__.update(instance.__dict__)
+    other.__dict__.update(changes)
+    return other
 
 
 def finite_array(value: ArrayLike, what: str, shape: Sequence[int] | None = None) -> FloatArray:

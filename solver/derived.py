@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -17,6 +18,9 @@ from .limits import LinearLimits
 from .optimizer.variable_rows import VariableRows
 from .parts import Parts
 from .reach import Reach
+
+if TYPE_CHECKING:
+    from .optimizer.metric import GaussNewtonStep
 
 __all__ = ["Derived"]
 
@@ -57,7 +61,7 @@ class Derived:
     free_rotations: BoolArray | None = None
     variable_bounds: tuple[FloatArray, FloatArray] | None = None
     objective_plan: kernel.ObjectivePlan | None = None
-    quick_step: object | None = None
+    quick_step: GaussNewtonStep | None = None
     comfort_masses: tuple[Comfort, FloatArray] | None = None
 
     def limits_held(self, limits: LinearLimits, variable_mask: BoolArray) -> LinearLimits:

@@ -25,7 +25,7 @@ from typing import NamedTuple
 import numpy as np
 
 from . import kernel
-from ._checks import BoolArray, FloatArray, IntArray
+from ._checks import BoolArray, FloatArray, IntArray, copied_with
 from .kernel import KernelTree
 from .segment import Segment
 
@@ -209,11 +209,7 @@ class Kinematics:
         gram[_DIAGONAL] -= 1.0
         scaled = self.scaled or not bool((np.abs(gram) <= _UNSCALED).all())
         tree = self.kernel_tree.with_rests(rests, scaled)
-        other = object.__new__(Kinematics)  # as replace() makes it, without re-running __init__
-        other.__dict__.update(self.__dict__)
-        for name, value in (("scaled", scaled), ("_basis", basis), ("kernel_tree", tree)):
-            object.__setattr__(other, name, value)
-        return other
+        return copied_with(self, scaled=scaled, _basis=basis, kernel_tree=tree)
 
     @cached_property
     def _roots(self) -> tuple[IntArray, IntArray]:

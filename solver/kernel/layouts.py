@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from .._checks import BoolArray, FloatArray, IntArray
+from .._checks import BoolArray, FloatArray, IntArray, copied_with
 from ..rows import RowIndex
 
 __all__ = [
@@ -180,11 +180,7 @@ class KernelTree(_Arrays):
         rest = np.ascontiguousarray(rest, dtype=np.float64)
         arrays = (*self.arrays[:3], rest, *self.arrays[4:])
         pointers = (*self.pointers[:3], address(rest), *self.pointers[4:])
-        other = object.__new__(KernelTree)  # (as replace() makes it, without its __init__)
-        other.__dict__.update(self.__dict__)
-        changed = {"arrays": arrays, "pointers": pointers, "normalise": int(scaled)}
-        other.__dict__.update(changed)
-        return other
+        return copied_with(self, arrays=arrays, pointers=pointers, normalise=int(scaled))
 
 
 class _Objective(ctypes.Structure):

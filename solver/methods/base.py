@@ -171,7 +171,6 @@ class Scaled:
             return None
         library, plan, goal, weight, moves, faces = compiled
         derived = problem.derived
-        before = derived.quick_step if kept else None
         step = compiled_step(
             library,
             plan,
@@ -182,7 +181,7 @@ class Scaled:
             self.space,
             self.weight,
             sized=sized,
-            kept=before if isinstance(before, GaussNewtonStep) else None,
+            kept=derived.quick_step if kept else None,
             own=kept,
         )
         if kept and step is not None:
