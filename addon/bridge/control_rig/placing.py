@@ -19,8 +19,9 @@ evaluated pose where a mechanism did otherwise (a few passes at most).
 - A paw in IK mode: the heel control carries the last bone the rest of the way, written
   once Blender has evaluated the rig's mechanism above it, unless the heel's lead
   (:mod:`.paws`) has placed the limb already. A turn of its plane turns the heel's frame
-  too (a second IK chain): the plane is turned after an evaluation, the heel moved with
-  it as the last turns moved it.
+  too (a second IK chain): in a drag's writes the plane is turned before the evaluation
+  whenever it is off at all, the heel led after it; where an evaluation shows it off, it
+  is turned after it, the heel moved with it as the last turns moved it.
 """
 
 from __future__ import annotations
@@ -206,9 +207,10 @@ def place_limbs(
                 _write_fk(obj, writer, limb, targets)
             else:
                 _write_ik(obj, writer, limb, targets, holds[k])
-                # a paw's plane is turned after the evaluation, its heel with it
-                if passes[k] == 0 and (moved or (heels is not None and not paws.in_ik(limb))):
-                    _lead_swivel(obj, writer, limb, targets)
+                # a paw's plane is led every event, its heel after it (see _lead_swivel)
+                if passes[k] == 0 and (moved or heels is not None):
+                    paw = heels is not None and paws.in_ik(limb)
+                    _lead_swivel(obj, writer, limb, targets, 0.0 if paw else LEAD)
                 if passes[k] == 0 and heels is not None:
                     paws.lead_heel(obj, writer, limb, heels)
             written[k].update(dict.fromkeys(c for c in writer.new if c not in earlier))
@@ -395,16 +397,22 @@ def _write_ik(
 
 
 def _lead_swivel(
-    obj: Any, writer: ControlWriter, limb: Limb, targets: Mapping[str, Matrix]
+    obj: Any, writer: ControlWriter, limb: Limb, targets: Mapping[str, Matrix], share: float
 ) -> None:
     """The chain's plane turned onto the targets' before the rig is evaluated.
 
     The chain's root follows its parent, whose new pose ``writer`` predicts (a trunk's
     writes): the plane Blender evaluated last is carried by that parent's motion, then
     swung with the line from the root to the end as that moves to its target
-    (:func:`_plane`). Where that leaves the middle joint further than :data:`LEAD` times
+    (:func:`_plane`). Where that leaves the middle joint further than ``share`` of
     :data:`SWIVEL` from the targets' plane, the plane is turned now, not after an
     evaluation shows it (which costs one more).
+
+    A paw's plane is turned whenever it is off at all (``share`` 0): the turn moves its
+    heel's frame (a second IK chain), and its heel is led from its last writes
+    (:meth:`.paws.Heels.ahead`), which a turn made now and then would make jump, missing
+    for the next few writes; turned by its drift every write, the plane moves the heel
+    smoothly, as the lead follows.
     """
     root = obj.pose.bones[limb.bones[0]]
     parent = writer.parent_pose(root)
@@ -412,7 +420,7 @@ def _lead_swivel(
     if parent is not None:
         motion = parent @ root.parent.matrix.inverted_safe()
     plane = _plane(obj, limb, targets, motion)
-    if plane is not None and not plane.placed(LEAD):
+    if plane is not None and not plane.placed(share):
         _turn_plane(obj, writer, limb, plane, motion)
 
 
@@ -476,9 +484,7 @@ def _plane(
     now = _off_line(joint, axis)
     if wanted is None or now is None:
         return None
-    angle = now.angle(wanted)
-    if now.cross(wanted).dot(axis) < 0.0:
-        angle = -angle
+    angle = _signed_angle(now, wanted, axis)
     reach = (bones[first].bone.length + bones[middle].bone.length) or 1.0
     return _Plane(angle, now.length, reach, root, end, axis, wanted)
 
@@ -516,6 +522,20 @@ def _turn_plane(
         limb.ik_base, pose, Matrix.LocRotScale(basis.translation, basis.to_quaternion(), scale)
     )
     return limb.ik_base
+
+
+def _signed_angle(start: Vector, end: Vector, axis: Vector) -> float:
+    """The turn (radians) about the unit ``axis`` from ``start`` to ``end`` (both across it).
+
+    In double precision from the vectors' components, by the arc tangent: mathutils works
+    in single precision, where the arc cosine of two nearly parallel vectors' product
+    steps by 3.5e-4 rad, and a plane drifting slowly would look still, then turned.
+    """
+    sx, sy, sz = start.x, start.y, start.z
+    ex, ey, ez = end.x, end.y, end.z
+    ax, ay, az = axis.x, axis.y, axis.z
+    cross = (sy * ez - sz * ey) * ax + (sz * ex - sx * ez) * ay + (sx * ey - sy * ex) * az
+    return math.atan2(cross, sx * ex + sy * ey + sz * ez)
 
 
 def _off_line(vector: Vector, axis: Vector) -> Vector | None:

@@ -275,11 +275,13 @@ def test_a_heel_moves_with_a_turn_of_its_plane_as_the_last_turns_moved_it(reach)
     assert heels.turned(limb, start, 0.01) is None
 
 
-def test_a_paws_plane_turns_with_its_heel_in_one_evaluation(reach):
-    # the basic quadruped's foreleg: Blender's IK swings the leg's plane off Reach's as
-    # the paw moves, and every few events it is turned back; the heel's frame turns with
-    # it (a second IK chain), so the heel is moved in the same write, as the last turns
-    # moved it: once one turn has been seen, no event takes a third evaluation
+def test_a_paws_plane_is_turned_before_each_evaluation_and_its_heel_led_after_it(reach):
+    # the basic quadruped's foreleg: Blender's IK swings the leg's plane off Reach's by
+    # about 5 mrad an event as the paw moves. Turned back only once an evaluation showed it
+    # off, every third event took a second evaluation and a third where the turn moved the
+    # heel's frame (a second IK chain) off its lead; turned onto Reach's plane before every
+    # evaluation, the heel's writes move smoothly and its lead places it: once the heel
+    # has a lead (the third event), an event takes one evaluation
     obj, _limb, _goal, start, root, session = paw_drag(reach)
 
     def event(k: int) -> None:
@@ -289,8 +291,8 @@ def test_a_paws_plane_turns_with_its_heel_in_one_evaluation(reach):
     counts = evaluations(obj, (lambda k=k: event(k) for k in range(1, 41)))
     session.finish()
     assert obj.reach.stats.message == "all constraints met", obj.reach.stats.message
-    assert counts.count(2) >= 5, counts  # the plane was turned
-    assert max(counts[6:]) <= 2, counts
+    assert max(counts) <= 2, counts
+    assert counts[3:].count(2) <= 2, counts
 
 
 def test_a_steady_ik_drag_places_each_event_in_one_evaluation(reach):
@@ -452,18 +454,14 @@ def test_a_drags_end_that_cannot_place_exactly_keeps_the_last_events_pose(reach,
     assert obj.reach.stats.message.startswith("all constraints met"), obj.reach.stats.message
 
 
-@pytest.mark.parametrize("kind", ["basic_quadruped", "horse"])
-def test_a_drags_end_judges_the_exact_placing_against_reachs_own_residuals(reach, kind):
+def test_a_drags_end_judges_the_exact_placing_against_reachs_own_residuals(reach):
     # an event that leaves a paw off takes Blender's residuals (the miss it left allowed
     # for); the drag's end places the paw exactly and judges that against the solve's
-    # own residuals, not the event's: met, not "Blender poses a bone otherwise"
+    # own residuals, not the event's: met, not "Blender poses a bone otherwise" (the
+    # basic quadruped's foreleg: the paws of the other rigs are led to within that
+    # agreement at every event of such a drag)
     evaluated = importlib.import_module(f"{reach.__name__}.addon.bridge.evaluated")
-    names = {
-        "basic_quadruped": ("front_thigh.L", "front_foot_ik.L"),
-        "horse": ("thigh.L", "hind_foot_ik.L"),
-    }
-    name, end = names[kind]
-    obj, limb = constrained_end(reach, kind, name, "IK", end)
+    obj, limb = constrained_end(reach, "basic_quadruped", "front_thigh.L", "IK", "front_foot_ik.L")
     goal = obj.reach.constraints["end"].goal
     start, root = goal.location.copy(), obj.matrix_world @ obj.pose.bones[limb.bones[0]].head
     session = reach.addon.drag_session.DragSession(bpy.context, obj, goal)
