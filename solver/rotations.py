@@ -9,6 +9,7 @@ as Blender's ``Euler`` stores them.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -38,12 +39,35 @@ _EVEN = ("XYZ", "YZX", "ZXY")
 
 
 def _axes(order: str) -> tuple[int, int, int, float]:
-    if order not in EULER_ORDERS:
+    axes = _ORDER_AXES.get(order)
+    if axes is None:
         raise SolverInputError(
             f"Euler order must be one of {', '.join(EULER_ORDERS)}, got {order!r}", item="order"
         )
-    i, j, k = ("XYZ".index(a) for a in order)
-    return i, j, k, 1.0 if order in _EVEN else -1.0
+    return axes
+
+
+_ORDER_AXES: dict[str, tuple[int, int, int, float]] = {
+    order: ("XYZ".index(order[0]), "XYZ".index(order[1]), "XYZ".index(order[2]), parity)
+    for order in EULER_ORDERS
+    for parity in (1.0 if order in _EVEN else -1.0,)
+}
+"""Per Euler order, the indices of its axes in turn, and its parity (:func:`_axes`)."""
+
+
+def _finite_values(value: ArrayLike, what: str, shape: tuple[int, ...]) -> list[Any]:
+    """``value`` as nested lists of Python floats, checked as :func:`finite_array` checks it.
+
+    A float array of the shape is taken as it is: the conversions and checks of
+    :func:`finite_array` cost more than the few products of a rotation.
+    """
+    if isinstance(value, np.ndarray) and value.dtype.kind == "f" and value.shape == shape:
+        values: list[Any] = value.tolist()
+        flat = values if len(shape) == 1 else [x for row in values for x in row]
+        if all(map(math.isfinite, flat)):
+            return values
+    checked: list[Any] = finite_array(value, what, shape).tolist()
+    return checked
 
 
 def _rotation(axis: int, angle: float) -> FloatArray:
@@ -59,16 +83,20 @@ def _rotation(axis: int, angle: float) -> FloatArray:
 
 def euler_matrix(angles: ArrayLike, order: str) -> FloatArray:
     """The rotation matrix (3, 3) of Euler ``angles`` [rad] (about X, Y, Z) in ``order``."""
-    values = finite_array(angles, "Euler angles", (3,)).tolist()
+    values = _finite_values(angles, "Euler angles", (3,))
     # on Python's floats: numpy's calls on a 3 × 3 cost more than the products
     rows = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]
     for axis in _axes(order)[:3]:  # each turn about a fixed axis, applied after the last
         c, s = math.cos(values[axis]), math.sin(values[axis])
-        a, b = (axis + 1) % 3, (axis + 2) % 3
-        first, second = rows[a], rows[b]
-        rows[a] = [c * x - s * y for x, y in zip(first, second, strict=True)]
-        rows[b] = [s * x + c * y for x, y in zip(first, second, strict=True)]
+        a, b = _NEXT[axis]
+        (x0, x1, x2), (y0, y1, y2) = rows[a], rows[b]
+        rows[a] = [c * x0 - s * y0, c * x1 - s * y1, c * x2 - s * y2]
+        rows[b] = [s * x0 + c * y0, s * x1 + c * y1, s * x2 + c * y2]
     return np.array(rows)
+
+
+_NEXT = ((1, 2), (2, 0), (0, 1))
+"""Per axis, the two after it in turn: the plane a turn about it moves."""
 
 
 def quaternion_matrix(quaternion: ArrayLike) -> FloatArray:
@@ -93,9 +121,10 @@ def matrix_quaternion(matrix: ArrayLike) -> FloatArray:
     Found from the largest of w, x, y, z (Shepperd 1978), which keeps full precision
     for every rotation.
     """
-    r = finite_array(matrix, "rotation matrix", (3, 3))
     # on Python's floats: numpy's calls on a 3 × 3 cost more than the sums
-    (r00, r01, r02), (r10, r11, r12), (r20, r21, r22) = r.tolist()
+    (r00, r01, r02), (r10, r11, r12), (r20, r21, r22) = _finite_values(
+        matrix, "rotation matrix", (3, 3)
+    )
     trace = r00 + r11 + r22
     squares = (
         1.0 + trace,
@@ -115,9 +144,9 @@ def matrix_quaternion(matrix: ArrayLike) -> FloatArray:
     others = [j for j in range(4) if j != k]
     for j, value in zip(others, pairs, strict=True):
         q[j] = 0.25 * value / q[k]
-    result = np.array(q)
-    result /= np.linalg.norm(result)
-    return -result if result[0] < 0.0 else result
+    norm = math.sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3])
+    sign = -1.0 if q[0] < 0.0 else 1.0
+    return np.array([sign * x / norm for x in q])
 
 
 def _near(angle: float, target: float) -> float:
