@@ -101,11 +101,12 @@ _NEXT = ((1, 2), (2, 0), (0, 1))
 
 def quaternion_matrix(quaternion: ArrayLike) -> FloatArray:
     """The rotation matrix (3, 3) of a quaternion (w, x, y, z); it need not be unit."""
-    q = finite_array(quaternion, "quaternion", (4,))
-    norm = float(np.linalg.norm(q))
+    # Python's floats: numpy's calls and scalars cost more than the products
+    q = _finite_values(quaternion, "quaternion", (4,))
+    norm = math.sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3])
     if norm <= 0.0:
         raise SolverInputError("quaternion is zero", item="quaternion")
-    w, x, y, z = (q / norm).tolist()  # Python's floats: numpy's scalars cost more
+    w, x, y, z = (value / norm for value in q)
     return np.array(
         [
             [1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
@@ -153,15 +154,15 @@ def _near(angle: float, target: float) -> float:
     return angle + 2.0 * math.pi * round((target - angle) / (2.0 * math.pi))
 
 
-def _solutions(r: FloatArray, order: str, first: float) -> list[tuple[float, float, float]]:
-    """The Euler decompositions (first, middle, last angle) of ``r`` in ``order``.
+def _solutions(m: list[list[float]], order: str, first: float) -> list[tuple[float, float, float]]:
+    """The Euler decompositions (first, middle, last angle) of ``m`` in ``order``.
 
+    ``m``: the rotation matrix's rows, as Python's floats (numpy's scalars cost more).
     Away from gimbal lock there are two (the middle angle in [−π/2, π/2] first); at
     gimbal lock only a combination of the outer angles is defined, and the first angle
     is ``first``.
     """
     i, j, k, s = _axes(order)
-    m = r.tolist()  # Python's floats: numpy's scalars cost more
     cos_b = math.hypot(m[i][i], m[j][i])
     b = math.atan2(min(max(-s * m[k][i], -1.0), 1.0), cos_b)
     if cos_b > 1e-9:
@@ -169,7 +170,7 @@ def _solutions(r: FloatArray, order: str, first: float) -> list[tuple[float, flo
         c = math.atan2(s * m[j][i], m[i][i])
         return [(a, b, c), (a + math.pi, math.pi - b, c + math.pi)]
     # R_k(c) = R · R_i(a)ᵀ · R_j(b)ᵀ, a rotation about axis k
-    rest = r @ _rotation(i, first).T @ _rotation(j, b).T
+    rest = np.array(m) @ _rotation(i, first).T @ _rotation(j, b).T
     u, v = (k + 1) % 3, (k + 2) % 3
     return [(first, b, math.atan2(rest[v, u], rest[u, u]))]
 
@@ -188,13 +189,13 @@ def matrix_euler(matrix: ArrayLike, order: str, compat: ArrayLike | None = None)
     Returns:
         Angles, shape (3,).
     """
-    r = finite_array(matrix, "rotation matrix", (3, 3))
+    m = _finite_values(matrix, "rotation matrix", (3, 3))
     i, j, k, _ = _axes(order)
-    near = None if compat is None else finite_array(compat, "compat angles", (3,))
-    solutions = _solutions(r, order, 0.0 if near is None else float(near[i]))
+    near = None if compat is None else _finite_values(compat, "compat angles", (3,))
+    solutions = _solutions(m, order, 0.0 if near is None else near[i])
     best: tuple[float, ...] = solutions[0]
     if near is not None:
-        target = (float(near[i]), float(near[j]), float(near[k]))
+        target = (near[i], near[j], near[k])
         wrapped = [
             tuple(_near(x, t) for x, t in zip(sol, target, strict=True)) for sol in solutions
         ]
@@ -328,7 +329,7 @@ def _fit_all(
     centre = np.zeros(3) if compat is None else np.asarray(compat, dtype=float)
     involved = np.any(limit_rows != 0.0, axis=0).astype(float)  # whole turns matter there
     readings = []
-    for first, middle, last in _solutions(r, order, float(near[i])):
+    for first, middle, last in _solutions(r.tolist(), order, float(near[i])):
         base = np.zeros(3)
         base[i], base[j], base[k] = first, middle, last
         base = np.array([_near(float(x), float(t)) for x, t in zip(base, centre, strict=True)])
