@@ -147,6 +147,10 @@ class _Plan:
     loose: bool = False
 
 
+PRIMING = 0.02
+"""Seconds the solve :meth:`Poser.begin` makes to prepare the solver's parts may take (an
+interactive event's budget): its result is not used."""
+
 LOOSE = 0.5
 """A drag's event may leave a bone this share of the "met within" distance off where the
 rig's own mechanism lands it (:attr:`_Plan.loose`): a goal met within it stays met."""
@@ -293,7 +297,10 @@ class Poser:
         For a run of ``FOLLOW`` steps (a drag): the pose is checked once, here. The
         compiled kernel is loaded here too (once a Blender session, with its check on
         load: about 20 ms), and the comfort and the writer the steps share are made, so
-        that a drag's first event does not wait for them.
+        that a drag's first event does not wait for them. So are the solver's parts of
+        the problem (its reach, the kernel's plans, the quick path's step), by a solve
+        from the pose as it is within one event's time, its result not used: a control
+        rig's first drag event took twice as long as the next ones.
 
         Raises:
             ReachError: Bad constraints, or a pose outside the limits the solve holds.
@@ -301,8 +308,11 @@ class Poser:
         kernel.active()
         setup = self.prepare()
         self.theta, _ = self.start_pose(setup, self.read(setup.rig), Start.POSE)
-        self._comfort_for(setup)
+        comfort = self._comfort_for(setup)
         self._writer(setup)
+        solving.run_solve(
+            setup, self.theta, self.obj.reach, time_limit=PRIMING, restarts=0, comfort=comfort
+        )
         return self.theta
 
     def start_pose(

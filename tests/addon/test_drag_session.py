@@ -187,6 +187,41 @@ def test_a_drags_comfort_and_writer_are_made_when_it_begins_not_at_its_first_eve
     assert drag.poser.writer is writer and drag.poser.comfort is made
 
 
+def test_a_drags_solver_parts_are_made_when_it_begins_not_at_its_first_event(reach, monkeypatch):
+    # the solver's parts of the problem (the balls that prove a goal out of reach, the
+    # kernel's plans, the quick path's step) are made by a solve when the drag starts, its
+    # result unused: no event builds them again, and the first event's pose is the one it
+    # was without (the events' poses are compared with a drag that made them at its first)
+    posing = importlib.import_module(f"{reach.__name__}.addon.bridge.posing")
+    balls = importlib.import_module(f"{reach.__name__}.solver.reach")
+
+    def poses(prime: bool) -> tuple[list[tuple[float, ...]], int]:
+        obj = four_limbs()
+        with monkeypatch.context() as patched:
+            if not prime:
+                patched.setattr(posing.solving, "run_solve", lambda *_args, **_kwargs: None)
+            drag, _ = drag_session(reach, obj, "hand.L")
+        made = []
+        built = balls.Reach.__init__
+        monkeypatch.setattr(balls.Reach, "__init__", lambda *a, **k: made.append(built(*a, **k)))
+        path = reachable_path(
+            drag.setup.rig, obj, "forearm.L", ("shoulder.L", "upper_arm.L", "forearm.L"), 3, seed=8
+        )
+        theta = []
+        for point in path:
+            drag.step(point["location"])
+            theta.append(tuple(drag.theta))
+        monkeypatch.setattr(balls.Reach, "__init__", built)
+        drag.cancel()
+        bpy.data.objects.remove(obj)
+        return theta, len(made)
+
+    primed, built_primed = poses(prime=True)
+    unprimed_poses, built_unprimed = poses(prime=False)
+    assert built_primed == 0 and built_unprimed > 0
+    assert primed == unprimed_poses
+
+
 def test_a_drags_comfort_is_made_again_when_a_mass_or_the_stored_pose_changes(reach):
     # a script may change them between the events: the next event's comfort is theirs
     obj = four_limbs()
