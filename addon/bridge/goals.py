@@ -250,6 +250,10 @@ def build_goal(entry: Any, goal: Any, matrix: Any | None = None) -> Any:
     kind = entry.goal_type
     if kind == "POSITION":  # the point alone, finite (checked): no axes to make unit
         return goals.Position(_goal_matrix(goal, label, matrix)[:3, 3])
+    if kind == "AIM":  # the point alone too (the effector's axis aims at it)
+        point = _goal_matrix(goal, label, matrix)[:3, 3]
+        with labelled(label):
+            return goals.Aim(point, c_d=goals.commensurate(entry.angle_degrees, entry.angle_length))
     point, x, y, z = goal_frame(goal, label, matrix)
     with labelled(label):
         c = goals.commensurate(entry.angle_degrees, entry.angle_length)
@@ -263,8 +267,6 @@ def build_goal(entry: Any, goal: Any, matrix: Any | None = None) -> Any:
             return goals.PositionOrientation(
                 point, x, y, w_position=entry.w_position, c_dx=c_dx, c_dy=c_dy
             )
-        if kind == "AIM":
-            return goals.Aim(point, c_d=c)
         if kind == "LINE":
             return goals.Line(point, z)
         if kind == "PLANE":
