@@ -61,6 +61,22 @@ def finite_array(value: ArrayLike, what: str, shape: Sequence[int] | None = None
     return array
 
 
+def finite_values(value: ArrayLike, what: str, shape: tuple[int, ...]) -> list[Any]:
+    """``value`` as (nested) lists of Python floats, checked as :func:`finite_array` checks it.
+
+    A float array of the shape is taken as it is, its values checked on Python's floats:
+    :func:`finite_array`'s conversions cost more than the few products of a rotation, which
+    the add-on makes several times a drag event.
+    """
+    if isinstance(value, np.ndarray) and value.dtype.kind == "f" and value.shape == shape:
+        values: list[Any] = value.tolist()
+        flat = values if len(shape) == 1 else [x for row in values for x in row]
+        if all(map(math.isfinite, flat)):
+            return values
+    checked: list[Any] = finite_array(value, what, shape).tolist()
+    return checked
+
+
 def same(first: NDArray[Any], second: NDArray[Any]) -> bool:
     """Whether two arrays hold the same values in the same shape (NaN equals nothing).
 

@@ -9,13 +9,12 @@ as Blender's ``Euler`` stores them.
 from __future__ import annotations
 
 import math
-from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
 
 from . import kernel
-from ._checks import FloatArray, finite_array
+from ._checks import FloatArray, finite_array, finite_values
 from .exceptions import SolverInputError
 
 __all__ = [
@@ -55,21 +54,6 @@ _ORDER_AXES: dict[str, tuple[int, int, int, float]] = {
 """Per Euler order, the indices of its axes in turn, and its parity (:func:`_axes`)."""
 
 
-def _finite_values(value: ArrayLike, what: str, shape: tuple[int, ...]) -> list[Any]:
-    """``value`` as nested lists of Python floats, checked as :func:`finite_array` checks it.
-
-    A float array of the shape is taken as it is: the conversions and checks of
-    :func:`finite_array` cost more than the few products of a rotation.
-    """
-    if isinstance(value, np.ndarray) and value.dtype.kind == "f" and value.shape == shape:
-        values: list[Any] = value.tolist()
-        flat = values if len(shape) == 1 else [x for row in values for x in row]
-        if all(map(math.isfinite, flat)):
-            return values
-    checked: list[Any] = finite_array(value, what, shape).tolist()
-    return checked
-
-
 def _rotation(axis: int, angle: float) -> FloatArray:
     c, s = math.cos(angle), math.sin(angle)
     m = np.eye(3)
@@ -83,7 +67,7 @@ def _rotation(axis: int, angle: float) -> FloatArray:
 
 def euler_matrix(angles: ArrayLike, order: str) -> FloatArray:
     """The rotation matrix (3, 3) of Euler ``angles`` [rad] (about X, Y, Z) in ``order``."""
-    values = _finite_values(angles, "Euler angles", (3,))
+    values = finite_values(angles, "Euler angles", (3,))
     # on Python's floats: numpy's calls on a 3 × 3 cost more than the products
     rows = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]
     for axis in _axes(order)[:3]:  # each turn about a fixed axis, applied after the last
@@ -102,7 +86,7 @@ _NEXT = ((1, 2), (2, 0), (0, 1))
 def quaternion_matrix(quaternion: ArrayLike) -> FloatArray:
     """The rotation matrix (3, 3) of a quaternion (w, x, y, z); it need not be unit."""
     # Python's floats: numpy's calls and scalars cost more than the products
-    q = _finite_values(quaternion, "quaternion", (4,))
+    q = finite_values(quaternion, "quaternion", (4,))
     norm = math.sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3])
     if norm <= 0.0:
         raise SolverInputError("quaternion is zero", item="quaternion")
@@ -123,7 +107,7 @@ def matrix_quaternion(matrix: ArrayLike) -> FloatArray:
     for every rotation.
     """
     # on Python's floats: numpy's calls on a 3 × 3 cost more than the sums
-    (r00, r01, r02), (r10, r11, r12), (r20, r21, r22) = _finite_values(
+    (r00, r01, r02), (r10, r11, r12), (r20, r21, r22) = finite_values(
         matrix, "rotation matrix", (3, 3)
     )
     trace = r00 + r11 + r22
@@ -189,9 +173,9 @@ def matrix_euler(matrix: ArrayLike, order: str, compat: ArrayLike | None = None)
     Returns:
         Angles, shape (3,).
     """
-    m = _finite_values(matrix, "rotation matrix", (3, 3))
+    m = finite_values(matrix, "rotation matrix", (3, 3))
     i, j, k, _ = _axes(order)
-    near = None if compat is None else _finite_values(compat, "compat angles", (3,))
+    near = None if compat is None else finite_values(compat, "compat angles", (3,))
     solutions = _solutions(m, order, 0.0 if near is None else near[i])
     best: tuple[float, ...] = solutions[0]
     if near is not None:
