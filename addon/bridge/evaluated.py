@@ -72,7 +72,7 @@ def measure(
             along x and z); an effector away from its carrier's head may be off by that
             times its lever (:attr:`_Plan.lever`), and agrees within that.
     """
-    world = to_numpy(obj.matrix_world)
+    world = setup.rig.world_now(obj)
     plan = _plan(obj, setup, None)
     matrices = None
     if plan.massed or SPARSE * len(plan.names) > len(plan.rows):

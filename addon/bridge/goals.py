@@ -8,6 +8,7 @@ the empty's local Z axis.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -23,7 +24,7 @@ from .arrays import Array
 from .balance import balance_constraints
 from .bone_ends import end_local
 from .kinds import figure_rig
-from .rig import Rig, far_off, to_numpy
+from .rig import Rig, far_at, matrix_values, to_numpy
 from .soles import support_points
 
 
@@ -155,18 +156,43 @@ def _goal_matrix(goal: Any, label: str, read: Any | None = None) -> Array:
         BlenderDataError: For a non-finite transform, one past :data:`.rig.FAR`, or a
             zero scale.
     """
-    matrix = to_numpy(world_of(goal) if read is None else read)
-    if not np.isfinite(matrix).all():
+    matrix = world_of(goal) if read is None else read
+    _checked_values(goal, label, matrix)
+    return to_numpy(matrix)
+
+
+def _goal_point(goal: Any, label: str, read: Any | None = None) -> Array:
+    """The goal object's world location, its matrix checked as :func:`_goal_matrix` checks it."""
+    values = _checked_values(goal, label, world_of(goal) if read is None else read)
+    return np.array((values[3], values[7], values[11]))
+
+
+def _checked_values(goal: Any, label: str, matrix: Any) -> tuple[float, ...]:
+    """The values of the goal object's world ``matrix``, row by row, checked.
+
+    On Python's floats: a goal's one matrix, each drag event's, costs numpy more.
+
+    Raises:
+        BlenderDataError: As :func:`_goal_matrix`.
+    """
+    values = matrix_values(matrix)
+    if not all(map(math.isfinite, values)):
         raise BlenderDataError(
             f"{label}: goal '{goal.name}' has a non-finite (NaN or infinite) transform"
         )
-    if (error := far_off(f"{label}: goal '{goal.name}'", matrix)) is not None:
+    distance = max(abs(values[3]), abs(values[7]), abs(values[11]))
+    if (error := far_at(f"{label}: goal '{goal.name}'", distance)) is not None:
         raise error
-    if float((matrix[:3, :3] * matrix[:3, :3]).sum(axis=0).min()) <= 1e-24:
+    # each axis's squared length (the columns of its rotation and scale)
+    squares = [
+        values[j] * values[j] + values[4 + j] * values[4 + j] + values[8 + j] * values[8 + j]
+        for j in range(3)
+    ]
+    if min(squares) <= 1e-24:
         raise BlenderDataError(
             f"{label}: goal '{goal.name}' has zero scale; its axes are undefined"
         )
-    return matrix
+    return values
 
 
 def effector_point(entry: Any, bone: Any) -> tuple[float, float, float]:
@@ -249,9 +275,9 @@ def build_goal(entry: Any, goal: Any, matrix: Any | None = None) -> Any:
     label = f"constraint '{entry.name}'"
     kind = entry.goal_type
     if kind == "POSITION":  # the point alone, finite (checked): no axes to make unit
-        return goals.Position(_goal_matrix(goal, label, matrix)[:3, 3])
+        return goals.Position(_goal_point(goal, label, matrix))
     if kind == "AIM":  # the point alone too (the effector's axis aims at it)
-        point = _goal_matrix(goal, label, matrix)[:3, 3]
+        point = _goal_point(goal, label, matrix)
         with labelled(label):
             return goals.Aim(point, c_d=goals.commensurate(entry.angle_degrees, entry.angle_length))
     point, x, y, z = goal_frame(goal, label, matrix)

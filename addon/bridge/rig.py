@@ -133,6 +133,27 @@ class Rig:
         inverse: Array = np.linalg.inv(self.world)
         return inverse
 
+    @cached_property
+    def _world_rows(self) -> tuple[float, ...]:
+        assert self.world is not None
+        return tuple(self.world.ravel().tolist())
+
+    @cached_property
+    def world_scale(self) -> float:
+        """The largest scale of :attr:`world`'s axes: pose-space lengths to world units."""
+        assert self.world is not None
+        return float(np.linalg.norm(self.world[:3, :3], axis=0).max())
+
+    def world_now(self, obj: Any) -> Array:
+        """``obj``'s world matrix now: :attr:`world` itself (not to be changed) while equal.
+
+        Compared exactly on Python's floats: numpy's conversion of a matrix is the first
+        numpy call after Blender evaluates the rig, and costs tens of microseconds then.
+        """
+        if self.world is not None and matrix_values(obj.matrix_world) == self._world_rows:
+            return self.world
+        return to_numpy(obj.matrix_world)
+
     def world_inverse(self, world: Array) -> Array:
         """The inverse of ``world``, the armature's world matrix now.
 
@@ -140,7 +161,7 @@ class Rig:
         numpy's inverse of a 4 × 4 costs tens of microseconds after Blender has
         evaluated a rig.
         """
-        if self.world is None or not (world == self.world).all():
+        if self.world is None or (world is not self.world and not (world == self.world).all()):
             inverse: Array = np.linalg.inv(world)
             return inverse
         return self._world_inverse
@@ -152,7 +173,7 @@ class Rig:
         ones it was built with. ``steady``: between the events of a drag, which holds the
         input, only what a script may change is checked (:meth:`RigKind.is_current`).
         """
-        if self.world is not None and not (to_numpy(obj.matrix_world) == self.world).all():
+        if self.world is not None and matrix_values(obj.matrix_world) != self._world_rows:
             return False
         return self._bones_current(obj, steady)
 
@@ -209,6 +230,12 @@ class Rig:
         raise BlenderDataError(f"bone '{name}' is not in the figure of '{self.armature}'")
 
 
+def matrix_values(matrix: Any) -> tuple[float, ...]:
+    """A 4 × 4 matrix's values, row by row (of a mathutils matrix, without numpy)."""
+    first, second, third, fourth = matrix
+    return (*first, *second, *third, *fourth)
+
+
 def to_numpy(matrix: Any) -> Array:
     """A mathutils matrix as a float64 array."""
     return np.array(matrix, dtype=float)
@@ -262,7 +289,11 @@ squared distances and their products reach the end of double precision."""
 
 def far_off(name: str, matrix: Array) -> BlenderDataError | None:
     """The error for ``name`` (an armature, a goal) whose world matrix lies past :data:`FAR`."""
-    distance = float(np.abs(matrix[:3, 3]).max())
+    return far_at(name, float(np.abs(matrix[:3, 3]).max()))
+
+
+def far_at(name: str, distance: float) -> BlenderDataError | None:
+    """The error for ``name`` ``distance`` along an axis from the origin, past :data:`FAR`."""
     if distance <= FAR:
         return None
     return BlenderDataError(

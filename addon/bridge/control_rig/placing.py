@@ -86,7 +86,8 @@ class Placed:
         controls: The controls written (each once, however many passes).
         passes: Writes made (each followed by one evaluation).
         error: The largest distance of a skeleton bone's head or tail from its
-            target's, over the limb's length, as Blender evaluated the last pass.
+            target's, over the limb's length, as Blender evaluated the last pass; NaN
+            where not asked for (``measured``) or not evaluated.
         left: The miss of the bones the controls place exactly (pose-space distance)
             that the write accepted above :data:`TOLERANCE` (``within``); 0 where none.
     """
@@ -135,9 +136,9 @@ def place_limb(
 ) -> Placed:
     """Write one limb's controls so that its skeleton bones take the ``targets`` poses.
 
-    As :func:`place_limbs` for that limb alone.
+    As :func:`place_limbs` for that limb alone, its error measured.
     """
-    return place_limbs(obj, view_layer, [(limb, targets)])[0]
+    return place_limbs(obj, view_layer, [(limb, targets)], measured=True)[0]
 
 
 def place_limbs(
@@ -148,6 +149,7 @@ def place_limbs(
     heels: Heels | None = None,
     within: float = 0.0,
     batch: Batch | None = None,
+    measured: bool = False,
 ) -> list[Placed]:
     """Write the limbs' controls so that their skeleton bones take their target poses.
 
@@ -171,6 +173,8 @@ def place_limbs(
             of its length (a drag's events); 0: each is placed to :data:`TOLERANCE`.
         batch: Channel values of the writes above not yet written (a trunk's), written
             with the first pass (:class:`.control_pose.ControlWriter`).
+        measured: Whether each limb's :attr:`Placed.error` is measured at the end (its
+            callers' writes do not read it).
 
     Raises:
         BlenderDataError: For a limb blended between IK and FK, naming its switch
@@ -260,7 +264,7 @@ def place_limbs(
         Placed(
             tuple(w),
             p,
-            limb_error(obj, limb, limb.bones, targets, length=length),
+            limb_error(obj, limb, limb.bones, targets, length=length) if measured else math.nan,
             miss * length if TOLERANCE < miss <= tolerance else 0.0,
         )
         for w, p, (limb, targets), miss, length, tolerance in zip(

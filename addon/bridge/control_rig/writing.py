@@ -71,9 +71,14 @@ def write_model(
     Raises:
         BlenderDataError: A limb blended between IK and FK, named.
     """
-    world = to_numpy(obj.matrix_world)
+    world = rig.world_now(obj)
     world_inverse = rig.world_inverse(world)
-    scale = float(np.linalg.norm(world[:3, :3], axis=0).max())  # pose-space lengths to world
+    # pose-space lengths to world units
+    scale = (
+        rig.world_scale
+        if world is rig.world
+        else float(np.linalg.norm(world[:3, :3], axis=0).max())
+    )
     frames = rig.figure.forward(theta)
     index = rig.segment_index
     chosen = set(bones)
