@@ -82,9 +82,10 @@ def write_model(
     frames = rig.figure.forward(theta)
     index = rig.segment_index
     chosen = set(bones)
-    motions = {}
-    for joint in model.trunk.joints:
-        if joint.segment in chosen:
+    motions, turned = {}, set()
+    for joint in model.trunk.joints:  # a control's first joint chosen gives its channels
+        if joint.segment in chosen and joint.control not in turned:
+            turned.add(joint.control)
             motions[joint.segment] = _motion(rig, theta, rig.layout[index[joint.segment]])
     # written with the first pass of the chains and limbs below, one write a channel
     batch = trunk_channels(obj, model.trunk, motions)
