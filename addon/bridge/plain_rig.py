@@ -44,9 +44,13 @@ class PlainRig:
 
         Checked even when ``steady``: reading the locations at once costs little.
         """
-        locations = rig.locations
-        if locations is not None and same(pose_locations(obj), locations):
-            return True  # no location changed at all
+        locations, rows = rig.locations, rig.location_rows
+        if locations is not None:
+            now = pose_locations(obj)
+            if rows is not None and len(now) == len(locations):
+                now, locations = now[rows], locations[rows]
+            if same(now, locations):
+                return True  # no location that may be fixed changed at all
         return fixed_locations(obj, rig.layout) == rig.offsets
 
     def read(self, obj: Any, rig: Rig, previous: Array | None = None) -> Array:

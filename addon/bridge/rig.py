@@ -107,6 +107,10 @@ class Rig:
     """The armature's world matrix the figure was built with."""
     locations: NDArray[np.float32] | None = field(default=None, repr=False)
     """Every pose bone's location as it was then (a quick test of :meth:`is_current`)."""
+    location_rows: IndexArray | None = field(default=None, repr=False)
+    """The rows of :attr:`locations` that may hold a fixed location (the figure's bones
+    with no translation DOF: a moving root's location is θ's, which every drag event
+    writes); None: every row."""
     reader: Any = field(default=None, repr=False, compare=False)
     """What reads θ of these bones at once (:class:`.pose_reader.PoseReader`), made on
     the first read."""
@@ -407,8 +411,20 @@ def compile_rig(obj: Any, hold: Iterable[str], kind: RigKind) -> Rig:
     _add_groups(obj, figure, by_name)
     notes["driven"], notes["keyed"] = animated_bones(obj)
     locations = pose_locations(obj)
+    rows = {pose_bone.name: k for k, pose_bone in enumerate(obj.pose.bones)}
+    location_rows = np.array([rows[e.name] for e in layout if e.translation < 0], np.intp)
     return Rig(
-        obj.name, figure, tuple(layout), kind, warnings, defects, notes, offsets, world, locations
+        obj.name,
+        figure,
+        tuple(layout),
+        kind,
+        warnings,
+        defects,
+        notes,
+        offsets,
+        world,
+        locations,
+        location_rows,
     )
 
 

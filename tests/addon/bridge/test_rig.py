@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import math
 
 import bpy
@@ -217,3 +218,31 @@ def test_an_armature_that_only_moved_keeps_its_rig_carried_along(reach):
     bpy.context.view_layer.update()
     rebuilt = bridge.goals.refresh_goals(obj, bpy.context.scene, moved)
     assert rebuilt.rig.layout is not setup.rig.layout
+
+
+def test_a_moving_roots_location_leaves_the_rig_current_without_reading_each_bone(
+    reach, monkeypatch
+):
+    """θ moves the root (Move root): its location, which every drag event writes, is not
+    one the figure holds fixed, so the quick test of the locations passes over it; a
+    fixed location changed is still found, by reading each bone's."""
+    obj = four_limbs()
+    obj.reach.translate_root = True
+    bridge = reach.addon.bridge
+    setup = bridge.goals.build_problem(obj, bpy.context.scene)
+    root = next(b.name for b in obj.data.bones if b.parent is None)
+    assert setup.rig.layout[setup.rig.segment_index[root]].translation >= 0
+    plain_rig = importlib.import_module(f"{reach.__name__}.addon.bridge.plain_rig")
+    reading = plain_rig.fixed_locations
+
+    def refused(*args):
+        raise AssertionError("each bone's location was read")
+
+    monkeypatch.setattr(plain_rig, "fixed_locations", refused)
+    obj.pose.bones[root].location = (0.02, -0.01, 0.03)
+    bpy.context.view_layer.update()
+    assert setup.rig.is_current(obj)
+    monkeypatch.setattr(plain_rig, "fixed_locations", reading)
+    obj.pose.bones["upper_arm.L"].location = (0.0, 0.01, 0.0)
+    bpy.context.view_layer.update()
+    assert not setup.rig.is_current(obj)
