@@ -117,8 +117,8 @@ class DragSession:
             ReachError: For a non-finite location or goal; nothing is written then.
         """
         start = time.perf_counter()
-        values = tuple(float(v) for v in location)
-        if len(values) != 3 or not all(math.isfinite(v) for v in values):
+        values = tuple(map(float, location))
+        if len(values) != 3 or not all(map(math.isfinite, values)):
             raise BlenderDataError(f"drag location {values} is not a finite 3D point")
         previous = tuple(self.goal.location)
         self.goal.location = (values[0], values[1], values[2])
@@ -156,7 +156,7 @@ class DragSession:
         end = time.perf_counter()
         self.last, self.last_step = outcome, step
         self.budgeting.note_event(end - start, outcome.result.elapsed)
-        x, y, z = (float(v) for v in self.goal.location)
+        x, y, z = map(float, self.goal.location)
         stats = EventStats(
             location=(x, y, z),
             milliseconds=1000.0 * (end - start),
