@@ -22,6 +22,7 @@ look-at on the head too. Results:
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Any
 
 import bpy
@@ -56,10 +57,25 @@ def generated(kind: str) -> tuple[Any, Any]:
     return metarig, rig
 
 
+Run = Callable[[Any, Any, Any, list[Any], str], dict]
+"""(reach, armature, goal, places, the control moved by hand) ↦ what a drag measured
+(:func:`dragged`'s)."""
+
+
 def drag(
-    reach: Any, obj: Any, bone: str, chain_start: str, root: str, events: int, move_root: bool
+    reach: Any,
+    obj: Any,
+    bone: str,
+    chain_start: str,
+    root: str,
+    events: int,
+    move_root: bool,
+    run: Run | None = None,
 ) -> dict:
-    """Constrain ``bone``'s head, drag its goal a fifth of the way to ``root``'s head."""
+    """Constrain ``bone``'s head, drag its goal a fifth of the way to ``root``'s head.
+
+    ``run``: what drags it and measures (None: :func:`dragged`).
+    """
     made = bpy.ops.reach.figure_from_armature(armature=obj.name, translate_root=move_root)
     assert made == {"FINISHED"}
     assert bpy.ops.reach.add_constraint(
@@ -69,7 +85,7 @@ def drag(
     start = goal.location.copy()
     target = obj.matrix_world @ obj.pose.bones[root].head
     places = [start.lerp(target, 0.2 * k / events) for k in range(1, events + 1)]
-    return dragged(reach, obj, goal, places, bone)
+    return (run or dragged)(reach, obj, goal, places, bone)
 
 
 def dragged(reach: Any, obj: Any, goal: Any, places: list[Any], hand: str) -> dict:
@@ -189,10 +205,12 @@ HEAD_KINDS = ("basic_human", "human", "wolf", "horse", "cat", "bird")
 """The kinds whose head is also dragged: a look-at on ``head``, its chain from ``neck``."""
 
 
-def drag_look(reach: Any, obj: Any, bone: str, chain_start: str, events: int) -> dict:
+def drag_look(
+    reach: Any, obj: Any, bone: str, chain_start: str, events: int, run: Run | None = None
+) -> dict:
     """A look-at on ``bone``, its goal 1 m along the bone tilted 30° forward (solved for
     before the drag), dragged 40° aside about the world's Z: an upright head's own axis
-    would hardly move so."""
+    would hardly move so. ``run``: as :func:`drag`'s."""
     assert bpy.ops.reach.figure_from_armature(armature=obj.name) == {"FINISHED"}
     assert bpy.ops.reach.add_constraint(
         armature=obj.name, bone=bone, goal_type="AIM", chain_start=chain_start, name="look"
@@ -206,7 +224,7 @@ def drag_look(reach: Any, obj: Any, bone: str, chain_start: str, events: int) ->
     bpy.context.view_layer.update()
     assert bpy.ops.reach.solve(armature=obj.name) == {"FINISHED"}
     turns = (Matrix.Rotation(0.7 * k / events, 3, "Z") for k in range(1, events + 1))
-    return dragged(reach, obj, goal, [root + turn @ axis for turn in turns], bone)
+    return (run or dragged)(reach, obj, goal, [root + turn @ axis for turn in turns], bone)
 
 
 def measure_look(reach: Any, kind: str, events: int) -> dict[str, Any]:
