@@ -156,9 +156,8 @@ def _goal_matrix(goal: Any, label: str, read: Any | None = None) -> Array:
         BlenderDataError: For a non-finite transform, one past :data:`.rig.FAR`, or a
             zero scale.
     """
-    matrix = world_of(goal) if read is None else read
-    _checked_values(goal, label, matrix)
-    return to_numpy(matrix)
+    values = _checked_values(goal, label, world_of(goal) if read is None else read)
+    return np.array(values, dtype=float).reshape(4, 4)
 
 
 def _goal_point(goal: Any, label: str, read: Any | None = None) -> Array:

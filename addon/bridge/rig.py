@@ -29,7 +29,7 @@ from ...solver import Effector, Figure
 from ...solver.rotations import is_similarity
 from ..errors import BlenderDataError, labelled
 from .animated import animated_bones
-from .arrays import Array, IndexArray, channel
+from .arrays import Array, IndexArray, bone_rows, channel
 from .joints import all_joint_settings, bone_dofs, euler_order, joint_dofs, joint_frame
 
 NOTES = {
@@ -411,8 +411,8 @@ def compile_rig(obj: Any, hold: Iterable[str], kind: RigKind) -> Rig:
     _add_groups(obj, figure, by_name)
     notes["driven"], notes["keyed"] = animated_bones(obj)
     locations = pose_locations(obj)
-    rows = {pose_bone.name: k for k, pose_bone in enumerate(obj.pose.bones)}
-    location_rows = np.array([rows[e.name] for e in layout if e.translation < 0], np.intp)
+    fixed = [e.name for e in layout if e.translation < 0]
+    location_rows = np.array(bone_rows(obj.pose.bones, fixed), np.intp)
     return Rig(
         obj.name,
         figure,

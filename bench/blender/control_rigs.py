@@ -160,14 +160,21 @@ TRUNK_KINDS = ("basic_human", "human")
 """The kinds also dragged with the chain from ``torso`` (on the metarig: from its root)."""
 
 
-def measure(reach: Any, kind: str, mode: str, events: int, trunk: bool = False) -> dict[str, Any]:
+def switched(reach: Any, kind: str, mode: str) -> tuple[Any, Any, Any, str]:
+    """Rigify's ``kind`` metarig and rig, its limb of :data:`LIMBS` switched to ``mode``
+    (FK or IK), the limb, and the end control a drag of that mode moves."""
     name, fk_end, ik_end = LIMBS[kind]
     metarig, rig = generated(kind)
     limb = next(x for x in reach.addon.bridge.control_rig.limbs.find_limbs(rig) if x.name == name)
     rig.pose.bones[limb.settings][limb.switch] = 1.0 if mode == "FK" else 0.0
     rig.update_tag()
     bpy.context.view_layer.update()
-    end = fk_end if mode == "FK" else ik_end
+    return metarig, rig, limb, fk_end if mode == "FK" else ik_end
+
+
+def measure(reach: Any, kind: str, mode: str, events: int, trunk: bool = False) -> dict[str, Any]:
+    name = LIMBS[kind][0]
+    metarig, rig, limb, end = switched(reach, kind, mode)
     plain = [b.removeprefix("ORG-") for b in limb.bones]
     length = sum(rig.data.bones[b].length for b in limb.bones[: limb.chain_end])
     on_rig = drag(reach, rig, end, "torso" if trunk else "", limb.bones[0], events, trunk)

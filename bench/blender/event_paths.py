@@ -85,16 +85,10 @@ def counted_drag(reach: Any, obj: Any, goal: Any, places: list[Any], _hand: str)
 
 def drags(reach: Any, events: int) -> list[dict[str, Any]]:
     """The counted drags of the basic human control rig and of its metarig."""
-    name, fk_end, ik_end = control_rigs.LIMBS["basic_human"]
+    name = control_rigs.LIMBS["basic_human"][0]
     rows = []
-    for mode, end in (("FK", fk_end), ("IK", ik_end)):
-        metarig, rig = control_rigs.generated("basic_human")
-        limb = next(
-            x for x in reach.addon.bridge.control_rig.limbs.find_limbs(rig) if x.name == name
-        )
-        rig.pose.bones[limb.settings][limb.switch] = 1.0 if mode == "FK" else 0.0
-        rig.update_tag()
-        bpy.context.view_layer.update()
+    for mode in ("FK", "IK"):
+        metarig, rig, limb, end = control_rigs.switched(reach, "basic_human", mode)
         found = control_rigs.drag(
             reach, rig, end, "torso", limb.bones[0], events, True, run=counted_drag
         )
