@@ -214,9 +214,11 @@ def channels(pose_bone: Any, pose: Matrix, parent: Matrix | None) -> Matrix:
 
 def moves(now: Matrix, new: Matrix, size: float) -> bool:
     """Whether channel matrix ``new`` differs from ``now`` beyond :data:`UNCHANGED`."""
-    delta = new - now
-    turn = max(abs(delta[i][j]) for i in range(3) for j in range(3))
-    move = max(abs(delta[i][3]) for i in range(3))
+    # the rows unpacked: a drag event asks a few times, and indexing makes a vector a row
+    rows: Any = (new - now)[:3]
+    (a, b, c, d), (e, f, g, h), (i, j, k, m) = rows
+    turn: float = max(abs(a), abs(b), abs(c), abs(e), abs(f), abs(g), abs(i), abs(j), abs(k))
+    move: float = max(abs(d), abs(h), abs(m))
     return turn > UNCHANGED or move > UNCHANGED * max(size, 1e-9)
 
 

@@ -98,6 +98,11 @@ class Placed:
     left: float = 0.0
 
 
+_TAIL = (Vector((0.0, 1.0, 0.0)),)
+_ENDS = (Vector((0.0, 1.0, 0.0)), Vector((1.0, 0.0, 0.0)), Vector((0.0, 0.0, 1.0)))
+"""A bone's tail, and the points one bone length along its x and z axes, per unit length."""
+
+
 def limb_error(
     obj: Any,
     limb: Limb,
@@ -125,9 +130,9 @@ def limb_error(
         now, target = pose[name].matrix, targets[name]
         size = pose[name].bone.length
         worst = max(worst, (now.translation - target.translation).length)
-        ends = [(0.0, size, 0.0), (size, 0.0, 0.0), (0.0, 0.0, size)] if across else [(0, size, 0)]
-        for end in map(Vector, ends):
-            worst = max(worst, (now @ end - target @ end).length)
+        for end in _ENDS if across else _TAIL:
+            point = end * size
+            worst = max(worst, (now @ point - target @ point).length)
     return worst / (placed_length(obj, limb) if length is None else length)
 
 
