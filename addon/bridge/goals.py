@@ -497,8 +497,9 @@ def refresh_goals(
 
     Only goals whose object's world matrix changed are rebuilt, and the problem keeps
     its chains (:meth:`solver.Problem.with_goals`); any other change to the constraints,
-    or a fixed bone location changed since, builds the problem afresh (an armature
-    object that only moved keeps its rig, moved along: :meth:`.rig.Rig.moved_to`).
+    or a fixed bone location changed since, builds the problem afresh (a figure that
+    only moved as a whole, its armature object or a control rig's root control, keeps
+    its rig, moved along: :meth:`.rig.Rig.now`).
 
     ``moved``: during a drag, the object dragged; on a bake's later frames, none (a frame
     moves goals but deletes or parents none). Every goal object is checked to be the one
@@ -511,11 +512,11 @@ def refresh_goals(
     Raises:
         BlenderDataError: As :func:`build_problem`: a deleted goal, NaN, ….
     """
-    if not setup.rig.is_current(obj, steady=steady):
-        carried = setup.rig.moved_to(obj)
-        if carried is None:
-            return build_problem(obj, scene, placed=placed)
-        setup = replace(setup, rig=carried, problem=setup.problem.on(carried.figure))
+    rig = setup.rig.now(obj, steady=steady)
+    if rig is None:
+        return build_problem(obj, scene, placed=placed)
+    if rig is not setup.rig:  # the figure moved as a whole
+        setup = replace(setup, rig=rig, problem=setup.problem.on(rig.figure))
     entries = {c.name: c for c in obj.reach.constraints if c.enabled}
     named = setup.names[: len(setup.goals)]
     if sorted(entries) != sorted(named):

@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable
 from typing import Any
 
+import numpy as np
+
 from ...solver import Effector
 from ...solver._checks import same
 from .arrays import Array
@@ -18,14 +20,13 @@ from .followers import check_chain, follow_in, followed
 from .keys import bone_channels
 from .mechanisms import check_chain_writes
 from .pose import PoseWriter, read_pose
-from .rig import OnFigure, Rig, compile_rig, fixed_locations, pose_locations
+from .rig import STILL, OnFigure, Rig, compile_rig, fixed_locations, pose_locations
 
 
 class PlainRig:
     """The kind of a rig whose figure is the armature's bones (see the module)."""
 
     direct = True
-    carried = True
     reported_notes = None
     diverging_fix = (
         "mute those constraints or drivers, key or bake the pose, or constrain the control bones"
@@ -39,19 +40,23 @@ class PlainRig:
         """
         return followed(obj, build_rig(obj, hold))
 
-    def is_current(self, obj: Any, rig: Rig, *, steady: bool = False) -> bool:
-        """Whether the bones' fixed locations are still the ones the figure holds.
+    def carry(
+        self, obj: Any, rig: Rig, world: Array | None, *, steady: bool = False
+    ) -> Array | None:
+        """:data:`.rig.STILL`, the armature's motion, or None (:meth:`.rig.RigKind.carry`).
 
-        Checked even when ``steady``: reading the locations at once costs little.
+        Still while the bones' fixed locations are the ones the figure holds and the
+        armature has not moved; the armature object's motion where it alone moved (its
+        world matrix is in the root bones' rests alone). Checked even when ``steady``:
+        reading the locations at once costs little.
         """
-        locations, rows = rig.locations, rig.location_rows
-        if locations is not None:
-            now = pose_locations(obj)
-            if rows is not None and len(now) == len(locations):
-                now, locations = now[rows], locations[rows]
-            if same(now, locations):
-                return True  # no location that may be fixed changed at all
-        return fixed_locations(obj, rig.layout) == rig.offsets
+        if not _locations_current(obj, rig):
+            return None
+        if world is None:
+            return STILL
+        assert rig.world is not None  # (a world matrix changed since it was built)
+        motion: Array = world @ np.linalg.inv(rig.world)
+        return motion
 
     def read(self, obj: Any, rig: Rig, previous: Array | None = None) -> Array:
         """The bones' channels, unrounded (:func:`.pose.read_pose`)."""
@@ -106,3 +111,15 @@ def build_rig(obj: Any, hold: Iterable[str] = ()) -> Rig:
         BlenderDataError: For data the solver cannot represent, named.
     """
     return compile_rig(obj, hold, PLAIN)
+
+
+def _locations_current(obj: Any, rig: Rig) -> bool:
+    """Whether the bones' fixed locations are still the ones ``rig``'s figure holds."""
+    locations, rows = rig.locations, rig.location_rows
+    if locations is not None:
+        now = pose_locations(obj)
+        if rows is not None and len(now) == len(locations):
+            now, locations = now[rows], locations[rows]
+        if same(now, locations):
+            return True  # no location that may be fixed changed at all
+    return fixed_locations(obj, rig.layout) == rig.offsets

@@ -392,6 +392,10 @@ class PoseWriter:
     def refine(self, obj: Any, theta: Array, view_layer: Any) -> None:
         """Nothing: the channels written are θ's exactly, with no evaluation to refine."""
 
+    def on(self, rig: Rig) -> PoseWriter:
+        """Itself: it knows the bones alone, which a rig moved as a whole keeps."""
+        return self
+
     def fresh(self) -> PoseWriter:
         """Itself: a write leaves the next nothing."""
         return self

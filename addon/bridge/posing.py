@@ -263,6 +263,8 @@ class Poser:
         # writer, which knows the bones alone, with it.
         if old is None or setup.rig.layout is not old.rig.layout or setup.movable != old.movable:
             self.writer = None
+        elif setup.rig is not old.rig and self.writer is not None:
+            self.writer = self.writer.on(setup.rig)  # the rig moved as a whole
         if old is not None and setup.rig.figure.n_dofs != old.rig.figure.n_dofs:
             self.theta = None
         self.setup, self.held = setup, held

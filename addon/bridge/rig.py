@@ -25,7 +25,7 @@ import bpy
 import numpy as np
 from numpy.typing import NDArray
 
-from ...solver import Effector, Figure
+from ...solver import Effector, Figure, SolverInputError
 from ...solver.rotations import is_similarity
 from ..errors import BlenderDataError, labelled
 from .animated import animated_bones
@@ -171,36 +171,40 @@ class Rig:
         return self._world_inverse
 
     def is_current(self, obj: Any, *, steady: bool = False) -> bool:
-        """Whether the figure still models the armature (if not, build it again).
+        """Whether the figure still models the armature as it is (:meth:`now` is this rig)."""
+        return self.now(obj, steady=steady) is self
 
-        It does while the armature's world matrix and the bones' fixed locations are the
-        ones it was built with. ``steady``: between the events of a drag, which holds the
-        input, only what a script may change is checked (:meth:`RigKind.is_current`).
+    def now(self, obj: Any, *, steady: bool = False) -> Rig | None:
+        """This rig as the armature is now, or None where the figure must be built again.
+
+        Itself while the figure still models the armature: its world matrix and what
+        :meth:`RigKind.carry` checks (a plain rig's fixed locations, a control rig's
+        switches and rests) as built. Carried along where the figure moved as a whole:
+        the world matrix is in the figure's root rests alone, so where the armature
+        object moved, or a control rig's root control moved by what is no DOF of the
+        figure, the figure is moved (:meth:`solver.Figure.moved`) instead of built
+        again: an armature keyed along a path, or a control rig's torso keyed along a
+        walk, is baked without a rebuild per frame. ``steady``: between the events of a
+        drag, which holds the input, only what a script may change is checked.
         """
+        world = None  # the armature's world matrix where it changed
         if self.world is not None and matrix_values(obj.matrix_world) != self._world_rows:
-            return False
-        return self._bones_current(obj, steady)
-
-    def _bones_current(self, obj: Any, steady: bool = False) -> bool:
-        """:meth:`is_current` but for the armature's world matrix."""
-        return self.kind.is_current(obj, self, steady=steady)
-
-    def moved_to(self, obj: Any) -> Rig | None:
-        """This rig carried along when the armature object alone moved, else None.
-
-        The world matrix is in the figure's root rests alone, so when nothing else
-        changed (a plain rig: a control rig's limbs hang from the rig's evaluation) the
-        figure is moved as a whole (:meth:`solver.Figure.moved`) instead of built again:
-        an armature keyed along a path is baked without a rebuild per frame.
-        """
-        if not self.kind.carried or self.world is None or not self._bones_current(obj):
+            try:
+                world = world_matrix(obj)
+            except BlenderDataError:
+                return None  # the rebuild names what is wrong with it
+        motion = self.kind.carry(obj, self, world, steady=steady)
+        if motion is None:
             return None
+        if motion is STILL:
+            if world is None:
+                return self
+            motion = np.eye(4)
         try:
-            world = world_matrix(obj)
-        except BlenderDataError:
-            return None  # the rebuild names what is wrong with it
-        motion = world @ np.linalg.inv(self.world)
-        moved = replace(self, figure=self.figure.moved(motion), world=world)
+            figure = self.figure.moved(motion)
+        except SolverInputError:
+            return None  # no similarity (a root scaled unevenly): built again
+        moved = replace(self, figure=figure, world=self.world if world is None else world)
         if "dof_bones" in self.__dict__:  # the same bones hold the same DOFs
             moved.__dict__["dof_bones"] = self.dof_bones
         return moved
@@ -232,6 +236,11 @@ class Rig:
         if name in self.segment_index:
             return self.layout[self.segment_index[name]]
         raise BlenderDataError(f"bone '{name}' is not in the figure of '{self.armature}'")
+
+
+STILL: Array = np.eye(4)
+"""What :meth:`RigKind.carry` gives where the figure still models the armature as built."""
+STILL.setflags(write=False)
 
 
 def matrix_values(matrix: Any) -> tuple[float, ...]:
@@ -571,6 +580,12 @@ class FigureWriter(Protocol):
         evaluation of a write shows them.
         """
 
+    def on(self, rig: Rig) -> FigureWriter:
+        """This writer for ``rig``, its own rig moved as a whole (:meth:`Rig.now`).
+
+        What its writes lead the next with is kept.
+        """
+
     def fresh(self) -> FigureWriter:
         """The writer of the same bones for another run of steps (a Solve, a drag).
 
@@ -591,11 +606,16 @@ class RigKind(Protocol):
         writer plans them where it can (:meth:`FigureWriter.planned`).
         """
 
-    @property
-    def carried(self) -> bool:
-        """Whether the figure moves along with the armature object as a whole.
+    def carry(
+        self, obj: Any, rig: Rig, world: Array | None, *, steady: bool = False
+    ) -> Array | None:
+        """How ``rig``'s figure stands to the armature now (:meth:`.rig.Rig.now`).
 
-        (:meth:`.rig.Rig.moved_to`: the world matrix is in the root rests alone.)
+        :data:`STILL` where it still models it; the motion (4 × 4) that takes the figure
+        as a whole there, where nothing else changed; None where it must be built again.
+        ``world``: the armature's world matrix where it changed since ``rig`` was built
+        (None: as built). ``steady``: between the events of a drag (a control rig's
+        limb switches, which a script may set, are still checked).
         """
 
     @property
@@ -611,14 +631,6 @@ class RigKind(Protocol):
 
         Raises:
             BlenderDataError: For data the solver cannot represent, named.
-        """
-
-    def is_current(self, obj: Any, rig: Rig, *, steady: bool = False) -> bool:
-        """Whether ``rig``'s figure still models the armature, its world matrix aside.
-
-        ``steady``: between a drag's events, when no bone but Reach's writes has moved
-        since the last check (a control rig's limb switches, which a script may set, are
-        still checked).
         """
 
     def read(self, obj: Any, rig: Rig, previous: Array | None) -> Array:

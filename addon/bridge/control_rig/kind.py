@@ -15,11 +15,11 @@ from typing import Any
 from ....solver import Effector
 from ..arrays import Array
 from ..keys import rotation_channel
-from ..rig import OnFigure, Rig
+from ..rig import STILL, OnFigure, Rig
 from .figure import build_model_rig, read_model
 from .limbs import describe_limbs
 from .model import ControlModel, chain_of, stand_in
-from .trunk import describe_trunk
+from .trunk import carried_by, describe_trunk
 from .writing import ModelWriter
 
 
@@ -34,7 +34,6 @@ class ControlRig:
     model: ControlModel
 
     direct = False
-    carried = False  # the limbs hang from the rig's evaluation, not the object alone
     reported_notes = ("keyed",)  # its constraints and drivers are its mechanism
     diverging_fix = (
         "the rig's own IK poses them (its IK stretch shortens a bent limb); "
@@ -49,15 +48,28 @@ class ControlRig:
         """
         return build_model_rig(obj, self.model, self, hold)
 
-    def is_current(self, obj: Any, rig: Rig, *, steady: bool = False) -> bool:
-        """Whether the limbs still hang, and switch, as the figure has them.
+    def carry(
+        self, obj: Any, rig: Rig, world: Array | None, *, steady: bool = False
+    ) -> Array | None:
+        """How the figure stands to the rig now (:meth:`.rig.RigKind.carry`).
 
-        ``steady`` (a drag's events): the switches alone; how the trunk carries the limbs
-        and chains changes only when a bone Reach leaves as set moves, which no drag does.
+        None where a limb's switch or a chain beyond the trunk changed, or a rest the
+        figure holds but its root's (:func:`.trunk.carried_by`: the root's rest holds the
+        armature's world matrix and any move of the root control that is no DOF of the
+        figure, and the figure moves with it as a whole). ``steady`` (a drag's events),
+        the armature unmoved: the switches alone; how the trunk carries the limbs and
+        chains changes only when a bone Reach leaves as set moves, which no drag does.
         """
-        if steady:
-            return self.model.switches_current(obj)
-        return self.model.is_current(obj)
+        model = self.model
+        if not model.switches_current(obj):
+            return None
+        if steady and world is None:
+            return STILL
+        if not all(end.is_current(obj) for end in model.ends):
+            return None
+        if not model.trunk.rests:  # no trunk measured (flat controls): as the armature stays
+            return STILL if world is None else None
+        return carried_by(obj, model.trunk, rig.figure)
 
     def read(self, obj: Any, rig: Rig, previous: Array | None = None) -> Array:
         """The skeleton as Blender evaluates it (:func:`.figure.read_model`)."""

@@ -39,7 +39,7 @@ from ..arrays import Array, bone_rows, channel
 from ..joints import bone_dofs, control_dofs, euler_order, joint_settings
 from ..keys import rotation_channel
 from ..pose import bone_matrix, quaternion_values
-from ..rig import BoneLayout, to_numpy
+from ..rig import STILL, BoneLayout, to_numpy
 from ..rigify_names import is_control
 from .control_pose import Batch
 from .limbs import Limb, ancestors
@@ -371,6 +371,31 @@ def is_current(obj: Any, trunk: Trunk) -> bool:
     now = np.stack(list(measure_rests(obj, trunk).values()))
     built = np.stack(list(trunk.rests.values()))  # the same order: joints, then limb roots
     return bool(np.abs(now - built).max() <= AGREE)
+
+
+def carried_by(obj: Any, trunk: Trunk, figure: Figure) -> Array | None:
+    """How ``figure`` stands to the trunk as measured now (:meth:`.rig.RigKind.carry`).
+
+    :data:`.rig.STILL` while every rest is as built; where the figure hangs from one root,
+    the trunk's first joint, and only that joint's rest changed (a torso whose location is
+    keyed along a walk, no DOF of the figure; the armature object moved), the motion
+    (4 × 4) that takes the figure there as a whole: every other rest is in the frame of
+    the joint above it, as built, so the whole figure moves with its root. None where
+    another rest changed.
+    """
+    now = measure_rests(obj, trunk)
+    roots = [segment.name for segment in figure.segments if segment.parent is None]
+    root = roots[0] if len(roots) == 1 and roots[0] in now else None
+    for name, built in trunk.rests.items():
+        if name != root and float(np.abs(now[name] - built).max()) > AGREE:
+            return None
+    if root is None:
+        return STILL
+    rest = figure.segment(root).rest
+    if float(np.abs(now[root] - rest).max()) <= AGREE:
+        return STILL
+    motion: Array = now[root] @ np.linalg.inv(rest)
+    return motion
 
 
 def _share_dofs(joint: Joint, dofs: list[Dof]) -> list[Dof]:

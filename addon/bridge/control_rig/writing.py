@@ -296,6 +296,12 @@ class ModelWriter:
         """Place them again from Blender's evaluation of the last write (``theta``'s)."""
         refine_model(obj, self.rig, self.model, theta, self.bones, view_layer, self.heels)
 
+    def on(self, rig: Rig) -> ModelWriter:
+        """This writer for ``rig``, the same rig moved as a whole, its heels' history kept."""
+        other = copy.copy(self)
+        other.rig = rig
+        return other
+
     def fresh(self) -> ModelWriter:
         """The writer of the same controls with no heel turned yet (another run's)."""
         other = copy.copy(self)

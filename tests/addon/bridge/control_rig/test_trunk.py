@@ -183,6 +183,35 @@ def test_the_figure_holds_while_reach_moves_the_trunk_and_is_rebuilt_after_a_spi
     assert not rig.is_current(obj)  # a control Reach leaves as set moved the limb's hang
 
 
+def test_a_figure_is_carried_along_when_its_root_control_or_the_armature_moves(reach):
+    obj = generated("basic_human")
+    assert bpy.ops.reach.figure_from_armature(armature=obj.name) == {"FINISHED"}
+    read_model = reach.addon.bridge.control_rig.figure.read_model
+    rig = reach.addon.bridge.kinds.figure_rig(obj)
+    obj.pose.bones["upper_arm_fk.L"].rotation_quaternion = Quaternion((1.0, 0.0, 0.0), 0.3)
+    bpy.context.view_layer.update()
+    assert rig.now(obj) is rig  # a joint of the figure turned: read, as built
+    for move in ("root", "object"):  # the torso's location is no DOF of this figure
+        if move == "root":
+            obj.pose.bones["torso"].location = (0.03, -0.2, 0.05)
+        else:
+            obj.location = (0.5, 0.25, -0.1)
+        bpy.context.view_layer.update()
+        carried = rig.now(obj)
+        assert carried is not None and carried is not rig, move
+        assert carried.layout is rig.layout  # the same bones: comfort and writer are kept
+        built = reach.addon.bridge.kinds.figure_rig(obj)
+        theta = read_model(obj, carried)
+        assert abs(theta - read_model(obj, built)).max() < 1e-6, move
+        frames, again = carried.figure.forward(theta), built.figure.forward(theta)
+        assert abs(frames - again).max() < 1e-6, move
+        assert carried.now(obj) is carried, move
+        rig = carried
+    obj.pose.bones["tweak_spine.003"].location.z += 0.02
+    bpy.context.view_layer.update()
+    assert rig.now(obj) is None  # a control Reach leaves as set moved: built again
+
+
 def test_a_bake_from_the_torso_keys_the_trunk_and_limb_controls_only(reach):
     obj = generated("basic_human")
     arm = limb_named(reach, obj, "upper_arm.L")
