@@ -17,9 +17,12 @@ on the same scene and goals:
 * the same bake again over the keys the first one wrote (a bake redone after an edit):
   every frame then starts from a keyed pose, read back from single precision;
 * the same bake with the left hand's goal held out of reach on every frame: what a
-  frame whose goal cannot be met costs against a met one.
+  frame whose goal cannot be met costs against a met one;
+* and, in a scene of its own, a bake of a walk on Rigify's basic human control rig, its
+  torso keyed forward and each foot's head and end on keyed goals (``tests/addon/walks.py``),
+  against Blender playing the same frames.
 
-Both are measured on Blender's evaluated pose afterwards (Reach's from its keys played
+Every run is measured on Blender's evaluated pose afterwards (Reach's from its keys played
 back): per frame the largest effector-to-goal distance over its limb's length.
 Results: ``bench/results/bake.json`` and ``bake.md``.
 """
@@ -36,7 +39,7 @@ from mathutils import Vector
 
 from bench.blender import rigs
 from bench.blender.scenarios import Limb
-from bench.harness import BenchmarkParser, Count, table, write_results
+from bench.harness import ROOT, BenchmarkParser, Count, import_path, table, write_results
 from bench.machine import about
 
 LIMBS = (
@@ -160,6 +163,47 @@ def out_of_reach(frames: int, seed: int) -> dict[str, Any]:
     return reach_bake(obj, targets, frames)
 
 
+def control_walk(cycles: int) -> dict[str, Any]:
+    """Reach's bake of a walk on Rigify's basic human control rig, generated here: its
+    legs in FK, its torso keyed forward (no DOF of the figure: each frame's torso
+    carries the legs), each foot control's head and end on goals keyed along its steps
+    (``tests/addon/walks.py``), the chains from the FK thighs. Its time, the time Blender
+    takes to play the frames as keyed before it (each frame set), and the residuals:
+    per frame the largest distance of a foot control's end from its goal over the leg."""
+    walks = import_path("walks", ROOT / "tests" / "addon" / "walks.py")
+    bpy.ops.wm.read_homefile(use_empty=True)
+    obj = walks.control_rig("FK")
+    frames, names = walks.keyed_walk(obj, cycles, walks.control_feet("FK"), "torso")
+    scene = bpy.context.scene
+    began = time.perf_counter()
+    for frame in frames:
+        scene.frame_set(frame)
+    played = time.perf_counter() - began
+    scene.frame_set(frames[0])
+    began = time.perf_counter()
+    result = bpy.ops.reach.bake(armature=obj.name, frame_start=frames[0], frame_end=frames[-1])
+    seconds = time.perf_counter() - began
+    assert result == {"FINISHED"}, result
+    bones = obj.pose.bones
+    leg = sum(obj.data.bones[f"ORG-{part}.L"].length for part in ("thigh", "shin"))
+    worst = np.zeros(len(frames))
+    for k, frame in enumerate(frames):
+        scene.frame_set(frame)
+        for name in names:
+            constraint = obj.reach.constraints[name]
+            pose = bones[constraint.bone]
+            point = pose.head if constraint.effector == "HEAD" else pose.tail
+            off = (obj.matrix_world @ point - constraint.goal.matrix_world.translation).length
+            worst[k] = max(worst[k], off / leg)
+    return {
+        "seconds": seconds,
+        "played_ms_per_frame": 1000.0 * played / len(frames),
+        "bones": len(bones),
+        "frames": len(frames),
+        **spread(worst, len(frames), seconds),
+    }
+
+
 def spread(worst: np.ndarray, frames: int, seconds: float) -> dict[str, Any]:
     """Frames per second and the residuals' spread (÷ limb length)."""
     return {
@@ -183,6 +227,7 @@ def main() -> None:
         reach = reach_bake(obj, targets, args.frames)
         again = timed_bake(obj, targets, args.frames)  # every frame starts from its keys
         unmet = out_of_reach(args.frames, args.seed)
+        walking = control_walk(2 if args.quick else 6)
     finally:
         rigs.unload_reach()
     record = {
@@ -197,6 +242,7 @@ def main() -> None:
         "reach_bake_again": again,
         "reach_bake_out_of_reach": unmet,
         "blender_standard_ik": blender,
+        "control_rig_walk": walking,
     }
     rows = [
         [
@@ -230,6 +276,15 @@ def main() -> None:
         "",
         f"A frame with a goal out of reach costs {costlier:.2f}× a met frame (the residual "
         "columns of that run show how far the goal stays out of reach).",
+        "",
+        f"A walk on Rigify's basic human control rig ({walking['bones']} bones, legs in FK, "
+        "the torso keyed forward, each foot control's head and end on keyed goals, chains "
+        f"from the FK thighs), {walking['frames']} frames: Reach's bake "
+        f"{walking['ms_per_frame']:.1f} ms a frame ({walking['frames_per_second']:.0f} "
+        f"frames/s), {walking['ms_per_frame'] / walking['played_ms_per_frame']:.1f}× "
+        f"Blender playing the frames as keyed ({walking['played_ms_per_frame']:.2f} ms a "
+        f"frame); residual median {walking['residual_median']:.1e}, max "
+        f"{walking['residual_max']:.1e} of the leg.",
     ]
     write_results(args.output, record, lines)
     print("\n".join(lines))

@@ -89,7 +89,19 @@ def _foot_offset(frame: int, phase: float, frames: int = CYCLE) -> tuple[float, 
     return planted + STRIDE * s * s * (3.0 - 2.0 * s), LIFT * math.sin(math.pi * s)
 
 
-def walk(
+def walk(obj: Any, *args: Any, **options: Any) -> range:
+    """Key a clean walk on ``obj`` (:func:`keyed_walk`, whose arguments these are), bake
+    it and remove its constraints; its frames."""
+    frames, names = keyed_walk(obj, *args, **options)
+    assert bpy.ops.reach.bake(armature=obj.name, frame_start=frames[0], frame_end=frames[-1]) == {
+        "FINISHED"
+    }
+    for name in names:
+        bpy.ops.reach.remove_constraint(armature=obj.name, constraint=name, delete_goal=True)
+    return frames
+
+
+def keyed_walk(
     obj: Any,
     cycles: int = 2,
     feet: dict[str, tuple[str, float]] = FEET,
@@ -98,8 +110,10 @@ def walk(
     fps: float = FPS,
     slope: float = 0.0,
     drop: float = DROP,
-) -> range:
-    """Key a clean walk of ``cycles`` strides on ``obj``; its frames.
+) -> tuple[range, list[str]]:
+    """Key a clean walk of ``cycles`` strides on ``obj`` to bake: the hips keyed, each
+    foot's head and end constrained to goals keyed along its steps; the frames and the
+    constraints' names.
 
     ``feet`` names each foot bone (the basic metarig's, or a control rig's foot control)
     with its chain's start and its phase, ``hips`` the bone keyed forward; ``ends`` gives
@@ -131,12 +145,7 @@ def walk(
                 forward, up = _foot_offset(frame, phase, stride)
                 goal.location = start + Vector((0.0, -forward, up + slope * forward))
                 goal.keyframe_insert("location", frame=frame)
-    assert bpy.ops.reach.bake(armature=obj.name, frame_start=frames[0], frame_end=frames[-1]) == {
-        "FINISHED"
-    }
-    for name in names:
-        bpy.ops.reach.remove_constraint(armature=obj.name, constraint=name, delete_goal=True)
-    return frames
+    return frames, names
 
 
 def control_walk(mode: str, cycles: int, slide: float, drop: float = DROP) -> tuple[Any, range]:
@@ -144,6 +153,18 @@ def control_walk(mode: str, cycles: int, slide: float, drop: float = DROP) -> tu
     ("FK" or "IK"), its feet sliding: in FK its torso keyed ``slide`` times too fast, in
     IK its foot controls also carried forward by that share of its travel; its torso
     lowered ``drop`` metres (:func:`walk`); the rig and its frames."""
+    obj = control_rig(mode)
+    feet = control_feet(mode)
+    frames = walk(obj, cycles, feet, "torso", drop=drop)
+    speed = STRIDE / CYCLE
+    key_hips(obj, frames, slide * speed, "torso", drop=drop)
+    if mode == "IK":
+        drift(obj, list(feet), frames, (slide - 1.0) * speed)
+    return obj, frames
+
+
+def control_rig(mode: str) -> Any:
+    """Rigify's basic human control rig, generated here, its legs in ``mode`` ("FK", "IK")."""
     bpy.ops.object.armature_basic_human_metarig_add()
     bpy.ops.object.mode_set(mode="OBJECT")
     bpy.ops.pose.rigify_generate()
@@ -153,16 +174,15 @@ def control_walk(mode: str, cycles: int, slide: float, drop: float = DROP) -> tu
         obj.pose.bones[f"thigh_parent.{side}"]["IK_FK"] = 1.0 if mode == "FK" else 0.0
     obj.update_tag()
     bpy.context.view_layer.update()
+    return obj
+
+
+def control_feet(mode: str) -> dict[str, tuple[str, float]]:
+    """A control rig's feet for :func:`walk` in ``mode``: the foot controls, their chains'
+    starts and their phases."""
     if mode == "FK":
-        feet = {"foot_fk.L": ("thigh_fk.L", 0.0), "foot_fk.R": ("thigh_fk.R", 0.5)}
-    else:
-        feet = {"foot_ik.L": ("", 0.0), "foot_ik.R": ("", 0.5)}
-    frames = walk(obj, cycles, feet, "torso", drop=drop)
-    speed = STRIDE / CYCLE
-    key_hips(obj, frames, slide * speed, "torso", drop=drop)
-    if mode == "IK":
-        drift(obj, list(feet), frames, (slide - 1.0) * speed)
-    return obj, frames
+        return {"foot_fk.L": ("thigh_fk.L", 0.0), "foot_fk.R": ("thigh_fk.R", 0.5)}
+    return {"foot_ik.L": ("", 0.0), "foot_ik.R": ("", 0.5)}
 
 
 def drift(obj: Any, bones: list[str], frames: range, speed: float) -> None:
