@@ -260,7 +260,20 @@ def bake_headline(bake: dict[str, Any] | None) -> list[str]:
         f"residual ≤ {reach['residual_max']:.1e} × limb, {reach['share_1e-5']:.0%} of frames "
         f"≤1e-5); Blender's Standard IK evaluates the same frames at "
         f"{blender['frames_per_second']:.0f} frames/s (residual median "
-        f"{blender['residual_median']:.1e}, {blender['share_1e-5']:.0%} ≤1e-5)."
+        f"{blender['residual_median']:.1e}, {blender['share_1e-5']:.0%} ≤1e-5).",
+        *_walk_headline(bake.get("control_rig_walk")),
+    ]
+
+
+def _walk_headline(walk: dict[str, Any] | None) -> list[str]:
+    """The control rig's walk baked (``bake.json``), where that run was made."""
+    if walk is None:
+        return []
+    return [
+        f"- bake of a walk on the Rigify basic human control rig ({walk['frames']} frames, "
+        f"the torso keyed, feet on keyed goals): {walk['ms_per_frame']:.1f} ms a frame, "
+        f"{walk['ms_per_frame'] / walk['played_ms_per_frame']:.1f}× Blender playing the "
+        f"frames, residual ≤ {walk['residual_max']:.1e} × leg."
     ]
 
 
