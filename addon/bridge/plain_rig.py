@@ -20,7 +20,15 @@ from .followers import check_chain, follow_in, followed
 from .keys import bone_channels
 from .mechanisms import check_chain_writes
 from .pose import PoseWriter, read_pose
-from .rig import STILL, OnFigure, Rig, compile_rig, fixed_locations, pose_locations
+from .rig import (
+    STILL,
+    OnFigure,
+    Rig,
+    compile_rig,
+    fixed_locations,
+    pose_locations,
+    to_numpy,
+)
 
 
 class PlainRig:
@@ -43,15 +51,17 @@ class PlainRig:
     def carry(
         self, obj: Any, rig: Rig, world: Array | None, *, steady: bool = False
     ) -> Array | None:
-        """:data:`.rig.STILL`, the armature's motion, or None (:meth:`.rig.RigKind.carry`).
+        """:data:`.rig.STILL`, the figure's motion, or None (:meth:`.rig.RigKind.carry`).
 
         Still while the bones' fixed locations are the ones the figure holds and the
         armature has not moved; the armature object's motion where it alone moved (its
-        world matrix is in the root bones' rests alone). Checked even when ``steady``:
-        reading the locations at once costs little.
+        world matrix is in the root bones' rests alone), or where the figure's one root
+        bone's fixed location changed too (:func:`_root_moved`). Checked even when
+        ``steady``: reading the locations at once costs little.
         """
-        if not _locations_current(obj, rig):
-            return None
+        offsets = None if _locations_same(obj, rig) else fixed_locations(obj, rig.layout)
+        if offsets is not None and offsets != rig.offsets:
+            return _root_moved(obj, rig, offsets, world)
         if world is None:
             return STILL
         assert rig.world is not None  # (a world matrix changed since it was built)
@@ -113,13 +123,49 @@ def build_rig(obj: Any, hold: Iterable[str] = ()) -> Rig:
     return compile_rig(obj, hold, PLAIN)
 
 
-def _locations_current(obj: Any, rig: Rig) -> bool:
-    """Whether the bones' fixed locations are still the ones ``rig``'s figure holds."""
+def _locations_same(obj: Any, rig: Rig) -> bool:
+    """Whether no pose location that may be fixed changed at all since ``rig`` was built."""
     locations, rows = rig.locations, rig.location_rows
-    if locations is not None:
-        now = pose_locations(obj)
-        if rows is not None and len(now) == len(locations):
-            now, locations = now[rows], locations[rows]
-        if same(now, locations):
-            return True  # no location that may be fixed changed at all
-    return fixed_locations(obj, rig.layout) == rig.offsets
+    if locations is None:
+        return False
+    now = pose_locations(obj)
+    if rows is not None and len(now) == len(locations):
+        now, locations = now[rows], locations[rows]
+    return same(now, locations)
+
+
+def _root_moved(
+    obj: Any, rig: Rig, offsets: dict[str, tuple[float, ...]], world: Array | None
+) -> Array | None:
+    """The motion of a figure whose one root bone's fixed location alone changed, or None.
+
+    The root's location, no DOF of the figure (Move root off), is in its rest, which every
+    other segment hangs from: a root keyed along a walk (a capture's hips) moves the figure
+    as a whole. The root's rest is made as :func:`.rig.compile_rig` makes it, from the
+    armature's world matrix now (``world``, or the rig's where None) and the location;
+    near the figure's own, to rounding, it is :data:`.rig.STILL` (the armature unmoved).
+    """
+    roots = [segment for segment in rig.figure.segments if segment.parent is None]
+    if len(roots) != 1 or rig.world is None:
+        return None
+    root = roots[0]
+    if {k: v for k, v in offsets.items() if k != root.name} != {
+        k: v for k, v in rig.offsets.items() if k != root.name
+    }:
+        return None
+    bone = obj.data.bones.get(root.name)
+    if bone is None:
+        return None
+    rest = (rig.world if world is None else world) @ to_numpy(bone.matrix_local)
+    offset = offsets.get(root.name)
+    if offset is not None:
+        rest = rest.copy()
+        rest[:3, 3] += rest[:3, :3] @ np.array(offset)
+    motion: Array = rest @ np.linalg.inv(root.rest)
+    if world is None and float(np.abs(motion - STILL).max()) <= ROUNDING:
+        return STILL
+    return motion
+
+
+ROUNDING = 1e-12
+"""A root's motion this near the identity is rounding of its rest carried, not a move."""

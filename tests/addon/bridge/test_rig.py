@@ -212,11 +212,23 @@ def test_an_armature_that_only_moved_keeps_its_rig_carried_along(reach):
         moved.rig.figure.forward(theta), fresh.rig.figure.forward(theta), atol=1e-12
     )
     assert moved.rig.is_current(obj)
-    # Moving a bone's fixed location as well builds the rig again.
+    # The root bone's location, no DOF here, moves the figure as a whole too (a capture's
+    # hips keyed along a walk): carried along with the armature's own move.
+    root = next(b.name for b in obj.data.bones if b.parent is None)
     obj.location = (0.5, -0.2, 0.1)
-    obj.pose.bones["spine"].location = (0.0, 0.05, 0.0)
+    obj.pose.bones[root].location = (0.01, 0.05, -0.02)
     bpy.context.view_layer.update()
-    rebuilt = bridge.goals.refresh_goals(obj, bpy.context.scene, moved)
+    walked = bridge.goals.refresh_goals(obj, bpy.context.scene, moved)
+    assert walked.rig.layout is setup.rig.layout
+    fresh = bridge.goals.build_problem(obj, bpy.context.scene)
+    np.testing.assert_allclose(
+        walked.rig.figure.forward(theta), fresh.rig.figure.forward(theta), atol=1e-12
+    )
+    assert walked.rig.is_current(obj)
+    # Another bone's fixed location changed builds the rig again.
+    obj.pose.bones["upper_arm.L"].location = (0.0, 0.01, 0.0)
+    bpy.context.view_layer.update()
+    rebuilt = bridge.goals.refresh_goals(obj, bpy.context.scene, walked)
     assert rebuilt.rig.layout is not setup.rig.layout
 
 
