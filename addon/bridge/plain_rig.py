@@ -68,6 +68,17 @@ class PlainRig:
         motion: Array = world @ np.linalg.inv(rig.world)
         return motion
 
+    def carried(self, obj: Any, rig: Rig) -> Rig:
+        """``rig``, a copy just carried along, with its locations as they are now.
+
+        The pose locations and fixed locations, where they changed: a root's keyed
+        location, carried, is then the one the next check compares with.
+        """
+        now = pose_locations(obj)
+        if rig.locations is None or len(now) != len(rig.locations) or not same(now, rig.locations):
+            rig.locations, rig.offsets = now, fixed_locations(obj, rig.layout)
+        return rig
+
     def read(self, obj: Any, rig: Rig, previous: Array | None = None) -> Array:
         """The bones' channels, unrounded (:func:`.pose.read_pose`)."""
         return read_pose(obj, rig, previous, rounding=False)

@@ -207,7 +207,7 @@ class Rig:
         moved = replace(self, figure=figure, world=self.world if world is None else world)
         if "dof_bones" in self.__dict__:  # the same bones hold the same DOFs
             moved.__dict__["dof_bones"] = self.dof_bones
-        return moved
+        return self.kind.carried(obj, moved)
 
     def messages(
         self, bones: Iterable[str] | None = None, kinds: Iterable[str] | None = None
@@ -616,6 +616,12 @@ class RigKind(Protocol):
         ``world``: the armature's world matrix where it changed since ``rig`` was built
         (None: as built). ``steady``: between the events of a drag (a control rig's
         limb switches, which a script may set, are still checked).
+        """
+
+    def carried(self, obj: Any, rig: Rig) -> Rig:
+        """``rig``, just carried along (:meth:`.rig.Rig.now`), with what this kind keeps now.
+
+        What the next check is made against (a plain rig's locations), as it is now.
         """
 
     @property

@@ -71,6 +71,14 @@ class ControlRig:
             return STILL if world is None else None
         return carried_by(obj, model.trunk, rig.figure)
 
+    def carried(self, obj: Any, rig: Rig) -> Rig:
+        """``rig`` itself (:meth:`.rig.RigKind.carried`).
+
+        The trunk's rests it is checked against are in the frame of the joint above, which
+        a carry keeps; the root's is the figure's own.
+        """
+        return rig
+
     def read(self, obj: Any, rig: Rig, previous: Array | None = None) -> Array:
         """The skeleton as Blender evaluates it (:func:`.figure.read_model`)."""
         return read_model(obj, rig, previous)

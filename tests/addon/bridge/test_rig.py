@@ -196,7 +196,7 @@ def test_a_sheared_or_mirrored_rest_matrix_is_refused_naming_the_bone(reach):
         rig.check_rest(mirrored, "bone 'b'")
 
 
-def test_an_armature_that_only_moved_keeps_its_rig_carried_along(reach):
+def test_an_armature_that_only_moved_keeps_its_rig_carried_along(reach, monkeypatch):
     obj = four_limbs()
     bridge = reach.addon.bridge
     setup = bridge.goals.build_problem(obj, bpy.context.scene)
@@ -224,7 +224,15 @@ def test_an_armature_that_only_moved_keeps_its_rig_carried_along(reach):
     np.testing.assert_allclose(
         walked.rig.figure.forward(theta), fresh.rig.figure.forward(theta), atol=1e-12
     )
-    assert walked.rig.is_current(obj)
+    plain_rig = importlib.import_module(f"{reach.__name__}.addon.bridge.plain_rig")
+    reading = plain_rig.fixed_locations
+
+    def refused(*args):
+        raise AssertionError("each bone's location was read")
+
+    monkeypatch.setattr(plain_rig, "fixed_locations", refused)
+    assert walked.rig.is_current(obj)  # the carried rig holds the locations as they are now
+    monkeypatch.setattr(plain_rig, "fixed_locations", reading)
     # Another bone's fixed location changed builds the rig again.
     obj.pose.bones["upper_arm.L"].location = (0.0, 0.01, 0.0)
     bpy.context.view_layer.update()
