@@ -181,10 +181,11 @@ class Rig:
         :meth:`RigKind.carry` checks (a plain rig's fixed locations, a control rig's
         switches and rests) as built. Carried along where the figure moved as a whole:
         the world matrix is in the figure's root rests alone, so where the armature
-        object moved, or a control rig's root control moved by what is no DOF of the
-        figure, the figure is moved (:meth:`solver.Figure.moved`) instead of built
-        again: an armature keyed along a path, or a control rig's torso keyed along a
-        walk, is baked without a rebuild per frame. ``steady``: between the events of a
+        object moved, a plain rig's one root bone's fixed location changed, or a control
+        rig's root control moved by what is no DOF of the figure, the figure is moved
+        (:meth:`solver.Figure.moved`) instead of built again: an armature keyed along a
+        path, a capture's hips or a control rig's torso keyed along a walk, is baked
+        without a rebuild per frame. ``steady``: between the events of a
         drag, which holds the input, only what a script may change is checked.
         """
         world = None  # the armature's world matrix where it changed

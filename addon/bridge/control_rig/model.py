@@ -28,7 +28,7 @@ from ..rigify_names import deformed_skeleton
 from .flat import flat_ends
 from .heads import End, find_ends, hang_bones, sources
 from .limbs import Limb, find_limbs
-from .trunk import Trunk, find_trunk, is_current
+from .trunk import Trunk, find_trunk
 
 
 @dataclass(frozen=True)
@@ -129,14 +129,6 @@ class ControlModel:
         for end in self.ends:
             controls.update(dict.fromkeys(c for c in end.controls if c in chosen))
         return list(controls)
-
-    def is_current(self, obj: Any) -> bool:
-        """Whether the limbs still hang, and switch, as the figure has them."""
-        return (
-            self.switches_current(obj)
-            and is_current(obj, self.trunk)
-            and all(end.is_current(obj) for end in self.ends)
-        )
 
     def switches_current(self, obj: Any) -> bool:
         """Whether every limb's IK/FK switch is still as the figure has it."""

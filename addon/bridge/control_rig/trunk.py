@@ -364,15 +364,6 @@ def measure_rests(obj: Any, trunk: Trunk) -> dict[str, Array]:
     return rests
 
 
-def is_current(obj: Any, trunk: Trunk) -> bool:
-    """Whether the bones Reach leaves as they are still carry the joints and limbs as built."""
-    if not trunk.rests:
-        return True
-    now = np.stack(list(measure_rests(obj, trunk).values()))
-    built = np.stack(list(trunk.rests.values()))  # the same order: joints, then limb roots
-    return bool(np.abs(now - built).max() <= AGREE)
-
-
 def carried_by(obj: Any, trunk: Trunk, figure: Figure) -> Array | None:
     """How ``figure`` stands to the trunk as measured now (:meth:`.rig.RigKind.carry`).
 
