@@ -57,6 +57,8 @@ class Figure:
         self._bounds: tuple[FloatArray, FloatArray, FloatArray] | None = None
         self._limits: LinearLimits | None = None
         self._shared: dict[Hashable, Any] = {}
+        self._identity = object()  # renewed by every change (see motion_to)
+        self._moved_by: tuple[object, FloatArray] | None = None
         self.version = 0
 
     # -- building ---------------------------------------------------------------------
@@ -214,10 +216,19 @@ class Figure:
         other._bounds, other._limits = self._bounds, self._limits  # joint space: the same
         if self._kinematics is not None:
             other._kinematics = self._kinematics.moved(motion)
+        motion.setflags(write=False)
+        other._moved_by = (self._identity, motion)
         return other
 
     def motion_to(self, moved: Figure) -> FloatArray:
-        """The similarity that took this figure's roots to ``moved``'s (:meth:`moved`), (4, 4)."""
+        """The similarity that took this figure's roots to ``moved``'s (:meth:`moved`), (4, 4).
+
+        The motion :meth:`moved` applied where ``moved`` is its copy of this figure (a
+        moving armature's problem is carried along on every frame), else measured.
+        """
+        made = moved._moved_by
+        if made is not None and made[0] is self._identity:
+            return made[1]
         for before, after in zip(self._segments, moved.segments, strict=True):
             if before.parent is None:
                 motion: FloatArray = after.rest @ np.linalg.inv(before.rest)
@@ -225,6 +236,8 @@ class Figure:
         return np.eye(4)
 
     def _changed(self) -> None:
+        self._identity = object()
+        self._moved_by = None
         self._kinematics = None
         self._limits = None
         self._bounds = None

@@ -53,10 +53,31 @@ class Frames(NamedTuple):
     partial: FloatArray
 
 
-_DIAGONAL = (np.arange(3), np.arange(3))
-_UNSCALED = 1e-8 + 1e-5 * np.eye(3)
+_UNSCALED = 1e-8
 """How far MᵀM of a motion may stray from the identity, per entry, for M to keep lengths
-(``np.allclose``'s default tolerances)."""
+(``np.allclose``'s default tolerances: this much, and 1e-5 more on the diagonal)."""
+
+
+_MOTIONS = 64
+"""Most motions a moved copy leaves to its basis's first use (:meth:`Kinematics.moved`)."""
+
+
+def keeps_lengths(motion: FloatArray) -> bool:
+    """Whether a motion's 3 × 3 part M keeps lengths: MᵀM the identity to :data:`_UNSCALED`.
+
+    On Python's floats: a moving armature's figure is moved on every frame.
+    """
+    rows: list[list[float]] = motion[:3].tolist()
+    (a, b, c, _), (d, e, f, _), (g, h, i, _) = rows
+    diagonal = _UNSCALED + 1e-5
+    return (
+        abs(a * a + d * d + g * g - 1.0) <= diagonal
+        and abs(b * b + e * e + h * h - 1.0) <= diagonal
+        and abs(c * c + f * f + i * i - 1.0) <= diagonal
+        and abs(a * b + d * e + g * h) <= _UNSCALED
+        and abs(a * c + d * f + g * i) <= _UNSCALED
+        and abs(b * c + e * f + h * i) <= _UNSCALED
+    )
 
 
 @dataclass(frozen=True, eq=False)
@@ -95,6 +116,10 @@ class Kinematics:
     _dof_parent: IntArray = field(repr=False)
     _axis_columns: FloatArray = field(repr=False)
     kernel_tree: KernelTree = field(repr=False)
+    _motions: tuple[FloatArray, ...] = field(default=(), repr=False)
+    """Motions :meth:`moved` applied to the roots that ``_basis`` does not hold yet, in
+    turn: only numpy's forward kinematics reads the basis (:meth:`local_basis`), and a
+    moving armature's frames are solved by the compiled kernel's tree."""
 
     @classmethod
     def compile(cls, segments: Sequence[Segment], n_dofs: int) -> Kinematics:
@@ -199,17 +224,34 @@ class Kinematics:
         Only the roots' constant transforms change (their first DOF slot's basis and
         the kernel's rests); everything else is shared.
         """
-        roots, slots = self._roots
-        basis = self._basis.copy()
-        basis[slots] = (motion @ basis[slots].reshape(-1, 4, 4, 4)).reshape(-1, 4, 16)
+        roots, _ = self._roots
         rests = self.kernel_tree.arrays[3].copy()
         rests[roots] = (motion @ rests[roots].reshape(-1, 4, 4)).reshape(-1, 16)
         # a scale other than 1 (to allclose's tolerances) makes the axes need normalising
-        gram = motion[:3, :3].T @ motion[:3, :3]
-        gram[_DIAGONAL] -= 1.0
-        scaled = self.scaled or not bool((np.abs(gram) <= _UNSCALED).all())
+        scaled = self.scaled or not keeps_lengths(motion)
         tree = self.kernel_tree.with_rests(rests, scaled)
-        return copied_with(self, scaled=scaled, _basis=basis, kernel_tree=tree)
+        moved = copied_with(
+            self, scaled=scaled, _motions=(*self._motions, motion), kernel_tree=tree
+        )
+        if len(moved._motions) >= _MOTIONS:
+            moved.local_basis()
+        return moved
+
+    def local_basis(self) -> FloatArray:
+        """Each DOF slot's local transform as a linear map of (1, sin, 1 − cos, value).
+
+        The roots' slots with every motion :meth:`moved` applied, each in turn, made
+        here on first use (and kept).
+        """
+        if not self._motions:
+            return self._basis
+        _, slots = self._roots
+        basis = self._basis.copy()
+        for motion in self._motions:
+            basis[slots] = (motion @ basis[slots].reshape(-1, 4, 4, 4)).reshape(-1, 4, 16)
+        object.__setattr__(self, "_basis", basis)
+        object.__setattr__(self, "_motions", ())
+        return basis
 
     @cached_property
     def _roots(self) -> tuple[IntArray, IntArray]:
@@ -226,7 +268,7 @@ class Kinematics:
         np.cos(values, out=coefficients[:, 0, 2])
         np.subtract(1.0, coefficients[:, 0, 2], out=coefficients[:, 0, 2])
         coefficients[:, 0, 3] = values
-        local = (coefficients @ self._basis).reshape(-1, self._slots, 4, 4)
+        local = (coefficients @ self.local_basis()).reshape(-1, self._slots, 4, 4)
         if self._slots > 1:
             partial = local
             for slot in range(1, self._slots):

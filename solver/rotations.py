@@ -9,6 +9,7 @@ as Blender's ``Euler`` stores them.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -31,6 +32,7 @@ __all__ = [
     "quaternion_matrices",
     "quaternion_matrix",
     "quaternions_euler",
+    "similar_rows",
 ]
 
 EULER_ORDERS = ("XYZ", "XZY", "YXZ", "YZX", "ZXY", "ZYX")
@@ -496,8 +498,17 @@ def is_similarity(linear: ArrayLike) -> bool:
     Args:
         linear: Shape (3, 3), finite.
     """
-    # Nine numbers: plain floats are several times faster than numpy's small-array calls.
-    (a, b, c), (d, e, f), (g, h, i) = np.asarray(linear, dtype=np.float64).tolist()
+    return similar_rows(np.asarray(linear, dtype=np.float64).tolist())
+
+
+def similar_rows(rows: Sequence[Sequence[float]]) -> bool:
+    """:func:`is_similarity` of a 3 × 3 matrix's first three rows, given as Python floats.
+
+    Nine numbers: plain floats are several times faster than numpy's small-array calls
+    (a moving armature's figure checks its motion on every frame). Columns past the
+    third are not read.
+    """
+    (a, b, c, *_), (d, e, f, *_), (g, h, i, *_) = rows[:3]
     xx, yy, zz = a * a + d * d + g * g, b * b + e * e + h * h, c * c + f * f + i * i  # MᵀM
     xy, xz, yz = a * b + d * e + g * h, a * c + d * f + g * i, b * c + e * f + h * i
     scale2 = (xx + yy + zz) / 3.0

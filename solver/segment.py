@@ -12,9 +12,9 @@ from typing import Literal, TypedDict, Unpack
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._checks import FloatArray, finite_array, finite_scalar, unit_vector
+from ._checks import FloatArray, finite_scalar, finite_values, unit_vector
 from .exceptions import SolverInputError
-from .rotations import is_similarity
+from .rotations import similar_rows
 
 __all__ = ["Dof", "DofKind", "DofOptions", "Segment", "rest_matrix"]
 
@@ -124,13 +124,12 @@ class Segment:
         return range(self.first_dof, self.first_dof + len(self.dofs))
 
 
-_LAST_ROW = np.array((0.0, 0.0, 0.0, 1.0))
-
-
 def rest_matrix(rest: ArrayLike | None, name: str) -> FloatArray:
     """Segment ``name``'s rest matrix, checked (the identity for None).
 
-    It must be a rotation times a uniform positive scale, plus a translation.
+    It must be a rotation times a uniform positive scale, plus a translation. Checked on
+    Python's floats (:func:`.finite_values`): a figure moved as a whole checks its motion
+    on every frame of a moving armature, and a figure's build every segment's rest.
 
     Raises:
         SolverInputError: For a matrix that is not finite, not (4, 4), not affine or not
@@ -138,16 +137,18 @@ def rest_matrix(rest: ArrayLike | None, name: str) -> FloatArray:
     """
     if rest is None:
         return np.eye(4)
-    matrix = finite_array(rest, f"segment {name!r}: rest matrix", (4, 4))
-    if float(np.abs(matrix[3] - _LAST_ROW).max()) > 1e-9:
+    rows = finite_values(rest, f"segment {name!r}: rest matrix", (4, 4))
+    x, y, z, w = rows[3]
+    if max(abs(x), abs(y), abs(z), abs(w - 1.0)) > 1e-9:
         raise SolverInputError(
-            f"segment {name!r}: rest matrix's last row must be (0, 0, 0, 1), got {matrix[3]}",
+            f"segment {name!r}: rest matrix's last row must be (0, 0, 0, 1), "
+            f"got {np.array(rows[3])}",
             item=f"segment {name!r}",
         )
-    if not is_similarity(matrix[:3, :3]):
+    if not similar_rows(rows):
         raise SolverInputError(
             f"segment {name!r}: rest matrix must be a rotation times a uniform positive "
             "scale (non-uniform scale, shear and mirroring are not supported)",
             item=f"segment {name!r}",
         )
-    return matrix
+    return np.array(rows)

@@ -26,7 +26,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ...solver import Effector, Figure, SolverInputError
-from ...solver.rotations import is_similarity
+from ...solver.rotations import is_similarity, similar_rows
 from ..errors import BlenderDataError, labelled
 from .animated import animated_bones
 from .arrays import Array, IndexArray, bone_rows, channel
@@ -189,9 +189,10 @@ class Rig:
         drag, which holds the input, only what a script may change is checked.
         """
         world = None  # the armature's world matrix where it changed
-        if self.world is not None and matrix_values(obj.matrix_world) != self._world_rows:
+        values = None if self.world is None else matrix_values(obj.matrix_world)
+        if values is not None and values != self._world_rows:
             try:
-                world = world_matrix(obj)
+                world = world_matrix(obj, values)
             except BlenderDataError:
                 return None  # the rebuild names what is wrong with it
         motion = self.kind.carry(obj, self, world, steady=steady)
@@ -316,21 +317,28 @@ def far_at(name: str, distance: float) -> BlenderDataError | None:
     )
 
 
-def world_matrix(obj: Any) -> Array:
+def world_matrix(obj: Any, values: tuple[float, ...] | None = None) -> Array:
     """The armature's world matrix, checked to be finite, near the origin and a similarity.
+
+    ``values``: the matrix's values as :func:`matrix_values` read them just now, or None
+    (read here). Checked on Python's floats: a moving armature's figure is carried along
+    on every frame.
 
     Raises:
         BlenderDataError: For NaN, a place past :data:`FAR`, or a non-uniform or negative
             scale.
     """
-    world = to_numpy(obj.matrix_world)
-    if not np.all(np.isfinite(world)):
+    if values is None:
+        values = matrix_values(obj.matrix_world)
+    if not all(map(math.isfinite, values)):
         raise BlenderDataError(
             f"armature '{obj.name}' has a non-finite (NaN or infinite) transform"
         )
-    if (error := far_off(f"armature '{obj.name}'", world)) is not None:
+    error = far_at(f"armature '{obj.name}'", max(abs(values[3]), abs(values[7]), abs(values[11])))
+    if error is not None:
         raise error
-    if not is_similarity(world[:3, :3]):
+    world = np.array(values).reshape(4, 4)
+    if not similar_rows((values[0:3], values[4:7], values[8:11])):
         own = tuple(round(float(s), 4) for s in obj.scale)
         whose = f"its scale {own}"
         if len(set(own)) == 1 and own[0] > 0.0 and obj.parent is not None:

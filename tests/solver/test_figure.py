@@ -238,3 +238,35 @@ def test_a_moved_figure_is_the_figure_carried_by_the_motion(
     np.testing.assert_allclose(fresh.forward(theta), expected, atol=1e-12 * scale)
     with pytest.raises(SolverInputError, match="uniform positive"):
         fig.moved(np.diag([1.0, 2.0, 1.0, 1.0]))
+
+
+def test_a_figure_moved_frame_after_frame_keeps_its_motions_exactly(
+    rng: np.random.Generator,
+) -> None:
+    # A moving armature's figure is carried along on every frame: numpy's frames, made
+    # on first use after many moves, agree with the kernel's, and each copy knows the
+    # motion that made it.
+    plan, fig = random_figure_plan(rng, 7)
+    theta = random_theta(rng, plan)
+    expected = fig.forward(theta)
+    moved = fig
+    for _ in range(70):  # more than a copy leaves to its first use
+        turn = np.linalg.qr(np.eye(3) + 0.05 * rng.normal(size=(3, 3)))[0]
+        turn[:, 0] *= np.sign(np.linalg.det(turn))
+        motion = np.eye(4)
+        motion[:3, :3] = turn
+        motion[:3, 3] = 0.1 * rng.normal(size=3)
+        before, moved = moved, moved.moved(motion)
+        np.testing.assert_array_equal(before.motion_to(moved), motion)
+        expected = motion @ expected
+    with kernel.enabled(False):
+        numpy_frames = moved.forward(theta)
+    with kernel.enabled(True):
+        kernel_frames = moved.forward(theta)
+    np.testing.assert_allclose(numpy_frames, expected, atol=1e-12)
+    np.testing.assert_allclose(kernel_frames, numpy_frames, atol=1e-12)
+    # another figure's motion is measured from the roots' rests
+    other = fig.moved(np.eye(4))
+    np.testing.assert_allclose(
+        moved.motion_to(other) @ moved.segments[0].rest, other.segments[0].rest, atol=1e-12
+    )
