@@ -19,18 +19,18 @@ from .layouts import (
     GradientTree,
     KernelTree,
     ObjectivePlan,
-    Settle,
     address,
     contiguous,
 )
 from .records import (
+    DESCENT_STATUSES,
+    SETTLE_STATUSES,
     DescentStatus,
     GaussNewtonDescent,
     GaussNewtonSearch,
     GaussNewtonStart,
     SearchStatus,
     Settled,
-    SettleStatus,
     StartStatus,
 )
 from .signatures import Functions
@@ -464,7 +464,6 @@ class Kernel:
         n = plan.objective.n_variables
         buffer = np.empty(3 * n + 3)  # the end, its gradient, the gradient tested, 3 numbers
         buffer[:n] = phi
-        flags = plan.inactive
         start = address(buffer)
         status = self.c.gauss_newton_descent(
             plan.address,
@@ -472,7 +471,7 @@ class Kernel:
             start + 8 * n,
             start + 16 * n,
             start + 24 * n,
-            address(flags),
+            plan.inactive_address,
             goal_value,
             tolerance,
             *floor,
@@ -481,16 +480,16 @@ class Kernel:
             -1.0 if seconds is None else max(seconds, 0.0),
             plan.work_address,
         )
-        out = buffer[3 * n :]
-        ended = DescentStatus(status)
+        value, evaluations, iterations = buffer[3 * n :].tolist()
+        ended = DESCENT_STATUSES[status]
         return GaussNewtonDescent(
             ended,
             buffer[:n],
-            float(out[0]),
+            value,
             buffer[n : 2 * n],
             None if ended is DescentStatus.MET_AT_START else buffer[2 * n : 3 * n],
-            int(out[1]),
-            int(out[2]),
+            int(evaluations),
+            int(iterations),
         )
 
     def settle(
@@ -534,23 +533,20 @@ class Kernel:
         if a_eq is not None and b_eq is not None and len(a_eq):
             eq = contiguous(a_eq), contiguous(b_eq)
         equalities = 0 if eq is None else len(eq[0])
-        settings = Settle(
-            target=address(aim[0]),
-            masses=address(aim[1]),
-            **constants,
-            a_eq=None if eq is None else address(eq[0]),
-            b_eq=None if eq is None else address(eq[1]),
-            equalities=equalities,
-        )
+        settings = plan.settle_settings
+        for name, number in constants.items():
+            setattr(settings, name, number)
+        settings.target, settings.masses = address(aim[0]), address(aim[1])
+        settings.a_eq = None if eq is None else address(eq[0])
+        settings.b_eq = None if eq is None else address(eq[1])
+        settings.equalities = equalities
         buffer = np.empty(2 * n + 4)  # the end, its gradient, 4 numbers
         buffer[:n], buffer[n : 2 * n], buffer[2 * n] = phi, gradient, value
         p = k + rows + equalities  # F's columns, the equalities' and the held rows' at most
         size = p * n + p * p + k + 3 * p + 12 * n + 2 * rows + 2 * depth * n + depth * depth
-        work = np.empty(size + 2 * depth)
         # the rows' bounds, touched and held, the equalities, free and held flags, spans
-        integers = np.empty(
-            3 * rows + equalities + (rows + n + 3) // 4 + 2 * rows + 2 * p, dtype=np.int32
-        )
+        count = 3 * rows + equalities + (rows + n + 3) // 4 + 2 * rows + 2 * p
+        work, integers = plan.settle_scratch(size + 2 * depth, count)
         start = address(buffer)
         status = self.c.settle(
             plan.address,
@@ -560,18 +556,18 @@ class Kernel:
             start + 16 * n,
             max_iterations,
             -1.0 if seconds is None else max(seconds, 0.0),
-            address(work),
-            address(integers),
+            work,
+            integers,
         )
-        out = buffer[2 * n :]
+        found, evaluations, iterations, comfort = buffer[2 * n :].tolist()
         return Settled(
-            SettleStatus(status),
+            SETTLE_STATUSES[status],
             buffer[:n],
-            float(out[0]),
+            found,
             buffer[n : 2 * n],
-            float(out[3]),
-            int(out[1]),
-            int(out[2]),
+            comfort,
+            int(evaluations),
+            int(iterations),
         )
 
 

@@ -545,6 +545,12 @@ class DescentPlan:
         self._upper, self._directions = np.empty((0, 0)), np.empty((1, n))
         self._rooms = self._room_addresses()
         self.inactive = np.empty(0, dtype=np.uint8)
+        self.inactive_address = address(self.inactive)
+        """The address of :attr:`inactive`, made anew only with it."""
+        self.settle_settings = Settle()
+        """Comfort's rounds' settings (``rk_settle``), filled by each call."""
+        self._settle_work, self._settle_integers = np.empty(0), np.empty(0, np.int32)
+        self._settle_addresses = (0, 0)
         self.equalities: tuple[FloatArray, FloatArray] | None = None
         self.others: FloatArray | None = None
 
@@ -627,8 +633,23 @@ class DescentPlan:
         structure.room, structure.upper = 0, None
         if len(self.inactive) != len(b):
             self.inactive = np.ones(len(b), dtype=np.uint8)
+            self.inactive_address = address(self.inactive)
         else:
             self.inactive.fill(1)
+
+    def settle_scratch(self, size: int, count: int) -> tuple[int, int]:
+        """The addresses of ``rk_settle``'s scratch: ``size`` floats and ``count`` integers.
+
+        Kept and grown as needed: a drag's events settle with the same sizes.
+        """
+        if len(self._settle_work) < size or len(self._settle_integers) < count:
+            self._settle_work = np.empty(max(size, len(self._settle_work)))
+            self._settle_integers = np.empty(max(count, len(self._settle_integers)), np.int32)
+            self._settle_addresses = (
+                address(self._settle_work),
+                address(self._settle_integers),
+            )
+        return self._settle_addresses
 
     def hold(
         self,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import IntEnum
+from typing import NamedTuple
 
 from .._checks import FloatArray
 
@@ -62,6 +63,10 @@ class DescentStatus(IntEnum):
     """The goals are met at the start, before any test."""
 
 
+DESCENT_STATUSES = {status.value: status for status in DescentStatus}
+"""Each ``rk_gauss_newton_descent`` return value's status, found without the enum's call."""
+
+
 class SettleStatus(IntEnum):
     """How ``rk_settle`` ended."""
 
@@ -73,8 +78,11 @@ class SettleStatus(IntEnum):
     """No round was kept: the point is the start."""
 
 
-@dataclass(frozen=True)
-class Settled:
+SETTLE_STATUSES = {status.value: status for status in SettleStatus}
+"""Each ``rk_settle`` return value's status, found without the enum's call."""
+
+
+class Settled(NamedTuple):
     """What ``rk_settle`` found (see :meth:`Kernel.settle`).
 
     Attributes:
@@ -96,8 +104,7 @@ class Settled:
     iterations: int
 
 
-@dataclass(frozen=True)
-class GaussNewtonDescent:
+class GaussNewtonDescent(NamedTuple):
     """What ``rk_gauss_newton_descent`` found (see :meth:`Kernel.gauss_newton_descent`).
 
     Attributes:
