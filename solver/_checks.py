@@ -33,6 +33,11 @@ def copied_with(instance: _Copied, **changes: Any) -> _Copied:
     return other
 
 
+_FEW = 16
+"""Arrays of at most this many floats are checked on Python's floats (:func:`finite_array`):
+numpy's checks of a few values cost more than the values (a drag event makes goals)."""
+
+
 def finite_array(value: ArrayLike, what: str, shape: Sequence[int] | None = None) -> FloatArray:
     """Return ``value`` as a float array, checking its shape and that every entry is finite.
 
@@ -48,6 +53,16 @@ def finite_array(value: ArrayLike, what: str, shape: Sequence[int] | None = None
         SolverInputError: If ``value`` is not numeric, has the wrong shape, or holds
             NaN or infinite numbers.
     """
+    if (
+        isinstance(value, np.ndarray)
+        and value.dtype == np.float64
+        and value.size <= _FEW
+        and (shape is None or value.shape == tuple(shape))
+    ):  # a goal's point or axes: its few values checked on Python's floats
+        array = value.copy()
+        if all(map(math.isfinite, array.ravel().tolist())):
+            return array
+        raise SolverInputError(f"{what} holds NaN or infinite numbers: {array.tolist()}", item=what)
     try:
         array = np.array(value, dtype=np.float64)
     except (TypeError, ValueError) as error:
