@@ -342,6 +342,9 @@ def _gram_inverse(matrix: FloatArray) -> FloatArray:
     if not matrix.shape[1]:
         return np.empty((0, 0))
     gram = matrix.T @ matrix
+    identity = _identity(matrix.shape[1])
+    if (gram == identity).all():  # bounds on distinct variables: inv's own answer, exactly
+        return identity.copy()
     try:
         inverse = np.linalg.inv(gram)
     except np.linalg.LinAlgError:
@@ -349,6 +352,14 @@ def _gram_inverse(matrix: FloatArray) -> FloatArray:
     if inverse is None or not np.isfinite(inverse).all():
         inverse = np.linalg.pinv(gram, hermitian=True)
     return np.asarray(inverse, dtype=np.float64)
+
+
+@functools.lru_cache(maxsize=64)
+def _identity(q: int) -> FloatArray:
+    """The identity of size ``q``, read-only: an active set's NᵀN where its rows are bounds."""
+    identity = np.eye(q)
+    identity.setflags(write=False)
+    return identity
 
 
 @functools.lru_cache(maxsize=64)
