@@ -167,7 +167,8 @@ class ActiveSet:
         variables = self.a_in.bounds()[0][self.rows]
         if self.k:  # equalities are rows too (rare: found afresh)
             variables = np.concatenate((LimitRows(self.a_eq, sparse=False).bounds()[0], variables))
-        if bool((variables < 0).any()) or np.unique(variables).size != variables.size:
+        listed = variables.tolist()  # (a set of a few ints costs less than np.unique's sort)
+        if min(listed) < 0 or len(set(listed)) != len(listed):
             return None
         return variables
 
