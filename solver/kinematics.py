@@ -27,6 +27,7 @@ import numpy as np
 from . import kernel
 from ._checks import BoolArray, FloatArray, IntArray, copied_with
 from .kernel import KernelTree
+from .rotations import gram_entries
 from .segment import Segment
 
 __all__ = ["Frames", "Kinematics"]
@@ -65,18 +66,19 @@ _MOTIONS = 64
 def keeps_lengths(motion: FloatArray) -> bool:
     """Whether a motion's 3 × 3 part M keeps lengths: MᵀM the identity to :data:`_UNSCALED`.
 
-    On Python's floats: a moving armature's figure is moved on every frame.
+    On Python's floats (:func:`.rotations.gram_entries`): a moving armature's figure is
+    moved on every frame.
     """
     rows: list[list[float]] = motion[:3].tolist()
-    (a, b, c, _), (d, e, f, _), (g, h, i, _) = rows
+    xx, yy, zz, xy, xz, yz = gram_entries(rows)
     diagonal = _UNSCALED + 1e-5
     return (
-        abs(a * a + d * d + g * g - 1.0) <= diagonal
-        and abs(b * b + e * e + h * h - 1.0) <= diagonal
-        and abs(c * c + f * f + i * i - 1.0) <= diagonal
-        and abs(a * b + d * e + g * h) <= _UNSCALED
-        and abs(a * c + d * f + g * i) <= _UNSCALED
-        and abs(b * c + e * f + h * i) <= _UNSCALED
+        abs(xx - 1.0) <= diagonal
+        and abs(yy - 1.0) <= diagonal
+        and abs(zz - 1.0) <= diagonal
+        and abs(xy) <= _UNSCALED
+        and abs(xz) <= _UNSCALED
+        and abs(yz) <= _UNSCALED
     )
 
 

@@ -24,6 +24,7 @@ __all__ = [
     "euler_matrix",
     "euler_quaternions",
     "fit_euler",
+    "gram_entries",
     "is_similarity",
     "linear_scale",
     "matrices_euler",
@@ -501,16 +502,30 @@ def is_similarity(linear: ArrayLike) -> bool:
     return similar_rows(np.asarray(linear, dtype=np.float64).tolist())
 
 
-def similar_rows(rows: Sequence[Sequence[float]]) -> bool:
-    """:func:`is_similarity` of a 3 × 3 matrix's first three rows, given as Python floats.
+def gram_entries(
+    rows: Sequence[Sequence[float]],
+) -> tuple[float, float, float, float, float, float]:
+    """MᵀM of a 3 × 3 matrix M given by its first three rows as Python floats.
 
+    Its diagonal (xx, yy, zz), then (xy, xz, yz); columns past the third are not read.
     Nine numbers: plain floats are several times faster than numpy's small-array calls
-    (a moving armature's figure checks its motion on every frame). Columns past the
-    third are not read.
+    (a moving armature's figure checks its motion on every frame).
     """
     (a, b, c, *_), (d, e, f, *_), (g, h, i, *_) = rows[:3]
-    xx, yy, zz = a * a + d * d + g * g, b * b + e * e + h * h, c * c + f * f + i * i  # MᵀM
-    xy, xz, yz = a * b + d * e + g * h, a * c + d * f + g * i, b * c + e * f + h * i
+    return (
+        a * a + d * d + g * g,
+        b * b + e * e + h * h,
+        c * c + f * f + i * i,
+        a * b + d * e + g * h,
+        a * c + d * f + g * i,
+        b * c + e * f + h * i,
+    )
+
+
+def similar_rows(rows: Sequence[Sequence[float]]) -> bool:
+    """:func:`is_similarity` of a 3 × 3 matrix's first three rows, given as Python floats."""
+    (a, b, c, *_), (d, e, f, *_), (g, h, i, *_) = rows[:3]
+    xx, yy, zz, xy, xz, yz = gram_entries(rows)
     scale2 = (xx + yy + zz) / 3.0
     if not scale2 > 1e-18 or a * (e * i - f * h) - b * (d * i - f * g) + c * (d * h - e * g) <= 0.0:
         return False

@@ -302,11 +302,6 @@ it, Blender's single-precision coordinates keep no shape of a body, and the solv
 squared distances and their products reach the end of double precision."""
 
 
-def far_off(name: str, matrix: Array) -> BlenderDataError | None:
-    """The error for ``name`` (an armature, a goal) whose world matrix lies past :data:`FAR`."""
-    return far_at(name, float(np.abs(matrix[:3, 3]).max()))
-
-
 def far_at(name: str, distance: float) -> BlenderDataError | None:
     """The error for ``name`` ``distance`` along an axis from the origin, past :data:`FAR`."""
     if distance <= FAR:
