@@ -133,16 +133,7 @@ def blender_ik(obj: Any, targets: dict[str, Any], frames: int) -> dict[str, Any]
 def reach_bake(obj: Any, targets: dict[str, Any], frames: int) -> dict[str, Any]:
     """Reach: make the figure, add the constraints, bake; time it, then its residuals."""
     assert bpy.ops.reach.figure_from_armature(armature=obj.name) == {"FINISHED"}
-    for limb in LIMBS:
-        result = bpy.ops.reach.add_constraint(
-            armature=obj.name,
-            bone=limb.bone,
-            effector="TAIL",
-            goal=targets[limb.name].name,
-            chain_start=limb.chain[-1],
-            name=limb.name,
-        )
-        assert result == {"FINISHED"}, result
+    rigs.constrain(obj, LIMBS, targets)
     return timed_bake(obj, targets, frames)
 
 

@@ -116,6 +116,24 @@ def evaluated(obj: Any) -> Any:
     return obj.evaluated_get(bpy.context.evaluated_depsgraph_get())
 
 
+def constrain(obj: Any, limbs: Sequence[Limb], goals: dict[str, Any] | None = None) -> None:
+    """Make Figure's constraint on each limb's effector (its bone's tail), chain and name.
+
+    ``goals``: each limb's goal empty by name (None: each constraint makes its own).
+    """
+    for limb in limbs:
+        goal = "" if goals is None else goals[limb.name].name
+        result = bpy.ops.reach.add_constraint(
+            armature=obj.name,
+            bone=limb.bone,
+            effector="TAIL",
+            goal=goal,
+            chain_start=limb.chain[-1],
+            name=limb.name,
+        )
+        assert result == {"FINISHED"}, result
+
+
 def effector_points(obj: Any, limbs: Sequence[Limb]) -> np.ndarray:
     """World positions of the limbs' effectors (bone tails) in Blender's evaluated pose."""
     ev = evaluated(obj)

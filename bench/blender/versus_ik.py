@@ -138,15 +138,7 @@ def run_scenario(
     view_layer = bpy.context.view_layer
     assert bpy.ops.reach.figure_from_armature(armature=obj.name) == {"FINISHED"}
     rigs.set_polygons(obj, scenario.polygons)
-    for limb in scenario.limbs:
-        result = bpy.ops.reach.add_constraint(
-            armature=obj.name,
-            bone=limb.bone,
-            effector="TAIL",
-            chain_start=limb.chain[-1],
-            name=limb.name,
-        )
-        assert result == {"FINISHED"}
+    rigs.constrain(obj, scenario.limbs)
     view_layer.update()
     goals = [obj.reach.constraints[limb.name].goal for limb in scenario.limbs]
     rest = rigs.effector_points(obj, scenario.limbs)

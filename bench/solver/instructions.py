@@ -41,6 +41,17 @@ CASES = ((1, False), (1, True), (4, False), (4, True))
 """(goals, comfort) of each case."""
 
 
+def annotated(counts: Path) -> str:
+    """``callgrind_annotate``'s listing of a Callgrind file: every function's own count."""
+    listing: str = subprocess.run(
+        ["callgrind_annotate", "--inclusive=no", "--threshold=100", str(counts)],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    return listing
+
+
 def drag(goals_count: int, comfort: bool, events: int) -> None:
     """The drag Callgrind counts: ``events`` warm events after :data:`WARM`."""
     from solver import Comfort, Constraint, Problem, goals, solve
@@ -79,12 +90,7 @@ def counted(goals_count: int, comfort: bool, events: int) -> tuple[int, int]:
             f"{goals_count},{int(comfort)},{events}",
         ]
         subprocess.run(command, check=True, capture_output=True, text=True)
-        summary = subprocess.run(
-            ["callgrind_annotate", "--inclusive=no", "--threshold=100", str(out)],
-            check=True,
-            capture_output=True,
-            text=True,
-        ).stdout
+        summary = annotated(out)
     total = kernel = 0
     for line in summary.splitlines():
         found = re.match(r"\s*([\d,]+) .*\((?:\s*[\d.]+%)\)\s+(\S.*)$", line)

@@ -1,0 +1,352 @@
+"""Instructions a drag event or a baked frame executes, Reach's and Blender's own, counted.
+
+    .venv-blender-5.0/bin/python -m bench.blender.event_instructions [--quick] [--events N]
+
+Wall-clock times on a shared machine move by half from run to run, so that a change of a
+few percent in a drag event cannot be told from the machine's mood; the instructions an
+event executes move by 0.2%. The module runs itself again under Valgrind's callgrind
+(``valgrind`` on the path), counting only inside the measured events (``callgrind_control``
+turns the counting on and off), and gives per event: Reach's instructions, those of the
+peer the timed benchmarks compare it with in the same process, their ratio, and where
+Reach's go by library: the Python interpreter (Reach's Python and the calls it makes into
+Python's C), numpy, Reach's compiled kernel, Blender (its evaluation of the rig, the RNA
+calls Reach makes, copying the armature object for the evaluation), the C library
+(memory). Cases: the metarig's one-arm and four-limb drags against Standard IK (500
+iterations) moving its target empty, as ``bench.blender.versus_ik`` drags them; the
+four-constraint bake against Standard IK evaluating each frame, as ``bench.blender.bake``;
+the Rigify basic human rig dragged by its left arm's FK chain from ``torso`` against
+Blender evaluating the rig after that control moves by hand, as
+``bench.blender.control_rigs``. Under Valgrind every solve takes fifty times its time, so
+the drags run without a time budget (natively none of these events comes near it).
+Instructions are not time: Blender's evaluation runs more instructions a cycle than
+Python does. Beside ``bench.solver.instructions`` (the solver alone, no Blender). Results:
+``bench/results/event_instructions.json`` and ``event_instructions.md``. About two minutes.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections import defaultdict
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import bpy
+import numpy as np
+from mathutils import Vector
+
+from bench.blender import bake, control_rigs, rigs, scenarios
+from bench.blender.poses import Poser
+from bench.harness import BenchmarkParser, Count, table, write_results
+from bench.machine import about
+from bench.solver.instructions import annotated
+
+FOLDER = "REACH_CALLGRIND_FOLDER"
+"""The environment variable naming the folder of the counts, set for the counting process."""
+PARTS = {
+    "/libpython": "Python",
+    "/_ctypes.": "Python",
+    "/libffi.": "Python",
+    "/numpy/": "numpy",
+    "/reach_kernel-": "kernel",
+    "/bpy/": "Blender",
+    "/libtbb": "Blender",
+    "/libc.so": "C library",
+    "/libm.so": "C library",
+}
+"""A part of a library's path → the part of an event it is counted in (Python's includes
+ctypes' calls into the kernel; Blender's its thread pool)."""
+
+
+class Counter:
+    """Callgrind's counting of this process, on only inside :meth:`count`'s blocks."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.dumps: list[str] = []
+
+    def count(self, label: str, run: Callable[[], None]) -> None:
+        """Count what ``run`` executes, apart, under ``label``."""
+        pid = str(os.getpid())
+        subprocess.run(["callgrind_control", "-i", "on", pid], check=True, capture_output=True)
+        try:
+            run()
+        finally:
+            subprocess.run(["callgrind_control", "-i", "off", pid], check=True, capture_output=True)
+            subprocess.run(["callgrind_control", "-d", pid], check=True, capture_output=True)
+        self.dumps.append(label)
+
+
+def parts(dump: Path) -> dict[str, int]:
+    """Instructions in a callgrind dump by part (:data:`PARTS`; the rest as "other")."""
+    listing = annotated(dump)
+    found: dict[str, int] = defaultdict(int)
+    for line in listing.splitlines():
+        matched = re.match(r"\s*([\d,]+) .*\[(.*)\]\s*$", line)
+        if matched is None:
+            continue
+        count, library = int(matched.group(1).replace(",", "")), matched.group(2)
+        part = next((p for key, p in PARTS.items() if key in library), "other")
+        found[part] += count
+    return dict(found)
+
+
+def _without_budget(obj: Any) -> None:
+    """No time budget: a drag event under Valgrind takes fifty times its own time."""
+    obj.reach.time_budget, obj.reach.adaptive = 10.0, False
+
+
+def _metarig_drags(counter: Counter, key: str, events: int) -> None:
+    """A ``versus_ik`` scenario's drag: Standard IK moving its empty, then Reach's drag."""
+    scenario = scenarios.SCENARIOS[key]
+    obj = rigs.new_metarig()
+    view_layer = bpy.context.view_layer
+    assert bpy.ops.reach.figure_from_armature(armature=obj.name) == {"FINISHED"}
+    rigs.constrain(obj, scenario.limbs)
+    _without_budget(obj)
+    view_layer.update()
+    goals = [obj.reach.constraints[limb.name].goal for limb in scenario.limbs]
+    rest = rigs.effector_points(obj, scenario.limbs)
+    dragged = [limb.name for limb in scenario.limbs].index(scenario.dragged)
+    rig = reach_module().addon.bridge.plain_rig.build_rig(obj)
+    poser = Poser(obj, rig, scenario)
+    length = rigs.limb_length(obj, scenario.limb(scenario.dragged))
+    path = poser.drag_path(np.random.default_rng(0), events + 5, 0.01 * length)
+
+    empties = {
+        limb.name: rigs.add_empty(f"IK target {limb.name}", tuple(point))
+        for limb, point in zip(scenario.limbs, rest, strict=True)
+    }
+    rigs.add_blender_ik(obj, scenario.limbs, empties)
+    rigs.configure_blender_ik(obj, "LEGACY", 500)
+    empty = empties[scenario.dragged]
+
+    def ik_events(points: Any) -> None:
+        for point in points:
+            empty.location = tuple(point)
+            view_layer.update()
+
+    ik_events(path[:5])
+    counter.count(f"{key} standard_ik", lambda: ik_events(path[5:]))
+    rigs.remove_blender_ik(obj)
+    for made in empties.values():
+        bpy.data.objects.remove(made)
+    rigs.reset_pose(obj)
+    view_layer.update()
+
+    reach = reach_module()
+    session = reach.addon.drag_session.DragSession(bpy.context, obj, goals[dragged])
+
+    def reach_events(points: Any) -> None:
+        for point in points:
+            session.step(point)
+
+    reach_events(path[:5])
+    counter.count(f"{key} reach", lambda: reach_events(path[5:]))
+    session.cancel()
+
+
+def _bake(counter: Counter, frames: int) -> None:
+    """``bench.blender.bake``'s bake: Standard IK evaluating each frame, then Reach's bake."""
+    obj, targets = bake.scene_with_goals(frames, np.random.default_rng(0))
+    scene = bpy.context.scene
+    rigs.add_blender_ik(obj, bake.LIMBS, targets)
+    rigs.configure_blender_ik(obj, "LEGACY", 500)
+
+    def evaluate() -> None:
+        for frame in range(1, frames + 1):
+            scene.frame_set(frame)
+
+    scene.frame_set(1)
+    counter.count("bake standard_ik", evaluate)
+    rigs.remove_blender_ik(obj)
+    rigs.reset_pose(obj)
+    scene.frame_set(1)
+    assert bpy.ops.reach.figure_from_armature(armature=obj.name) == {"FINISHED"}
+    rigs.constrain(obj, bake.LIMBS, targets)
+
+    def baked() -> None:
+        done = bpy.ops.reach.bake(armature=obj.name, frame_start=1, frame_end=frames)
+        assert done == {"FINISHED"}, done
+
+    scene.frame_set(1)
+    baked()  # the kernel's plans and the caches made, as on a bake after the first
+    scene.frame_set(1)
+    counter.count("bake reach", baked)
+
+
+def _control_rig(counter: Counter, events: int) -> None:
+    """The basic human rig's left arm in FK, its chain from ``torso``, dragged by Reach;
+    Blender evaluating the rig after the hand's FK control moves 0.1 mm by hand."""
+    kind = "basic_human"
+    _, rig, limb, end = control_rigs.switched(reach_module(), kind, "FK")
+    made = bpy.ops.reach.figure_from_armature(armature=rig.name, translate_root=True)
+    assert made == {"FINISHED"}
+    added = bpy.ops.reach.add_constraint(
+        armature=rig.name, bone=end, effector="HEAD", chain_start="torso", name="end"
+    )
+    assert added == {"FINISHED"}
+    _without_budget(rig)
+    goal = rig.reach.constraints["end"].goal
+    start = goal.location.copy()
+    target = rig.matrix_world @ rig.pose.bones[limb.bones[0]].head
+    places = [start.lerp(target, 0.2 * k / (events + 5)) for k in range(1, events + 6)]
+    pose_bone = rig.pose.bones[end]
+    view_layer = bpy.context.view_layer
+
+    def by_hand() -> None:
+        for k in range(events):
+            pose_bone.location.x += 1e-4 if k % 2 == 0 else -1e-4
+            view_layer.update()
+
+    # Reach's depsgraph handlers set aside, as bench.blender.control_rigs sets them aside
+    handlers = bpy.app.handlers.depsgraph_update_post
+    own = [h for h in handlers if "reach" in getattr(h, "__module__", "")]
+    for handler in own:
+        handlers.remove(handler)
+    try:
+        counter.count("control rig by hand", by_hand)
+    finally:
+        handlers.extend(own)
+    session = reach_module().addon.drag_session.DragSession(bpy.context, rig, goal)
+
+    def drag(points: list[Vector]) -> None:
+        for point in points:
+            session.step(point)
+
+    drag(places[:5])
+    counter.count("control rig reach", lambda: drag(places[5:]))
+    session.cancel()
+
+
+_REACH: list[Any] = []
+
+
+def reach_module() -> Any:
+    """The add-on's package, loaded once."""
+    if not _REACH:
+        _REACH.append(rigs.load_reach())
+        _REACH[0].solver.kernel.loading.status()  # the kernel loaded before any count
+    return _REACH[0]
+
+
+CASES = {
+    "one arm": ("arm reach", "arm standard_ik", "Standard IK moving its empty"),
+    "four limbs": ("limbs reach", "limbs standard_ik", "Standard IK moving its empty"),
+    "bake, a frame": ("bake reach", "bake standard_ik", "Standard IK evaluating the frame"),
+    "control rig": (
+        "control rig reach",
+        "control rig by hand",
+        "Blender evaluating the rig after the control moves by hand",
+    ),
+}
+"""Each row: Reach's count, its peer's, and what the peer's event is."""
+
+
+def measure(folder: Path, events: int, frames: int) -> None:
+    """In the counting process: every case's events, one dump each."""
+    counter = Counter(folder)
+    try:
+        reach_module()
+        _metarig_drags(counter, "arm", events)
+        _metarig_drags(counter, "limbs", events)
+        _bake(counter, frames)
+        _control_rig(counter, events)
+    finally:
+        rigs.unload_reach()
+    (folder / "labels").write_text("\n".join(counter.dumps) + "\n")
+
+
+def main() -> None:
+    counts = {"events": Count("events per drag", 20, 100), "frames": Count("baked frames", 20, 100)}
+    parser = BenchmarkParser(__doc__, "event_instructions", "20 events and frames", counts)
+    args = parser.parse_args()
+    counting = os.environ.get(FOLDER)
+    if counting:
+        measure(Path(counting), args.events, args.frames)
+        return
+    if shutil.which("valgrind") is None or shutil.which("callgrind_control") is None:
+        raise SystemExit(
+            "bench.blender.event_instructions needs Valgrind (valgrind, callgrind_control)"
+        )
+    with tempfile.TemporaryDirectory() as temporary:
+        folder = Path(temporary)
+        command = [
+            "valgrind",
+            "--tool=callgrind",
+            "--instr-atstart=no",
+            f"--callgrind-out-file={folder / 'counts'}",
+            sys.executable,
+            "-m",
+            "bench.blender.event_instructions",
+            *sys.argv[1:],
+        ]
+        subprocess.run(command, check=True, env={**os.environ, FOLDER: str(folder)})
+        labels = (folder / "labels").read_text().splitlines()
+        counted = {label: parts(folder / f"counts.{k}") for k, label in enumerate(labels, start=1)}
+    per = {
+        "arm reach": args.events,
+        "arm standard_ik": args.events,
+        "limbs reach": args.events,
+        "limbs standard_ik": args.events,
+        "bake reach": args.frames,
+        "bake standard_ik": args.frames,
+        "control rig reach": args.events,
+        "control rig by hand": args.events,
+    }
+    rows: dict[str, Any] = {}
+    for case, (reach, peer, against) in CASES.items():
+        own = {part: count / per[reach] for part, count in counted[reach].items()}
+        total, peer_total = sum(own.values()), sum(counted[peer].values()) / per[peer]
+        rows[case] = {
+            "reach": total,
+            "peer": peer_total,
+            "against": against,
+            "ratio": total / peer_total,
+            "parts": own,
+        }
+    record = {
+        **about(),
+        "quick": args.quick,
+        "blender": bpy.app.version_string,
+        "events": args.events,
+        "frames": args.frames,
+        "cases": rows,
+    }
+    shown = ["Python", "numpy", "kernel", "Blender", "C library", "other"]
+    lines = [
+        "# Instructions a drag event or a baked frame executes",
+        "",
+        f"Blender {record['blender']}, counted by Valgrind's callgrind inside the measured "
+        f"events only ({args.events} drag events, {args.frames} baked frames; a drag without "
+        "a time budget). Millions of instructions an event (a frame), Reach's and the peer's "
+        "in the same process; Reach's by library: the Python interpreter, numpy, Reach's "
+        "kernel, Blender (its evaluation of the rig, Reach's RNA calls), the C library. "
+        "Instructions are not time: Blender's evaluation runs more of them a cycle than "
+        "Python does.",
+        "",
+        *table(
+            ["case", "Reach", "peer", "Reach / peer", *(f"Reach: {p}" for p in shown)],
+            [
+                [
+                    case,
+                    f"{row['reach'] / 1e6:.2f}",
+                    f"{row['peer'] / 1e6:.2f} ({row['against']})",
+                    f"{row['ratio']:.2f}",
+                    *(f"{row['parts'].get(p, 0) / 1e6:.2f}" for p in shown),
+                ]
+                for case, row in rows.items()
+            ],
+        ),
+    ]
+    write_results(args.output, record, lines)
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()
