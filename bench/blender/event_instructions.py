@@ -322,10 +322,10 @@ def main() -> None:
     lines = [
         "# Instructions a drag event or a baked frame executes",
         "",
-        f"Blender {record['blender']}, counted by Valgrind's callgrind inside the measured "
-        f"events only ({args.events} drag events, {args.frames} baked frames; a drag without "
-        "a time budget). Millions of instructions an event (a frame), Reach's and the peer's "
-        "in the same process; Reach's by library: the Python interpreter, numpy, Reach's "
+        f"Blender {record['blender']}, {record['cpu_model']}; counted by Callgrind inside the "
+        f"measured events only ({args.events} drag events, {args.frames} baked frames; a drag "
+        "without a time budget). Millions of instructions an event (a frame), Reach's and the "
+        "peer's in the same process; Reach's by library: the Python interpreter, numpy, Reach's "
         "kernel, Blender (its evaluation of the rig, Reach's RNA calls), the C library. "
         "Instructions are not time: Blender's evaluation runs more of them a cycle than "
         "Python does.",
