@@ -14,9 +14,9 @@ calls Reach makes, copying the armature object for the evaluation), the C librar
 (memory). Cases: the metarig's one-arm and four-limb drags against Standard IK (500
 iterations) moving its target empty, as ``bench.blender.versus_ik`` drags them; the
 four-constraint bake against Standard IK evaluating each frame, as ``bench.blender.bake``;
-the Rigify basic human rig dragged by its left arm's FK chain from ``torso`` against
-Blender evaluating the rig after that control moves by hand, as
-``bench.blender.control_rigs``. Under Valgrind every solve takes fifty times its time, so
+the Rigify basic human rig dragged by its left arm's FK chain from ``torso``, and its
+metarig dragged alike, each against Blender evaluating it after the dragged bone moves by
+hand, as ``bench.blender.control_rigs``. Under Valgrind every solve takes fifty times its time, so
 the drags run without a time budget (natively none of these events comes near it).
 Instructions are not time: Blender's evaluation runs more instructions a cycle than
 Python does. Beside ``bench.solver.instructions`` (the solver alone, no Blender). Results:
@@ -181,22 +181,34 @@ def _bake(counter: Counter, frames: int) -> None:
 
 
 def _control_rig(counter: Counter, events: int) -> None:
-    """The basic human rig's left arm in FK, its chain from ``torso``, dragged by Reach;
-    Blender evaluating the rig after the hand's FK control moves 0.1 mm by hand."""
-    kind = "basic_human"
-    _, rig, limb, end = control_rigs.switched(reach_module(), kind, "FK")
-    made = bpy.ops.reach.figure_from_armature(armature=rig.name, translate_root=True)
+    """The basic human rig's left arm in FK, its chain from ``torso``, dragged by Reach, then
+    the same drag on its metarig (the arm's bones, the chain from the root), as
+    ``bench.blender.control_rigs`` drags both; each against Blender evaluating the armature
+    after the dragged bone moves 0.1 mm by hand."""
+    metarig, rig, limb, end = control_rigs.switched(reach_module(), "basic_human", "FK")
+    _dragged(counter, "control rig", rig, end, "torso", limb.bones[0], events)
+    plain = [bone.removeprefix("ORG-") for bone in limb.bones]
+    root = next(bone.name for bone in metarig.data.bones if bone.parent is None)
+    _dragged(counter, "metarig", metarig, plain[limb.chain_end], root, plain[0], events)
+
+
+def _dragged(
+    counter: Counter, label: str, obj: Any, bone: str, chain_start: str, toward: str, events: int
+) -> None:
+    """A constraint on ``bone``'s head, its chain from ``chain_start``, dragged a fifth of the
+    way to ``toward``'s head; first Blender's evaluation after ``bone`` moves by hand."""
+    made = bpy.ops.reach.figure_from_armature(armature=obj.name, translate_root=True)
     assert made == {"FINISHED"}
     added = bpy.ops.reach.add_constraint(
-        armature=rig.name, bone=end, effector="HEAD", chain_start="torso", name="end"
+        armature=obj.name, bone=bone, effector="HEAD", chain_start=chain_start, name="end"
     )
     assert added == {"FINISHED"}
-    _without_budget(rig)
-    goal = rig.reach.constraints["end"].goal
+    _without_budget(obj)
+    goal = obj.reach.constraints["end"].goal
     start = goal.location.copy()
-    target = rig.matrix_world @ rig.pose.bones[limb.bones[0]].head
+    target = obj.matrix_world @ obj.pose.bones[toward].head
     places = [start.lerp(target, 0.2 * k / (events + 5)) for k in range(1, events + 6)]
-    pose_bone = rig.pose.bones[end]
+    pose_bone = obj.pose.bones[bone]
     view_layer = bpy.context.view_layer
 
     def by_hand() -> None:
@@ -210,17 +222,17 @@ def _control_rig(counter: Counter, events: int) -> None:
     for handler in own:
         handlers.remove(handler)
     try:
-        counter.count("control rig by hand", by_hand)
+        counter.count(f"{label} by hand", by_hand)
     finally:
         handlers.extend(own)
-    session = reach_module().addon.drag_session.DragSession(bpy.context, rig, goal)
+    session = reach_module().addon.drag_session.DragSession(bpy.context, obj, goal)
 
     def drag(points: list[Vector]) -> None:
         for point in points:
             session.step(point)
 
     drag(places[:5])
-    counter.count("control rig reach", lambda: drag(places[5:]))
+    counter.count(f"{label} reach", lambda: drag(places[5:]))
     session.cancel()
 
 
@@ -243,6 +255,11 @@ CASES = {
         "control rig reach",
         "control rig by hand",
         "Blender evaluating the rig after the control moves by hand",
+    ),
+    "its metarig": (
+        "metarig reach",
+        "metarig by hand",
+        "Blender evaluating the metarig after the bone moves by hand",
     ),
 }
 """Each row: Reach's count, its peer's, and what the peer's event is."""
@@ -298,6 +315,8 @@ def main() -> None:
         "bake standard_ik": args.frames,
         "control rig reach": args.events,
         "control rig by hand": args.events,
+        "metarig reach": args.events,
+        "metarig by hand": args.events,
     }
     rows: dict[str, Any] = {}
     for case, (reach, peer, against) in CASES.items():
