@@ -21,8 +21,9 @@ look-at on the head too. Results:
 
 from __future__ import annotations
 
+import contextlib
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import bpy
@@ -124,11 +125,7 @@ def hand_moved(obj: Any, bone: str) -> float:
     along X changed by 0.1 mm, as a grab of that control changes it), Reach's own
     depsgraph handlers set aside (they are Reach's cost, not Blender's); the bone is then
     put back and the rig evaluated again, untimed, so the drag goes on from its own pose."""
-    handlers = bpy.app.handlers.depsgraph_update_post
-    reach = [h for h in handlers if "reach" in getattr(h, "__module__", "")]
-    for handler in reach:
-        handlers.remove(handler)
-    try:
+    with handlers_aside():
         pose_bone = obj.pose.bones[bone]
         start = pose_bone.location.x
         pose_bone.location.x = start + 1e-4
@@ -137,9 +134,21 @@ def hand_moved(obj: Any, bone: str) -> float:
         taken = 1e3 * (time.perf_counter() - begin)
         pose_bone.location.x = start
         bpy.context.view_layer.update()
+    return taken
+
+
+@contextlib.contextmanager
+def handlers_aside() -> Iterator[None]:
+    """Reach's depsgraph handlers set aside while the block runs (they are Reach's cost,
+    not Blender's evaluation's)."""
+    handlers = bpy.app.handlers.depsgraph_update_post
+    reach = [h for h in handlers if "reach" in getattr(h, "__module__", "")]
+    for handler in reach:
+        handlers.remove(handler)
+    try:
+        yield
     finally:
         handlers.extend(reach)
-    return taken
 
 
 def count_evaluations(counts: dict[str, Any]) -> Any:

@@ -38,7 +38,6 @@ from typing import Any
 
 import bpy
 import numpy as np
-from mathutils import Vector
 
 from bench.blender import bake, control_rigs, rigs, scenarios
 from bench.blender.poses import Poser
@@ -101,7 +100,7 @@ def _without_budget(obj: Any) -> None:
     obj.reach.time_budget, obj.reach.adaptive = 10.0, False
 
 
-def _metarig_drags(counter: Counter, key: str, events: int) -> None:
+def _metarig_drags(counter: Counter, reach: Any, key: str, events: int) -> None:
     """A ``versus_ik`` scenario's drag: Standard IK moving its empty, then Reach's drag."""
     scenario = scenarios.SCENARIOS[key]
     obj = rigs.new_metarig()
@@ -113,7 +112,7 @@ def _metarig_drags(counter: Counter, key: str, events: int) -> None:
     goals = [obj.reach.constraints[limb.name].goal for limb in scenario.limbs]
     rest = rigs.effector_points(obj, scenario.limbs)
     dragged = [limb.name for limb in scenario.limbs].index(scenario.dragged)
-    rig = reach_module().addon.bridge.plain_rig.build_rig(obj)
+    rig = reach.addon.bridge.plain_rig.build_rig(obj)
     poser = Poser(obj, rig, scenario)
     length = rigs.limb_length(obj, scenario.limb(scenario.dragged))
     path = poser.drag_path(np.random.default_rng(0), events + 5, 0.01 * length)
@@ -139,7 +138,6 @@ def _metarig_drags(counter: Counter, key: str, events: int) -> None:
     rigs.reset_pose(obj)
     view_layer.update()
 
-    reach = reach_module()
     session = reach.addon.drag_session.DragSession(bpy.context, obj, goals[dragged])
 
     def reach_events(points: Any) -> None:
@@ -180,71 +178,52 @@ def _bake(counter: Counter, frames: int) -> None:
     counter.count("bake reach", baked)
 
 
-def _control_rig(counter: Counter, events: int) -> None:
+def _control_rig(counter: Counter, reach: Any, events: int) -> None:
     """The basic human rig's left arm in FK, its chain from ``torso``, dragged by Reach, then
     the same drag on its metarig (the arm's bones, the chain from the root), as
-    ``bench.blender.control_rigs`` drags both; each against Blender evaluating the armature
-    after the dragged bone moves 0.1 mm by hand."""
-    metarig, rig, limb, end = control_rigs.switched(reach_module(), "basic_human", "FK")
-    _dragged(counter, "control rig", rig, end, "torso", limb.bones[0], events)
+    ``bench.blender.control_rigs`` drags both (:func:`.control_rigs.drag`); each against
+    Blender evaluating the armature after the dragged bone moves 0.1 mm by hand."""
+    metarig, rig, limb, end = control_rigs.switched(reach, "basic_human", "FK")
+    toward = limb.bones[0]
+    drags = _counted_drag(counter, "control rig", events)
+    control_rigs.drag(reach, rig, end, "torso", toward, events + 5, True, run=drags)
     plain = [bone.removeprefix("ORG-") for bone in limb.bones]
     root = next(bone.name for bone in metarig.data.bones if bone.parent is None)
-    _dragged(counter, "metarig", metarig, plain[limb.chain_end], root, plain[0], events)
-
-
-def _dragged(
-    counter: Counter, label: str, obj: Any, bone: str, chain_start: str, toward: str, events: int
-) -> None:
-    """A constraint on ``bone``'s head, its chain from ``chain_start``, dragged a fifth of the
-    way to ``toward``'s head; first Blender's evaluation after ``bone`` moves by hand."""
-    made = bpy.ops.reach.figure_from_armature(armature=obj.name, translate_root=True)
-    assert made == {"FINISHED"}
-    added = bpy.ops.reach.add_constraint(
-        armature=obj.name, bone=bone, effector="HEAD", chain_start=chain_start, name="end"
+    drags = _counted_drag(counter, "metarig", events)
+    control_rigs.drag(
+        reach, metarig, plain[limb.chain_end], root, plain[0], events + 5, True, run=drags
     )
-    assert added == {"FINISHED"}
-    _without_budget(obj)
-    goal = obj.reach.constraints["end"].goal
-    start = goal.location.copy()
-    target = obj.matrix_world @ obj.pose.bones[toward].head
-    places = [start.lerp(target, 0.2 * k / (events + 5)) for k in range(1, events + 6)]
-    pose_bone = obj.pose.bones[bone]
-    view_layer = bpy.context.view_layer
-
-    def by_hand() -> None:
-        for k in range(events):
-            pose_bone.location.x += 1e-4 if k % 2 == 0 else -1e-4
-            view_layer.update()
-
-    # Reach's depsgraph handlers set aside, as bench.blender.control_rigs sets them aside
-    handlers = bpy.app.handlers.depsgraph_update_post
-    own = [h for h in handlers if "reach" in getattr(h, "__module__", "")]
-    for handler in own:
-        handlers.remove(handler)
-    try:
-        counter.count(f"{label} by hand", by_hand)
-    finally:
-        handlers.extend(own)
-    session = reach_module().addon.drag_session.DragSession(bpy.context, obj, goal)
-
-    def drag(points: list[Vector]) -> None:
-        for point in points:
-            session.step(point)
-
-    drag(places[:5])
-    counter.count(f"{label} reach", lambda: drag(places[5:]))
-    session.cancel()
 
 
-_REACH: list[Any] = []
+def _counted_drag(counter: Counter, label: str, events: int) -> control_rigs.Run:
+    """What :func:`.control_rigs.drag` runs: Blender's evaluation after the dragged bone
+    moves by hand (``events`` times, Reach's handlers set aside), then Reach's drag through
+    the places after the first five, each counted."""
 
+    def run(reach: Any, obj: Any, goal: Any, places: list[Any], bone: str) -> dict:
+        _without_budget(obj)
+        pose_bone = obj.pose.bones[bone]
+        view_layer = bpy.context.view_layer
 
-def reach_module() -> Any:
-    """The add-on's package, loaded once."""
-    if not _REACH:
-        _REACH.append(rigs.load_reach())
-        _REACH[0].solver.kernel.loading.status()  # the kernel loaded before any count
-    return _REACH[0]
+        def by_hand() -> None:
+            for k in range(events):
+                pose_bone.location.x += 1e-4 if k % 2 == 0 else -1e-4
+                view_layer.update()
+
+        with control_rigs.handlers_aside():
+            counter.count(f"{label} by hand", by_hand)
+        session = reach.addon.drag_session.DragSession(bpy.context, obj, goal)
+
+        def drag(points: list[Any]) -> None:
+            for point in points:
+                session.step(point)
+
+        drag(places[:5])
+        counter.count(f"{label} reach", lambda: drag(places[5:]))
+        session.cancel()
+        return {}
+
+    return run
 
 
 CASES = {
@@ -268,12 +247,13 @@ CASES = {
 def measure(folder: Path, events: int, frames: int) -> None:
     """In the counting process: every case's events, one dump each."""
     counter = Counter(folder)
+    reach = rigs.load_reach()
+    reach.solver.kernel.loading.status()  # the kernel loaded before any count
     try:
-        reach_module()
-        _metarig_drags(counter, "arm", events)
-        _metarig_drags(counter, "limbs", events)
+        _metarig_drags(counter, reach, "arm", events)
+        _metarig_drags(counter, reach, "limbs", events)
         _bake(counter, frames)
-        _control_rig(counter, events)
+        _control_rig(counter, reach, events)
     finally:
         rigs.unload_reach()
     (folder / "labels").write_text("\n".join(counter.dumps) + "\n")
