@@ -474,7 +474,14 @@ def control_quaternion(joint: Joint, motion: Array) -> Array:
 
     A share's control takes the turn whose share is the segment's (``q = h^(1/w)``).
     """
-    turn = rotations.matrix_quaternion(motion[:3, :3])
+    return share_quaternion(joint, rotations.matrix_quaternion(motion[:3, :3]))
+
+
+def share_quaternion(joint: Joint, turn: Array) -> Array:
+    """The turn (w, x, y, z), w ≥ 0, ``joint``'s control takes for its segment's ``turn``.
+
+    ``turn``: the segment's, a unit quaternion with w ≥ 0 (:func:`control_quaternion`).
+    """
     if joint.share == 1.0:
         return turn
     # :func:`powers` of one unit quaternion with w ≥ 0, on Python's floats (numpy's calls
@@ -488,26 +495,31 @@ def control_quaternion(joint: Joint, motion: Array) -> Array:
     return np.array([math.cos(half), x * factor, y * factor, z * factor])
 
 
-def trunk_channels(obj: Any, trunk: Trunk, motions: Mapping[str, Array]) -> Batch:
-    """The channel values that give each joint segment in ``motions`` its motion.
+Turn = tuple[Array, Array | None]
+"""A trunk segment's motion: its turn (w, x, y, z), a unit quaternion with w ≥ 0, and its
+move (3,), or None where it only turns."""
 
-    Each control takes its turn (:func:`control_quaternion`), the root control its location
+
+def trunk_channels(obj: Any, trunk: Trunk, turns: Mapping[str, Turn]) -> Batch:
+    """The channel values that give each joint segment in ``turns`` its turn and move.
+
+    Each control takes its turn (:func:`share_quaternion`), the root control its location
     too; written with the limbs' first pass (:class:`.control_pose.ControlWriter`'s batch),
     so that one write a channel serves both.
     """
     written: Batch = {}
     for joint in trunk.joints:
-        motion = motions.get(joint.segment)
+        motion = turns.get(joint.segment)
         if motion is None or joint.control in written:
             continue
         pose_bone = obj.pose.bones[joint.control]
         mode = pose_bone.rotation_mode
         kind = rotation_channel(mode)
         held = np.array(getattr(pose_bone, kind), dtype=float)
-        turn = quaternion_values(control_quaternion(joint, motion), mode, held)
+        turn = quaternion_values(share_quaternion(joint, motion[0]), mode, held)
         values: dict[str, Sequence[float]] = {kind: turn.tolist()}
-        if joint.translates:
-            values["location"] = motion[:3, 3].tolist()
+        if joint.translates and motion[1] is not None:
+            values["location"] = motion[1].tolist()
         written[joint.control] = values
     return written
 

@@ -19,6 +19,7 @@ from mathutils import Matrix, Vector
 from numpy.typing import NDArray
 
 from ....solver import rotations
+from ...vocabulary import AXES
 from ..arrays import Array, bone_rows, channel
 from ..keys import rotation_channel
 from ..pose import WRITTEN_CHANNELS, axis_angles
@@ -29,7 +30,7 @@ from .limbs import Limb
 from .model import ControlModel
 from .paws import Heels
 from .placing import place_limbs, plan_limbs
-from .trunk import Trunk, control_turn, trunk_channels
+from .trunk import Trunk, Turn, control_turn, trunk_channels
 
 SCALE = 1e-4
 """A planned write (:meth:`ModelWriter.planned`) that would change a control's scale by
@@ -82,13 +83,13 @@ def write_model(
     frames = rig.figure.forward(theta)
     index = rig.segment_index
     chosen = set(bones)
-    motions, turned = {}, set()
+    entries, turned = [], set()
     for joint in model.trunk.joints:  # a control's first joint chosen gives its channels
         if joint.segment in chosen and joint.control not in turned:
             turned.add(joint.control)
-            motions[joint.segment] = _motion(rig, theta, rig.layout[index[joint.segment]])
+            entries.append(rig.layout[index[joint.segment]])
     # written with the first pass of the chains and limbs below, one write a channel
-    batch = trunk_channels(obj, model.trunk, motions)
+    batch = trunk_channels(obj, model.trunk, _turns(theta, entries))
     written = list(batch)
     moved: dict[str, Matrix] = {}
     if written:
@@ -139,7 +140,7 @@ def plan_model(
     moved: dict[str, Matrix] = {}
     trunk: dict[str, Matrix] = {}
     if joints:
-        motions = {j.segment: _motion(rig, theta, rig.layout[index[j.segment]]) for j in joints}
+        motions = {j.segment: _motion(theta, rig.layout[index[j.segment]]) for j in joints}
         planned = _plan_trunk(obj, model.trunk, motions)
         if planned is None:
             return None
@@ -257,7 +258,31 @@ _IDENTITY = np.eye(4)
 _IDENTITY.setflags(write=False)
 
 
-def _motion(rig: Rig, theta: Array, entry: BoneLayout) -> Array:
+def _turns(theta: Array, entries: list[BoneLayout]) -> dict[str, Turn]:
+    """The turn and move θ gives each of the segments ``entries`` (:data:`.trunk.Turn`).
+
+    The turns about a segment's own axes in one batch of quaternions (a drag event's
+    trunk joints), those about axes of a joint's own through their matrices.
+    """
+    turns: dict[str, Turn] = {}
+    own = [entry for entry in entries if entry.frame is None]
+    if own:
+        steps = [[entry.rotation + 2 - s for s in range(3)] for entry in own]
+        axes = [[AXES.index(letter) for letter in entry.order] for entry in own]
+        quaternions = rotations.euler_quaternions(theta[steps], axes)
+        for entry, quaternion in zip(own, quaternions, strict=True):
+            turns[entry.name] = (-quaternion if quaternion[0] < 0.0 else quaternion, None)
+    for entry in entries:
+        if entry.frame is not None:
+            motion = _motion(theta, entry)
+            turns[entry.name] = (rotations.matrix_quaternion(motion[:3, :3]), None)
+        if entry.translation >= 0:
+            turn = turns[entry.name][0]
+            turns[entry.name] = (turn, theta[entry.translation : entry.translation + 3])
+    return turns
+
+
+def _motion(theta: Array, entry: BoneLayout) -> Array:
     """The motion (4 × 4) θ gives segment ``entry``: its translation, then its turn."""
     motion = _IDENTITY.copy()
     turn = rotations.euler_matrix(axis_angles(theta, entry), entry.order)
