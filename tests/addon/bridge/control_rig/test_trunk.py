@@ -308,3 +308,31 @@ def test_a_shares_control_quaternion_is_the_power_of_its_turn(reach):
             turn = rotations.matrix_quaternion(motion[:3, :3])
             want = trunk.powers(turn[None], np.array([1.0 / share]))[0]
             assert abs(got - want).max() <= 1e-14, (angle, share)
+
+
+@pytest.mark.parametrize("order", ["XYZ", "YXZ", "ZXY", "ZYX"])
+def test_a_trunk_segments_batched_turn_is_its_motions_own(reach, order):
+    """The turns the trunk's write gives its segments from θ in one batch of quaternions are
+    the turns of each segment's motion matrix, to rounding: segments turning about their
+    own axes and about a joint's own axes, with w ≥ 0, and the root's move is θ's."""
+    writing = reach.addon.bridge.control_rig.writing
+    rig, rotations = reach.addon.bridge.rig, reach.solver.rotations
+    rng = np.random.default_rng(7)
+    frame = rotations.quaternion_matrix(rng.normal(size=4))
+    entries = [
+        rig.BoneLayout("root", "QUATERNION", order, translation=0, rotation=3),
+        rig.BoneLayout("spine", "QUATERNION", order, translation=-1, rotation=6),
+        rig.BoneLayout("chest", "XYZ", order, translation=-1, rotation=9, frame=frame),
+    ]
+    for _ in range(50):
+        theta = rng.uniform(-np.pi, np.pi, 12)
+        turns = writing._turns(theta, entries)
+        for entry in entries:
+            turn, move = turns[entry.name]
+            want = rotations.matrix_quaternion(writing._motion(theta, entry)[:3, :3])
+            assert turn[0] >= 0.0
+            assert np.abs(turn - want).max() < 1e-14 or np.abs(turn + want).max() < 1e-14
+            if entry.translation >= 0:
+                assert move is not None and (move == theta[0:3]).all()
+            else:
+                assert move is None
