@@ -19,7 +19,7 @@ and :mod:`.records` (what the descent functions answer, their statuses named);
 
 from __future__ import annotations
 
-from .calls import Kernel
+from .calls import Kernel, QuickComfort
 from .layouts import DescentPlan, GradientTree, KernelTree, ObjectivePlan
 from .loading import (
     ABI,
@@ -33,9 +33,11 @@ from .loading import (
 )
 from .records import (
     DescentStatus,
+    DescentStops,
     GaussNewtonDescent,
     GaussNewtonSearch,
     GaussNewtonStart,
+    Quick,
     SearchStatus,
     Settled,
     SettleStatus,
@@ -47,6 +49,7 @@ __all__ = [
     "LIBRARY_FOLDER",
     "DescentPlan",
     "DescentStatus",
+    "DescentStops",
     "GaussNewtonDescent",
     "GaussNewtonSearch",
     "GaussNewtonStart",
@@ -54,6 +57,8 @@ __all__ = [
     "Kernel",
     "KernelTree",
     "ObjectivePlan",
+    "Quick",
+    "QuickComfort",
     "SearchStatus",
     "SettleStatus",
     "Settled",

@@ -26,11 +26,14 @@ from .records import (
     DESCENT_STATUSES,
     SETTLE_STATUSES,
     DescentStatus,
+    DescentStops,
     GaussNewtonDescent,
     GaussNewtonSearch,
     GaussNewtonStart,
+    Quick,
     SearchStatus,
     Settled,
+    SettleStatus,
     StartStatus,
 )
 from .signatures import Functions
@@ -38,7 +41,15 @@ from .signatures import Functions
 if TYPE_CHECKING:
     from ..optimizer.low_rank import Metric
 
-__all__ = ["Kernel"]
+__all__ = ["Kernel", "QuickComfort"]
+
+
+QuickComfort = tuple[
+    FloatArray, FloatArray, Mapping[str, float], float, float, float, FloatArray, FloatArray
+]
+"""Comfort's rounds for :meth:`Kernel.quick`: the aim's target and masses (n,), the rounds'
+constants (:meth:`Kernel.settle`'s, but ceiling and nearby), relax's hold share, hold and
+near, and the space's orthonormal equality rows (e, n) and their right-hand sides (e,)."""
 
 
 class Kernel:
@@ -454,9 +465,9 @@ class Kernel:
         Args:
             plan: The descent's problem and rows, bound (:meth:`DescentPlan.bind`).
             phi: The start, (n,), with only the plan's bounds active (:meth:`DescentPlan.hold`).
-            goal_value: G/w at or below which the goals are met.
+            goal_value: As :class:`.records.DescentStops`' (so are the others).
             tolerance: ε of the Kuhn–Tucker test.
-            floor: The test's shares of ‖g‖ and √|G| (:func:`.optimizer.active_set.kkt_floor`).
+            floor: The test's shares of ‖g‖ and √|G|.
             drop: The largest share of G an iteration may leave.
             max_iterations: Most iterations.
             seconds: The time budget from now, or None.
@@ -526,31 +537,13 @@ class Kernel:
             b_eq: Their right-hand sides, (e,).
         """
         n = plan.objective.n_variables
-        k, rows = plan.k, len(plan.inactive)
-        depth = int(constants["depth"])
-        aim = contiguous(target), contiguous(masses)
-        eq = None
-        if a_eq is not None and b_eq is not None and len(a_eq):
-            eq = contiguous(a_eq), contiguous(b_eq)
-        equalities = 0 if eq is None else len(eq[0])
-        settings = plan.settle_settings
-        for name, number in constants.items():
-            setattr(settings, name, number)
-        settings.target, settings.masses = address(aim[0]), address(aim[1])
-        settings.a_eq = None if eq is None else address(eq[0])
-        settings.b_eq = None if eq is None else address(eq[1])
-        settings.equalities = equalities
         buffer = np.empty(2 * n + 4)  # the end, its gradient, 4 numbers
         buffer[:n], buffer[n : 2 * n], buffer[2 * n] = phi, gradient, value
-        p = k + rows + equalities  # F's columns, the equalities' and the held rows' at most
-        size = p * n + p * p + k + 3 * p + 12 * n + 2 * rows + 2 * depth * n + depth * depth
-        # the rows' bounds, touched and held, the equalities, free and held flags, spans
-        count = 3 * rows + equalities + (rows + n + 3) // 4 + 2 * rows + 2 * p
-        work, integers = plan.settle_scratch(size + 2 * depth, count)
+        settings, work, integers, _kept = _settle_setup(plan, target, masses, constants, a_eq, b_eq)
         start = address(buffer)
         status = self.c.settle(
             plan.address,
-            ctypes.addressof(settings),
+            settings,
             start,
             start + 8 * n,
             start + 16 * n,
@@ -569,6 +562,135 @@ class Kernel:
             int(evaluations),
             int(iterations),
         )
+
+    def quick(
+        self,
+        plan: DescentPlan,
+        phi: FloatArray,
+        stops: DescentStops,
+        comfort: QuickComfort | None,
+    ) -> Quick:
+        """:meth:`gauss_newton_descent`, then :meth:`settle` from its end, in one call.
+
+        ``rk_quick``: the rounds run where the descent meets the goals and ``comfort`` is
+        given, with the iterations and the time the descent left; their ceiling is
+        relax's from the descent's G/w (``G/w · (1 + hold_share) + hold``) and their
+        nearby that plus ``near``. Where a round is kept, the rows the rounds' end rests
+        on as :func:`solver.optimizer.relax._kept_rounds` finds them, where they are bounds
+        alone (:attr:`Quick.kept`).
+
+        Args:
+            plan: As :meth:`gauss_newton_descent`'s.
+            phi: As :meth:`gauss_newton_descent`'s.
+            stops: :meth:`gauss_newton_descent`'s arguments; its iterations and time are
+                both's, together.
+            comfort: The rounds' aim, constants and equality rows, or None: no rounds.
+        """
+        n = plan.objective.n_variables
+        # the end, its gradient, the gradient tested; the rounds' end and its gradient; the
+        # kept rows' multipliers; 10 numbers; the stops
+        buffer = np.empty(6 * n + 19)
+        buffer[:n] = phi
+        seconds = stops.seconds
+        buffer[6 * n + 10 :] = (
+            stops.goal_value,
+            stops.tolerance,
+            *stops.floor,
+            stops.drop,
+            -1.0 if seconds is None else max(seconds, 0.0),
+            *((0.0, 0.0, 0.0) if comfort is None else comfort[3:6]),
+        )
+        active, seen = plan.quick_scratch()
+        settings = work = integers = None
+        if comfort is not None:
+            target, masses, constants, _, _, _, a_eq, b_eq = comfort
+            settings, work, integers, _kept = _settle_setup(
+                plan, target, masses, constants, a_eq, b_eq
+            )
+        start = address(buffer)
+        status = self.c.quick(
+            plan.address,
+            settings,
+            start,
+            start + 8 * n,
+            start + 16 * n,
+            start + 24 * n,
+            start + 48 * n,
+            address(active),
+            start + 40 * n,
+            address(seen),
+            plan.inactive_address,
+            start + 48 * n + 80,
+            stops.max_iterations,
+            plan.work_address,
+            work,
+            integers,
+        )
+        numbers = buffer[6 * n : 6 * n + 10].tolist()
+        ended = DESCENT_STATUSES[status]
+        descent = GaussNewtonDescent(
+            ended,
+            buffer[:n],
+            numbers[0],
+            buffer[n : 2 * n],
+            None if ended is DescentStatus.MET_AT_START else buffer[2 * n : 3 * n],
+            int(numbers[1]),
+            int(numbers[2]),
+        )
+        rounds_status = SETTLE_STATUSES[int(numbers[3])]
+        if rounds_status is SettleStatus.NOT_RUN:
+            return Quick(descent, None, None)
+        rounds = Settled(
+            rounds_status,
+            buffer[3 * n : 4 * n],
+            numbers[4],
+            buffer[4 * n : 5 * n],
+            numbers[7],
+            int(numbers[5]),
+            int(numbers[6]),
+        )
+        count = int(numbers[8])
+        if count < 0:
+            return Quick(descent, rounds, None)
+        kept = (active[:count].tolist(), buffer[5 * n : 5 * n + count], numbers[9])
+        return Quick(descent, rounds, kept)
+
+
+def _settle_setup(
+    plan: DescentPlan,
+    target: FloatArray,
+    masses: FloatArray,
+    constants: Mapping[str, float],
+    a_eq: FloatArray | None,
+    b_eq: FloatArray | None,
+) -> tuple[int, int, int, tuple[FloatArray, ...]]:
+    """``rk_settle``'s settings for ``plan`` filled, and its scratch.
+
+    The settings' address, the scratch's (floats, integers) and the arrays they point at,
+    kept alive by the caller through the call.
+    """
+    n = plan.objective.n_variables
+    k, rows = plan.k, len(plan.inactive)
+    depth = int(constants["depth"])
+    kept: tuple[FloatArray, ...] = (contiguous(target), contiguous(masses))
+    equalities = 0
+    settings = plan.settle_settings
+    settings.a_eq = settings.b_eq = None
+    if a_eq is not None and b_eq is not None and len(a_eq):
+        eq = contiguous(a_eq), contiguous(b_eq)
+        kept += eq
+        equalities = len(eq[0])
+        settings.a_eq, settings.b_eq = address(eq[0]), address(eq[1])
+    for name, number in constants.items():
+        setattr(settings, name, number)
+    settings.target, settings.masses = address(kept[0]), address(kept[1])
+    settings.equalities = equalities
+    p = k + rows + equalities  # F's columns, the equalities' and the held rows' at most
+    size = p * n + p * p + k + 3 * p + 12 * n + 2 * rows + 2 * depth * n + depth * depth
+    # the rows' bounds, touched and held, the equalities, free and held flags, spans
+    count = 3 * rows + equalities + (rows + n + 3) // 4 + 2 * rows + 2 * p
+    work, integers = plan.settle_scratch(size + 2 * depth, count)
+    return ctypes.addressof(settings), work, integers, kept
 
 
 class _HessianProduct:

@@ -551,6 +551,7 @@ class DescentPlan:
         """Comfort's rounds' settings (``rk_settle``), filled by each call."""
         self._settle_work, self._settle_integers = np.empty(0), np.empty(0, np.int32)
         self._settle_addresses = (0, 0)
+        self._quick_rows, self._quick_seen = np.empty(0, np.int32), np.empty(n, np.uint8)
         self.equalities: tuple[FloatArray, FloatArray] | None = None
         self.others: FloatArray | None = None
 
@@ -650,6 +651,13 @@ class DescentPlan:
                 address(self._settle_integers),
             )
         return self._settle_addresses
+
+    def quick_scratch(self) -> tuple[np.ndarray[Any, np.dtype[np.int32]], np.ndarray[Any, Any]]:
+        """``rk_quick``'s rows (an int32 a row) and flags (a byte a variable), kept alike."""
+        rows, n = len(self.inactive), self.objective.n_variables
+        if len(self._quick_rows) < rows:
+            self._quick_rows = np.empty(rows, np.int32)
+        return self._quick_rows, self._quick_seen[:n]
 
     def hold(
         self,

@@ -30,7 +30,7 @@ __all__ = [
     "status",
 ]
 
-ABI = 23
+ABI = 24
 """The calling convention this module speaks (``rk_abi()`` of ``reach_kernel.c``)."""
 
 LIBRARY_FOLDER = Path(__file__).resolve().parent / "lib"

@@ -19,7 +19,7 @@
 #endif
 
 /* The calling convention's version: the loader refuses a library of another. */
-#define RK_ABI 23
+#define RK_ABI 24
 
 /* An aim's goal point closer to its effector's than this leaves the aim undefined: it
  * weighs nothing (solver/goals/aim.py's _TINY). */
@@ -40,7 +40,7 @@ enum {                                                  /* rk_gauss_newton_searc
        RK_ROW_NOT_A_BOUND = 5
 };
 enum { RK_GENERAL = -1, RK_GOALS_MET = 0, RK_TIME_SPENT = 1, RK_MET_AT_START = 2 }; /* descent */
-enum { RK_SETTLED = 0, RK_UNSETTLED = 1 };                                          /* rk_settle */
+enum { RK_SETTLED = 0, RK_UNSETTLED = 1, RK_NOT_RUN = -2 };                         /* rk_settle */
 
 /* Seconds on the system's monotonic clock (from an arbitrary origin). */
 static double monotonic_seconds(void) {
@@ -2725,6 +2725,102 @@ RK_EXPORT int32_t rk_settle(Descent *d, const Settle *c, double *phi, double *gr
     out[2] = iterations;
     out[3] = comfort;
     return kept_any ? RK_SETTLED : RK_UNSETTLED;
+}
+
+/* relax._kept_rounds' active rows at phi and their multipliers, where they are bounds alone
+ * on distinct variables and the descent holds no equality row: each row with a slack of at
+ * most 1e-9 (projection.active_rows), in turn, its multiplier sign · g[variable], and the
+ * norm of g with those variables zeroed. A row that is no bound within 1e-6 of its limit
+ * (whose dense product's rounding Python's own test reads) leaves them to Python. Returns
+ * their count, or −1 where Python finds them. */
+static int32_t kept_rows(const Descent *d, const double *phi, const double *gradient,
+                         int32_t *active, double *fit, double *projected, uint8_t *seen) {
+    const int32_t n = d->objective->n;
+    if (d->equalities) {
+        return -1;
+    }
+    memset(seen, 0, (size_t)n);
+    int32_t count = 0;
+    for (int32_t i = 0; i < d->rows; ++i) {
+        const double *row = d->a + (int64_t)n * i;
+        const int32_t v = d->row_bound[i];
+        if (v < 0) {
+            const int32_t lo = d->row_span[2 * i], hi = d->row_span[2 * i + 1];
+            if (dot_within(n, row, phi, lo, hi) - d->b[i] <= 1e-6) {
+                return -1;
+            }
+            continue;
+        }
+        if (row[v] * phi[v] - d->b[i] <= 1e-9) {
+            if (seen[v]) {
+                return -1; /* two bounds on one variable: Python's least squares */
+            }
+            seen[v] = 1;
+            active[count] = i;
+            fit[count] = row[v] * gradient[v];
+            count += 1;
+        }
+    }
+    double sum = 0.0;
+    for (int32_t j = 0; j < n; ++j) {
+        sum += seen[j] ? 0.0 : gradient[j] * gradient[j];
+    }
+    *projected = sqrt(sum);
+    return count;
+}
+
+/* goldfarb.Goldfarb.quick's kernel part in one call: rk_gauss_newton_descent from phi, then,
+ * where it meets the goals and comfort is given (c not NULL), comfort's rounds (rk_settle)
+ * from its end with the iterations and the time left, their ceiling and nearby made from its
+ * G/w as relax._newton_rounds makes them (ceiling = G/w · (1 + hold_share) + hold, nearby =
+ * ceiling + near), and where a round is kept, relax._kept_rounds' rows at the rounds' end
+ * (kept_rows). stops (9): the descent's goal_value, tolerance, rounding, rounding_root, drop
+ * and seconds (< 0: none), then hold_share, hold and near.
+ *
+ * phi, gradient, normed: as rk_gauss_newton_descent's; settled (2n): the rounds' end and its
+ * gradient; active (rows), fit (n) and seen (n bytes): kept_rows'. out (10): the descent's
+ * G/w, evaluations and iterations; the rounds' status (rk_settle's, or RK_NOT_RUN), G/w,
+ * evaluations, iterations and C; kept_rows' count; the norm of the gradient off those rows.
+ * work: the descent's; settle_work and settle_iwork: rk_settle's work and iwork. Returns
+ * rk_gauss_newton_descent's status. */
+RK_EXPORT int32_t rk_quick(Descent *d, Settle *c, double *phi, double *gradient, double *normed,
+                           double *settled, double *out, int32_t *active, double *fit,
+                           uint8_t *seen, uint8_t *inactive, const double *stops,
+                           int32_t max_iterations, double *work, double *settle_work,
+                           int32_t *settle_iwork) {
+    const int32_t n = d->objective->n;
+    const double seconds = stops[5];
+    const double began = seconds >= 0.0 ? monotonic_seconds() : 0.0;
+    const int32_t status =
+        rk_gauss_newton_descent(d, phi, gradient, normed, out, inactive, stops[0], stops[1],
+                                stops[2], stops[3], stops[4], max_iterations, seconds, work);
+    out[3] = RK_NOT_RUN;
+    out[8] = -1.0;
+    if (c == 0 || (status != RK_GOALS_MET && status != RK_MET_AT_START)) {
+        return status;
+    }
+    c->ceiling = out[0] * (1.0 + stops[6]) + stops[7];
+    c->nearby = c->ceiling + stops[8];
+    memcpy(settled, phi, sizeof(double) * (size_t)n);
+    memcpy(settled + n, gradient, sizeof(double) * (size_t)n);
+    double left = -1.0;
+    if (seconds >= 0.0) {
+        left = seconds - (monotonic_seconds() - began);
+        left = left > 0.0 ? left : 0.0;
+    }
+    double rounds[4] = {out[0], 0.0, 0.0, 0.0};
+    const int32_t settle = rk_settle(d, c, settled, settled + n, rounds,
+                                     max_iterations - (int32_t)out[2], left, settle_work,
+                                     settle_iwork);
+    out[3] = settle;
+    out[4] = rounds[0];
+    out[5] = rounds[1];
+    out[6] = rounds[2];
+    out[7] = rounds[3];
+    if (settle == RK_SETTLED) {
+        out[8] = kept_rows(d, settled, settled + n, active, fit, &out[9], seen);
+    }
+    return status;
 }
 
 /* rotations.euler_quaternions: the unit quaternion (w, x, y, z) of each of k rotations,

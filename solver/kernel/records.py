@@ -15,9 +15,11 @@ from .._checks import FloatArray
 
 __all__ = [
     "DescentStatus",
+    "DescentStops",
     "GaussNewtonDescent",
     "GaussNewtonSearch",
     "GaussNewtonStart",
+    "Quick",
     "SearchStatus",
     "SettleStatus",
     "Settled",
@@ -76,6 +78,8 @@ class SettleStatus(IntEnum):
     """A round was kept."""
     UNSETTLED = 1
     """No round was kept: the point is the start."""
+    NOT_RUN = -2
+    """No round was run (``rk_quick``: its descent did not meet the goals, or no comfort)."""
 
 
 SETTLE_STATUSES = {status.value: status for status in SettleStatus}
@@ -125,6 +129,43 @@ class GaussNewtonDescent(NamedTuple):
     normed: FloatArray | None
     evaluations: int
     iterations: int
+
+
+class DescentStops(NamedTuple):
+    """Where a kernel descent stops (:meth:`Kernel.gauss_newton_descent`'s arguments).
+
+    Attributes:
+        goal_value: G/w at or below which the goals are met.
+        tolerance: ε of the Kuhn–Tucker test.
+        floor: The test's shares of ‖g‖ and √|G| (:func:`.optimizer.active_set.kkt_floor`).
+        drop: The largest share of G an iteration may leave.
+        max_iterations: Most iterations.
+        seconds: The time budget from now, or None.
+    """
+
+    goal_value: float
+    tolerance: float
+    floor: tuple[float, float]
+    drop: float
+    max_iterations: int
+    seconds: float | None
+
+
+class Quick(NamedTuple):
+    """What ``rk_quick`` found (see :meth:`Kernel.quick`).
+
+    Attributes:
+        descent: Its descent's end, as ``rk_gauss_newton_descent`` finds it.
+        rounds: Comfort's rounds from there, or None where none ran.
+        kept: Where a round was kept, the rows the rounds' end rests on as
+            :func:`solver.optimizer.relax._kept_rounds` finds them where they are bounds
+            alone (their rows, their multipliers, the norm of the gradient off them), or
+            None where they are not (Python's least squares finds them).
+    """
+
+    descent: GaussNewtonDescent
+    rounds: Settled | None
+    kept: tuple[list[int], FloatArray, float] | None
 
 
 @dataclass(frozen=True)

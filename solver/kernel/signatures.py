@@ -54,6 +54,7 @@ SIGNATURES: dict[str, tuple[Any, tuple[Any, ...]]] = {
         (*[_POINTER] * 6, *[_DOUBLE] * 5, _INT, _DOUBLE, _POINTER),
     ),
     "rk_settle": (_INT, (*[_POINTER] * 5, _INT, _DOUBLE, *[_POINTER] * 2)),
+    "rk_quick": (_INT, (*[_POINTER] * 12, _INT, *[_POINTER] * 3)),
     "rk_euler_quaternions": (None, (_INT, *[_POINTER] * 3)),
     "rk_quaternions_euler": (
         None,

@@ -16,20 +16,34 @@ import numpy as np
 from .._checks import FloatArray, IntArray
 from ..exceptions import SolverInputError
 from ..goals import Goal, HalfSpace, Plane
-from ..kernel import SettleStatus
+from ..kernel import Settled, SettleStatus
 from ..optimizer.budget import Budget, Reporter
 from ..optimizer.compiled_gauss_newton import (
     ActiveBounds,
     Faces,
     Resume,
+    descent_end,
     gauss_newton_descent,
+    met_message,
+    settled_descent,
     start_rows,
 )
 from ..optimizer.goldfarb import descend
 from ..optimizer.levels import Level, descend_levels, has_levels
 from ..optimizer.metric import GaussNewtonStep
 from ..optimizer.projection import active_rows, multipliers
-from ..optimizer.relax import ComfortAim, Rounds, Settler, relax
+from ..optimizer.relax import (
+    HOLD_SHARE,
+    NEAR,
+    ComfortAim,
+    Rounds,
+    Settler,
+    ceiling_of,
+    kept_at_once,
+    near_of,
+    relax,
+    settle_constants,
+)
 from ..optimizer.space import ReducedSpace
 from ..optimizer.tasks import leaves_by_level
 from ..problem import Problem
@@ -38,6 +52,10 @@ from .base import Leg, Method, Scaled, levels_of, moving_unmet, weight_scale
 from .lead import led, lost
 
 __all__ = ["START_METRICS", "Goldfarb"]
+
+SETTLED = True
+"""Whether :meth:`Goldfarb.quick` takes its descent and comfort's rounds in one kernel call
+(:meth:`Goldfarb.settled`; off only to test that it changes nothing)."""
 
 START_METRICS = ("gauss_newton", "identity")
 """Names accepted by ``Goldfarb(start_metric=...)``."""
@@ -364,11 +382,13 @@ class Goldfarb(Method):
         first: Descent,
         budget: Budget,
         step: GaussNewtonStep | None,
+        rounds: Rounds | None = None,
     ) -> Descent:
         """``first`` relaxed toward the solve's comfort, or ``first`` without comfort.
 
         The goals are restored with the kernel's iterations ``step`` (:meth:`compiled`);
-        comfort's Newton rounds are the kernel's where it evaluates the problem.
+        comfort's Newton rounds are the kernel's where it evaluates the problem, or
+        ``rounds``: those the kernel took from ``first`` already (:meth:`settled`).
         """
         aim = scaled.comfort_aim(problem)
         if aim is None:
@@ -390,13 +410,15 @@ class Goldfarb(Method):
         # the kernel's plan for comfort's rounds, at any size (they factor no Woodbury start)
         compiled = step if step is not None else scaled.gauss_newton_step(problem, sized=False)
         if compiled is not None:
-            rounds, space = compiled, scaled.space
+            plan, space, taken = compiled, scaled.space, rounds
 
             def settler(
                 first: Descent, aim: ComfortAim, constants: dict[str, float], budget: Budget
             ) -> Rounds | None:
-                settled = compiled_settle(rounds, first, aim, constants, budget, space)
-                _keep_last(problem, rounds)
+                if taken is not None:
+                    return taken
+                settled = compiled_settle(plan, first, aim, constants, budget, space)
+                _keep_last(problem, plan)
                 return settled
 
         return relax(
@@ -438,12 +460,77 @@ class Goldfarb(Method):
         step = scaled.gauss_newton_step(problem, kept=True)
         if step is None:
             return None
+        aim = scaled.comfort_aim(problem) if SETTLED and found[1] is None else None
+        if aim is not None:
+            return self.settled(problem, scaled, step, phi0, found[0], budget, aim)
         # comfort's rounds, where they follow, keep their own last evaluation instead
         keep = scaled.comfort is None
         descent = self.kernel_descent(problem, step, phi0, *found, budget, space, keep=keep)
         if not isinstance(descent, Descent):
             return descent
         return self.relaxed(problem, scaled, descent, budget, step)
+
+    def settled(
+        self,
+        problem: Problem,
+        scaled: Scaled,
+        step: GaussNewtonStep,
+        phi0: FloatArray,
+        active: ActiveBounds,
+        budget: Budget,
+        aim: ComfortAim,
+    ) -> Descent | Resume | None:
+        """:meth:`quick` from a start where bounds alone are active, comfort set.
+
+        The kernel's descent and comfort's rounds from its end in one call
+        (:func:`.optimizer.compiled_gauss_newton.settled_descent`). Where the rounds' end
+        rests on bounds alone and the relaxation keeps it, that is the result
+        (:func:`.optimizer.relax.kept_at_once`); otherwise the descent's end is what
+        :meth:`kernel_descent` gives, relaxed (:meth:`relaxed`) from the rounds the kernel
+        took already: the same descent either way.
+        """
+        space = scaled.space
+        longest = max(problem.longest_chain, 1.0)
+        goal_value = -math.inf if budget.goal_value is None else budget.goal_value
+        constants = settle_constants(aim, 0.0, longest)  # (the kernel makes ceiling and nearby)
+        hold = ceiling_of(0.0, longest)
+        comfort = (aim.target, aim.masses, constants, HOLD_SHARE, hold, (NEAR * longest) ** 2)
+        quick, plan = settled_descent(
+            step,
+            phi0,
+            active,
+            (*comfort, space.a_eq, space.b_eq),
+            tolerance=budget.tolerance,
+            max_iterations=budget.max_iterations,
+            deadline=budget.deadline,
+            goal_value=goal_value,
+            equalities=(space.a_eq, space.b_eq) if len(space.b_eq) else None,
+        )
+        found, settled, kept = quick
+        if settled is not None:
+            _keep_last(problem, step)  # the rounds' last evaluation, as :meth:`relaxed` keeps it
+        if settled is not None and kept is not None and settled.status is SettleStatus.SETTLED:
+            near = near_of(ceiling_of(found.value, longest), longest, problem.weighting.relative)
+            first = (found.point, found.iterations, found.evaluations)
+            ended = (Status.CONVERGED, met_message(found.value, goal_value))
+            descent = kept_at_once(first, _rounds(settled), kept, aim, near, ended)
+            if descent is not None:
+                return descent
+        equalities = (space.a_eq, space.b_eq) if len(space.b_eq) else None
+        begun = descent_end(
+            step,
+            plan,
+            found,
+            active,
+            tolerance=budget.tolerance,
+            goal_value=goal_value,
+            equalities=equalities,
+        )
+        if not isinstance(begun, Descent):
+            return begun
+        if settled is None or settled.status is SettleStatus.GENERAL:
+            return self.relaxed(problem, scaled, begun, budget, step)
+        return self.relaxed(problem, scaled, begun, budget, step, _rounds(settled))
 
     @staticmethod
     def kernel_descent(
@@ -506,6 +593,18 @@ class Goldfarb(Method):
         )
 
 
+def _rounds(settled: Settled) -> Rounds:
+    """The kernel's rounds as :func:`.optimizer.relax.settle`'s."""
+    return Rounds(
+        settled.point,
+        settled.value,
+        settled.gradient,
+        settled.evaluations,
+        settled.iterations,
+        settled.status is SettleStatus.SETTLED,
+    )
+
+
 def _sided(problem: Problem) -> bool:
     """Whether ``problem`` has a half-space goal.
 
@@ -554,16 +653,7 @@ def compiled_settle(
         a_eq=None if space is None else space.a_eq,
         b_eq=None if space is None else space.b_eq,
     )
-    if found.status is SettleStatus.GENERAL:
-        return None
-    return Rounds(
-        found.point,
-        found.value,
-        found.gradient,
-        found.evaluations,
-        found.iterations,
-        found.status is SettleStatus.SETTLED,
-    )
+    return None if found.status is SettleStatus.GENERAL else _rounds(found)
 
 
 def beyond(problem: Problem, level: IntArray, theta: FloatArray) -> bool:

@@ -19,6 +19,7 @@ may part from Python's along directions G does not see.
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -27,7 +28,17 @@ from typing import Protocol
 import numpy as np
 
 from .._checks import BoolArray, FloatArray, IntArray
-from ..kernel import DescentStatus, GaussNewtonDescent, GaussNewtonStart, SearchStatus, StartStatus
+from ..kernel import (
+    DescentPlan,
+    DescentStatus,
+    DescentStops,
+    GaussNewtonDescent,
+    GaussNewtonStart,
+    Quick,
+    QuickComfort,
+    SearchStatus,
+    StartStatus,
+)
 from ..result import Descent, Status
 from ..rows import LimitRows
 from .active_set import ROUNDING, ROUNDING_ROOT, START_SLACK, ActiveSet, kkt_floor, kkt_message
@@ -39,8 +50,11 @@ __all__ = [
     "Iteration",
     "Resume",
     "active_bounds",
+    "descent_end",
     "gauss_newton_descent",
     "held_bounds",
+    "met_message",
+    "settled_descent",
     "start",
     "start_rows",
     "step",
@@ -237,25 +251,89 @@ def gauss_newton_descent(
         equalities: The descent's equality rows (:data:`.metric.Equalities`), or None.
         faces: The active rows that are no bounds (:func:`start_rows`), or None.
     """
-    given, others = equalities, None
+    plan = _held(gauss_newton_step, active, equalities, faces)
+    stops = _stops(tolerance, max_iterations, deadline, goal_value)
+    found = gauss_newton_step.library.gauss_newton_descent(plan, phi0, **stops._asdict())
+    return descent_end(
+        gauss_newton_step,
+        plan,
+        found,
+        active,
+        tolerance=tolerance,
+        goal_value=goal_value,
+        equalities=equalities,
+        faces=faces,
+    )
+
+
+def settled_descent(
+    gauss_newton_step: GaussNewtonStep,
+    phi0: FloatArray,
+    active: ActiveBounds,
+    comfort: QuickComfort,
+    *,
+    tolerance: float,
+    max_iterations: int,
+    deadline: float | None,
+    goal_value: float,
+    equalities: Equalities | None = None,
+) -> tuple[Quick, DescentPlan]:
+    """:func:`gauss_newton_descent`'s kernel descent, then comfort's rounds, in one call.
+
+    From a start where bounds alone are active (``active``, with ``equalities`` apart from
+    them): :meth:`kernel.Kernel.quick`, its rounds ``comfort``'s; with the plan, for
+    :func:`descent_end`.
+    """
+    plan = _held(gauss_newton_step, active, equalities, None)
+    stops = _stops(tolerance, max_iterations, deadline, goal_value)
+    return gauss_newton_step.library.quick(plan, phi0, stops, comfort), plan
+
+
+def _stops(
+    tolerance: float, max_iterations: int, deadline: float | None, goal_value: float
+) -> DescentStops:
+    """The kernel descent's stops: :func:`.goldfarb.descend`'s, its Kuhn–Tucker floor and drop."""
+    seconds = None if deadline is None else deadline - time.perf_counter()
+    floor = (ROUNDING, ROUNDING_ROOT)  # kkt_floor's
+    return DescentStops(goal_value, tolerance, floor, GAUSS_NEWTON_DROP, max_iterations, seconds)
+
+
+def _held(
+    gauss_newton_step: GaussNewtonStep,
+    active: ActiveBounds,
+    equalities: Equalities | None,
+    faces: Faces | None,
+) -> DescentPlan:
+    """The kernel's plan with the active bounds, ``equalities`` and ``faces`` held."""
+    others = None
     if faces is not None:
         equalities, others = faces.held, (faces.rows, faces.directions, faces.upper)
-    plan = gauss_newton_step.hold(*active, equalities, others)
-    found = gauss_newton_step.library.gauss_newton_descent(
-        plan,
-        phi0,
-        goal_value=goal_value,
-        tolerance=tolerance,
-        floor=(ROUNDING, ROUNDING_ROOT),  # kkt_floor's
-        drop=GAUSS_NEWTON_DROP,
-        max_iterations=max_iterations,
-        seconds=None if deadline is None else deadline - time.perf_counter(),
-    )
+    return gauss_newton_step.hold(*active, equalities, others)
+
+
+def met_message(value: float, goal_value: float) -> str:
+    """The message of a descent that met the goals: G ``value`` ≤ ``goal_value``."""
+    return Status.CONVERGED.message(f"goals met: G {value:.3g} ≤ {goal_value:.3g}")
+
+
+def descent_end(
+    gauss_newton_step: GaussNewtonStep,
+    plan: DescentPlan,
+    found: GaussNewtonDescent,
+    active: ActiveBounds,
+    *,
+    tolerance: float,
+    goal_value: float,
+    equalities: Equalities | None = None,
+    faces: Faces | None = None,
+) -> Descent | Resume | None:
+    """What :func:`gauss_newton_descent` returns of the kernel's descent ``found`` on ``plan``."""
+    given = equalities
     added = plan.added()  # the rows the steps met, in turn
     if found.status is DescentStatus.GENERAL and not found.iterations:
         return None
     normed = found.normed
-    projected = np.inf if normed is None else float(np.sqrt(normed @ normed))
+    projected = np.inf if normed is None else math.sqrt(float(normed @ normed))
     rows = [*(active[3] if faces is None else faces.order), *added]
 
     def multipliers() -> FloatArray:
@@ -266,9 +344,9 @@ def gauss_newton_descent(
         return _multipliers(found.gradient, given, gauss_newton_step.arrays, rows)
 
     if found.status is DescentStatus.TIME_SPENT:
-        status, detail = Status.TIME_LIMIT, ""
+        status, message = Status.TIME_LIMIT, Status.TIME_LIMIT.message()
     elif found.status is not DescentStatus.GENERAL:
-        status, detail = Status.CONVERGED, f"goals met: G {found.value:.3g} ≤ {goal_value:.3g}"
+        status, message = Status.CONVERGED, met_message(found.value, goal_value)
     else:
         floor = kkt_floor(tolerance, found.gradient, found.value)
         held = multipliers() if found.value <= tolerance and projected <= floor else None
@@ -282,9 +360,10 @@ def gauss_newton_descent(
                 found.evaluations,
                 tuple(added),
             )
-        status, detail = Status.CONVERGED, kkt_message(projected, floor, tolerance)
-        return _descent(found, status, status.message(detail), rows, projected, held)
-    return _descent(found, status, status.message(detail), rows, projected, multipliers())
+        status = Status.CONVERGED
+        message = status.message(kkt_message(projected, floor, tolerance))
+        return _descent(found, status, message, rows, projected, held)
+    return _descent(found, status, message, rows, projected, multipliers())
 
 
 def _descent(

@@ -59,7 +59,10 @@ __all__ = [
     "ComfortAim",
     "Rounds",
     "Settler",
+    "ceiling_of",
     "comfort_step",
+    "kept_at_once",
+    "near_of",
     "next_radius",
     "relax",
     "settle",
@@ -145,12 +148,12 @@ def relax(
     """
     best = first
     iterations, evaluations = first.iterations, first.evaluations
-    ceiling = first.value * (1.0 + HOLD_SHARE) + (HOLD * max(1.0, longest)) ** 2
+    ceiling = ceiling_of(first.value, longest)
     goal_value = budget.goal_value
     if goal_value is not None and first.value <= goal_value:
         goal_value = min(goal_value, ceiling)  # met goals stay as met as the descent left them
     if objective is not None and first.status in (Status.CONVERGED, Status.STALLED):
-        near = ceiling + weights * (MET * longest) ** 2
+        near = near_of(ceiling, longest, weights)
         newton = _newton_rounds(
             first,
             aim,
@@ -203,6 +206,63 @@ def relax(
         iterations=iterations,
         evaluations=evaluations,
         levels=(best.value, comfort),
+    )
+
+
+def ceiling_of(value: float, longest: float) -> float:
+    """G at or below which goals a descent left at G = ``value`` are as met as it left them.
+
+    ``longest``: the longest chain's length (:data:`.levels.HOLD` is a share of it).
+    """
+    return value * (1.0 + HOLD_SHARE) + (HOLD * max(1.0, longest)) ** 2
+
+
+def near_of(ceiling: float, longest: float, weights: float) -> float:
+    """G at or below which the rounds' end is kept without a restoring descent.
+
+    ``ceiling`` (:func:`ceiling_of`) and every goal's :data:`MET` of the longest chain;
+    ``weights``: as :func:`relax`'s.
+    """
+    return ceiling + weights * (MET * longest) ** 2
+
+
+def kept_at_once(
+    first: tuple[FloatArray, int, int],
+    rounds: Rounds,
+    kept: tuple[list[int], FloatArray, float],
+    aim: ComfortAim,
+    near: float,
+    ended: tuple[Status, str],
+) -> Descent | None:
+    """:func:`relax`'s result where its rounds' end is kept, from rows found beside them.
+
+    ``first``: the goals' descent's end, its iterations and evaluations (a descent that
+    met the goals, ended with ``ended``'s status and message); ``rounds``: comfort's
+    rounds from there, a round kept; ``kept``: the rows their end rests on, all bounds on
+    distinct variables, with no equality row, their multipliers and the norm of the
+    gradient off them (as :func:`_kept_rounds` finds them, the kernel's
+    :meth:`Kernel.quick <solver.kernel.Kernel.quick>`); ``near``: :func:`near_of`'s. The
+    same :class:`Descent` as :func:`relax` makes there (:func:`_newton_rounds`); None where
+    relax would not keep that end (a restoring descent follows).
+    """
+    phi, iterations, evaluations = first
+    start, comfort = aim.value(phi), aim.value(rounds.phi)
+    if not (rounds.value <= near and comfort < start):
+        return None
+    rows, multipliers, projected = kept
+    return Descent(
+        phi=rounds.phi,
+        value=rounds.value,
+        gradient=rounds.gradient,
+        status=ended[0],
+        message=ended[1],
+        iterations=iterations + rounds.iterations,
+        evaluations=evaluations + rounds.evaluations,
+        active=tuple(rows),
+        projected_gradient=projected,
+        multipliers=multipliers,
+        readds=0,
+        levels=(rounds.value, comfort),
     )
 
 

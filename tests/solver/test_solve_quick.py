@@ -158,16 +158,50 @@ def _noting_descents(
     problem: Problem, theta: np.ndarray, found: list[object], **options: Any
 ) -> SolveResult:
     """``problem`` solved, each kernel descent's answer (Descent, Resume or None) in ``found``."""
-    original = compiled_gauss_newton.gauss_newton_descent
+    with pytest.MonkeyPatch.context() as patch:
+        _note_descents(patch, lambda answer, step, options: found.append(answer))
+        return solve(problem, theta, **options)
 
-    def counted(*args: object, **kwargs: object) -> object:
-        answer = original(*args, **kwargs)  # type: ignore[arg-type]
-        found.append(answer)
+
+Note = Callable[[object, GaussNewtonStep, dict[str, Any]], None]
+"""(a kernel descent's answer, its step, its options) ↦ nothing."""
+
+
+def _note_descents(patch: pytest.MonkeyPatch, note: Note) -> None:
+    """Pass each of Goldfarb's kernel descents' answers (Descent, Resume or None) to ``note``.
+
+    Those taken alone and those taken with comfort's rounds in the same call
+    (:meth:`Goldfarb.settled`), whose answer is the descent's end as
+    :func:`compiled_gauss_newton.descent_end` gives it.
+    """
+    alone, settled = (
+        compiled_gauss_newton.gauss_newton_descent,
+        compiled_gauss_newton.settled_descent,
+    )
+
+    def counted(step: GaussNewtonStep, phi0: np.ndarray, active: Any, **options: Any) -> object:
+        answer = alone(step, phi0, active, **options)
+        note(answer, step, options)
         return answer
 
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(method_module, "gauss_newton_descent", counted)
-        return solve(problem, theta, **options)
+    def counted_settled(
+        step: GaussNewtonStep, phi0: np.ndarray, active: Any, comfort: Any, **options: Any
+    ) -> object:
+        quick, plan = settled(step, phi0, active, comfort, **options)
+        answer = compiled_gauss_newton.descent_end(
+            step,
+            plan,
+            quick.descent,
+            active,
+            tolerance=options["tolerance"],
+            goal_value=options["goal_value"],
+            equalities=options.get("equalities"),
+        )
+        note(answer, step, options)
+        return quick, plan
+
+    patch.setattr(method_module, "gauss_newton_descent", counted)
+    patch.setattr(method_module, "settled_descent", counted_settled)
 
 
 def _general(problem: Problem, theta: np.ndarray, **options: Any) -> SolveResult:
@@ -278,15 +312,12 @@ def test_a_drag_against_limit_polygons_ends_as_the_general_path_does(
     steps: the same verdict, within every limit, G the same (the pose may differ along
     directions G does not see, which the goals leave free)."""
     descents: list[object] = []
-    original = compiled_gauss_newton.gauss_newton_descent
 
-    def counted(step: GaussNewtonStep, phi0: np.ndarray, active: Any, **options: Any) -> object:
-        found = original(step, phi0, active, **options)
+    def counted(found: object, step: GaussNewtonStep, options: dict[str, Any]) -> None:
         polygons = options.get("faces") is not None or any(
             np.count_nonzero(step.arrays[5][row]) > 1 for row in step.plan.added()
         )
         descents.append((found, polygons))
-        return found
 
     for seed in range(6):
         rng = np.random.default_rng([seed, 11])
@@ -314,7 +345,7 @@ def test_a_drag_against_limit_polygons_ends_as_the_general_path_does(
                 problem = problem.with_comfort(Comfort.rest(figure.n_dofs, comfort))
             tolerance = problem.goal_tolerance(1e-7)
             with pytest.MonkeyPatch.context() as patch:
-                patch.setattr(method_module, "gauss_newton_descent", counted)
+                _note_descents(patch, counted)
                 have = solve(problem, theta, restarts=0, goal_tolerance=tolerance)
             with pytest.MonkeyPatch.context() as patch:
                 patch.setattr(solve_module, "QUICK", False)
@@ -446,12 +477,9 @@ def test_a_short_chain_with_an_oriented_goal_takes_the_quick_path_and_ends_where
     comfort = Comfort.rest(figure.n_dofs, 0.5)
     have = want = theta
     descents: list[bool] = []
-    original = compiled_gauss_newton.gauss_newton_descent
 
-    def counted(*args: object, **kwargs: object) -> object:
-        found = original(*args, **kwargs)  # type: ignore[arg-type]
+    def counted(found: object, step: GaussNewtonStep, options: dict[str, Any]) -> None:
         descents.append(isinstance(found, Descent))
-        return found
 
     for fraction in np.linspace(0.0, 0.08, 9)[1:]:
         frame = figure.forward(theta + fraction * (end - theta))[3]
@@ -460,7 +488,7 @@ def test_a_short_chain_with_an_oriented_goal_takes_the_quick_path_and_ends_where
         tolerance = problem.goal_tolerance(1e-7)
         taken = len(descents)
         with pytest.MonkeyPatch.context() as patch:
-            patch.setattr(method_module, "gauss_newton_descent", counted)
+            _note_descents(patch, counted)
             have = solve(problem, have, restarts=0, goal_tolerance=tolerance).x
         assert descents[taken]  # the solve's first descent is the kernel's whole
         with kernel.enabled(False):
