@@ -857,3 +857,46 @@ def test_a_drags_events_renew_one_kernel_step_and_solve_as_a_fresh_one_does(
         theta = want.x
     if kernel.active() is not None:  # each event but the first renewed the last one's step
         assert renewed == [False] + [True] * 11
+
+
+@pytest.mark.parametrize("limbs", [1, 4])
+def test_a_comfort_drags_descent_and_rounds_in_one_kernel_call_change_nothing(limbs: int) -> None:
+    """A drag of the human's hands and feet with comfort, one dragged, the others held: each
+    event's descent and comfort's rounds in one kernel call (``Goldfarb.settled``), the
+    rounds' end kept at once where it rests on bounds alone, return what the descent and the
+    rounds in two calls return, bit for bit (the projected gradient's norm to rounding)."""
+    library = kernel.active()
+    figure = human_figure()
+    effectors = limb_effectors(figure)
+    ends = LIMB_ENDS[:limbs]
+    start = figure.zero_pose()
+    problem = Problem(figure, [Constraint(effectors[n], goals.Position(np.zeros(3))) for n in ends])
+    points, _, _ = problem.effector_states(start)
+    kept: list[bool] = []
+    original = method_module.kept_at_once
+
+    def counted(*args: Any, **kwargs: Any) -> Descent | None:
+        found = original(*args, **kwargs)
+        kept.append(found is not None)
+        return found
+
+    theta = start
+    for event in range(1, 13):
+        moved = points[0] + np.array([0.1, -0.2, 0.15]) * event / 12
+        problem = problem.with_goals(
+            {j: goals.Position(moved if j == 0 else points[j]) for j in range(limbs)}
+        )
+        solved = problem.with_comfort(Comfort.rest(figure.n_dofs, 1.0))
+        options: dict[str, Any] = {"restarts": 0, "goal_tolerance": problem.goal_tolerance(1e-6)}
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(method_module, "kept_at_once", counted)
+            have = solve(solved, theta, **options)
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(method_module, "SETTLED", False)
+            want = solve(solved.with_goals({}), theta, **options)
+        _same_results(have, want)
+        theta = want.x
+    if library is None:  # no kernel, so no kernel call to take both
+        assert not kept
+        return
+    assert len(kept) == 12 and sum(kept) >= 9  # the rounds' end kept at once on most events
