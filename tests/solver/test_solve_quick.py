@@ -726,6 +726,16 @@ def test_a_solve_with_comfort_returns_its_problems_own_value_and_gradient_at_its
     np.testing.assert_array_equal(result.jac, gradient)
 
 
+def _limbs_at_rest(limbs: int) -> tuple[Figure, Problem, np.ndarray]:
+    """The human, position goals on its first ``limbs`` hands and feet, their points at rest."""
+    figure = human_figure()
+    effectors = limb_effectors(figure)
+    ends = LIMB_ENDS[:limbs]
+    problem = Problem(figure, [Constraint(effectors[n], goals.Position(np.zeros(3))) for n in ends])
+    points, _, _ = problem.effector_states(figure.zero_pose())
+    return figure, problem, points
+
+
 @pytest.mark.parametrize("limbs", [1, 4])
 @pytest.mark.parametrize("comfort", [0.0, 1.0])
 def test_a_warm_drag_evaluates_nothing_after_the_kernels_descent(
@@ -735,12 +745,8 @@ def test_a_warm_drag_evaluates_nothing_after_the_kernels_descent(
     descent (and comfort's rounds) leave its pose at their end, so the solve's result reads
     its value and gradient there instead of evaluating the problem once more (a trial the
     rounds refused was the last they evaluated); the result is the problem's own there."""
-    figure = human_figure()
-    effectors = limb_effectors(figure)
-    ends = LIMB_ENDS[:limbs]
+    figure, problem, points = _limbs_at_rest(limbs)
     start = figure.zero_pose()
-    problem = Problem(figure, [Constraint(effectors[n], goals.Position(np.zeros(3))) for n in ends])
-    points, _, _ = problem.effector_states(start)
     calls: list[int] = []
     library = kernel.active()
     if library is not None:
@@ -866,12 +872,8 @@ def test_a_comfort_drags_descent_and_rounds_in_one_kernel_call_change_nothing(li
     rounds' end kept at once where it rests on bounds alone, return what the descent and the
     rounds in two calls return, bit for bit (the projected gradient's norm to rounding)."""
     library = kernel.active()
-    figure = human_figure()
-    effectors = limb_effectors(figure)
-    ends = LIMB_ENDS[:limbs]
+    figure, problem, points = _limbs_at_rest(limbs)
     start = figure.zero_pose()
-    problem = Problem(figure, [Constraint(effectors[n], goals.Position(np.zeros(3))) for n in ends])
-    points, _, _ = problem.effector_states(start)
     kept: list[bool] = []
     original = method_module.kept_at_once
 
