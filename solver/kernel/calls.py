@@ -576,8 +576,7 @@ class Kernel:
         given, with the iterations and the time the descent left; their ceiling is
         relax's from the descent's G/w (``G/w · (1 + hold_share) + hold``) and their
         nearby that plus ``near``. Where a round is kept, the rows the rounds' end rests
-        on as :func:`solver.optimizer.relax._kept_rounds` finds them, where they are bounds
-        alone (:attr:`Quick.kept`).
+        on as :func:`solver.optimizer.relax._kept_rounds` finds them (:attr:`Quick.kept`).
 
         Args:
             plan: As :meth:`gauss_newton_descent`'s.

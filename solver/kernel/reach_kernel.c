@@ -2728,17 +2728,17 @@ RK_EXPORT int32_t rk_settle(Descent *d, const Settle *c, double *phi, double *gr
 }
 
 /* relax._kept_rounds' active rows at phi and their multipliers, where they are bounds alone
- * on distinct variables and the descent holds no equality row: each row with a slack of at
- * most 1e-9 (projection.active_rows), in turn, its multiplier sign · g[variable], and the
- * norm of g with those variables zeroed. A row that is no bound within 1e-6 of its limit
- * (whose dense product's rounding Python's own test reads) leaves them to Python. Returns
+ * on distinct variables and the rounds keep no equality row, or where no row is active:
+ * each row with a slack of at most 1e-9 (projection.active_rows), in turn, its multiplier
+ * sign · g[variable], and the norm of g with those variables zeroed, less its part on the
+ * rounds' equality rows (c's, orthonormal) where they have some. A row that is no bound
+ * within 1e-6 of its limit (whose dense product's rounding Python's own test reads) leaves
+ * them to Python, as rows active beside equality rows do (a least-squares fit). Returns
  * their count, or −1 where Python finds them. */
-static int32_t kept_rows(const Descent *d, const double *phi, const double *gradient,
-                         int32_t *active, double *fit, double *projected, uint8_t *seen) {
+static int32_t kept_rows(const Descent *d, const Settle *c, const double *phi,
+                         const double *gradient, int32_t *active, double *fit,
+                         double *projected, uint8_t *seen, double *off) {
     const int32_t n = d->objective->n;
-    if (d->equalities) {
-        return -1;
-    }
     memset(seen, 0, (size_t)n);
     int32_t count = 0;
     for (int32_t i = 0; i < d->rows; ++i) {
@@ -2752,8 +2752,8 @@ static int32_t kept_rows(const Descent *d, const double *phi, const double *grad
             continue;
         }
         if (row[v] * phi[v] - d->b[i] <= 1e-9) {
-            if (seen[v]) {
-                return -1; /* two bounds on one variable: Python's least squares */
+            if (seen[v] || c->equalities) {
+                return -1; /* two bounds on one variable, or bounds beside equalities */
             }
             seen[v] = 1;
             active[count] = i;
@@ -2761,11 +2761,17 @@ static int32_t kept_rows(const Descent *d, const double *phi, const double *grad
             count += 1;
         }
     }
-    double sum = 0.0;
     for (int32_t j = 0; j < n; ++j) {
-        sum += seen[j] ? 0.0 : gradient[j] * gradient[j];
+        off[j] = seen[j] ? 0.0 : gradient[j];
     }
-    *projected = sqrt(sum);
+    for (int32_t l = 0; l < c->equalities; ++l) { /* off −= Eᵀ (E g) */
+        const double *row = c->a_eq + (int64_t)n * l;
+        const double along = dot(n, row, gradient);
+        for (int32_t j = 0; j < n; ++j) {
+            off[j] -= along * row[j];
+        }
+    }
+    *projected = sqrt(dot(n, off, off));
     return count;
 }
 
@@ -2774,7 +2780,7 @@ static int32_t kept_rows(const Descent *d, const double *phi, const double *grad
  * from its end with the iterations and the time left, their ceiling and nearby made from its
  * G/w as relax._newton_rounds makes them (ceiling = G/w · (1 + hold_share) + hold, nearby =
  * ceiling + near), and where a round is kept, relax._kept_rounds' rows at the rounds' end
- * (kept_rows). stops (9): the descent's goal_value, tolerance, rounding, rounding_root, drop
+ * (kept_rows, in settle_work, which the rounds no longer need). stops (9): the descent's goal_value, tolerance, rounding, rounding_root, drop
  * and seconds (< 0: none), then hold_share, hold and near.
  *
  * phi, gradient, normed: as rk_gauss_newton_descent's; settled (2n): the rounds' end and its
@@ -2818,7 +2824,7 @@ RK_EXPORT int32_t rk_quick(Descent *d, Settle *c, double *phi, double *gradient,
     out[6] = rounds[2];
     out[7] = rounds[3];
     if (settle == RK_SETTLED) {
-        out[8] = kept_rows(d, settled, settled + n, active, fit, &out[9], seen);
+        out[8] = kept_rows(d, c, settled, settled + n, active, fit, &out[9], seen, settle_work);
     }
     return status;
 }

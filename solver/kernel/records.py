@@ -159,8 +159,9 @@ class Quick(NamedTuple):
         rounds: Comfort's rounds from there, or None where none ran.
         kept: Where a round was kept, the rows the rounds' end rests on as
             :func:`solver.optimizer.relax._kept_rounds` finds them where they are bounds
-            alone (their rows, their multipliers, the norm of the gradient off them), or
-            None where they are not (Python's least squares finds them).
+            alone without equality rows, or none (their rows, their multipliers, the norm
+            of the gradient off them and the equalities), or None where they are others
+            (Python's least squares finds them).
     """
 
     descent: GaussNewtonDescent

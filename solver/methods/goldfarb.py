@@ -483,8 +483,8 @@ class Goldfarb(Method):
         """:meth:`quick` from a start where bounds alone are active, comfort set.
 
         The kernel's descent and comfort's rounds from its end in one call
-        (:func:`.optimizer.compiled_gauss_newton.settled_descent`). Where the rounds' end
-        rests on bounds alone and the relaxation keeps it, that is the result
+        (:func:`.optimizer.compiled_gauss_newton.settled_descent`). Where the kernel found
+        the rows the rounds' end rests on and the relaxation keeps it, that is the result
         (:func:`.optimizer.relax.kept_at_once`); otherwise the descent's end is what
         :meth:`kernel_descent` gives, relaxed (:meth:`relaxed`) from the rounds the kernel
         took already: the same descent either way.

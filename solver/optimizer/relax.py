@@ -238,10 +238,10 @@ def kept_at_once(
 
     ``first``: the goals' descent's end, its iterations and evaluations (a descent that
     met the goals, ended with ``ended``'s status and message); ``rounds``: comfort's
-    rounds from there, a round kept; ``kept``: the rows their end rests on, all bounds on
-    distinct variables, with no equality row, their multipliers and the norm of the
-    gradient off them (as :func:`_kept_rounds` finds them, the kernel's
-    :meth:`Kernel.quick <solver.kernel.Kernel.quick>`); ``near``: :func:`near_of`'s. The
+    rounds from there, a round kept; ``kept``: the rows their end rests on (bounds on
+    distinct variables without equality rows, or none), their multipliers and the norm of
+    the gradient off them and the equalities (as :func:`_kept_rounds` finds them, the
+    kernel's :meth:`Kernel.quick <solver.kernel.Kernel.quick>`); ``near``: :func:`near_of`'s. The
     same :class:`Descent` as :func:`relax` makes there (:func:`_newton_rounds`); None where
     relax would not keep that end (a restoring descent follows).
     """
