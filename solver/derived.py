@@ -41,7 +41,8 @@ class Derived:
         longest_chain: :attr:`Problem.longest_chain <solver.Problem.longest_chain>`.
         reach: :attr:`Problem.reach <solver.Problem.reach>`.
         variable_rows: The limit rows over the variables, scaled (:mod:`.optimizer.space`).
-        free_rotations: :attr:`Problem.free_rotations <solver.Problem.free_rotations>`.
+        free_rotations: :attr:`Problem.free_rotations <solver.Problem.free_rotations>`, and
+            their indices.
         variable_bounds: The variables' lower and upper bounds (:meth:`bounds_of`).
         objective_plan: What the kernel's objective reads of the figure, effectors and
             variables (:meth:`plan`).
@@ -50,7 +51,7 @@ class Derived:
             its arrays rewritten in place by the next one, or None.
         comfort_masses: The last comfort aim's masses over the variables (its m_j, which
             depend on the comfort, the variables and the longest chain alone), with that
-            comfort, or None.
+            comfort and the largest of them, or None.
     """
 
     moving_limits: LinearLimits | None = None
@@ -58,11 +59,11 @@ class Derived:
     longest_chain: float | None = None
     reach: Reach | None = None
     variable_rows: VariableRows | None = None
-    free_rotations: BoolArray | None = None
+    free_rotations: tuple[BoolArray, IntArray] | None = None
     variable_bounds: tuple[FloatArray, FloatArray] | None = None
     objective_plan: kernel.ObjectivePlan | None = None
     quick_step: GaussNewtonStep | None = None
-    comfort_masses: tuple[Comfort, FloatArray] | None = None
+    comfort_masses: tuple[Comfort, FloatArray, float] | None = None
 
     def limits_held(self, limits: LinearLimits, variable_mask: BoolArray) -> LinearLimits:
         """:attr:`moving_limits`: ``limits``' rows on some variable DOF, made when first asked."""

@@ -337,9 +337,18 @@ class Problem:
         Such a rotation turns the figure the same by any whole number of turns
         (:func:`solver.unwound`).
         """
+        return self._free_rotations()[0]
+
+    @property
+    def free_rotation_indices(self) -> IntArray:
+        """The indices of :attr:`free_rotations`' DOFs (made with it, once)."""
+        return self._free_rotations()[1]
+
+    def _free_rotations(self) -> tuple[BoolArray, IntArray]:
         if self.derived.free_rotations is None:
             limits, rotation = self.figure.limits, self.kinematics.dof_rotation
-            self.derived.free_rotations = self.variable_mask & rotation & ~limits.held
+            free = self.variable_mask & rotation & ~limits.held
+            self.derived.free_rotations = free, np.flatnonzero(free)
         return self.derived.free_rotations
 
     @property

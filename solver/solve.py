@@ -384,8 +384,8 @@ def unwound(problem: Problem, theta: FloatArray, start: FloatArray) -> FloatArra
     number of turns; the pose nearest the start is kept, so no method winds a joint up
     (25 rad after a far goal) and Blender's single precision keeps the angle exact.
     """
-    free = problem.free_rotations
-    if not free.any():
+    free = problem.free_rotation_indices
+    if not len(free):
         return theta
     change = theta[free] - start[free]
     if float(np.abs(change).max()) < np.pi:  # within half a turn already (a drag's events)

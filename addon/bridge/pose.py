@@ -321,6 +321,10 @@ class PoseWriter:
 
         own = [e for e in chosen if e.frame is None]
         self.euler = plan([e for e in own if e.mode in rotations.EULER_ORDERS])
+        euler_rows, euler_steps, euler_axes = self.euler
+        self.euler_sources = np.empty_like(euler_steps)
+        """Per Euler bone's channel (rows, 3), the θ index of its angle about X, Y, Z."""
+        self.euler_sources[np.arange(euler_rows.size)[:, None], euler_axes] = euler_steps
         self.quaternion = plan([e for e in own if e.mode == "QUATERNION"])
         self.axis_angle = plan([e for e in own if e.mode == "AXIS_ANGLE"])
         self.framed = [(rows[e.name], e) for e in chosen if e.frame is not None]
@@ -347,17 +351,15 @@ class PoseWriter:
             return values[name]
 
         rows, steps, axes = self.euler
-        if rows.size:
-            angles = np.zeros((rows.size, 3))
-            angles[np.arange(rows.size)[:, None], axes] = theta[steps]
-            current("rotation_euler")[rows] = angles
+        if rows.size:  # each angle where its axis puts it: θ gathered in the channel's order
+            current("rotation_euler")[rows] = theta[self.euler_sources]
         rows, steps, axes = self.quaternion
         if rows.size:
             quaternions = rotations.euler_quaternions(theta[steps], axes)
             held = current("rotation_quaternion")
             # keep each quaternion in the hemisphere of the current one (no flips for keys)
             flip = (quaternions * held[rows]).sum(axis=1) < 0.0
-            quaternions[flip] *= -1.0
+            np.negative(quaternions, out=quaternions, where=flip[:, None])
             held[rows] = quaternions
         rows, steps, axes = self.axis_angle
         if rows.size:

@@ -73,15 +73,19 @@ class Scaled:
         derived = problem.derived
         kept = derived.comfort_masses
         if kept is not None and kept[0] is comfort:
-            masses = kept[1]
-        elif comfort.weights is not None:
-            masses = comfort.masses(space.variables)
+            masses, heaviest = kept[1], kept[2]
         else:
-            length = max(problem.longest_chain, 1e-3)
-            rotation = problem.kinematics.dof_rotation[space.variables]
-            masses = comfort.masses(space.variables, np.where(rotation, 1.0, 1.0 / length**2))
-        derived.comfort_masses = comfort, masses
-        return ComfortAim(comfort.target(space.base, space.variables, space.scale), masses)
+            if comfort.weights is not None:
+                masses = comfort.masses(space.variables)
+            else:
+                length = max(problem.longest_chain, 1e-3)
+                rotation = problem.kinematics.dof_rotation[space.variables]
+                weights = np.where(rotation, 1.0, 1.0 / length**2)
+                masses = comfort.masses(space.variables, weights)
+            heaviest = float(masses.max(initial=0.0))
+            derived.comfort_masses = comfort, masses, heaviest
+        target = comfort.target(space.base, space.variables, space.scale)
+        return ComfortAim(target, masses, heaviest)
 
     def comfort_level(self, problem: Problem) -> Level | None:
         """The comfort aim over φ as the last level (its potential, Hessian and minimiser)."""

@@ -98,10 +98,18 @@ class ComfortAim:
     Attributes:
         target: τ, shape (n,).
         masses: m ≥ 0, shape (n,).
+        heaviest: The largest m, where known (masses kept from aim to aim), else None.
     """
 
     target: FloatArray
     masses: FloatArray
+    heaviest: float | None = None
+
+    def largest(self) -> float:
+        """The largest m (0 without variables)."""
+        if self.heaviest is not None:
+            return self.heaviest
+        return float(self.masses.max(initial=0.0))
 
     def value(self, phi: FloatArray) -> float:
         """C at φ."""
@@ -440,7 +448,7 @@ def settle_constants(aim: ComfortAim, ceiling: float, longest: float) -> dict[st
         longest: The longest chain's length.
     """
     return {
-        "damping": DAMPING * float(aim.masses.max(initial=0.0)),
+        "damping": DAMPING * aim.largest(),
         "nearby": ceiling + (NEAR * longest) ** 2,
         "ceiling": ceiling,
         "radius": MOVE,
