@@ -350,7 +350,7 @@ class PoseWriter:
                 values[name] = channel(bones, name, WRITTEN_CHANNELS[name])
             return values[name]
 
-        rows, steps, axes = self.euler
+        rows = self.euler[0]
         if rows.size:  # each angle where its axis puts it: θ gathered in the channel's order
             current("rotation_euler")[rows] = theta[self.euler_sources]
         rows, steps, axes = self.quaternion

@@ -654,10 +654,10 @@ class DescentPlan:
 
     def quick_scratch(self) -> tuple[np.ndarray[Any, np.dtype[np.int32]], np.ndarray[Any, Any]]:
         """``rk_quick``'s rows (an int32 a row) and flags (a byte a variable), kept alike."""
-        rows, n = len(self.inactive), self.objective.n_variables
+        rows = len(self.inactive)
         if len(self._quick_rows) < rows:
             self._quick_rows = np.empty(rows, np.int32)
-        return self._quick_rows, self._quick_seen[:n]
+        return self._quick_rows, self._quick_seen
 
     def hold(
         self,

@@ -2780,8 +2780,9 @@ static int32_t kept_rows(const Descent *d, const Settle *c, const double *phi,
  * from its end with the iterations and the time left, their ceiling and nearby made from its
  * G/w as relax._newton_rounds makes them (ceiling = G/w · (1 + hold_share) + hold, nearby =
  * ceiling + near), and where a round is kept, relax._kept_rounds' rows at the rounds' end
- * (kept_rows, in settle_work, which the rounds no longer need). stops (9): the descent's goal_value, tolerance, rounding, rounding_root, drop
- * and seconds (< 0: none), then hold_share, hold and near.
+ * (kept_rows, in settle_work, which the rounds no longer need). stops (9): the descent's
+ * goal_value, tolerance, rounding, rounding_root, drop and seconds (< 0: none), then
+ * hold_share, hold and near.
  *
  * phi, gradient, normed: as rk_gauss_newton_descent's; settled (2n): the rounds' end and its
  * gradient; active (rows), fit (n) and seen (n bytes): kept_rows'. out (10): the descent's

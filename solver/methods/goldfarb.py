@@ -492,31 +492,44 @@ class Goldfarb(Method):
         space = scaled.space
         longest = max(problem.longest_chain, 1.0)
         goal_value = -math.inf if budget.goal_value is None else budget.goal_value
-        constants = settle_constants(aim, 0.0, longest)  # (the kernel makes ceiling and nearby)
-        hold = ceiling_of(0.0, longest)
-        comfort = (aim.target, aim.masses, constants, HOLD_SHARE, hold, (NEAR * longest) ** 2)
+        equalities = (space.a_eq, space.b_eq) if len(space.b_eq) else None
+        # the kernel makes the ceiling and nearby from the descent's G: ceiling_of's term
+        # past G's share is its value at G = 0
+        constants = settle_constants(aim, 0.0, longest)
+        hold, near = ceiling_of(0.0, longest), (NEAR * longest) ** 2
+        comfort = (
+            aim.target,
+            aim.masses,
+            constants,
+            HOLD_SHARE,
+            hold,
+            near,
+            space.a_eq,
+            space.b_eq,
+        )
         quick, plan = settled_descent(
             step,
             phi0,
             active,
-            (*comfort, space.a_eq, space.b_eq),
+            comfort,
             tolerance=budget.tolerance,
             max_iterations=budget.max_iterations,
             deadline=budget.deadline,
             goal_value=goal_value,
-            equalities=(space.a_eq, space.b_eq) if len(space.b_eq) else None,
+            equalities=equalities,
         )
         found, settled, kept = quick
         if settled is not None:
             _keep_last(problem, step)  # the rounds' last evaluation, as :meth:`relaxed` keeps it
         if settled is not None and kept is not None and settled.status is SettleStatus.SETTLED:
-            near = near_of(ceiling_of(found.value, longest), longest, problem.weighting.relative)
+            kept_near = near_of(
+                ceiling_of(found.value, longest), longest, problem.weighting.relative
+            )
             first = (found.point, found.iterations, found.evaluations)
             ended = (Status.CONVERGED, met_message(found.value, goal_value))
-            descent = kept_at_once(first, _rounds(settled), kept, aim, near, ended)
+            descent = kept_at_once(first, _rounds(settled), kept, aim, kept_near, ended)
             if descent is not None:
                 return descent
-        equalities = (space.a_eq, space.b_eq) if len(space.b_eq) else None
         begun = descent_end(
             step,
             plan,
@@ -529,6 +542,8 @@ class Goldfarb(Method):
         if not isinstance(begun, Descent):
             return begun
         if settled is None or settled.status is SettleStatus.GENERAL:
+            # no rounds ran, or the kernel's found a normal matrix not positive definite
+            # (relaxed asks it again and then runs numpy's, as it does without this call)
             return self.relaxed(problem, scaled, begun, budget, step)
         return self.relaxed(problem, scaled, begun, budget, step, _rounds(settled))
 
