@@ -30,6 +30,7 @@ __all__ = [
     "matrices_euler",
     "matrix_euler",
     "matrix_quaternion",
+    "quaternion_euler",
     "quaternion_matrices",
     "quaternion_matrix",
     "quaternions_euler",
@@ -88,19 +89,23 @@ _NEXT = ((1, 2), (2, 0), (0, 1))
 
 def quaternion_matrix(quaternion: ArrayLike) -> FloatArray:
     """The rotation matrix (3, 3) of a quaternion (w, x, y, z); it need not be unit."""
-    # Python's floats: numpy's calls and scalars cost more than the products
-    q = finite_values(quaternion, "quaternion", (4,))
+    return np.array(_quaternion_rows(finite_values(quaternion, "quaternion", (4,))))
+
+
+def _quaternion_rows(q: list[float]) -> list[list[float]]:
+    """:func:`quaternion_matrix`'s rows, of a checked quaternion, as Python's floats.
+
+    Python's floats: numpy's calls and scalars cost more than the products.
+    """
     norm = math.sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3])
     if norm <= 0.0:
         raise SolverInputError("quaternion is zero", item="quaternion")
     w, x, y, z = (value / norm for value in q)
-    return np.array(
-        [
-            [1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
-            [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
-            [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)],
-        ]
-    )
+    return [
+        [1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
+        [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
+        [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)],
+    ]
 
 
 def matrix_quaternion(matrix: ArrayLike) -> FloatArray:
@@ -177,19 +182,43 @@ def matrix_euler(matrix: ArrayLike, order: str, compat: ArrayLike | None = None)
         Angles, shape (3,).
     """
     m = finite_values(matrix, "rotation matrix", (3, 3))
-    i, j, k, _ = _axes(order)
+    _axes(order)  # (a bad order is named before the angles)
     near = None if compat is None else finite_values(compat, "compat angles", (3,))
+    return np.array(_euler_of(m, order, near))
+
+
+def quaternion_euler(
+    quaternion: ArrayLike, order: str, compat: ArrayLike | None = None
+) -> FloatArray:
+    """:func:`matrix_euler` of :func:`quaternion_matrix`: the same angles.
+
+    Without the matrix as an array between: a control's turn is written so on every drag
+    event.
+    """
+    rows = _quaternion_rows(finite_values(quaternion, "quaternion", (4,)))
+    _axes(order)
+    near = None if compat is None else finite_values(compat, "compat angles", (3,))
+    return np.array(_euler_of(rows, order, near))
+
+
+def _euler_of(m: list[list[float]], order: str, near: list[float] | None) -> list[float]:
+    """:func:`matrix_euler`'s angles of the rows ``m``, nearest ``near`` where given.
+
+    Of the solutions, each shifted by whole turns toward ``near``, the first nearest (the
+    sum of squared differences) is kept, as ``min`` keeps it.
+    """
+    i, j, k, _ = _axes(order)
     solutions = _solutions(m, order, 0.0 if near is None else near[i])
     best: tuple[float, ...] = solutions[0]
     if near is not None:
-        target = (near[i], near[j], near[k])
-        wrapped = [
-            tuple(_near(x, t) for x, t in zip(sol, target, strict=True)) for sol in solutions
-        ]
-        best = min(
-            wrapped, key=lambda sol: sum((x - t) ** 2 for x, t in zip(sol, target, strict=True))
-        )
-    result = np.zeros(3)
+        ti, tj, tk = near[i], near[j], near[k]
+        least = math.inf
+        for a, b, c in solutions:
+            wrapped = (_near(a, ti), _near(b, tj), _near(c, tk))
+            distance = (wrapped[0] - ti) ** 2 + (wrapped[1] - tj) ** 2 + (wrapped[2] - tk) ** 2
+            if distance < least:
+                best, least = wrapped, distance
+    result = [0.0, 0.0, 0.0]
     result[i], result[j], result[k] = best
     return result
 

@@ -432,9 +432,14 @@ def rotation_values(matrix: Array, mode: str, current: Array) -> Array:
     quaternion in their hemisphere, so that keys do not flip.
     """
     if mode in rotations.EULER_ORDERS:
-        compat = current if np.all(np.isfinite(current)) else None
-        return rotations.matrix_euler(matrix, mode, compat)
+        return rotations.matrix_euler(matrix, mode, _compat(current))
     return quaternion_values(rotations.matrix_quaternion(matrix), mode, current)
+
+
+def _compat(current: Array) -> list[float] | None:
+    """Euler angles ``current`` to stay near, as Python's floats; None where one is not finite."""
+    values: list[float] = current.tolist()
+    return values if all(map(math.isfinite, values)) else None
 
 
 def quaternion_values(quaternion: Array, mode: str, current: Array) -> Array:
@@ -443,7 +448,7 @@ def quaternion_values(quaternion: Array, mode: str, current: Array) -> Array:
     As :func:`rotation_values`, without a matrix between where the mode needs none.
     """
     if mode in rotations.EULER_ORDERS:
-        return rotation_values(rotations.quaternion_matrix(quaternion), mode, current)
+        return rotations.quaternion_euler(quaternion, mode, _compat(current))
     if mode == "QUATERNION":
         return -quaternion if quaternion @ current < 0.0 else quaternion
     sine = float(np.linalg.norm(quaternion[1:]))

@@ -15,6 +15,7 @@ from solver.rotations import (
     matrices_euler,
     matrix_euler,
     matrix_quaternion,
+    quaternion_euler,
     quaternion_matrices,
     quaternion_matrix,
 )
@@ -59,6 +60,30 @@ def test_compat_returns_the_given_angles_away_from_gimbal_lock(order, values):
         return
     r = euler_matrix(values, order)
     assert np.allclose(matrix_euler(r, order, compat=values), values, atol=1e-9)
+
+
+@pytest.mark.parametrize("order", EULER_ORDERS)
+@given(
+    quaternion=st.lists(st.floats(-2.0, 2.0), min_size=4, max_size=4).filter(
+        lambda q: sum(v * v for v in q) > 1e-6
+    ),
+    compat=st.one_of(st.none(), st.lists(st.floats(-30.0, 30.0), min_size=3, max_size=3)),
+)
+def test_quaternion_euler_is_matrix_euler_of_its_matrix_to_the_bit(order, quaternion, compat):
+    expected = matrix_euler(quaternion_matrix(quaternion), order, compat)
+    assert quaternion_euler(quaternion, order, compat).tobytes() == expected.tobytes()
+
+
+@pytest.mark.parametrize("order", EULER_ORDERS)
+def test_quaternion_euler_at_gimbal_lock_keeps_the_first_angle_of_compat(order):
+    values = np.zeros(3)
+    values["XYZ".index(order[0])] = 0.4
+    values["XYZ".index(order[1])] = -math.pi / 2
+    values["XYZ".index(order[2])] = 0.3
+    turn = matrix_quaternion(euler_matrix(values, order))
+    back = quaternion_euler(turn, order, compat=values + 2.0 * math.pi)
+    assert np.allclose(euler_matrix(back, order), quaternion_matrix(turn), atol=1e-12)
+    assert back["XYZ".index(order[0])] == pytest.approx(0.4 + 2.0 * math.pi, abs=1e-9)
 
 
 @pytest.mark.parametrize("order", EULER_ORDERS)
