@@ -72,7 +72,7 @@ def measure(
             along x and z); an effector away from its carrier's head may be off by that
             times its lever (:attr:`_Plan.lever`), and agrees within that.
     """
-    world = setup.rig.world_now(obj)
+    world = setup.world(obj)
     plan = _plan(obj, setup, None)
     matrices = None
     if plan.massed or SPARSE * len(plan.names) > len(plan.rows):
@@ -300,7 +300,7 @@ def diverging_bones(obj: Any, setup: Setup, theta: Array) -> dict[str, str]:
     """
     figure = setup.rig.figure
     model = figure.forward(theta)
-    world = to_numpy(obj.matrix_world)
+    world = setup.world(obj)
     size = max(1.0, setup.problem.longest_chain)
     parents = figure.kinematics.segment_parent
     lines = effector_lines(setup.rig, setup.problem)

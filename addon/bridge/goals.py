@@ -17,6 +17,7 @@ import bpy
 import numpy as np
 
 from ...solver import AnyOf, Constraint, Effector, Problem, goals
+from ...solver.rotations import gram_entries, similar_rows
 from ..errors import BlenderDataError, labelled
 from ..vocabulary import GOAL_TYPES
 from .animated import mesh_bones
@@ -127,16 +128,17 @@ def _follows(obj: Any, armature: Any, seen: set[str]) -> str:
 
 
 def goal_frame(
-    goal: Any, label: str, matrix: Any | None = None
+    goal: Any, label: str, matrix: Any | None = None, back: Array | None = None
 ) -> tuple[Array, Array, Array, Array]:
     """The goal object's world location and unit X, Y, Z axes (Y made orthogonal to X).
 
-    ``matrix``: its world matrix as just read (None: read here).
+    ``matrix``: its world matrix as just read (None: read here). ``back``: as
+    :func:`_goal_matrix`'s.
 
     Raises:
         BlenderDataError: For a non-finite transform or a zero scale.
     """
-    matrix = _goal_matrix(goal, label, matrix)
+    matrix = _goal_matrix(goal, label, matrix, back)
     point = matrix[:3, 3]
     x, y, z = matrix[:3, 0], matrix[:3, 1], matrix[:3, 2]
     norms = [float(np.linalg.norm(v)) for v in (x, y, z)]
@@ -147,23 +149,31 @@ def goal_frame(
     return point, x, y, z
 
 
-def _goal_matrix(goal: Any, label: str, read: Any | None = None) -> Array:
+def _goal_matrix(
+    goal: Any, label: str, read: Any | None = None, back: Array | None = None
+) -> Array:
     """The goal object's world matrix, checked: finite, near the origin, with no zero scale.
 
-    ``read``: that matrix as just read (None: read here).
+    ``read``: that matrix as just read (None: read here). ``back``: where given, the
+    matrix is carried back by it (:attr:`Setup.back`).
 
     Raises:
         BlenderDataError: For a non-finite transform, one past :data:`.rig.FAR`, or a
             zero scale.
     """
     values = _checked_values(goal, label, world_of(goal) if read is None else read)
-    return np.array(values, dtype=float).reshape(4, 4)
+    matrix = np.array(values, dtype=float).reshape(4, 4)
+    return matrix if back is None else back @ matrix
 
 
-def _goal_point(goal: Any, label: str, read: Any | None = None) -> Array:
-    """The goal object's world location, its matrix checked as :func:`_goal_matrix` checks it."""
+def _goal_point(goal: Any, label: str, read: Any | None = None, back: Array | None = None) -> Array:
+    """The goal object's world location, its matrix checked as :func:`_goal_matrix` checks it.
+
+    ``back``: as :func:`_goal_matrix`'s.
+    """
     values = _checked_values(goal, label, world_of(goal) if read is None else read)
-    return np.array((values[3], values[7], values[11]))
+    point = np.array((values[3], values[7], values[11]))
+    return point if back is None else back[:3, :3] @ point + back[:3, 3]
 
 
 def _checked_values(goal: Any, label: str, matrix: Any) -> tuple[float, ...]:
@@ -263,10 +273,11 @@ def effector(entry: Any, bone: Any) -> Effector:
         return Effector(entry.bone, point=effector_point(entry, bone), x_axis=x_axis, y_axis=y_axis)
 
 
-def build_goal(entry: Any, goal: Any, matrix: Any | None = None) -> Any:
+def build_goal(entry: Any, goal: Any, matrix: Any | None = None, back: Array | None = None) -> Any:
     """The solver goal of constraint ``entry`` from the goal empty's world frame.
 
-    ``matrix``: that frame as just read (None: read here).
+    ``matrix``: that frame as just read (None: read here). ``back``: where given, the
+    goal is carried back by it into the figure's frame (:attr:`Setup.back`).
 
     Raises:
         BlenderDataError: For a goal object the goal cannot be built from, or bad settings.
@@ -274,12 +285,12 @@ def build_goal(entry: Any, goal: Any, matrix: Any | None = None) -> Any:
     label = f"constraint '{entry.name}'"
     kind = entry.goal_type
     if kind == "POSITION":  # the point alone, finite (checked): no axes to make unit
-        return goals.Position(_goal_point(goal, label, matrix))
+        return goals.Position(_goal_point(goal, label, matrix, back))
     if kind == "AIM":  # the point alone too (the effector's axis aims at it)
-        point = _goal_point(goal, label, matrix)
+        point = _goal_point(goal, label, matrix, back)
         with labelled(label):
             return goals.Aim(point, c_d=goals.commensurate(entry.angle_degrees, entry.angle_length))
-    point, x, y, z = goal_frame(goal, label, matrix)
+    point, x, y, z = goal_frame(goal, label, matrix, back)
     with labelled(label):
         c = goals.commensurate(entry.angle_degrees, entry.angle_length)
         c_dx = c if entry.use_x else 0.0
@@ -330,6 +341,10 @@ class Setup:
             constraints have none).
         movable: Bones in some constraint's chain: the ones a solve may move.
         frames: The goal objects' world matrices the goals were built from.
+        back: Where the armature moved as a whole since its figure was built and the
+            goals are carried back instead of the figure moved (:func:`refresh_goals`'s
+            ``carry``): the rigid motion (4 × 4) that takes world coordinates now into the
+            figure's. None: the figure stands where the armature is.
     """
 
     rig: Rig
@@ -347,6 +362,7 @@ class Setup:
     """What is worked out once from the constraints and bones and reused by every step.
     A copy made with ``replace``, which keeps the constraints and bones (new goals, a
     moved armature), shares it."""
+    back: Array | None = None
 
     @property
     def sets(self) -> dict[str, list[str]]:
@@ -359,6 +375,11 @@ class Setup:
                 if isinstance(item, AnyOf)
             }
         return sets
+
+    def world(self, obj: Any) -> Array:
+        """The armature ``obj``'s world matrix now, in the figure's frame (see ``back``)."""
+        world = self.rig.world_now(obj)
+        return world if self.back is None else self.back @ world
 
     @property
     def lines(self) -> list[str]:
@@ -492,6 +513,7 @@ def refresh_goals(
     placed: Placed | None = None,
     *,
     steady: bool = False,
+    carry: bool = False,
 ) -> Setup:
     """``setup`` with the goals of the goal objects that moved since it was built.
 
@@ -507,34 +529,77 @@ def refresh_goals(
     again for deletion and for moving with the armature (the others were when the drag
     or bake began). None: every goal is. ``placed``: a goal read from its own channels
     (:class:`Placed`), or None. ``steady``: a drag's event, the armature checked as
-    :meth:`.rig.Rig.is_current` checks it then.
+    :meth:`.rig.Rig.is_current` checks it then. ``carry``: a bake's frame of a rig whose
+    θ is written straight into its bones (:attr:`.rig.RigKind.direct`), without Balance:
+    where the armature moved rigidly as a whole, the goals are carried back into the
+    figure's frame (:attr:`Setup.back`) instead of the figure moved to the armature
+    (the same problem to rounding, without a moved figure and problem a frame).
 
     Raises:
         BlenderDataError: As :func:`build_problem`: a deleted goal, NaN, ….
     """
-    rig = setup.rig.now(obj, steady=steady)
-    if rig is None:
-        return build_problem(obj, scene, placed=placed)
-    if rig is not setup.rig:  # the figure moved as a whole
-        setup = replace(setup, rig=rig, problem=setup.problem.on(rig.figure))
+    back = None
+    carry = carry and setup.rig.kind.direct and not obj.reach.balance
+    if carry:
+        found = setup.rig.motion(obj, steady=steady)
+        if found is None:
+            return build_problem(obj, scene, placed=placed)
+        back = None if found[1] is None else _back(found[1])
+        carry = back is not None or found[1] is None  # (not rigid: the figure moved instead)
+    if not carry:
+        if setup.back is not None:  # goals carried back last time: built where it is now
+            return build_problem(obj, scene, placed=placed)
+        rig = setup.rig.now(obj, steady=steady)
+        if rig is None:
+            return build_problem(obj, scene, placed=placed)
+        if rig is not setup.rig:  # the figure moved as a whole
+            setup = replace(setup, rig=rig, problem=setup.problem.on(rig.figure))
+    here = setup.rig if back is None else None  # (a rig carried back stands elsewhere)
     entries = {c.name: c for c in obj.reach.constraints if c.enabled}
     named = setup.names[: len(setup.goals)]
     if sorted(entries) != sorted(named):
-        return build_problem(obj, scene, setup.rig, placed)
+        return build_problem(obj, scene, here, placed)
+    # every goal carried anew where the figure's frame moved against the world's
+    anew = back is not setup.back and (
+        back is None or setup.back is None or _moved(back, setup.back)
+    )
     changed: dict[int, Any] = {}
     frames = list(setup.frames)
     for index, name in enumerate(named):
         entry, goal = entries[name], setup.goals[index]
         checked = moved is None or goal in moved or entry.goal != goal
         if checked and goal_object(entry, obj, scene) != goal:
-            return build_problem(obj, scene, setup.rig, placed)
+            return build_problem(obj, scene, here, placed)
         matrix = world_of(goal, placed)
-        if matrix == frames[index]:
+        if not anew and matrix == frames[index]:
             continue
         if entry.contact and obj.reach.balance:  # the support polygon moved
-            return build_problem(obj, scene, setup.rig, placed)
-        changed[index] = build_goal(entry, goal, matrix)
+            return build_problem(obj, scene, here, placed)
+        changed[index] = build_goal(entry, goal, matrix, back)
         frames[index] = matrix.copy()
     if not changed:
         return setup
-    return replace(setup, problem=setup.problem.with_goals(changed), frames=frames)
+    problem = setup.problem.with_goals(changed)
+    return replace(setup, problem=problem, frames=frames, back=back if anew else setup.back)
+
+
+RIGID = 1e-6
+"""How far a motion's axes may stray from unit length and from square to each other
+(their products) for goals to be carried back by it (:func:`refresh_goals`): an
+armature's world matrices are single precision, whose rotations square to about 1e-7."""
+
+
+def _moved(back: Array, last: Array) -> bool:
+    """Whether ``back`` differs from ``last`` at all (the armature moved since last read)."""
+    return bool((back != last).any())
+
+
+def _back(motion: Array) -> Array | None:
+    """The inverse of ``motion`` (4 × 4) where it is rigid (:data:`RIGID`), else None."""
+    rows = motion.tolist()
+    xx, yy, zz, xy, xz, yz = gram_entries(rows)
+    largest = max(abs(xx - 1.0), abs(yy - 1.0), abs(zz - 1.0), abs(xy), abs(xz), abs(yz))
+    if largest > RIGID or not similar_rows(rows):
+        return None
+    inverse: Array = np.linalg.inv(motion)
+    return inverse

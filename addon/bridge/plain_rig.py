@@ -65,7 +65,7 @@ class PlainRig:
         if world is None:
             return STILL
         assert rig.world is not None  # (a world matrix changed since it was built)
-        motion: Array = world @ np.linalg.inv(rig.world)
+        motion: Array = world @ rig.world_inverse(rig.world)  # (kept: a bake carries goals)
         return motion
 
     def carried(self, obj: Any, rig: Rig) -> Rig:

@@ -100,6 +100,11 @@ class Step:
         return changed_bones(self.setup.rig, self.read, self.outcome.result.theta)
 
 
+CARRY = True
+"""Whether a bake's frames carry the goals back to the figure where the armature moved as a
+whole (:func:`.goals.refresh_goals`; off only to test that it changes nothing)."""
+
+
 @dataclass(frozen=True)
 class _Plan:
     """What one step does, as its entry point sets it.
@@ -127,6 +132,8 @@ class _Plan:
         loose: A drag's event: the write may leave a bone off where the rig's own
             mechanism lands it, within :data:`LOOSE` of the "met within" distance
             (:data:`.control_rig.placing.DRAG`), rather than evaluate the rig again.
+        carry: A bake's frame: where the armature moved as a whole, the goals may be
+            carried back to the figure instead (:func:`.goals.refresh_goals`).
     """
 
     start: Start
@@ -145,6 +152,7 @@ class _Plan:
     reread: bool = True
     steady: bool = False
     loose: bool = False
+    carry: bool = False
 
 
 PRIMING = 0.02
@@ -236,6 +244,7 @@ class Poser:
         moved: Sequence[Any] | None = None,
         placed: goals.Placed | None = None,
         steady: bool = False,
+        carry: bool = False,
     ) -> Setup:
         """The problem of the armature's enabled constraints as they are now.
 
@@ -244,8 +253,8 @@ class Poser:
         last problem with the goals that moved (:func:`.goals.refresh_goals`, which
         builds again when the armature itself changed); ``moved``: the object a drag
         moves (:func:`.goals.refresh_goals`); ``placed``: that object's matrix read from
-        its own channels, or None (:class:`.goals.Placed`); ``steady``: a drag's event
-        (:func:`.goals.refresh_goals`).
+        its own channels, or None (:class:`.goals.Placed`); ``steady``: a drag's event,
+        ``carry``: a bake's frame (:func:`.goals.refresh_goals`).
 
         Raises:
             BlenderDataError: No enabled constraints, a missing goal or bone, NaN, ….
@@ -256,7 +265,7 @@ class Poser:
             setup = goals.build_problem(self.obj, self.scene, rig, placed)
         else:
             setup = goals.refresh_goals(
-                self.obj, self.scene, self.setup, moved, placed, steady=steady
+                self.obj, self.scene, self.setup, moved, placed, steady=steady, carry=carry
             )
         old = self.setup
         # A rig moved along with its armature object keeps its bones' layout, and the
@@ -476,6 +485,7 @@ class Poser:
             write=write,
             moved=None if first else (),
             reread=reread,
+            carry=CARRY,
         )
         return self._run(plan)
 
@@ -488,6 +498,7 @@ class Poser:
             moved=plan.moved,
             placed=plan.placed,
             steady=plan.steady,
+            carry=plan.carry,
         )
         read = self._read_for(setup, plan)
         theta, clamped = self.start_pose(setup, read, plan.start, clamp=plan.clamp)

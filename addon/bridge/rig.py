@@ -188,6 +188,28 @@ class Rig:
         without a rebuild per frame. ``steady``: between the events of a
         drag, which holds the input, only what a script may change is checked.
         """
+        found = self.motion(obj, steady=steady)
+        if found is None:
+            return None
+        world, motion = found
+        if motion is None:
+            return self
+        try:
+            figure = self.figure.moved(motion)
+        except SolverInputError:
+            return None  # no similarity (a root scaled unevenly): built again
+        moved = replace(self, figure=figure, world=self.world if world is None else world)
+        if "dof_bones" in self.__dict__:  # the same bones hold the same DOFs
+            moved.__dict__["dof_bones"] = self.dof_bones
+        return self.kind.carried(obj, moved)
+
+    def motion(self, obj: Any, *, steady: bool = False) -> tuple[Array | None, Array | None] | None:
+        """How the armature stands now to this rig's figure, as :meth:`now` finds it.
+
+        The armature's world matrix where it changed (else None) and the motion (4 × 4)
+        that takes the figure as a whole to the armature now (None where the figure still
+        models it); None where the figure must be built again.
+        """
         world = None  # the armature's world matrix where it changed
         values = None if self.world is None else matrix_values(obj.matrix_world)
         if values is not None and values != self._world_rows:
@@ -199,17 +221,8 @@ class Rig:
         if motion is None:
             return None
         if motion is STILL:
-            if world is None:
-                return self
-            motion = np.eye(4)
-        try:
-            figure = self.figure.moved(motion)
-        except SolverInputError:
-            return None  # no similarity (a root scaled unevenly): built again
-        moved = replace(self, figure=figure, world=self.world if world is None else world)
-        if "dof_bones" in self.__dict__:  # the same bones hold the same DOFs
-            moved.__dict__["dof_bones"] = self.dof_bones
-        return self.kind.carried(obj, moved)
+            return world, None if world is None else np.eye(4)
+        return world, motion
 
     def messages(
         self, bones: Iterable[str] | None = None, kinds: Iterable[str] | None = None

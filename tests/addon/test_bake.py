@@ -6,6 +6,7 @@ from types import SimpleNamespace
 
 import bpy
 import numpy as np
+import pytest
 import rigs
 from mathutils import Quaternion, Vector
 from rigs import fcurve_paths, four_limbs
@@ -214,15 +215,19 @@ def test_bake_refuses_an_empty_range(reach):
     assert obj.animation_data is None or fcurve_paths(obj) == set()
 
 
-def test_bake_judges_each_frame_on_blenders_pose_and_names_the_bone_that_differs(reach):
+@pytest.mark.parametrize("moving", [False, True])
+def test_bake_judges_each_frame_on_blenders_pose_and_names_the_bone_that_differs(reach, moving):
     # a Copy Rotation on the forearm: Reach's model meets the hand goal on every frame,
-    # Blender's pose misses it, and the bake said nothing of it
+    # Blender's pose misses it, and the bake said nothing of it; so too where the armature
+    # moves along a path and the goals are carried back to its figure
     obj = four_limbs()
     for entry in obj.reach.constraints:
         entry.enabled = entry.name == "hand.L"
     goal = obj.reach.constraints["hand.L"].goal
     goal.location = Vector(goal.location) + Vector((-0.08, -0.05, -0.05))
     keyed_goal(obj, "hand.L", (0.03, -0.02, 0.04))
+    if moving:
+        _moving(obj)
     turned = bpy.data.objects.new("turned", None)
     bpy.context.scene.collection.objects.link(turned)
     turned.rotation_euler = (0.0, 0.0, 1.2)
@@ -239,6 +244,72 @@ def test_bake_judges_each_frame_on_blenders_pose_and_names_the_bone_that_differs
     assert np.linalg.norm(rigs.world_tail(obj, "forearm.L") - target) > 0.01
     largest = summary.split("largest residual ")[1].split(";")[0]
     assert largest.endswith(" cm"), summary  # Blender's miss, not the model's 8e-09 mm
+    copy.mute = True
+    bake.execute(context)
+    summary = bake.reports[-1][1]
+    assert "not met" not in summary and "Blender" not in summary, summary
+
+
+def _moving(obj, frames=(1, 12)):
+    """Key the armature object along a path that moves, lowers and turns it."""
+    for frame, location, turn in (
+        (frames[0], (0.0, 0.0, 0.0), 0.0),
+        (frames[1], (0.03, -0.02, -0.05), 0.12),
+    ):
+        obj.location, obj.rotation_euler = location, (0.0, 0.0, turn)
+        obj.keyframe_insert("location", frame=frame)
+        obj.keyframe_insert("rotation_euler", frame=frame)
+
+
+def _counted(method, calls):
+    """``method``, noting each call in ``calls``."""
+
+    def counted(*args, **kwargs):
+        calls.append(1)
+        return method(*args, **kwargs)
+
+    return counted
+
+
+def _keyed_values(obj):
+    """Per pose-bone curve, its keys' values in frame order."""
+    return {
+        (c.data_path, c.array_index): np.array([k.co[1] for k in c.keyframe_points])
+        for c in reach_keys(obj)
+    }
+
+
+def test_a_bake_of_an_armature_moving_along_a_path_carries_its_goals_to_its_figure(
+    reach, monkeypatch
+):
+    # the figure stays where it was built and the goals are carried back by the armature's
+    # motion, instead of the figure and its problem moved on every frame: the same keys
+    baked = {}
+    for carry in (True, False):
+        obj = four_limbs()
+        goal = keyed_goal(obj, "hand.L", (0.06, -0.05, 0.08))
+        _moving(obj)
+        moves = []
+        with monkeypatch.context() as patch:
+            patch.setattr(reach.addon.bridge.posing, "CARRY", carry)
+            patch.setattr(reach.solver.Problem, "on", _counted(reach.solver.Problem.on, moves))
+            bake, context = harness(reach, obj)
+            bake.execute(context)
+        summary = bake.reports[-1][1]
+        assert "not met" not in summary and "Blender" not in summary, summary
+        arm = rigs.chain_length(obj, ("upper_arm.L", "forearm.L"))
+        scene = bpy.context.scene
+        for frame in range(1, 13):
+            scene.frame_set(frame)
+            target = np.array(goal.matrix_world.translation)
+            assert np.linalg.norm(rigs.world_tail(obj, "forearm.L") - target) <= 1e-5 * arm
+        baked[carry] = _keyed_values(obj), len(moves)
+        bpy.data.objects.remove(obj)
+    (carried, carried_moves), (moved, moved_moves) = baked[True], baked[False]
+    assert (carried_moves, moved_moves) == (0, 11)
+    assert carried.keys() == moved.keys() and carried
+    worst = max(float(np.abs(carried[k] - moved[k]).max()) for k in carried)
+    assert worst <= 1e-5, worst
 
 
 def test_bake_without_anything_blender_poses_otherwise_reports_every_frame_met(reach):
