@@ -39,7 +39,7 @@ from numpy.typing import NDArray
 from . import handlers, live
 from .bridge import blas, keys, posing, snapshot, solving
 from .bridge.animated import poses_alone
-from .bridge.arrays import Array, channel
+from .bridge.arrays import Array, channel, pose_rows
 from .bridge.balance import is_balance
 from .bridge.kinds import figure_rig
 from .bridge.pose import WRITTEN_CHANNELS
@@ -188,7 +188,7 @@ class BakeSession:
         outcome = self.poser.place_again(step)
         index = frame - self.frames[0]
         self.channels[index] = channels = self._record(None)
-        rows = {b.name: k for k, b in enumerate(self.obj.pose.bones)}
+        rows = pose_rows(self.obj.pose.bones)
         for name, kind in keyed:
             keys.key_frames(self.obj, name, kind, [frame], channels[kind][rows[name]][None])
         keys.replay(self.obj)
@@ -207,7 +207,7 @@ class BakeSession:
         """
         obj = self.obj
         written = 0
-        rows = {b.name: k for k, b in enumerate(obj.pose.bones)}
+        rows = pose_rows(obj.pose.bones)
         if self.baked:
             moved = keys.written_channels(obj, self.layout_rig, self.moved)
             keyed = [(name, kind) for name, channels in moved for kind in channels]

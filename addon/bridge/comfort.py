@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from ...solver import Comfort, rotations
-from .arrays import Array
+from .arrays import Array, pose_rows
 from .bone_ends import middle, reads_joints
 from .pose import read_pose
 from .rig import Rig
@@ -84,7 +84,7 @@ def carried_weights(obj: Any, rig: Rig) -> Array:
     if total <= 0.0:
         return weights
     # In the armature's own units, as the pose's locations are.
-    index = {b.name: k for k, b in enumerate(bones)}
+    index = pose_rows(bones)
     masses = np.array([own[b.name] for b in bones])
     tails_off = reads_joints(obj.data)  # once, not per bone
     # a massless bone's middle weighs nothing: it is not found (zeros stand for it)

@@ -18,7 +18,7 @@ from ...solver import rotations
 from ...solver.limits import clamp_to_limits
 from ..errors import BlenderDataError
 from ..vocabulary import AXES
-from .arrays import Array, IndexArray, channel, pose_written
+from .arrays import Array, IndexArray, channel, pose_rows, pose_written
 from .joints import euler_order, joint_frame, joint_settings
 from .keys import rotation_channel
 from .pose_reader import PoseReader
@@ -304,7 +304,7 @@ class PoseWriter:
     """
 
     def __init__(self, obj: Any, rig: Rig, bones: Sequence[str] | None = None) -> None:
-        rows = {bone.name: k for k, bone in enumerate(obj.pose.bones)}
+        rows = pose_rows(obj.pose.bones)
         self.n_bones = len(rows)
         wanted = None if bones is None else set(bones)
         chosen = [e for e in rig.layout if wanted is None or e.name in wanted]

@@ -17,7 +17,7 @@ from numpy.typing import NDArray
 from ...solver import rotations
 from ..errors import BlenderDataError
 from ..vocabulary import AXES
-from .arrays import Array, IndexArray, channel
+from .arrays import Array, IndexArray, channel, pose_rows
 from .rig import BoneLayout, Rig
 
 __all__ = ["PoseReader"]
@@ -67,7 +67,7 @@ class PoseReader:
     """
 
     def __init__(self, obj: Any, rig: Rig) -> None:
-        rows = {bone.name: k for k, bone in enumerate(obj.pose.bones)}
+        rows = pose_rows(obj.pose.bones)
         self.rows = rows
         """Each bone's row in ``pose.bones``, by name."""
         self.n_bones = len(rows)

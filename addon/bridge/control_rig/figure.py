@@ -15,7 +15,7 @@ import numpy as np
 
 from ....solver import Dof, Figure, rotations
 from ...errors import labelled
-from ..arrays import Array, channel
+from ..arrays import Array, channel, pose_rows
 from ..joints import control_dofs
 from ..pose import axis_angles, set_axis_angles
 from ..rig import BoneLayout, Rig, RigKind, add_polygon, to_numpy, world_matrix
@@ -171,7 +171,7 @@ def read_model(obj: Any, rig: Rig, previous: Array | None = None) -> Array:
     if not layout:
         return theta
     bones = obj.pose.bones
-    rows = {bone.name: k for k, bone in enumerate(bones)}
+    rows = pose_rows(bones)
     names = [entry.name for entry in layout]
     place = {name: k for k, name in enumerate(names)}
     segments = [rig.figure.segment(name) for name in names]
