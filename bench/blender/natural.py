@@ -33,7 +33,12 @@ foot, and the ms;
 (g) ``imported``: (e) on a Mixamo-named character as glTF's importer gives it back
 (``tests/addon/imported_skeletons.py``: centimetres under a 0.01 scale, bones 100 times
 their joints' spacing, a T-pose action), its hips 36 cm down by a Solve and 35 cm down by
-a drag.
+a drag;
+(h) ``held``: ``versus_ik``'s four-limb drag (both hands' goals at their tails and both
+feet's, chains to the root; the left hand's goal dragged along a reachable path in steps of
+2% of its limb) with comfort 0 and 1: per event, the largest turn of any bone (the angle
+between its local rotations before and after the event) and of the held right arm's bones,
+and the events that turn some bone by more than :data:`TURN`.
 
 Results: ``bench/results/natural.json`` and ``natural.md``.
 """
@@ -49,7 +54,9 @@ import bpy
 import numpy as np
 from mathutils import Vector
 
-from bench.blender import rigs
+from bench.blender import rigs, scenarios
+from bench.blender.events import STEP
+from bench.blender.poses import Poser
 from bench.harness import ROOT, BenchmarkParser, Count, import_path, table, write_results
 from bench.machine import about
 from tests.fixtures.posture import (
@@ -71,6 +78,12 @@ CHARACTER = "mixamo_gltf"
 """(g): the imported character's kind."""
 
 ARM = ("shoulder.L", "upper_arm.L", "forearm.L", "hand.L")
+HELD = ("shoulder.R", "upper_arm.R", "forearm.R", "hand.R")
+"""(h): the held right arm."""
+TURN = 0.1
+"""(h): a bone turning more than this in one drag event [rad] (5.7°) is counted."""
+HELD_EVENTS = {False: 200, True: 60}
+"""(h): the drag's events, by ``--quick``."""
 
 
 def fresh(translate_root: bool = False) -> Any:
@@ -174,6 +187,49 @@ def comfort_case(comfort: float, events: int) -> dict[str, Any]:
         "solve_travel_rad": travel(obj),
         "solve_ms": ms,
         "verdict": obj.reach.stats.message,
+    }
+
+
+def held_case(reach: Any, comfort: float, events: int) -> dict[str, Any]:
+    """(h) the four-limb drag of ``versus_ik`` with ``comfort``: each bone's turn per event.
+
+    Dragged as a user's drag runs (``DragSession.step``); a bone's turn in an event is the
+    angle between its local rotations before and after it, on Blender's pose.
+    """
+    scenario = scenarios.SCENARIOS["limbs"]
+    obj = fresh()
+    obj.reach.comfort = comfort
+    rigs.constrain(obj, scenario.limbs)
+    bpy.context.view_layer.update()
+    rig = reach.addon.bridge.plain_rig.build_rig(obj)
+    length = rigs.limb_length(obj, scenario.limb(scenario.dragged))
+    path = Poser(obj, rig, scenario).drag_path(np.random.default_rng(0), events, STEP * length)
+    goal = obj.reach.constraints[scenario.dragged].goal
+    session = reach.addon.drag_session.DragSession(bpy.context, obj, goal)
+    bones = obj.pose.bones
+
+    def rotations() -> list[Any]:
+        return [bone.matrix_basis.to_quaternion() for bone in bones]
+
+    turns = []
+    before = rotations()
+    for point in path:
+        session.step(point)
+        after = rotations()
+        turns.append([a.rotation_difference(b).angle for a, b in zip(before, after, strict=True)])
+        before = after
+    session.finish()
+    turned = np.array(turns)
+    held = [k for k, bone in enumerate(bones) if bone.name in HELD]
+    worst = np.unravel_index(int(turned.argmax()), turned.shape)
+    return {
+        "events": len(path),
+        "events_turning": int((turned > TURN).any(axis=1).sum()),
+        "largest_rad": float(turned.max()),
+        "largest_bone": bones[int(worst[1])].name,
+        "largest_event": int(worst[0]) + 1,
+        "held_largest_rad": float(turned[:, held].max()),
+        "median_rad": float(np.median(turned.max(axis=1))),
     }
 
 
@@ -465,6 +521,7 @@ def main() -> None:
             imported = {
                 share: character_case(Path(folder), share, args.events) for share in (0.0, 1.0)
             }
+        held = {share: held_case(reach, share, HELD_EVENTS[args.quick]) for share in (0.0, 1.0)}
     finally:
         rigs.unload_reach()
     meta = {**about(), "blender": bpy.app.version_string}
@@ -610,6 +667,32 @@ def main() -> None:
         "events. The toe tip is where the toe ends on the body.",
         "",
         *table(POSTURE_HEADER, posture_rows(imported)),
+        "",
+        f"(h) `versus_ik`'s four-limb drag: both hands' goals at their tails and both feet's, "
+        "chains to the root, the left hand's goal dragged along a reachable path in "
+        f"{HELD_EVENTS[args.quick]} steps of {STEP:.0%} of its limb. A bone's turn in an event "
+        "is the angle between its local rotations before and after it; the held arm is "
+        f"the right one. Events turning: those that turn some bone by more than {TURN:g} rad.",
+        "",
+        *table(
+            [
+                "comfort",
+                "events turning",
+                "largest turn (bone, event)",
+                "the held arm's largest",
+                "median event's largest",
+            ],
+            [
+                [
+                    f"{share:g}",
+                    f"{v['events_turning']} of {v['events']}",
+                    f"{v['largest_rad']:.3f} rad ({v['largest_bone']}, {v['largest_event']})",
+                    f"{v['held_largest_rad']:.3f} rad",
+                    f"{v['median_rad']:.4f} rad",
+                ]
+                for share, v in held.items()
+            ],
+        ),
     ]
     for line in lines:
         print(line)
@@ -622,6 +705,7 @@ def main() -> None:
         "crouch": {f"{share:g}": v for share, v in crouch.items()},
         "reach": {f"{share:g} {where}": v for (share, where), v in reaches.items()},
         "imported": {f"{share:g}": v for share, v in imported.items()},
+        "held": {f"{share:g}": v for share, v in held.items()},
     }
     write_results(args.output, record, lines)
 
