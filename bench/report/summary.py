@@ -115,9 +115,9 @@ def time_target(
     ratio = reach["median_ms"] / peer["median_ms"]
     success = reach["success_1e-06"]
     met = ratio <= limit and (success >= 1.0 or not need_all)
-    written = blender["scenarios"][scenario].get("pose_write_update_ms") if blender else None
     least = ""
-    if floor and written:
+    written = blender["scenarios"][scenario].get("pose_write_update_ms") if floor else None
+    if written:
         least = (
             f"; a pose written and evaluated alone, no solve: {written:.2f} ms "
             f"({written / peer['median_ms']:.2f}×)"
